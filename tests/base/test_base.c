@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Tests of base/: diagnostics, growable arrays, the hash map, atomic output. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "base/diag.h"
+#include "base/hash.h"
+#include "base/map.h"
+#include "base/outfile.h"
+#include "base/vec.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void test_diag_first_wins(void **state)
+{
+	(void)state;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(diag_at(&d, DIAG_EINPUT, "t.jsonl", 3, 7, "bad '%s' (expected %s)", "x", "y"),
+			 DIAG_EINPUT);
+	diag_set(&d, DIAG_EIO, "later");
+	assert_string_equal(d.msg, "t.jsonl:3:7: bad 'x' (expected y)");
+	assert_int_equal(d.count, 2);
+	assert_int_equal(d.code, DIAG_EINPUT);
+	assert_int_equal(diag_exit_status(d.code), 2);
+	assert_int_equal(diag_exit_status(DIAG_EINTERNAL), 3);
+	diag_init(&d);
+	diag_at(&d, DIAG_EINPUT, "f", 4, 0, "m");
+	assert_string_equal(d.msg, "f:4: m");
+}
+
+static void test_vec_limit(void **state)
+{
+	(void)state;
+	struct vec v;
+	vec_init(&v, sizeof(int), 100);
+	for (int i = 0; i < 100; i++)
+		*(int *)vec_push(&v) = i;
+	assert_null(vec_push(&v));
+	assert_int_equal(VEC_AT(&v, int, 99), 99);
+	int more[3] = {1, 2, 3};
+	assert_int_equal(vec_append(&v, more, 3), DIAG_ENOMEM);
+	vec_clear(&v);
+	assert_int_equal(vec_append(&v, more, 3), 0);
+	assert_int_equal(v.len, 3);
+	vec_release(&v);
+}
+
+static void test_map_churn(void **state)
+{
+	(void)state;
+	struct map m;
+	map_init(&m);
+	const uint64_t n = 50000;
+	for (uint64_t i = 0; i < n; i++)
+		assert_int_equal(map_put(&m, i * 7919, i), 0);
+	assert_int_equal(m.len, n);
+	/* delete every third key; the rest must stay reachable (backward shift) */
+	for (uint64_t i = 0; i < n; i += 3)
+		assert_true(map_del(&m, i * 7919));
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t *v = map_get(&m, i * 7919);
+		if (i % 3 == 0)
+			assert_null(v);
+		else {
+			assert_non_null(v);
+			assert_int_equal(*v, i);
+		}
+	}
+	assert_false(map_del(&m, 1));
+	assert_int_equal(map_put(&m, 0, 5), 0); /* key 0 is an ordinary key */
+	assert_int_equal(*map_get(&m, 0), 5);
+	map_release(&m);
+}
+
+static void test_hash_stable(void **state)
+{
+	(void)state;
+	/* fixed values: content ids must hash the same on every machine */
+	assert_true(hash_str("abc", 0) == hash_str("abc", 0));
+	assert_true(hash_str("abc", 0) != hash_str("abd", 0));
+	assert_true(hash_str("abc", 1) != hash_str("abc", 0));
+	assert_true(hash_combine(1, 2) != hash_combine(2, 1));
+	assert_true(hash_mix64(0) == 0xe220a8397b1dcdafULL);
+}
+
+static int count_entries(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	int n = 0;
+	for (struct dirent *e; (e = readdir(dp));)
+		n += e->d_name[0] != '.';
+	closedir(dp);
+	return n;
+}
+
+static void test_outfile_atomic(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/agentcap-outfile-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[256];
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	struct diag d;
+	diag_init(&d);
+	struct outfile of;
+	assert_int_equal(outfile_open(&of, path, &d), 0);
+	fputs("first", of.fp);
+	assert_int_equal(outfile_commit(&of, &d), 0);
+	/* an aborted rewrite leaves the old content and no temporary file */
+	assert_int_equal(outfile_open(&of, path, &d), 0);
+	fputs("half-writ", of.fp);
+	outfile_abort(&of);
+	char buf[32] = {0};
+	FILE *f = fopen(path, "r");
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "first");
+	assert_int_equal(count_entries(dir), 1);
+	/* a directory that does not exist is an error naming the path */
+	char bad[300];
+	snprintf(bad, sizeof(bad), "%s/no/such/out.json", dir);
+	assert_int_equal(outfile_open(&of, bad, &d), DIAG_EIO);
+	assert_non_null(strstr(d.msg, bad));
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_diag_first_wins),
+		cmocka_unit_test(test_vec_limit),
+		cmocka_unit_test(test_map_churn),
+		cmocka_unit_test(test_hash_stable),
+		cmocka_unit_test(test_outfile_atomic),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
