@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * catalog: hardware, hardware families, model architectures and numeric
+ * formats, loaded from the JSON files of models/catalog/ and validated.
+ *
+ * The catalogue is read-only once loaded.  Every string and array in it is
+ * owned by the struct catalog and stays valid until catalog_free; pointers
+ * returned by the lookups share that lifetime.  Figures are stored in the
+ * units their field names say (GB, GB/s, TFLOPS, W, us); a figure the files
+ * do not give is 0.  Lookups compare ids and aliases case-insensitively and
+ * treat ' ', '-' and '_' as the same character, so "H100", "h100" and
+ * "NVIDIA H100 SXM5 80GB" can all name one entry.
+ *
+ * The JSON shape (sourced figures, required and optional keys) is documented
+ * in models/catalog/README.md.  Loading uses cJSON, which records the place
+ * of its last parse error in a process-wide variable: load catalogues before
+ * starting threads that parse JSON with cJSON.
+ */
+#ifndef MODELS_CATALOG_H
+#define MODELS_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/diag.h"
+
+/* Longest id the catalogue accepts (including the terminating NUL). */
+#define CAT_ID_MAX 64
+
+/* Tensor-core number formats a matmul can run in. */
+enum cat_dtype {
+	CAT_DTYPE_BF16 = 0,
+	CAT_DTYPE_FP16,
+	CAT_DTYPE_FP8,
+	CAT_DTYPE_INT8,
+	CAT_DTYPE_FP4,
+	CAT_DTYPE_COUNT
+};
+
+/* "bf16", "fp16", ... (static strings). */
+const char *cat_dtype_name(enum cat_dtype t);
+
+/* The tuned parameters of one hardware family (the only tuned ones). */
+struct cat_family {
+	char *id;
+	char *name;
+	double eff_compute;        /* achievable fraction of dense peak FLOP/s */
+	double eff_bw;             /* achievable fraction of peak memory bandwidth */
+	double step_overhead_us;   /* fixed cost of one engine step */
+	double runtime_reserve_gib;/* CUDA context, library workspaces */
+};
+
+/* A link; kind is NULL when the device has none. */
+struct cat_link {
+	char *kind;                /* "nvlink4", "pcie-gen5-x16", ... */
+	double bw_gbs;             /* GB/s in EACH direction */
+};
+
+struct cat_hardware {
+	char *id;
+	char *name;
+	char **aliases;
+	size_t alias_count;
+	const struct cat_family *family;
+	double memory_gb;          /* datasheet capacity, 1e9 bytes */
+	double memory_visible_gib; /* what the driver reports as total; 0 unknown */
+	double mem_bw_gbs;         /* peak memory bandwidth, 1e9 bytes/s */
+	double tflops[CAT_DTYPE_COUNT]; /* dense peak per dtype (TOPS for int8);
+					   0 = no such tensor path or unknown */
+	double tdp_w;
+	double idle_w;             /* 0 unknown */
+	struct cat_link peer_link; /* GPU-to-GPU (NVLink, Infinity Fabric) */
+	struct cat_link host_link; /* to the host (PCIe) */
+	bool unified_memory;       /* memory shared with the CPU (Apple, GB10) */
+	double usable_memory_fraction; /* share of memory_gb a model may use;
+					  1 for discrete devices */
+};
+
+enum cat_attention {
+	CAT_ATTN_GQA = 0,          /* multi-head and grouped-query attention */
+	CAT_ATTN_MLA,              /* multi-head latent attention (DeepSeek) */
+};
+
+struct cat_model {
+	char *id;
+	char *name;
+	char **aliases;
+	size_t alias_count;
+	enum cat_attention attention;
+	int64_t layers;
+	int64_t hidden_size;
+	int64_t heads;             /* query heads */
+	int64_t kv_heads;
+	int64_t head_dim;
+	int64_t intermediate_size; /* dense FFN width */
+	int64_t vocab_size;
+	int64_t max_context;       /* max_position_embeddings */
+	bool tied_embeddings;
+	bool attention_bias;       /* q/k/v projections carry biases */
+	double params_published;   /* parameter count the publisher states */
+
+	/* Mixture of experts; experts == 0 means dense. */
+	int64_t experts;
+	int64_t experts_per_token;
+	int64_t shared_experts;
+	int64_t expert_intermediate_size;
+	int64_t dense_layers;      /* leading layers with a dense FFN */
+
+	/* Multi-head latent attention (attention == CAT_ATTN_MLA). */
+	int64_t kv_lora_rank;
+	int64_t qk_rope_head_dim;
+
+	/* Derived at load.  For GQA models these are counted from the
+	 * architecture (and checked against params_published); for MLA
+	 * models linear_params is what the published total leaves. */
+	int64_t embedding_params;  /* vocab x hidden input table */
+	int64_t lm_head_params;    /* 0 when tied to the embeddings */
+	int64_t norm_params;       /* RMSNorm weights */
+	int64_t linear_params;     /* every matrix (and bias) of the blocks */
+	int64_t total_params;
+};
+
+struct cat_weight_format {
+	char *id;
+	char *name;
+	char **aliases;
+	size_t alias_count;
+	double bits_per_weight;    /* linear layers, scales and zero points included */
+	double embedding_bits;     /* embeddings, lm_head and norms */
+	enum cat_dtype compute_dtype;
+	bool has_fallback;
+	enum cat_dtype fallback_dtype; /* used where hardware lacks compute_dtype */
+};
+
+struct cat_kv_dtype {
+	char *id;
+	char *name;
+	char **aliases;
+	size_t alias_count;
+	double bits_per_element;
+};
+
+/* Read-only after catalog_load/catalog_parse; iterate the arrays freely. */
+struct catalog {
+	struct cat_family *families;
+	size_t family_count;
+	struct cat_hardware *hardware;
+	size_t hardware_count;
+	struct cat_model *models;
+	size_t model_count;
+	struct cat_weight_format *weight_formats;
+	size_t weight_format_count;
+	struct cat_kv_dtype *kv_dtypes;
+	size_t kv_dtype_count;
+	void **owned;              /* every allocation, freed by catalog_free */
+	size_t owned_count;
+	size_t owned_cap;
+};
+
+/* One catalogue file held in memory. */
+struct catalog_file {
+	const char *name;          /* "hardware.json", ... */
+	const char *text;
+	size_t len;
+};
+
+/* Largest catalogue file accepted, in bytes. */
+#define CATALOG_FILE_MAX_BYTES (8u << 20)
+
+/* Load the catalogue from directory dir (families.json, hardware.json,
+ * models.json, formats.json), or the copy built into the library when dir
+ * is NULL.  On success *out owns a new catalogue (free with catalog_free).
+ * Returns 0, DIAG_EIO (a file cannot be read), DIAG_EINPUT (bad JSON or a
+ * failed check: the message names the file and the key path, e.g.
+ * "hardware.json: hardware[3].mem_bw_gbs.value: expected a number") or
+ * DIAG_ENOMEM; *out is NULL on failure. */
+int catalog_load(struct catalog **out, const char *dir, struct diag *d);
+
+/* Same from files already in memory (all four names must be present; the
+ * text need not be NUL-terminated).  Messages name files as given. */
+int catalog_parse(struct catalog **out, const struct catalog_file *files,
+		  size_t n, struct diag *d);
+
+/* The embedded copy of the files (static storage, never freed). */
+const struct catalog_file *catalog_embedded(size_t *n);
+
+void catalog_free(struct catalog *cat); /* accepts NULL */
+
+/* True when the invariants of a loaded catalogue hold (every hardware entry
+ * points into cat->families, ids are valid, derived counts are positive).
+ * For assert() and tests; O(entries). */
+bool catalog_check(const struct catalog *cat);
+
+/* Lookups by id or alias; NULL when unknown. */
+const struct cat_family *catalog_family(const struct catalog *cat, const char *name);
+const struct cat_hardware *catalog_hardware(const struct catalog *cat, const char *name);
+const struct cat_model *catalog_model(const struct catalog *cat, const char *name);
+const struct cat_weight_format *catalog_weight_format(const struct catalog *cat,
+						      const char *name);
+const struct cat_kv_dtype *catalog_kv_dtype(const struct catalog *cat, const char *name);
+
+/* True when a and b name the same thing under the lookup rule above. */
+bool catalog_name_eq(const char *a, const char *b);
+
+/* A hardware/model/format combination, resolved. */
+struct cat_selection {
+	const struct cat_hardware *hardware;
+	const struct cat_model *model;
+	const struct cat_weight_format *weight_format;
+	const struct cat_kv_dtype *kv_dtype;
+};
+
+/* Resolve the four names (weight_format and kv_dtype NULL mean "bf16").
+ * An unknown name is DIAG_EINPUT with the list of known ids. */
+int catalog_select(const struct catalog *cat, struct cat_selection *sel,
+		   const char *hardware, const char *model,
+		   const char *weight_format, const char *kv_dtype, struct diag *d);
+
+/* Dense peak FLOP/s (not TFLOPS) of hw for a format's matmuls: the rate of
+ * the format's compute dtype, else of its fallback; 0 when the hardware has
+ * neither.  *used (may be NULL) receives the dtype whose rate was taken. */
+double catalog_matmul_flops(const struct cat_hardware *hw,
+			    const struct cat_weight_format *wf, enum cat_dtype *used);
+
+#endif
