@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * kvcache: paged KV blocks, prefix-cache hash table and LRU free queue. */
+#include "sim/kvcache.h"
+
+#include "base/diag.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+int kvcache_init(struct kvcache *kv, int64_t block_size, int64_t total_blocks, bool prefix_caching)
+{
+	memset(kv, 0, sizeof(*kv));
+	kv->block_size = block_size;
+	kv->total_blocks = total_blocks;
+	kv->prefix_caching = prefix_caching;
+	kv->head = kv->tail = -1;
+	map_init(&kv->table);
+	map_init(&kv->pending);
+	if (block_size < 1 || total_blocks < 1 || total_blocks >= INT32_MAX)
+		return DIAG_EINPUT;
+	return 0;
+}
+
+void kvcache_release(struct kvcache *kv)
+{
+	free(kv->hash);
+	free(kv->hashed);
+	free(kv->ref);
+	free(kv->prev);
+	free(kv->next);
+	map_release(&kv->table);
+	map_release(&kv->pending);
+	memset(kv, 0, sizeof(*kv));
+	kv->head = kv->tail = -1;
+}
+
+static int kv_grow(struct kvcache *kv)
+{
+	int64_t ncap = kv->cap ? kv->cap * 2 : 1024;
+	if (ncap > kv->total_blocks)
+		ncap = kv->total_blocks;
+	size_t n = (size_t)ncap;
+	uint64_t *h = realloc(kv->hash, n * sizeof(*h));
+	if (h)
+		kv->hash = h;
+	unsigned char *hd = realloc(kv->hashed, n);
+	if (hd)
+		kv->hashed = hd;
+	int32_t *r = realloc(kv->ref, n * sizeof(*r));
+	if (r)
+		kv->ref = r;
+	int32_t *p = realloc(kv->prev, n * sizeof(*p));
+	if (p)
+		kv->prev = p;
+	int32_t *x = realloc(kv->next, n * sizeof(*x));
+	if (x)
+		kv->next = x;
+	if (!h || !hd || !r || !p || !x)
+		return DIAG_ENOMEM;
+	kv->cap = ncap;
+	return 0;
+}
+
+static void q_unlink(struct kvcache *kv, int32_t b)
+{
+	int32_t p = kv->prev[b], n = kv->next[b];
+	if (p >= 0)
+		kv->next[p] = n;
+	else
+		kv->head = n;
+	if (n >= 0)
+		kv->prev[n] = p;
+	else
+		kv->tail = p;
+	kv->prev[b] = kv->next[b] = -1;
+	kv->free_len--;
+}
+
+static void q_append(struct kvcache *kv, int32_t b)
+{
+	kv->prev[b] = kv->tail;
+	kv->next[b] = -1;
+	if (kv->tail >= 0)
+		kv->next[kv->tail] = b;
+	else
+		kv->head = b;
+	kv->tail = b;
+	kv->free_len++;
+}
+
+int64_t kvcache_match(const struct kvcache *kv, const uint64_t *hashes, int64_t n)
+{
+	if (!kv->prefix_caching)
+		return 0;
+	int64_t i = 0;
+	while (i < n && map_get(&kv->table, hashes[i]))
+		i++;
+	return i;
+}
+
+int64_t kvcache_match_pending(const struct kvcache *kv, const uint64_t *hashes, int64_t from, int64_t n)
+{
+	if (!kv->prefix_caching)
+		return 0;
+	int64_t i = from;
+	while (i < n && (map_get(&kv->pending, hashes[i]) || map_get(&kv->table, hashes[i])))
+		i++;
+	return i - from;
+}
+
+int32_t kvcache_take_cached(struct kvcache *kv, uint64_t h)
+{
+	uint64_t *v = map_get(&kv->table, h);
+	assert(v);
+	int32_t b = (int32_t)*v;
+	if (kv->ref[b] == 0)
+		q_unlink(kv, b);
+	kv->ref[b]++;
+	return b;
+}
+
+int32_t kvcache_alloc(struct kvcache *kv)
+{
+	int32_t b;
+	if (kv->touched < kv->total_blocks) {
+		if (kv->touched == kv->cap && kv_grow(kv) != 0)
+			return -1;
+		b = (int32_t)kv->touched++;
+	} else if (kv->head >= 0) {
+		b = kv->head;
+		q_unlink(kv, b);
+		if (kv->hashed[b]) {
+			uint64_t *v = map_get(&kv->table, kv->hash[b]);
+			if (v && *v == (uint64_t)b)
+				map_del(&kv->table, kv->hash[b]);
+			kv->evictions++;
+		}
+	} else {
+		return -1;
+	}
+	kv->hashed[b] = 0;
+	kv->hash[b] = 0;
+	kv->ref[b] = 1;
+	kv->prev[b] = kv->next[b] = -1;
+	return b;
+}
+
+int kvcache_register(struct kvcache *kv, int32_t b, uint64_t h)
+{
+	if (!kv->prefix_caching || kv->hashed[b])
+		return 0;
+	if (map_get(&kv->table, h))
+		return 0; /* another block already holds this content */
+	if (map_put(&kv->table, h, (uint64_t)b) != 0)
+		return DIAG_ENOMEM;
+	kv->hash[b] = h;
+	kv->hashed[b] = 1;
+	return 0;
+}
+
+void kvcache_put(struct kvcache *kv, int32_t b)
+{
+	assert(kv->ref[b] > 0);
+	if (--kv->ref[b] == 0)
+		q_append(kv, b);
+}
+
+int kvcache_pending_add(struct kvcache *kv, uint64_t h)
+{
+	uint64_t *v = map_get(&kv->pending, h);
+	if (v) {
+		(*v)++;
+		return 0;
+	}
+	return map_put(&kv->pending, h, 1) == 0 ? 0 : DIAG_ENOMEM;
+}
+
+void kvcache_pending_del(struct kvcache *kv, uint64_t h)
+{
+	uint64_t *v = map_get(&kv->pending, h);
+	assert(v && *v > 0);
+	if (v && --(*v) == 0)
+		map_del(&kv->pending, h);
+}
+
+int64_t kvcache_used(const struct kvcache *kv)
+{
+	return kv->touched - kv->free_len;
+}
+
+bool kvcache_check(const struct kvcache *kv)
+{
+	int64_t n = 0;
+	for (int32_t b = kv->head, p = -1; b >= 0; p = b, b = kv->next[b]) {
+		if (kv->prev[b] != p || kv->ref[b] != 0 || n > kv->touched)
+			return false;
+		n++;
+	}
+	if (n != kv->free_len)
+		return false;
+	int64_t zero = 0;
+	for (int64_t b = 0; b < kv->touched; b++) {
+		if (kv->ref[b] < 0)
+			return false;
+		if (kv->ref[b] == 0)
+			zero++;
+		if (kv->hashed[b]) {
+			/* a block carries a hash only while it is the table's holder */
+			uint64_t *v = map_get(&kv->table, kv->hash[b]);
+			if (!v || *v != (uint64_t)b)
+				return false;
+		}
+	}
+	if (zero != kv->free_len)
+		return false;
+	for (size_t i = 0; i < kv->table.cap; i++) {
+		if (!kv->table.used[i])
+			continue;
+		int64_t b = (int64_t)kv->table.slots[i].val;
+		if (b < 0 || b >= kv->touched || !kv->hashed[b] || kv->hash[b] != kv->table.slots[i].key)
+			return false;
+	}
+	return true;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * kvcache: one replica's paged KV cache with automatic prefix caching.
+ *
+ * The cache holds `total_blocks` blocks of `block_size` tokens.  A block is
+ * in use (ref > 0, held by one or more requests' block tables) or free.  A
+ * full block whose tokens have been computed gets the chained content hash of
+ * its position (traces/prompt.h) and is entered in `table`; when its last user
+ * releases it, it keeps that hash and stays findable until it is evicted.
+ *
+ * Free blocks sit in one LRU queue: allocation takes from the head, release
+ * appends at the tail, and a hit on a free cached block takes it out of the
+ * queue.  Blocks never used yet are handed out first, before anything in the
+ * queue (as if they led the queue in id order, which is how vLLM's pool
+ * starts), so memory grows with blocks actually touched, not with capacity.
+ * Callers release a request's blocks tail first, so a prefix's head outlives
+ * its tail.
+ *
+ * Invariants (kvcache_check): a touched block is in the queue iff its ref is
+ * 0; free_len counts the queue; every table entry maps a hash to a block that
+ * carries that hash; untouched blocks have no state.
+ *
+ * `pending` counts, per hash, the blocks that running requests are about to
+ * compute; it only serves the in-flight-miss statistic and never changes what
+ * the cache does.
+ */
+#ifndef SIM_KVCACHE_H
+#define SIM_KVCACHE_H
+
+#include "base/map.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct kvcache {
+	int64_t block_size;
+	int64_t total_blocks;
+	bool prefix_caching;
+	int64_t touched;      /* blocks 0..touched-1 have been handed out once */
+	int64_t cap;          /* allocated length of the per-block arrays */
+	uint64_t *hash;       /* per block: content hash if `hashed` */
+	unsigned char *hashed;
+	int32_t *ref;
+	int32_t *prev, *next; /* free queue links, -1 = none */
+	int32_t head, tail;   /* free queue ends, -1 if empty */
+	int64_t free_len;
+	struct map table;     /* hash -> block id */
+	struct map pending;   /* hash -> count of running requests computing it */
+	int64_t evictions;    /* cached blocks whose hash was dropped to reuse them */
+};
+
+/* 0, or DIAG_EINPUT if total_blocks is not in [1, 2^31). */
+int kvcache_init(struct kvcache *kv, int64_t block_size, int64_t total_blocks, bool prefix_caching);
+void kvcache_release(struct kvcache *kv);
+
+/* Blocks that an allocation could obtain now (never used + free queue). */
+static inline int64_t kvcache_available(const struct kvcache *kv)
+{
+	return (kv->total_blocks - kv->touched) + kv->free_len;
+}
+
+/* Number of leading hashes[0..n) present in the cache (0 without prefix caching). */
+int64_t kvcache_match(const struct kvcache *kv, const uint64_t *hashes, int64_t n);
+
+/* Continue from index `from`: number of further leading hashes that are cached
+ * or pending (being computed by a running request). */
+int64_t kvcache_match_pending(const struct kvcache *kv, const uint64_t *hashes, int64_t from, int64_t n);
+
+/* Take a reference to the cached block holding hash h (must be present). */
+int32_t kvcache_take_cached(struct kvcache *kv, uint64_t h);
+
+/* Allocate a block (ref 1, no hash), evicting the least recently freed cached
+ * block if needed; -1 if none is available. */
+int32_t kvcache_alloc(struct kvcache *kv);
+
+/* Mark block b's tokens computed with content hash h: enter it in the table
+ * unless that hash is already cached by another block.  0 or DIAG_ENOMEM. */
+int kvcache_register(struct kvcache *kv, int32_t b, uint64_t h);
+
+/* Drop one reference; at zero the block joins the tail of the free queue. */
+void kvcache_put(struct kvcache *kv, int32_t b);
+
+int kvcache_pending_add(struct kvcache *kv, uint64_t h);
+void kvcache_pending_del(struct kvcache *kv, uint64_t h);
+
+/* Blocks in use (ref > 0). */
+int64_t kvcache_used(const struct kvcache *kv);
+
+/* All invariants above hold. O(touched). */
+bool kvcache_check(const struct kvcache *kv);
+
+#endif

@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * replica: vLLM V1-style scheduling, KV allocation and step execution (see
+ * replica.h for the model and its invariants). */
+#include "sim/replica.h"
+
+#include "base/diag.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+int replica_init(struct replica *rep, int32_t id, const struct engine_config *cfg, struct diag *d)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->id = id;
+	int64_t blocks = cfg->kv_cache_tokens / cfg->block_size;
+	if (kvcache_init(&rep->kv, cfg->block_size, blocks, cfg->enable_prefix_caching) != 0)
+		return diag_set(d, DIAG_EINPUT,
+				"KV cache of %lld tokens gives %lld blocks of %lld tokens (expected 1 to 2^31-1 blocks)",
+				(long long)cfg->kv_cache_tokens, (long long)blocks, (long long)cfg->block_size);
+	rep->running = calloc((size_t)cfg->max_num_seqs, sizeof(*rep->running));
+	rep->batch = calloc((size_t)cfg->max_num_seqs, sizeof(*rep->batch));
+	if (!rep->running || !rep->batch)
+		return diag_set(d, DIAG_ENOMEM, "out of memory for %d sequence slots", (int)cfg->max_num_seqs);
+	return 0;
+}
+
+void replica_release(struct replica *rep)
+{
+	kvcache_release(&rep->kv);
+	free(rep->wq);
+	free(rep->running);
+	free(rep->batch);
+	memset(rep, 0, sizeof(*rep));
+}
+
+/* ---- waiting queue (ring buffer) ---- */
+
+static int wq_grow(struct replica *rep)
+{
+	int64_t ncap = rep->wq_cap ? rep->wq_cap * 2 : 64;
+	struct sreq **n = malloc((size_t)ncap * sizeof(*n));
+	if (!n)
+		return DIAG_ENOMEM;
+	for (int64_t i = 0; i < rep->wq_len; i++)
+		n[i] = rep->wq[(rep->wq_head + i) % rep->wq_cap];
+	free(rep->wq);
+	rep->wq = n;
+	rep->wq_cap = ncap;
+	rep->wq_head = 0;
+	return 0;
+}
+
+static int wq_push_back(struct replica *rep, struct sreq *r)
+{
+	if (rep->wq_len == rep->wq_cap && wq_grow(rep) != 0)
+		return DIAG_ENOMEM;
+	rep->wq[(rep->wq_head + rep->wq_len++) % rep->wq_cap] = r;
+	return 0;
+}
+
+static int wq_push_front(struct replica *rep, struct sreq *r)
+{
+	if (rep->wq_len == rep->wq_cap && wq_grow(rep) != 0)
+		return DIAG_ENOMEM;
+	rep->wq_head = (rep->wq_head + rep->wq_cap - 1) % rep->wq_cap;
+	rep->wq[rep->wq_head] = r;
+	rep->wq_len++;
+	return 0;
+}
+
+static struct sreq *wq_front(const struct replica *rep)
+{
+	return rep->wq_len ? rep->wq[rep->wq_head] : NULL;
+}
+
+static void wq_pop_front(struct replica *rep)
+{
+	rep->wq_head = (rep->wq_head + 1) % rep->wq_cap;
+	rep->wq_len--;
+}
+
+/* ---- KV bookkeeping of one request ---- */
+
+/* Tokens whose KV the request needs before it can emit its next token. */
+static int64_t sreq_total(const struct sreq *r)
+{
+	return r->call.prompt_tokens + r->generated;
+}
+
+static int64_t sreq_prompt_blocks(const struct sreq *r, int64_t bs)
+{
+	return min64(r->call.prompt_tokens / bs, r->call.n_hashes);
+}
+
+static void sreq_drop_pending(struct replica *rep, struct sreq *r)
+{
+	for (int64_t j = r->pend_lo; j < r->pend_hi; j++)
+		kvcache_pending_del(&rep->kv, r->hashes[j]);
+	r->pend_lo = r->pend_hi = 0;
+}
+
+/* Release all blocks, tail first so that a prefix's head outlives its tail. */
+static void sreq_free_blocks(struct replica *rep, struct sreq *r)
+{
+	for (int64_t j = r->n_blocks - 1; j >= 0; j--)
+		kvcache_put(&rep->kv, r->blocks[j]);
+	r->n_blocks = 0;
+	r->n_registered = 0;
+	sreq_drop_pending(rep, r);
+}
+
+/* Grow the block table to cover `tokens` tokens; the caller checked that
+ * enough blocks are available. */
+static void sreq_cover(struct replica *rep, struct sreq *r, int64_t tokens)
+{
+	int64_t want = ceil_div(tokens, rep->kv.block_size);
+	assert(want <= r->max_blocks);
+	while (r->n_blocks < want) {
+		int32_t b = kvcache_alloc(&rep->kv);
+		assert(b >= 0);
+		r->blocks[r->n_blocks++] = b;
+	}
+}
+
+/* Enter the hashes of blocks that became full and computed. */
+static int sreq_register(struct replica *rep, struct sreq *r)
+{
+	int64_t full = min64(r->computed / rep->kv.block_size, r->call.n_hashes);
+	for (int64_t j = r->n_registered; j < full; j++) {
+		if (kvcache_register(&rep->kv, r->blocks[j], r->hashes[j]) != 0)
+			return DIAG_ENOMEM;
+		if (j >= r->pend_lo && j < r->pend_hi) {
+			kvcache_pending_del(&rep->kv, r->hashes[j]);
+			r->pend_lo = j + 1;
+		}
+	}
+	if (full > r->n_registered)
+		r->n_registered = full;
+	return 0;
+}
+
+static void preempt(struct sim *s, struct replica *rep, struct sreq *r)
+{
+	r->kv_dropped += r->computed;
+	sreq_free_blocks(rep, r);
+	r->computed = 0;
+	r->preemptions++;
+	r->state = SREQ_WAITING;
+	s->stats.preemptions++;
+	/* wq_push_front cannot fail for want of room: the queue grows, and a
+	 * failure to grow is reported through s->err. */
+	if (wq_push_front(rep, r) != 0)
+		s->err = DIAG_ENOMEM;
+}
+
+/* ---- scheduling ---- */
+
+static int push_event(struct sim *s, int64_t t_ns, uint32_t kind, int32_t prio,
+		      void *obj, uint64_t gen)
+{
+	struct event e = {.t_ns = t_ns, .prio = prio, .kind = kind, .obj = obj, .gen = gen};
+	return evq_push(&s->q, &e);
+}
+
+int replica_kick(struct sim *s, struct replica *rep)
+{
+	if (rep->busy || rep->sched_pending)
+		return 0;
+	rep->sched_pending = true;
+	return push_event(s, s->now_ns, EV_SCHEDULE, PRIO_SCHEDULE, rep, 0);
+}
+
+int replica_enqueue(struct sim *s, struct replica *rep, struct sreq *r)
+{
+	bool was_empty = rep->wq_len == 0;
+	r->state = SREQ_WAITING;
+	if (wq_push_back(rep, r) != 0)
+		return DIAG_ENOMEM;
+	if (!rep->busy)
+		return replica_kick(s, rep);
+	/* A decode run assumed no admission could happen; an arrival into an
+	 * empty waiting queue may change that, so end the run at the first step
+	 * boundary at or after now. */
+	if (rep->run_decode && rep->run_k > 1 && rep->run_cuttable && was_empty) {
+		int64_t lo = 1, hi = rep->run_k;
+		while (lo < hi) {
+			int64_t mid = lo + (hi - lo) / 2;
+			int64_t end = rep->run_t0_ns + llround(s->perf.decode_run_ns(s->perf.ctx, &rep->run_b0, mid));
+			if (end >= s->now_ns)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		if (lo < rep->run_k) {
+			rep->run_k = lo;
+			rep->run_gen++;
+			s->stats.truncated_runs++;
+			int64_t end = rep->run_t0_ns + llround(s->perf.decode_run_ns(s->perf.ctx, &rep->run_b0, lo));
+			return push_event(s, end, EV_STEP_END, PRIO_STEP_END, rep, rep->run_gen);
+		}
+	}
+	return 0;
+}
+
+static void batch_add(struct replica *rep, struct perf_batch *pb, struct sreq *r, int64_t n)
+{
+	rep->batch[rep->n_batch].r = r;
+	rep->batch[rep->n_batch].n = n;
+	rep->n_batch++;
+	pb->new_tokens += n;
+	pb->seqs++;
+	if (n == 1 && r->generated > 0 && r->computed == sreq_total(r) - 1)
+		pb->decode_seqs++;
+	pb->attn_pairs += n * r->computed + n * (n + 1) / 2;
+	pb->kv_read_tokens += r->computed + n;
+}
+
+/* Schedule the running list; returns true if anything was preempted. */
+static bool schedule_running(struct sim *s, struct replica *rep, struct perf_batch *pb, int64_t *budget)
+{
+	bool preempted = false;
+	for (int32_t i = 0; i < rep->n_running && *budget > 0; i++) {
+		struct sreq *r = rep->running[i];
+		int64_t need = sreq_total(r) - r->computed;
+		int64_t n = min64(need, *budget);
+		int64_t want = ceil_div(r->computed + n, rep->kv.block_size) - r->n_blocks;
+		bool self_preempted = false;
+		while (want > kvcache_available(&rep->kv)) {
+			struct sreq *victim = rep->running[--rep->n_running];
+			preempt(s, rep, victim);
+			preempted = true;
+			if (victim == r) {
+				self_preempted = true;
+				break;
+			}
+		}
+		if (self_preempted)
+			break;
+		sreq_cover(rep, r, r->computed + n);
+		batch_add(rep, pb, r, n);
+		*budget -= n;
+	}
+	return preempted;
+}
+
+/* Admit waiting requests in FCFS order; returns how many. */
+static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batch *pb, int64_t *budget)
+{
+	const struct engine_config *cfg = &s->cfg;
+	int64_t bs = rep->kv.block_size;
+	int admitted = 0;
+	while (rep->wq_len > 0 && rep->n_running < cfg->max_num_seqs && *budget > 0) {
+		struct sreq *r = wq_front(rep);
+		int64_t total = sreq_total(r);
+		int64_t max_hit = min64((total - 1) / bs, r->call.n_hashes);
+		int64_t hit = kvcache_match(&rep->kv, r->hashes, max_hit);
+		int64_t cached = hit * bs;
+		int64_t need = total - cached;
+		int64_t n = min64(need, *budget);
+		if (!cfg->enable_chunked_prefill && n < need)
+			break;
+		int64_t evictable_hits = 0;
+		for (int64_t j = 0; j < hit; j++) {
+			uint64_t *b = map_get(&rep->kv.table, r->hashes[j]);
+			if (rep->kv.ref[*b] == 0)
+				evictable_hits++;
+		}
+		int64_t want = ceil_div(cached + n, bs) - hit;
+		if (want > kvcache_available(&rep->kv) - evictable_hits)
+			break;
+		wq_pop_front(rep);
+		if (!r->admitted_once) {
+			r->admitted_once = true;
+			r->cached_first = cached;
+			r->inflight_miss = kvcache_match_pending(&rep->kv, r->hashes, hit, max_hit) * bs;
+		}
+		for (int64_t j = 0; j < hit; j++)
+			r->blocks[r->n_blocks++] = kvcache_take_cached(&rep->kv, r->hashes[j]);
+		r->n_registered = hit;
+		r->computed = cached;
+		r->kv_obtained += cached;
+		sreq_cover(rep, r, cached + n);
+		/* the prompt blocks this request is about to compute */
+		if (rep->kv.prefix_caching) {
+			r->pend_lo = hit;
+			r->pend_hi = sreq_prompt_blocks(r, bs);
+			for (int64_t j = r->pend_lo; j < r->pend_hi; j++)
+				if (kvcache_pending_add(&rep->kv, r->hashes[j]) != 0)
+					return DIAG_ENOMEM;
+			if (r->pend_hi < r->pend_lo)
+				r->pend_hi = r->pend_lo;
+		}
+		r->state = SREQ_RUNNING;
+		rep->running[rep->n_running++] = r;
+		batch_add(rep, pb, r, n);
+		*budget -= n;
+		admitted++;
+	}
+	return admitted;
+}
+
+/* Blocks the batch needs to run k decode steps beyond what it holds. */
+static int64_t run_blocks_needed(const struct replica *rep, int64_t k)
+{
+	int64_t need = 0;
+	for (int32_t i = 0; i < rep->n_batch; i++) {
+		const struct sreq *r = rep->batch[i].r;
+		need += ceil_div(r->computed + k, rep->kv.block_size) - r->n_blocks;
+	}
+	return need;
+}
+
+int replica_schedule(struct sim *s, struct replica *rep)
+{
+	rep->sched_pending = false;
+	assert(!rep->busy);
+	rep->n_batch = 0;
+	struct perf_batch pb = {0};
+	int64_t budget = s->cfg.max_num_batched_tokens;
+	bool preempted = schedule_running(s, rep, &pb, &budget);
+	int admitted = 0;
+	if (!preempted) {
+		admitted = schedule_waiting(s, rep, &pb, &budget);
+		if (admitted < 0)
+			return admitted;
+	}
+	if (s->err)
+		return s->err;
+	if (rep->n_batch == 0) {
+		/* Nothing runnable.  With nothing running, every block is free or
+		 * evictable and admission checks guarantee the head fits, so a
+		 * non-empty waiting queue here is a broken invariant. */
+		if (rep->wq_len > 0)
+			return DIAG_EINTERNAL;
+		return 0;
+	}
+	int64_t k = 1;
+	bool decode = !s->single_step && !preempted && admitted == 0 && pb.decode_seqs == pb.seqs;
+	if (decode) {
+		int64_t kmax = INT64_MAX;
+		for (int32_t i = 0; i < rep->n_batch; i++) {
+			const struct sreq *r = rep->batch[i].r;
+			kmax = min64(kmax, r->call.output_tokens - r->generated);
+		}
+		/* largest k <= kmax whose extra blocks are available */
+		int64_t avail = kvcache_available(&rep->kv);
+		int64_t lo = 1, hi = kmax;
+		while (lo < hi) {
+			int64_t mid = hi - (hi - lo) / 2;
+			if (run_blocks_needed(rep, mid) <= avail)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		k = lo;
+	}
+	double dur = decode ? s->perf.decode_run_ns(s->perf.ctx, &pb, k) : s->perf.step_ns(s->perf.ctx, &pb);
+	if (!(dur >= 0.0) || !isfinite(dur))
+		return DIAG_EINTERNAL;
+	rep->busy = true;
+	rep->run_decode = decode;
+	rep->run_cuttable = rep->wq_len == 0;
+	rep->run_t0_ns = s->now_ns;
+	rep->run_k = k;
+	rep->run_b0 = pb;
+	rep->run_gen++;
+	return push_event(s, s->now_ns + llround(dur), EV_STEP_END, PRIO_STEP_END, rep, rep->run_gen);
+}
+
+/* ---- step end ---- */
+
+static void emit_itl(struct sim *s, double first, double last, double total, int64_t steps, int32_t seqs)
+{
+	if (!s->sink.itl_run || steps <= 0 || seqs <= 0)
+		return;
+	struct res_itl_run run = {.first_ns = first, .last_ns = last, .total_ns = total,
+				  .steps = steps, .seqs = seqs};
+	s->sink.itl_run(s->sink.ctx, &run);
+}
+
+int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen)
+{
+	if (gen != rep->run_gen || !rep->busy)
+		return 0; /* a run that was cut short: stale event */
+	int64_t k = rep->run_k;
+	int64_t t0 = rep->run_t0_ns;
+	double total = rep->run_decode ? s->perf.decode_run_ns(s->perf.ctx, &rep->run_b0, k)
+				       : s->perf.step_ns(s->perf.ctx, &rep->run_b0);
+	double first = total, last = total;
+	if (rep->run_decode && k > 1) {
+		first = s->perf.decode_run_ns(s->perf.ctx, &rep->run_b0, 1);
+		last = total - s->perf.decode_run_ns(s->perf.ctx, &rep->run_b0, k - 1);
+	}
+	rep->busy = false;
+	s->stats.steps += k;
+	s->stats.step_events++;
+	s->tokens_scheduled += rep->run_b0.new_tokens * k;
+	if (s->sink.busy) {
+		struct res_busy b = {.replica = rep->id, .start_ns = t0, .end_ns = s->now_ns, .steps = k};
+		s->sink.busy(s->sink.ctx, &b);
+	}
+
+	/* Apply the tokens.  Requests whose previous token came at t0 (the
+	 * usual case) share one ITL record; the rest report their own gap. */
+	int32_t steady = 0;
+	for (int32_t i = 0; i < rep->n_batch; i++) {
+		struct sreq *r = rep->batch[i].r;
+		int64_t n = rep->run_decode ? k : rep->batch[i].n;
+		bool decoding = r->generated > 0 && r->computed == sreq_total(r) - 1;
+		if (!decoding)
+			r->prefill_computed += n;
+		r->computed += n;
+		r->kv_obtained += n;
+		s->tokens_applied += n;
+		int64_t emitted = 0;
+		if (rep->run_decode) {
+			sreq_cover(rep, r, r->computed);
+			emitted = k;
+		} else if (r->computed == sreq_total(r)) {
+			emitted = 1;
+		}
+		r->generated += emitted;
+		if (sreq_register(rep, r) != 0)
+			return DIAG_ENOMEM;
+		if (emitted == 0)
+			continue;
+		if (r->generated == emitted) {
+			r->first_token_ns = s->now_ns; /* token 1 came now */
+		} else if (r->last_token_ns == t0) {
+			steady++;
+		} else {
+			double gap = (double)(t0 - r->last_token_ns) + first;
+			emit_itl(s, gap, gap, gap, 1, 1);
+			if (emitted > 1)
+				emit_itl(s, first, last, total - first, emitted - 1, 1);
+		}
+		r->last_token_ns = s->now_ns;
+	}
+	emit_itl(s, first, last, total, k, steady);
+
+	/* Finish requests, keeping the running list in admission order. */
+	int32_t w = 0;
+	for (int32_t i = 0; i < rep->n_running; i++) {
+		struct sreq *r = rep->running[i];
+		if (r->generated >= r->call.output_tokens)
+			sim_finish_request(s, rep, r);
+		else
+			rep->running[w++] = r;
+	}
+	rep->n_running = w;
+	rep->n_batch = 0;
+	if (s->err)
+		return s->err;
+	if (rep->n_running > 0 || rep->wq_len > 0)
+		return replica_kick(s, rep);
+	return 0;
+}

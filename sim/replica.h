@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * replica: one engine instance modelled on vLLM V1's scheduler.
+ *
+ * A replica has a waiting queue (FCFS; preempted requests return to its
+ * front) and a running list in admission order.  Each step it builds one
+ * batch under max_num_batched_tokens and max_num_seqs: first every running
+ * request (a decode token, or the next chunk of an unfinished prefill), then
+ * waiting requests while budget, sequence slots and KV blocks last.  A
+ * request that cannot get the blocks for its next tokens preempts the most
+ * recently admitted running request (recompute: its blocks are freed and its
+ * progress forgotten); when a step preempts, no waiting request is admitted.
+ * A waiting request's first chunk starts after its longest cached prefix
+ * (never the whole prompt: the last token is always computed).
+ *
+ * Decode runs.  When a step is decode-only, admits nobody and preempts nobody,
+ * the next steps would be identical in shape until a request finishes, KV
+ * blocks run out, or an arrival can change the schedule.  The replica then
+ * schedules k such steps as one event (k chosen from the remaining output
+ * lengths and the free blocks) and applies their effect at once: cost per
+ * batch change, not per token.  An arrival that could change the schedule
+ * (the waiting queue was empty) cuts the run at the first step boundary at or
+ * after the arrival.
+ *
+ * Timing: a step's tokens exist at its end.  Blocks of a step are allocated
+ * when it is scheduled; full blocks become cached when it ends.
+ */
+#ifndef SIM_REPLICA_H
+#define SIM_REPLICA_H
+
+#include "sim/kvcache.h"
+#include "sim/sim.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Event kinds and their priorities at one instant (see sim.h). */
+enum { EV_ARRIVAL = 1, EV_STEP_END = 2, EV_SCHEDULE = 3 };
+enum { PRIO_ARRIVAL = 0, PRIO_STEP_END = 1, PRIO_SCHEDULE = 2 };
+
+enum sreq_state { SREQ_WAITING = 1, SREQ_RUNNING, SREQ_DONE };
+
+/* A call inside the simulator.  Pooled; its arrays are sized at submit for
+ * the call's whole life, so the step loop never allocates. */
+struct sreq {
+	struct sim_call call;       /* block_hashes points at `hashes` below */
+	uint64_t *hashes;           /* owned copy of the full-block hashes */
+	int32_t *blocks;            /* block table */
+	int64_t n_blocks;
+	int64_t max_blocks;         /* ceil((prompt + output) / block_size) */
+	int64_t n_registered;       /* leading blocks whose hash is entered */
+	int64_t pend_lo, pend_hi;   /* hashes[pend_lo..pend_hi) counted pending */
+	enum sreq_state state;
+	int64_t arrival_ns;
+	int64_t computed;           /* tokens whose KV exists (vLLM num_computed_tokens) */
+	int64_t generated;          /* output tokens produced */
+	int64_t first_token_ns;
+	int64_t last_token_ns;
+	int64_t cached_first;       /* prefix hit at first admission */
+	int64_t inflight_miss;
+	int64_t prefill_computed;   /* prefill tokens computed, recompute included */
+	int64_t kv_obtained;        /* cached + computed tokens over all admissions */
+	int64_t kv_dropped;         /* computed tokens thrown away by preemption */
+	int32_t preemptions;
+	bool admitted_once;
+	struct sreq *next_free;
+};
+
+struct batch_item {
+	struct sreq *r;
+	int64_t n;                  /* tokens scheduled in the (first) step */
+};
+
+struct replica {
+	int32_t id;
+	struct kvcache kv;
+	struct sreq **wq;           /* waiting ring buffer */
+	int64_t wq_head, wq_len, wq_cap;
+	struct sreq **running;      /* admission order, max_num_seqs slots */
+	int32_t n_running;
+	struct batch_item *batch;
+	int32_t n_batch;
+	/* the step (or decode run) in flight */
+	bool busy;                  /* a step is in flight */
+	bool sched_pending;         /* a schedule event is queued */
+	bool run_cuttable;          /* waiting was empty when the run began */
+	bool run_decode;            /* the in-flight step is a decode run */
+	int64_t run_t0_ns;
+	int64_t run_k;
+	uint64_t run_gen;           /* stamps the live step-end event */
+	struct perf_batch run_b0;
+};
+
+int replica_init(struct replica *rep, int32_t id, const struct engine_config *cfg, struct diag *d);
+void replica_release(struct replica *rep);
+
+/* A request arrives (already validated). */
+int replica_enqueue(struct sim *s, struct replica *rep, struct sreq *r);
+
+/* Event handlers. */
+int replica_schedule(struct sim *s, struct replica *rep);
+int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen);
+
+/* Called by sim when a request finishes (sim frees it after the callback). */
+void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r);
+
+/* Wake the replica (queue a schedule event now) if it is idle. */
+int replica_kick(struct sim *s, struct replica *rep);
+
+#endif

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * results: what a simulation run reports, record by record.
+ *
+ * The simulator (and the replay driver above it) push records into a
+ * res_sink as they happen; reports/ aggregates them.  Nothing here is kept by
+ * the simulator after the call returns, so memory does not grow with the
+ * length of the trace unless the sink chooses to keep records.
+ *
+ * Times are simulated int64 nanoseconds from the start of the trace.
+ */
+#ifndef SIM_RESULTS_H
+#define SIM_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum res_status {
+	RES_COMPLETED = 0,
+	RES_REJECTED = 1, /* could never be served; `reason` says why */
+};
+
+/* One LLM call, reported once when it completes or is rejected. */
+struct res_request {
+	uint64_t session;          /* session id hash (0 for open-loop requests) */
+	uint64_t task;             /* task id hash (0 if none) */
+	int64_t seq;               /* call index within its session */
+	int32_t replica;           /* replica that served it (-1 if rejected) */
+	enum res_status status;
+	const char *reason;        /* static string when rejected, else NULL */
+	int64_t arrival_ns;        /* when the call was issued */
+	int64_t first_token_ns;    /* end of the step that produced token 1 */
+	int64_t done_ns;           /* end of the step that produced the last token */
+	int64_t prompt_tokens;
+	int64_t output_tokens;
+	int64_t cached_prompt_tokens;   /* prefix-cache hits at first admission */
+	int64_t computed_prefill_tokens;/* prefill computed, recomputation included */
+	int64_t inflight_miss_tokens;   /* prefix tokens missed only because another
+					   request was still computing them */
+	int32_t preemptions;
+};
+
+/* A run of `steps` consecutive decode steps shared by `seqs` sequences: each
+ * sequence saw `steps` inter-token latencies, the first `first_ns` long and
+ * the last `last_ns` long, varying linearly in between (the step time of a
+ * stable decode batch is affine in the step index). */
+struct res_itl_run {
+	double first_ns;
+	double last_ns;
+	double total_ns;           /* exact sum of the `steps` step times */
+	int64_t steps;
+	int32_t seqs;
+};
+
+/* One step (or run of identical-shape steps) of one replica, for utilisation. */
+struct res_busy {
+	int32_t replica;
+	int64_t start_ns;
+	int64_t end_ns;
+	int64_t steps;
+};
+
+/* A closed-loop session or a task (a span of calls) that finished. */
+struct res_span {
+	uint64_t id;
+	int64_t start_ns;          /* issue time of its first call */
+	int64_t end_ns;            /* completion of its last call */
+	int32_t calls;
+	bool accepted_known;
+	bool accepted;
+};
+
+struct res_sink {
+	void *ctx;
+	void (*request)(void *ctx, const struct res_request *r);
+	void (*itl_run)(void *ctx, const struct res_itl_run *r);
+	void (*busy)(void *ctx, const struct res_busy *b);
+	void (*session)(void *ctx, const struct res_span *s);
+	void (*task)(void *ctx, const struct res_span *t);
+};
+
+#endif

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * sim: event dispatch, request lifecycle and end-of-run invariants (see sim.h). */
+#include "sim/sim.h"
+
+#include "models/perf.h"
+#include "sim/replica.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static double model_step_ns(const void *ctx, const struct perf_batch *b)
+{
+	return perf_step_ns(ctx, b);
+}
+
+static double model_run_ns(const void *ctx, const struct perf_batch *b0, int64_t k)
+{
+	return perf_decode_run_ns(ctx, b0, k);
+}
+
+struct sim_perf sim_perf_from_model(const struct perf_model *pm)
+{
+	struct sim_perf p = {.ctx = pm, .step_ns = model_step_ns, .decode_run_ns = model_run_ns};
+	return p;
+}
+
+int sim_init(struct sim *s, const struct engine_config *cfg, int32_t n_replicas,
+	     struct sim_perf perf, struct res_sink sink, sim_done_fn done, void *done_ctx,
+	     struct diag *d)
+{
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	s->perf = perf;
+	s->sink = sink;
+	s->done = done;
+	s->done_ctx = done_ctx;
+	evq_init(&s->q);
+	if (cfg->max_num_seqs < 1 || cfg->max_num_batched_tokens < 1 || cfg->block_size < 1 ||
+	    cfg->max_model_len < 1 || n_replicas < 1)
+		return diag_set(d, DIAG_EINPUT,
+				"engine settings out of range (max_num_seqs, max_num_batched_tokens, block_size, max_model_len and replicas must be >= 1)");
+	s->replicas = calloc((size_t)n_replicas, sizeof(*s->replicas));
+	if (!s->replicas)
+		return diag_set(d, DIAG_ENOMEM, "out of memory for %d replicas", (int)n_replicas);
+	s->n_replicas = n_replicas;
+	for (int32_t i = 0; i < n_replicas; i++) {
+		int rc = replica_init(&s->replicas[i], i, cfg, d);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void sreq_destroy(struct sreq *r)
+{
+	free(r->hashes);
+	free(r->blocks);
+	free(r);
+}
+
+void sim_release(struct sim *s)
+{
+	/* Requests still in flight (an aborted run) are reachable from the
+	 * queues and the event heap; free each exactly once. */
+	for (int32_t i = 0; s->replicas && i < s->n_replicas; i++) {
+		struct replica *rep = &s->replicas[i];
+		for (int32_t j = 0; j < rep->n_running; j++)
+			sreq_destroy(rep->running[j]);
+		for (int64_t j = 0; j < rep->wq_len; j++)
+			sreq_destroy(rep->wq[(rep->wq_head + j) % rep->wq_cap]);
+		replica_release(rep);
+	}
+	struct event e;
+	while (evq_pop(&s->q, &e))
+		if (e.kind == EV_ARRIVAL)
+			sreq_destroy(e.obj);
+	evq_release(&s->q);
+	free(s->replicas);
+	for (struct sreq *r = s->free_reqs, *next; r; r = next) {
+		next = r->next_free;
+		sreq_destroy(r);
+	}
+	memset(s, 0, sizeof(*s));
+}
+
+static struct sreq *sreq_get(struct sim *s, int64_t max_blocks, int64_t n_hashes)
+{
+	struct sreq *r = s->free_reqs;
+	if (r) {
+		s->free_reqs = r->next_free;
+		uint64_t *h = realloc(r->hashes, (size_t)(n_hashes ? n_hashes : 1) * sizeof(*h));
+		int32_t *b = realloc(r->blocks, (size_t)(max_blocks ? max_blocks : 1) * sizeof(*b));
+		if (h)
+			r->hashes = h;
+		if (b)
+			r->blocks = b;
+		if (!h || !b) {
+			sreq_destroy(r);
+			return NULL;
+		}
+	} else {
+		r = calloc(1, sizeof(*r));
+		if (!r)
+			return NULL;
+		r->hashes = malloc((size_t)(n_hashes ? n_hashes : 1) * sizeof(*r->hashes));
+		r->blocks = malloc((size_t)(max_blocks ? max_blocks : 1) * sizeof(*r->blocks));
+		if (!r->hashes || !r->blocks) {
+			sreq_destroy(r);
+			return NULL;
+		}
+	}
+	uint64_t *h = r->hashes;
+	int32_t *b = r->blocks;
+	memset(r, 0, sizeof(*r));
+	r->hashes = h;
+	r->blocks = b;
+	r->max_blocks = max_blocks;
+	return r;
+}
+
+static void sreq_put(struct sim *s, struct sreq *r)
+{
+	r->next_free = s->free_reqs;
+	s->free_reqs = r;
+}
+
+int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct diag *d)
+{
+	if (t_ns < s->now_ns)
+		return diag_set(d, DIAG_EINTERNAL, "call submitted in the past (%lld < %lld ns)",
+				(long long)t_ns, (long long)s->now_ns);
+	if (c->prompt_tokens < 1 || c->output_tokens < 1 || c->n_hashes < 0)
+		return diag_set(d, DIAG_EINTERNAL, "call with %lld prompt and %lld output tokens",
+				(long long)c->prompt_tokens, (long long)c->output_tokens);
+	int64_t bs = s->cfg.block_size;
+	int64_t total = c->prompt_tokens + c->output_tokens;
+	int64_t n_hashes = c->n_hashes < total / bs ? c->n_hashes : total / bs;
+	struct sreq *r = sreq_get(s, (total + bs - 1) / bs, n_hashes);
+	if (!r)
+		return diag_set(d, DIAG_ENOMEM, "out of memory for a call of %lld tokens", (long long)total);
+	r->call = *c;
+	if (n_hashes)
+		memcpy(r->hashes, c->block_hashes, (size_t)n_hashes * sizeof(*r->hashes));
+	r->call.block_hashes = r->hashes;
+	r->call.n_hashes = n_hashes;
+	r->arrival_ns = t_ns;
+	s->live_reqs++;
+	s->stats.submitted++;
+	struct event e = {.t_ns = t_ns, .prio = PRIO_ARRIVAL, .kind = EV_ARRIVAL, .obj = r};
+	if (evq_push(&s->q, &e) != 0) {
+		sreq_destroy(r);
+		s->live_reqs--;
+		return diag_set(d, DIAG_ENOMEM, "out of memory for the event queue");
+	}
+	return 0;
+}
+
+static void report(struct sim *s, struct sreq *r, int32_t replica, enum res_status st,
+		   const char *reason)
+{
+	struct res_request rec = {
+		.session = r->call.session,
+		.task = r->call.task,
+		.seq = r->call.seq,
+		.replica = replica,
+		.status = st,
+		.reason = reason,
+		.arrival_ns = r->arrival_ns,
+		.first_token_ns = st == RES_COMPLETED ? r->first_token_ns : s->now_ns,
+		.done_ns = s->now_ns,
+		.prompt_tokens = r->call.prompt_tokens,
+		.output_tokens = r->call.output_tokens,
+		.cached_prompt_tokens = r->cached_first,
+		.computed_prefill_tokens = r->prefill_computed,
+		.inflight_miss_tokens = r->inflight_miss,
+		.preemptions = r->preemptions,
+	};
+	if (s->sink.request)
+		s->sink.request(s->sink.ctx, &rec);
+	if (s->done)
+		s->done(s->done_ctx, &rec, r->call.user);
+}
+
+void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
+{
+	/* Every KV position was obtained once per admission, by cache or by
+	 * compute; preemption threw some away.  What is left is prompt + output
+	 * minus the last token, whose KV is never computed. */
+	if (r->kv_obtained - r->kv_dropped != r->call.prompt_tokens + r->call.output_tokens - 1 &&
+	    !s->err)
+		s->err = DIAG_EINTERNAL;
+	for (int64_t j = r->n_blocks - 1; j >= 0; j--)
+		kvcache_put(&rep->kv, r->blocks[j]);
+	r->n_blocks = 0;
+	for (int64_t j = r->pend_lo; j < r->pend_hi; j++)
+		kvcache_pending_del(&rep->kv, r->hashes[j]);
+	r->state = SREQ_DONE;
+	s->stats.completed++;
+	s->live_reqs--;
+	report(s, r, rep->id, RES_COMPLETED, NULL);
+	sreq_put(s, r);
+}
+
+/* Why a call can never be served, or NULL. */
+static const char *reject_reason(const struct sim *s, const struct sreq *r)
+{
+	const struct engine_config *cfg = &s->cfg;
+	int64_t total = r->call.prompt_tokens + r->call.output_tokens;
+	if (r->call.prompt_tokens >= cfg->max_model_len)
+		return "prompt does not fit max_model_len";
+	if (total > cfg->max_model_len)
+		return "prompt + output exceed max_model_len";
+	if ((total + cfg->block_size - 1) / cfg->block_size > s->replicas[0].kv.total_blocks)
+		return "prompt + output need more KV blocks than the cache holds";
+	if (!cfg->enable_chunked_prefill && total > cfg->max_num_batched_tokens)
+		return "prompt exceeds max_num_batched_tokens with chunked prefill disabled";
+	return NULL;
+}
+
+static int on_arrival(struct sim *s, struct sreq *r)
+{
+	const char *why = reject_reason(s, r);
+	if (why) {
+		s->stats.rejected++;
+		s->live_reqs--;
+		report(s, r, -1, RES_REJECTED, why);
+		sreq_put(s, r);
+		return s->err;
+	}
+	/* One replica until routers arrive: every call goes to replica 0. */
+	return replica_enqueue(s, &s->replicas[0], r);
+}
+
+int64_t sim_next_time(const struct sim *s)
+{
+	const struct event *e = evq_peek(&s->q);
+	return e ? e->t_ns : INT64_MAX;
+}
+
+int sim_step(struct sim *s, struct diag *d)
+{
+	struct event e;
+	if (!evq_pop(&s->q, &e))
+		return 0;
+	s->now_ns = e.t_ns;
+	s->stats.events++;
+	int rc = 0;
+	switch (e.kind) {
+	case EV_ARRIVAL:
+		rc = on_arrival(s, e.obj);
+		break;
+	case EV_STEP_END:
+		rc = replica_step_end(s, e.obj, e.gen);
+		break;
+	case EV_SCHEDULE:
+		rc = replica_schedule(s, e.obj);
+		break;
+	default:
+		rc = DIAG_EINTERNAL;
+	}
+	if (rc == 0 && s->err)
+		rc = s->err;
+	s->stats.kv_evictions = 0;
+	for (int32_t i = 0; i < s->n_replicas; i++)
+		s->stats.kv_evictions += s->replicas[i].kv.evictions;
+	if (rc == DIAG_ENOMEM)
+		return diag_set(d, rc, "out of memory at t=%.6f s", (double)s->now_ns / 1e9);
+	if (rc != 0)
+		return diag_set(d, rc, "internal error in the simulator at t=%.6f s (event kind %u)",
+				(double)s->now_ns / 1e9, e.kind);
+	return 1;
+}
+
+int sim_check_end(const struct sim *s, struct diag *d)
+{
+	const struct sim_stats *st = &s->stats;
+	if (evq_len(&s->q) != 0)
+		return diag_set(d, DIAG_EINTERNAL, "invariant: %zu events still queued", evq_len(&s->q));
+	if (st->submitted != st->completed + st->rejected || s->live_reqs != 0)
+		return diag_set(d, DIAG_EINTERNAL,
+				"invariant: %lld calls submitted but %lld completed and %lld rejected",
+				(long long)st->submitted, (long long)st->completed, (long long)st->rejected);
+	if (s->tokens_scheduled != s->tokens_applied)
+		return diag_set(d, DIAG_EINTERNAL,
+				"invariant: %lld tokens scheduled but %lld credited to requests",
+				(long long)s->tokens_scheduled, (long long)s->tokens_applied);
+	for (int32_t i = 0; i < s->n_replicas; i++) {
+		const struct replica *rep = &s->replicas[i];
+		if (rep->n_running || rep->wq_len || rep->busy)
+			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d still has work", (int)i);
+		if (kvcache_used(&rep->kv) != 0)
+			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d leaked %lld KV blocks",
+					(int)i, (long long)kvcache_used(&rep->kv));
+		if (rep->kv.pending.len != 0)
+			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d has %zu pending block hashes",
+					(int)i, rep->kv.pending.len);
+		if (!kvcache_check(&rep->kv))
+			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d KV cache structure broken", (int)i);
+	}
+	return 0;
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * sim: the discrete-event simulation of a serving deployment.
+ *
+ * A struct sim owns the event queue, the replicas (one vLLM-style engine
+ * each: sim/replica.h) and the requests in flight.  The driver above it
+ * (replay/) submits calls with sim_submit and pumps events with sim_step,
+ * interleaving its own arrivals by comparing sim_next_time with the time of
+ * the next call it could read; it learns of each finished call through the
+ * done callback, which may submit further calls (closed loop).
+ *
+ * Time is int64 nanoseconds.  Events at one instant run in the order
+ * arrival < step end < schedule, so a call issued at the instant a step ends
+ * (a zero-gap follow-up, or an arrival) is seen by the next batch.
+ *
+ * All state hangs off the struct; nothing is global.  Same inputs, same
+ * event order, same results.
+ */
+#ifndef SIM_SIM_H
+#define SIM_SIM_H
+
+#include "base/diag.h"
+#include "models/perf.h"
+#include "sim/evq.h"
+#include "sim/results.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct replica;
+
+/* Engine settings with vLLM's names and meanings. */
+struct engine_config {
+	int32_t max_num_seqs;
+	int64_t max_num_batched_tokens;
+	int64_t block_size;
+	double gpu_memory_utilization;  /* used by the memory model, not here */
+	bool enable_chunked_prefill;
+	bool enable_prefix_caching;
+	int64_t kv_cache_tokens;        /* KV capacity in tokens per replica */
+	int64_t max_model_len;          /* longest prompt + output accepted */
+};
+
+/* Step-time source.  Production wires models/perf.h; tests inject their own. */
+struct sim_perf {
+	const void *ctx;
+	double (*step_ns)(const void *ctx, const struct perf_batch *b);
+	double (*decode_run_ns)(const void *ctx, const struct perf_batch *b0, int64_t k);
+};
+
+/* Adapter: a sim_perf that calls perf_step_ns/perf_decode_run_ns on pm. */
+struct sim_perf sim_perf_from_model(const struct perf_model *pm);
+
+/* One LLM call as the driver hands it in.  `block_hashes` holds the chained
+ * hashes of every full block of prompt + output (traces/prompt.h); the
+ * simulator copies what it needs before sim_submit returns. */
+struct sim_call {
+	uint64_t session;
+	uint64_t task;
+	int64_t seq;
+	int64_t prompt_tokens;
+	int64_t output_tokens;   /* >= 1 */
+	const uint64_t *block_hashes;
+	int64_t n_hashes;
+	void *user;              /* handed back in the done callback */
+};
+
+/* Called once per call when it completes or is rejected; may call sim_submit. */
+typedef void (*sim_done_fn)(void *ctx, const struct res_request *r, void *user);
+
+struct sim_stats {
+	int64_t events;          /* events dispatched */
+	int64_t steps;           /* engine steps simulated */
+	int64_t step_events;     /* step-end events (a decode run is one) */
+	int64_t submitted, completed, rejected;
+	int64_t preemptions;
+	int64_t kv_evictions;    /* cached blocks evicted for reuse */
+	int64_t truncated_runs;  /* decode runs cut short by an arrival */
+};
+
+struct sim {
+	struct engine_config cfg;
+	struct sim_perf perf;
+	struct res_sink sink;
+	sim_done_fn done;
+	void *done_ctx;
+	struct evq q;
+	int64_t now_ns;
+	struct replica *replicas;
+	int32_t n_replicas;
+	struct sim_stats stats;
+	int64_t tokens_scheduled;  /* sum of batch tokens given to the perf model */
+	int64_t tokens_applied;    /* sum of tokens credited to requests */
+	void *free_reqs;           /* pool of finished request structs */
+	int64_t live_reqs;
+	int err;                   /* first error inside a callback path */
+	bool single_step;          /* verification aid: never coalesce decode runs */
+};
+
+/* kv_blocks: blocks per replica (cfg.kv_cache_tokens / block_size). */
+int sim_init(struct sim *s, const struct engine_config *cfg, int32_t n_replicas,
+	     struct sim_perf perf, struct res_sink sink, sim_done_fn done, void *done_ctx,
+	     struct diag *d);
+void sim_release(struct sim *s);
+
+/* Issue a call at time t_ns (>= the current time). */
+int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct diag *d);
+
+/* Time of the next event, or INT64_MAX when nothing is pending. */
+int64_t sim_next_time(const struct sim *s);
+
+/* Dispatch one event: 1 if one ran, 0 if the queue was empty, or an error. */
+int sim_step(struct sim *s, struct diag *d);
+
+/* End-of-run invariants: every call completed or rejected, no request left,
+ * every KV block returned, token accounting balanced.  0 or DIAG_EINTERNAL
+ * with what broke. */
+int sim_check_end(const struct sim *s, struct diag *d);
+
+#endif

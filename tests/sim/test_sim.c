@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Tests of the event queue, the KV cache and the vLLM-style replica, driven
+ * with a linear step-time model whose answers are easy to compute by hand. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "base/hash.h"
+#include "sim/evq.h"
+#include "sim/kvcache.h"
+#include "sim/sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a linear perf model: a + b*new_tokens + c*kv_read_tokens ns ---- */
+struct lin {
+	double a, b, c;
+	int64_t max_new_tokens; /* largest batch seen (mutable test probe) */
+};
+
+static double lin_step(const void *ctx, const struct perf_batch *pb)
+{
+	struct lin *l = (struct lin *)ctx;
+	if (pb->new_tokens > l->max_new_tokens)
+		l->max_new_tokens = pb->new_tokens;
+	return l->a + l->b * (double)pb->new_tokens + l->c * (double)pb->kv_read_tokens;
+}
+
+static double lin_run(const void *ctx, const struct perf_batch *b0, int64_t k)
+{
+	const struct lin *l = ctx;
+	double kk = (double)k;
+	return kk * (l->a + l->b * (double)b0->new_tokens + l->c * (double)b0->kv_read_tokens) +
+	       l->c * (double)b0->seqs * kk * (kk - 1) / 2;
+}
+
+/* ---- a collecting sink ---- */
+#define MAXREC 4096
+struct col {
+	struct res_request rec[MAXREC];
+	int n;
+	int64_t itl_samples;
+	double itl_sum_ns;
+};
+
+static void col_req(void *ctx, const struct res_request *r)
+{
+	struct col *c = ctx;
+	assert_true(c->n < MAXREC);
+	c->rec[c->n++] = *r;
+}
+
+static void col_itl(void *ctx, const struct res_itl_run *r)
+{
+	struct col *c = ctx;
+	c->itl_samples += r->steps * r->seqs;
+	c->itl_sum_ns += r->total_ns * r->seqs;
+}
+
+static struct engine_config cfg_default(void)
+{
+	struct engine_config cfg = {
+		.max_num_seqs = 256,
+		.max_num_batched_tokens = 2048,
+		.block_size = 16,
+		.gpu_memory_utilization = 0.9,
+		.enable_chunked_prefill = true,
+		.enable_prefix_caching = true,
+		.kv_cache_tokens = 1 << 20,
+		.max_model_len = 1 << 20,
+	};
+	return cfg;
+}
+
+/* Block hashes for a prompt made of `shared` tokens of content A followed by
+ * a unique tail, plus the output; simple chained hashes per block. */
+static int64_t make_hashes(uint64_t *out, int64_t shared, int64_t total, int64_t bs, uint64_t uniq,
+			   uint64_t pfx)
+{
+	uint64_t h = 1;
+	int64_t n = total / bs;
+	for (int64_t j = 0; j < n; j++) {
+		bool in_shared = (j + 1) * bs <= shared;
+		h = hash_combine(h, in_shared ? pfx : uniq);
+		out[j] = h;
+	}
+	return n;
+}
+
+struct harness {
+	struct sim s;
+	struct lin perf;
+	struct col col;
+	struct diag d;
+};
+
+static void h_init(struct harness *h, const struct engine_config *cfg, double a, double b, double c)
+{
+	memset(h, 0, sizeof(*h));
+	h->perf.a = a;
+	h->perf.b = b;
+	h->perf.c = c;
+	diag_init(&h->d);
+	struct sim_perf p = {.ctx = &h->perf, .step_ns = lin_step, .decode_run_ns = lin_run};
+	struct res_sink sink = {.ctx = &h->col, .request = col_req, .itl_run = col_itl};
+	assert_int_equal(sim_init(&h->s, cfg, 1, p, sink, NULL, NULL, &h->d), 0);
+}
+
+static void h_submit_pfx(struct harness *h, int64_t t_ns, int64_t prompt, int64_t out, int64_t shared,
+			 uint64_t uniq, uint64_t pfx)
+{
+	const int64_t cap = 1 << 16;
+	uint64_t *hs = malloc(cap * sizeof(*hs));
+	int64_t n = make_hashes(hs, shared, prompt + out, h->s.cfg.block_size, uniq, pfx);
+	struct sim_call c = {.session = uniq, .seq = 0, .prompt_tokens = prompt, .output_tokens = out,
+			     .block_hashes = hs, .n_hashes = n};
+	assert_int_equal(sim_submit(&h->s, &c, t_ns, &h->d), 0);
+	free(hs);
+}
+
+static void h_submit(struct harness *h, int64_t t_ns, int64_t prompt, int64_t out, int64_t shared, uint64_t uniq)
+{
+	h_submit_pfx(h, t_ns, prompt, out, shared, uniq, 0xAAAA);
+}
+
+static void h_run(struct harness *h)
+{
+	int rc;
+	while ((rc = sim_step(&h->s, &h->d)) == 1)
+		;
+	assert_int_equal(rc, 0);
+	assert_int_equal(sim_check_end(&h->s, &h->d), 0);
+}
+
+/* ---- evq ---- */
+static void test_evq_order(void **state)
+{
+	(void)state;
+	struct evq q;
+	evq_init(&q);
+	struct event e = {0};
+	int64_t times[] = {50, 10, 10, 30, 10, 50, 0};
+	int32_t prios[] = {0, 2, 1, 0, 1, 0, 5};
+	for (int i = 0; i < 7; i++) {
+		e.t_ns = times[i];
+		e.prio = prios[i];
+		e.arg = i;
+		assert_int_equal(evq_push(&q, &e), 0);
+		assert_true(evq_check(&q));
+	}
+	int64_t want[] = {6, 2, 4, 1, 3, 0, 5};
+	for (int i = 0; i < 7; i++) {
+		assert_true(evq_pop(&q, &e));
+		assert_int_equal(e.arg, want[i]);
+	}
+	assert_false(evq_pop(&q, &e));
+	evq_release(&q);
+}
+
+/* ---- kvcache ---- */
+static void test_kv_lru_tail_first(void **state)
+{
+	(void)state;
+	struct kvcache kv;
+	assert_int_equal(kvcache_init(&kv, 16, 4, true), 0);
+	int32_t b[4];
+	for (int i = 0; i < 4; i++) {
+		b[i] = kvcache_alloc(&kv);
+		assert_true(b[i] >= 0);
+		assert_int_equal(kvcache_register(&kv, b[i], 100 + i), 0);
+	}
+	assert_int_equal(kvcache_alloc(&kv), -1);
+	/* free tail first, as a finished request does */
+	for (int i = 3; i >= 0; i--)
+		kvcache_put(&kv, b[i]);
+	assert_true(kvcache_check(&kv));
+	uint64_t hs[4] = {100, 101, 102, 103};
+	assert_int_equal(kvcache_match(&kv, hs, 4), 4);
+	/* one allocation evicts the tail block (hash 103), the head survives */
+	assert_true(kvcache_alloc(&kv) >= 0);
+	assert_int_equal(kvcache_match(&kv, hs, 4), 3);
+	assert_int_equal(kv.evictions, 1);
+	/* a hit takes a free cached block out of the LRU queue */
+	int32_t got = kvcache_take_cached(&kv, 100);
+	assert_int_equal(got, b[0]);
+	assert_int_equal(kvcache_available(&kv), 2);
+	/* next evictions: 102 then 101, never the block in use */
+	assert_true(kvcache_alloc(&kv) >= 0);
+	assert_int_equal(kvcache_match(&kv, hs, 4), 2);
+	assert_true(kvcache_alloc(&kv) >= 0);
+	assert_int_equal(kvcache_match(&kv, hs, 4), 1);
+	assert_int_equal(kvcache_alloc(&kv), -1);
+	assert_true(kvcache_check(&kv));
+	kvcache_release(&kv);
+}
+
+static void test_kv_no_prefix_caching(void **state)
+{
+	(void)state;
+	struct kvcache kv;
+	assert_int_equal(kvcache_init(&kv, 16, 4, false), 0);
+	int32_t b = kvcache_alloc(&kv);
+	assert_int_equal(kvcache_register(&kv, b, 7), 0);
+	kvcache_put(&kv, b);
+	uint64_t h = 7;
+	assert_int_equal(kvcache_match(&kv, &h, 1), 0);
+	kvcache_release(&kv);
+}
+
+/* ---- replica ---- */
+
+/* One request alone: TTFT is its prefill steps, then one step per token. */
+static void test_single_request_timing(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_default();
+	struct harness *h = malloc(sizeof(*h));
+	h_init(h, &cfg, 1000, 10, 0);
+	h_submit(h, 0, 1000, 100, 0, 1);
+	h_run(h);
+	assert_int_equal(h->col.n, 1);
+	struct res_request *r = &h->col.rec[0];
+	assert_int_equal(r->status, RES_COMPLETED);
+	assert_int_equal(r->first_token_ns, 1000 + 10 * 1000);
+	assert_int_equal(r->done_ns, 11000 + 99 * 1010);
+	assert_int_equal(r->computed_prefill_tokens, 1000);
+	assert_int_equal(h->col.itl_samples, 99);
+	/* the 99 decode steps went by as one event */
+	assert_true(h->s.stats.step_events <= 3);
+	assert_int_equal(h->s.stats.steps, 100);
+	sim_release(&h->s);
+	free(h);
+}
+
+/* Chunked prefill never puts more than max_num_batched_tokens in a step. */
+static void test_chunked_prefill_budget(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_default();
+	cfg.max_num_batched_tokens = 512;
+	struct harness *h = malloc(sizeof(*h));
+	h_init(h, &cfg, 1000, 1, 0);
+	h_submit(h, 0, 2000, 4, 0, 1);
+	h_submit(h, 0, 700, 4, 0, 2);
+	h_run(h);
+	assert_int_equal(h->col.n, 2);
+	assert_true(h->perf.max_new_tokens <= 512);
+	/* 2000 prompt tokens need ceil(2000/512) = 4 chunks: TTFT of 4 steps */
+	assert_int_equal(h->col.rec[0].first_token_ns, 3 * (1000 + 512) + (1000 + 464 + 48));
+	sim_release(&h->s);
+	free(h);
+
+	/* Without chunking, a prompt above the budget is rejected with a reason. */
+	cfg.enable_chunked_prefill = false;
+	h = malloc(sizeof(*h));
+	h_init(h, &cfg, 1000, 1, 0);
+	h_submit(h, 0, 2000, 4, 0, 1);
+	h_run(h);
+	assert_int_equal(h->col.rec[0].status, RES_REJECTED);
+	assert_non_null(strstr(h->col.rec[0].reason, "max_num_batched_tokens"));
+	sim_release(&h->s);
+	free(h);
+}
+
+/* A second request with the same prefix, arriving later, hits the cache
+ * across sessions; with prefix caching off it does not. */
+static void test_prefix_sharing(void **state)
+{
+	(void)state;
+	for (int on = 0; on <= 1; on++) {
+		struct engine_config cfg = cfg_default();
+		cfg.enable_prefix_caching = on;
+		struct harness *h = malloc(sizeof(*h));
+		h_init(h, &cfg, 1000, 1, 0);
+		h_submit(h, 0, 1000, 10, 800, 1);
+		h_submit(h, 1000000000, 1000, 10, 800, 2);
+		h_run(h);
+		assert_int_equal(h->col.rec[0].cached_prompt_tokens, 0);
+		assert_int_equal(h->col.rec[1].cached_prompt_tokens, on ? 800 : 0);
+		assert_int_equal(h->col.rec[1].computed_prefill_tokens, on ? 200 : 1000);
+		sim_release(&h->s);
+		free(h);
+	}
+}
+
+/* Two requests with a common prefix arriving together: the second misses
+ * only because the first is still computing it, and says so. */
+static void test_inflight_miss(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_default();
+	struct harness *h = malloc(sizeof(*h));
+	h_init(h, &cfg, 1000, 1, 0);
+	h_submit(h, 0, 1000, 10, 800, 1);
+	h_submit(h, 0, 1000, 10, 800, 2);
+	h_run(h);
+	assert_int_equal(h->col.rec[1].cached_prompt_tokens + h->col.rec[1].inflight_miss_tokens, 800);
+	assert_int_equal(h->col.rec[1].inflight_miss_tokens, 800);
+	sim_release(&h->s);
+	free(h);
+}
+
+/* With a small cache, old prefixes are evicted least recently used first,
+ * and within a freed prefix its tail goes before its head. */
+static void test_lru_eviction_across_requests(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_default();
+	cfg.kv_cache_tokens = 16 * 100; /* 100 blocks */
+	struct harness *h = malloc(sizeof(*h));
+	h_init(h, &cfg, 1000, 1, 0);
+	const int64_t sec = 1000000000;
+	/* each call: 40 blocks of a shared prefix + 1 unique block = 41 blocks */
+	h_submit_pfx(h, 0 * sec, 656, 1, 640, 1, 0x1111); /* A: prefix P1 */
+	h_submit_pfx(h, 1 * sec, 656, 1, 640, 2, 0x2222); /* B: prefix P2 */
+	h_submit_pfx(h, 2 * sec, 656, 1, 640, 3, 0x3333); /* C: P3, evicts 23 blocks:
+							      P1's tail, oldest */
+	h_submit_pfx(h, 3 * sec, 656, 1, 640, 4, 0x1111); /* D: P1 again: 18 blocks left */
+	h_submit_pfx(h, 4 * sec, 656, 1, 640, 5, 0x3333); /* E: P3, newest: all 40 */
+	h_run(h);
+	assert_int_equal(h->col.n, 5);
+	assert_int_equal(h->col.rec[2].cached_prompt_tokens, 0);
+	assert_int_equal(h->col.rec[3].cached_prompt_tokens, 18 * 16);
+	assert_int_equal(h->col.rec[4].cached_prompt_tokens, 40 * 16);
+	assert_true(h->s.stats.kv_evictions >= 23);
+	sim_release(&h->s);
+	free(h);
+}
+
+/* A KV cache far smaller than the load forces preemptions; everything still
+ * completes and the invariants hold. */
+static void test_preemption_completes(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_default();
+	cfg.kv_cache_tokens = 16 * 64; /* 1024 tokens */
+	struct harness *h = malloc(sizeof(*h));
+	h_init(h, &cfg, 1000, 1, 1);
+	for (int i = 0; i < 20; i++)
+		h_submit(h, i * 1000, 200, 300, 0, 100 + i);
+	h_run(h);
+	assert_int_equal(h->col.n, 20);
+	int64_t pre = 0;
+	for (int i = 0; i < 20; i++) {
+		assert_int_equal(h->col.rec[i].status, RES_COMPLETED);
+		pre += h->col.rec[i].preemptions;
+	}
+	assert_true(pre > 0);
+	assert_int_equal(pre, h->s.stats.preemptions);
+	sim_release(&h->s);
+	free(h);
+}
+
+static void test_reject_too_large(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_default();
+	cfg.kv_cache_tokens = 16 * 10;
+	struct harness *h = malloc(sizeof(*h));
+	h_init(h, &cfg, 1000, 1, 0);
+	h_submit(h, 0, 1000, 10, 0, 1);
+	h_submit(h, 0, 100, 10, 0, 2);
+	h_run(h);
+	assert_int_equal(h->col.n, 2);
+	assert_int_equal(h->col.rec[0].status, RES_REJECTED);
+	assert_non_null(strstr(h->col.rec[0].reason, "KV blocks"));
+	assert_int_equal(h->col.rec[1].status, RES_COMPLETED);
+	sim_release(&h->s);
+	free(h);
+}
+
+/* Coalesced decode runs give the same answers as stepping one by one. */
+static void test_runs_match_single_steps(void **state)
+{
+	(void)state;
+	struct col *res[2];
+	int64_t events[2];
+	for (int mode = 0; mode < 2; mode++) {
+		struct engine_config cfg = cfg_default();
+		cfg.kv_cache_tokens = 16 * 400;
+		cfg.max_num_seqs = 8;
+		struct harness *h = malloc(sizeof(*h));
+		h_init(h, &cfg, 5000, 3, 0.5);
+		h->s.single_step = mode == 1;
+		uint64_t x = 12345;
+		for (int i = 0; i < 200; i++) {
+			x = hash_mix64(x);
+			int64_t prompt = 50 + (int64_t)(x % 900);
+			int64_t out = 1 + (int64_t)((x >> 20) % 400);
+			int64_t shared = (x >> 40) % 2 ? 256 : 0;
+			h_submit(h, i * 2000000LL, prompt, out, shared, 1000 + i);
+		}
+		h_run(h);
+		res[mode] = malloc(sizeof(struct col));
+		*res[mode] = h->col;
+		events[mode] = h->s.stats.step_events;
+		sim_release(&h->s);
+		free(h);
+	}
+	assert_int_equal(res[0]->n, res[1]->n);
+	for (int i = 0; i < res[0]->n; i++) {
+		const struct res_request *a = &res[0]->rec[i], *b = &res[1]->rec[i];
+		assert_int_equal(a->session, b->session);
+		assert_int_equal(a->cached_prompt_tokens, b->cached_prompt_tokens);
+		assert_int_equal(a->preemptions, b->preemptions);
+		/* rounding a run's total vs each step: a few ns at most per step */
+		assert_true(llabs(a->done_ns - b->done_ns) <= 1000);
+		assert_true(llabs(a->first_token_ns - b->first_token_ns) <= 1000);
+	}
+	assert_int_equal(res[0]->itl_samples, res[1]->itl_samples);
+	assert_true(events[0] * 3 < events[1]);
+	free(res[0]);
+	free(res[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_evq_order),
+		cmocka_unit_test(test_kv_lru_tail_first),
+		cmocka_unit_test(test_kv_no_prefix_caching),
+		cmocka_unit_test(test_single_request_timing),
+		cmocka_unit_test(test_chunked_prefill_budget),
+		cmocka_unit_test(test_prefix_sharing),
+		cmocka_unit_test(test_inflight_miss),
+		cmocka_unit_test(test_lru_eviction_across_requests),
+		cmocka_unit_test(test_preemption_completes),
+		cmocka_unit_test(test_reject_too_large),
+		cmocka_unit_test(test_runs_match_single_steps),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
