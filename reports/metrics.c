@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * metrics: res_sink that aggregates a run into vllm-bench-serve style metrics
+ * (see metrics.h and docs/metrics.md).
+ *
+ * Invariants: `reasons` is sorted by strcmp on the (truncated) reason and
+ * every reason string is owned here; ttft_ms/e2el_ms hold one value per
+ * completed request and tpot_ms one per completed request with more than one
+ * output token; itl_m2_ns2 is the sum of squared deviations of all ITLs
+ * about their mean itl_sum_ns / itl_count.
+ */
+#include "reports/metrics.h"
+
+#include "base/diag.h"
+#include "base/vec.h"
+#include "reports/loghist.h"
+
+#include <assert.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct metrics {
+	struct vec ttft_ms;     /* double per completed request */
+	struct vec tpot_ms;     /* double per completed request with output > 1 */
+	struct vec e2el_ms;     /* double per completed request */
+	struct vec session_s;   /* makespan per session */
+	struct vec task_s;      /* makespan per task */
+	struct vec reasons;     /* struct metrics_reason, sorted by reason */
+
+	struct loghist itl_hist_ns;
+	int64_t itl_count;
+	double itl_sum_ns;
+	double itl_m2_ns2;
+
+	int64_t completed;
+	int64_t failed;
+	bool have_requests;
+	int64_t first_arrival_ns;
+	int64_t last_end_ns;
+
+	int64_t prompt_tokens;
+	int64_t output_tokens;
+	int64_t cached_prompt_tokens;
+	int64_t computed_prefill_tokens;
+	int64_t inflight_miss_tokens;
+	int64_t preemptions;
+
+	int64_t busy_ns;
+	int32_t max_replica;     /* -1 until a busy record arrives */
+	int32_t replicas_set;    /* 0: derive from max_replica */
+
+	double slo_ttft_ms;      /* 0: no objective */
+	double slo_tpot_ms;
+	int64_t good;            /* completed requests within every objective */
+
+	int64_t session_calls;
+	int64_t tasks_accepted;
+	int64_t tasks_accept_known;
+
+	struct diag err;         /* first error met by a sink callback */
+};
+
+struct metrics *metrics_new(void)
+{
+	struct metrics *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	vec_init(&m->ttft_ms, sizeof(double), METRICS_MAX_RECORDS);
+	vec_init(&m->tpot_ms, sizeof(double), METRICS_MAX_RECORDS);
+	vec_init(&m->e2el_ms, sizeof(double), METRICS_MAX_RECORDS);
+	vec_init(&m->session_s, sizeof(double), METRICS_MAX_RECORDS);
+	vec_init(&m->task_s, sizeof(double), METRICS_MAX_RECORDS);
+	vec_init(&m->reasons, sizeof(struct metrics_reason), METRICS_MAX_REASONS);
+	loghist_init(&m->itl_hist_ns);
+	m->max_replica = -1;
+	diag_init(&m->err);
+	return m;
+}
+
+void metrics_free(struct metrics *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->reasons.len; i++) {
+		struct metrics_reason *r = vec_at(&m->reasons, i);
+		free((char *)r->reason); /* owned: allocated in metrics_count_reason */
+	}
+	vec_release(&m->reasons);
+	vec_release(&m->ttft_ms);
+	vec_release(&m->tpot_ms);
+	vec_release(&m->e2el_ms);
+	vec_release(&m->session_s);
+	vec_release(&m->task_s);
+	loghist_release(&m->itl_hist_ns);
+	free(m);
+}
+
+void metrics_set_replicas(struct metrics *m, int32_t replicas)
+{
+	m->replicas_set = replicas > 0 ? replicas : 0;
+}
+
+void metrics_set_slo(struct metrics *m, double ttft_ms, double tpot_ms)
+{
+	m->slo_ttft_ms = ttft_ms > 0.0 ? ttft_ms : 0.0;
+	m->slo_tpot_ms = tpot_ms > 0.0 ? tpot_ms : 0.0;
+}
+
+void metrics_set_max_records(struct metrics *m, size_t max_records)
+{
+	m->ttft_ms.max_len = max_records;
+	m->tpot_ms.max_len = max_records;
+	m->e2el_ms.max_len = max_records;
+	m->session_s.max_len = max_records;
+	m->task_s.max_len = max_records;
+}
+
+static void metrics_push(struct metrics *m, struct vec *v, double x, const char *what)
+{
+	/* Checked here too: vec_push lets len pass a max_len below its first
+	 * allocation (8 elements). */
+	if (v->len >= v->max_len) {
+		diag_set(&m->err, DIAG_ENOMEM, "metrics: more than %zu %s (the limit)",
+			 v->max_len, what);
+		return;
+	}
+	double *slot = vec_push(v);
+	if (!slot) {
+		diag_set(&m->err, DIAG_ENOMEM, "metrics: out of memory after %zu %s",
+			 v->len, what);
+		return;
+	}
+	*slot = x;
+}
+
+static void metrics_count_reason(struct metrics *m, const char *reason)
+{
+	char key[METRICS_REASON_MAX_LEN + 1];
+	size_t n = strlen(reason);
+	if (n > METRICS_REASON_MAX_LEN)
+		n = METRICS_REASON_MAX_LEN;
+	memcpy(key, reason, n);
+	key[n] = '\0';
+
+	size_t lo = 0, hi = m->reasons.len;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct metrics_reason *r = vec_at(&m->reasons, mid);
+		int c = strcmp(r->reason, key);
+		if (c == 0) {
+			((struct metrics_reason *)vec_at(&m->reasons, mid))->count++;
+			return;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	char *copy = m->reasons.len < METRICS_MAX_REASONS ? malloc(n + 1) : NULL;
+	if (!copy || !vec_push(&m->reasons)) {
+		free(copy);
+		diag_set(&m->err, DIAG_ENOMEM,
+			 "metrics: cannot record rejection reason '%s' (%zu distinct reasons, limit %d)",
+			 key, m->reasons.len, METRICS_MAX_REASONS);
+		return;
+	}
+	memcpy(copy, key, n + 1);
+	struct metrics_reason *base = m->reasons.data;
+	memmove(base + lo + 1, base + lo, (m->reasons.len - 1 - lo) * sizeof(*base));
+	base[lo].reason = copy;
+	base[lo].count = 1;
+}
+
+static void metrics_on_request(void *ctx, const struct res_request *r)
+{
+	struct metrics *m = ctx;
+	int64_t end_ns;
+	if (r->status == RES_COMPLETED)
+		end_ns = r->done_ns;
+	else if (r->status == RES_REJECTED)
+		end_ns = r->done_ns > r->arrival_ns ? r->done_ns : r->arrival_ns;
+	else {
+		diag_set(&m->err, DIAG_EINPUT, "metrics: request with unknown status %d",
+			 (int)r->status);
+		return;
+	}
+	if (!m->have_requests || r->arrival_ns < m->first_arrival_ns)
+		m->first_arrival_ns = r->arrival_ns;
+	if (!m->have_requests || end_ns > m->last_end_ns)
+		m->last_end_ns = end_ns;
+	m->have_requests = true;
+
+	if (r->status == RES_REJECTED) {
+		m->failed++;
+		metrics_count_reason(m, r->reason ? r->reason : "unspecified");
+		return;
+	}
+	m->completed++;
+	m->prompt_tokens += r->prompt_tokens;
+	m->output_tokens += r->output_tokens;
+	m->cached_prompt_tokens += r->cached_prompt_tokens;
+	m->computed_prefill_tokens += r->computed_prefill_tokens;
+	m->inflight_miss_tokens += r->inflight_miss_tokens;
+	m->preemptions += r->preemptions;
+	double ttft_ms = (double)(r->first_token_ns - r->arrival_ns) / 1e6;
+	double tpot_ms = r->output_tokens > 1 ? (double)(r->done_ns - r->first_token_ns) / 1e6 /
+							(double)(r->output_tokens - 1)
+					      : 0.0;
+	if ((m->slo_ttft_ms == 0.0 || ttft_ms <= m->slo_ttft_ms) &&
+	    (m->slo_tpot_ms == 0.0 || tpot_ms <= m->slo_tpot_ms))
+		m->good++;
+	metrics_push(m, &m->ttft_ms, ttft_ms, "completed requests");
+	metrics_push(m, &m->e2el_ms, (double)(r->done_ns - r->arrival_ns) / 1e6,
+		     "completed requests");
+	if (r->output_tokens > 1)
+		metrics_push(m, &m->tpot_ms, tpot_ms, "completed requests");
+}
+
+/* A run is `seqs` copies of the arithmetic sequence first .. last of `steps`
+ * terms.  Its mean is total/steps; the squared deviations of k terms spaced
+ * b apart sum to b^2 k (k^2-1)/12, i.e. (last-first)^2 k (k+1) / (12 (k-1)).
+ * Runs are merged with the pairwise update of Chan et al., which keeps the
+ * sum of squares centred and so free of the cancellation that summing raw
+ * squares would suffer when the spread is small against the mean. */
+static void metrics_on_itl_run(void *ctx, const struct res_itl_run *r)
+{
+	struct metrics *m = ctx;
+	if (!isfinite(r->first_ns) || !isfinite(r->last_ns) || !isfinite(r->total_ns) ||
+	    r->first_ns < 0.0 || r->last_ns < 0.0 || r->total_ns < 0.0 ||
+	    r->steps < 0 || r->seqs < 0) {
+		diag_set(&m->err, DIAG_EINPUT,
+			 "metrics: malformed ITL run (first %g ns, last %g ns, total %g ns, %lld steps, %d seqs)",
+			 r->first_ns, r->last_ns, r->total_ns, (long long)r->steps, (int)r->seqs);
+		return;
+	}
+	if (r->steps == 0 || r->seqs == 0)
+		return;
+	if (r->steps > INT64_MAX / r->seqs || m->itl_count > INT64_MAX - r->steps * r->seqs) {
+		diag_set(&m->err, DIAG_ENOMEM, "metrics: inter-token latency count overflows");
+		return;
+	}
+	int64_t nb_i = r->steps * r->seqs;
+	double k = (double)r->steps;
+	double nb = (double)nb_i;
+	double mean_b = r->total_ns / k;
+	double m2_b = 0.0;
+	if (r->steps > 1) {
+		double d = r->last_ns - r->first_ns;
+		m2_b = (double)r->seqs * d * d * k * (k + 1.0) / (12.0 * (k - 1.0));
+	}
+	int rc = loghist_add(&m->itl_hist_ns, r->first_ns, r->last_ns, nb);
+	if (rc != 0) {
+		diag_set(&m->err, rc, "metrics: out of memory for the ITL histogram");
+		return;
+	}
+	if (m->itl_count == 0) {
+		m->itl_m2_ns2 = m2_b;
+	} else {
+		double na = (double)m->itl_count;
+		double delta = mean_b - m->itl_sum_ns / na;
+		m->itl_m2_ns2 += m2_b + delta * delta * (na * nb / (na + nb));
+	}
+	m->itl_sum_ns += r->total_ns * (double)r->seqs;
+	m->itl_count += nb_i;
+}
+
+static void metrics_on_busy(void *ctx, const struct res_busy *b)
+{
+	struct metrics *m = ctx;
+	if (b->replica < 0 || b->end_ns < b->start_ns) {
+		diag_set(&m->err, DIAG_EINPUT,
+			 "metrics: malformed busy record (replica %d, %lld .. %lld ns)",
+			 (int)b->replica, (long long)b->start_ns, (long long)b->end_ns);
+		return;
+	}
+	m->busy_ns += b->end_ns - b->start_ns;
+	if (b->replica > m->max_replica)
+		m->max_replica = b->replica;
+}
+
+static void metrics_on_session(void *ctx, const struct res_span *s)
+{
+	struct metrics *m = ctx;
+	m->session_calls += s->calls;
+	metrics_push(m, &m->session_s, (double)(s->end_ns - s->start_ns) / 1e9, "sessions");
+}
+
+static void metrics_on_task(void *ctx, const struct res_span *t)
+{
+	struct metrics *m = ctx;
+	if (t->accepted_known) {
+		m->tasks_accept_known++;
+		if (t->accepted)
+			m->tasks_accepted++;
+	}
+	metrics_push(m, &m->task_s, (double)(t->end_ns - t->start_ns) / 1e9, "tasks");
+}
+
+struct res_sink metrics_sink(struct metrics *m)
+{
+	struct res_sink s = {
+		.ctx = m,
+		.request = metrics_on_request,
+		.itl_run = metrics_on_itl_run,
+		.busy = metrics_on_busy,
+		.session = metrics_on_session,
+		.task = metrics_on_task,
+	};
+	return s;
+}
+
+void metrics_stats_of(double *x, size_t n, struct metrics_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		return;
+	gsl_sort(x, 1, n);
+	out->mean = gsl_stats_mean(x, 1, n);
+	/* Population deviation (divides by n), as numpy.std does by default. */
+	out->std = gsl_stats_sd_with_fixed_mean(x, 1, n, out->mean);
+	/* GSL interpolates at (n-1)*f like numpy's default "linear" method. */
+	out->median = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.50);
+	out->p90 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.90);
+	out->p95 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.95);
+	out->p99 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.99);
+}
+
+bool metrics_check(const struct metrics *m)
+{
+	/* After a recorded error the counts may run ahead of the arrays. */
+	bool exact = m->err.code == DIAG_OK;
+	if (exact && (m->ttft_ms.len != (size_t)m->completed || m->e2el_ms.len != m->ttft_ms.len ||
+		      m->tpot_ms.len > m->ttft_ms.len))
+		return false;
+	int64_t failed = 0;
+	for (size_t i = 0; i < m->reasons.len; i++) {
+		const struct metrics_reason *r = vec_at(&m->reasons, i);
+		if (r->count <= 0 || strlen(r->reason) > METRICS_REASON_MAX_LEN)
+			return false;
+		if (i > 0 && strcmp(((const struct metrics_reason *)vec_at(&m->reasons, i - 1))->reason,
+				    r->reason) >= 0)
+			return false;
+		failed += r->count;
+	}
+	if (exact && failed != m->failed)
+		return false;
+	if (!loghist_check(&m->itl_hist_ns))
+		return false;
+	return fabs(m->itl_hist_ns.total - (double)m->itl_count) <= 1e-9 * (double)m->itl_count;
+}
+
+/* Statistics of a kept array, computed on a copy so m stays untouched. */
+static void metrics_stats_copy(const struct vec *v, double *scratch, struct metrics_stats *out)
+{
+	if (v->len)
+		memcpy(scratch, v->data, v->len * sizeof(double));
+	metrics_stats_of(scratch, v->len, out);
+}
+
+int metrics_summarize(const struct metrics *m, struct metrics_summary *out, struct diag *d)
+{
+	memset(out, 0, sizeof(*out));
+	if (m->err.code != DIAG_OK)
+		return diag_set(d, m->err.code, "%s", m->err.msg);
+	assert(metrics_check(m));
+
+	size_t most = m->ttft_ms.len;
+	const struct vec *kept[] = {&m->tpot_ms, &m->e2el_ms, &m->session_s, &m->task_s};
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		if (kept[i]->len > most)
+			most = kept[i]->len;
+	double *scratch = NULL;
+	if (most) {
+		scratch = malloc(most * sizeof(double));
+		if (!scratch)
+			return diag_set(d, DIAG_ENOMEM,
+					"metrics: out of memory sorting %zu values", most);
+	}
+
+	out->completed = m->completed;
+	out->failed = m->failed;
+	out->failed_reasons = m->reasons.data;
+	out->n_failed_reasons = m->reasons.len;
+
+	int64_t duration_ns = m->have_requests ? m->last_end_ns - m->first_arrival_ns : 0;
+	out->duration_s = (double)duration_ns / 1e9;
+	if (out->duration_s > 0.0) {
+		out->request_throughput = (double)m->completed / out->duration_s;
+		out->output_throughput = (double)m->output_tokens / out->duration_s;
+		out->total_token_throughput =
+			(double)(m->prompt_tokens + m->output_tokens) / out->duration_s;
+		out->request_goodput = (double)m->good / out->duration_s;
+	}
+	out->good_requests = m->good;
+	if (m->completed + m->failed > 0)
+		out->slo_attainment = (double)m->good / (double)(m->completed + m->failed);
+
+	metrics_stats_copy(&m->ttft_ms, scratch, &out->ttft_ms);
+	metrics_stats_copy(&m->tpot_ms, scratch, &out->tpot_ms);
+	metrics_stats_copy(&m->e2el_ms, scratch, &out->e2el_ms);
+
+	out->itl_count = m->itl_count;
+	if (m->itl_count > 0) {
+		double n = (double)m->itl_count;
+		const struct loghist *h = &m->itl_hist_ns;
+		out->itl_ms.mean = m->itl_sum_ns / n / 1e6;
+		out->itl_ms.std = sqrt(m->itl_m2_ns2 / n) / 1e6;
+		out->itl_ms.median = loghist_percentile(h, 50.0) / 1e6;
+		out->itl_ms.p90 = loghist_percentile(h, 90.0) / 1e6;
+		out->itl_ms.p95 = loghist_percentile(h, 95.0) / 1e6;
+		out->itl_ms.p99 = loghist_percentile(h, 99.0) / 1e6;
+	}
+
+	out->prompt_tokens = m->prompt_tokens;
+	out->output_tokens = m->output_tokens;
+	out->cached_prompt_tokens = m->cached_prompt_tokens;
+	out->computed_prefill_tokens = m->computed_prefill_tokens;
+	out->inflight_miss_tokens = m->inflight_miss_tokens;
+	if (m->prompt_tokens > 0)
+		out->prefix_cache_hit_rate =
+			(double)m->cached_prompt_tokens / (double)m->prompt_tokens;
+	out->preemptions = m->preemptions;
+
+	out->replicas = m->replicas_set > 0 ? m->replicas_set : m->max_replica + 1;
+	if (duration_ns > 0 && out->replicas > 0)
+		out->gpu_busy_fraction =
+			(double)m->busy_ns / ((double)duration_ns * (double)out->replicas);
+
+	out->sessions = (int64_t)m->session_s.len;
+	if (out->sessions > 0)
+		out->session_calls_mean = (double)m->session_calls / (double)out->sessions;
+	metrics_stats_copy(&m->session_s, scratch, &out->session_makespan_s);
+	out->tasks = (int64_t)m->task_s.len;
+	out->tasks_accepted = m->tasks_accepted;
+	out->tasks_accept_known = m->tasks_accept_known;
+	metrics_stats_copy(&m->task_s, scratch, &out->task_makespan_s);
+
+	free(scratch);
+	return 0;
+}

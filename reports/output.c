@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * output: terminal table and JSON document of one run (see output.h).
+ *
+ * The JSON is written by hand rather than through a JSON library so that the
+ * bytes are fixed by this file alone: keys in the order below, two-space
+ * indentation, integers in decimal, and every double as the shortest of
+ * %.15g / %.16g / %.17g that reads back to the same value (non-finite values
+ * as null, -0 as 0).  docs/metrics.md lists the keys; keep the two in step.
+ */
+#include "reports/output.h"
+
+#include "base/diag.h"
+#include "base/outfile.h"
+#include "reports/metrics.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- terminal table ---------------------------------------------------- */
+
+#define TABLE_WIDTH 50
+#define TABLE_LABEL 40
+
+/* A title centred in a rule of `fill`, laid out as Python's "{:^50}". */
+static void table_rule(FILE *out, const char *title, char fill)
+{
+	size_t n = strlen(title);
+	size_t pad = n < TABLE_WIDTH ? TABLE_WIDTH - n : 0;
+	size_t left = pad / 2;
+	for (size_t i = 0; i < left; i++)
+		fputc(fill, out);
+	fputs(title, out);
+	for (size_t i = left; i < pad; i++)
+		fputc(fill, out);
+	fputc('\n', out);
+}
+
+static void table_str(FILE *out, const char *label, const char *value)
+{
+	fprintf(out, "%-*s %s\n", TABLE_LABEL, label, value ? value : "-");
+}
+
+static void table_int(FILE *out, const char *label, int64_t value)
+{
+	fprintf(out, "%-*s %" PRId64 "\n", TABLE_LABEL, label, value);
+}
+
+static void table_num(FILE *out, const char *label, double value)
+{
+	fprintf(out, "%-*s %.2f\n", TABLE_LABEL, label, value);
+}
+
+/* Mean, median and tail percentiles of one latency, as vllm bench serve
+ * prints them ("Mean TTFT (ms):"). */
+static void table_stats(FILE *out, const char *title, const char *name, const char *unit,
+			const struct metrics_stats *st)
+{
+	char label[96];
+	table_rule(out, title, '-');
+	snprintf(label, sizeof(label), "Mean %s (%s):", name, unit);
+	table_num(out, label, st->mean);
+	snprintf(label, sizeof(label), "Median %s (%s):", name, unit);
+	table_num(out, label, st->median);
+	snprintf(label, sizeof(label), "P90 %s (%s):", name, unit);
+	table_num(out, label, st->p90);
+	snprintf(label, sizeof(label), "P95 %s (%s):", name, unit);
+	table_num(out, label, st->p95);
+	snprintf(label, sizeof(label), "P99 %s (%s):", name, unit);
+	table_num(out, label, st->p99);
+}
+
+/* A rejection reason as a label, control characters shown as '?'. */
+static void table_reason(FILE *out, const struct metrics_reason *r)
+{
+	char label[METRICS_REASON_MAX_LEN + 8];
+	size_t n = 0;
+	label[n++] = ' ';
+	label[n++] = ' ';
+	for (const char *p = r->reason; *p && n < sizeof(label) - 2; p++)
+		label[n++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
+	label[n++] = ':';
+	label[n] = '\0';
+	table_int(out, label, r->count);
+}
+
+static void table_run(FILE *out, const struct report_meta *m)
+{
+	char buf[160];
+	table_rule(out, " agentcap run ", '=');
+	table_str(out, "Version:", m->version);
+	table_str(out, "Model:", m->model_id);
+	table_str(out, "Hardware:", m->hardware_id);
+	table_str(out, "Trace:", m->trace_path);
+	table_str(out, "Trace format:", m->trace_format);
+	table_str(out, "Scenario:", m->scenario_name);
+	if (m->scenario_path)
+		table_str(out, "Scenario file:", m->scenario_path);
+	table_str(out, "Weight format:", m->weight_format);
+	table_str(out, "KV cache dtype:", m->kv_dtype);
+	table_int(out, "Tensor parallel size:", m->tp);
+	table_int(out, "KV cache capacity (tokens/replica):", m->kv_capacity_tokens);
+	table_int(out, "Block size (tokens):", m->block_size);
+	table_int(out, "Max num seqs:", m->max_num_seqs);
+	table_int(out, "Max num batched tokens:", m->max_num_batched_tokens);
+	table_str(out, "Prefix caching:", m->prefix_caching ? "on" : "off");
+	table_str(out, "Chunked prefill:", m->chunked_prefill ? "on" : "off");
+	snprintf(buf, sizeof(buf), "%" PRIu64, m->seed);
+	table_str(out, "Seed:", buf);
+	if (m->slo_ttft_ms > 0.0)
+		table_num(out, "SLO TTFT (ms):", m->slo_ttft_ms);
+	if (m->slo_tpot_ms > 0.0)
+		table_num(out, "SLO TPOT (ms):", m->slo_tpot_ms);
+	table_int(out, "Skipped bad trace lines:", m->skipped_bad_lines);
+	table_int(out, "Events processed:", m->events_processed);
+	table_int(out, "Engine steps:", m->engine_steps);
+}
+
+void report_table(FILE *out, const struct report_meta *meta, const struct metrics_summary *s)
+{
+	table_run(out, meta);
+
+	table_rule(out, " Serving Benchmark Result ", '=');
+	table_int(out, "Successful requests:", s->completed);
+	table_int(out, "Failed requests:", s->failed);
+	for (size_t i = 0; i < s->n_failed_reasons; i++)
+		table_reason(out, &s->failed_reasons[i]);
+	table_num(out, "Benchmark duration (s):", s->duration_s);
+	table_int(out, "Total input tokens:", s->prompt_tokens);
+	table_int(out, "Total generated tokens:", s->output_tokens);
+	table_num(out, "Request throughput (req/s):", s->request_throughput);
+	table_num(out, "Output token throughput (tok/s):", s->output_throughput);
+	table_num(out, "Total Token throughput (tok/s):", s->total_token_throughput);
+	if (meta->slo_ttft_ms > 0.0 || meta->slo_tpot_ms > 0.0) {
+		table_num(out, "Request goodput (req/s):", s->request_goodput);
+		table_num(out, "SLO attainment (%):", 100.0 * s->slo_attainment);
+	}
+
+	table_stats(out, "Time to First Token", "TTFT", "ms", &s->ttft_ms);
+	table_stats(out, "Time per Output Token (excl. 1st token)", "TPOT", "ms", &s->tpot_ms);
+	table_stats(out, "Inter-token Latency", "ITL", "ms", &s->itl_ms);
+	table_stats(out, "End-to-end Latency", "E2EL", "ms", &s->e2el_ms);
+
+	table_rule(out, "Prefix Cache", '-');
+	table_int(out, "Cached prompt tokens:", s->cached_prompt_tokens);
+	table_num(out, "Prefix cache hit rate (%):", 100.0 * s->prefix_cache_hit_rate);
+	table_int(out, "Prefill tokens computed:", s->computed_prefill_tokens);
+	table_int(out, "In-flight miss tokens:", s->inflight_miss_tokens);
+	table_int(out, "Preemptions:", s->preemptions);
+	table_int(out, "KV blocks evicted:", meta->kv_evicted_blocks);
+
+	table_rule(out, "Utilisation", '-');
+	table_int(out, "Replicas:", s->replicas);
+	table_num(out, "GPU busy (%):", 100.0 * s->gpu_busy_fraction);
+
+	if (s->sessions > 0) {
+		table_rule(out, "Sessions", '-');
+		table_int(out, "Sessions:", s->sessions);
+		table_num(out, "Calls per session (mean):", s->session_calls_mean);
+		table_stats(out, "Session Makespan", "session makespan", "s", &s->session_makespan_s);
+	}
+	if (s->tasks > 0) {
+		table_rule(out, "Tasks", '-');
+		table_int(out, "Tasks:", s->tasks);
+		table_int(out, "Tasks with known outcome:", s->tasks_accept_known);
+		table_int(out, "Tasks accepted:", s->tasks_accepted);
+		table_stats(out, "Task Makespan", "task makespan", "s", &s->task_makespan_s);
+	}
+	table_rule(out, "", '=');
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+#define JSON_MAX_DEPTH 4
+
+struct json {
+	FILE *fp;
+	int depth;
+	int first[JSON_MAX_DEPTH]; /* no member written yet at this depth */
+};
+
+static void json_string(FILE *fp, const char *s)
+{
+	if (!s) {
+		fputs("null", fp);
+		return;
+	}
+	fputc('"', fp);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", fp); break;
+		case '\\': fputs("\\\\", fp); break;
+		case '\n': fputs("\\n", fp); break;
+		case '\r': fputs("\\r", fp); break;
+		case '\t': fputs("\\t", fp); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(fp, "\\u%04x", *p);
+			else
+				fputc(*p, fp);
+		}
+	}
+	fputc('"', fp);
+}
+
+static void json_key(struct json *j, const char *key)
+{
+	fputs(j->first[j->depth] ? "\n" : ",\n", j->fp);
+	j->first[j->depth] = 0;
+	for (int i = 0; i < j->depth; i++)
+		fputs("  ", j->fp);
+	json_string(j->fp, key);
+	fputs(": ", j->fp);
+}
+
+static void json_open(struct json *j)
+{
+	fputc('{', j->fp);
+	j->depth++;
+	j->first[j->depth] = 1;
+}
+
+static void json_close(struct json *j)
+{
+	int empty = j->first[j->depth];
+	j->depth--;
+	if (!empty) {
+		fputc('\n', j->fp);
+		for (int i = 0; i < j->depth; i++)
+			fputs("  ", j->fp);
+	}
+	fputc('}', j->fp);
+}
+
+static void json_int(struct json *j, const char *key, int64_t v)
+{
+	json_key(j, key);
+	fprintf(j->fp, "%" PRId64, v);
+}
+
+static void json_uint(struct json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	fprintf(j->fp, "%" PRIu64, v);
+}
+
+static void json_bool(struct json *j, const char *key, int v)
+{
+	json_key(j, key);
+	fputs(v ? "true" : "false", j->fp);
+}
+
+static void json_str(struct json *j, const char *key, const char *v)
+{
+	json_key(j, key);
+	json_string(j->fp, v);
+}
+
+static void json_num(struct json *j, const char *key, double v)
+{
+	char buf[40];
+	json_key(j, key);
+	if (!isfinite(v)) {
+		fputs("null", j->fp);
+		return;
+	}
+	if (v == 0.0) {
+		fputs("0", j->fp);
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fputs(buf, j->fp);
+}
+
+/* A positive SLO, or null when there is none. */
+static void json_slo(struct json *j, const char *key, double v)
+{
+	if (v > 0.0) {
+		json_num(j, key, v);
+	} else {
+		json_key(j, key);
+		fputs("null", j->fp);
+	}
+}
+
+static void json_stats(struct json *j, const char *name, const struct metrics_stats *st)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "mean_%s_ms", name);
+	json_num(j, key, st->mean);
+	snprintf(key, sizeof(key), "median_%s_ms", name);
+	json_num(j, key, st->median);
+	snprintf(key, sizeof(key), "std_%s_ms", name);
+	json_num(j, key, st->std);
+	snprintf(key, sizeof(key), "p90_%s_ms", name);
+	json_num(j, key, st->p90);
+	snprintf(key, sizeof(key), "p95_%s_ms", name);
+	json_num(j, key, st->p95);
+	snprintf(key, sizeof(key), "p99_%s_ms", name);
+	json_num(j, key, st->p99);
+}
+
+static void json_makespan(struct json *j, const char *prefix, const struct metrics_stats *st)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "%s_makespan_s_mean", prefix);
+	json_num(j, key, st->mean);
+	snprintf(key, sizeof(key), "%s_makespan_s_median", prefix);
+	json_num(j, key, st->median);
+	snprintf(key, sizeof(key), "%s_makespan_s_p90", prefix);
+	json_num(j, key, st->p90);
+	snprintf(key, sizeof(key), "%s_makespan_s_p95", prefix);
+	json_num(j, key, st->p95);
+	snprintf(key, sizeof(key), "%s_makespan_s_p99", prefix);
+	json_num(j, key, st->p99);
+}
+
+static void json_run(struct json *j, const struct report_meta *m)
+{
+	json_key(j, "run");
+	json_open(j);
+	json_str(j, "agentcap_version", m->version);
+	json_str(j, "trace_path", m->trace_path);
+	json_str(j, "trace_format", m->trace_format);
+	json_str(j, "scenario_name", m->scenario_name);
+	json_str(j, "scenario_path", m->scenario_path);
+	json_str(j, "model_id", m->model_id);
+	json_str(j, "hardware_id", m->hardware_id);
+	json_str(j, "weight_format", m->weight_format);
+	json_str(j, "kv_cache_dtype", m->kv_dtype);
+	json_int(j, "tensor_parallel_size", m->tp);
+	json_uint(j, "seed", m->seed);
+	json_int(j, "kv_capacity_tokens", m->kv_capacity_tokens);
+	json_int(j, "block_size", m->block_size);
+	json_int(j, "max_num_seqs", m->max_num_seqs);
+	json_int(j, "max_num_batched_tokens", m->max_num_batched_tokens);
+	json_bool(j, "enable_prefix_caching", m->prefix_caching);
+	json_bool(j, "enable_chunked_prefill", m->chunked_prefill);
+	json_int(j, "skipped_bad_lines", m->skipped_bad_lines);
+	json_int(j, "events_processed", m->events_processed);
+	json_int(j, "engine_steps", m->engine_steps);
+	json_slo(j, "slo_ttft_ms", m->slo_ttft_ms);
+	json_slo(j, "slo_tpot_ms", m->slo_tpot_ms);
+	json_close(j);
+}
+
+static void json_document(FILE *fp, const struct report_meta *m, const struct metrics_summary *s)
+{
+	struct json j = {.fp = fp, .depth = 0};
+	j.first[0] = 1;
+	json_open(&j);
+	json_int(&j, "schema_version", REPORT_SCHEMA_VERSION);
+	json_run(&j, m);
+
+	json_int(&j, "completed", s->completed);
+	json_int(&j, "failed", s->failed);
+	json_key(&j, "failed_reasons");
+	json_open(&j);
+	for (size_t i = 0; i < s->n_failed_reasons; i++)
+		json_int(&j, s->failed_reasons[i].reason, s->failed_reasons[i].count);
+	json_close(&j);
+	json_num(&j, "duration_s", s->duration_s);
+	json_num(&j, "request_throughput", s->request_throughput);
+	json_num(&j, "output_throughput", s->output_throughput);
+	json_num(&j, "total_token_throughput", s->total_token_throughput);
+	json_int(&j, "good_requests", s->good_requests);
+	json_num(&j, "request_goodput", s->request_goodput);
+	json_num(&j, "slo_attainment", s->slo_attainment);
+
+	json_stats(&j, "ttft", &s->ttft_ms);
+	json_stats(&j, "tpot", &s->tpot_ms);
+	json_stats(&j, "itl", &s->itl_ms);
+	json_stats(&j, "e2el", &s->e2el_ms);
+
+	json_int(&j, "prompt_tokens", s->prompt_tokens);
+	json_int(&j, "output_tokens", s->output_tokens);
+	json_int(&j, "cached_prompt_tokens", s->cached_prompt_tokens);
+	json_int(&j, "computed_prefill_tokens", s->computed_prefill_tokens);
+	json_int(&j, "inflight_miss_tokens", s->inflight_miss_tokens);
+	json_num(&j, "prefix_cache_hit_rate", s->prefix_cache_hit_rate);
+	json_int(&j, "preemptions", s->preemptions);
+	json_int(&j, "kv_evicted_blocks", m->kv_evicted_blocks);
+	json_int(&j, "replicas", s->replicas);
+	json_num(&j, "gpu_busy_fraction", s->gpu_busy_fraction);
+
+	json_int(&j, "sessions", s->sessions);
+	json_num(&j, "session_calls_mean", s->session_calls_mean);
+	json_makespan(&j, "session", &s->session_makespan_s);
+	json_int(&j, "tasks", s->tasks);
+	json_int(&j, "tasks_accepted", s->tasks_accepted);
+	json_int(&j, "tasks_accept_known", s->tasks_accept_known);
+	json_makespan(&j, "task", &s->task_makespan_s);
+	json_close(&j);
+	fputc('\n', fp);
+}
+
+int report_json_write(const char *path, const struct report_meta *meta,
+		      const struct metrics_summary *s, struct diag *d)
+{
+	struct outfile of;
+	int rc = outfile_open(&of, path, d);
+	if (rc != 0)
+		return rc;
+	json_document(of.fp, meta, s);
+	return outfile_commit(&of, d);
+}

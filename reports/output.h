@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * output: render a run's metrics as a terminal table or as a JSON document.
+ *
+ * The caller fills a struct report_meta describing the run (what was
+ * simulated, with which settings) and hands it with a metrics_summary.  The
+ * table mirrors the layout of `vllm bench serve`; the JSON object follows
+ * docs/metrics.md (schema_version 1): a fixed key order and a fixed number
+ * format, so the same inputs give the same bytes.  Nothing here chooses a
+ * stream: the table goes to the FILE* given, the JSON to a path ("-" for
+ * standard output).
+ */
+#ifndef REPORTS_OUTPUT_H
+#define REPORTS_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct diag;
+struct metrics_summary;
+
+#define REPORT_SCHEMA_VERSION 1
+
+/* Describes the run; strings are borrowed for the call and may be NULL
+ * (written as null in JSON, "-" in the table). */
+struct report_meta {
+	const char *version;          /* agentcap version string */
+	const char *trace_path;
+	const char *trace_format;     /* e.g. "agentcap-trace", "mooncake" */
+	const char *scenario_name;
+	const char *scenario_path;
+	const char *model_id;
+	const char *hardware_id;
+	const char *weight_format;    /* e.g. "bf16", "fp8", "int4-awq" */
+	const char *kv_dtype;
+	int32_t tp;
+	uint64_t seed;
+	int64_t kv_capacity_tokens;   /* per replica */
+	int32_t block_size;           /* tokens per KV block */
+	int32_t max_num_seqs;
+	int64_t max_num_batched_tokens;
+	bool prefix_caching;
+	bool chunked_prefill;
+	int64_t skipped_bad_lines;
+	int64_t events_processed;
+	int64_t engine_steps;          /* engine steps simulated (decode runs count each step) */
+	int64_t kv_evicted_blocks;     /* cached KV blocks evicted to make room */
+	double slo_ttft_ms;           /* 0 = no SLO */
+	double slo_tpot_ms;           /* 0 = no SLO */
+};
+
+/* Human-readable table; write errors are left for the caller to see with
+ * ferror(out). */
+void report_table(FILE *out, const struct report_meta *meta, const struct metrics_summary *s);
+
+/* Write the JSON document to path atomically (temporary file + rename; "-"
+ * writes to standard output).  Returns 0 or DIAG_EIO / DIAG_ENOMEM with the
+ * reason in d; on failure no file and no temporary file is left at path. */
+int report_json_write(const char *path, const struct report_meta *meta,
+		      const struct metrics_summary *s, struct diag *d);
+
+#endif
