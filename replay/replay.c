@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * replay: closed-loop session driver over a streaming trace (see replay.h). */
+#include "replay/replay.h"
+
+#include "base/vec.h"
+#include "traces/prompt.h"
+#include "traces/trace.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rsess {
+	struct trace_session *ts;
+	size_t next;            /* index of the call to issue next */
+	bool open_loop;
+	struct tchain chain;    /* block hashes of the context so far */
+	struct vec hashes;      /* uint64_t per full block of prompt + output */
+	int64_t start_ns;
+	/* the task in progress */
+	uint64_t task;
+	int64_t task_start_ns;
+	int32_t task_calls;
+	int32_t calls_done;
+	struct rsess *prev, *next_live; /* every live session, for cleanup */
+};
+
+struct replay {
+	struct sim sim;
+	struct res_sink sink;
+	struct replay_stats *st;
+	int64_t block_size;
+	int64_t in_flight;
+	struct rsess *live;
+	int err;
+	struct diag *d;
+};
+
+static int64_t sec_to_ns(double s)
+{
+	return (int64_t)llround(s * 1e9);
+}
+
+static void rsess_free(struct replay *rp, struct rsess *rs)
+{
+	if (!rs)
+		return;
+	if (rs->prev)
+		rs->prev->next_live = rs->next_live;
+	else
+		rp->live = rs->next_live;
+	if (rs->next_live)
+		rs->next_live->prev = rs->prev;
+	vec_release(&rs->hashes);
+	trace_session_free(rs->ts);
+	free(rs);
+}
+
+/* Issue call rs->next at time t_ns: extend the block-hash chain by its prompt
+ * (restarting it unless the call extends the previous one), then by its
+ * output, and hand it to the simulator. */
+static int issue(struct replay *rp, struct rsess *rs, int64_t t_ns)
+{
+	const struct trace_call *c = &rs->ts->calls[rs->next];
+	if (!c->extends_prev) {
+		tchain_init(&rs->chain, rp->block_size);
+		vec_clear(&rs->hashes);
+	}
+	for (size_t i = 0; i < c->n_segs; i++)
+		if (tchain_feed(&rs->chain, c->segs[i].content, c->segs[i].tokens, &rs->hashes) != 0)
+			return diag_set(rp->d, DIAG_ENOMEM, "out of memory for block hashes");
+	if (rs->chain.tokens != c->prompt_tokens)
+		return diag_set(rp->d, DIAG_EINTERNAL,
+				"session at line %ld call %lld: %lld prompt tokens but segments add to %lld",
+				rs->ts->line, (long long)c->seq, (long long)c->prompt_tokens,
+				(long long)rs->chain.tokens);
+	if (tchain_feed(&rs->chain, trace_output_content(rs->ts->id, c->seq), c->output_tokens,
+			&rs->hashes) != 0)
+		return diag_set(rp->d, DIAG_ENOMEM, "out of memory for block hashes");
+	if (c->task != rs->task || rs->task_calls == 0) {
+		rs->task = c->task;
+		rs->task_start_ns = t_ns;
+		rs->task_calls = 0;
+	}
+	rs->task_calls++;
+	struct sim_call sc = {
+		.session = rs->open_loop ? 0 : rs->ts->id,
+		.task = c->task,
+		.seq = c->seq,
+		.prompt_tokens = c->prompt_tokens,
+		.output_tokens = c->output_tokens,
+		.block_hashes = rs->hashes.data,
+		.n_hashes = (int64_t)rs->hashes.len,
+		.user = rs,
+	};
+	rs->next++;
+	return sim_submit(&rp->sim, &sc, t_ns, rp->d);
+}
+
+static void span_out(struct replay *rp, void (*fn)(void *, const struct res_span *), uint64_t id,
+		     int64_t start, int64_t end, int32_t calls, enum trace_accept acc)
+{
+	if (!fn)
+		return;
+	struct res_span sp = {.id = id, .start_ns = start, .end_ns = end, .calls = calls,
+			      .accepted_known = acc != TRACE_ACCEPT_UNKNOWN,
+			      .accepted = acc == TRACE_ACCEPT_TRUE};
+	fn(rp->sink.ctx, &sp);
+}
+
+/* The simulator finished (or rejected) call rs->next - 1 of a session. */
+static void on_done(void *ctx, const struct res_request *r, void *user)
+{
+	struct replay *rp = ctx;
+	struct rsess *rs = user;
+	const struct trace_session *ts = rs->ts;
+	const struct trace_call *c = &ts->calls[rs->next - 1];
+	rs->calls_done++;
+	bool last_of_task = rs->next == ts->n_calls || ts->calls[rs->next].task != c->task;
+	bool ok = r->status == RES_COMPLETED;
+	if (!rs->open_loop && (last_of_task || !ok))
+		span_out(rp, rp->sink.task, c->task, rs->task_start_ns, r->done_ns, rs->task_calls,
+			 ok ? c->accepted : TRACE_ACCEPT_FALSE);
+	if (ok && rs->next < ts->n_calls) {
+		const struct trace_call *n = &ts->calls[rs->next];
+		int rc = issue(rp, rs, r->done_ns + sec_to_ns(n->gap_s));
+		if (rc != 0 && !rp->err)
+			rp->err = rc;
+		return;
+	}
+	/* The session ends: all calls done, or one was rejected and the agent
+	 * cannot continue; report what was never issued. */
+	for (size_t i = rs->next; i < ts->n_calls; i++) {
+		const struct trace_call *rest = &ts->calls[i];
+		struct res_request rej = {
+			.session = ts->id, .task = rest->task, .seq = rest->seq, .replica = -1,
+			.status = RES_REJECTED,
+			.reason = "session abandoned after an earlier call was rejected",
+			.arrival_ns = r->done_ns, .first_token_ns = r->done_ns, .done_ns = r->done_ns,
+			.prompt_tokens = rest->prompt_tokens, .output_tokens = rest->output_tokens,
+		};
+		if (rp->sink.request)
+			rp->sink.request(rp->sink.ctx, &rej);
+		rp->st->abandoned_calls++;
+	}
+	if (!rs->open_loop)
+		span_out(rp, rp->sink.session, ts->id, rs->start_ns, r->done_ns,
+			 rs->calls_done, TRACE_ACCEPT_UNKNOWN);
+	rp->in_flight--;
+	rsess_free(rp, rs);
+}
+
+static int start_session(struct replay *rp, struct trace_session *ts)
+{
+	struct rsess *rs = calloc(1, sizeof(*rs));
+	if (!rs) {
+		trace_session_free(ts);
+		return diag_set(rp->d, DIAG_ENOMEM, "out of memory for a session");
+	}
+	rs->ts = ts;
+	rs->next_live = rp->live;
+	if (rp->live)
+		rp->live->prev = rs;
+	rp->live = rs;
+	rs->open_loop = ts->open_loop;
+	vec_init(&rs->hashes, sizeof(uint64_t), VEC_NO_LIMIT);
+	rs->start_ns = sec_to_ns(ts->t_s);
+	rp->st->sessions++;
+	rp->st->calls += (int64_t)ts->n_calls;
+	if (++rp->in_flight > rp->st->peak_sessions_in_flight)
+		rp->st->peak_sessions_in_flight = rp->in_flight;
+	return issue(rp, rs, rs->start_ns);
+}
+
+int replay_run(const struct replay_opts *o, const struct engine_config *cfg, struct sim_perf perf,
+	       struct res_sink sink, struct replay_stats *st, struct diag *d)
+{
+	memset(st, 0, sizeof(*st));
+	struct trace_reader *tr = NULL;
+	int rc = trace_reader_open(&tr, o->trace_path, o->format, d);
+	if (rc != 0)
+		return rc;
+	trace_reader_set_skip_bad(tr, o->skip_bad);
+	snprintf(st->trace_format, sizeof(st->trace_format), "%s",
+		 trace_reader_format(tr) == TRACE_FMT_MOONCAKE ? "mooncake" : "agentcap-trace v1");
+	st->gzip = trace_reader_gzip(tr);
+
+	struct replay *rp = calloc(1, sizeof(*rp));
+	if (!rp) {
+		trace_reader_free(tr);
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	}
+	rp->sink = sink;
+	rp->st = st;
+	rp->d = d;
+	rp->block_size = cfg->block_size;
+	rc = sim_init(&rp->sim, cfg, 1, perf, sink, on_done, rp, d);
+	rp->sim.single_step = o->single_step;
+
+	struct trace_session *next = NULL;
+	if (rc == 0)
+		rc = trace_reader_next(tr, &next, d);
+	if (rc > 0)
+		rc = 0;
+	while (rc == 0) {
+		int64_t t_sess = next ? sec_to_ns(next->t_s) : INT64_MAX;
+		int64_t t_ev = sim_next_time(&rp->sim);
+		if (next && t_sess < rp->sim.now_ns)
+			t_sess = rp->sim.now_ns; /* cannot happen for sorted input */
+		if (next && t_sess <= t_ev) {
+			struct trace_session *ts = next;
+			next = NULL;
+			rc = start_session(rp, ts);
+			if (rc == 0) {
+				rc = trace_reader_next(tr, &next, d);
+				rc = rc > 0 ? 0 : rc;
+			}
+			continue;
+		}
+		if (t_ev == INT64_MAX)
+			break;
+		int got = sim_step(&rp->sim, d);
+		if (got < 0)
+			rc = got;
+		else if (rp->err)
+			rc = rp->err;
+	}
+	st->skipped_lines = trace_reader_skipped(tr);
+	st->sim = rp->sim.stats;
+	if (rc == 0)
+		rc = sim_check_end(&rp->sim, d);
+	if (rc == 0 && rp->in_flight != 0)
+		rc = diag_set(d, DIAG_EINTERNAL, "invariant: %lld sessions never finished",
+			      (long long)rp->in_flight);
+	trace_session_free(next);
+	sim_release(&rp->sim);
+	while (rp->live) /* only after an error */
+		rsess_free(rp, rp->live);
+	free(rp);
+	trace_reader_free(tr);
+	return rc;
+}

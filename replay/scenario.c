@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * scenario: schema-checked JSON scenario with dotted-key overrides. */
+#include "replay/scenario.h"
+
+#include "base/diag.h"
+
+#include <cjson/cJSON.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_OBJ, K_TEXT };
+
+struct key {
+	const char *path;   /* dotted */
+	enum kind kind;
+	size_t off;         /* into struct scenario */
+	double lo, hi;      /* range for numbers */
+	const char *help;
+};
+
+#define OFF(f) offsetof(struct scenario, f)
+static const struct key KEYS[] = {
+	{"name", K_STR, OFF(name), 0, 0, "a short name for reports"},
+	{"description", K_TEXT, 0, 0, 0, "free text"},
+	{"model", K_STR, OFF(model), 0, 0, "a model id from `agentcap catalog`"},
+	{"hardware", K_STR, OFF(hardware), 0, 0, "a hardware id from `agentcap catalog`"},
+	{"weight_format", K_STR, OFF(weight_format), 0, 0, "a weight format id, e.g. bf16, fp8"},
+	{"kv_cache_dtype", K_STR, OFF(kv_cache_dtype), 0, 0, "KV cache dtype, e.g. bf16, fp8"},
+	{"tensor_parallel_size", K_INT, OFF(tensor_parallel_size), 1, 64, "GPUs per replica"},
+	{"replicas", K_INT, OFF(replicas), 1, 1, "engine instances (1 until routers land)"},
+	{"engine", K_OBJ, 0, 0, 0, "engine settings"},
+	{"engine.max_num_seqs", K_INT, OFF(engine.max_num_seqs), 1, 1 << 20, "sequences per batch"},
+	{"engine.max_num_batched_tokens", K_INT64, OFF(engine.max_num_batched_tokens), 1, 1 << 24,
+	 "tokens per step"},
+	{"engine.block_size", K_INT64, OFF(engine.block_size), 1, 4096, "tokens per KV block"},
+	{"engine.gpu_memory_utilization", K_NUM, OFF(engine.gpu_memory_utilization), 0.01, 1.0,
+	 "fraction of GPU memory the engine may use"},
+	{"engine.enable_chunked_prefill", K_BOOL, OFF(engine.enable_chunked_prefill), 0, 0, "true or false"},
+	{"engine.enable_prefix_caching", K_BOOL, OFF(engine.enable_prefix_caching), 0, 0, "true or false"},
+	{"engine.kv_cache_tokens", K_INT64_OPT, OFF(engine.kv_cache_tokens), 1, 1e15,
+	 "KV capacity in tokens, overriding the memory model (null = computed)"},
+	{"engine.max_model_len", K_INT64_OPT, OFF(engine.max_model_len), 1, 1e9,
+	 "longest prompt + output (null = the model's context length)"},
+	{"slo", K_OBJ, 0, 0, 0, "latency objectives"},
+	{"slo.ttft_ms", K_NUM, OFF(slo_ttft_ms), 0, 1e12, "time to first token objective, ms (0 = none)"},
+	{"slo.tpot_ms", K_NUM, OFF(slo_tpot_ms), 0, 1e12, "time per output token objective, ms (0 = none)"},
+};
+#undef OFF
+#define N_KEYS (sizeof(KEYS) / sizeof(KEYS[0]))
+
+static const struct key *key_find(const char *path)
+{
+	for (size_t i = 0; i < N_KEYS; i++)
+		if (strcmp(KEYS[i].path, path) == 0)
+			return &KEYS[i];
+	return NULL;
+}
+
+/* "one of: a, b, c" for the children of `prefix` ("" = top level). */
+static void key_children(const char *prefix, char *out, size_t cap)
+{
+	size_t plen = strlen(prefix), n = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < N_KEYS; i++) {
+		const char *p = KEYS[i].path;
+		if (plen && (strncmp(p, prefix, plen) != 0 || p[plen] != '.'))
+			continue;
+		const char *rest = plen ? p + plen + 1 : p;
+		if (strchr(rest, '.'))
+			continue;
+		int w = snprintf(out + n, cap - n, "%s%s", n ? ", " : "", rest);
+		if (w < 0 || (size_t)w >= cap - n)
+			break;
+		n += (size_t)w;
+	}
+}
+
+static const char *kind_expect(const struct key *k, char *buf, size_t cap)
+{
+	switch (k->kind) {
+	case K_STR:
+	case K_TEXT:
+		return "a string";
+	case K_BOOL:
+		return "true or false";
+	case K_OBJ:
+		return "an object";
+	case K_INT:
+	case K_INT64:
+		snprintf(buf, cap, "an integer in [%.15g, %.15g]", k->lo, k->hi);
+		return buf;
+	case K_INT64_OPT:
+	case K_INT_OPT:
+		snprintf(buf, cap, "an integer in [%.15g, %.15g] or null", k->lo, k->hi);
+		return buf;
+	case K_NUM:
+		snprintf(buf, cap, "a number in [%.15g, %.15g]", k->lo, k->hi);
+		return buf;
+	}
+	return "?";
+}
+
+/* Store one value; `where` names the file or the --set argument. */
+static int key_store(struct scenario *sc, const struct key *k, const cJSON *v, const char *where,
+		     struct diag *d)
+{
+	char buf[128];
+	char *field = (char *)sc + k->off;
+	bool ok = false;
+	switch (k->kind) {
+	case K_TEXT:
+		ok = cJSON_IsString(v);
+		break;
+	case K_OBJ:
+		ok = cJSON_IsObject(v);
+		break;
+	case K_STR:
+		ok = cJSON_IsString(v) && strlen(v->valuestring) > 0 &&
+		     strlen(v->valuestring) < SCENARIO_STR_MAX;
+		if (ok)
+			snprintf(field, SCENARIO_STR_MAX, "%s", v->valuestring);
+		break;
+	case K_BOOL:
+		ok = cJSON_IsBool(v);
+		if (ok)
+			*(bool *)field = cJSON_IsTrue(v);
+		break;
+	case K_INT_OPT:
+	case K_INT64_OPT:
+		if (cJSON_IsNull(v)) {
+			if (k->kind == K_INT_OPT)
+				*(int32_t *)field = 0;
+			else
+				*(int64_t *)field = 0;
+			ok = true;
+			break;
+		}
+		/* fall through */
+	case K_INT:
+	case K_INT64:
+		ok = cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) &&
+		     v->valuedouble >= k->lo && v->valuedouble <= k->hi;
+		if (ok && (k->kind == K_INT || k->kind == K_INT_OPT))
+			*(int32_t *)field = (int32_t)v->valuedouble;
+		else if (ok)
+			*(int64_t *)field = (int64_t)v->valuedouble;
+		break;
+	case K_NUM:
+		ok = cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= k->lo &&
+		     v->valuedouble <= k->hi;
+		if (ok)
+			*(double *)field = v->valuedouble;
+		break;
+	}
+	if (!ok)
+		return diag_set(d, DIAG_EINPUT, "%s: %s: expected %s", where, k->path,
+				kind_expect(k, buf, sizeof(buf)));
+	return 0;
+}
+
+/* Walk a parsed object, storing every known key and rejecting unknown ones. */
+static int walk(struct scenario *sc, const cJSON *obj, const char *prefix, const char *where,
+		struct diag *d)
+{
+	for (const cJSON *c = obj->child; c; c = c->next) {
+		char path[256];
+		snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", c->string);
+		const struct key *k = key_find(path);
+		if (!k) {
+			char kids[1024];
+			key_children(prefix, kids, sizeof(kids));
+			return diag_set(d, DIAG_EINPUT, "%s: %s: unknown key (expected one of: %s)", where,
+					path, kids);
+		}
+		int rc = key_store(sc, k, c, where, d);
+		if (rc != 0)
+			return rc;
+		if (k->kind == K_OBJ && (rc = walk(sc, c, path, where, d)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void line_col(const char *text, const char *at, long *line, long *col)
+{
+	*line = 1;
+	*col = 1;
+	for (const char *p = text; p < at && *p; p++) {
+		if (*p == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+static int parse_text(struct scenario *sc, const char *text, const char *where, struct diag *d)
+{
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithOpts(text, &end, true);
+	if (!root) {
+		long line, col;
+		const char *at = end ? end : text;
+		line_col(text, at, &line, &col);
+		if (!*at)
+			return diag_at(d, DIAG_EINPUT, where, line, col,
+				       "malformed JSON: unexpected end of file (expected a scenario object)");
+		int n = 0;
+		while (n < 16 && at[n] && at[n] != '\n')
+			n++;
+		return diag_at(d, DIAG_EINPUT, where, line, col,
+			       "malformed JSON at '%.*s' (expected a scenario object)", n, at);
+	}
+	int rc = 0;
+	if (!cJSON_IsObject(root))
+		rc = diag_set(d, DIAG_EINPUT, "%s: expected a JSON object at the top level", where);
+	else
+		rc = walk(sc, root, "", where, d);
+	cJSON_Delete(root);
+	return rc;
+}
+
+static char *slurp(const char *path, struct diag *d)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		diag_set(d, DIAG_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	const size_t max = 16u << 20;
+	while (buf) {
+		size_t got = fread(buf + len, 1, cap - len - 1, f);
+		len += got;
+		if (got == 0)
+			break;
+		if (len + 1 == cap) {
+			if (cap >= max) {
+				free(buf);
+				fclose(f);
+				diag_set(d, DIAG_EINPUT, "%s: larger than %zu bytes (expected a scenario file)", path, max);
+				return NULL;
+			}
+			char *n = realloc(buf, cap * 2);
+			if (!n) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = n;
+			cap *= 2;
+		}
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (!buf) {
+		diag_set(d, DIAG_ENOMEM, "%s: out of memory", path);
+		return NULL;
+	}
+	if (bad) {
+		free(buf);
+		diag_set(d, DIAG_EIO, "%s: read error", path);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+static int apply_set(struct scenario *sc, const char *arg, struct diag *d)
+{
+	char where[300];
+	snprintf(where, sizeof(where), "--set %s", arg);
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg)
+		return diag_set(d, DIAG_EINPUT, "%s: expected dotted.key=value", where);
+	char path[256];
+	size_t plen = (size_t)(eq - arg);
+	if (plen >= sizeof(path))
+		return diag_set(d, DIAG_EINPUT, "%s: key too long", where);
+	memcpy(path, arg, plen);
+	path[plen] = '\0';
+	const struct key *k = key_find(path);
+	if (!k || k->kind == K_OBJ) {
+		char prefix[256], kids[1024];
+		snprintf(prefix, sizeof(prefix), "%s", path);
+		char *dot = strrchr(prefix, '.');
+		if (dot)
+			*dot = '\0';
+		else
+			prefix[0] = '\0';
+		key_children(key_find(prefix) ? prefix : "", kids, sizeof(kids));
+		return diag_set(d, DIAG_EINPUT, "%s: %s: unknown key (expected one of: %s)", where, path,
+				kids);
+	}
+	const char *val = eq + 1;
+	cJSON *v = cJSON_Parse(val);
+	if (!v)
+		v = cJSON_CreateString(val);
+	if (!v)
+		return diag_set(d, DIAG_ENOMEM, "%s: out of memory", where);
+	int rc = key_store(sc, k, v, where, d);
+	cJSON_Delete(v);
+	return rc;
+}
+
+int scenario_load(struct scenario *sc, const char *path, const char *const *sets, int n_sets,
+		  struct diag *d)
+{
+	memset(sc, 0, sizeof(*sc));
+	/* Anything the file leaves out keeps the built-in default. */
+	int rc = parse_text(sc, scenario_default_json, "(built-in default scenario)", d);
+	if (rc != 0)
+		return rc;
+	snprintf(sc->source, sizeof(sc->source), "(built-in default)");
+	if (path) {
+		char *text = slurp(path, d);
+		if (!text)
+			return d->code;
+		rc = parse_text(sc, text, path, d);
+		free(text);
+		if (rc != 0)
+			return rc;
+		snprintf(sc->source, sizeof(sc->source), "%s", path);
+	}
+	for (int i = 0; i < n_sets; i++)
+		if ((rc = apply_set(sc, sets[i], d)) != 0)
+			return rc;
+	return 0;
+}
