@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * cli: the agentcap command line.  Each subcommand is one cmd_<name>
+ * function listed once in the table of cli/main.c.  Only this folder prints
+ * to the terminal, reads argv or the environment, and chooses exit codes:
+ * 0 ok, 1 the answer is "no", 2 bad usage or input, 3 internal error.
+ */
+#ifndef CLI_CLI_H
+#define CLI_CLI_H
+
+#include <stdio.h>
+
+#define AGENTCAP_VERSION "0.1.0"
+
+/* Subcommands: argv[0] is the subcommand name. */
+int cmd_replay(int argc, char **argv);
+
+/* Print "agentcap: <msg>" to stderr and return the exit status for code. */
+int cli_fail(int code, const char *msg);
+
+#endif

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * cmd_replay: `agentcap replay TRACE` - one trace, one scenario, one report. */
+#define _GNU_SOURCE
+#include "cli/cli.h"
+
+#include "base/diag.h"
+#include "models/catalog.h"
+#include "models/memory.h"
+#include "models/perf_model.h"
+#include "replay/replay.h"
+#include "replay/scenario.h"
+#include "reports/metrics.h"
+#include "reports/output.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char REPLAY_HELP[] =
+	"NAME\n"
+	"    agentcap replay - replay a trace through a simulated serving deployment\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    agentcap replay TRACE [--scenario FILE] [--set KEY=VALUE]... [--json FILE]\n"
+	"                    [--seed N] [--format auto|canonical|mooncake] [--skip-bad]\n"
+	"                    [--catalog DIR] [--quiet]\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    Streams TRACE (an agentcap trace, docs/trace-format.md, or a Mooncake\n"
+	"    trace; plain or gzip-compressed, detected by content) through one\n"
+	"    vLLM-style engine replica on the scenario's model and hardware.  Sessions\n"
+	"    replay closed loop: each call is issued its recorded gap after the\n"
+	"    simulated completion of the previous one.  Request-level traces replay open\n"
+	"    loop at their timestamps.  Prints a table of vllm-bench-serve style\n"
+	"    metrics plus prefix-cache, preemption, utilisation and session figures.\n"
+	"\n"
+	"OPTIONS\n"
+	"    --scenario FILE\n"
+	"        Scenario JSON (docs/scenario.md).  Without it the built-in default\n"
+	"        (scenarios/default.json: Llama-3.1-8B on one H100 SXM) is used.\n"
+	"    --set KEY=VALUE\n"
+	"        Override one scenario key by its dotted path, e.g.\n"
+	"        --set engine.enable_prefix_caching=false --set engine.kv_cache_tokens=200000.\n"
+	"        Repeatable; applied in order after the file.  VALUE is read as JSON\n"
+	"        when it parses as JSON, else as a string.\n"
+	"    --json FILE\n"
+	"        Also write every metric as JSON (docs/metrics.md) to FILE, atomically;\n"
+	"        '-' writes to standard output and suppresses the table.\n"
+	"    --seed N\n"
+	"        Seed of the run's random choices (reported; the replay itself is\n"
+	"        deterministic).  Default 1.\n"
+	"    --format F\n"
+	"        Trace format: auto (default), canonical or mooncake.\n"
+	"    --skip-bad\n"
+	"        Count and skip malformed trace lines instead of stopping.\n"
+	"    --catalog DIR\n"
+	"        Read hardware/model catalogue JSON from DIR instead of the built-in copy.\n"
+	"    --quiet\n"
+	"        Do not print the table.\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0 success; 2 bad usage or input (path:line:col: what was expected);\n"
+	"    3 internal error (a simulator invariant failed).\n"
+	"\n"
+	"EXAMPLES\n"
+	"    agentcap replay traces/data/mooncake/conversation_trace.jsonl.gz\n"
+	"    agentcap replay trace.jsonl --set engine.enable_prefix_caching=false --json out.json\n";
+
+#define MAX_SETS 256
+
+struct replay_args {
+	const char *trace;
+	const char *scenario;
+	const char *json;
+	const char *catalog;
+	const char *sets[MAX_SETS];
+	int n_sets;
+	uint64_t seed;
+	enum trace_format format;
+	bool skip_bad;
+	bool quiet;
+};
+
+static int parse_args(int argc, char **argv, struct replay_args *a)
+{
+	enum { O_SCENARIO = 1000, O_SET, O_JSON, O_SEED, O_FORMAT, O_SKIP, O_CATALOG, O_QUIET, O_HELP };
+	static const struct option opts[] = {
+		{"scenario", required_argument, NULL, O_SCENARIO},
+		{"set", required_argument, NULL, O_SET},
+		{"json", required_argument, NULL, O_JSON},
+		{"seed", required_argument, NULL, O_SEED},
+		{"format", required_argument, NULL, O_FORMAT},
+		{"skip-bad", no_argument, NULL, O_SKIP},
+		{"catalog", required_argument, NULL, O_CATALOG},
+		{"quiet", no_argument, NULL, O_QUIET},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	memset(a, 0, sizeof(*a));
+	a->seed = 1;
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_SCENARIO:
+			a->scenario = optarg;
+			break;
+		case O_SET:
+			if (a->n_sets == MAX_SETS) {
+				fprintf(stderr, "agentcap replay: more than %d --set options\n", MAX_SETS);
+				return 2;
+			}
+			a->sets[a->n_sets++] = optarg;
+			break;
+		case O_JSON:
+			a->json = optarg;
+			break;
+		case O_SEED: {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-') {
+				fprintf(stderr, "agentcap replay: --seed '%s': expected a non-negative integer\n", optarg);
+				return 2;
+			}
+			a->seed = v;
+			break;
+		}
+		case O_FORMAT:
+			if (strcmp(optarg, "auto") == 0)
+				a->format = TRACE_FMT_AUTO;
+			else if (strcmp(optarg, "canonical") == 0)
+				a->format = TRACE_FMT_CANONICAL;
+			else if (strcmp(optarg, "mooncake") == 0)
+				a->format = TRACE_FMT_MOONCAKE;
+			else {
+				fprintf(stderr, "agentcap replay: --format '%s': expected auto, canonical or mooncake\n", optarg);
+				return 2;
+			}
+			break;
+		case O_SKIP:
+			a->skip_bad = true;
+			break;
+		case O_CATALOG:
+			a->catalog = optarg;
+			break;
+		case O_QUIET:
+			a->quiet = true;
+			break;
+		case 'h':
+		case O_HELP:
+			fputs(REPLAY_HELP, stdout);
+			return -1;
+		default:
+			fprintf(stderr, "agentcap replay: unknown or incomplete option '%s' (see agentcap replay --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "agentcap replay: expected exactly one TRACE argument (see agentcap replay --help)\n");
+		return 2;
+	}
+	a->trace = argv[optind];
+	return 0;
+}
+
+/* Turn the scenario into engine settings, deriving KV capacity and
+ * max_model_len from the catalogue where the scenario leaves them out. */
+static int resolve(const struct scenario *sc, const struct catalog *cat, struct perf_model *pm,
+		   struct engine_config *cfg, struct diag *d)
+{
+	int rc = perf_model_init(pm, cat, sc->hardware, sc->model, sc->weight_format, sc->kv_cache_dtype,
+				 sc->tensor_parallel_size, d);
+	if (rc != 0)
+		return rc;
+	*cfg = sc->engine;
+	if (cfg->kv_cache_tokens == 0) {
+		struct mem_plan plan;
+		rc = mem_plan(&plan, cat, sc->hardware, sc->model, sc->weight_format, sc->kv_cache_dtype,
+			      sc->tensor_parallel_size, cfg->gpu_memory_utilization,
+			      cfg->max_num_batched_tokens, d);
+		if (rc != 0)
+			return rc;
+		cfg->kv_cache_tokens = plan.kv_capacity_tokens;
+	}
+	if (cfg->max_model_len == 0)
+		cfg->max_model_len = catalog_model(cat, sc->model)->max_context;
+	if (cfg->kv_cache_tokens < cfg->block_size)
+		return diag_set(d, DIAG_EINPUT, "%s: KV cache of %lld tokens is smaller than one block of %lld",
+				sc->source, (long long)cfg->kv_cache_tokens, (long long)cfg->block_size);
+	return 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay_args *a = malloc(sizeof(*a));
+	if (!a)
+		return cli_fail(DIAG_ENOMEM, "out of memory");
+	int prc = parse_args(argc, argv, a);
+	if (prc != 0) {
+		free(a);
+		return prc < 0 ? 0 : prc;
+	}
+	struct diag d;
+	diag_init(&d);
+	struct scenario sc;
+	struct catalog *cat = NULL;
+	struct perf_model pm;
+	struct engine_config cfg;
+	struct metrics *m = NULL;
+	struct replay_stats st;
+	struct metrics_summary sum;
+	int rc = scenario_load(&sc, a->scenario, a->sets, a->n_sets, &d);
+	if (rc == 0)
+		rc = catalog_load(&cat, a->catalog, &d);
+	if (rc == 0)
+		rc = resolve(&sc, cat, &pm, &cfg, &d);
+	if (rc == 0 && !(m = metrics_new()))
+		rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
+	if (rc == 0) {
+		metrics_set_replicas(m, sc.replicas);
+		metrics_set_slo(m, sc.slo_ttft_ms, sc.slo_tpot_ms);
+		struct replay_opts o = {.trace_path = a->trace, .format = a->format,
+					.skip_bad = a->skip_bad, .seed = a->seed};
+		rc = replay_run(&o, &cfg, sim_perf_from_model(&pm), metrics_sink(m), &st, &d);
+	}
+	if (rc == 0)
+		rc = metrics_summarize(m, &sum, &d);
+	if (rc == 0) {
+		struct report_meta meta = {
+			.version = AGENTCAP_VERSION,
+			.trace_path = a->trace,
+			.trace_format = st.trace_format,
+			.scenario_name = sc.name,
+			.scenario_path = sc.source,
+			.model_id = sc.model,
+			.hardware_id = sc.hardware,
+			.weight_format = sc.weight_format,
+			.kv_dtype = sc.kv_cache_dtype,
+			.tp = sc.tensor_parallel_size,
+			.seed = a->seed,
+			.kv_capacity_tokens = cfg.kv_cache_tokens,
+			.block_size = (int32_t)cfg.block_size,
+			.max_num_seqs = cfg.max_num_seqs,
+			.max_num_batched_tokens = cfg.max_num_batched_tokens,
+			.prefix_caching = cfg.enable_prefix_caching,
+			.chunked_prefill = cfg.enable_chunked_prefill,
+			.skipped_bad_lines = st.skipped_lines,
+			.events_processed = st.sim.events,
+			.engine_steps = st.sim.steps,
+			.kv_evicted_blocks = st.sim.kv_evictions,
+			.slo_ttft_ms = sc.slo_ttft_ms,
+			.slo_tpot_ms = sc.slo_tpot_ms,
+		};
+		bool json_stdout = a->json && strcmp(a->json, "-") == 0;
+		if (a->json)
+			rc = report_json_write(a->json, &meta, &sum, &d);
+		if (rc == 0 && !a->quiet && !json_stdout)
+			report_table(stdout, &meta, &sum);
+	}
+	metrics_free(m);
+	catalog_free(cat);
+	free(a);
+	if (rc != 0)
+		return cli_fail(rc, d.msg);
+	return 0;
+}

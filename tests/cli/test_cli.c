@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * End-to-end tests of the agentcap command: help, exit codes, error
+ * messages, determinism, and what prefix caching and KV capacity change. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define AGENTCAP AC_BIN_DIR "/cli/agentcap"
+#define FIX AC_SRC_DIR "/tests/fixtures"
+#define MOONCAKE200 FIX "/traces/mooncake_head200.jsonl"
+
+struct out {
+	int status;
+	char *out;
+	char *err;
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *buf = malloc((size_t)n + 1);
+	size_t got = fread(buf, 1, (size_t)n, f);
+	buf[got] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Run `agentcap ARGS` through the shell; capture status, stdout, stderr. */
+static struct out run(const char *args)
+{
+	char o[] = "/tmp/agentcap-cli-out-XXXXXX", e[] = "/tmp/agentcap-cli-err-XXXXXX";
+	close(mkstemp(o));
+	close(mkstemp(e));
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "%s %s >%s 2>%s", AGENTCAP, args, o, e);
+	int st = system(cmd);
+	struct out r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1, .out = slurp(o), .err = slurp(e)};
+	unlink(o);
+	unlink(e);
+	return r;
+}
+
+static void out_free(struct out *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static void test_help(void **state)
+{
+	(void)state;
+	struct out r = run("--help");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "SYNOPSIS"));
+	assert_non_null(strstr(r.out, "replay"));
+	out_free(&r);
+	r = run("replay --help");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "--set KEY=VALUE"));
+	out_free(&r);
+	r = run("frobnicate");
+	assert_int_equal(r.status, 2);
+	out_free(&r);
+	r = run("replay");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "expected exactly one TRACE"));
+	out_free(&r);
+}
+
+static void test_bad_line_names_place(void **state)
+{
+	(void)state;
+	struct out r = run("replay " FIX "/cli/bad_line.jsonl");
+	assert_int_equal(r.status, 2);
+	/* path:line:col: message */
+	assert_non_null(strstr(r.err, FIX "/cli/bad_line.jsonl:3:"));
+	assert_non_null(strstr(r.err, "output_tokens"));
+	out_free(&r);
+}
+
+static void test_truncated_gzip_is_an_error(void **state)
+{
+	(void)state;
+	struct out r = run("replay " FIX "/traces/mooncake_head200_truncated.jsonl.gz");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "mooncake_head200_truncated.jsonl.gz"));
+	assert_non_null(strstr(r.err, "truncated"));
+	out_free(&r);
+}
+
+static void test_unknown_key(void **state)
+{
+	(void)state;
+	struct out r = run("replay " MOONCAKE200 " --set engine.prefix_caching=false");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "engine.prefix_caching: unknown key"));
+	out_free(&r);
+	r = run("replay " MOONCAKE200 " --scenario /nonexistent/scenario.json");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "/nonexistent/scenario.json"));
+	out_free(&r);
+}
+
+static cJSON *run_json(const char *extra, const char *path)
+{
+	char args[2048];
+	snprintf(args, sizeof(args), "replay " MOONCAKE200 " --quiet --json %s %s", path, extra);
+	struct out r = run(args);
+	if (r.status != 0)
+		fail_msg("agentcap %s: %s", args, r.err);
+	out_free(&r);
+	char *text = slurp(path);
+	cJSON *j = cJSON_Parse(text);
+	free(text);
+	assert_non_null(j);
+	return j;
+}
+
+static double num(const cJSON *j, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+	if (!cJSON_IsNumber(v))
+		fail_msg("no number '%s' in the JSON report", key);
+	return v->valuedouble;
+}
+
+static void test_deterministic_json(void **state)
+{
+	(void)state;
+	char a[] = "/tmp/agentcap-a-XXXXXX", b[] = "/tmp/agentcap-b-XXXXXX";
+	close(mkstemp(a));
+	close(mkstemp(b));
+	cJSON *ja = run_json("--seed 7", a);
+	cJSON *jb = run_json("--seed 7", b);
+	char *ta = slurp(a), *tb = slurp(b);
+	assert_string_equal(ta, tb);
+	assert_int_equal(num(ja, "schema_version"), 1);
+	assert_int_equal(num(ja, "completed"), 200);
+	free(ta);
+	free(tb);
+	cJSON_Delete(ja);
+	cJSON_Delete(jb);
+	unlink(a);
+	unlink(b);
+}
+
+static void test_prefix_caching_and_capacity(void **state)
+{
+	(void)state;
+	char p[] = "/tmp/agentcap-p-XXXXXX";
+	close(mkstemp(p));
+	cJSON *on = run_json("--set engine.kv_cache_tokens=20000000", p);
+	cJSON *off = run_json("--set engine.kv_cache_tokens=20000000 --set engine.enable_prefix_caching=false", p);
+	cJSON *small = run_json("--set engine.kv_cache_tokens=150000", p);
+	double hit_on = num(on, "prefix_cache_hit_rate");
+	assert_true(hit_on > 0.03);
+	assert_true(num(off, "prefix_cache_hit_rate") == 0.0);
+	assert_true(num(off, "computed_prefill_tokens") > num(on, "computed_prefill_tokens"));
+	/* a cache too small for the working set: fewer hits, evictions or
+	 * preemptions, and still every request completes */
+	assert_true(num(small, "prefix_cache_hit_rate") < hit_on);
+	assert_true(num(small, "kv_evicted_blocks") + num(small, "preemptions") > 0);
+	assert_int_equal(num(small, "completed"), 200);
+	assert_int_equal(num(small, "failed"), 0);
+	cJSON_Delete(on);
+	cJSON_Delete(off);
+	cJSON_Delete(small);
+	unlink(p);
+}
+
+static void test_json_to_bad_path(void **state)
+{
+	(void)state;
+	struct out r = run("replay " MOONCAKE200 " --quiet --json /nonexistent/dir/out.json");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "/nonexistent/dir/out.json"));
+	out_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_bad_line_names_place),
+		cmocka_unit_test(test_truncated_gzip_is_an_error),
+		cmocka_unit_test(test_unknown_key),
+		cmocka_unit_test(test_deterministic_json),
+		cmocka_unit_test(test_prefix_caching_and_capacity),
+		cmocka_unit_test(test_json_to_bad_path),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
