@@ -89,13 +89,18 @@ static void q_append(struct kvcache *kv, int32_t b)
 	kv->free_len++;
 }
 
-int64_t kvcache_match(const struct kvcache *kv, const uint64_t *hashes, int64_t n)
+int64_t kvcache_match(const struct kvcache *kv, const uint64_t *hashes, int64_t n, int32_t *blocks)
 {
 	if (!kv->prefix_caching)
 		return 0;
 	int64_t i = 0;
-	while (i < n && map_get(&kv->table, hashes[i]))
-		i++;
+	for (; i < n; i++) {
+		const uint64_t *b = map_get(&kv->table, hashes[i]);
+		if (!b)
+			break;
+		if (blocks)
+			blocks[i] = (int32_t)*b;
+	}
 	return i;
 }
 
@@ -109,15 +114,12 @@ int64_t kvcache_match_pending(const struct kvcache *kv, const uint64_t *hashes, 
 	return i - from;
 }
 
-int32_t kvcache_take_cached(struct kvcache *kv, uint64_t h)
+void kvcache_take(struct kvcache *kv, int32_t b)
 {
-	uint64_t *v = map_get(&kv->table, h);
-	assert(v);
-	int32_t b = (int32_t)*v;
+	assert(b >= 0 && b < kv->touched && kv->hashed[b]);
 	if (kv->ref[b] == 0)
 		q_unlink(kv, b);
 	kv->ref[b]++;
-	return b;
 }
 
 int32_t kvcache_alloc(struct kvcache *kv)

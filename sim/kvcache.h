@@ -58,15 +58,17 @@ static inline int64_t kvcache_available(const struct kvcache *kv)
 	return (kv->total_blocks - kv->touched) + kv->free_len;
 }
 
-/* Number of leading hashes[0..n) present in the cache (0 without prefix caching). */
-int64_t kvcache_match(const struct kvcache *kv, const uint64_t *hashes, int64_t n);
+/* Number of leading hashes[0..n) present in the cache (0 without prefix
+ * caching).  If `blocks` is not NULL, the matching block ids are stored in
+ * blocks[0..result), so the caller need not look them up again. */
+int64_t kvcache_match(const struct kvcache *kv, const uint64_t *hashes, int64_t n, int32_t *blocks);
 
 /* Continue from index `from`: number of further leading hashes that are cached
  * or pending (being computed by a running request). */
 int64_t kvcache_match_pending(const struct kvcache *kv, const uint64_t *hashes, int64_t from, int64_t n);
 
-/* Take a reference to the cached block holding hash h (must be present). */
-int32_t kvcache_take_cached(struct kvcache *kv, uint64_t h);
+/* Take a reference to cached block b (found by kvcache_match). */
+void kvcache_take(struct kvcache *kv, int32_t b);
 
 /* Allocate a block (ref 1, no hash), evicting the least recently freed cached
  * block if needed; -1 if none is available. */

@@ -258,18 +258,17 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		struct sreq *r = wq_front(rep);
 		int64_t total = sreq_total(r);
 		int64_t max_hit = min64((total - 1) / bs, r->call.n_hashes);
-		int64_t hit = kvcache_match(&rep->kv, r->hashes, max_hit);
+		/* r holds no blocks while waiting: its table is scratch for the
+		 * ids of the cached prefix */
+		int64_t hit = kvcache_match(&rep->kv, r->hashes, max_hit, r->blocks);
 		int64_t cached = hit * bs;
 		int64_t need = total - cached;
 		int64_t n = min64(need, *budget);
 		if (!cfg->enable_chunked_prefill && n < need)
 			break;
 		int64_t evictable_hits = 0;
-		for (int64_t j = 0; j < hit; j++) {
-			uint64_t *b = map_get(&rep->kv.table, r->hashes[j]);
-			if (rep->kv.ref[*b] == 0)
-				evictable_hits++;
-		}
+		for (int64_t j = 0; j < hit; j++)
+			evictable_hits += rep->kv.ref[r->blocks[j]] == 0;
 		int64_t want = ceil_div(cached + n, bs) - hit;
 		if (want > kvcache_available(&rep->kv) - evictable_hits)
 			break;
@@ -280,7 +279,8 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 			r->inflight_miss = kvcache_match_pending(&rep->kv, r->hashes, hit, max_hit) * bs;
 		}
 		for (int64_t j = 0; j < hit; j++)
-			r->blocks[r->n_blocks++] = kvcache_take_cached(&rep->kv, r->hashes[j]);
+			kvcache_take(&rep->kv, r->blocks[j]);
+		r->n_blocks = hit;
 		r->n_registered = hit;
 		r->computed = cached;
 		r->kv_obtained += cached;

@@ -178,20 +178,22 @@ static void test_kv_lru_tail_first(void **state)
 		kvcache_put(&kv, b[i]);
 	assert_true(kvcache_check(&kv));
 	uint64_t hs[4] = {100, 101, 102, 103};
-	assert_int_equal(kvcache_match(&kv, hs, 4), 4);
+	assert_int_equal(kvcache_match(&kv, hs, 4, NULL), 4);
 	/* one allocation evicts the tail block (hash 103), the head survives */
 	assert_true(kvcache_alloc(&kv) >= 0);
-	assert_int_equal(kvcache_match(&kv, hs, 4), 3);
+	assert_int_equal(kvcache_match(&kv, hs, 4, NULL), 3);
 	assert_int_equal(kv.evictions, 1);
 	/* a hit takes a free cached block out of the LRU queue */
-	int32_t got = kvcache_take_cached(&kv, 100);
+	int32_t got = -1;
+	assert_int_equal(kvcache_match(&kv, hs, 1, &got), 1);
 	assert_int_equal(got, b[0]);
+	kvcache_take(&kv, got);
 	assert_int_equal(kvcache_available(&kv), 2);
 	/* next evictions: 102 then 101, never the block in use */
 	assert_true(kvcache_alloc(&kv) >= 0);
-	assert_int_equal(kvcache_match(&kv, hs, 4), 2);
+	assert_int_equal(kvcache_match(&kv, hs, 4, NULL), 2);
 	assert_true(kvcache_alloc(&kv) >= 0);
-	assert_int_equal(kvcache_match(&kv, hs, 4), 1);
+	assert_int_equal(kvcache_match(&kv, hs, 4, NULL), 1);
 	assert_int_equal(kvcache_alloc(&kv), -1);
 	assert_true(kvcache_check(&kv));
 	kvcache_release(&kv);
@@ -206,7 +208,7 @@ static void test_kv_no_prefix_caching(void **state)
 	assert_int_equal(kvcache_register(&kv, b, 7), 0);
 	kvcache_put(&kv, b);
 	uint64_t h = 7;
-	assert_int_equal(kvcache_match(&kv, &h, 1), 0);
+	assert_int_equal(kvcache_match(&kv, &h, 1, NULL), 0);
 	kvcache_release(&kv);
 }
 
