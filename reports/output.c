@@ -288,36 +288,28 @@ static void json_slo(struct json *j, const char *key, double v)
 	}
 }
 
-static void json_stats(struct json *j, const char *name, const struct metrics_stats *st)
+/* The statistics of one metric as flat keys: "<stat>_<name>_ms" in vllm
+ * bench serve's style, or "<name>_makespan_s_<stat>" for spans (no std). */
+static void json_stat_keys(struct json *j, const char *name, const struct metrics_stats *st,
+			   bool span)
 {
-	char key[64];
-	snprintf(key, sizeof(key), "mean_%s_ms", name);
-	json_num(j, key, st->mean);
-	snprintf(key, sizeof(key), "median_%s_ms", name);
-	json_num(j, key, st->median);
-	snprintf(key, sizeof(key), "std_%s_ms", name);
-	json_num(j, key, st->std);
-	snprintf(key, sizeof(key), "p90_%s_ms", name);
-	json_num(j, key, st->p90);
-	snprintf(key, sizeof(key), "p95_%s_ms", name);
-	json_num(j, key, st->p95);
-	snprintf(key, sizeof(key), "p99_%s_ms", name);
-	json_num(j, key, st->p99);
-}
-
-static void json_makespan(struct json *j, const char *prefix, const struct metrics_stats *st)
-{
-	char key[64];
-	snprintf(key, sizeof(key), "%s_makespan_s_mean", prefix);
-	json_num(j, key, st->mean);
-	snprintf(key, sizeof(key), "%s_makespan_s_median", prefix);
-	json_num(j, key, st->median);
-	snprintf(key, sizeof(key), "%s_makespan_s_p90", prefix);
-	json_num(j, key, st->p90);
-	snprintf(key, sizeof(key), "%s_makespan_s_p95", prefix);
-	json_num(j, key, st->p95);
-	snprintf(key, sizeof(key), "%s_makespan_s_p99", prefix);
-	json_num(j, key, st->p99);
+	const struct {
+		const char *stat;
+		double value;
+	} keys[] = {
+		{"mean", st->mean}, {"median", st->median}, {"std", st->std},
+		{"p90", st->p90},   {"p95", st->p95},       {"p99", st->p99},
+	};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char key[64];
+		if (span && strcmp(keys[i].stat, "std") == 0)
+			continue;
+		if (span)
+			snprintf(key, sizeof(key), "%s_makespan_s_%s", name, keys[i].stat);
+		else
+			snprintf(key, sizeof(key), "%s_%s_ms", keys[i].stat, name);
+		json_num(j, key, keys[i].value);
+	}
 }
 
 static void json_run(struct json *j, const struct report_meta *m)
@@ -372,10 +364,10 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 	json_num(&j, "request_goodput", s->request_goodput);
 	json_num(&j, "slo_attainment", s->slo_attainment);
 
-	json_stats(&j, "ttft", &s->ttft_ms);
-	json_stats(&j, "tpot", &s->tpot_ms);
-	json_stats(&j, "itl", &s->itl_ms);
-	json_stats(&j, "e2el", &s->e2el_ms);
+	json_stat_keys(&j, "ttft", &s->ttft_ms, false);
+	json_stat_keys(&j, "tpot", &s->tpot_ms, false);
+	json_stat_keys(&j, "itl", &s->itl_ms, false);
+	json_stat_keys(&j, "e2el", &s->e2el_ms, false);
 
 	json_int(&j, "prompt_tokens", s->prompt_tokens);
 	json_int(&j, "output_tokens", s->output_tokens);
@@ -390,11 +382,11 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 
 	json_int(&j, "sessions", s->sessions);
 	json_num(&j, "session_calls_mean", s->session_calls_mean);
-	json_makespan(&j, "session", &s->session_makespan_s);
+	json_stat_keys(&j, "session", &s->session_makespan_s, true);
 	json_int(&j, "tasks", s->tasks);
 	json_int(&j, "tasks_accepted", s->tasks_accepted);
 	json_int(&j, "tasks_accept_known", s->tasks_accept_known);
-	json_makespan(&j, "task", &s->task_makespan_s);
+	json_stat_keys(&j, "task", &s->task_makespan_s, true);
 	json_close(&j);
 	fputc('\n', fp);
 }
