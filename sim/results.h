@@ -41,8 +41,12 @@ struct res_request {
 
 /* A run of `steps` consecutive decode steps shared by `seqs` sequences: each
  * sequence saw `steps` inter-token latencies, the first `first_ns` long and
- * the last `last_ns` long, varying linearly in between (the step time of a
- * stable decode batch is affine in the step index). */
+ * the last `last_ns` long.  Their sum is exactly `total_ns`; in between they
+ * are treated as varying linearly, which is exact while the run stays on one
+ * side of the compute/memory crossover of the step-time model and otherwise
+ * off by at most the bend at that crossover.  Every gap between two tokens
+ * of a completed request is in exactly one run (steps * seqs samples in all
+ * equal the sum of output_tokens - 1). */
 struct res_itl_run {
 	double first_ns;
 	double last_ns;
