@@ -9,6 +9,13 @@
  * Invariant after a successful parse: every hardware entry points at a
  * family of the same catalogue, no two names (ids or aliases) of one table
  * are equal under catalog_name_eq, and every derived count is positive.
+ * System entries are resolved in a second pass over hardware.json, once
+ * every accelerator is known: each takes a copy of its accelerator's
+ * figures, so readers never follow the device pointer for them.  Model
+ * counts are derived from the architecture (attention, Gated DeltaNet, dense
+ * and MoE FFN, embeddings, norms) and checked against the published totals.
+ * The end of the file renders the listings of `agentcap catalog` to a
+ * caller-given stream; they print nothing on their own.
  */
 #include "models/catalog.h"
 
@@ -327,18 +334,24 @@ enum j_range {
 	J_FRACTION,  /* 0 < x <= 1 */
 };
 
-/* A sourced figure: {"value": n, "unit": u, "source": s, "date": d, "note"?}.
+/* A sourced figure: {"value": n, "unit": u, "source": s, "date": d, "note"?},
+ * and when max_out is not NULL an optional "max" (the upper end of a
+ * published range, >= value; *max_out = value when absent).
  * units is a NULL-terminated list of accepted unit strings; *unit_idx (may be
  * NULL) receives the one matched. *out is 0 when the figure is absent. */
-static int j_figure(struct jp *p, const cJSON *obj, const char *key, bool required,
-		    const char *const *units, enum j_range range, double *out,
-		    size_t *unit_idx)
+static int j_figure_x(struct jp *p, const cJSON *obj, const char *key, bool required,
+		      const char *const *units, enum j_range range, double *out,
+		      size_t *unit_idx, double *max_out)
 {
 	static const char *const keys[] = { "value", "unit", "source", "date", "note", NULL };
+	static const char *const keys_max[] = { "value", "max", "unit", "source", "date",
+		"note", NULL };
 	const cJSON *it = j_get(obj, key);
 	*out = 0;
 	if (unit_idx)
 		*unit_idx = 0;
+	if (max_out)
+		*max_out = 0;
 	if (!it)
 		return required ? j_missing(p, key, "a sourced figure {\"value\", \"unit\", "
 					    "\"source\", \"date\"}") : 0;
@@ -350,7 +363,7 @@ static int j_figure(struct jp *p, const cJSON *obj, const char *key, bool requir
 			     "\"date\"}");
 		goto out;
 	}
-	if ((rc = j_keys(p, it, keys)))
+	if ((rc = j_keys(p, it, max_out ? keys_max : keys)))
 		goto out;
 	const cJSON *v = j_get(it, "value");
 	if (!v) {
@@ -371,6 +384,21 @@ static int j_figure(struct jp *p, const cJSON *obj, const char *key, bool requir
 			     range == J_FRACTION ? "a fraction in (0, 1]" : "a positive number");
 		jp_pop(p, mv);
 		goto out;
+	}
+	double xmax = x;
+	const cJSON *mx = max_out ? j_get(it, "max") : NULL;
+	if (mx) {
+		size_t mv = jp_key(p, "max");
+		if (!cJSON_IsNumber(mx) || !isfinite(mx->valuedouble))
+			rc = jp_fail(p, "expected a number");
+		else if (mx->valuedouble < x || (range == J_FRACTION && mx->valuedouble > 1))
+			rc = jp_fail(p, "%.17g is out of range (expected at least value, %.17g%s)",
+				     mx->valuedouble, x, range == J_FRACTION ? ", and at most 1" : "");
+		else
+			xmax = mx->valuedouble;
+		jp_pop(p, mv);
+		if (rc)
+			goto out;
 	}
 	if ((rc = j_string(p, it, "unit", true, &unit)))
 		goto out;
@@ -396,6 +424,8 @@ static int j_figure(struct jp *p, const cJSON *obj, const char *key, bool requir
 	if ((rc = j_string(p, it, "note", false, &note)))
 		goto out;
 	*out = x;
+	if (max_out)
+		*max_out = xmax;
 	if (unit_idx)
 		*unit_idx = ui;
 out:
@@ -403,21 +433,29 @@ out:
 	return rc;
 }
 
-/* An optional array of alias strings. */
-static int j_aliases(struct jp *p, const cJSON *obj, char ***out, size_t *n)
+static int j_figure(struct jp *p, const cJSON *obj, const char *key, bool required,
+		    const char *const *units, enum j_range range, double *out,
+		    size_t *unit_idx)
 {
-	const cJSON *it = j_get(obj, "aliases");
+	return j_figure_x(p, obj, key, required, units, range, out, unit_idx, NULL);
+}
+
+/* An optional array of at most max non-empty strings under `key`. */
+static int j_aliases_key(struct jp *p, const cJSON *obj, const char *key, int max,
+			 char ***out, size_t *n)
+{
+	const cJSON *it = j_get(obj, key);
 	*out = NULL;
 	*n = 0;
 	if (!it)
 		return 0;
-	size_t m = jp_key(p, "aliases");
+	size_t m = jp_key(p, key);
 	int rc = 0;
 	int count = cJSON_GetArraySize(it);
 	if (!cJSON_IsArray(it)) {
 		rc = jp_fail(p, "expected an array of strings");
-	} else if (count > CAT_MAX_ALIASES) {
-		rc = jp_fail(p, "more than %d aliases", CAT_MAX_ALIASES);
+	} else if (count > max) {
+		rc = jp_fail(p, "more than %d entries", max);
 	} else if (count > 0) {
 		char **arr = cat_calloc(p->cat, (size_t)count, sizeof(*arr));
 		if (!arr) {
@@ -441,6 +479,12 @@ static int j_aliases(struct jp *p, const cJSON *obj, char ***out, size_t *n)
 out:
 	jp_pop(p, m);
 	return rc;
+}
+
+/* An optional array of alias strings. */
+static int j_aliases(struct jp *p, const cJSON *obj, char ***out, size_t *n)
+{
+	return j_aliases_key(p, obj, "aliases", CAT_MAX_ALIASES, out, n);
 }
 
 /* The array `key` of the top-level object; *count its length (>= 1). */
@@ -662,6 +706,17 @@ static int parse_families(struct jp *p, const cJSON *root)
 
 /* ---- hardware.json ------------------------------------------------------ */
 
+static const char *const U_CURRENCY[] = { "USD", "EUR", NULL };
+static const char *const U_USD_PER_EUR[] = { "USD/EUR", NULL };
+static const char *const U_PER_HOUR[] = { "USD/hour", "EUR/hour", NULL };
+
+static const char *const currency_names[] = { "", "USD", "EUR" };
+
+const char *cat_currency_name(enum cat_currency c)
+{
+	return ((int)c >= 0 && (int)c <= CAT_CUR_EUR) ? currency_names[c] : "?";
+}
+
 static int parse_link(struct jp *p, const cJSON *parent, const char *key, struct cat_link *l)
 {
 	static const char *const keys[] = { "kind", "bw_gbs", "note", NULL };
@@ -682,22 +737,96 @@ static int parse_link(struct jp *p, const cJSON *parent, const char *key, struct
 	return rc;
 }
 
-static int parse_hw(struct jp *p, const cJSON *e, struct cat_hardware *h)
+/* A dated price {"value", "max"?, "unit": currency, "source", "date",
+ * "note"?}; units lists the accepted units, whose index k maps to currency
+ * k + 1 (USD, EUR). */
+static int j_price(struct jp *p, const cJSON *obj, const char *key,
+		   const char *const *units, struct cat_price *pr)
+{
+	size_t ui;
+	memset(pr, 0, sizeof(*pr));
+	int rc = j_figure_x(p, obj, key, false, units, J_POSITIVE, &pr->amount, &ui,
+			    &pr->amount_max);
+	if (rc || pr->amount == 0)
+		return rc;
+	const cJSON *it = j_get(obj, key);
+	size_t m = jp_key(p, key);
+	if (!(rc = j_string(p, it, "date", true, &pr->date)))
+		rc = j_string(p, it, "source", true, &pr->source);
+	jp_pop(p, m);
+	pr->currency = (enum cat_currency)(ui + 1);
+	return rc;
+}
+
+/* The "system" object of a complete system; *accel receives the name of
+ * its accelerator (resolved once every entry is read). */
+static int parse_system(struct jp *p, const cJSON *e, struct cat_hardware *h, char **accel)
+{
+	static const char *const keys[] = { "kind", "accelerator", "count", "peer_link",
+		"host_memory_gb", "note", NULL };
+	static const char *const kinds[] = { "workstation", "desktop", "laptop", "server",
+		"cluster", NULL };
+	const cJSON *sys;
+	int rc = j_object(p, e, "system", true, &sys);
+	if (rc)
+		return rc;
+	size_t m = jp_key(p, "system");
+	char *note;
+	if ((rc = j_keys(p, sys, keys)) ||
+	    (rc = j_string(p, sys, "kind", true, &h->system_kind)) ||
+	    (rc = j_string(p, sys, "accelerator", true, accel)) ||
+	    (rc = j_int(p, sys, "count", true, 1, 1024, &h->device_count)) ||
+	    (rc = parse_link(p, sys, "peer_link", &h->peer_link)) ||
+	    (rc = j_figure_x(p, sys, "host_memory_gb", false, U_GB, J_POSITIVE,
+			     &h->host_memory_gb, NULL, &h->host_memory_max_gb)) ||
+	    (rc = j_string(p, sys, "note", false, &note)))
+		goto out;
+	size_t k = 0;
+	while (kinds[k] && strcmp(kinds[k], h->system_kind) != 0)
+		k++;
+	if (!kinds[k]) {
+		size_t mk = jp_key(p, "kind");
+		rc = jp_fail(p, "expected \"workstation\", \"desktop\", \"laptop\", \"server\" or "
+			     "\"cluster\", got \"%s\"", h->system_kind);
+		jp_pop(p, mk);
+	}
+out:
+	jp_pop(p, m);
+	return rc;
+}
+
+static int parse_hw(struct jp *p, const cJSON *e, struct cat_hardware *h, char **accel)
 {
 	static const char *const keys[] = { "id", "name", "aliases", "family", "memory_gb",
-		"memory_visible_gib", "mem_bw_gbs", "tflops", "tdp_w", "idle_w",
-		"interconnect", "unified_memory", "usable_memory_fraction", "note", NULL };
+		"memory_visible_gib", "mem_bw_gbs", "tflops", "fp32_vector_tflops", "gpu_cores",
+		"tdp_w", "idle_w", "inference_w", "interconnect", "unified_memory",
+		"usable_memory_fraction", "price", "rent_per_hour", "note", NULL };
+	static const char *const system_keys[] = { "id", "name", "aliases", "system", "price",
+		"rent_per_hour", "note", NULL };
+	static const char *const tflops_keys[] = { "bf16", "fp16", "fp8", "int8", "fp4",
+		"fp16_fp16acc", "fp8_fp16acc", NULL };
 	static const char *const link_keys[] = { "peer", "host", NULL };
 	struct catalog *cat = p->cat;
 	int rc;
 	char *family, *note;
 	const cJSON *tf, *ic;
+	double ignored;
+	*accel = NULL;
 	if (!cJSON_IsObject(e))
 		return jp_fail(p, "expected an object");
-	if ((rc = j_keys(p, e, keys)) || (rc = j_id(p, e, "id", &h->id)) ||
-	    (rc = j_string(p, e, "name", true, &h->name)) ||
+	bool is_system = j_get(e, "system") != NULL;
+	if ((rc = j_keys(p, e, is_system ? system_keys : keys)) ||
+	    (rc = j_id(p, e, "id", &h->id)) || (rc = j_string(p, e, "name", true, &h->name)) ||
 	    (rc = j_aliases(p, e, &h->aliases, &h->alias_count)) ||
-	    (rc = j_string(p, e, "family", true, &family)))
+	    (rc = j_price(p, e, "price", U_CURRENCY, &h->price)) ||
+	    (rc = j_price(p, e, "rent_per_hour", U_PER_HOUR, &h->rent_hour)) ||
+	    (rc = j_string(p, e, "note", false, &note)))
+		return rc;
+	if (is_system)
+		return parse_system(p, e, h, accel); /* figures come from the device */
+	h->device = h;
+	h->device_count = 1;
+	if ((rc = j_string(p, e, "family", true, &family)))
 		return rc;
 	size_t fi = 0;
 	while (fi < cat->family_count && !catalog_name_eq(cat->families[fi].id, family))
@@ -717,17 +846,47 @@ static int parse_hw(struct jp *p, const cJSON *e, struct cat_hardware *h)
 		return rc;
 	{
 		size_t m = jp_key(p, "tflops");
-		rc = j_keys(p, tf, dtype_names);
+		rc = j_keys(p, tf, tflops_keys);
 		for (int t = 0; t < CAT_DTYPE_COUNT && !rc; t++)
 			rc = j_figure(p, tf, dtype_names[t], false,
 				      t == CAT_DTYPE_INT8 ? U_TOPS : U_TFLOPS, J_POSITIVE,
 				      &h->tflops[t], NULL);
+		if (!rc)
+			rc = j_figure(p, tf, "fp16_fp16acc", false, U_TFLOPS, J_POSITIVE,
+				      &h->tflops_fp16acc[CAT_DTYPE_FP16], NULL);
+		if (!rc)
+			rc = j_figure(p, tf, "fp8_fp16acc", false, U_TFLOPS, J_POSITIVE,
+				      &h->tflops_fp16acc[CAT_DTYPE_FP8], NULL);
 		jp_pop(p, m);
 		if (rc)
 			return rc;
+		/* FP16 accumulation is never slower than FP32 accumulation */
+		for (int t = 0; t < CAT_DTYPE_COUNT && !rc; t++) {
+			double base = h->tflops[t];
+			if (t == CAT_DTYPE_FP16 && base == 0)
+				base = h->tflops[CAT_DTYPE_BF16];
+			if (h->tflops_fp16acc[t] == 0) {
+				/* FP16 without its own figure runs at the BF16 rate */
+				h->tflops_fp16acc[t] = t == CAT_DTYPE_FP16 ? base : h->tflops[t];
+			} else if (h->tflops_fp16acc[t] < base) {
+				size_t mk = jp_key(p, "tflops");
+				jp_key(p, t == CAT_DTYPE_FP16 ? "fp16_fp16acc" : "fp8_fp16acc");
+				rc = jp_fail(p, "%.17g is below the FP32-accumulate rate %.17g "
+					     "(expected at least that)", h->tflops_fp16acc[t], base);
+				jp_pop(p, mk);
+			}
+		}
+		if (rc)
+			return rc;
 	}
-	if ((rc = j_figure(p, e, "tdp_w", false, U_W, J_POSITIVE, &h->tdp_w, NULL)) ||
-	    (rc = j_figure(p, e, "idle_w", false, U_W, J_POSITIVE, &h->idle_w, NULL)) ||
+	if ((rc = j_figure(p, e, "fp32_vector_tflops", false, U_TFLOPS, J_POSITIVE,
+			   &h->fp32_vector_tflops, NULL)) ||
+	    (rc = j_int(p, e, "gpu_cores", false, 1, 1 << 20, &h->gpu_cores)) ||
+	    (rc = j_figure(p, e, "tdp_w", false, U_W, J_POSITIVE, &h->tdp_w, NULL)) ||
+	    (rc = j_figure_x(p, e, "idle_w", false, U_W, J_POSITIVE, &h->idle_w, NULL,
+			     &ignored)) ||
+	    (rc = j_figure_x(p, e, "inference_w", false, U_W, J_POSITIVE, &h->inference_w,
+			     NULL, &h->inference_w_max)) ||
 	    (rc = j_object(p, e, "interconnect", false, &ic)))
 		return rc;
 	if (ic) {
@@ -741,78 +900,201 @@ static int parse_hw(struct jp *p, const cJSON *e, struct cat_hardware *h)
 	}
 	if ((rc = j_bool(p, e, "unified_memory", true, false, &h->unified_memory)) ||
 	    (rc = j_figure(p, e, "usable_memory_fraction", h->unified_memory, U_FRACTION,
-			   J_FRACTION, &h->usable_memory_fraction, NULL)) ||
-	    (rc = j_string(p, e, "note", false, &note)))
+			   J_FRACTION, &h->usable_memory_fraction, NULL)))
 		return rc;
 	if (h->usable_memory_fraction == 0)
 		h->usable_memory_fraction = 1.0;
 	return 0;
 }
 
+/* Give system entry i the per-device figures of its accelerator. */
+static int resolve_system(struct jp *p, size_t i, const char *accel)
+{
+	struct catalog *cat = p->cat;
+	struct cat_hardware *h = &cat->hardware[i];
+	struct names t = NAMES(cat->hardware_count, struct cat_hardware);
+	size_t j = names_lookup(cat->hardware, &t, accel);
+	int rc = 0;
+	size_t m = jp_key(p, "hardware");
+	jp_index(p, i);
+	jp_key(p, "system");
+	jp_key(p, "accelerator");
+	if (j == t.count)
+		rc = jp_fail(p, "unknown hardware '%s' (not in hardware.json)", accel);
+	else if (cat->hardware[j].system_kind)
+		rc = jp_fail(p, "'%s' is itself a system (expected an accelerator)", accel);
+	jp_pop(p, m);
+	if (rc)
+		return rc;
+	const struct cat_hardware *dev = &cat->hardware[j];
+	struct cat_hardware keep = *h;
+	*h = *dev;
+	h->id = keep.id;
+	h->name = keep.name;
+	h->aliases = keep.aliases;
+	h->alias_count = keep.alias_count;
+	h->device = dev;
+	h->device_count = keep.device_count;
+	h->system_kind = keep.system_kind;
+	h->host_memory_gb = keep.host_memory_gb;
+	h->host_memory_max_gb = keep.host_memory_max_gb;
+	h->price = keep.price;
+	h->rent_hour = keep.rent_hour.currency ? keep.rent_hour : dev->rent_hour;
+	if (keep.peer_link.kind)
+		h->peer_link = keep.peer_link;
+	else
+		h->peer_link = (struct cat_link){ 0 }; /* the devices are not linked */
+	return 0;
+}
+
 static int parse_hardware(struct jp *p, const cJSON *root)
 {
-	static const char *const keys[] = { "schema_version", "description", "hardware", NULL };
+	static const char *const keys[] = { "schema_version", "description", "usd_per_eur",
+		"hardware", NULL };
 	struct catalog *cat = p->cat;
 	const cJSON *arr;
 	size_t n;
 	int rc;
-	if ((rc = j_header(p, root, keys)) || (rc = j_table(p, root, "hardware", &arr, &n)))
+	if ((rc = j_header(p, root, keys)) ||
+	    (rc = j_figure(p, root, "usd_per_eur", false, U_USD_PER_EUR, J_POSITIVE,
+			   &cat->usd_per_eur, NULL)) ||
+	    (rc = j_table(p, root, "hardware", &arr, &n)))
 		return rc;
-	if (!(cat->hardware = cat_calloc(cat, n, sizeof(*cat->hardware))))
+	if (cat->usd_per_eur > 0) {
+		size_t m = jp_key(p, "usd_per_eur");
+		rc = j_string(p, j_get(root, "usd_per_eur"), "date", true, &cat->usd_per_eur_date);
+		jp_pop(p, m);
+		if (rc)
+			return rc;
+	}
+	char **accel = cat_calloc(cat, n, sizeof(*accel));
+	if (!(cat->hardware = cat_calloc(cat, n, sizeof(*cat->hardware))) || !accel)
 		return jp_nomem(p);
 	cat->hardware_count = n;
 	for (size_t i = 0; i < n; i++) {
 		size_t m = jp_key(p, "hardware");
 		jp_index(p, i);
-		rc = parse_hw(p, cJSON_GetArrayItem(arr, (int)i), &cat->hardware[i]);
+		rc = parse_hw(p, cJSON_GetArrayItem(arr, (int)i), &cat->hardware[i], &accel[i]);
 		jp_pop(p, m);
 		if (rc)
 			return rc;
 	}
 	struct names t = NAMES(n, struct cat_hardware);
-	return names_unique(p, "hardware", cat->hardware, &t);
+	if ((rc = names_unique(p, "hardware", cat->hardware, &t)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++)
+		if (accel[i])
+			rc = resolve_system(p, i, accel[i]);
+	return rc;
 }
 
 /* ---- models.json -------------------------------------------------------- */
+
+/* Published and derived active counts may differ by this much: publishers
+ * round them to two significant digits ("3.3B", "17B"). */
+#define CAT_ACTIVE_TOLERANCE 0.04
+
+bool cat_model_is_estimated(const struct cat_model *m, const char *field)
+{
+	for (size_t i = 0; i < m->estimated_count; i++)
+		if (strcmp(m->estimated[i], field) == 0)
+			return true;
+	return false;
+}
+
+/* Layers i in [dense_layers, layers) with (i + 1) % freq == 0. */
+static int64_t count_moe_layers(int64_t layers, int64_t dense_layers, int64_t freq)
+{
+	return layers / freq - dense_layers / freq;
+}
+
+/* Parameters of one attention block (full attention). */
+static double attention_params(const struct cat_model *md)
+{
+	double h = (double)md->hidden_size;
+	if (md->attention == CAT_ATTN_MLA) {
+		double heads = (double)md->heads;
+		double qk = (double)(md->qk_nope_head_dim + md->qk_rope_head_dim);
+		double ql = (double)md->q_lora_rank;
+		double kvl = (double)md->kv_lora_rank;
+		double q = ql > 0 ? h * ql + ql + ql * heads * qk : h * heads * qk;
+		double kv = h * (kvl + (double)md->qk_rope_head_dim) + kvl +
+			    kvl * heads * (double)(md->qk_nope_head_dim + md->v_head_dim);
+		double o = heads * (double)md->v_head_dim * h;
+		return q + kv + o;
+	}
+	double q = (double)(md->heads * md->head_dim);
+	double kv = (double)(md->kv_heads * md->head_dim);
+	double attn = h * q * (md->attention_output_gate ? 2 : 1) + 2 * h * kv + q * h;
+	if (md->attention_bias)
+		attn += q + 2 * kv;
+	return attn;
+}
+
+/* Parameters of one Gated DeltaNet block: the q/k/v/z input projection,
+ * the b/a gate projection, the short causal convolution over q/k/v, the
+ * per-head decay and step parameters, the gated norm and the output
+ * projection. */
+static double linear_attention_params(const struct cat_model *md)
+{
+	double h = (double)md->hidden_size;
+	double qk = (double)(md->linear_qk_heads * md->linear_head_dim);
+	double v = (double)(md->linear_v_heads * md->linear_head_dim);
+	double vh = (double)md->linear_v_heads;
+	return h * (2 * qk + 2 * v) + h * 2 * vh + (2 * qk + v) * (double)md->linear_conv_kernel +
+	       2 * vh + (double)md->linear_head_dim + v * h;
+}
+
+static int count_mismatch(struct jp *p, const char *key, const char *what, double published,
+			  double derived, double alt, double tolerance)
+{
+	double rel = fabs(derived - published) / published;
+	double rel_alt = alt > 0 ? fabs(alt - published) / published : rel;
+	if (rel <= tolerance || rel_alt <= tolerance)
+		return 0;
+	size_t m = jp_key(p, key);
+	int rc = jp_fail(p, "published %s %.4g differs from %.4g counted from the "
+			 "architecture by %.1f%% (more than %.0f%%)", what, published, derived,
+			 rel * 100, tolerance * 100);
+	jp_pop(p, m);
+	return rc;
+}
 
 /* Parameter counts from the architecture (see catalog.h). Doubles are exact
  * here: every product stays far below 2^53 within the accepted ranges. */
 static int model_derive(struct jp *p, struct cat_model *md)
 {
 	double h = (double)md->hidden_size;
-	double q = (double)(md->heads * md->head_dim);
-	double kv = (double)(md->kv_heads * md->head_dim);
 	double embed = (double)md->vocab_size * h;
 	double lm_head = md->tied_embeddings ? 0 : embed;
 	double norms = (double)md->layers * 2 * h + h;
+	bool mla_counted = md->attention != CAT_ATTN_MLA ||
+			   (md->qk_nope_head_dim > 0 && md->v_head_dim > 0);
+	double full_layers = (double)(md->layers - md->linear_attention_layers);
+	md->kv_layers = md->layers - md->linear_attention_layers;
+	md->moe_layers = md->experts ? count_moe_layers(md->layers, md->dense_layers,
+							md->moe_layer_freq) : 0;
+	double dense_ffn = 3 * h * (double)md->intermediate_size;
+	double expert = 3 * h * (double)md->expert_intermediate_size;
+	double shared = (double)md->shared_experts * 3 * h *
+			(double)md->shared_expert_intermediate_size;
+	double router = h * (double)md->experts;
+	double moe_layers = (double)md->moe_layers;
+	double ffn = (double)(md->layers - md->moe_layers) * dense_ffn +
+		     moe_layers * ((double)md->experts * expert + shared + router);
+	double experts_all = moe_layers * (double)md->experts * expert;
+	double experts_idle = moe_layers * (double)(md->experts - md->experts_per_token) * expert;
 	double linear;
-	if (md->attention == CAT_ATTN_GQA) {
-		double attn = h * q + 2 * h * kv + q * h;
-		if (md->attention_bias)
-			attn += q + 2 * kv;
-		double dense_ffn = 3 * h * (double)md->intermediate_size;
-		double ffn;
-		if (md->experts == 0) {
-			ffn = (double)md->layers * dense_ffn;
-		} else {
-			double moe_ffn = (double)(md->experts + md->shared_experts) * 3 * h *
-					 (double)md->expert_intermediate_size +
-					 h * (double)md->experts; /* router */
-			ffn = (double)md->dense_layers * dense_ffn +
-			      (double)(md->layers - md->dense_layers) * moe_ffn;
-		}
-		linear = (double)md->layers * attn + ffn;
+	if (mla_counted) {
+		double mixers = full_layers * attention_params(md);
+		if (md->linear_attention_layers)
+			mixers += (double)md->linear_attention_layers * linear_attention_params(md);
+		linear = mixers + ffn;
 		double total = linear + norms + embed + lm_head;
-		double rel = fabs(total - md->params_published) / md->params_published;
-		if (rel > CAT_PARAMS_TOLERANCE) {
-			size_t m = jp_key(p, "params");
-			int rc = jp_fail(p, "published count %.4g differs from %.4g counted "
-					 "from the architecture by %.1f%% (more than %.0f%%)",
-					 md->params_published, total, rel * 100,
-					 CAT_PARAMS_TOLERANCE * 100);
-			jp_pop(p, m);
+		int rc = count_mismatch(p, "params", "count", md->params_published, total, 0,
+					CAT_PARAMS_TOLERANCE);
+		if (rc)
 			return rc;
-		}
 	} else {
 		linear = md->params_published - norms - embed - lm_head;
 		if (linear <= 0) {
@@ -829,6 +1111,18 @@ static int model_derive(struct jp *p, struct cat_model *md)
 	md->linear_params = (int64_t)llround(linear);
 	md->total_params = md->embedding_params + md->lm_head_params + md->norm_params +
 			   md->linear_params;
+	md->expert_params = (int64_t)llround(experts_all);
+	md->active_params = md->total_params - (int64_t)llround(experts_idle);
+	if (md->active_params_published > 0 && mla_counted) {
+		/* Publishers differ on the input embedding table (a lookup, no
+		 * FLOPs): OpenAI and DeepSeek leave it out, Qwen and Meta count
+		 * it; accept either. */
+		double active = (double)md->active_params;
+		double without = md->tied_embeddings ? 0 : active - embed;
+		return count_mismatch(p, "active_params", "active count",
+				      md->active_params_published, active, without,
+				      CAT_ACTIVE_TOLERANCE);
+	}
 	return 0;
 }
 
@@ -837,15 +1131,21 @@ static int parse_model(struct jp *p, const cJSON *e, struct cat_model *md)
 	static const char *const keys[] = { "id", "name", "aliases", "source", "architecture",
 		"attention", "layers", "hidden_size", "heads", "kv_heads", "head_dim",
 		"intermediate_size", "vocab_size", "max_context", "tied_embeddings",
-		"attention_bias", "params", "moe", "mla", "note", NULL };
+		"attention_bias", "attention_output_gate", "params", "active_params", "moe",
+		"mla", "local_attention", "linear_attention", "estimated", "note", NULL };
 	static const char *const src_keys[] = { "url", "date", "note", NULL };
 	static const char *const moe_keys[] = { "experts", "experts_per_token",
-		"shared_experts", "expert_intermediate_size", "dense_layers", NULL };
-	static const char *const mla_keys[] = { "kv_lora_rank", "qk_rope_head_dim", NULL };
+		"shared_experts", "expert_intermediate_size", "shared_expert_intermediate_size",
+		"dense_layers", "moe_layer_freq", NULL };
+	static const char *const mla_keys[] = { "kv_lora_rank", "qk_rope_head_dim",
+		"qk_nope_head_dim", "v_head_dim", "q_lora_rank", NULL };
+	static const char *const local_keys[] = { "kind", "window", "layers", NULL };
+	static const char *const linear_keys[] = { "kind", "layers", "qk_heads", "v_heads",
+		"head_dim", "conv_kernel", NULL };
 	const int64_t BIG = (int64_t)1 << 24;
 	int rc;
 	char *arch, *attn, *url, *note;
-	const cJSON *src, *moe, *mla;
+	const cJSON *src, *moe, *mla, *local, *lin;
 	if (!cJSON_IsObject(e))
 		return jp_fail(p, "expected an object");
 	if ((rc = j_keys(p, e, keys)) || (rc = j_id(p, e, "id", &md->id)) ||
@@ -894,10 +1194,16 @@ static int parse_model(struct jp *p, const cJSON *e, struct cat_model *md)
 	    (rc = j_int(p, e, "max_context", true, 1, (int64_t)1 << 30, &md->max_context)) ||
 	    (rc = j_bool(p, e, "tied_embeddings", true, false, &md->tied_embeddings)) ||
 	    (rc = j_bool(p, e, "attention_bias", false, false, &md->attention_bias)) ||
+	    (rc = j_bool(p, e, "attention_output_gate", false, false,
+			 &md->attention_output_gate)) ||
 	    (rc = j_figure(p, e, "params", true, U_PARAMS, J_POSITIVE, &md->params_published,
 			   NULL)) ||
+	    (rc = j_figure(p, e, "active_params", false, U_PARAMS, J_POSITIVE,
+			   &md->active_params_published, NULL)) ||
 	    (rc = j_object(p, e, "moe", is_moe, &moe)) ||
 	    (rc = j_object(p, e, "mla", md->attention == CAT_ATTN_MLA, &mla)) ||
+	    (rc = j_object(p, e, "local_attention", false, &local)) ||
+	    (rc = j_object(p, e, "linear_attention", false, &lin)) ||
 	    (rc = j_string(p, e, "note", false, &note)))
 		return rc;
 	if (md->heads % md->kv_heads != 0) {
@@ -907,12 +1213,20 @@ static int parse_model(struct jp *p, const cJSON *e, struct cat_model *md)
 		jp_pop(p, m);
 		return rc;
 	}
+	if (md->active_params_published > md->params_published) {
+		size_t m = jp_key(p, "active_params");
+		rc = jp_fail(p, "%.4g is more than the total params %.4g",
+			     md->active_params_published, md->params_published);
+		jp_pop(p, m);
+		return rc;
+	}
 	if (moe && !is_moe) {
 		size_t m = jp_key(p, "moe");
 		rc = jp_fail(p, "given for a dense model (set \"architecture\": \"moe\")");
 		jp_pop(p, m);
 		return rc;
 	}
+	md->moe_layer_freq = 1;
 	if (moe) {
 		size_t m = jp_key(p, "moe");
 		if (!(rc = j_keys(p, moe, moe_keys)) &&
@@ -922,10 +1236,24 @@ static int parse_model(struct jp *p, const cJSON *e, struct cat_model *md)
 		    !(rc = j_int(p, moe, "shared_experts", false, 0, 64, &md->shared_experts)) &&
 		    !(rc = j_int(p, moe, "expert_intermediate_size", true, 1, 1 << 22,
 				 &md->expert_intermediate_size)) &&
+		    !(rc = j_int(p, moe, "shared_expert_intermediate_size", false, 1, 1 << 22,
+				 &md->shared_expert_intermediate_size)) &&
 		    !(rc = j_int(p, moe, "dense_layers", false, 0, md->layers - 1,
 				 &md->dense_layers)) &&
-		    md->dense_layers > 0 && md->intermediate_size == 0)
-			rc = jp_fail(p, "dense_layers > 0 needs the model's intermediate_size");
+		    !(rc = j_int(p, moe, "moe_layer_freq", false, 1, md->layers,
+				 &md->moe_layer_freq))) {
+			if (md->moe_layer_freq == 0)
+				md->moe_layer_freq = 1;
+			int64_t moe_n = count_moe_layers(md->layers, md->dense_layers,
+							 md->moe_layer_freq);
+			if (moe_n < 1)
+				rc = jp_fail(p, "no layer is a MoE layer (check dense_layers and "
+					     "moe_layer_freq)");
+			else if (moe_n < md->layers && md->intermediate_size == 0)
+				rc = jp_fail(p, "dense layers need the model's intermediate_size");
+		}
+		if (!md->shared_expert_intermediate_size)
+			md->shared_expert_intermediate_size = md->expert_intermediate_size;
 		jp_pop(p, m);
 		if (rc)
 			return rc;
@@ -939,12 +1267,82 @@ static int parse_model(struct jp *p, const cJSON *e, struct cat_model *md)
 	if (mla) {
 		size_t m = jp_key(p, "mla");
 		if (!(rc = j_keys(p, mla, mla_keys)) &&
-		    !(rc = j_int(p, mla, "kv_lora_rank", true, 1, 1 << 16, &md->kv_lora_rank)))
-			rc = j_int(p, mla, "qk_rope_head_dim", true, 1, 4096,
-				   &md->qk_rope_head_dim);
+		    !(rc = j_int(p, mla, "kv_lora_rank", true, 1, 1 << 16, &md->kv_lora_rank)) &&
+		    !(rc = j_int(p, mla, "qk_rope_head_dim", true, 1, 4096,
+				 &md->qk_rope_head_dim)) &&
+		    !(rc = j_int(p, mla, "qk_nope_head_dim", false, 1, 4096,
+				 &md->qk_nope_head_dim)) &&
+		    !(rc = j_int(p, mla, "v_head_dim", false, 1, 4096, &md->v_head_dim)) &&
+		    !(rc = j_int(p, mla, "q_lora_rank", false, 1, 1 << 16, &md->q_lora_rank)) &&
+		    (md->qk_nope_head_dim > 0) != (md->v_head_dim > 0))
+			rc = jp_fail(p, "give both qk_nope_head_dim and v_head_dim, or neither");
 		jp_pop(p, m);
 		if (rc)
 			return rc;
+	}
+	if (local) {
+		size_t m = jp_key(p, "local_attention");
+		char *kind;
+		if (!(rc = j_keys(p, local, local_keys)) &&
+		    !(rc = j_string(p, local, "kind", true, &kind)) &&
+		    !(rc = j_int(p, local, "window", true, 1, (int64_t)1 << 30,
+				 &md->sliding_window)) &&
+		    !(rc = j_int(p, local, "layers", true, 1, md->layers,
+				 &md->sliding_window_layers)) &&
+		    strcmp(kind, "sliding") != 0 && strcmp(kind, "chunked") != 0) {
+			size_t mk = jp_key(p, "kind");
+			rc = jp_fail(p, "expected \"sliding\" or \"chunked\", got \"%s\"", kind);
+			jp_pop(p, mk);
+		}
+		jp_pop(p, m);
+		if (rc)
+			return rc;
+	}
+	if (lin) {
+		size_t m = jp_key(p, "linear_attention");
+		char *kind;
+		if (!(rc = j_keys(p, lin, linear_keys)) &&
+		    !(rc = j_string(p, lin, "kind", true, &kind)) &&
+		    !(rc = j_int(p, lin, "layers", true, 1, md->layers - 1,
+				 &md->linear_attention_layers)) &&
+		    !(rc = j_int(p, lin, "qk_heads", true, 1, 4096, &md->linear_qk_heads)) &&
+		    !(rc = j_int(p, lin, "v_heads", true, 1, 4096, &md->linear_v_heads)) &&
+		    !(rc = j_int(p, lin, "head_dim", true, 1, 4096, &md->linear_head_dim)) &&
+		    !(rc = j_int(p, lin, "conv_kernel", true, 1, 64, &md->linear_conv_kernel)) &&
+		    strcmp(kind, "gated-deltanet") != 0) {
+			size_t mk = jp_key(p, "kind");
+			rc = jp_fail(p, "expected \"gated-deltanet\", got \"%s\"", kind);
+			jp_pop(p, mk);
+		}
+		jp_pop(p, m);
+		if (rc)
+			return rc;
+		if (md->sliding_window_layers > md->layers - md->linear_attention_layers) {
+			m = jp_key(p, "local_attention");
+			jp_key(p, "layers");
+			rc = jp_fail(p, "more local-attention layers than attention layers");
+			jp_pop(p, m);
+			return rc;
+		}
+	}
+	if ((rc = j_aliases_key(p, e, "estimated", CAT_MAX_ESTIMATED, &md->estimated,
+				&md->estimated_count)))
+		return rc;
+	for (size_t i = 0; i < md->estimated_count; i++) {
+		bool known = false;
+		for (const char *const *k = keys; *k && !known; k++)
+			known = strcmp(*k, md->estimated[i]) == 0;
+		for (const char *const *k = moe_keys; *k && !known; k++)
+			known = strcmp(*k, md->estimated[i]) == 0;
+		for (const char *const *k = mla_keys; *k && !known; k++)
+			known = strcmp(*k, md->estimated[i]) == 0;
+		if (!known) {
+			size_t m = jp_key(p, "estimated");
+			jp_index(p, i);
+			rc = jp_fail(p, "'%s' is not a field of a model entry", md->estimated[i]);
+			jp_pop(p, m);
+			return rc;
+		}
 	}
 	return model_derive(p, md);
 }
@@ -1175,6 +1573,17 @@ bool catalog_check(const struct catalog *cat)
 		    !(h->mem_bw_gbs > 0) ||
 		    !(h->usable_memory_fraction > 0 && h->usable_memory_fraction <= 1))
 			return false;
+		if (h->device < cat->hardware || h->device >= cat->hardware + cat->hardware_count ||
+		    h->device->device != h->device || h->device_count < 1 ||
+		    (h->device == h) != (h->system_kind == NULL) ||
+		    (h->device == h && h->device_count != 1))
+			return false;
+		if ((h->price.currency != CAT_CUR_NONE) != (h->price.amount > 0) ||
+		    h->price.amount_max < h->price.amount)
+			return false;
+		for (int t = 0; t < CAT_DTYPE_COUNT; t++)
+			if (h->tflops_fp16acc[t] < h->tflops[t])
+				return false;
 	}
 	for (size_t i = 0; i < cat->model_count; i++) {
 		const struct cat_model *m = &cat->models[i];
@@ -1182,6 +1591,11 @@ bool catalog_check(const struct catalog *cat)
 		    m->total_params != m->embedding_params + m->lm_head_params +
 					       m->norm_params + m->linear_params ||
 		    m->heads % m->kv_heads != 0)
+			return false;
+		if (m->active_params <= 0 || m->active_params > m->total_params ||
+		    m->expert_params > m->linear_params || m->kv_layers < 1 ||
+		    m->kv_layers > m->layers || (m->experts == 0) != (m->moe_layers == 0) ||
+		    m->moe_layers > m->layers)
 			return false;
 	}
 	for (size_t i = 0; i < cat->weight_format_count; i++)
@@ -1372,4 +1786,405 @@ double catalog_matmul_flops(const struct cat_hardware *hw, const struct cat_weig
 	if (used)
 		*used = t;
 	return tflops > 0 ? tflops * 1e12 : 0;
+}
+
+/* ---- prices ------------------------------------------------------------- */
+
+bool catalog_price_usd(const struct catalog *cat, const struct cat_hardware *hw, double *usd)
+{
+	*usd = 0;
+	switch (hw->price.currency) {
+	case CAT_CUR_USD:
+		*usd = hw->price.amount;
+		return true;
+	case CAT_CUR_EUR:
+		if (!(cat->usd_per_eur > 0))
+			return false;
+		*usd = hw->price.amount * cat->usd_per_eur;
+		return true;
+	case CAT_CUR_NONE:
+	default:
+		return false;
+	}
+}
+
+/* True when a sorts before b in catalog_hardware_by_price. */
+static bool price_before(const struct catalog *cat, const struct cat_hardware *a,
+			 const struct cat_hardware *b)
+{
+	double pa, pb;
+	bool ha = catalog_price_usd(cat, a, &pa), hb = catalog_price_usd(cat, b, &pb);
+	if (ha != hb)
+		return ha;
+	if (!ha)
+		return a < b; /* file order */
+	if (pa != pb)
+		return pa < pb;
+	return strcmp(a->id, b->id) < 0;
+}
+
+size_t catalog_hardware_by_price(const struct catalog *cat, const struct cat_hardware **out)
+{
+	size_t priced = 0;
+	/* insertion sort: stable, no allocation; the catalogue has hundreds
+	 * of entries at most */
+	for (size_t i = 0; i < cat->hardware_count; i++) {
+		const struct cat_hardware *h = &cat->hardware[i];
+		double usd;
+		if (catalog_price_usd(cat, h, &usd))
+			priced++;
+		size_t j = i;
+		while (j > 0 && price_before(cat, h, out[j - 1])) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = h;
+	}
+	return priced;
+}
+
+double cat_hardware_total_memory_gb(const struct cat_hardware *hw)
+{
+	return hw->memory_gb * (double)hw->device_count;
+}
+
+/* ---- listings ----------------------------------------------------------- */
+
+static void json_str(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(out, "\\%c", *c);
+		else if (*c == '\n')
+			fputs("\\n", out);
+		else if (*c < 0x20)
+			fprintf(out, "\\u%04x", *c);
+		else
+			fputc(*c, out);
+	}
+	fputc('"', out);
+}
+
+/* A number, or null when 0 (the catalogue's "not given"). */
+static void json_num(FILE *out, double x)
+{
+	if (x == 0 || !isfinite(x))
+		fputs("null", out);
+	else
+		fprintf(out, "%.10g", x);
+}
+
+static void json_key(FILE *out, const char *indent, const char *key, bool first)
+{
+	fprintf(out, "%s%s\"%s\": ", first ? "" : ",\n", indent, key);
+}
+
+static void json_aliases(FILE *out, char **aliases, size_t n)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", out);
+		json_str(out, aliases[i]);
+	}
+	fputc(']', out);
+}
+
+static void json_price(FILE *out, const struct cat_price *pr)
+{
+	if (pr->currency == CAT_CUR_NONE) {
+		fputs("null", out);
+		return;
+	}
+	fputs("{\"amount\": ", out);
+	json_num(out, pr->amount);
+	fputs(", \"amount_max\": ", out);
+	json_num(out, pr->amount_max);
+	fputs(", \"currency\": ", out);
+	json_str(out, cat_currency_name(pr->currency));
+	fputs(", \"date\": ", out);
+	json_str(out, pr->date);
+	fputc('}', out);
+}
+
+static void json_link(FILE *out, const struct cat_link *l)
+{
+	if (!l->kind) {
+		fputs("null", out);
+		return;
+	}
+	fputs("{\"kind\": ", out);
+	json_str(out, l->kind);
+	fputs(", \"gbs_per_direction\": ", out);
+	json_num(out, l->bw_gbs);
+	fputc('}', out);
+}
+
+static void json_hardware(FILE *out, const struct catalog *cat, const struct cat_hardware *h)
+{
+	const char *in = "      ";
+	fputs("    {\n", out);
+	json_key(out, in, "id", true);
+	json_str(out, h->id);
+	json_key(out, in, "name", false);
+	json_str(out, h->name);
+	json_key(out, in, "aliases", false);
+	json_aliases(out, h->aliases, h->alias_count);
+	json_key(out, in, "kind", false);
+	json_str(out, h->system_kind ? "system" : "device");
+	json_key(out, in, "system_kind", false);
+	json_str(out, h->system_kind);
+	json_key(out, in, "device", false);
+	json_str(out, h->device->id);
+	json_key(out, in, "device_count", false);
+	fprintf(out, "%lld", (long long)h->device_count);
+	json_key(out, in, "family", false);
+	json_str(out, h->family->id);
+	json_key(out, in, "memory_gb", false);
+	json_num(out, h->memory_gb);
+	json_key(out, in, "total_memory_gb", false);
+	json_num(out, cat_hardware_total_memory_gb(h));
+	json_key(out, in, "mem_bw_gbs", false);
+	json_num(out, h->mem_bw_gbs);
+	json_key(out, in, "unified_memory", false);
+	fputs(h->unified_memory ? "true" : "false", out);
+	json_key(out, in, "usable_memory_fraction", false);
+	json_num(out, h->usable_memory_fraction);
+	json_key(out, in, "tflops", false);
+	fputc('{', out);
+	for (int t = 0; t < CAT_DTYPE_COUNT; t++) {
+		fprintf(out, "%s\"%s\": ", t ? ", " : "", dtype_names[t]);
+		json_num(out, h->tflops[t]);
+	}
+	fputs(", \"fp16_fp16acc\": ", out);
+	json_num(out, h->tflops_fp16acc[CAT_DTYPE_FP16]);
+	fputs(", \"fp8_fp16acc\": ", out);
+	json_num(out, h->tflops_fp16acc[CAT_DTYPE_FP8]);
+	fputc('}', out);
+	json_key(out, in, "fp32_vector_tflops", false);
+	json_num(out, h->fp32_vector_tflops);
+	json_key(out, in, "tdp_w", false);
+	json_num(out, h->tdp_w);
+	json_key(out, in, "idle_w", false);
+	json_num(out, h->idle_w);
+	json_key(out, in, "peer_link", false);
+	json_link(out, &h->peer_link);
+	json_key(out, in, "host_memory_gb", false);
+	json_num(out, h->host_memory_gb);
+	json_key(out, in, "host_memory_max_gb", false);
+	json_num(out, h->host_memory_max_gb);
+	json_key(out, in, "price", false);
+	json_price(out, &h->price);
+	double usd;
+	json_key(out, in, "price_usd", false);
+	json_num(out, catalog_price_usd(cat, h, &usd) ? usd : 0);
+	json_key(out, in, "rent_per_hour", false);
+	json_price(out, &h->rent_hour);
+	fputs("\n    }", out);
+}
+
+static void json_model(FILE *out, const struct cat_model *m)
+{
+	const char *in = "      ";
+	fputs("    {\n", out);
+	json_key(out, in, "id", true);
+	json_str(out, m->id);
+	json_key(out, in, "name", false);
+	json_str(out, m->name);
+	json_key(out, in, "aliases", false);
+	json_aliases(out, m->aliases, m->alias_count);
+	json_key(out, in, "architecture", false);
+	json_str(out, m->experts ? "moe" : "dense");
+	json_key(out, in, "attention", false);
+	json_str(out, m->attention == CAT_ATTN_MLA ? "mla" : "gqa");
+	json_key(out, in, "layers", false);
+	fprintf(out, "%lld", (long long)m->layers);
+	json_key(out, in, "kv_layers", false);
+	fprintf(out, "%lld", (long long)m->kv_layers);
+	json_key(out, in, "max_context", false);
+	fprintf(out, "%lld", (long long)m->max_context);
+	json_key(out, in, "total_params", false);
+	fprintf(out, "%lld", (long long)m->total_params);
+	json_key(out, in, "active_params", false);
+	fprintf(out, "%lld", (long long)m->active_params);
+	json_key(out, in, "params_published", false);
+	json_num(out, m->params_published);
+	json_key(out, in, "active_params_published", false);
+	json_num(out, m->active_params_published);
+	json_key(out, in, "experts", false);
+	fprintf(out, "%lld", (long long)m->experts);
+	json_key(out, in, "experts_per_token", false);
+	fprintf(out, "%lld", (long long)m->experts_per_token);
+	json_key(out, in, "shared_experts", false);
+	fprintf(out, "%lld", (long long)m->shared_experts);
+	json_key(out, in, "estimated", false);
+	json_aliases(out, m->estimated, m->estimated_count);
+	fputs("\n    }", out);
+}
+
+int catalog_write_json(const struct catalog *cat, FILE *out, struct diag *d)
+{
+	fputs("{\n  \"schema_version\": 1,\n  \"usd_per_eur\": ", out);
+	if (cat->usd_per_eur > 0) {
+		fputs("{\"value\": ", out);
+		json_num(out, cat->usd_per_eur);
+		fputs(", \"date\": ", out);
+		json_str(out, cat->usd_per_eur_date);
+		fputc('}', out);
+	} else {
+		fputs("null", out);
+	}
+	fputs(",\n  \"families\": [\n", out);
+	for (size_t i = 0; i < cat->family_count; i++) {
+		const struct cat_family *f = &cat->families[i];
+		fputs(i ? ",\n    {\"id\": " : "    {\"id\": ", out);
+		json_str(out, f->id);
+		fputs(", \"name\": ", out);
+		json_str(out, f->name);
+		fputs(", \"eff_compute\": ", out);
+		json_num(out, f->eff_compute);
+		fputs(", \"eff_bw\": ", out);
+		json_num(out, f->eff_bw);
+		fputs(", \"step_overhead_us\": ", out);
+		json_num(out, f->step_overhead_us);
+		fputs(", \"runtime_reserve_gib\": ", out);
+		json_num(out, f->runtime_reserve_gib);
+		fputc('}', out);
+	}
+	fputs("\n  ],\n  \"hardware\": [\n", out);
+	for (size_t i = 0; i < cat->hardware_count; i++) {
+		if (i)
+			fputs(",\n", out);
+		json_hardware(out, cat, &cat->hardware[i]);
+	}
+	fputs("\n  ],\n  \"models\": [\n", out);
+	for (size_t i = 0; i < cat->model_count; i++) {
+		if (i)
+			fputs(",\n", out);
+		json_model(out, &cat->models[i]);
+	}
+	fputs("\n  ],\n  \"weight_formats\": [\n", out);
+	for (size_t i = 0; i < cat->weight_format_count; i++) {
+		const struct cat_weight_format *w = &cat->weight_formats[i];
+		fputs(i ? ",\n    {\"id\": " : "    {\"id\": ", out);
+		json_str(out, w->id);
+		fputs(", \"name\": ", out);
+		json_str(out, w->name);
+		fputs(", \"aliases\": ", out);
+		json_aliases(out, w->aliases, w->alias_count);
+		fputs(", \"bits_per_weight\": ", out);
+		json_num(out, w->bits_per_weight);
+		fputs(", \"embedding_bits\": ", out);
+		json_num(out, w->embedding_bits);
+		fputs(", \"compute_dtype\": ", out);
+		json_str(out, cat_dtype_name(w->compute_dtype));
+		fputs(", \"fallback_compute_dtype\": ", out);
+		json_str(out, w->has_fallback ? cat_dtype_name(w->fallback_dtype) : NULL);
+		fputc('}', out);
+	}
+	fputs("\n  ],\n  \"kv_dtypes\": [\n", out);
+	for (size_t i = 0; i < cat->kv_dtype_count; i++) {
+		const struct cat_kv_dtype *k = &cat->kv_dtypes[i];
+		fputs(i ? ",\n    {\"id\": " : "    {\"id\": ", out);
+		json_str(out, k->id);
+		fputs(", \"name\": ", out);
+		json_str(out, k->name);
+		fputs(", \"aliases\": ", out);
+		json_aliases(out, k->aliases, k->alias_count);
+		fputs(", \"bits_per_element\": ", out);
+		json_num(out, k->bits_per_element);
+		fputc('}', out);
+	}
+	fputs("\n  ]\n}\n", out);
+	if (ferror(out))
+		return diag_set(d, DIAG_EIO, "writing the catalogue listing failed");
+	return 0;
+}
+
+/* "a, b" of the aliases into buf (cut with "..." past size). */
+static const char *alias_list(char *buf, size_t size, char **aliases, size_t n)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		int w = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", aliases[i]);
+		if (w < 0 || (size_t)w >= size - used) {
+			if (size > 4)
+				memcpy(buf + size - 4, "...", 4);
+			break;
+		}
+		used += (size_t)w;
+	}
+	return buf;
+}
+
+int catalog_write_table(const struct catalog *cat, FILE *out, struct diag *d)
+{
+	char aliases[256];
+	fprintf(out, "HARDWARE (%zu)\n", cat->hardware_count);
+	fprintf(out, "  %-26s %4s %8s %8s %9s %11s  %s\n", "id", "n", "mem GB", "GB/s",
+		"bf16 TF", "price", "name [aliases]");
+	for (size_t i = 0; i < cat->hardware_count; i++) {
+		const struct cat_hardware *h = &cat->hardware[i];
+		char price[32] = "-";
+		if (h->price.currency)
+			snprintf(price, sizeof(price), "%s %.0f",
+				 cat_currency_name(h->price.currency), h->price.amount);
+		char bf16[16] = "-";
+		if (h->tflops[CAT_DTYPE_BF16] > 0)
+			snprintf(bf16, sizeof(bf16), "%.1f", h->tflops[CAT_DTYPE_BF16]);
+		fprintf(out, "  %-26s %4lld %8.0f %8.0f %9s %11s  %s", h->id,
+			(long long)h->device_count, h->memory_gb, h->mem_bw_gbs, bf16, price,
+			h->name);
+		if (h->alias_count)
+			fprintf(out, " [%s]", alias_list(aliases, sizeof(aliases), h->aliases,
+							 h->alias_count));
+		fputc('\n', out);
+	}
+	fprintf(out, "\nMODELS (%zu)\n", cat->model_count);
+	fprintf(out, "  %-26s %5s %4s %6s %9s %9s %8s  %s\n", "id", "arch", "attn", "layers",
+		"params B", "active B", "context", "name [aliases]");
+	for (size_t i = 0; i < cat->model_count; i++) {
+		const struct cat_model *m = &cat->models[i];
+		fprintf(out, "  %-26s %5s %4s %6lld %9.2f %9.2f %8lld  %s%s", m->id,
+			m->experts ? "moe" : "dense", m->attention == CAT_ATTN_MLA ? "mla" : "gqa",
+			(long long)m->layers, (double)m->total_params / 1e9,
+			(double)m->active_params / 1e9, (long long)m->max_context, m->name,
+			m->estimated_count ? " (estimated)" : "");
+		if (m->alias_count)
+			fprintf(out, " [%s]", alias_list(aliases, sizeof(aliases), m->aliases,
+							 m->alias_count));
+		fputc('\n', out);
+	}
+	fprintf(out, "\nWEIGHT FORMATS (%zu)\n", cat->weight_format_count);
+	fprintf(out, "  %-26s %6s %7s %8s  %s\n", "id", "bits", "compute", "fallback",
+		"name [aliases]");
+	for (size_t i = 0; i < cat->weight_format_count; i++) {
+		const struct cat_weight_format *w = &cat->weight_formats[i];
+		fprintf(out, "  %-26s %6.3g %7s %8s  %s", w->id, w->bits_per_weight,
+			cat_dtype_name(w->compute_dtype),
+			w->has_fallback ? cat_dtype_name(w->fallback_dtype) : "-", w->name);
+		if (w->alias_count)
+			fprintf(out, " [%s]", alias_list(aliases, sizeof(aliases), w->aliases,
+							 w->alias_count));
+		fputc('\n', out);
+	}
+	fprintf(out, "\nKV-CACHE DTYPES (%zu)\n", cat->kv_dtype_count);
+	fprintf(out, "  %-26s %6s  %s\n", "id", "bits", "name [aliases]");
+	for (size_t i = 0; i < cat->kv_dtype_count; i++) {
+		const struct cat_kv_dtype *k = &cat->kv_dtypes[i];
+		fprintf(out, "  %-26s %6.3g  %s", k->id, k->bits_per_element, k->name);
+		if (k->alias_count)
+			fprintf(out, " [%s]", alias_list(aliases, sizeof(aliases), k->aliases,
+							 k->alias_count));
+		fputc('\n', out);
+	}
+	if (ferror(out))
+		return diag_set(d, DIAG_EIO, "writing the catalogue listing failed");
+	return 0;
 }

@@ -10,6 +10,14 @@
  * treat ' ', '-' and '_' as the same character, so "H100", "h100" and
  * "NVIDIA H100 SXM5 80GB" can all name one entry.
  *
+ * A hardware entry is either one accelerator (a GPU, or a unified-memory
+ * machine such as a Mac or a DGX Spark) or a complete system that names its
+ * accelerator and how many it holds (a workstation with two RTX 5090, two
+ * DGX Sparks linked by ConnectX-7).  A system entry carries the per-device
+ * figures of its accelerator (copied at load, so memory_gb, mem_bw_gbs and
+ * tflops are always per device) plus device_count, its own price, host RAM
+ * and the link between its devices.
+ *
  * The JSON shape (sourced figures, required and optional keys) is documented
  * in models/catalog/README.md.  Loading uses cJSON, which records the place
  * of its last parse error in a process-wide variable: load catalogues before
@@ -21,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/diag.h"
 
@@ -56,6 +65,27 @@ struct cat_link {
 	double bw_gbs;             /* GB/s in EACH direction */
 };
 
+/* Currencies prices are quoted in.  Never converted silently: see
+ * catalog_price_usd. */
+enum cat_currency {
+	CAT_CUR_NONE = 0,          /* no price published */
+	CAT_CUR_USD,
+	CAT_CUR_EUR,
+};
+
+/* "USD", "EUR" ("" for CAT_CUR_NONE; static strings). */
+const char *cat_currency_name(enum cat_currency c);
+
+/* A dated price as published; amount_max > amount when the source gives a
+ * range ("~EUR 1,300-1,600"), else equal to amount. */
+struct cat_price {
+	enum cat_currency currency; /* CAT_CUR_NONE: no price */
+	double amount;
+	double amount_max;
+	char *date;                /* YYYY-MM or YYYY-MM-DD of the source */
+	char *source;
+};
+
 struct cat_hardware {
 	char *id;
 	char *name;
@@ -66,20 +96,55 @@ struct cat_hardware {
 	double memory_visible_gib; /* what the driver reports as total; 0 unknown */
 	double mem_bw_gbs;         /* peak memory bandwidth, 1e9 bytes/s */
 	double tflops[CAT_DTYPE_COUNT]; /* dense peak per dtype (TOPS for int8);
-					   0 = no such tensor path or unknown */
-	double tdp_w;
+					   0 = no such tensor path or unknown.
+					   Matmuls accumulating in FP32. */
+	double tflops_fp16acc[CAT_DTYPE_COUNT]; /* same with FP16 accumulation
+					   (GeForce cards run it at twice
+					   the FP32-accumulate rate; engines
+					   such as llama.cpp use it); equal to
+					   tflops[] where the files give no
+					   separate figure, and for fp16 to
+					   the bf16 rate when the files give
+					   no fp16 figure at all */
+	double fp32_vector_tflops; /* non-tensor FP32 peak; 0 unknown (the only
+				      compute figure Apple publishes) */
+	int64_t gpu_cores;         /* GPU cores / SMs / CUs as named; 0 unknown */
+	double tdp_w;              /* board power, or the machine's maximum for
+				      unified-memory machines; 0 unknown */
 	double idle_w;             /* 0 unknown */
-	struct cat_link peer_link; /* GPU-to-GPU (NVLink, Infinity Fabric) */
+	double inference_w;        /* measured while serving an LLM; 0 unknown */
+	double inference_w_max;    /* upper end of that range (= inference_w) */
+	struct cat_link peer_link; /* GPU-to-GPU (NVLink, Infinity Fabric; for a
+				      system, the link between its devices) */
 	struct cat_link host_link; /* to the host (PCIe) */
 	bool unified_memory;       /* memory shared with the CPU (Apple, GB10) */
 	double usable_memory_fraction; /* share of memory_gb a model may use;
 					  1 for discrete devices */
+
+	/* Systems.  For a bare device: device == self, device_count == 1,
+	 * system_kind == NULL.  For a system: device is the accelerator entry
+	 * (never itself a system), and every per-device figure above is the
+	 * device's. */
+	const struct cat_hardware *device;
+	int64_t device_count;
+	char *system_kind;         /* "workstation", "desktop", "laptop",
+				      "cluster"; NULL for a bare device */
+	double host_memory_gb;     /* system RAM besides the accelerators (lower
+				      end of the offered range); 0 unknown or
+				      unified */
+	double host_memory_max_gb; /* upper end (= host_memory_gb if one size) */
+
+	struct cat_price price;    /* purchase, whole entry (system or device) */
+	struct cat_price rent_hour;/* rental per device-hour */
 };
 
 enum cat_attention {
 	CAT_ATTN_GQA = 0,          /* multi-head and grouped-query attention */
 	CAT_ATTN_MLA,              /* multi-head latent attention (DeepSeek) */
 };
+
+/* Largest number of fields one model may list as estimated. */
+#define CAT_MAX_ESTIMATED 32
 
 struct cat_model {
 	char *id;
@@ -97,28 +162,72 @@ struct cat_model {
 	int64_t max_context;       /* max_position_embeddings */
 	bool tied_embeddings;
 	bool attention_bias;       /* q/k/v projections carry biases */
+	bool attention_output_gate;/* q_proj also emits a per-head output gate
+				      (Qwen3.5/3.6 gated attention) */
 	double params_published;   /* parameter count the publisher states */
+	double active_params_published; /* per token; 0 when not published */
 
 	/* Mixture of experts; experts == 0 means dense. */
 	int64_t experts;
 	int64_t experts_per_token;
 	int64_t shared_experts;
 	int64_t expert_intermediate_size;
-	int64_t dense_layers;      /* leading layers with a dense FFN */
+	int64_t shared_expert_intermediate_size; /* = expert size unless given */
+	int64_t dense_layers;      /* leading layers with a dense FFN
+				      (first_k_dense_replace) */
+	int64_t moe_layer_freq;    /* after dense_layers, layer i (0-based) is MoE
+				      when (i + 1) % moe_layer_freq == 0; 1 = all.
+				      Llama 4 Maverick: 2 */
+	int64_t moe_layers;        /* derived: how many layers are MoE */
 
 	/* Multi-head latent attention (attention == CAT_ATTN_MLA). */
 	int64_t kv_lora_rank;
 	int64_t qk_rope_head_dim;
+	int64_t qk_nope_head_dim;  /* 0 when not given (then the count of the
+				      attention weights is not checked) */
+	int64_t v_head_dim;
+	int64_t q_lora_rank;       /* 0: queries are projected directly */
 
-	/* Derived at load.  For GQA models these are counted from the
-	 * architecture (and checked against params_published); for MLA
-	 * models linear_params is what the published total leaves. */
+	/* Local attention: sliding_window_layers of the layers see only the
+	 * last sliding_window tokens (gpt-oss alternates; Llama 4 uses chunks of
+	 * attention_chunk_size, recorded the same way); 0 = none. */
+	int64_t sliding_window;
+	int64_t sliding_window_layers;
+
+	/* Linear (recurrent) attention layers, e.g. Gated DeltaNet in
+	 * Qwen3.5/3.6: they keep a fixed-size state per sequence instead of a
+	 * KV cache that grows with the context.  0 = none. */
+	int64_t linear_attention_layers;
+	int64_t linear_qk_heads;
+	int64_t linear_v_heads;
+	int64_t linear_head_dim;
+	int64_t linear_conv_kernel;
+	int64_t kv_layers;         /* derived: layers that keep a KV cache per
+				      token (layers - linear_attention_layers) */
+
+	/* Fields estimated rather than copied from a published config (2026
+	 * models with only counts published); names as in models.json. */
+	char **estimated;
+	size_t estimated_count;
+
+	/* Derived at load from the architecture and checked against
+	 * params_published (2%) and active_params_published (4%: publishers
+	 * round active counts to two digits).  For MLA entries without
+	 * qk_nope_head_dim/v_head_dim, linear_params is what the published
+	 * total leaves. */
 	int64_t embedding_params;  /* vocab x hidden input table */
 	int64_t lm_head_params;    /* 0 when tied to the embeddings */
 	int64_t norm_params;       /* RMSNorm weights */
 	int64_t linear_params;     /* every matrix (and bias) of the blocks */
 	int64_t total_params;
+	int64_t expert_params;     /* routed experts of all MoE layers (part of
+				      linear_params); 0 for dense models */
+	int64_t active_params;     /* used per token: total minus the routed
+				      experts not chosen (embeddings included) */
 };
+
+/* True when the model lists `field` as estimated. */
+bool cat_model_is_estimated(const struct cat_model *m, const char *field);
 
 struct cat_weight_format {
 	char *id;
@@ -142,6 +251,9 @@ struct cat_kv_dtype {
 
 /* Read-only after catalog_load/catalog_parse; iterate the arrays freely. */
 struct catalog {
+	double usd_per_eur;        /* snapshot rate used only by
+				      catalog_price_usd; 0 when not given */
+	char *usd_per_eur_date;
 	struct cat_family *families;
 	size_t family_count;
 	struct cat_hardware *hardware;
@@ -215,6 +327,34 @@ struct cat_selection {
 int catalog_select(const struct catalog *cat, struct cat_selection *sel,
 		   const char *hardware, const char *model,
 		   const char *weight_format, const char *kv_dtype, struct diag *d);
+
+/* Purchase price of hw in US dollars: USD as published, EUR converted at
+ * cat->usd_per_eur (the only conversion anywhere in the catalogue).  Uses
+ * the lower end of a published range.  Returns false (and *usd = 0) when
+ * hw has no price or an EUR price meets a catalogue without a rate. */
+bool catalog_price_usd(const struct catalog *cat, const struct cat_hardware *hw,
+		       double *usd);
+
+/* Fill out[0..n) with every hardware entry that has a price, cheapest first
+ * (by catalog_price_usd; ties by id), then the entries without one in
+ * file order.  out must hold cat->hardware_count pointers; returns how many
+ * have a price.  O(n^2) (insertion sort, no allocation; hundreds of
+ * entries at most). */
+size_t catalog_hardware_by_price(const struct catalog *cat,
+				 const struct cat_hardware **out);
+
+/* Total accelerator memory of an entry in GB: memory_gb x device_count. */
+double cat_hardware_total_memory_gb(const struct cat_hardware *hw);
+
+/* Write the catalogue listing `agentcap catalog --json` prints: a stable
+ * JSON document (fixed key order, entries in file order, numbers with at
+ * most 10 significant digits) with the ids, names, aliases and key figures
+ * of every family, hardware entry, model, weight format and KV dtype.
+ * Returns 0 or DIAG_EIO when a write fails. */
+int catalog_write_json(const struct catalog *cat, FILE *out, struct diag *d);
+
+/* The same as a plain-text listing, one table per kind. */
+int catalog_write_table(const struct catalog *cat, FILE *out, struct diag *d);
 
 /* Dense peak FLOP/s (not TFLOPS) of hw for a format's matmuls: the rate of
  * the format's compute dtype, else of its fallback; 0 when the hardware has

@@ -2,8 +2,15 @@
  * Tests for models/catalog: the embedded and on-disk catalogues load and
  * agree, lookups by id and alias, and every kind of bad catalogue gives a
  * message naming the file and the key path (table-driven: one textual edit
- * of a shipped file -> the exact message expected).
+ * of a shipped file -> the exact message expected).  Also: every external
+ * figure of the shipped files carries a source and a date (a walk over the
+ * JSON), parameter counts derived from the architectures match the
+ * published totals and active counts, systems take their accelerator's
+ * figures, prices sort cheapest first, every row of the calibration set
+ * names catalogue ids, and the `agentcap catalog --json` rendering is
+ * deterministic.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,9 +23,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <cJSON.h>
+#include <math.h>
+
 #include "models/catalog.h"
-#include "models/memory.h"
-#include "models/perf_model.h"
 
 static struct catalog *load_embedded(void)
 {
@@ -37,11 +45,11 @@ static void test_embedded_loads(void **state)
 {
 	(void)state;
 	struct catalog *cat = load_embedded();
-	assert_true(cat->hardware_count >= 6);
-	assert_true(cat->family_count >= 3);
-	assert_true(cat->model_count >= 4);
-	assert_true(cat->weight_format_count >= 6);
-	assert_true(cat->kv_dtype_count >= 3);
+	assert_true(cat->hardware_count >= 45);
+	assert_true(cat->family_count >= 10);
+	assert_true(cat->model_count >= 20);
+	assert_true(cat->weight_format_count >= 14);
+	assert_true(cat->kv_dtype_count >= 5);
 
 	assert_false(catalog_check(NULL));
 
@@ -282,6 +290,46 @@ static const struct bad_case bad_cases[] = {
 	  "models.json: unknown key 'z'", 0 },
 	{ "models.json", "\"models\": [", "\"modelz\": [",
 	  "models.json: unknown key 'modelz'", 0 },
+	/* systems, prices, ranges, accumulate modes */
+	{ "hardware.json", "\"accelerator\": \"rtx-5060-ti-16gb\"", "\"accelerator\": \"rtx-5060\"",
+	  "hardware.json: hardware[36].system.accelerator: unknown hardware 'rtx-5060' (not in "
+	  "hardware.json)", 0 },
+	{ "hardware.json", "\"accelerator\": \"rtx-5060-ti-16gb\"", "\"accelerator\": \"ws-rtx-5090\"",
+	  "hardware.json: hardware[36].system.accelerator: 'ws-rtx-5090' is itself a system "
+	  "(expected an accelerator)", 0 },
+	{ "hardware.json", "\"kind\": \"workstation\"", "\"kind\": \"tower\"",
+	  "hardware.json: hardware[36].system.kind: expected \"workstation\", \"desktop\", "
+	  "\"laptop\", \"server\" or \"cluster\", got \"tower\"", 0 },
+	{ "hardware.json", "\"system\": {", "\"memory_gb\": 1, \"system\": {",
+	  "hardware.json: hardware[36]: unknown key 'memory_gb'", 0 },
+	{ "hardware.json", "\"unit\": \"EUR\"", "\"unit\": \"GBP\"",
+	  "hardware.json: hardware[29].price.unit: expected \"USD\" or \"EUR\", got \"GBP\"", 0 },
+	{ "hardware.json", "\"max\": 45,", "\"max\": 35,",
+	  "hardware.json: hardware[16].idle_w.max: 35 is out of range (expected at least value, 40)",
+	  0 },
+	{ "hardware.json", "\"value\": 838,", "\"value\": 400,",
+	  "hardware.json: hardware[11].tflops.fp8_fp16acc: 400 is below the FP32-accumulate rate "
+	  "419 (expected at least that)", 0 },
+	{ "hardware.json", "\"unit\": \"USD/EUR\"", "\"unit\": \"EUR/USD\"",
+	  "hardware.json: usd_per_eur.unit: expected \"USD/EUR\", got \"EUR/USD\"", 0 },
+	/* MoE, MLA, local and linear attention, estimated fields */
+	{ "models.json", "\"value\": 12900000000.0,", "\"value\": 20000000000.0,",
+	  "models.json: models[15].active_params: published active count 2e+10 differs from "
+	  "1.288e+10 counted from the architecture by 35.6% (more than 4%)", 0 },
+	{ "models.json", "\"expert_intermediate_size\": 14336", "\"expert_intermediate_size\": 10000",
+	  "models.json: models[15].params: published count 4.67e+10 differs from", 1 },
+	{ "models.json", "\"estimated\": [\n        \"layers\"", "\"estimated\": [\n        \"lairs\"",
+	  "models.json: models[11].estimated[0]: 'lairs' is not a field of a model entry", 0 },
+	{ "models.json", "\"kind\": \"sliding\"", "\"kind\": \"window\"",
+	  "models.json: models[16].local_attention.kind: expected \"sliding\" or \"chunked\", got "
+	  "\"window\"", 0 },
+	{ "models.json", "\"v_head_dim\": 128,", "",
+	  "models.json: models[20].mla: give both qk_nope_head_dim and v_head_dim, or neither", 0 },
+	{ "models.json", "\"layers\": 30,", "\"layers\": 40,",
+	  "models.json: models[14].linear_attention.layers: 40 is out of range (expected 1 to 39)",
+	  0 },
+	{ "models.json", "\"v_head_dim\": 128,", "\"v_head_dim\": 1024,",
+	  "models.json: models[20].params: published count 6.71e+11 differs from", 1 },
 };
 
 static void test_bad_catalogues(void **state)
@@ -366,7 +414,8 @@ static void test_bad_directory(void **state)
 	assert_non_null(strstr(d.msg, "families.json: cannot open: "));
 }
 
-/* A MoE entry and an MLA entry load (this version does not simulate them). */
+/* A MoE entry and an MLA entry without the optional MLA dimensions load:
+ * the MoE count is derived, the MLA linear count is what the total leaves. */
 static const char moe_and_mla[] =
 	"\"models\": [\n"
 	"{\"id\": \"test-moe\", \"name\": \"MoE shaped like Qwen3-30B-A3B\",\n"
@@ -419,25 +468,490 @@ static void test_moe_and_mla_entries(void **state)
 	assert_non_null(moe);
 	assert_int_equal(moe->experts, 128);
 	assert_int_equal(moe->experts_per_token, 8);
+	assert_int_equal(moe->moe_layers, 48);
+	assert_int_equal(moe->kv_layers, 48);
 	assert_true(moe->total_params > 30.0e9 && moe->total_params < 31.0e9);
+	/* 48 layers x 120 idle experts x 3 x 2048 x 768 */
+	assert_int_equal(moe->total_params - moe->active_params, 48LL * 120 * 3 * 2048 * 768);
 	const struct cat_model *mla = catalog_model(cat, "test-mla");
 	assert_non_null(mla);
 	assert_int_equal(mla->attention, CAT_ATTN_MLA);
 	assert_int_equal(mla->total_params, 100000000);
-	assert_int_equal(mem_kv_bytes_per_token(mla, catalog_kv_dtype(cat, "bf16")),
-			 4 * (512 + 64) * 2);
-
-	struct perf_model pm;
-	diag_init(&d);
-	assert_int_equal(perf_model_init(&pm, cat, "h100-sxm", "test-moe", NULL, NULL, 1, &d),
-			 DIAG_EINPUT);
-	assert_non_null(strstr(d.msg, "mixture of experts"));
-	diag_init(&d);
-	assert_int_equal(perf_model_init(&pm, cat, "h100-sxm", "test-mla", NULL, NULL, 1, &d),
-			 DIAG_EINPUT);
-	assert_non_null(strstr(d.msg, "latent attention"));
+	assert_int_equal(mla->kv_lora_rank, 512);
+	assert_int_equal(mla->qk_nope_head_dim, 0);
 	catalog_free(cat);
 	free(edited);
+}
+
+/* ---- the shipped catalogue ---------------------------------------------- */
+
+/* Parameter counts derived at load against the publishers' figures, and a
+ * few exact derived values (so a change of the counting rule shows). */
+static void test_params_match_published(void **state)
+{
+	(void)state;
+	struct catalog *cat = load_embedded();
+	for (size_t i = 0; i < cat->model_count; i++) {
+		const struct cat_model *m = &cat->models[i];
+		double rel = fabs((double)m->total_params - m->params_published) /
+			     m->params_published;
+		if (rel > 0.02)
+			fail_msg("%s: derived %lld vs published %.4g", m->id,
+				 (long long)m->total_params, m->params_published);
+		assert_true(m->active_params <= m->total_params);
+		if (m->experts == 0) {
+			assert_int_equal(m->active_params, m->total_params);
+			continue;
+		}
+		assert_true(m->active_params_published > 0); /* every MoE entry has one */
+		double with = (double)m->active_params;
+		double without = with - (double)m->embedding_params;
+		double r1 = fabs(with - m->active_params_published) / m->active_params_published;
+		double r2 = fabs(without - m->active_params_published) / m->active_params_published;
+		if (r1 > 0.04 && r2 > 0.04)
+			fail_msg("%s: active %lld (%lld without embeddings) vs published %.4g",
+				 m->id, (long long)m->active_params, (long long)without,
+				 m->active_params_published);
+	}
+	/* Mixtral 8x7B: 46.7B total, 12.9B active (Mistral AI) */
+	const struct cat_model *mx = catalog_model(cat, "mixtral-8x7b");
+	assert_int_equal(mx->total_params, 46702792704LL);
+	assert_int_equal(mx->active_params, 12879925248LL); /* router included */
+	/* DeepSeek-V3: 671B; 36.6B active including the 0.9B output head and not
+	 * the input embedding (README_WEIGHTS.md); MLA weights counted */
+	const struct cat_model *ds = catalog_model(cat, "deepseek-v3");
+	assert_int_equal(ds->attention, CAT_ATTN_MLA);
+	assert_int_equal(ds->moe_layers, 58);
+	assert_true(fabs((double)ds->total_params - 671.0e9) < 0.1e9);
+	assert_true(fabs((double)(ds->active_params - ds->embedding_params) - 36.6e9) < 0.05e9);
+	/* gpt-oss-20b: 20.91B, 3.61B active without the input embedding (OpenAI) */
+	const struct cat_model *g = catalog_model(cat, "gpt-oss-20b");
+	assert_true(fabs((double)g->total_params - 20.91e9) < 0.01e9);
+	assert_true(fabs((double)(g->active_params - g->embedding_params) - 3.61e9) < 0.01e9);
+	assert_int_equal(g->sliding_window, 128);
+	assert_int_equal(g->sliding_window_layers, 12);
+	/* Llama 4 Maverick: every second layer MoE */
+	assert_int_equal(catalog_model(cat, "llama-4-maverick-17b-128e")->moe_layers, 24);
+	assert_int_equal(catalog_model(cat, "llama-4-scout-17b-16e")->moe_layers, 48);
+	/* Qwen3.6-35B-A3B: 10 of 40 layers keep a KV cache */
+	const struct cat_model *q = catalog_model(cat, "qwen3.6-35b-a3b");
+	assert_int_equal(q->kv_layers, 10);
+	assert_int_equal(q->linear_attention_layers, 30);
+	assert_true(q->attention_output_gate);
+	/* 2026 models with only counts published say which fields are estimated */
+	const struct cat_model *q38 = catalog_model(cat, "qwen3.8-27b");
+	assert_true(q38->estimated_count > 0);
+	assert_true(cat_model_is_estimated(q38, "hidden_size"));
+	assert_false(cat_model_is_estimated(q38, "params"));
+	assert_false(cat_model_is_estimated(catalog_model(cat, "llama-3.1-8b"), "layers"));
+	catalog_free(cat);
+}
+
+/* Keys whose numbers are not external figures: the file version, counts of
+ * devices and cores of an entry. */
+static bool plain_number_key(const char *key)
+{
+	return key && (strcmp(key, "schema_version") == 0 || strcmp(key, "count") == 0 ||
+		       strcmp(key, "gpu_cores") == 0);
+}
+
+static bool has_nonempty(const cJSON *obj, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsString(it) && it->valuestring && it->valuestring[0];
+}
+
+/* Count numbers under `node` that are neither the value/max of a sourced
+ * figure (an object with a non-empty "source" and "date") nor allowed by
+ * plain_number_key; `covered` is true inside a model entry whose source
+ * object (url + date) covers its architecture integers. */
+static int unsourced(const cJSON *node, const cJSON *parent, bool covered, const char *file,
+		     char *where, size_t where_len)
+{
+	int bad = 0;
+	if (cJSON_IsNumber(node)) {
+		bool figure = parent && cJSON_IsObject(parent) && has_nonempty(parent, "source") &&
+			      has_nonempty(parent, "date") &&
+			      (strcmp(node->string, "value") == 0 || strcmp(node->string, "max") == 0);
+		if (!figure && !covered && !plain_number_key(node->string)) {
+			snprintf(where, where_len, "%s: '%s' = %g", file,
+				 node->string ? node->string : "?", node->valuedouble);
+			bad++;
+		}
+		return bad;
+	}
+	bool cover = covered;
+	if (cJSON_IsObject(node) && strcmp(file, "models.json") == 0) {
+		const cJSON *src = cJSON_GetObjectItemCaseSensitive(node, "source");
+		if (cJSON_IsObject(src) && has_nonempty(src, "url") && has_nonempty(src, "date"))
+			cover = true;
+	}
+	const cJSON *it;
+	cJSON_ArrayForEach(it, node) {
+		/* a figure's value is covered only by its own source */
+		bool inner = cover && !(cJSON_IsObject(it) &&
+					cJSON_GetObjectItemCaseSensitive(it, "value"));
+		bad += unsourced(it, node, inner, file, where, where_len);
+	}
+	return bad;
+}
+
+/* Every figure object has value, unit, source, date; every number is in one
+ * (or is an architecture integer under a model's source). */
+static void test_every_figure_sourced(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct catalog_file *files = catalog_embedded(&n);
+	for (size_t i = 0; i < n; i++) {
+		cJSON *root = cJSON_ParseWithLength(files[i].text, files[i].len);
+		assert_non_null(root);
+		char where[512] = "";
+		int bad = unsourced(root, NULL, false, files[i].name, where, sizeof(where));
+		if (bad)
+			fail_msg("%d number(s) without source and date, e.g. %s", bad, where);
+		cJSON_Delete(root);
+	}
+	/* the walk itself catches one: strip the source of a price */
+	const struct catalog_file *hw = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(files[i].name, "hardware.json") == 0)
+			hw = &files[i];
+	assert_non_null(hw);
+	cJSON *root = cJSON_ParseWithLength(hw->text, hw->len);
+	cJSON *h0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "hardware"), 0);
+	cJSON *mem = cJSON_GetObjectItemCaseSensitive(h0, "memory_gb");
+	cJSON_DeleteItemFromObjectCaseSensitive(mem, "source");
+	char where[512];
+	assert_int_equal(unsourced(root, NULL, false, "hardware.json", where, sizeof(where)), 1);
+	assert_string_equal(where, "hardware.json: 'value' = 80");
+	cJSON_Delete(root);
+}
+
+static void test_systems_and_new_hardware(void **state)
+{
+	(void)state;
+	struct catalog *cat = load_embedded();
+	const struct cat_hardware *r = catalog_hardware(cat, "rtx-5090");
+	assert_non_null(r);
+	assert_ptr_equal(r->device, r);
+	assert_int_equal(r->device_count, 1);
+	assert_null(r->system_kind);
+	assert_true(r->tflops[CAT_DTYPE_BF16] == 209.5);
+	assert_true(r->tflops_fp16acc[CAT_DTYPE_FP16] == 419);
+	assert_true(r->tflops_fp16acc[CAT_DTYPE_FP8] == 838);
+	assert_true(r->tflops_fp16acc[CAT_DTYPE_BF16] == 209.5); /* no separate figure */
+	assert_true(r->tflops[CAT_DTYPE_FP4] == 1676);
+	/* datacenter parts: one rate for both accumulate modes */
+	const struct cat_hardware *h100 = catalog_hardware(cat, "h100-sxm");
+	assert_true(h100->tflops_fp16acc[CAT_DTYPE_FP8] == h100->tflops[CAT_DTYPE_FP8]);
+	/* no FP16 figure at all: FP16 runs at the BF16 rate */
+	assert_true(h100->tflops[CAT_DTYPE_FP16] == 0);
+	assert_true(h100->tflops_fp16acc[CAT_DTYPE_FP16] == 989.4);
+
+	const struct cat_hardware *w = catalog_hardware(cat, "Workstation 2x RTX 5090");
+	assert_non_null(w);
+	assert_string_equal(w->id, "ws-2x-rtx-5090");
+	assert_ptr_equal(w->device, r);
+	assert_int_equal(w->device_count, 2);
+	assert_string_equal(w->system_kind, "workstation");
+	assert_ptr_equal(w->family, r->family);
+	assert_true(w->memory_gb == 32);
+	assert_true(cat_hardware_total_memory_gb(w) == 64);
+	assert_true(w->mem_bw_gbs == 1792);
+	assert_true(w->host_memory_gb == 128 && w->host_memory_max_gb == 256);
+	assert_string_equal(w->peer_link.kind, "pcie-gen5-x16");
+	assert_int_equal(w->price.currency, CAT_CUR_EUR);
+	assert_true(w->price.amount == 8000 && w->price.amount_max == 12000);
+	assert_string_equal(w->price.date, "2026-08");
+	/* a single-device system has no link between devices */
+	assert_null(catalog_hardware(cat, "ws-rtx-5090")->peer_link.kind);
+
+	const struct cat_hardware *s = catalog_hardware(cat, "DGX Spark");
+	assert_non_null(s);
+	assert_true(s->unified_memory);
+	assert_true(s->usable_memory_fraction > 0.5 && s->usable_memory_fraction < 1);
+	assert_true(s->idle_w == 40 && s->inference_w == 60 && s->inference_w_max == 90);
+	assert_int_equal(s->price.currency, CAT_CUR_USD);
+	const struct cat_hardware *s2 = catalog_hardware(cat, "dgx-spark-x2");
+	assert_int_equal(s2->device_count, 2);
+	assert_true(s2->unified_memory);
+	assert_true(s2->peer_link.bw_gbs == 25);
+	assert_string_equal(s2->peer_link.kind, "connectx-7");
+
+	/* unified-memory Macs: no tensor rate, a usable fraction of RAM */
+	const struct cat_hardware *m = catalog_hardware(cat, "Apple M1 Max (32-core GPU)");
+	assert_non_null(m);
+	assert_true(m->unified_memory);
+	assert_true(m->usable_memory_fraction == 0.65);
+	assert_true(m->tflops[CAT_DTYPE_BF16] == 0);
+	assert_true(m->fp32_vector_tflops == 10.4);
+	assert_int_equal(m->gpu_cores, 32);
+
+	/* a rent inherited from the device, and a system's own */
+	assert_true(catalog_hardware(cat, "hgx-h200-8")->rent_hour.amount ==
+		    catalog_hardware(cat, "h200")->rent_hour.amount);
+	const struct cat_hardware *gex = catalog_hardware(cat, "hetzner-gex131");
+	assert_int_equal(gex->rent_hour.currency, CAT_CUR_EUR);
+	assert_ptr_equal(gex->device, catalog_hardware(cat, "rtx-pro-6000-maxq"));
+
+	/* every field-notes system and every hardware.csv accelerator */
+	static const char *const required[] = {
+		"mac-mini-m6-16gb", "ws-rtx-5060-ti", "mac-mini-m5-pro-24gb", "ryzen-ai-max-395",
+		"dgx-spark", "macbook-pro-m5-pro-48gb", "ws-rtx-5090", "macbook-pro-m5-max-128gb",
+		"dgx-spark-x2", "ws-2x-rtx-5090", "mac-studio-m5-ultra-256gb", "ws-rtx-pro-6000",
+		"ws-2x-rtx-pro-6000", "h100-sxm", "h100-pcie", "h200", "b200", "gb200",
+		"a100-sxm-80gb", "l40s", "rtx-3090", "rtx-4090", "rtx-5090", "rtx-pro-6000",
+		"rtx-pro-6000-maxq", "rtx-pro-6000-server", "mi300x", "apple-m4-max-40c",
+		"apple-m3-ultra-80c", "apple-m2-ultra-76c", "apple-m1-max-32c", NULL };
+	for (const char *const *id = required; *id; id++)
+		if (!catalog_hardware(cat, *id))
+			fail_msg("no hardware '%s'", *id);
+	static const char *const models[] = {
+		"llama-2-7b", "llama-3.1-8b", "llama-3.1-70b", "qwen2.5-7b", "qwen2.5-coder-32b",
+		"qwen3-30b-a3b", "qwen3-235b-a22b", "mixtral-8x7b", "gpt-oss-20b", "gpt-oss-120b",
+		"llama-4-scout-17b-16e", "deepseek-v3", "qwen3.6-35b-a3b", "qwen3.8-27b",
+		"glm-5.2", "llama-4-maverick-17b-128e", NULL };
+	for (const char *const *id = models; *id; id++)
+		if (!catalog_model(cat, *id))
+			fail_msg("no model '%s'", *id);
+	static const char *const formats[] = { "gguf-q4_0", "gguf-q4_k_m", "gguf-q8_0",
+		"gguf-q3_k_m", "mxfp4", "nvfp4", "int4-awq", "int4-gptq", "fp8", NULL };
+	for (const char *const *id = formats; *id; id++)
+		if (!catalog_weight_format(cat, *id))
+			fail_msg("no weight format '%s'", *id);
+	assert_true(catalog_weight_format(cat, "Q4_0")->bits_per_weight == 4.5);
+	assert_true(catalog_weight_format(cat, "Q8_0")->bits_per_weight == 8.5);
+	assert_true(catalog_weight_format(cat, "mxfp4")->bits_per_weight == 4.25);
+	assert_int_equal(catalog_weight_format(cat, "nvfp4")->compute_dtype, CAT_DTYPE_FP4);
+	catalog_free(cat);
+}
+
+static void test_price_order(void **state)
+{
+	(void)state;
+	struct catalog *cat = load_embedded();
+	assert_true(cat->usd_per_eur > 1 && cat->usd_per_eur < 1.3);
+	const struct cat_hardware **order = calloc(cat->hardware_count, sizeof(*order));
+	assert_non_null(order);
+	size_t priced = catalog_hardware_by_price(cat, order);
+	assert_true(priced >= 20 && priced < cat->hardware_count);
+	double prev = 0;
+	for (size_t i = 0; i < cat->hardware_count; i++) {
+		double usd;
+		bool has = catalog_price_usd(cat, order[i], &usd);
+		assert_int_equal(has, i < priced);
+		if (has) {
+			assert_true(usd >= prev);
+			prev = usd;
+		}
+	}
+	/* EUR is converted at the catalogue's rate, USD is taken as published */
+	double usd;
+	const struct cat_hardware *mini = catalog_hardware(cat, "mac-mini-m6-16gb");
+	assert_true(catalog_price_usd(cat, mini, &usd));
+	assert_true(fabs(usd - 1049 * cat->usd_per_eur) < 1e-9);
+	assert_ptr_equal(order[0], mini); /* the cheapest purchase in the catalogue */
+	assert_true(catalog_price_usd(cat, catalog_hardware(cat, "dgx-spark"), &usd));
+	assert_true(usd == 4699);
+	assert_false(catalog_price_usd(cat, catalog_hardware(cat, "l40s"), &usd));
+	assert_true(usd == 0);
+	/* without a rate an EUR price is not comparable: it is not converted */
+	struct catalog copy = *cat;
+	copy.usd_per_eur = 0;
+	assert_false(catalog_price_usd(&copy, mini, &usd));
+	free(order);
+	catalog_free(cat);
+}
+
+/* ---- the calibration set ------------------------------------------------ */
+
+/* Split one CSV record (RFC 4180 quotes, no embedded newlines) in place. */
+static int csv_split(char *line, char **fields, int max)
+{
+	int n = 0;
+	char *p = line;
+	for (;;) {
+		if (n == max)
+			return -1;
+		char *out = p;
+		fields[n++] = p;
+		if (*p == '"') {
+			p++;
+			for (;;) {
+				if (!*p)
+					return -1;
+				if (*p == '"' && p[1] == '"') {
+					*out++ = '"';
+					p += 2;
+				} else if (*p == '"') {
+					p++;
+					break;
+				} else {
+					*out++ = *p++;
+				}
+			}
+		} else {
+			while (*p && *p != ',')
+				*out++ = *p++;
+		}
+		char sep = *p;
+		*out = '\0';
+		if (sep != ',')
+			return sep ? -1 : n;
+		p++;
+	}
+}
+
+static void test_calibration_ids_resolve(void **state)
+{
+	(void)state;
+	static const char *const columns[] = { "hardware", "n_gpus", "model", "quant",
+		"engine", "concurrency", "input_tokens", "output_tokens", "metric", "value",
+		"unit", "source", "notes" };
+	static const char *const metrics[] = { "decode_tok_s", "prefill_tok_s",
+		"output_throughput_tok_s", "total_throughput_tok_s", "ttft_ms", "tpot_ms",
+		"itl_ms", "e2el_ms", NULL };
+	static const char *const engines[] = { "llama.cpp", "vllm", "sglang", "tensorrt-llm",
+		"mlx", NULL };
+	struct catalog *cat = load_embedded();
+	FILE *f = fopen(AC_SRC_DIR "/models/calibration/measurements.csv", "r");
+	assert_non_null(f);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int line_no = 0, rows = 0;
+	bool seen_decode = false, seen_mac = false;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		line_no++;
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		char *fl[16];
+		int n = csv_split(line, fl, 16);
+		if (n != 13)
+			fail_msg("measurements.csv:%d: %d fields (expected 13)", line_no, n);
+		if (line_no == 1) {
+			for (int i = 0; i < 13; i++)
+				assert_string_equal(fl[i], columns[i]);
+			continue;
+		}
+		rows++;
+		const struct cat_hardware *hw = catalog_hardware(cat, fl[0]);
+		if (!hw || strcmp(hw->id, fl[0]) != 0)
+			fail_msg("measurements.csv:%d: hardware '%s' is not a catalogue id", line_no,
+				 fl[0]);
+		const struct cat_model *m = catalog_model(cat, fl[2]);
+		if (!m || strcmp(m->id, fl[2]) != 0)
+			fail_msg("measurements.csv:%d: model '%s' is not a catalogue id", line_no,
+				 fl[2]);
+		const struct cat_weight_format *w = catalog_weight_format(cat, fl[3]);
+		if (!w || strcmp(w->id, fl[3]) != 0)
+			fail_msg("measurements.csv:%d: quant '%s' is not a catalogue id", line_no,
+				 fl[3]);
+		bool ok = false;
+		for (const char *const *e = engines; *e; e++)
+			ok = ok || strcmp(*e, fl[4]) == 0;
+		if (!ok)
+			fail_msg("measurements.csv:%d: engine '%s'", line_no, fl[4]);
+		ok = false;
+		for (const char *const *mt = metrics; *mt; mt++)
+			ok = ok || strcmp(*mt, fl[8]) == 0;
+		if (!ok)
+			fail_msg("measurements.csv:%d: metric '%s'", line_no, fl[8]);
+		char *end;
+		long gpus = strtol(fl[1], &end, 10);
+		assert_true(*end == '\0' && gpus >= 1 && gpus <= 72);
+		double v = strtod(fl[9], &end);
+		assert_true(*end == '\0' && v > 0);
+		bool ms = strstr(fl[8], "_ms") != NULL;
+		assert_string_equal(fl[10], ms ? "ms" : "tok/s");
+		assert_true(fl[11][0] != '\0'); /* every row keeps its source */
+		seen_decode = seen_decode || strcmp(fl[8], "decode_tok_s") == 0;
+		seen_mac = seen_mac || hw->unified_memory;
+	}
+	assert_true(rows >= 90);
+	assert_true(seen_decode && seen_mac);
+	free(line);
+	fclose(f);
+	catalog_free(cat);
+}
+
+/* ---- listings ----------------------------------------------------------- */
+
+static char *render(const struct catalog *cat, bool json, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	assert_non_null(f);
+	struct diag d;
+	diag_init(&d);
+	int rc = json ? catalog_write_json(cat, f, &d) : catalog_write_table(cat, f, &d);
+	assert_int_equal(rc, 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void test_listing_deterministic(void **state)
+{
+	(void)state;
+	struct catalog *a = load_embedded();
+	struct catalog *b = load_embedded();
+	size_t la, lb;
+	char *ja = render(a, true, &la);
+	char *jb = render(b, true, &lb);
+	assert_int_equal(la, lb);
+	assert_memory_equal(ja, jb, la);
+	assert_true(strncmp(ja, "{\n  \"schema_version\": 1,\n  \"usd_per_eur\": ", 42) == 0);
+
+	cJSON *root = cJSON_ParseWithLength(ja, la);
+	assert_non_null(root);
+	const cJSON *hw = cJSON_GetObjectItemCaseSensitive(root, "hardware");
+	assert_int_equal(cJSON_GetArraySize(hw), (int)a->hardware_count);
+	for (size_t i = 0; i < a->hardware_count; i++) {
+		const cJSON *e = cJSON_GetArrayItem(hw, (int)i);
+		assert_string_equal(cJSON_GetObjectItemCaseSensitive(e, "id")->valuestring,
+				    a->hardware[i].id);
+		assert_true(cJSON_GetObjectItemCaseSensitive(e, "memory_gb")->valuedouble ==
+			    a->hardware[i].memory_gb);
+	}
+	const cJSON *e0 = cJSON_GetArrayItem(hw, 0);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(e0, "aliases")->child->valuestring,
+			    "H100");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(e0, "tflops"), "fp4")));
+	const cJSON *models = cJSON_GetObjectItemCaseSensitive(root, "models");
+	assert_int_equal(cJSON_GetArraySize(models), (int)a->model_count);
+	assert_string_equal(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(models, 0), "id")->valuestring,
+		"llama-3.1-8b");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root,
+				"weight_formats")), (int)a->weight_format_count);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "kv_dtypes")),
+			 (int)a->kv_dtype_count);
+	cJSON_Delete(root);
+
+	size_t lt;
+	char *t = render(a, false, &lt);
+	assert_non_null(strstr(t, "HARDWARE ("));
+	assert_non_null(strstr(t, "\n  ws-2x-rtx-5090 "));
+	assert_non_null(strstr(t, "MODELS ("));
+	assert_non_null(strstr(t, "Qwen3.8 27B (estimated)"));
+	assert_non_null(strstr(t, "KV-CACHE DTYPES ("));
+	free(t);
+
+	/* a write error is reported, not ignored */
+	FILE *ro = fopen("/dev/full", "w");
+	if (ro) {
+		struct diag d;
+		diag_init(&d);
+		setvbuf(ro, NULL, _IONBF, 0);
+		assert_int_equal(catalog_write_json(a, ro, &d), DIAG_EIO);
+		fclose(ro);
+	}
+	free(ja);
+	free(jb);
+	catalog_free(a);
+	catalog_free(b);
 }
 
 int main(void)
@@ -450,6 +964,12 @@ int main(void)
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_bad_directory),
 		cmocka_unit_test(test_moe_and_mla_entries),
+		cmocka_unit_test(test_params_match_published),
+		cmocka_unit_test(test_every_figure_sourced),
+		cmocka_unit_test(test_systems_and_new_hardware),
+		cmocka_unit_test(test_price_order),
+		cmocka_unit_test(test_calibration_ids_resolve),
+		cmocka_unit_test(test_listing_deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * cmd_catalog: `agentcap catalog` - list the hardware, models, weight formats
+ * and KV-cache dtypes the catalogue knows, with their ids, display names,
+ * aliases and key figures.  The rendering lives in models/catalog.c
+ * (catalog_write_table, catalog_write_json) so it is tested as a library
+ * function; this file only parses argv and picks the stream. */
+#define _GNU_SOURCE
+#include "cli/cli.h"
+
+#include "base/diag.h"
+#include "models/catalog.h"
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char CATALOG_HELP[] =
+	"NAME\n"
+	"    agentcap catalog - list the hardware, models and formats agentcap knows\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    agentcap catalog [--json] [--catalog DIR]\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    Prints every entry of the catalogue (models/catalog/*.json, built into\n"
+	"    the binary): hardware (accelerators and complete systems, with memory,\n"
+	"    bandwidth, dense BF16 TFLOPS and price where published), model\n"
+	"    architectures (total and active parameters, context), weight formats\n"
+	"    (bits per weight, compute dtype) and KV-cache dtypes, each with its id,\n"
+	"    display name and aliases.  Any id or alias names the entry in other\n"
+	"    commands; case, spaces, '-' and '_' do not matter (\"H100\", \"h100 sxm\").\n"
+	"    Every figure's source and date are in the JSON files; docs/catalog.md\n"
+	"    explains the fields.\n"
+	"\n"
+	"OPTIONS\n"
+	"    --json\n"
+	"        Write one JSON document instead of the tables: keys in a fixed order,\n"
+	"        entries in file order, so the same catalogue gives the same bytes.\n"
+	"        Figures the catalogue does not give are null.\n"
+	"    --catalog DIR\n"
+	"        Read the catalogue JSON from DIR instead of the built-in copy.\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0 success; 2 bad usage or a bad catalogue (the message names the file and\n"
+	"    key path); 3 out of memory.\n"
+	"\n"
+	"EXAMPLES\n"
+	"    agentcap catalog\n"
+	"    agentcap catalog --json > catalog.json\n"
+	"    agentcap catalog --catalog my-catalog/ --json\n";
+
+int cmd_catalog(int argc, char **argv)
+{
+	enum { O_JSON = 1000, O_CATALOG, O_HELP };
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, O_JSON},
+		{"catalog", required_argument, NULL, O_CATALOG},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	bool json = false;
+	const char *dir = NULL;
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_JSON:
+			json = true;
+			break;
+		case O_CATALOG:
+			dir = optarg;
+			break;
+		case 'h':
+		case O_HELP:
+			fputs(CATALOG_HELP, stdout);
+			return 0;
+		default:
+			fprintf(stderr, "agentcap catalog: unknown or incomplete option '%s' "
+				"(try agentcap catalog --help)\n", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "agentcap catalog: unexpected argument '%s' "
+			"(try agentcap catalog --help)\n", argv[optind]);
+		return 2;
+	}
+	struct diag d;
+	diag_init(&d);
+	struct catalog *cat = NULL;
+	int rc = catalog_load(&cat, dir, &d);
+	if (!rc)
+		rc = json ? catalog_write_json(cat, stdout, &d) : catalog_write_table(cat, stdout, &d);
+	if (!rc && fflush(stdout) != 0)
+		rc = diag_set(&d, DIAG_EIO, "writing to standard output failed");
+	catalog_free(cat);
+	return rc ? cli_fail(rc, d.msg) : 0;
+}
