@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  * memory: device memory plan (see memory.h).
  *
- * Activation peak of a step of T tokens, in 16-bit activations:
+ * Activation peak of a step of T tokens, in 16-bit activations, on one GPU
+ * of a tensor-parallel group of tp:
  *   T x 2 bytes x (4 x intermediate + (heads + 2 kv_heads) x head_dim
- *                  + 2 x hidden)
+ *                  + 2 x hidden) / tp
  *   + MEM_PROFILE_SEQS x vocab x 4 bytes (FP32 logits of the sampler)
  * The MLP dominates: its fused gate/up output (2 x intermediate) and the
  * activated product (intermediate) are live together, plus one more
@@ -11,6 +12,8 @@
  * layer; the q/k/v output and the residual stream and its normalised copy
  * add the rest.  For Llama-3-8B at 8192 tokens this gives 1.21 GiB, where
  * vLLM logs a PyTorch activation peak of 1.26 GiB (its pull request 10511).
+ * Splitting the whole term by tp overstates the saving on the residual
+ * stream, which each GPU keeps whole; it is a small part of the total.
  */
 #include "models/memory.h"
 
@@ -24,6 +27,12 @@ static int64_t bits_to_bytes(double params, double bits)
 	return (int64_t)ceil(params * bits / 8.0);
 }
 
+void mem_opts_init(struct mem_opts *o)
+{
+	*o = (struct mem_opts){ .tp = 1, .pp = 1, .gpu_memory_utilization = 0.9,
+				.max_num_batched_tokens = 8192, .gpu_expert_fraction = 1.0 };
+}
+
 int64_t mem_weights_bytes(const struct cat_model *m, const struct cat_weight_format *f)
 {
 	double side = (double)(m->embedding_params + m->lm_head_params + m->norm_params);
@@ -31,17 +40,22 @@ int64_t mem_weights_bytes(const struct cat_model *m, const struct cat_weight_for
 	       bits_to_bytes(side, f->embedding_bits);
 }
 
+static int64_t kv_layers(const struct cat_model *m)
+{
+	return m->kv_layers > 0 ? m->kv_layers : m->layers - m->linear_attention_layers;
+}
+
 int64_t mem_kv_bytes_per_token(const struct cat_model *m, const struct cat_kv_dtype *k)
 {
 	double elems;
 	if (m->attention == CAT_ATTN_MLA)
-		elems = (double)m->layers * (double)(m->kv_lora_rank + m->qk_rope_head_dim);
+		elems = (double)kv_layers(m) * (double)(m->kv_lora_rank + m->qk_rope_head_dim);
 	else
-		elems = 2.0 * (double)m->layers * (double)m->kv_heads * (double)m->head_dim;
+		elems = 2.0 * (double)kv_layers(m) * (double)m->kv_heads * (double)m->head_dim;
 	return bits_to_bytes(elems, k->bits_per_element);
 }
 
-int64_t mem_activation_bytes(const struct cat_model *m, int64_t tokens)
+static int64_t activation_split(const struct cat_model *m, int64_t tokens, int tp)
 {
 	int64_t ffn = m->experts ? m->expert_intermediate_size * m->experts_per_token
 				 : m->intermediate_size;
@@ -49,65 +63,202 @@ int64_t mem_activation_bytes(const struct cat_model *m, int64_t tokens)
 		ffn = m->intermediate_size;
 	int64_t per_token = 2 * (4 * ffn + (m->heads + 2 * m->kv_heads) * m->head_dim +
 				 2 * m->hidden_size);
-	return tokens * per_token + (int64_t)MEM_PROFILE_SEQS * m->vocab_size * 4;
+	return (int64_t)ceil((double)tokens * (double)per_token / tp) +
+	       (int64_t)MEM_PROFILE_SEQS * m->vocab_size * 4;
+}
+
+int64_t mem_activation_bytes(const struct cat_model *m, int64_t tokens)
+{
+	return activation_split(m, tokens, 1);
+}
+
+/* Memory as the driver or datasheet states it, before any usable fraction. */
+static double raw_device_bytes(const struct cat_hardware *hw)
+{
+	return hw->memory_visible_gib > 0 ? hw->memory_visible_gib * GIB : hw->memory_gb * GB;
 }
 
 int64_t mem_device_bytes(const struct cat_hardware *hw)
 {
-	double bytes = hw->memory_visible_gib > 0 ? hw->memory_visible_gib * GIB
-						  : hw->memory_gb * GB;
+	double bytes = raw_device_bytes(hw);
 	if (hw->unified_memory)
 		bytes *= hw->usable_memory_fraction;
 	return (int64_t)floor(bytes);
+}
+
+/* The parts of a plan that do not depend on the expert fraction. */
+struct pieces {
+	const struct cat_hardware *hw;
+	const struct cat_model *m;
+	const struct cat_weight_format *wf;
+	int64_t device, budget;
+	double fixed_weights;       /* per GPU without routed experts */
+	double expert_weights;      /* per GPU if every routed expert is resident */
+	int64_t expert_total;       /* whole model */
+	int64_t reserve_runtime, activation;
+	int64_t kv_per_token, kv_gpu_per_token;
+	int64_t weights_total;
+};
+
+static int pieces_of(struct pieces *pc, const struct catalog *cat, const struct mem_opts *o,
+		     struct diag *d)
+{
+	if (o->tp < 1 || o->tp > 1024 || o->pp < 1 || o->pp > 1024)
+		return diag_set(d, DIAG_EINPUT, "tensor_parallel_size %d and pipeline_parallel_size "
+				"%d: expected whole numbers from 1 to 1024", o->tp, o->pp);
+	if (!(o->gpu_memory_utilization > 0 && o->gpu_memory_utilization <= 1))
+		return diag_set(d, DIAG_EINPUT,
+				"gpu_memory_utilization %g is out of range (expected a "
+				"fraction in (0, 1])", o->gpu_memory_utilization);
+	if (o->max_num_batched_tokens < 1 || o->max_num_batched_tokens > ((int64_t)1 << 31))
+		return diag_set(d, DIAG_EINPUT,
+				"max_num_batched_tokens %lld is out of range (expected 1 to "
+				"2^31)", (long long)o->max_num_batched_tokens);
+	if (!(o->gpu_expert_fraction >= 0 && o->gpu_expert_fraction <= 1))
+		return diag_set(d, DIAG_EINPUT, "gpu_expert_fraction %g: expected a fraction in "
+				"[0, 1]", o->gpu_expert_fraction);
+	if (!(o->device_memory_gb >= 0 && o->device_memory_gb < 1e7))
+		return diag_set(d, DIAG_EINPUT, "device memory %g GB is out of range",
+				o->device_memory_gb);
+	struct cat_selection sel;
+	int rc = catalog_select(cat, &sel, o->hardware, o->model, o->weight_format, o->kv_dtype, d);
+	if (rc)
+		return rc;
+	const struct cat_hardware *hw = sel.hardware;
+	const struct cat_model *m = sel.model;
+	const struct cat_weight_format *wf = sel.weight_format;
+	pc->hw = hw;
+	pc->m = m;
+	pc->wf = wf;
+	int gpus = o->tp * o->pp;
+	if (hw->system_kind && hw->device_count > 0 && gpus > hw->device_count)
+		return diag_set(d, DIAG_EINPUT, "%s has %lld GPUs; tensor_parallel_size %d x "
+				"pipeline_parallel_size %d needs %d", hw->id,
+				(long long)hw->device_count, o->tp, o->pp, gpus);
+
+	double raw = o->device_memory_gb > 0 ? o->device_memory_gb * GB : raw_device_bytes(hw);
+	double util = o->gpu_memory_utilization;
+	if (hw->unified_memory) {
+		pc->device = (int64_t)floor(raw * hw->usable_memory_fraction);
+		pc->budget = (int64_t)floor(raw * fmin(hw->usable_memory_fraction, util));
+	} else {
+		pc->device = (int64_t)floor(raw);
+		pc->budget = (int64_t)floor(raw * util);
+	}
+
+	double tp = o->tp, pp = o->pp;
+	double bpw = wf->bits_per_weight, ebw = wf->embedding_bits;
+	pc->expert_total = bits_to_bytes((double)m->expert_params, bpw);
+	double blocks = (double)bits_to_bytes((double)(m->linear_params - m->expert_params), bpw) +
+			(double)bits_to_bytes((double)m->norm_params, ebw);
+	double embed = (double)bits_to_bytes((double)m->embedding_params, ebw);
+	double head = (double)bits_to_bytes((double)(m->lm_head_params ? m->lm_head_params
+								      : m->embedding_params), ebw);
+	if (o->pp == 1)
+		pc->fixed_weights = (blocks + embed + (m->lm_head_params ? head : 0)) / tp;
+	else /* the first stage holds the embeddings, the last the lm-head */
+		pc->fixed_weights = (blocks / pp + fmax(embed, head)) / tp;
+	pc->expert_weights = (double)pc->expert_total / pp / tp;
+	pc->weights_total = mem_weights_bytes(m, wf);
+	pc->reserve_runtime = (int64_t)ceil(hw->family->runtime_reserve_gib * GIB);
+	pc->activation = activation_split(m, o->max_num_batched_tokens, o->tp);
+	pc->kv_per_token = mem_kv_bytes_per_token(m, sel.kv_dtype);
+	double frac = 1;
+	if (m->attention != CAT_ATTN_MLA && m->kv_heads > 0)
+		frac = ceil((double)m->kv_heads / tp) / (double)m->kv_heads;
+	pc->kv_gpu_per_token = (int64_t)ceil((double)pc->kv_per_token * frac / pp);
+	if (pc->kv_gpu_per_token < 1)
+		pc->kv_gpu_per_token = 1;
+	return 0;
+}
+
+int mem_plan_opts(struct mem_plan *out, const struct catalog *cat, const struct mem_opts *o,
+		  struct diag *d)
+{
+	*out = (struct mem_plan){ 0 };
+	struct pieces pc;
+	int rc = pieces_of(&pc, cat, o, d);
+	if (rc)
+		return rc;
+	const struct cat_hardware *hw = pc.hw;
+	const struct cat_model *m = pc.m;
+	double f = m->experts > 0 ? o->gpu_expert_fraction : 1;
+	out->gpus = o->tp * o->pp;
+	out->device_bytes = pc.device;
+	out->budget_bytes = pc.budget;
+	out->weights_bytes = (int64_t)ceil(pc.fixed_weights + f * pc.expert_weights);
+	out->weights_total_bytes = pc.weights_total;
+	out->expert_bytes = pc.expert_total;
+	out->host_expert_bytes = (int64_t)ceil((1 - f) * (double)pc.expert_total);
+	out->host_ram_needed_bytes = out->host_expert_bytes > 0
+					     ? out->host_expert_bytes + (int64_t)(MEM_HOST_RESERVE_GB * GB)
+					     : 0;
+	out->runtime_reserve_bytes = pc.reserve_runtime;
+	out->activation_bytes = pc.activation;
+	out->reserve_bytes = pc.reserve_runtime + pc.activation;
+	out->kv_bytes_per_token = pc.kv_per_token;
+	out->kv_gpu_bytes_per_token = pc.kv_gpu_per_token;
+
+	if (f < 1 && hw->unified_memory)
+		return diag_set(d, DIAG_EINPUT, "%s has unified memory: experts cannot be kept "
+				"in a separate host RAM (gpu_expert_fraction must be 1)", hw->id);
+	int64_t after_reserve = out->budget_bytes - out->reserve_bytes;
+	if (out->weights_bytes > after_reserve) {
+		const char *hint = m->experts > 0 && f >= 1
+					   ? "; a mixture of experts can keep experts in host RAM "
+					     "(gpu_expert_fraction < 1)"
+					   : "";
+		return diag_set(d, DIAG_EINPUT,
+				"%s in %s needs %.1f GB per GPU for its weights (%d GPU%s), but "
+				"%s has %.1f GB available (%.1f GB x gpu_memory_utilization "
+				"%.2f, minus %.1f GB runtime and activation reserve)%s",
+				m->id, pc.wf->id, out->weights_bytes / GB, out->gpus,
+				out->gpus > 1 ? "s" : "", hw->id, after_reserve / GB,
+				out->device_bytes / GB, o->gpu_memory_utilization,
+				out->reserve_bytes / GB, hint);
+	}
+	out->kv_bytes = after_reserve - out->weights_bytes;
+	out->kv_capacity_tokens = out->kv_bytes / out->kv_gpu_bytes_per_token;
+	if (out->kv_capacity_tokens < 1)
+		return diag_set(d, DIAG_EINPUT,
+				"%s in %s fits on %s, but leaves %.3f GB for the KV cache: "
+				"not one token (%lld bytes)", m->id, pc.wf->id, hw->id,
+				out->kv_bytes / GB, (long long)out->kv_gpu_bytes_per_token);
+	return 0;
 }
 
 int mem_plan(struct mem_plan *out, const struct catalog *cat, const char *hardware_id,
 	     const char *model_id, const char *weight_format, const char *kv_dtype, int tp,
 	     double gpu_memory_utilization, int64_t max_num_batched_tokens, struct diag *d)
 {
-	*out = (struct mem_plan){ 0 };
-	if (tp != 1)
-		return diag_set(d, DIAG_EINPUT,
-				"tensor parallelism (tp=%d) is not modelled yet: this version "
-				"plans one GPU per replica (tp=1)", tp);
-	if (!(gpu_memory_utilization > 0 && gpu_memory_utilization <= 1))
-		return diag_set(d, DIAG_EINPUT,
-				"gpu_memory_utilization %g is out of range (expected a "
-				"fraction in (0, 1])", gpu_memory_utilization);
-	if (max_num_batched_tokens < 1 || max_num_batched_tokens > ((int64_t)1 << 31))
-		return diag_set(d, DIAG_EINPUT,
-				"max_num_batched_tokens %lld is out of range (expected 1 to "
-				"2^31)", (long long)max_num_batched_tokens);
-	struct cat_selection sel;
-	int rc = catalog_select(cat, &sel, hardware_id, model_id, weight_format, kv_dtype, d);
-	if (rc)
-		return rc;
-	const struct cat_hardware *hw = sel.hardware;
-	const struct cat_model *m = sel.model;
+	struct mem_opts o;
+	mem_opts_init(&o);
+	o.hardware = hardware_id;
+	o.model = model_id;
+	o.weight_format = weight_format;
+	o.kv_dtype = kv_dtype;
+	o.tp = tp;
+	o.gpu_memory_utilization = gpu_memory_utilization;
+	o.max_num_batched_tokens = max_num_batched_tokens;
+	return mem_plan_opts(out, cat, &o, d);
+}
 
-	out->device_bytes = mem_device_bytes(hw);
-	out->budget_bytes = (int64_t)floor((double)out->device_bytes * gpu_memory_utilization);
-	out->weights_bytes = mem_weights_bytes(m, sel.weight_format);
-	out->runtime_reserve_bytes = (int64_t)ceil(hw->family->runtime_reserve_gib * GIB);
-	out->activation_bytes = mem_activation_bytes(m, max_num_batched_tokens);
-	out->reserve_bytes = out->runtime_reserve_bytes + out->activation_bytes;
-	out->kv_bytes_per_token = mem_kv_bytes_per_token(m, sel.kv_dtype);
-
-	int64_t after_reserve = out->budget_bytes - out->reserve_bytes;
-	if (out->weights_bytes > after_reserve)
-		return diag_set(d, DIAG_EINPUT,
-				"%s in %s needs %.1f GB for its weights, but %s has %.1f GB "
-				"available (%.1f GB x gpu_memory_utilization %.2f, minus "
-				"%.1f GB runtime and activation reserve)",
-				m->id, sel.weight_format->id, out->weights_bytes / GB, hw->id,
-				after_reserve / GB, out->device_bytes / GB,
-				gpu_memory_utilization, out->reserve_bytes / GB);
-	out->kv_bytes = after_reserve - out->weights_bytes;
-	out->kv_capacity_tokens = out->kv_bytes / out->kv_bytes_per_token;
-	if (out->kv_capacity_tokens < 1)
-		return diag_set(d, DIAG_EINPUT,
-				"%s in %s fits on %s, but leaves %.3f GB for the KV cache: "
-				"not one token (%lld bytes)", m->id, sel.weight_format->id,
-				hw->id, out->kv_bytes / GB, (long long)out->kv_bytes_per_token);
-	return 0;
+double mem_max_gpu_expert_fraction(const struct catalog *cat, const struct mem_opts *o,
+				   int64_t kv_tokens)
+{
+	struct pieces pc;
+	struct diag d;
+	diag_init(&d);
+	if (pieces_of(&pc, cat, o, &d) != 0)
+		return -1;
+	double room = (double)pc.budget - (double)pc.reserve_runtime - (double)pc.activation -
+		      (double)kv_tokens * (double)pc.kv_gpu_per_token - ceil(pc.fixed_weights) - 1;
+	if (room < 0)
+		return -1;
+	if (pc.expert_weights <= 0)
+		return 1;
+	if (pc.hw->unified_memory)
+		return room >= pc.expert_weights ? 1 : -1;
+	double f = floor(room / pc.expert_weights * 1e4) / 1e4; /* round down */
+	return f > 1 ? 1 : f;
 }

@@ -1,13 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0
- * memory: what fits on one device -- weights, the runtime and activation
- * reserve, and the KV-cache capacity left at a gpu_memory_utilization.
+ * memory: what fits -- weights, the runtime and activation reserve, and the
+ * KV-cache capacity left at a gpu_memory_utilization, per GPU under tensor
+ * and pipeline parallelism, with mixture-of-experts weights optionally kept
+ * in host RAM.
  *
- * The plan follows how vLLM sizes its KV cache at start-up: the engine may
- * use device memory x gpu_memory_utilization; from that it subtracts the
- * weights, the memory outside PyTorch (CUDA context, library workspaces) and
- * the activation peak of a profiling step of max_num_batched_tokens tokens;
- * the rest is KV cache.  Byte counts are exact integers; "GB" in messages is
- * 1e9 bytes.  docs/performance-model.md gives the formulas and sources.
+ * The plan follows how vLLM sizes its KV cache at start-up: each GPU may use
+ * its memory x gpu_memory_utilization; from that it subtracts its share of
+ * the weights, the memory outside PyTorch (CUDA context, library
+ * workspaces) and the activation peak of a profiling step of
+ * max_num_batched_tokens tokens; the rest is KV cache.  Under tensor
+ * parallelism every matrix is split over the tp GPUs of a stage (and the KV
+ * heads with it, replicated when there are fewer KV heads than GPUs; an MLA
+ * latent is kept whole on every GPU); under pipeline parallelism the layers
+ * are split over pp stages, the first holding the embeddings and the last
+ * the lm-head.  On a unified-memory machine (Apple, GB10) the memory a model
+ * may use is the platform's usable fraction of RAM (or less, when
+ * gpu_memory_utilization is lower).  Byte counts are exact integers; "GB"
+ * in messages is 1e9 bytes.  docs/performance-model.md gives the formulas
+ * and sources.
  */
 #ifndef MODELS_MEMORY_H
 #define MODELS_MEMORY_H
@@ -21,41 +31,82 @@
  * max_num_seqs); the logits buffer is part of the activation peak. */
 #define MEM_PROFILE_SEQS 256
 
-struct mem_plan {
-	int64_t device_bytes;          /* memory one device offers the engine */
-	int64_t budget_bytes;          /* device_bytes x gpu_memory_utilization */
-	int64_t weights_bytes;         /* every weight, at the format's bits */
-	int64_t runtime_reserve_bytes; /* CUDA context, workspaces (family) */
-	int64_t activation_bytes;      /* peak of a max_num_batched_tokens step */
-	int64_t reserve_bytes;         /* runtime + activation */
-	int64_t kv_bytes;              /* budget - weights - reserve */
-	int64_t kv_bytes_per_token;
-	int64_t kv_capacity_tokens;    /* floor(kv_bytes / kv_bytes_per_token) */
+/* Host RAM kept free for the operating system and the engine's own buffers
+ * when experts are offloaded, in GB. */
+#define MEM_HOST_RESERVE_GB 16.0
+
+struct mem_opts {
+	const char *hardware;
+	const char *model;
+	const char *weight_format;     /* NULL: "bf16" */
+	const char *kv_dtype;          /* NULL: "bf16" */
+	int tp;                        /* >= 1 */
+	int pp;                        /* >= 1 */
+	double gpu_memory_utilization; /* (0, 1] */
+	int64_t max_num_batched_tokens;/* >= 1 */
+	double gpu_expert_fraction;    /* routed experts kept on the GPUs, [0, 1] */
+	double device_memory_gb;       /* per-GPU memory instead of the
+					  catalogue's (a budget what-if); 0 none */
 };
 
-/* Plan one device.  weight_format and kv_dtype NULL mean "bf16"; tp must be
- * 1; gpu_memory_utilization in (0, 1]; max_num_batched_tokens >= 1.
- * Returns 0 or DIAG_EINPUT: an unknown name, a bad argument, weights that do
- * not fit ("needs X GB ... Y GB available"), or no room left for a single
- * KV token.  *out is filled as far as it was computed even on failure. */
+/* tp = pp = 1, utilisation 0.9, 8192 batched tokens, experts all on GPU. */
+void mem_opts_init(struct mem_opts *o);
+
+struct mem_plan {
+	int gpus;                      /* tp x pp */
+	int64_t device_bytes;          /* memory one GPU offers the engine */
+	int64_t budget_bytes;          /* per GPU, after gpu_memory_utilization */
+	int64_t weights_bytes;         /* per GPU (the fullest one) */
+	int64_t weights_total_bytes;   /* whole model at the format's bits */
+	int64_t expert_bytes;          /* routed experts, whole model */
+	int64_t host_expert_bytes;     /* of which kept in host RAM */
+	int64_t host_ram_needed_bytes; /* host_expert_bytes + MEM_HOST_RESERVE_GB */
+	int64_t runtime_reserve_bytes; /* CUDA context, workspaces (family) */
+	int64_t activation_bytes;      /* per GPU, peak of a max_num_batched_tokens step */
+	int64_t reserve_bytes;         /* runtime + activation */
+	int64_t kv_bytes;              /* per GPU: budget - weights - reserve */
+	int64_t kv_bytes_per_token;    /* whole model (all layers, all heads) */
+	int64_t kv_gpu_bytes_per_token;/* what one GPU stores per token */
+	int64_t kv_capacity_tokens;    /* floor(kv_bytes / kv_gpu_bytes_per_token) */
+};
+
+/* Plan a replica.  Returns 0 or DIAG_EINPUT: an unknown name, a bad argument,
+ * weights that do not fit ("needs X GB ... Y GB available"), or no room
+ * left for a single KV token.  *out is filled as far as it was computed
+ * even on failure (weights_bytes and budget_bytes always, when the names
+ * resolve). */
+int mem_plan_opts(struct mem_plan *out, const struct catalog *cat, const struct mem_opts *o,
+		  struct diag *d);
+
+/* The same for one stage of tp GPUs with every expert on the GPUs. */
 int mem_plan(struct mem_plan *out, const struct catalog *cat, const char *hardware_id,
 	     const char *model_id, const char *weight_format, const char *kv_dtype, int tp,
 	     double gpu_memory_utilization, int64_t max_num_batched_tokens,
 	     struct diag *d);
 
+/* The largest share of routed experts that fits on the GPUs while leaving
+ * room for kv_tokens tokens of KV cache (o->gpu_expert_fraction ignored):
+ * in [0, 1], or a negative value when even the dense weights and that KV
+ * do not fit.  1 for dense models that fit. */
+double mem_max_gpu_expert_fraction(const struct catalog *cat, const struct mem_opts *o,
+				   int64_t kv_tokens);
+
 /* Bytes of all weights: linear layers at bits_per_weight, embeddings,
  * lm-head and norms at embedding_bits. */
 int64_t mem_weights_bytes(const struct cat_model *m, const struct cat_weight_format *f);
 
-/* K and V bytes one token occupies over all layers:
- * 2 x layers x kv_heads x head_dim x bits / 8 (GQA; 131072 for Llama-3.1-8B
- * in BF16), or layers x (kv_lora_rank + qk_rope_head_dim) x bits / 8 (MLA). */
+/* K and V bytes one token occupies over all layers that keep a KV cache:
+ * 2 x kv_layers x kv_heads x head_dim x bits / 8 (GQA; 131072 for
+ * Llama-3.1-8B in BF16), or kv_layers x (kv_lora_rank + qk_rope_head_dim) x
+ * bits / 8 (MLA).  Sliding-window layers count in full (vLLM allocates
+ * them as full layers unless its hybrid allocator is on). */
 int64_t mem_kv_bytes_per_token(const struct cat_model *m, const struct cat_kv_dtype *k);
 
-/* Activation peak of one step of `tokens` tokens (see the .c file). */
+/* Activation peak of one step of `tokens` tokens on one GPU (see the .c). */
 int64_t mem_activation_bytes(const struct cat_model *m, int64_t tokens);
 
-/* Memory of one device the engine can address, in bytes. */
+/* Memory one device offers, in bytes: what the driver reports, else the
+ * datasheet; on unified memory the usable fraction of it. */
 int64_t mem_device_bytes(const struct cat_hardware *hw);
 
 #endif

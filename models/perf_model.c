@@ -1,117 +1,382 @@
 /* SPDX-License-Identifier: Apache-2.0
- * perf_model: roofline step latency (see perf_model.h and models/perf.h).
+ * perf_model: per-operation roofline step latency (see perf_model.h and
+ * models/perf.h).
  *
- * perf_model_init turns catalogue figures into time per unit of work (ns per
- * new token, per attention pair, per sequence, per KV token, and per step for
- * the weights), so a step is two dot products and a max.  A decode run of k
- * steps has both terms affine in the step index i:
- *   compute(i) = c0 + c1 i,  memory(i) = m0 + m1 i
- * so their maximum switches sides at most once, at the crossover
- * i* = (m0 - c0) / (c1 - m1); perf_decode_run_ns sums each side in closed
- * form and costs O(1) whatever k is.
+ * perf_model_init_opts turns catalogue figures into time per unit of work
+ * (ns per new token, per attention pair, per KV token, per distinct expert,
+ * per sequence, and per step for weights), after the family's efficiency
+ * factors, the engine's scales and the tensor-parallel split.  A step is
+ * then a handful of max() terms (one per kind of operation) plus constants.
+ *
+ * Decode runs.  With T and S fixed, only P (pairs) and K (KV tokens) move,
+ * both by S per step, so each attention term is a max (and, for sliding
+ * windows, mins) of affine functions of the step index i: piecewise affine
+ * with breakpoints where its two sides cross or a window fills.  All other
+ * terms are constant over the run.  run_sum collects those breakpoints,
+ * cuts [0, k) at them and sums every piece exactly as n (f(a) + f(b)) / 2,
+ * which costs a few step evaluations whatever k is.
  */
 #include "models/perf_model.h"
 
 #include <assert.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/memory.h"
+#include "models/profile.h"
 
-static const char *const bound_names[] = { "overhead", "compute", "memory" };
+static const char *const bound_names[] = { "overhead", "compute", "memory", "interconnect",
+					   "host" };
 
 const char *perf_bound_name(enum perf_bound b)
 {
-	return ((int)b >= 0 && (int)b < 3) ? bound_names[b] : "?";
+	return ((int)b >= 0 && (int)b < 5) ? bound_names[b] : "?";
 }
 
-static void copy_id(char dst[CAT_ID_MAX], const char *src)
+static void copy_id(char *dst, size_t cap, const char *src)
 {
 	size_t n = strlen(src);
-	if (n >= CAT_ID_MAX)
-		n = CAT_ID_MAX - 1; /* ids are validated shorter at load */
+	if (n >= cap)
+		n = cap - 1; /* ids are validated shorter at load */
 	memcpy(dst, src, n);
 	dst[n] = '\0';
 }
 
-int perf_model_init(struct perf_model *pm, const struct catalog *cat,
-		    const char *hardware_id, const char *model_id,
-		    const char *weight_format, const char *kv_dtype, int tp, struct diag *d)
+void perf_opts_init(struct perf_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->tp = 1;
+	o->pp = 1;
+	o->gpu_expert_fraction = 1.0;
+}
+
+struct perf_batch perf_decode_batch(int32_t seqs, int64_t context)
+{
+	/* each sequence holds context + 1 tokens after the step and its new
+	 * token attends to all of them */
+	int64_t after = (int64_t)seqs * (context + 1);
+	return (struct perf_batch){ .new_tokens = seqs, .seqs = seqs, .decode_seqs = seqs,
+				    .attn_pairs = after, .kv_read_tokens = after };
+}
+
+struct perf_batch perf_prefill_batch(int64_t n, int64_t cached)
+{
+	return (struct perf_batch){ .new_tokens = n, .seqs = n > 0 ? 1 : 0, .decode_seqs = 0,
+				    .attn_pairs = n * cached + n * (n + 1) / 2,
+				    .kv_read_tokens = cached + n };
+}
+
+/* The 16-bit rate attention and the lm-head run at. */
+static double rate16(const struct cat_hardware *hw, bool fp16acc)
+{
+	double t = 0;
+	if (fp16acc)
+		t = hw->tflops_fp16acc[CAT_DTYPE_FP16];
+	if (t <= 0)
+		t = hw->tflops[CAT_DTYPE_BF16] > 0 ? hw->tflops[CAT_DTYPE_BF16]
+						   : hw->tflops[CAT_DTYPE_FP16];
+	return t * 1e12;
+}
+
+static bool link_is_fast(const char *kind)
+{
+	return kind && (strncmp(kind, "nvlink", 6) == 0 || strncmp(kind, "infinity", 8) == 0 ||
+			strncmp(kind, "xgmi", 4) == 0);
+}
+
+/* Architecture counts the catalogue derives, with fallbacks for entries
+ * that leave them 0. */
+static double moe_layers_of(const struct cat_model *m)
+{
+	if (m->experts <= 0)
+		return 0;
+	if (m->moe_layers > 0)
+		return (double)m->moe_layers;
+	return (double)(m->layers - m->dense_layers);
+}
+
+static double kv_layers_of(const struct cat_model *m)
+{
+	if (m->kv_layers > 0)
+		return (double)m->kv_layers;
+	return (double)(m->layers - m->linear_attention_layers);
+}
+
+double perf_vector_flops_estimate(const struct catalog *cat, const struct cat_hardware *hw)
+{
+	if (hw->gpu_cores <= 0)
+		return 0;
+	double sum = 0;
+	int n = 0;
+	for (size_t i = 0; i < cat->hardware_count; i++) {
+		const struct cat_hardware *x = &cat->hardware[i];
+		if (x->family == hw->family && !x->system_kind && x->fp32_vector_tflops > 0 &&
+		    x->gpu_cores > 0) {
+			sum += x->fp32_vector_tflops / (double)x->gpu_cores;
+			n++;
+		}
+	}
+	return n ? sum / n * (double)hw->gpu_cores * 1e12 : 0;
+}
+
+int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
+			 const struct perf_opts *o, struct diag *d)
 {
 	memset(pm, 0, sizeof(*pm));
-	if (tp != 1)
-		return diag_set(d, DIAG_EINPUT,
-				"tensor parallelism (tp=%d) is not modelled yet: this version "
-				"simulates one GPU per replica (tp=1); tensor and pipeline "
-				"parallelism come in a later version", tp);
+	if (o->tp < 1 || o->tp > 1024 || o->pp < 1 || o->pp > 1024)
+		return diag_set(d, DIAG_EINPUT, "tensor_parallel_size %d and pipeline_parallel_size "
+				"%d: expected whole numbers from 1 to 1024", o->tp, o->pp);
+	if (!(o->gpu_expert_fraction >= 0 && o->gpu_expert_fraction <= 1))
+		return diag_set(d, DIAG_EINPUT, "gpu_expert_fraction %g: expected a fraction in "
+				"[0, 1]", o->gpu_expert_fraction);
 	struct cat_selection sel;
-	int rc = catalog_select(cat, &sel, hardware_id, model_id, weight_format, kv_dtype, d);
+	int rc = catalog_select(cat, &sel, o->hardware, o->model, o->weight_format, o->kv_dtype, d);
 	if (rc)
 		return rc;
 	const struct cat_hardware *hw = sel.hardware;
 	const struct cat_model *m = sel.model;
 	const struct cat_weight_format *wf = sel.weight_format;
 	const struct cat_family *fam = hw->family;
-	if (m->experts > 0)
-		return diag_set(d, DIAG_EINPUT,
-				"model '%s' is a mixture of experts: this version models dense "
-				"models only (MoE expert traffic comes in a later version)", m->id);
-	if (m->attention != CAT_ATTN_GQA)
-		return diag_set(d, DIAG_EINPUT,
-				"model '%s' uses multi-head latent attention: this version "
-				"models GQA attention only (MLA comes in a later version)", m->id);
+	int gpus = o->tp * o->pp;
+	if (hw->system_kind && hw->device_count > 0 && gpus > hw->device_count)
+		return diag_set(d, DIAG_EINPUT, "%s has %lld GPUs; tensor_parallel_size %d x "
+				"pipeline_parallel_size %d needs %d", hw->id,
+				(long long)hw->device_count, o->tp, o->pp, gpus);
 
-	double matmul_peak = catalog_matmul_flops(hw, wf, &pm->matmul_dtype);
-	if (matmul_peak <= 0)
+	/* the engine */
+	struct engine_table *own = NULL;
+	const struct engine_table *et = o->engines;
+	if (!et) {
+		own = malloc(sizeof(*own));
+		if (!own)
+			return diag_set(d, DIAG_ENOMEM, "out of memory");
+		rc = engine_table_load(own, NULL, d);
+		if (rc) {
+			free(own);
+			return rc;
+		}
+		et = own;
+	}
+	const char *ename = o->engine ? o->engine : ENGINE_DEFAULT_ID;
+	const struct engine_profile *ep = engine_find(et, ename);
+	if (!ep) {
+		char ids[512];
+		engine_list_ids(et, ids, sizeof(ids));
+		rc = diag_set(d, DIAG_EINPUT, "unknown engine '%s' (known: %s)", ename, ids);
+		free(own);
+		return rc;
+	}
+	copy_id(pm->engine_id, sizeof(pm->engine_id), ep->id);
+	engine_resolve(ep, fam->id, &pm->engine);
+	free(own);
+
+	/* the machine */
+	double mm = catalog_matmul_flops(hw, wf, &pm->matmul_dtype);
+	if (mm > 0 && pm->engine.fp16_accumulate) {
+		/* FP16 accumulation exists for FP16 (not BF16) inputs, and for
+		 * FP8 on parts that list it */
+		enum cat_dtype acc = pm->matmul_dtype == CAT_DTYPE_BF16 ? CAT_DTYPE_FP16
+								       : pm->matmul_dtype;
+		if (hw->tflops_fp16acc[acc] * 1e12 > mm) {
+			mm = hw->tflops_fp16acc[acc] * 1e12;
+			pm->matmul_dtype = acc;
+		}
+	}
+	double r16 = rate16(hw, pm->engine.fp16_accumulate);
+	double vec = hw->fp32_vector_tflops * 1e12;
+	if (vec <= 0 && (mm <= 0 || r16 <= 0)) {
+		vec = perf_vector_flops_estimate(cat, hw);
+		pm->rate_estimated = vec > 0;
+	}
+	if ((mm <= 0 || r16 <= 0) && vec > 0) {
+		/* no tensor path (Apple GPUs): matmuls run on the FP32/FP16
+		 * vector units */
+		pm->vector_fallback = true;
+		if (mm <= 0)
+			mm = vec;
+		if (r16 <= 0)
+			r16 = vec;
+	}
+	if ((mm <= 0 || r16 <= 0) && o->allow_unknown_compute) {
+		/* effectively infinite: every compute term becomes 0 */
+		pm->compute_unknown = true;
+		mm = r16 = 1e30;
+	}
+	if (mm <= 0)
 		return diag_set(d, DIAG_EINPUT,
-				"hardware '%s' lists no dense %s rate for weight format '%s'%s%s",
+				"hardware '%s' lists no dense %s rate for weight format '%s'%s%s, "
+				"nor an FP32 vector rate",
 				hw->id, cat_dtype_name(wf->compute_dtype), wf->id,
 				wf->has_fallback ? " (nor the fallback " : "",
 				wf->has_fallback ? cat_dtype_name(wf->fallback_dtype) : "");
-	double bf16_tflops = hw->tflops[CAT_DTYPE_BF16] > 0 ? hw->tflops[CAT_DTYPE_BF16]
-							    : hw->tflops[CAT_DTYPE_FP16];
-	if (bf16_tflops <= 0)
+	if (r16 <= 0)
 		return diag_set(d, DIAG_EINPUT,
 				"hardware '%s' lists no dense bf16 or fp16 rate, which attention "
 				"and the lm-head need", hw->id);
 
-	copy_id(pm->hardware_id, hw->id);
-	copy_id(pm->model_id, m->id);
-	copy_id(pm->weight_format_id, wf->id);
-	copy_id(pm->kv_dtype_id, sel.kv_dtype->id);
-	copy_id(pm->family_id, fam->id);
-	pm->tp = tp;
-
-	pm->matmul_peak_flops = matmul_peak;
-	pm->bf16_peak_flops = bf16_tflops * 1e12;
+	copy_id(pm->hardware_id, sizeof(pm->hardware_id), hw->id);
+	copy_id(pm->model_id, sizeof(pm->model_id), m->id);
+	copy_id(pm->weight_format_id, sizeof(pm->weight_format_id), wf->id);
+	copy_id(pm->kv_dtype_id, sizeof(pm->kv_dtype_id), sel.kv_dtype->id);
+	copy_id(pm->family_id, sizeof(pm->family_id), fam->id);
+	pm->tp = o->tp;
+	pm->pp = o->pp;
+	pm->matmul_peak_flops = mm;
+	pm->bf16_peak_flops = r16;
 	pm->mem_bw_bytes = hw->mem_bw_gbs * 1e9;
 	pm->eff_compute = fam->eff_compute;
 	pm->eff_bw = fam->eff_bw;
-	pm->overhead_ns = fam->step_overhead_us * 1e3;
+	if (hw->peer_link.kind && hw->peer_link.bw_gbs > 0) {
+		pm->link_bw_bytes = hw->peer_link.bw_gbs * 1e9;
+		pm->link_latency_ns = link_is_fast(hw->peer_link.kind) ? PERF_LINK_LATENCY_NVLINK_NS
+									 : PERF_LINK_LATENCY_PCIE_NS;
+	} else {
+		pm->link_bw_bytes = (hw->host_link.bw_gbs > 0 ? hw->host_link.bw_gbs
+							       : OFFLOAD_DEFAULT_LINK_GBS) * 1e9;
+		pm->link_latency_ns = PERF_LINK_LATENCY_PCIE_NS;
+	}
 
-	double hidden = (double)m->hidden_size;
-	pm->matmul_flops_per_token = 2.0 * (double)(m->linear_params + m->norm_params);
-	pm->attn_flops_per_pair = 4.0 * (double)m->layers * (double)m->heads *
-				  (double)m->head_dim;
-	pm->lm_head_flops_per_seq = 2.0 * hidden * (double)m->vocab_size;
-	/* Every matrix once; the lm-head matrix once whether tied or not; the
-	 * embedding table only as the gathered rows, which we neglect. */
-	pm->weight_bytes_per_step =
-		(double)m->linear_params * wf->bits_per_weight / 8.0 +
-		((double)m->norm_params + hidden * (double)m->vocab_size) *
-			wf->embedding_bits / 8.0;
+	/* the architecture */
+	double L = (double)m->layers, h = (double)m->hidden_size, V = (double)m->vocab_size;
+	double H = (double)m->heads, kvh = (double)m->kv_heads, hd = (double)m->head_dim;
+	double tp = o->tp;
+	pm->layers = L;
+	pm->hidden = h;
+	double L_moe = moe_layers_of(m);
+	double E = (double)m->experts, k = (double)m->experts_per_token;
+	double per_expert = 0;
+	if (E > 0 && L_moe > 0) {
+		if (k < 1 || k > E)
+			return diag_set(d, DIAG_EINPUT, "model '%s': experts_per_token %g outside "
+					"[1, experts %g]", m->id, k, E);
+		per_expert = m->expert_params > 0 ? (double)m->expert_params / (L_moe * E)
+						  : 3.0 * h * (double)m->expert_intermediate_size;
+		pm->moe_layers = L_moe;
+		pm->experts = E;
+		pm->experts_per_token = k;
+		moe_routing_init(&pm->routing, E, k);
+	}
+	double expert_total = per_expert * E * L_moe;
+	double dense_params = (double)m->linear_params - expert_total;
+	if (dense_params < 0)
+		dense_params = 0;
+	double bpw = wf->bits_per_weight / 8.0, ebw = wf->embedding_bits / 8.0;
+	pm->dense_flops_per_token = 2.0 * dense_params;
+	pm->expert_flops_per_token = 2.0 * k * per_expert * L_moe;
+	pm->matmul_flops_per_token = pm->dense_flops_per_token + pm->expert_flops_per_token;
+	pm->lm_head_flops_per_seq = 2.0 * h * V;
+	pm->dense_weight_bytes = dense_params * bpw + (double)m->norm_params * ebw;
+	pm->expert_bytes = per_expert * bpw;
+	pm->lm_head_bytes = h * V * ebw;
+	pm->weight_bytes_per_step = pm->dense_weight_bytes + pm->lm_head_bytes +
+				    (E > 0 ? k * L_moe * pm->expert_bytes : 0);
+
+	/* attention: full, sliding-window and linear (recurrent) layers */
+	double kv_layers = kv_layers_of(m);
+	double sw_layers = m->sliding_window > 0 ? (double)m->sliding_window_layers : 0;
+	if (sw_layers > kv_layers)
+		sw_layers = kv_layers;
+	double full_layers = kv_layers - sw_layers;
+	double pair_flops_layer;
+	if (m->attention == CAT_ATTN_MLA) {
+		double dqk = m->qk_nope_head_dim > 0 ? (double)(m->qk_nope_head_dim +
+								m->qk_rope_head_dim) : hd;
+		double dv = m->v_head_dim > 0 ? (double)m->v_head_dim : hd;
+		pair_flops_layer = 2.0 * H * (dqk + dv);
+		pm->kv_gpu_fraction = 1.0; /* the latent is kept whole on every rank */
+	} else {
+		pair_flops_layer = 4.0 * H * hd;
+		double per_rank = ceil(kvh / tp);
+		pm->kv_gpu_fraction = per_rank * tp / kvh / tp;
+	}
 	pm->kv_bytes_per_token = (double)mem_kv_bytes_per_token(m, sel.kv_dtype);
+	double kv_layer = kv_layers > 0 ? pm->kv_bytes_per_token / kv_layers : 0;
+	pm->kv_full_bytes_per_token = kv_layer * full_layers;
+	pm->kv_sw_bytes_per_token = kv_layer * sw_layers;
+	pm->attn_flops_per_pair = pair_flops_layer * full_layers;
+	pm->sw_flops_per_pair = pair_flops_layer * sw_layers;
+	pm->window = sw_layers > 0 ? (double)m->sliding_window : 0;
+	double lin_layers = (double)m->linear_attention_layers;
+	if (lin_layers > 0) {
+		double vh = (double)(m->linear_v_heads > 0 ? m->linear_v_heads : m->heads);
+		double ld = (double)(m->linear_head_dim > 0 ? m->linear_head_dim : m->head_dim);
+		/* state update S += k v^T, decay, and readout q S: ~6 d^2 per head */
+		pm->lin_attn_flops_per_token = 6.0 * vh * ld * ld * lin_layers;
+		/* FP32 state, read and written every step */
+		pm->state_bytes_per_seq = 2.0 * vh * ld * ld * 4.0 * lin_layers;
+	}
 
-	double matmul_rate = pm->matmul_peak_flops * pm->eff_compute;
-	double bf16_rate = pm->bf16_peak_flops * pm->eff_compute;
-	double bw_rate = pm->mem_bw_bytes * pm->eff_bw;
-	pm->ns_per_token = pm->matmul_flops_per_token / matmul_rate * 1e9;
-	pm->ns_per_pair = pm->attn_flops_per_pair / bf16_rate * 1e9;
-	pm->ns_per_seq = pm->lm_head_flops_per_seq / bf16_rate * 1e9;
-	pm->ns_weights = pm->weight_bytes_per_step / bw_rate * 1e9;
-	pm->ns_per_kv_token = pm->kv_bytes_per_token / bw_rate * 1e9;
+	/* time per unit, per GPU */
+	struct engine_params *e = &pm->engine;
+	double rate_mm = mm * pm->eff_compute * e->compute_scale;
+	double rate_head = r16 * pm->eff_compute * e->compute_scale;
+	double rate_attn = r16 * pm->eff_compute * e->attention_scale;
+	double bw = pm->mem_bw_bytes * pm->eff_bw * e->bw_scale;
+	/* weight-only formats the kernels dequantize on the fly stream their
+	 * weights at a lower fraction of the bandwidth than native ones */
+	double natural_bits = pm->matmul_dtype == CAT_DTYPE_FP4 ? 4
+			      : (pm->matmul_dtype == CAT_DTYPE_FP8 || pm->matmul_dtype == CAT_DTYPE_INT8) ? 8
+			      : 16;
+	if (pm->vector_fallback)
+		natural_bits = 16;
+	pm->dequantizing = wf->bits_per_weight < natural_bits - 0.6;
+	double wbw = bw * (pm->dequantizing ? e->quant_bw_scale : 1.0);
+	pm->ns_per_token = pm->dense_flops_per_token / tp / rate_mm * 1e9;
+	pm->ns_weights = (dense_params * bpw / tp / wbw + (double)m->norm_params * ebw / tp / bw) * 1e9;
+	pm->ns_per_expert_token = pm->expert_flops_per_token / tp / (rate_mm * e->moe_scale) * 1e9;
+	pm->ns_per_expert = pm->expert_bytes * L_moe / tp / wbw * 1e9;
+	pm->ns_per_seq = pm->lm_head_flops_per_seq / tp / rate_head * 1e9;
+	pm->ns_lm_head = pm->lm_head_bytes / tp / bw * 1e9;
+	pm->ns_per_pair = pm->attn_flops_per_pair / tp / rate_attn * 1e9;
+	pm->ns_per_kv_token = pm->kv_full_bytes_per_token * pm->kv_gpu_fraction / bw * 1e9;
+	pm->ns_per_sw_pair = pm->sw_flops_per_pair / tp / rate_attn * 1e9;
+	pm->ns_per_sw_kv_token = pm->kv_sw_bytes_per_token * pm->kv_gpu_fraction / bw * 1e9;
+	pm->ns_per_lin_attn_token = pm->lin_attn_flops_per_token / tp / rate_attn * 1e9;
+	pm->ns_per_state_seq = pm->state_bytes_per_seq / tp / bw * 1e9;
+	if (o->tp > 1) {
+		/* two all-reduces of the hidden state per layer (attention output,
+		 * MLP output), ring algorithm: 2 (tp-1)/tp of the bytes each way */
+		double link = pm->link_bw_bytes * PERF_LINK_EFF;
+		pm->ns_allreduce_fixed = 2.0 * L * pm->link_latency_ns;
+		pm->ns_allreduce_per_token = 2.0 * L * 2.0 * (tp - 1) / tp * h * 2.0 / link * 1e9;
+	}
+	if (o->pp > 1) {
+		double link = pm->link_bw_bytes * PERF_LINK_EFF;
+		pm->ns_pp_fixed = (o->pp - 1) * pm->link_latency_ns;
+		pm->ns_pp_per_token = (o->pp - 1) * h * 2.0 / link * 1e9;
+	}
+	pm->overhead_ns = (fam->step_overhead_us + e->step_overhead_us + L * e->layer_overhead_us +
+			   L_moe * e->moe_layer_overhead_us) * 1e3;
+
+	/* expert offload */
+	pm->gpu_expert_fraction = E > 0 ? o->gpu_expert_fraction : 1.0;
+	if (pm->gpu_expert_fraction < 1 && hw->unified_memory)
+		return diag_set(d, DIAG_EINPUT, "%s has unified memory: experts cannot be "
+				"offloaded to a separate host RAM (gpu_expert_fraction must be 1)",
+				hw->id);
+	pm->host = offload_host_resolve(&o->host, hw->host_link.bw_gbs);
 	assert(perf_model_check(pm));
 	return 0;
+}
+
+int perf_model_init(struct perf_model *pm, const struct catalog *cat,
+		    const char *hardware_id, const char *model_id,
+		    const char *weight_format, const char *kv_dtype, int tp, struct diag *d)
+{
+	struct perf_opts o;
+	perf_opts_init(&o);
+	o.hardware = hardware_id;
+	o.model = model_id;
+	o.weight_format = weight_format;
+	o.kv_dtype = kv_dtype;
+	o.tp = tp;
+	return perf_model_init_opts(pm, cat, &o, d);
+}
+
+void perf_model_set_profile(struct perf_model *pm, const struct perf_profile *p)
+{
+	pm->profile = p;
 }
 
 static bool finite_nonneg(double x)
@@ -121,28 +386,109 @@ static bool finite_nonneg(double x)
 
 bool perf_model_check(const struct perf_model *pm)
 {
-	return pm->tp >= 1 && pm->matmul_peak_flops > 0 && pm->bf16_peak_flops > 0 &&
-	       pm->mem_bw_bytes > 0 && pm->eff_compute > 0 && pm->eff_compute <= 1 &&
-	       pm->eff_bw > 0 && pm->eff_bw <= 1 && finite_nonneg(pm->overhead_ns) &&
-	       finite_nonneg(pm->ns_per_token) && finite_nonneg(pm->ns_per_pair) &&
-	       finite_nonneg(pm->ns_per_seq) && finite_nonneg(pm->ns_weights) &&
-	       finite_nonneg(pm->ns_per_kv_token) && pm->hardware_id[0] && pm->model_id[0];
+	const double *ns[] = { &pm->overhead_ns, &pm->ns_per_token, &pm->ns_weights,
+		&pm->ns_per_expert_token, &pm->ns_per_expert, &pm->ns_per_seq, &pm->ns_lm_head,
+		&pm->ns_per_pair, &pm->ns_per_kv_token, &pm->ns_per_sw_pair,
+		&pm->ns_per_sw_kv_token, &pm->ns_per_lin_attn_token, &pm->ns_per_state_seq,
+		&pm->ns_allreduce_fixed, &pm->ns_allreduce_per_token, &pm->ns_pp_fixed,
+		&pm->ns_pp_per_token };
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		if (!finite_nonneg(*ns[i]))
+			return false;
+	return pm->tp >= 1 && pm->pp >= 1 && pm->matmul_peak_flops > 0 &&
+	       pm->bf16_peak_flops > 0 && pm->mem_bw_bytes > 0 && pm->eff_compute > 0 &&
+	       pm->eff_compute <= 1 && pm->eff_bw > 0 && pm->eff_bw <= 1 &&
+	       pm->engine.compute_scale > 0 && pm->engine.attention_scale > 0 &&
+	       pm->engine.bw_scale > 0 && pm->gpu_expert_fraction >= 0 &&
+	       pm->gpu_expert_fraction <= 1 && (pm->experts == 0 || pm->experts_per_token >= 1) &&
+	       pm->hardware_id[0] && pm->model_id[0];
 }
 
-/* Every sequence of a step computes logits for one position: a decode
- * produces its token, a prefill chunk its last position (discarded unless
- * the chunk ends the prompt). */
-static double compute_ns(const struct perf_model *pm, const struct perf_batch *b)
+/* A step's shape in doubles: new tokens, sequences, attention pairs, and KV
+ * tokens touched (context after the step, plus the new tokens written). */
+struct shape {
+	double t, s, p, k;
+};
+
+static struct shape shape_of(const struct perf_batch *b)
 {
-	return (double)b->new_tokens * pm->ns_per_token +
-	       (double)b->attn_pairs * pm->ns_per_pair + (double)b->seqs * pm->ns_per_seq;
+	return (struct shape){ (double)b->new_tokens, (double)b->seqs, (double)b->attn_pairs,
+			       (double)(b->kv_read_tokens + b->new_tokens) };
 }
 
-/* KV is read for the whole context and written for the new tokens. */
-static double memory_ns(const struct perf_model *pm, const struct perf_batch *b)
+/* One operation's two sides, accumulated into the breakdown. */
+static double op(struct perf_breakdown *br, double compute, double memory)
 {
-	return pm->ns_weights +
-	       (double)(b->kv_read_tokens + b->new_tokens) * pm->ns_per_kv_token;
+	if (br) {
+		br->compute_ns += compute;
+		br->memory_ns += memory;
+		if (compute > memory)
+			br->compute_bound_ns += compute;
+		else
+			br->memory_bound_ns += memory;
+	}
+	return fmax(compute, memory);
+}
+
+/* The routed experts of every MoE layer, with offload when some are not on
+ * the GPUs. */
+static double experts_ns(const struct perf_model *pm, double t, struct perf_breakdown *br)
+{
+	if (pm->experts <= 0)
+		return 0;
+	double dx = moe_distinct_experts(&pm->routing, t);
+	if (br)
+		br->experts_touched = dx;
+	double f = pm->gpu_expert_fraction;
+	if (f >= 1)
+		return op(br, pm->ns_per_expert_token * t, pm->ns_per_expert * dx);
+	struct offload_demand dm = {
+		.missing_experts = dx * (1 - f) * pm->moe_layers,
+		.expert_bytes = pm->expert_bytes,
+		.host_token_experts = t * pm->experts_per_token * (1 - f) * pm->moe_layers,
+		.flops_per_token_expert = pm->expert_flops_per_token /
+					  (pm->experts_per_token * pm->moe_layers),
+		.activation_bytes = t * pm->hidden * 2.0 * pm->moe_layers,
+		.moe_layers = pm->moe_layers,
+		.gpus = pm->tp,
+	};
+	struct offload_cost c = offload_step_cost(&pm->host, &dm);
+	double gpu_all = fmax(pm->ns_per_expert_token * t, pm->ns_per_expert * dx);
+	double gpu_part = fmax(pm->ns_per_expert_token * t * f, pm->ns_per_expert * dx * f);
+	bool stream = gpu_all + c.stream_ns <= gpu_part + c.cpu_ns;
+	if (br) {
+		br->offload = stream ? OFFLOAD_STREAM : OFFLOAD_CPU;
+		br->host_ns = stream ? c.stream_ns : c.cpu_ns;
+		if (stream)
+			op(br, pm->ns_per_expert_token * t, pm->ns_per_expert * dx);
+		else
+			op(br, pm->ns_per_expert_token * t * f, pm->ns_per_expert * dx * f);
+	}
+	return stream ? gpu_all + c.stream_ns : gpu_part + c.cpu_ns;
+}
+
+static double analytic(const struct perf_model *pm, const struct shape *x,
+		       struct perf_breakdown *br)
+{
+	if (!(x->t > 0))
+		return 0;
+	double sum = pm->overhead_ns;
+	sum += op(br, pm->ns_per_token * x->t, pm->ns_weights);
+	sum += experts_ns(pm, x->t, br);
+	sum += op(br, pm->ns_per_seq * x->s, pm->ns_lm_head);
+	sum += op(br, pm->ns_per_pair * x->p, pm->ns_per_kv_token * x->k);
+	if (pm->window > 0)
+		sum += op(br, pm->ns_per_sw_pair * fmin(x->p, x->t * pm->window),
+			  pm->ns_per_sw_kv_token * fmin(x->k, x->s * pm->window));
+	if (pm->state_bytes_per_seq > 0)
+		sum += op(br, pm->ns_per_lin_attn_token * x->t, pm->ns_per_state_seq * x->s);
+	double comm = pm->ns_allreduce_fixed + pm->ns_allreduce_per_token * x->t +
+		      pm->ns_pp_fixed + pm->ns_pp_per_token * x->t;
+	if (br) {
+		br->overhead_ns = pm->overhead_ns;
+		br->comm_ns = comm;
+	}
+	return sum + comm;
 }
 
 static void batch_check(const struct perf_batch *b)
@@ -154,12 +500,21 @@ static void batch_check(const struct perf_batch *b)
 	assert(b->new_tokens == 0 || b->seqs > 0);
 }
 
+double perf_step_analytic_ns(const struct perf_model *pm, const struct perf_batch *b)
+{
+	batch_check(b);
+	struct shape x = shape_of(b);
+	return analytic(pm, &x, NULL);
+}
+
 double perf_step_ns(const struct perf_model *pm, const struct perf_batch *b)
 {
 	batch_check(b);
 	if (b->new_tokens <= 0)
 		return 0;
-	return pm->overhead_ns + fmax(compute_ns(pm, b), memory_ns(pm, b));
+	struct shape x = shape_of(b);
+	double t = analytic(pm, &x, NULL);
+	return pm->profile ? t * perf_profile_ratio(pm->profile, b) : t;
 }
 
 void perf_step_breakdown(const struct perf_model *pm, const struct perf_batch *b,
@@ -168,34 +523,116 @@ void perf_step_breakdown(const struct perf_model *pm, const struct perf_batch *b
 	batch_check(b);
 	memset(out, 0, sizeof(*out));
 	out->bound = PERF_BOUND_OVERHEAD;
+	out->profile_ratio = 1;
 	if (b->new_tokens <= 0)
 		return;
-	out->matmul_flops = (double)b->new_tokens * pm->matmul_flops_per_token;
-	out->attn_flops = (double)b->attn_pairs * pm->attn_flops_per_pair;
-	out->lm_head_flops = (double)b->seqs * pm->lm_head_flops_per_seq;
+	struct shape x = shape_of(b);
+	double t = analytic(pm, &x, out);
+	out->profile_ratio = pm->profile ? perf_profile_ratio(pm->profile, b) : 1;
+	out->step_ns = t * out->profile_ratio;
+
+	double dx = out->experts_touched;
+	out->matmul_flops = x.t * pm->matmul_flops_per_token;
+	out->attn_flops = x.p * pm->attn_flops_per_pair +
+			  (pm->window > 0 ? fmin(x.p, x.t * pm->window) * pm->sw_flops_per_pair : 0) +
+			  x.t * pm->lin_attn_flops_per_token;
+	out->lm_head_flops = x.s * pm->lm_head_flops_per_seq;
 	out->flops = out->matmul_flops + out->attn_flops + out->lm_head_flops;
-	out->weight_bytes = pm->weight_bytes_per_step;
-	out->kv_bytes = (double)(b->kv_read_tokens + b->new_tokens) * pm->kv_bytes_per_token;
+	out->weight_bytes = pm->dense_weight_bytes + pm->lm_head_bytes +
+			    dx * pm->moe_layers * pm->expert_bytes *
+				    (out->offload == OFFLOAD_CPU ? pm->gpu_expert_fraction : 1);
+	double kvb = pm->kv_full_bytes_per_token * x.k +
+		     (pm->window > 0 ? pm->kv_sw_bytes_per_token * fmin(x.k, x.s * pm->window) : 0);
+	out->kv_bytes = kvb * pm->kv_gpu_fraction * pm->tp + pm->state_bytes_per_seq * x.s;
 	out->bytes = out->weight_bytes + out->kv_bytes;
-	out->compute_ns = compute_ns(pm, b);
-	out->memory_ns = memory_ns(pm, b);
-	out->overhead_ns = pm->overhead_ns;
-	out->step_ns = pm->overhead_ns + fmax(out->compute_ns, out->memory_ns);
-	if (out->overhead_ns > out->compute_ns && out->overhead_ns > out->memory_ns)
-		out->bound = PERF_BOUND_OVERHEAD;
-	else if (out->compute_ns >= out->memory_ns)
-		out->bound = PERF_BOUND_COMPUTE;
-	else
-		out->bound = PERF_BOUND_MEMORY;
+
+	double shares[5] = { out->overhead_ns, out->compute_bound_ns, out->memory_bound_ns,
+			     out->comm_ns, out->host_ns };
+	int best = 0;
+	for (int i = 1; i < 5; i++)
+		if (shares[i] > shares[best])
+			best = i;
+	out->bound = (enum perf_bound)best;
 	double step_s = out->step_ns * 1e-9;
-	out->flops_fraction = out->flops / step_s / pm->matmul_peak_flops;
-	out->bw_fraction = out->bytes / step_s / pm->mem_bw_bytes;
+	double gpus = (double)pm->tp;
+	out->flops_fraction = out->flops / step_s / (pm->matmul_peak_flops * gpus);
+	out->bw_fraction = out->bytes / step_s / (pm->mem_bw_bytes * gpus);
 }
 
-/* Sum of f0 + f1 i over the n integers i = a, a+1, ..., a+n-1. */
-static double affine_sum(double f0, double f1, double a, double n)
+/* ---- decode runs ---- */
+
+struct cuts {
+	double x[16];
+	int n;
+};
+
+/* Where a0 + a1 i and b0 + b1 i cross, if they do. */
+static void cross(struct cuts *c, double a0, double a1, double b0, double b1)
 {
-	return n * f0 + f1 * (n * a + n * (n - 1) / 2);
+	double den = a1 - b1;
+	if (den == 0 || c->n == (int)(sizeof(c->x) / sizeof(c->x[0])))
+		return;
+	double x = (b0 - a0) / den;
+	if (isfinite(x))
+		c->x[c->n++] = x;
+}
+
+static void add_cut(struct cuts *c, double x)
+{
+	if (isfinite(x) && c->n < (int)(sizeof(c->x) / sizeof(c->x[0])))
+		c->x[c->n++] = x;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double at(const struct perf_model *pm, const struct shape *x0, double i)
+{
+	struct shape x = *x0;
+	x.p += i * x.s;
+	x.k += i * x.s;
+	return analytic(pm, &x, NULL);
+}
+
+/* Sum of analytic() over steps 0..k-1 of a decode run. */
+static double run_sum(const struct perf_model *pm, const struct shape *x0, double k)
+{
+	struct cuts c = { .n = 0 };
+	double s = x0->s;
+	/* full attention: compute and memory sides cross */
+	cross(&c, pm->ns_per_pair * x0->p, pm->ns_per_pair * s, pm->ns_per_kv_token * x0->k,
+	      pm->ns_per_kv_token * s);
+	if (pm->window > 0) {
+		double w = pm->window, cp = pm->ns_per_sw_pair, mk = pm->ns_per_sw_kv_token;
+		double pcap = x0->t * w, kcap = s * w;
+		add_cut(&c, (pcap - x0->p) / s); /* pairs reach their cap */
+		add_cut(&c, (kcap - x0->k) / s); /* KV reaches its cap */
+		cross(&c, cp * x0->p, cp * s, mk * x0->k, mk * s);
+		cross(&c, cp * pcap, 0, mk * x0->k, mk * s);
+		cross(&c, cp * x0->p, cp * s, mk * kcap, 0);
+	}
+	/* integer boundaries inside (0, k), sorted and unique */
+	double b[18];
+	int nb = 0;
+	for (int i = 0; i < c.n; i++) {
+		double j = ceil(c.x[i]);
+		if (j > 0 && j < k)
+			b[nb++] = j;
+	}
+	qsort(b, (size_t)nb, sizeof(double), dbl_cmp);
+	double sum = 0, a = 0;
+	for (int i = 0; i <= nb; i++) {
+		double e = i < nb ? b[i] : k;
+		if (e <= a)
+			continue;
+		double n = e - a;
+		sum += n == 1 ? at(pm, x0, a) : n * (at(pm, x0, a) + at(pm, x0, e - 1)) / 2;
+		a = e;
+	}
+	return sum;
 }
 
 double perf_decode_run_ns(const struct perf_model *pm, const struct perf_batch *b0,
@@ -205,42 +642,22 @@ double perf_decode_run_ns(const struct perf_model *pm, const struct perf_batch *
 	assert(b0->new_tokens == b0->seqs && b0->decode_seqs == b0->seqs);
 	if (k <= 0 || b0->new_tokens <= 0)
 		return 0;
-	double s = (double)b0->seqs;
-	double c0 = compute_ns(pm, b0), c1 = s * pm->ns_per_pair;
-	double m0 = memory_ns(pm, b0), m1 = s * pm->ns_per_kv_token;
-	double kd = (double)k;
-	double d0 = c0 - m0, d1 = c1 - m1;
+	struct shape x0 = shape_of(b0);
+	double t = run_sum(pm, &x0, (double)k);
+	return pm->profile ? t * perf_profile_ratio(pm->profile, b0) : t;
+}
 
-	/* Steps [0, j) take the side that wins at i = 0, steps [j, k) the
-	 * other; j = k when no crossover falls inside the run. */
-	double j;
-	bool compute_first;
-	if (d1 == 0) {
-		compute_first = d0 >= 0;
-		j = kd;
-	} else {
-		double x = -d0 / d1; /* d(x) = 0 */
-		if (d1 > 0) {
-			/* compute wins for i >= x */
-			compute_first = false;
-			j = ceil(x);
-		} else {
-			/* compute wins for i <= x */
-			compute_first = true;
-			j = floor(x) + 1;
-		}
-		if (!(j > 0))
-			j = 0;
-		if (j > kd)
-			j = kd;
+double perf_prefill_ns(const struct perf_model *pm, int64_t tokens, int64_t cached,
+		       int64_t chunk)
+{
+	if (chunk < 1)
+		chunk = tokens;
+	double sum = 0;
+	for (int64_t done = 0; done < tokens;) {
+		int64_t n = tokens - done < chunk ? tokens - done : chunk;
+		struct perf_batch b = perf_prefill_batch(n, cached + done);
+		sum += perf_step_ns(pm, &b);
+		done += n;
 	}
-	double head, tail;
-	if (compute_first) {
-		head = affine_sum(c0, c1, 0, j);
-		tail = affine_sum(m0, m1, j, kd - j);
-	} else {
-		head = affine_sum(m0, m1, 0, j);
-		tail = affine_sum(c0, c1, j, kd - j);
-	}
-	return kd * pm->overhead_ns + head + tail;
+	return sum;
 }

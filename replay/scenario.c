@@ -32,6 +32,21 @@ static const struct key KEYS[] = {
 	{"weight_format", K_STR, OFF(weight_format), 0, 0, "a weight format id, e.g. bf16, fp8"},
 	{"kv_cache_dtype", K_STR, OFF(kv_cache_dtype), 0, 0, "KV cache dtype, e.g. bf16, fp8"},
 	{"tensor_parallel_size", K_INT, OFF(tensor_parallel_size), 1, 64, "GPUs per replica"},
+	{"pipeline_parallel_size", K_INT, OFF(pipeline_parallel_size), 1, 64,
+	 "pipeline stages per replica (tensor_parallel_size GPUs each)"},
+	{"engine_profile", K_STR, OFF(engine_profile), 0, 0,
+	 "engine profile: vllm, vllm-v0, sglang, trtllm, llama.cpp, mlx"},
+	{"profile", K_STR, OFF(profile), 0, 0,
+	 "measured step profile CSV overriding the performance model"},
+	{"offload", K_OBJ, 0, 0, 0, "mixture-of-experts weights in host RAM"},
+	{"offload.gpu_expert_fraction", K_NUM, OFF(offload_gpu_expert_fraction), 0, 1,
+	 "share of routed experts kept on the GPUs (1 = no offload)"},
+	{"host", K_OBJ, 0, 0, 0, "host RAM and CPU for offloaded experts"},
+	{"host.memory_gb", K_NUM, OFF(host_memory_gb), 0, 1e6, "host RAM in GB (0 = unchecked)"},
+	{"host.mem_bw_gbs", K_NUM, OFF(host_mem_bw_gbs), 0, 1e6, "host RAM bandwidth, GB/s (0 = default)"},
+	{"host.tflops", K_NUM, OFF(host_tflops), 0, 1e6, "CPU matmul peak, TFLOPS (0 = default)"},
+	{"host.link_gbs", K_NUM, OFF(host_link_gbs), 0, 1e5,
+	 "GPU-host link per direction, GB/s (0 = the hardware's)"},
 	{"replicas", K_INT, OFF(replicas), 1, 1, "engine instances (1 until routers land)"},
 	{"engine", K_OBJ, 0, 0, 0, "engine settings"},
 	{"engine.max_num_seqs", K_INT, OFF(engine.max_num_seqs), 1, 1 << 20, "sequences per batch"},
@@ -314,6 +329,8 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 		  struct diag *d)
 {
 	memset(sc, 0, sizeof(*sc));
+	sc->pipeline_parallel_size = 1;
+	sc->offload_gpu_expert_fraction = 1.0;
 	/* Anything the file leaves out keeps the built-in default. */
 	int rc = parse_text(sc, scenario_default_json, "(built-in default scenario)", d);
 	if (rc != 0)

@@ -27,6 +27,14 @@ struct scenario {
 	char weight_format[SCENARIO_STR_MAX];
 	char kv_cache_dtype[SCENARIO_STR_MAX];
 	int32_t tensor_parallel_size;
+	int32_t pipeline_parallel_size;   /* 1 unless set */
+	char engine_profile[SCENARIO_STR_MAX]; /* "" = the default (vllm) */
+	char profile[SCENARIO_STR_MAX];   /* measured step profile CSV; "" = none */
+	double offload_gpu_expert_fraction; /* 1 unless set: MoE experts on GPU */
+	double host_memory_gb;            /* host side of expert offload; 0 = default */
+	double host_mem_bw_gbs;
+	double host_tflops;
+	double host_link_gbs;
 	int32_t replicas;
 	struct engine_config engine;  /* kv_cache_tokens, max_model_len: 0 = derive */
 	double slo_ttft_ms;           /* 0 = no objective */

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/catalog.h"
@@ -122,19 +124,20 @@ static void test_plan_errors(void **state)
 	diag_init(&d);
 	assert_int_equal(mem_plan(&p, cat, "h100-sxm", "llama-3.1-70b", "bf16", NULL, 1, 0.9, 8192,
 				  &d), DIAG_EINPUT);
-	assert_non_null(strstr(d.msg, "llama-3.1-70b in bf16 needs 141.1 GB for its weights, "
-				      "but h100-sxm has 73.0 GB available"));
+	assert_non_null(strstr(d.msg, "llama-3.1-70b in bf16 needs 141.1 GB per GPU for its "
+				      "weights (1 GPU), but h100-sxm has 73.0 GB available"));
 	assert_int_equal(p.weights_bytes, 141107412992LL);
 
 	diag_init(&d);
 	assert_int_equal(mem_plan(&p, cat, "rtx-4090", "llama-3.1-8b", "bf16", NULL, 1, 0.7, 8192,
 				  &d), DIAG_EINPUT);
-	assert_non_null(strstr(d.msg, "needs 16.1 GB for its weights, but rtx-4090 has"));
+	assert_non_null(strstr(d.msg, "needs 16.1 GB per GPU for its weights (1 GPU), but "
+				      "rtx-4090 has"));
 
 	diag_init(&d);
-	assert_int_equal(mem_plan(&p, cat, "h100-sxm", "llama-3.1-70b", NULL, NULL, 2, 0.9, 8192,
+	assert_int_equal(mem_plan(&p, cat, "h100-sxm", "llama-3.1-70b", NULL, NULL, 0, 0.9, 8192,
 				  &d), DIAG_EINPUT);
-	assert_non_null(strstr(d.msg, "tensor parallelism (tp=2) is not modelled yet"));
+	assert_non_null(strstr(d.msg, "expected whole numbers from 1 to 1024"));
 
 	diag_init(&d);
 	assert_int_equal(mem_plan(&p, cat, "h100-sxm", "llama-3.1-8b", NULL, NULL, 1, 1.5, 8192,
@@ -164,6 +167,135 @@ static void test_unified_memory_device(void **state)
 	assert_int_equal(mem_device_bytes(&gpu), 24000000000LL);
 }
 
+static struct mem_opts opts(const char *hw, const char *model, const char *wf, int tp, int pp)
+{
+	struct mem_opts o;
+	mem_opts_init(&o);
+	o.hardware = hw;
+	o.model = model;
+	o.weight_format = wf;
+	o.tp = tp;
+	o.pp = pp;
+	return o;
+}
+
+/* Tensor parallelism splits weights and KV heads over the GPUs of a stage;
+ * pipeline parallelism splits the layers. */
+static void test_plan_tp_pp(void **state)
+{
+	const struct catalog *cat = *state;
+	struct diag d;
+	diag_init(&d);
+	struct mem_plan one, two, four, pp2;
+	struct mem_opts o = opts("h100-sxm", "llama-3.1-70b", "fp8", 1, 1);
+	assert_int_equal(mem_plan_opts(&one, cat, &o, &d), 0);
+	o.tp = 2;
+	assert_int_equal(mem_plan_opts(&two, cat, &o, &d), 0);
+	o.tp = 4;
+	assert_int_equal(mem_plan_opts(&four, cat, &o, &d), 0);
+	o.tp = 1;
+	o.pp = 2;
+	assert_int_equal(mem_plan_opts(&pp2, cat, &o, &d), 0);
+	assert_int_equal(two.gpus, 2);
+	assert_int_equal(one.weights_total_bytes, two.weights_total_bytes);
+	/* every matrix and the embeddings split in two */
+	assert_true(llabs(2 * two.weights_bytes - one.weights_bytes) <= 2);
+	/* 8 KV heads over 2 GPUs: half the KV per token on each */
+	assert_int_equal(two.kv_gpu_bytes_per_token * 2, one.kv_gpu_bytes_per_token);
+	assert_int_equal(one.kv_gpu_bytes_per_token, one.kv_bytes_per_token);
+	/* more room and less per token: more than twice the tokens */
+	assert_true(two.kv_capacity_tokens > 2 * one.kv_capacity_tokens);
+	assert_true(four.kv_capacity_tokens > 2 * two.kv_capacity_tokens);
+	/* pipeline stages: half the layers each, plus the embeddings (first) or
+	 * the lm-head (last), as large as half of both */
+	assert_int_equal(pp2.kv_gpu_bytes_per_token * 2, one.kv_gpu_bytes_per_token);
+	assert_true(llabs(pp2.weights_bytes - two.weights_bytes) <= 2);
+	/* 70B in BF16 does not fit one H100 but fits four */
+	o = opts("h100-sxm", "llama-3.1-70b", "bf16", 4, 1);
+	assert_int_equal(mem_plan_opts(&four, cat, &o, &d), 0);
+	assert_true(four.kv_capacity_tokens > 400000);
+	/* more KV heads than GPUs: each GPU keeps whole heads */
+	o = opts("h100-sxm", "llama-3.1-70b", "fp8", 16, 1);
+	struct mem_plan sixteen;
+	assert_int_equal(mem_plan_opts(&sixteen, cat, &o, &d), 0);
+	assert_int_equal(sixteen.kv_gpu_bytes_per_token * 8, one.kv_gpu_bytes_per_token);
+	/* an MLA latent is kept whole on every GPU */
+	o = opts("h200", "deepseek-v3", "fp8", 8, 1);
+	struct mem_plan mla;
+	assert_int_equal(mem_plan_opts(&mla, cat, &o, &d), 0);
+	assert_int_equal(mla.kv_gpu_bytes_per_token, 61 * 576 * 2);
+}
+
+/* On a unified-memory machine the model may use the platform's share of
+ * RAM (or less, when gpu_memory_utilization is lower). */
+static void test_plan_unified(void **state)
+{
+	const struct catalog *cat = *state;
+	const struct cat_hardware *spark = catalog_hardware(cat, "dgx-spark");
+	assert_true(spark->unified_memory);
+	struct diag d;
+	diag_init(&d);
+	struct mem_plan p;
+	struct mem_opts o = opts("dgx-spark", "llama-3.1-8b", "bf16", 1, 1);
+	o.gpu_memory_utilization = 1.0;
+	assert_int_equal(mem_plan_opts(&p, cat, &o, &d), 0);
+	double raw = spark->memory_visible_gib > 0 ? spark->memory_visible_gib * 1073741824.0
+						    : spark->memory_gb * 1e9;
+	assert_int_equal(p.budget_bytes, (int64_t)floor(raw * spark->usable_memory_fraction));
+	assert_int_equal(p.device_bytes, mem_device_bytes(spark));
+	o.gpu_memory_utilization = 0.3;
+	assert_int_equal(mem_plan_opts(&p, cat, &o, &d), 0);
+	assert_int_equal(p.budget_bytes, (int64_t)floor(raw * 0.3));
+	/* a budget what-if: 96 GB of device memory */
+	o = opts("h100-sxm", "llama-3.1-70b", "fp8", 1, 1);
+	o.device_memory_gb = 96;
+	assert_int_equal(mem_plan_opts(&p, cat, &o, &d), 0);
+	assert_int_equal(p.device_bytes, 96000000000LL);
+	/* unified memory cannot offload experts */
+	o = opts("dgx-spark", "qwen3-30b-a3b", "bf16", 1, 1);
+	o.gpu_expert_fraction = 0.5;
+	diag_init(&d);
+	assert_int_equal(mem_plan_opts(&p, cat, &o, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "unified memory"));
+}
+
+/* A 753B MoE needs expert offload on a 96 GB GPU: the experts that do not
+ * fit live in host RAM, which the plan states. */
+static void test_plan_offload(void **state)
+{
+	const struct catalog *cat = *state;
+	struct diag d;
+	diag_init(&d);
+	struct mem_plan p;
+	struct mem_opts o = opts("rtx-pro-6000", "glm-5.2", "gguf-q4-k-m", 1, 1);
+	assert_int_equal(mem_plan_opts(&p, cat, &o, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "keep experts in host RAM"));
+	double f = mem_max_gpu_expert_fraction(cat, &o, 32768);
+	assert_true(f > 0 && f < 0.5);
+	o.gpu_expert_fraction = f;
+	diag_init(&d);
+	if (mem_plan_opts(&p, cat, &o, &d))
+		fail_msg("%s", d.msg);
+	assert_true(p.kv_capacity_tokens >= 32768);
+	assert_true(p.host_expert_bytes > 0);
+	assert_int_equal(p.host_expert_bytes,
+			 (int64_t)ceil((1 - f) * (double)p.expert_bytes));
+	assert_int_equal(p.host_ram_needed_bytes,
+			 p.host_expert_bytes + (int64_t)(MEM_HOST_RESERVE_GB * 1e9));
+	/* the host holds most of the 400+ GB of experts */
+	assert_true(p.host_expert_bytes > 250e9 && p.host_ram_needed_bytes < 512e9);
+	/* a little more on the GPU no longer leaves the KV room */
+	o.gpu_expert_fraction = fmin(1, f + 0.01);
+	diag_init(&d);
+	int rc = mem_plan_opts(&p, cat, &o, &d);
+	assert_true(rc == DIAG_EINPUT || p.kv_capacity_tokens < 32768);
+	/* dense models: 1 when they fit, -1 when not */
+	o = opts("h100-sxm", "llama-3.1-8b", "bf16", 1, 1);
+	assert_true(mem_max_gpu_expert_fraction(cat, &o, 1000) == 1);
+	o = opts("rtx-4090", "llama-3.1-70b", "bf16", 1, 1);
+	assert_true(mem_max_gpu_expert_fraction(cat, &o, 1000) < 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +305,9 @@ int main(void)
 		cmocka_unit_test(test_plan_datasheet_memory),
 		cmocka_unit_test(test_plan_errors),
 		cmocka_unit_test(test_unified_memory_device),
+		cmocka_unit_test(test_plan_tp_pp),
+		cmocka_unit_test(test_plan_unified),
+		cmocka_unit_test(test_plan_offload),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * cmd_predict: `agentcap predict` - step time and throughput of one
+ * hardware/model/format combination at a batch and context. */
+#include "cli/cli.h"
+
+#include "base/diag.h"
+#include "base/outfile.h"
+#include "models/catalog.h"
+#include "models/engine.h"
+#include "models/memory.h"
+#include "models/perf_model.h"
+#include "models/predict.h"
+#include "models/profile.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char PREDICT_HELP[] =
+	"NAME\n"
+	"    agentcap predict - step time and throughput of one model on one machine\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    agentcap predict --hardware H --model M [--format F] [--kv-dtype K]\n"
+	"                     [--engine E] [--tp N] [--pp N] [--batch B] [--context C]\n"
+	"                     [--chunk N] [--gpu-expert-fraction F] [--host-bw GBS]\n"
+	"                     [--host-tflops T] [--memory SIZE] [--profile CSV]\n"
+	"                     [--catalog DIR] [--engines FILE] [--json FILE]\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    Evaluates the step-latency model (docs/performance-model.md) for one\n"
+	"    decode step of B sequences that each hold C tokens of context, and for\n"
+	"    the prefill of a C-token prompt in chunks of N tokens.  Prints the step\n"
+	"    time, decode tokens/s per sequence and in aggregate, prefill tokens/s,\n"
+	"    which bound won (compute, memory, overhead, interconnect, host), the\n"
+	"    achieved fractions of peak FLOP/s and bandwidth, and whether B x C\n"
+	"    tokens fit in the KV cache the memory model leaves.\n"
+	"\n"
+	"OPTIONS\n"
+	"    --hardware H, --model M\n"
+	"        Catalogue ids or aliases (agentcap catalog lists them).  Required.\n"
+	"    --format F\n"
+	"        Weight format id (bf16, fp8, int4-awq, gguf-q4-k-m, ...).  Default bf16.\n"
+	"    --kv-dtype K\n"
+	"        KV-cache dtype (bf16, fp8, ...).  Default bf16.\n"
+	"    --engine E\n"
+	"        Engine profile: vllm (default), sglang, trtllm, llama.cpp, mlx, ...\n"
+	"    --tp N, --pp N\n"
+	"        Tensor- and pipeline-parallel GPUs.  Default 1 and 1.\n"
+	"    --batch B\n"
+	"        Sequences decoding together.  Default 1.\n"
+	"    --context C\n"
+	"        Tokens of context each sequence holds; also the prompt prefilled.\n"
+	"        Default 1024.\n"
+	"    --chunk N\n"
+	"        Prefill chunk (the engine's max_num_batched_tokens).  Default 8192.\n"
+	"    --gpu-expert-fraction F\n"
+	"        Share of a mixture of experts' routed experts kept on the GPUs; the\n"
+	"        rest are in host RAM, streamed or run on the CPU each step.  Default 1.\n"
+	"    --host-bw GBS, --host-tflops T\n"
+	"        Host RAM bandwidth and CPU peak for offloaded experts.\n"
+	"    --memory SIZE\n"
+	"        Memory per GPU for the KV check instead of the catalogue's, e.g. 96G.\n"
+	"    --profile CSV\n"
+	"        Measured step profile overriding the model (docs/performance-model.md).\n"
+	"    --catalog DIR, --engines FILE\n"
+	"        Read the catalogue / engine profiles from files instead of the built-in copy.\n"
+	"    --json FILE\n"
+	"        Write the figures as JSON to FILE ('-': standard output, no text).\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0 success; 2 bad usage or input; 3 internal error.\n"
+	"\n"
+	"EXAMPLES\n"
+	"    agentcap predict --hardware h100-sxm --model llama-3.1-8b --batch 32 --context 8192\n"
+	"    agentcap predict --hardware rtx-pro-6000 --model gpt-oss-120b --format mxfp4 \\\n"
+	"                     --engine llama.cpp --context 512\n";
+
+struct predict_args {
+	struct perf_opts po;
+	int32_t batch;
+	int64_t context;
+	int64_t chunk;
+	double memory_gb;
+	const char *profile;
+	const char *catalog;
+	const char *engines;
+	const char *json;
+};
+
+static int bad(const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "agentcap predict: %s '%s': expected %s\n", opt, val, want);
+	return 2;
+}
+
+static bool parse_num(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* "96G", "96GB", "80", "512M": decimal GB. */
+static bool parse_size_gb(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v <= 0)
+		return false;
+	double mul = 1;
+	if (*end == 'T' || *end == 't')
+		mul = 1000, end++;
+	else if (*end == 'G' || *end == 'g')
+		end++;
+	else if (*end == 'M' || *end == 'm')
+		mul = 1e-3, end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		return false;
+	*out = v * mul;
+	return *out < 1e7;
+}
+
+static int parse_args(int argc, char **argv, struct predict_args *a)
+{
+	enum { O_HW = 1000, O_MODEL, O_FORMAT, O_KV, O_ENGINE, O_TP, O_PP, O_BATCH, O_CONTEXT,
+	       O_CHUNK, O_FRAC, O_HOSTBW, O_HOSTTF, O_MEMORY, O_PROFILE, O_CATALOG, O_ENGINES,
+	       O_JSON, O_HELP };
+	static const struct option opts[] = {
+		{"hardware", required_argument, NULL, O_HW},
+		{"model", required_argument, NULL, O_MODEL},
+		{"format", required_argument, NULL, O_FORMAT},
+		{"kv-dtype", required_argument, NULL, O_KV},
+		{"engine", required_argument, NULL, O_ENGINE},
+		{"tp", required_argument, NULL, O_TP},
+		{"pp", required_argument, NULL, O_PP},
+		{"batch", required_argument, NULL, O_BATCH},
+		{"context", required_argument, NULL, O_CONTEXT},
+		{"chunk", required_argument, NULL, O_CHUNK},
+		{"gpu-expert-fraction", required_argument, NULL, O_FRAC},
+		{"host-bw", required_argument, NULL, O_HOSTBW},
+		{"host-tflops", required_argument, NULL, O_HOSTTF},
+		{"memory", required_argument, NULL, O_MEMORY},
+		{"profile", required_argument, NULL, O_PROFILE},
+		{"catalog", required_argument, NULL, O_CATALOG},
+		{"engines", required_argument, NULL, O_ENGINES},
+		{"json", required_argument, NULL, O_JSON},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	memset(a, 0, sizeof(*a));
+	perf_opts_init(&a->po);
+	a->po.allow_unknown_compute = true;
+	a->batch = 1;
+	a->context = 1024;
+	a->chunk = 8192;
+	optind = 1;
+	opterr = 0;
+	int c;
+	double v;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_HW: a->po.hardware = optarg; break;
+		case O_MODEL: a->po.model = optarg; break;
+		case O_FORMAT: a->po.weight_format = optarg; break;
+		case O_KV: a->po.kv_dtype = optarg; break;
+		case O_ENGINE: a->po.engine = optarg; break;
+		case O_TP:
+		case O_PP:
+			if (!parse_num(optarg, 1, 1024, &v) || v != floor(v))
+				return bad(c == O_TP ? "--tp" : "--pp", optarg, "a whole number from 1 to 1024");
+			*(c == O_TP ? &a->po.tp : &a->po.pp) = (int)v;
+			break;
+		case O_BATCH:
+			if (!parse_num(optarg, 1, 1 << 20, &v) || v != floor(v))
+				return bad("--batch", optarg, "a whole number from 1 to 1048576");
+			a->batch = (int32_t)v;
+			break;
+		case O_CONTEXT:
+		case O_CHUNK:
+			if (!parse_num(optarg, 1, 1073741824.0, &v) || v != floor(v))
+				return bad(c == O_CONTEXT ? "--context" : "--chunk", optarg,
+					   "a whole number of tokens from 1 to 2^30");
+			*(c == O_CONTEXT ? &a->context : &a->chunk) = (int64_t)v;
+			break;
+		case O_FRAC:
+			if (!parse_num(optarg, 0, 1, &a->po.gpu_expert_fraction))
+				return bad("--gpu-expert-fraction", optarg, "a fraction in [0, 1]");
+			break;
+		case O_HOSTBW:
+			if (!parse_num(optarg, 1e-3, 1e6, &a->po.host.mem_bw_gbs))
+				return bad("--host-bw", optarg, "GB/s, a positive number");
+			break;
+		case O_HOSTTF:
+			if (!parse_num(optarg, 1e-3, 1e6, &a->po.host.tflops))
+				return bad("--host-tflops", optarg, "TFLOPS, a positive number");
+			break;
+		case O_MEMORY:
+			if (!parse_size_gb(optarg, &a->memory_gb))
+				return bad("--memory", optarg, "a size such as 96G, 80GB or 512M");
+			break;
+		case O_PROFILE: a->profile = optarg; break;
+		case O_CATALOG: a->catalog = optarg; break;
+		case O_ENGINES: a->engines = optarg; break;
+		case O_JSON: a->json = optarg; break;
+		case 'h':
+		case O_HELP:
+			fputs(PREDICT_HELP, stdout);
+			return -1;
+		default:
+			fprintf(stderr, "agentcap predict: unknown or incomplete option '%s' (see agentcap "
+				"predict --help)\n", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "agentcap predict: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (!a->po.hardware || !a->po.model) {
+		fprintf(stderr, "agentcap predict: --hardware and --model are required (see agentcap "
+			"predict --help)\n");
+		return 2;
+	}
+	return 0;
+}
+
+int cmd_predict(int argc, char **argv)
+{
+	struct predict_args a;
+	int prc = parse_args(argc, argv, &a);
+	if (prc != 0)
+		return prc < 0 ? 0 : prc;
+	struct diag d;
+	diag_init(&d);
+	struct catalog *cat = NULL;
+	struct engine_table *et = NULL;
+	struct perf_profile *prof = NULL;
+	struct perf_model pm;
+	struct predict_result r;
+	struct mem_plan plan;
+	bool have_plan = false;
+	int rc = catalog_load(&cat, a.catalog, &d);
+	if (rc == 0 && a.engines) {
+		et = malloc(sizeof(*et));
+		rc = et ? engine_table_load(et, a.engines, &d) : diag_set(&d, DIAG_ENOMEM, "out of memory");
+		a.po.engines = et;
+	}
+	if (rc == 0)
+		rc = perf_model_init_opts(&pm, cat, &a.po, &d);
+	if (rc == 0 && a.profile) {
+		rc = perf_profile_load(&prof, a.profile, &pm, &d);
+		perf_model_set_profile(&pm, prof);
+	}
+	if (rc == 0)
+		rc = predict_run(&r, &pm, a.batch, a.context, a.chunk, &d);
+	if (rc == 0) {
+		struct mem_opts mo;
+		mem_opts_init(&mo);
+		mo.hardware = a.po.hardware;
+		mo.model = a.po.model;
+		mo.weight_format = a.po.weight_format;
+		mo.kv_dtype = a.po.kv_dtype;
+		mo.tp = a.po.tp;
+		mo.pp = a.po.pp;
+		mo.gpu_expert_fraction = a.po.gpu_expert_fraction;
+		mo.device_memory_gb = a.memory_gb;
+		mo.max_num_batched_tokens = a.chunk;
+		struct diag md;
+		diag_init(&md);
+		have_plan = mem_plan_opts(&plan, cat, &mo, &md) == 0;
+		if (!have_plan && !(a.json && strcmp(a.json, "-") == 0))
+			printf("note: %s\n", md.msg);
+	}
+	if (rc == 0 && a.json) {
+		struct outfile of;
+		rc = outfile_open(&of, a.json, &d);
+		if (rc == 0) {
+			rc = predict_write_json(of.fp, &pm, &r, have_plan ? &plan : NULL, &d);
+			if (rc == 0)
+				rc = outfile_commit(&of, &d);
+			else
+				outfile_abort(&of);
+		}
+	}
+	if (rc == 0 && !(a.json && strcmp(a.json, "-") == 0))
+		rc = predict_write_text(stdout, &pm, &r, have_plan ? &plan : NULL, &d);
+	perf_profile_free(prof);
+	free(et);
+	catalog_free(cat);
+	if (rc != 0)
+		return cli_fail(rc, d.msg);
+	return 0;
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * cmd_validate: `agentcap validate MEASUREMENTS.csv` - predicted against
+ * measured, row by row, with the error per metric and hardware family. */
+#include "cli/cli.h"
+
+#include "base/diag.h"
+#include "base/outfile.h"
+#include "models/catalog.h"
+#include "models/engine.h"
+#include "replay/validate.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char VALIDATE_HELP[] =
+	"NAME\n"
+	"    agentcap validate - compare the performance model with measurements\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    agentcap validate MEASUREMENTS.csv [--json FILE] [--catalog DIR]\n"
+	"                      [--engines FILE] [--requests-per-client N] [--quiet]\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    For each row of MEASUREMENTS.csv (columns hardware, n_gpus, model, quant,\n"
+	"    engine, concurrency, input_tokens, output_tokens, metric, value, unit;\n"
+	"    hardware, model and quant are catalogue ids) runs the matching prediction:\n"
+	"    decode_tok_s and prefill_tok_s from the step model (batch = concurrency,\n"
+	"    context = input_tokens, llama-bench style tg/pp), the serving metrics\n"
+	"    (output_throughput_tok_s, total_throughput_tok_s, ttft_ms, tpot_ms,\n"
+	"    itl_ms, e2el_ms) from a closed-loop simulation of `concurrency` clients\n"
+	"    sending requests back to back (all requests at once when concurrency is\n"
+	"    empty).  Prints predicted against measured and the absolute percentage\n"
+	"    error (APE) of each row, then the median and worst APE per metric and\n"
+	"    per hardware family.  The calibration set shipped with agentcap is\n"
+	"    models/calibration/measurements.csv; docs/validation.md discusses it.\n"
+	"\n"
+	"OPTIONS\n"
+	"    --json FILE\n"
+	"        Also write rows (input columns plus predicted, measured, ape_pct) and\n"
+	"        summary (per metric and per family: n, median_ape_pct, max_ape_pct)\n"
+	"        as JSON; '-' writes to standard output and suppresses the table.\n"
+	"    --catalog DIR, --engines FILE\n"
+	"        Read the catalogue / engine profiles from files instead of the built-in copy.\n"
+	"    --requests-per-client N\n"
+	"        Requests each simulated client sends (default 8).\n"
+	"    --quiet\n"
+	"        Print only the summary.\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0 the report was produced (whatever the errors); 2 bad usage or input\n"
+	"    (path:line: what); 3 internal error.\n"
+	"\n"
+	"EXAMPLES\n"
+	"    agentcap validate models/calibration/measurements.csv\n"
+	"    agentcap validate my-benchmarks.csv --json report.json\n";
+
+struct validate_args {
+	const char *csv;
+	const char *json;
+	const char *catalog;
+	const char *engines;
+	int per_client;
+	bool quiet;
+};
+
+static int parse_args(int argc, char **argv, struct validate_args *a)
+{
+	enum { O_JSON = 1000, O_CATALOG, O_ENGINES, O_RPC, O_QUIET, O_HELP };
+	static const struct option opts[] = {
+		{"json", required_argument, NULL, O_JSON},
+		{"catalog", required_argument, NULL, O_CATALOG},
+		{"engines", required_argument, NULL, O_ENGINES},
+		{"requests-per-client", required_argument, NULL, O_RPC},
+		{"quiet", no_argument, NULL, O_QUIET},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	memset(a, 0, sizeof(*a));
+	a->per_client = 8;
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_JSON: a->json = optarg; break;
+		case O_CATALOG: a->catalog = optarg; break;
+		case O_ENGINES: a->engines = optarg; break;
+		case O_RPC: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < 1 || v > 10000) {
+				fprintf(stderr, "agentcap validate: --requests-per-client '%s': expected "
+					"a whole number from 1 to 10000\n", optarg);
+				return 2;
+			}
+			a->per_client = (int)v;
+			break;
+		}
+		case O_QUIET: a->quiet = true; break;
+		case 'h':
+		case O_HELP:
+			fputs(VALIDATE_HELP, stdout);
+			return -1;
+		default:
+			fprintf(stderr, "agentcap validate: unknown or incomplete option '%s' (see "
+				"agentcap validate --help)\n", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "agentcap validate: expected exactly one MEASUREMENTS.csv argument "
+			"(see agentcap validate --help)\n");
+		return 2;
+	}
+	a->csv = argv[optind];
+	return 0;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	struct validate_args a;
+	int prc = parse_args(argc, argv, &a);
+	if (prc != 0)
+		return prc < 0 ? 0 : prc;
+	struct diag d;
+	diag_init(&d);
+	struct catalog *cat = NULL;
+	struct engine_table *et = NULL;
+	struct validate_report rep;
+	memset(&rep, 0, sizeof(rep));
+	int rc = catalog_load(&cat, a.catalog, &d);
+	if (rc == 0 && a.engines) {
+		et = malloc(sizeof(*et));
+		rc = et ? engine_table_load(et, a.engines, &d) : diag_set(&d, DIAG_ENOMEM, "out of memory");
+	}
+	if (rc == 0) {
+		struct validate_opts o;
+		validate_opts_init(&o, cat);
+		o.engines = et;
+		o.requests_per_client = a.per_client;
+		rc = validate_run(&rep, a.csv, &o, &d);
+	}
+	bool json_stdout = a.json && strcmp(a.json, "-") == 0;
+	if (rc == 0 && a.json) {
+		struct outfile of;
+		rc = outfile_open(&of, a.json, &d);
+		if (rc == 0) {
+			rc = validate_write_json(of.fp, &rep, &d);
+			if (rc == 0)
+				rc = outfile_commit(&of, &d);
+			else
+				outfile_abort(&of);
+		}
+	}
+	if (rc == 0 && !json_stdout) {
+		if (a.quiet) {
+			for (size_t i = 0; i < rep.n_metrics; i++)
+				printf("%-28s n=%-4zu median APE %6.1f%%  worst %6.1f%%\n",
+				       rep.metrics[i].key, rep.metrics[i].n, rep.metrics[i].median_ape_pct,
+				       rep.metrics[i].max_ape_pct);
+		} else {
+			rc = validate_write_text(stdout, &rep, &d);
+		}
+	}
+	validate_release(&rep);
+	free(et);
+	catalog_free(cat);
+	if (rc != 0)
+		return cli_fail(rc, d.msg);
+	return 0;
+}

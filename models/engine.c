@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * engine: the engine profile table (see engine.h).
+ *
+ * engines.json holds {"schema_version": 1, "description"?, "engines": [...]}.
+ * Every number is a sourced figure {"value", "unit", "source", "date",
+ * "note"?} as in the catalogue; overheads are in "us" (>= 0), scales are
+ * "fraction" in (0, 1].  An error names the file and the key path, as the
+ * catalogue loader does: "engines.json: engines[1].bw_scale.value: ...".
+ */
+#include "models/engine.h"
+
+#include <cJSON.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/catalog.h"
+
+extern const char engines_json[]; /* generated from models/catalog/engines.json */
+
+const char *engine_embedded_json(void)
+{
+	return engines_json;
+}
+
+/* Parse state: the file name and the key path being read. */
+struct ep {
+	const char *file;
+	char path[256];
+	struct diag *d;
+};
+
+static size_t ep_push(struct ep *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static size_t ep_push(struct ep *p, const char *fmt, ...)
+{
+	size_t mark = strlen(p->path);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->path + mark, sizeof(p->path) - mark, fmt, ap);
+	va_end(ap);
+	return mark;
+}
+
+static void ep_pop(struct ep *p, size_t mark)
+{
+	p->path[mark] = '\0';
+}
+
+static int ep_fail(struct ep *p, const char *what)
+{
+	return diag_set(p->d, DIAG_EINPUT, "%s: %s: %s", p->file, p->path[0] ? p->path : "(top)",
+			what);
+}
+
+static int copy_str(struct ep *p, const cJSON *it, char *dst, size_t cap)
+{
+	if (!cJSON_IsString(it))
+		return ep_fail(p, "expected a string");
+	size_t n = strlen(it->valuestring);
+	if (n == 0 || n >= cap)
+		return ep_fail(p, "expected a non-empty string of fewer than 64 characters");
+	memcpy(dst, it->valuestring, n + 1);
+	return 0;
+}
+
+static int check_keys(struct ep *p, const cJSON *obj, const char *const *allowed)
+{
+	for (const cJSON *c = obj->child; c; c = c->next) {
+		size_t i = 0;
+		while (allowed[i] && strcmp(allowed[i], c->string) != 0)
+			i++;
+		if (!allowed[i]) {
+			size_t m = ep_push(p, ".%s", c->string);
+			int rc = ep_fail(p, "unknown key");
+			ep_pop(p, m);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+enum range { R_NONNEG, R_FRACTION, R_TOKENS, R_SEQS };
+
+/* A sourced figure; *out untouched when absent and not required. */
+static int figure(struct ep *p, const cJSON *obj, const char *key, bool required,
+		  enum range r, double *out)
+{
+	static const char *const keys[] = { "value", "unit", "source", "date", "note", NULL };
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	size_t m = ep_push(p, ".%s", key);
+	int rc = 0;
+	if (!it) {
+		if (required)
+			rc = ep_fail(p, "missing (expected a sourced figure {\"value\", \"unit\", "
+				     "\"source\", \"date\"})");
+		goto out;
+	}
+	if (!cJSON_IsObject(it)) {
+		rc = ep_fail(p, "expected a sourced figure {\"value\", \"unit\", \"source\", \"date\"}");
+		goto out;
+	}
+	if ((rc = check_keys(p, it, keys)))
+		goto out;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "value");
+	const cJSON *u = cJSON_GetObjectItemCaseSensitive(it, "unit");
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "source");
+	const cJSON *dt = cJSON_GetObjectItemCaseSensitive(it, "date");
+	static const char *const units[] = { "us", "fraction", "tokens", "sequences" };
+	const char *want_unit = units[r];
+	size_t m2;
+	bool whole = r == R_TOKENS || r == R_SEQS;
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+	    (r == R_FRACTION ? !(v->valuedouble > 0 && v->valuedouble <= 1)
+	     : whole ? !(v->valuedouble >= 1 && v->valuedouble <= 1e7 &&
+			 v->valuedouble == floor(v->valuedouble))
+		     : !(v->valuedouble >= 0))) {
+		m2 = ep_push(p, ".value");
+		rc = ep_fail(p, r == R_FRACTION ? "expected a fraction in (0, 1]"
+				: whole ? "expected a whole number from 1 to 10^7"
+					: "expected a number >= 0");
+		ep_pop(p, m2);
+		goto out;
+	}
+	if (!cJSON_IsString(u) || strcmp(u->valuestring, want_unit) != 0) {
+		char msg[64];
+		snprintf(msg, sizeof(msg), "expected \"%s\"", want_unit);
+		m2 = ep_push(p, ".unit");
+		rc = ep_fail(p, msg);
+		ep_pop(p, m2);
+		goto out;
+	}
+	if (!cJSON_IsString(s) || !s->valuestring[0]) {
+		m2 = ep_push(p, ".source");
+		rc = ep_fail(p, "expected a non-empty string (where the figure comes from)");
+		ep_pop(p, m2);
+		goto out;
+	}
+	if (!cJSON_IsString(dt) || strlen(dt->valuestring) < 7 ||
+	    !isdigit((unsigned char)dt->valuestring[0]) || dt->valuestring[4] != '-') {
+		m2 = ep_push(p, ".date");
+		rc = ep_fail(p, "expected a date YYYY-MM or YYYY-MM-DD");
+		ep_pop(p, m2);
+		goto out;
+	}
+	*out = v->valuedouble;
+out:
+	ep_pop(p, m);
+	return rc;
+}
+
+static int bool_field(struct ep *p, const cJSON *obj, const char *key, int *out)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (!it)
+		return 0;
+	if (!cJSON_IsBool(it)) {
+		size_t m = ep_push(p, ".%s", key);
+		int rc = ep_fail(p, "expected true or false");
+		ep_pop(p, m);
+		return rc;
+	}
+	*out = cJSON_IsTrue(it) ? 1 : 0;
+	return 0;
+}
+
+static int str_list(struct ep *p, const cJSON *obj, const char *key,
+		    char (*dst)[ENGINE_NAME_MAX], size_t max, size_t *n, bool lower)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	*n = 0;
+	if (!it)
+		return 0;
+	size_t m = ep_push(p, ".%s", key);
+	int rc = 0;
+	if (!cJSON_IsArray(it)) {
+		rc = ep_fail(p, "expected an array of strings");
+		goto out;
+	}
+	for (const cJSON *c = it->child; c; c = c->next) {
+		size_t mi = ep_push(p, "[%zu]", *n);
+		if (*n == max)
+			rc = ep_fail(p, "too many entries");
+		else
+			rc = copy_str(p, c, dst[*n], ENGINE_NAME_MAX);
+		ep_pop(p, mi);
+		if (rc)
+			goto out;
+		if (lower)
+			for (char *q = dst[*n]; *q; q++)
+				*q = (char)tolower((unsigned char)*q);
+		(*n)++;
+	}
+out:
+	ep_pop(p, m);
+	return rc;
+}
+
+static int params(struct ep *p, const cJSON *e, bool required, struct engine_params *out,
+		  int *fp16acc)
+{
+	int rc;
+	if ((rc = figure(p, e, "step_overhead_us", required, R_NONNEG, &out->step_overhead_us)) ||
+	    (rc = figure(p, e, "layer_overhead_us", required, R_NONNEG, &out->layer_overhead_us)) ||
+	    (rc = figure(p, e, "compute_scale", required, R_FRACTION, &out->compute_scale)) ||
+	    (rc = figure(p, e, "attention_scale", required, R_FRACTION, &out->attention_scale)) ||
+	    (rc = figure(p, e, "bw_scale", required, R_FRACTION, &out->bw_scale)) ||
+	    (rc = figure(p, e, "quant_bw_scale", required, R_FRACTION, &out->quant_bw_scale)) ||
+	    (rc = figure(p, e, "moe_scale", required, R_FRACTION, &out->moe_scale)) ||
+	    (rc = figure(p, e, "moe_layer_overhead_us", required, R_NONNEG,
+			 &out->moe_layer_overhead_us)) ||
+	    (rc = figure(p, e, "max_num_seqs", required, R_SEQS, &out->max_num_seqs)) ||
+	    (rc = figure(p, e, "prefill_chunk_tokens", required, R_TOKENS,
+			 &out->prefill_chunk_tokens)))
+		return rc;
+	return bool_field(p, e, "fp16_accumulate", fp16acc);
+}
+
+static int parse_override(struct ep *p, const cJSON *o, struct engine_override *ov)
+{
+	static const char *const keys[] = { "family_prefix", "step_overhead_us",
+		"layer_overhead_us", "compute_scale", "attention_scale", "bw_scale",
+		"quant_bw_scale", "moe_scale", "moe_layer_overhead_us", "fp16_accumulate",
+		"max_num_seqs", "prefill_chunk_tokens", "note", NULL };
+	if (!cJSON_IsObject(o))
+		return ep_fail(p, "expected an object");
+	int rc = check_keys(p, o, keys);
+	if (rc)
+		return rc;
+	size_t m = ep_push(p, ".family_prefix");
+	rc = copy_str(p, cJSON_GetObjectItemCaseSensitive(o, "family_prefix"), ov->family_prefix,
+		      sizeof(ov->family_prefix));
+	ep_pop(p, m);
+	if (rc)
+		return rc;
+	ov->p = (struct engine_params){ .step_overhead_us = -1, .layer_overhead_us = -1,
+					.compute_scale = -1, .attention_scale = -1, .bw_scale = -1,
+					.quant_bw_scale = -1, .moe_scale = -1,
+					.moe_layer_overhead_us = -1, .max_num_seqs = -1,
+					.prefill_chunk_tokens = -1 };
+	ov->fp16_accumulate = -1;
+	return params(p, o, false, &ov->p, &ov->fp16_accumulate);
+}
+
+static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
+{
+	static const char *const keys[] = { "id", "name", "aliases", "match", "note",
+		"step_overhead_us", "layer_overhead_us", "compute_scale", "attention_scale",
+		"bw_scale", "quant_bw_scale", "moe_scale", "moe_layer_overhead_us",
+		"fp16_accumulate", "max_num_seqs",
+		"prefill_chunk_tokens", "fp8_kv_with_fp8_weights", "formats", "by_family", NULL };
+	if (!cJSON_IsObject(e))
+		return ep_fail(p, "expected an object");
+	int rc = check_keys(p, e, keys);
+	if (rc)
+		return rc;
+	memset(x, 0, sizeof(*x));
+	size_t m = ep_push(p, ".id");
+	rc = copy_str(p, cJSON_GetObjectItemCaseSensitive(e, "id"), x->id, sizeof(x->id));
+	ep_pop(p, m);
+	if (rc)
+		return rc;
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+	m = ep_push(p, ".name");
+	if (!cJSON_IsString(name) || !name->valuestring[0] ||
+	    strlen(name->valuestring) >= sizeof(x->name))
+		rc = ep_fail(p, "expected a non-empty string of fewer than 128 characters");
+	else
+		memcpy(x->name, name->valuestring, strlen(name->valuestring) + 1);
+	ep_pop(p, m);
+	if (rc)
+		return rc;
+	if ((rc = str_list(p, e, "aliases", x->aliases, ENGINE_ALIASES_MAX, &x->alias_count,
+			   false)) ||
+	    (rc = str_list(p, e, "match", x->match, ENGINE_MATCH_MAX, &x->match_count, true)))
+		return rc;
+	int fp16acc = 0, fp8kv = 0;
+	if ((rc = params(p, e, true, &x->p, &fp16acc)) ||
+	    (rc = bool_field(p, e, "fp8_kv_with_fp8_weights", &fp8kv)))
+		return rc;
+	x->p.fp16_accumulate = fp16acc == 1;
+	x->p.fp8_kv_with_fp8_weights = fp8kv == 1;
+	if ((rc = str_list(p, e, "formats", x->formats, ENGINE_FORMATS_MAX, &x->format_count,
+			   true)))
+		return rc;
+	const cJSON *bf = cJSON_GetObjectItemCaseSensitive(e, "by_family");
+	if (!bf)
+		return 0;
+	m = ep_push(p, ".by_family");
+	if (!cJSON_IsArray(bf)) {
+		rc = ep_fail(p, "expected an array of overrides");
+		ep_pop(p, m);
+		return rc;
+	}
+	for (const cJSON *o = bf->child; o && !rc; o = o->next) {
+		size_t mi = ep_push(p, "[%zu]", x->override_count);
+		if (x->override_count == ENGINE_OVERRIDES_MAX)
+			rc = ep_fail(p, "too many overrides");
+		else
+			rc = parse_override(p, o, &x->overrides[x->override_count++]);
+		ep_pop(p, mi);
+	}
+	ep_pop(p, m);
+	return rc;
+}
+
+int engine_table_parse(struct engine_table *t, const char *name, const char *text,
+		       size_t len, struct diag *d)
+{
+	struct ep p = { .file = name, .d = d };
+	memset(t, 0, sizeof(*t));
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+	if (!root) {
+		long line = 1, col = 1;
+		const char *stop = end ? end : text;
+		for (const char *q = text; q < stop && q < text + len; q++) {
+			if (*q == '\n') {
+				line++;
+				col = 1;
+			} else {
+				col++;
+			}
+		}
+		return diag_at(d, DIAG_EINPUT, name, line, col, "invalid JSON (expected an object "
+			       "with \"engines\")");
+	}
+	static const char *const keys[] = { "schema_version", "description", "engines", NULL };
+	int rc = 0;
+	const cJSON *sv = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "engines");
+	if (!cJSON_IsObject(root)) {
+		rc = ep_fail(&p, "expected an object");
+	} else if ((rc = check_keys(&p, root, keys))) {
+	} else if (!cJSON_IsNumber(sv) || sv->valuedouble != 1) {
+		size_t m = ep_push(&p, "schema_version");
+		rc = ep_fail(&p, "expected 1");
+		ep_pop(&p, m);
+	} else if (!cJSON_IsArray(arr) || !arr->child) {
+		size_t m = ep_push(&p, "engines");
+		rc = ep_fail(&p, "expected a non-empty array of engines");
+		ep_pop(&p, m);
+	}
+	for (const cJSON *e = rc ? NULL : arr->child; e && !rc; e = e->next) {
+		size_t m = ep_push(&p, "engines[%zu]", t->count);
+		if (t->count == ENGINE_MAX)
+			rc = ep_fail(&p, "too many engines (at most 16)");
+		else
+			rc = parse_engine(&p, e, &t->engines[t->count]);
+		if (!rc) {
+			/* no two names may collide */
+			const struct engine_profile *x = &t->engines[t->count];
+			for (size_t k = 0; k <= x->alias_count && !rc; k++) {
+				const char *nm = k == 0 ? x->id : x->aliases[k - 1];
+				if (engine_find(t, nm))
+					rc = ep_fail(&p, "name already used by an earlier engine");
+			}
+			t->count++;
+		}
+		ep_pop(&p, m);
+	}
+	cJSON_Delete(root);
+	return rc;
+}
+
+int engine_table_load(struct engine_table *t, const char *path, struct diag *d)
+{
+	if (!path) {
+		const char *txt = engine_embedded_json();
+		return engine_table_parse(t, "engines.json", txt, strlen(txt), d);
+	}
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return diag_set(d, DIAG_EIO, "%s: cannot open (expected an engines.json file)", path);
+	char *buf = malloc(ENGINE_FILE_MAX_BYTES + 1);
+	if (!buf) {
+		fclose(f);
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	}
+	size_t n = fread(buf, 1, ENGINE_FILE_MAX_BYTES + 1, f);
+	int err = ferror(f);
+	fclose(f);
+	int rc;
+	if (err)
+		rc = diag_set(d, DIAG_EIO, "%s: read error", path);
+	else if (n > ENGINE_FILE_MAX_BYTES)
+		rc = diag_set(d, DIAG_EINPUT, "%s: larger than %u bytes", path,
+			      ENGINE_FILE_MAX_BYTES);
+	else
+		rc = engine_table_parse(t, path, buf, n, d);
+	free(buf);
+	return rc;
+}
+
+const struct engine_profile *engine_find(const struct engine_table *t, const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < t->count; i++) {
+		const struct engine_profile *e = &t->engines[i];
+		if (catalog_name_eq(e->id, name))
+			return e;
+		for (size_t k = 0; k < e->alias_count; k++)
+			if (catalog_name_eq(e->aliases[k], name))
+				return e;
+	}
+	return NULL;
+}
+
+/* Case-insensitive substring test. */
+static bool contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	if (n == 0)
+		return false;
+	for (; *hay; hay++) {
+		size_t k = 0;
+		while (k < n && hay[k] &&
+		       tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k]))
+			k++;
+		if (k == n)
+			return true;
+	}
+	return false;
+}
+
+const struct engine_profile *engine_match(const struct engine_table *t, const char *text)
+{
+	const struct engine_profile *best = NULL;
+	size_t best_len = 0;
+	if (!text)
+		return NULL;
+	for (size_t i = 0; i < t->count; i++) {
+		const struct engine_profile *e = &t->engines[i];
+		size_t total = e->match_count + e->alias_count + 1;
+		for (size_t k = 0; k < total; k++) {
+			const char *s = k < e->match_count ? e->match[k]
+				      : k == e->match_count ? e->id
+							    : e->aliases[k - e->match_count - 1];
+			size_t n = strlen(s);
+			if (n > best_len && contains_ci(text, s)) {
+				best = e;
+				best_len = n;
+			}
+		}
+	}
+	return best;
+}
+
+void engine_resolve(const struct engine_profile *e, const char *family_id,
+		    struct engine_params *out)
+{
+	*out = e->p;
+	if (!family_id)
+		return;
+	const struct engine_override *best = NULL;
+	size_t best_len = 0;
+	for (size_t i = 0; i < e->override_count; i++) {
+		const struct engine_override *o = &e->overrides[i];
+		size_t n = strlen(o->family_prefix);
+		if (n > best_len && strncmp(family_id, o->family_prefix, n) == 0) {
+			best = o;
+			best_len = n;
+		}
+	}
+	if (!best)
+		return;
+	if (best->p.step_overhead_us >= 0)
+		out->step_overhead_us = best->p.step_overhead_us;
+	if (best->p.layer_overhead_us >= 0)
+		out->layer_overhead_us = best->p.layer_overhead_us;
+	if (best->p.compute_scale >= 0)
+		out->compute_scale = best->p.compute_scale;
+	if (best->p.attention_scale >= 0)
+		out->attention_scale = best->p.attention_scale;
+	if (best->p.bw_scale >= 0)
+		out->bw_scale = best->p.bw_scale;
+	if (best->p.quant_bw_scale >= 0)
+		out->quant_bw_scale = best->p.quant_bw_scale;
+	if (best->p.moe_scale >= 0)
+		out->moe_scale = best->p.moe_scale;
+	if (best->p.moe_layer_overhead_us >= 0)
+		out->moe_layer_overhead_us = best->p.moe_layer_overhead_us;
+	if (best->p.max_num_seqs >= 0)
+		out->max_num_seqs = best->p.max_num_seqs;
+	if (best->p.prefill_chunk_tokens >= 0)
+		out->prefill_chunk_tokens = best->p.prefill_chunk_tokens;
+	if (best->fp16_accumulate >= 0)
+		out->fp16_accumulate = best->fp16_accumulate == 1;
+}
+
+bool engine_supports_format(const struct engine_profile *e, const char *format_id)
+{
+	if (e->format_count == 0)
+		return true;
+	for (size_t i = 0; i < e->format_count; i++) {
+		const char *f = e->formats[i];
+		size_t n = strlen(f);
+		if (n && f[n - 1] == '*' ? strncmp(format_id, f, n - 1) == 0
+					 : catalog_name_eq(format_id, f))
+			return true;
+	}
+	return false;
+}
+
+void engine_list_ids(const struct engine_table *t, char *buf, size_t size)
+{
+	size_t n = 0;
+	if (size == 0)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < t->count && n + 1 < size; i++) {
+		int w = snprintf(buf + n, size - n, "%s%s", i ? ", " : "", t->engines[i].id);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * engine: what a serving engine adds to the hardware's step time.
+ *
+ * Engines run the same matrices on the same hardware at different speeds:
+ * vLLM and TensorRT-LLM capture a decoder step in CUDA graphs, llama.cpp
+ * launches its kernels one by one (and on GeForce cards accumulates FP16
+ * matmuls in FP16, at twice the FP32-accumulate rate), MLX dispatches Metal
+ * kernels from Python.  Those differences are a small table of per-engine
+ * parameters (models/catalog/engines.json, each figure with its source),
+ * selected by the scenario or by a measurement's engine column, never per
+ * measurement.  An engine may carry per-family overrides where its kernels
+ * are known to behave differently on one hardware family (llama.cpp's
+ * CUDA kernels on data-centre GPUs, its Metal backend on Apple silicon).
+ *
+ * struct engine_table is plain fixed-size data (no heap), so it can be
+ * copied and shared read-only between threads.  Strings in it are
+ * NUL-terminated and stay valid as long as the table.
+ */
+#ifndef MODELS_ENGINE_H
+#define MODELS_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/diag.h"
+
+#define ENGINE_MAX 16          /* engines in one table */
+#define ENGINE_NAME_MAX 64     /* id, alias, match string, family prefix */
+#define ENGINE_ALIASES_MAX 8
+#define ENGINE_MATCH_MAX 8
+#define ENGINE_OVERRIDES_MAX 12
+#define ENGINE_FORMATS_MAX 24
+#define ENGINE_FILE_MAX_BYTES (1u << 20)
+
+/* The numbers an engine contributes (after family overrides). */
+struct engine_params {
+	double step_overhead_us;   /* host side, once per step: scheduler,
+				      input preparation, sampling, graph launch */
+	double layer_overhead_us;  /* per decoder layer per step: kernel launch
+				      and small-kernel latency not hidden by
+				      graphs */
+	double compute_scale;      /* its GEMM kernels' share of the family's
+				      achievable FLOP rate, (0, 1] */
+	double attention_scale;    /* its attention kernels' share, (0, 1] */
+	double bw_scale;           /* its GEMV / weight-streaming kernels' share
+				      of the family's achievable bandwidth */
+	double quant_bw_scale;     /* the same for weight-only quantized formats
+				      its kernels dequantize on the fly (on top
+				      of bw_scale) */
+	double moe_scale;          /* its grouped expert GEMMs' share of its
+				      dense GEMM rate (mixture of experts) */
+	double moe_layer_overhead_us; /* extra per MoE layer per step: router,
+				      top-k, gather and expert dispatch kernels */
+	bool fp16_accumulate;      /* uses FP16-accumulate tensor rates where
+				      the hardware has them */
+	double max_num_seqs;       /* default batch limit (sequences) */
+	double prefill_chunk_tokens; /* default tokens per step (vLLM
+				      max_num_batched_tokens, llama.cpp
+				      ubatch) */
+	bool fp8_kv_with_fp8_weights; /* FP8/FP4 checkpoints come with an FP8
+				      KV cache (NVIDIA ModelOpt checkpoints
+				      under TensorRT-LLM) */
+};
+
+/* Overrides for hardware families whose id starts with family_prefix.
+ * A field set to a negative value is not overridden. */
+struct engine_override {
+	char family_prefix[ENGINE_NAME_MAX];
+	struct engine_params p;
+	int fp16_accumulate;       /* -1 not overridden, else 0/1 */
+};
+
+struct engine_profile {
+	char id[ENGINE_NAME_MAX];
+	char name[ENGINE_NAME_MAX * 2];
+	char aliases[ENGINE_ALIASES_MAX][ENGINE_NAME_MAX];
+	size_t alias_count;
+	char match[ENGINE_MATCH_MAX][ENGINE_NAME_MAX]; /* lower-case substrings
+							  of free-text names */
+	size_t match_count;
+	struct engine_params p;
+	struct engine_override overrides[ENGINE_OVERRIDES_MAX];
+	size_t override_count;
+	char formats[ENGINE_FORMATS_MAX][ENGINE_NAME_MAX]; /* weight formats it
+					  loads: ids, or prefixes ending in '*';
+					  none listed = any */
+	size_t format_count;
+};
+
+struct engine_table {
+	struct engine_profile engines[ENGINE_MAX];
+	size_t count;
+};
+
+/* The engine used when none is named. */
+#define ENGINE_DEFAULT_ID "vllm"
+
+/* Load engines.json from `path`, or the copy built into the library when
+ * path is NULL.  Returns 0, DIAG_EIO (unreadable file) or DIAG_EINPUT
+ * ("engines.json: engines[2].compute_scale.value: expected a fraction in
+ * (0, 1]"; invalid JSON as file:line:col).  *t is unspecified on failure. */
+int engine_table_load(struct engine_table *t, const char *path, struct diag *d);
+
+/* Same from text in memory (need not be NUL-terminated); `name` is used
+ * in messages. */
+int engine_table_parse(struct engine_table *t, const char *name, const char *text,
+		       size_t len, struct diag *d);
+
+/* The built-in engines.json text (static, NUL-terminated). */
+const char *engine_embedded_json(void);
+
+/* An engine by id or alias under the catalogue's rule (case-insensitive,
+ * ' ', '-' and '_' alike); NULL when unknown. */
+const struct engine_profile *engine_find(const struct engine_table *t, const char *name);
+
+/* The engine a free-text description names ("llama.cpp 8e672ef (Metal)",
+ * "SGLang v0.3.0 TP4"): the profile with the longest `match` string found
+ * in the text (case-insensitive), ids and aliases included; NULL if none. */
+const struct engine_profile *engine_match(const struct engine_table *t, const char *text);
+
+/* Parameters of engine e on hardware family family_id (NULL: none), after
+ * the override with the longest matching prefix. */
+void engine_resolve(const struct engine_profile *e, const char *family_id,
+		    struct engine_params *out);
+
+/* True when engine e loads weight format `format_id` (exact id, or a
+ * listed prefix ending in '*'; an engine listing no formats loads any). */
+bool engine_supports_format(const struct engine_profile *e, const char *format_id);
+
+/* Comma-separated ids of the table, for messages. */
+void engine_list_ids(const struct engine_table *t, char *buf, size_t size);
+
+#endif

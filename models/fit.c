@@ -1,0 +1,505 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * fit: models against machines (see fit.h).
+ *
+ * For each pair the candidate formats are sorted by bits per weight, most
+ * first; the memory plan decides whether a format fits, the performance
+ * model gives the tokens/s.  The whole answer for one hardware entry is a
+ * few hundred plans and model inits over the embedded catalogue: well
+ * under a second.
+ */
+#include "models/fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/memory.h"
+#include "models/perf_model.h"
+
+static const char *const status_names[] = { "gpu", "offload", "no" };
+
+const char *fit_status_name(enum fit_status s)
+{
+	return ((int)s >= 0 && (int)s < 3) ? status_names[s] : "?";
+}
+
+void fit_result_release(struct fit_result *r)
+{
+	free(r->rows);
+	memset(r, 0, sizeof(*r));
+}
+
+static const char *default_engine(const struct cat_hardware *hw)
+{
+	return hw->unified_memory ? "llama.cpp" : ENGINE_DEFAULT_ID;
+}
+
+static int tp_of(const struct cat_hardware *hw)
+{
+	return hw->system_kind && hw->device_count > 1 ? (int)hw->device_count : 1;
+}
+
+static int fmt_cmp(const void *a, const void *b)
+{
+	const struct cat_weight_format *x = *(const struct cat_weight_format *const *)a;
+	const struct cat_weight_format *y = *(const struct cat_weight_format *const *)b;
+	if (x->bits_per_weight != y->bits_per_weight)
+		return x->bits_per_weight > y->bits_per_weight ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+static void mem_opts_for(struct mem_opts *mo, const struct cat_hardware *hw,
+			 const struct cat_model *m, const struct cat_weight_format *wf, int tp,
+			 const struct fit_opts *o, double chunk)
+{
+	mem_opts_init(mo);
+	mo->hardware = hw->id;
+	mo->model = m->id;
+	mo->weight_format = wf->id;
+	mo->tp = tp;
+	mo->device_memory_gb = o->memory_gb;
+	if (o->gpu_memory_utilization > 0)
+		mo->gpu_memory_utilization = o->gpu_memory_utilization;
+	mo->max_num_batched_tokens = chunk >= 1 ? (int64_t)chunk : 8192;
+}
+
+/* Predictions and the figures of a fitting row. */
+static void figures(struct fit_row *row, const struct catalog *cat, const struct fit_opts *o,
+		    const struct engine_table *et, const struct mem_plan *plan, int64_t context,
+		    double chunk)
+{
+	const struct cat_model *m = row->model;
+	row->weights_gb = plan->weights_total_bytes / 1e9;
+	row->weights_gpu_gb = plan->weights_bytes / 1e9;
+	row->kv_tokens = plan->kv_capacity_tokens;
+	row->context_cap = m->max_context < row->kv_tokens ? m->max_context : row->kv_tokens;
+	row->sequences_at_cap = row->context_cap > 0 ? row->kv_tokens / row->context_cap : 0;
+	row->host_ram_needed_gb = plan->host_ram_needed_bytes / 1e9;
+	struct perf_opts po;
+	perf_opts_init(&po);
+	po.hardware = row->hw->id;
+	po.model = m->id;
+	po.weight_format = row->format->id;
+	po.engine = row->engine;
+	po.engines = et;
+	po.tp = row->tp;
+	po.gpu_expert_fraction = row->gpu_expert_fraction;
+	po.allow_unknown_compute = true;
+	struct perf_model pm;
+	struct diag d;
+	diag_init(&d);
+	if (perf_model_init_opts(&pm, cat, &po, &d) != 0) {
+		row->decode_tok_s = row->prefill_tok_s = NAN;
+		return;
+	}
+	(void)o;
+	row->rate_estimated = pm.rate_estimated;
+	row->compute_unknown = pm.compute_unknown;
+	struct perf_batch b = perf_decode_batch(1, context);
+	row->decode_tok_s = 1e9 / perf_step_ns(&pm, &b);
+	row->prefill_tok_s = pm.compute_unknown ? NAN
+			     : (double)context / (perf_prefill_ns(&pm, context, 0, (int64_t)chunk) * 1e-9);
+}
+
+int fit_one(struct fit_row *row, const struct catalog *cat, const struct cat_hardware *hw,
+	    const struct cat_model *m, const struct fit_opts *o, const struct engine_table *et,
+	    struct diag *d)
+{
+	memset(row, 0, sizeof(*row));
+	row->hw = hw;
+	row->model = m;
+	row->status = FIT_NO;
+	row->tp = tp_of(hw);
+	row->gpu_expert_fraction = 1;
+	row->has_price = catalog_price_usd(cat, hw, &row->price_usd);
+	const char *ename = o->engine ? o->engine : default_engine(hw);
+	const struct engine_profile *ep = engine_find(et, ename);
+	if (!ep) {
+		char ids[512];
+		engine_list_ids(et, ids, sizeof(ids));
+		return diag_set(d, DIAG_EINPUT, "unknown engine '%s' (known: %s)", ename, ids);
+	}
+	snprintf(row->engine, sizeof(row->engine), "%s", ep->id);
+	const struct cat_family *fam = hw->family ? hw->family
+				       : (hw->device ? hw->device->family : NULL);
+	struct engine_params par;
+	engine_resolve(ep, fam ? fam->id : NULL, &par);
+	double chunk = par.prefill_chunk_tokens;
+	int64_t min_ctx = o->min_context > 0 ? o->min_context
+			  : (m->max_context < FIT_DEFAULT_MIN_CONTEXT ? m->max_context
+								   : FIT_DEFAULT_MIN_CONTEXT);
+	int64_t context = o->context > 0 ? o->context : FIT_DEFAULT_CONTEXT;
+	row->host_ram_gb = o->host_ram_gb > 0 ? o->host_ram_gb
+			   : hw->host_memory_max_gb > 0 ? hw->host_memory_max_gb
+							: FIT_DEFAULT_HOST_RAM_GB;
+	row->host_ram_assumed = !(o->host_ram_gb > 0) && !(hw->host_memory_max_gb > 0);
+
+	/* candidate formats, most bits first */
+	const struct cat_weight_format *cand[64];
+	size_t nc = 0;
+	for (size_t i = 0; i < cat->weight_format_count && nc < 64; i++) {
+		const struct cat_weight_format *wf = &cat->weight_formats[i];
+		if (o->weight_format ? catalog_name_eq(o->weight_format, wf->id) ||
+					       wf == catalog_weight_format(cat, o->weight_format)
+				     : engine_supports_format(ep, wf->id))
+			cand[nc++] = wf;
+	}
+	if (nc == 0) {
+		snprintf(row->why, sizeof(row->why), "no weight format the %s engine loads%s%s",
+			 ep->id, o->weight_format ? " matches " : "",
+			 o->weight_format ? o->weight_format : "");
+		return 0;
+	}
+	qsort(cand, nc, sizeof(cand[0]), fmt_cmp);
+
+	struct perf_opts po;
+	perf_opts_init(&po);
+	po.hardware = hw->id;
+	po.model = m->id;
+	po.engine = ep->id;
+	po.engines = et;
+	po.tp = row->tp;
+	po.allow_unknown_compute = true;
+	struct mem_plan plan;
+	struct diag md;
+	/* tensor-parallel groups a system can form: powers of two, then all */
+	int tps[16], ntp = 0, gpus = row->tp;
+	for (int t = 1; t < gpus && ntp < 15; t *= 2)
+		tps[ntp++] = t;
+	tps[ntp++] = gpus;
+	/* all weights on the GPUs: the format with the most bits, on the
+	 * fewest GPUs that hold it */
+	for (size_t k = 0; k < nc * (size_t)ntp; k++) {
+		size_t i = k / (size_t)ntp;
+		int tp = tps[k % (size_t)ntp];
+		struct mem_opts mo;
+		mem_opts_for(&mo, hw, m, cand[i], tp, o, chunk);
+		diag_init(&md);
+		int rc = mem_plan_opts(&plan, cat, &mo, &md);
+		if (rc == 0 && plan.kv_capacity_tokens < min_ctx) {
+			snprintf(row->why, sizeof(row->why), "in %s the KV cache holds %lld tokens, "
+				 "fewer than %lld", cand[i]->id, (long long)plan.kv_capacity_tokens,
+				 (long long)min_ctx);
+			continue;
+		}
+		if (rc != 0) {
+			snprintf(row->why, sizeof(row->why), "%s", md.msg);
+			continue;
+		}
+		struct perf_model pm;
+		po.weight_format = cand[i]->id;
+		po.tp = tp;
+		diag_init(&md);
+		if (perf_model_init_opts(&pm, cat, &po, &md) != 0) {
+			snprintf(row->why, sizeof(row->why), "%s", md.msg);
+			continue;
+		}
+		row->tp = tp;
+		row->format = cand[i];
+		row->status = FIT_GPU;
+		row->why[0] = '\0';
+		figures(row, cat, o, et, &plan, context, chunk);
+		return 0;
+	}
+	if (m->experts <= 0 || hw->unified_memory)
+		return 0;
+	/* experts in host RAM, all GPUs of the entry */
+	po.tp = row->tp;
+	double best_need = INFINITY;
+	for (size_t i = 0; i < nc; i++) {
+		struct mem_opts mo;
+		mem_opts_for(&mo, hw, m, cand[i], row->tp, o, chunk);
+		double f = mem_max_gpu_expert_fraction(cat, &mo, min_ctx);
+		if (f < 0)
+			continue;
+		mo.gpu_expert_fraction = f;
+		diag_init(&md);
+		if (mem_plan_opts(&plan, cat, &mo, &md) != 0)
+			continue;
+		double need = plan.host_ram_needed_bytes / 1e9;
+		if (need > row->host_ram_gb) {
+			best_need = fmin(best_need, need);
+			continue;
+		}
+		struct perf_model pm;
+		po.weight_format = cand[i]->id;
+		po.gpu_expert_fraction = f;
+		diag_init(&md);
+		if (perf_model_init_opts(&pm, cat, &po, &md) != 0)
+			continue;
+		row->format = cand[i];
+		row->status = FIT_OFFLOAD;
+		row->gpu_expert_fraction = f;
+		row->why[0] = '\0';
+		figures(row, cat, o, et, &plan, context, chunk);
+		return 0;
+	}
+	if (isfinite(best_need))
+		snprintf(row->why, sizeof(row->why), "with experts in host RAM it needs %.0f GB of "
+			 "host RAM, more than the %.0f GB %s", best_need, row->host_ram_gb,
+			 row->host_ram_assumed ? "assumed (--host-ram)" : "available");
+	return 0;
+}
+
+static int total_cmp(const void *a, const void *b)
+{
+	const struct fit_row *x = a, *y = b;
+	if ((x->status == FIT_NO) != (y->status == FIT_NO))
+		return x->status == FIT_NO ? 1 : -1;
+	if (x->model->total_params != y->model->total_params)
+		return x->model->total_params > y->model->total_params ? -1 : 1;
+	return strcmp(x->model->id, y->model->id);
+}
+
+static int load_engines(const struct fit_opts *o, struct engine_table **own,
+			const struct engine_table **et, struct diag *d)
+{
+	*own = NULL;
+	*et = o->engines;
+	if (*et)
+		return 0;
+	*own = malloc(sizeof(**own));
+	if (!*own)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	int rc = engine_table_load(*own, NULL, d);
+	if (rc) {
+		free(*own);
+		*own = NULL;
+		return rc;
+	}
+	*et = *own;
+	return 0;
+}
+
+int fit_hardware(struct fit_result *r, const struct catalog *cat, const char *hardware,
+		 const struct fit_opts *o, struct diag *d)
+{
+	memset(r, 0, sizeof(*r));
+	const struct cat_hardware *hw = catalog_hardware(cat, hardware);
+	if (!hw) {
+		struct cat_selection sel;
+		return catalog_select(cat, &sel, hardware, cat->models[0].id, NULL, NULL, d);
+	}
+	struct engine_table *own;
+	const struct engine_table *et;
+	int rc = load_engines(o, &own, &et, d);
+	if (rc)
+		return rc;
+	r->subject = hw->id;
+	r->context = o->context > 0 ? o->context : FIT_DEFAULT_CONTEXT;
+	r->rows = calloc(cat->model_count ? cat->model_count : 1, sizeof(*r->rows));
+	if (!r->rows)
+		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
+	for (size_t i = 0; i < cat->model_count && !rc; i++) {
+		struct fit_row row;
+		rc = fit_one(&row, cat, hw, &cat->models[i], o, et, d);
+		if (rc)
+			break;
+		if (row.status != FIT_NO)
+			r->n_fit++;
+		if (row.status != FIT_NO || o->all)
+			r->rows[r->n++] = row;
+	}
+	free(own);
+	if (rc) {
+		fit_result_release(r);
+		return rc;
+	}
+	qsort(r->rows, r->n, sizeof(*r->rows), total_cmp);
+	return 0;
+}
+
+int fit_model(struct fit_result *r, const struct catalog *cat, const char *model,
+	      const struct fit_opts *o, struct diag *d)
+{
+	memset(r, 0, sizeof(*r));
+	const struct cat_model *m = catalog_model(cat, model);
+	if (!m) {
+		struct cat_selection sel;
+		return catalog_select(cat, &sel, cat->hardware[0].id, model, NULL, NULL, d);
+	}
+	struct engine_table *own;
+	const struct engine_table *et;
+	int rc = load_engines(o, &own, &et, d);
+	if (rc)
+		return rc;
+	r->by_model = true;
+	r->subject = m->id;
+	r->context = o->context > 0 ? o->context : FIT_DEFAULT_CONTEXT;
+	size_t nh = cat->hardware_count;
+	const struct cat_hardware **order = malloc((nh ? nh : 1) * sizeof(*order));
+	r->rows = calloc(nh ? nh : 1, sizeof(*r->rows));
+	if (!order || !r->rows)
+		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
+	if (!rc)
+		catalog_hardware_by_price(cat, order);
+	for (size_t i = 0; i < nh && !rc; i++) {
+		struct fit_row row;
+		rc = fit_one(&row, cat, order[i], m, o, et, d);
+		if (rc)
+			break;
+		if (row.status != FIT_NO)
+			r->n_fit++;
+		if (row.status != FIT_NO || o->all)
+			r->rows[r->n++] = row;
+	}
+	free(order);
+	free(own);
+	if (rc)
+		fit_result_release(r);
+	return rc;
+}
+
+/* ---- output ---- */
+
+static void human_tokens(char *buf, size_t cap, int64_t t)
+{
+	if (t >= 1000000)
+		snprintf(buf, cap, "%.1fM", t / 1e6);
+	else if (t >= 10000)
+		snprintf(buf, cap, "%lldK", (long long)(t / 1000));
+	else
+		snprintf(buf, cap, "%lld", (long long)t);
+}
+
+static void params_text(char *buf, size_t cap, const struct cat_model *m)
+{
+	if (m->experts > 0)
+		snprintf(buf, cap, "%.0fB/%.1fB", m->total_params / 1e9, m->active_params / 1e9);
+	else
+		snprintf(buf, cap, "%.1fB", m->total_params / 1e9);
+}
+
+static void note_text(char *buf, size_t cap, const struct fit_row *row)
+{
+	buf[0] = '\0';
+	if (row->status == FIT_NO) {
+		snprintf(buf, cap, "does not fit: %s", row->why);
+		return;
+	}
+	size_t n = 0;
+	if (row->status == FIT_OFFLOAD)
+		n += (size_t)snprintf(buf + n, cap - n, "expert offload: %.0f%% of experts on GPU, "
+				      "needs %.0f GB host RAM%s; ", 100 * row->gpu_expert_fraction,
+				      row->host_ram_needed_gb,
+				      row->host_ram_assumed ? " (512 GB assumed)" : "");
+	if (row->rate_estimated && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "compute rate estimated from the family; ");
+	if (row->compute_unknown && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "no compute figure in the catalogue: decode "
+				      "from bandwidth only, no prefill; ");
+	if (n >= 2 && n < cap)
+		buf[n - 2] = '\0';
+}
+
+int fit_write_text(FILE *out, const struct fit_result *r, struct diag *d)
+{
+	if (r->by_model)
+		fprintf(out, "Hardware that can hold %s, cheapest first (%zu of the catalogue):\n",
+			r->subject, r->n_fit);
+	else if (r->n > 0)
+		fprintf(out, "Models that fit on %s (%s; %g GB per GPU, %.0f GB/s peak memory "
+			"bandwidth from the catalogue's datasheet figure): %zu\n", r->subject,
+			r->rows[0].hw->name, r->rows[0].hw->memory_gb, r->rows[0].hw->mem_bw_gbs,
+			r->n_fit);
+	else
+		fprintf(out, "No catalogue model fits on %s.\n", r->subject);
+	fprintf(out, "decode and prefill tok/s are model predictions at %lld tokens of context, "
+		"one sequence; not measurements.\n\n", (long long)r->context);
+	if (r->by_model)
+		fprintf(out, "%-26s %10s %4s %-12s %-9s %9s %10s %-14s %9s %9s  %s\n", "hardware",
+			"price USD", "GPUs", "format", "engine", "weights", "KV tokens",
+			"ctx x seqs", "decode/s", "prefill/s", "note");
+	else
+		fprintf(out, "%-26s %-11s %-12s %-9s %9s %10s %-14s %9s %9s  %s\n", "model",
+			"params", "format", "engine", "weights", "KV tokens", "ctx x seqs",
+			"decode/s", "prefill/s", "note");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct fit_row *row = &r->rows[i];
+		char kv[32] = "-", cap[32] = "-", ctx[48] = "-", note[DIAG_MSG_MAX + 64], w[32] = "-";
+		if (row->status != FIT_NO) {
+			human_tokens(kv, sizeof(kv), row->kv_tokens);
+			human_tokens(cap, sizeof(cap), row->context_cap);
+			snprintf(ctx, sizeof(ctx), "%s x %lld", cap, (long long)row->sequences_at_cap);
+			snprintf(w, sizeof(w), "%.1f GB", row->weights_gb);
+		}
+		note_text(note, sizeof(note), row);
+		const char *fmt = row->format ? row->format->id : "-";
+		if (r->by_model) {
+			char price[32] = "-";
+			if (row->has_price)
+				snprintf(price, sizeof(price), "%.0f", row->price_usd);
+			fprintf(out, "%-26s %10s %4d %-12s %-9s %9s %10s %-14s", row->hw->id, price,
+				row->tp, fmt, row->engine, w, kv, ctx);
+		} else {
+			char par[32];
+			params_text(par, sizeof(par), row->model);
+			fprintf(out, "%-26s %-11s %-12s %-9s %9s %10s %-14s", row->model->id, par, fmt,
+				row->engine, w, kv, ctx);
+		}
+		if (row->status != FIT_NO && isfinite(row->decode_tok_s) && isfinite(row->prefill_tok_s))
+			fprintf(out, " %9.1f %9.0f", row->decode_tok_s, row->prefill_tok_s);
+		else if (row->status != FIT_NO && isfinite(row->decode_tok_s))
+			fprintf(out, " %9.1f %9s", row->decode_tok_s, "-");
+		else
+			fprintf(out, " %9s %9s", "-", "-");
+		fprintf(out, "  %s\n", note);
+	}
+	if (ferror(out))
+		return diag_set(d, DIAG_EIO, "cannot write the fit table");
+	return 0;
+}
+
+static void jnum(FILE *out, const char *key, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "\"%s\": %.10g", key, v);
+	else
+		fprintf(out, "\"%s\": null", key);
+}
+
+int fit_write_json(FILE *out, const struct fit_result *r, struct diag *d)
+{
+	fprintf(out, "{\n  \"schema_version\": 1,\n  \"mode\": \"%s\",\n  \"subject\": \"%s\",\n"
+		"  \"context\": %lld,\n  \"fitting\": %zu,\n  \"rows\": [", r->by_model ? "model" : "hardware",
+		r->subject ? r->subject : "", (long long)r->context, r->n_fit);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct fit_row *row = &r->rows[i];
+		fprintf(out, "%s\n    {\"hardware\": \"%s\", \"model\": \"%s\", \"status\": \"%s\", "
+			"\"format\": ", i ? "," : "", row->hw->id, row->model->id,
+			fit_status_name(row->status));
+		if (row->format)
+			fprintf(out, "\"%s\"", row->format->id);
+		else
+			fputs("null", out);
+		fprintf(out, ", \"engine\": \"%s\", \"gpus\": %d, ", row->engine, row->tp);
+		jnum(out, "weights_gb", row->status == FIT_NO ? NAN : row->weights_gb);
+		fputs(", ", out);
+		jnum(out, "weights_gpu_gb", row->status == FIT_NO ? NAN : row->weights_gpu_gb);
+		fprintf(out, ", \"kv_tokens\": %lld, \"context_cap\": %lld, \"sequences_at_cap\": %lld, ",
+			(long long)row->kv_tokens, (long long)row->context_cap,
+			(long long)row->sequences_at_cap);
+		jnum(out, "gpu_expert_fraction", row->gpu_expert_fraction);
+		fputs(", ", out);
+		jnum(out, "host_ram_needed_gb", row->host_ram_needed_gb);
+		fputs(", ", out);
+		jnum(out, "decode_tok_s", row->status == FIT_NO ? NAN : row->decode_tok_s);
+		fputs(", ", out);
+		jnum(out, "prefill_tok_s", row->status == FIT_NO ? NAN : row->prefill_tok_s);
+		fputs(", ", out);
+		jnum(out, "price_usd", row->has_price ? row->price_usd : NAN);
+		fprintf(out, ", \"rate_estimated\": %s, \"compute_unknown\": %s, \"why\": \"",
+			row->rate_estimated ? "true" : "false", row->compute_unknown ? "true" : "false");
+		for (const char *p = row->why; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				fputc('\\', out);
+			if ((unsigned char)*p >= 0x20)
+				fputc(*p, out);
+		}
+		fputs("\"}", out);
+	}
+	fputs(r->n ? "\n  ]\n}\n" : "]\n}\n", out);
+	if (ferror(out))
+		return diag_set(d, DIAG_EIO, "cannot write the fit JSON");
+	return 0;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * predict: what one hardware/model/format/engine combination does at a given
+ * batch and context -- the library side of `agentcap predict`.
+ *
+ * Decode: one step of `batch` sequences that each hold `context` tokens;
+ * its time, tokens/s per sequence (1 / step) and in aggregate (batch /
+ * step), and which bound won (models/perf_model.h).  Prefill: `context`
+ * prompt tokens of one sequence from an empty cache in chunks of `chunk`
+ * tokens (the engine's max_num_batched_tokens; llama-bench's pp512 is one
+ * chunk of 512), its time and tokens/s, and the bound of its first chunk.
+ * Writers print to a FILE the caller owns.
+ */
+#ifndef MODELS_PREDICT_H
+#define MODELS_PREDICT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/diag.h"
+#include "models/memory.h"
+#include "models/perf_model.h"
+
+struct predict_result {
+	int32_t batch;
+	int64_t context;
+	int64_t chunk;
+	struct perf_breakdown decode;   /* the decode step */
+	double decode_step_ms;
+	double decode_tok_s_per_seq;
+	double decode_tok_s;            /* aggregate */
+	struct perf_breakdown prefill;  /* its first chunk */
+	double prefill_ms;
+	double prefill_tok_s;
+};
+
+/* batch >= 1, context >= 1, chunk >= 1; DIAG_EINPUT otherwise. */
+int predict_run(struct predict_result *r, const struct perf_model *pm, int32_t batch,
+		int64_t context, int64_t chunk, struct diag *d);
+
+/* A readable report; plan (may be NULL) adds whether batch x context fits
+ * in the KV cache.  DIAG_EIO when a write fails. */
+int predict_write_text(FILE *out, const struct perf_model *pm, const struct predict_result *r,
+		       const struct mem_plan *plan, struct diag *d);
+
+/* The same as one JSON object with a fixed key order. */
+int predict_write_json(FILE *out, const struct perf_model *pm, const struct predict_result *r,
+		       const struct mem_plan *plan, struct diag *d);
+
+#endif

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Tests for models/engine (the built-in table loads, names match, family
+ * overrides apply, bad files are rejected with the key path),
+ * models/csvread (quoting, comments, line numbers, field-count errors) and
+ * models/profile (a measured profile reproduces its measurements exactly,
+ * interpolates between them, clamps outside, keeps decode runs exact, and
+ * rejects bad rows with path:line).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "models/catalog.h"
+#include "models/csvread.h"
+#include "models/engine.h"
+#include "models/perf_model.h"
+#include "models/profile.h"
+
+static void assert_close(double got, double want, double rel)
+{
+	double err = fabs(got - want) / fmax(fabs(want), 1e-300);
+	if (err > rel)
+		fail_msg("got %.17g, want %.17g (relative error %.3g > %.3g)", got, want, err, rel);
+}
+
+static void test_builtin_engines(void **state)
+{
+	(void)state;
+	struct engine_table t;
+	struct diag d;
+	diag_init(&d);
+	if (engine_table_load(&t, NULL, &d))
+		fail_msg("%s", d.msg);
+	const char *ids[] = { "vllm", "vllm-v0", "sglang", "trtllm", "llama.cpp", "mlx" };
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		assert_non_null(engine_find(&t, ids[i]));
+	assert_ptr_equal(engine_find(&t, "TensorRT-LLM"), engine_find(&t, "trtllm"));
+	assert_ptr_equal(engine_find(&t, "Ollama"), engine_find(&t, "llama.cpp"));
+	assert_null(engine_find(&t, "deepspeed-mii"));
+	/* free-text engine columns */
+	struct { const char *text, *id; } cases[] = {
+		{ "llama.cpp 8e672ef (Metal)", "llama.cpp" },
+		{ "llama.cpp (-fa 1 -b 4096 -ub 2048)", "llama.cpp" },
+		{ "SGLang v0.3.0 TP4", "sglang" },
+		{ "TensorRT-LLM ~1.0 (PyTorch backend)", "trtllm" },
+		{ "vllm vLLM v0.6.0 (--num-scheduler-steps 10) TP4", "vllm-v0" },
+		{ "vLLM 0.23.0", "vllm" },
+		{ "rapid-mlx 0.10.3 / mlx 0.32.0", "mlx" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct engine_profile *e = engine_match(&t, cases[i].text);
+		assert_non_null(e);
+		if (strcmp(e->id, cases[i].id) != 0)
+			fail_msg("'%s' matched %s, want %s", cases[i].text, e->id, cases[i].id);
+	}
+	assert_null(engine_match(&t, "NCCL all_reduce"));
+	/* family overrides: the longest prefix wins */
+	const struct engine_profile *lc = engine_find(&t, "llama.cpp");
+	struct engine_params base, hop, geforce;
+	engine_resolve(lc, NULL, &base);
+	engine_resolve(lc, "nvidia-hopper", &hop);
+	engine_resolve(lc, "nvidia-ampere-geforce", &geforce);
+	assert_true(hop.layer_overhead_us > base.layer_overhead_us);
+	assert_true(hop.compute_scale < base.compute_scale);
+	assert_true(hop.bw_scale == base.bw_scale); /* not overridden */
+	assert_true(geforce.layer_overhead_us == base.layer_overhead_us);
+	assert_true(base.fp16_accumulate);
+	/* formats each engine loads */
+	assert_true(engine_supports_format(lc, "gguf-q4-k-m"));
+	assert_false(engine_supports_format(engine_find(&t, "vllm"), "gguf-q4-k-m"));
+	assert_true(engine_supports_format(engine_find(&t, "vllm"), "fp8"));
+	assert_true(engine_supports_format(engine_find(&t, "mlx"), "mlx-q4"));
+	assert_true(engine_find(&t, "trtllm")->p.fp8_kv_with_fp8_weights);
+	char ids_buf[256];
+	engine_list_ids(&t, ids_buf, sizeof(ids_buf));
+	assert_non_null(strstr(ids_buf, "vllm, "));
+}
+
+static int parse(struct engine_table *t, const char *text, struct diag *d)
+{
+	diag_init(d);
+	return engine_table_parse(t, "engines.json", text, strlen(text), d);
+}
+
+#define FIG(v, u) "{\"value\": " #v ", \"unit\": \"" u "\", \"source\": \"s\", \"date\": \"2026-08\"}"
+#define ENGINE_BODY(scale) \
+	"\"step_overhead_us\": " FIG(100, "us") ", \"layer_overhead_us\": " FIG(2, "us") \
+	", \"compute_scale\": " scale ", \"attention_scale\": " FIG(0.8, "fraction") \
+	", \"bw_scale\": " FIG(1, "fraction") ", \"quant_bw_scale\": " FIG(1, "fraction") \
+	", \"moe_scale\": " FIG(1, "fraction") ", \"moe_layer_overhead_us\": " FIG(0, "us") \
+	", \"max_num_seqs\": " FIG(256, "sequences") ", \"prefill_chunk_tokens\": " \
+	FIG(8192, "tokens")
+
+static void test_engine_errors(void **state)
+{
+	(void)state;
+	static struct engine_table t;
+	struct diag d;
+	const char *ok = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": \"X\", "
+			 ENGINE_BODY(FIG(1, "fraction")) "}]}";
+	assert_int_equal(parse(&t, ok, &d), 0);
+	assert_int_equal(t.count, 1);
+	assert_true(t.engines[0].p.step_overhead_us == 100);
+	const char *bad_scale = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": "
+				"\"X\", " ENGINE_BODY(FIG(1.5, "fraction")) "}]}";
+	assert_int_equal(parse(&t, bad_scale, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "engines.json: engines[0].compute_scale.value: expected a "
+				   "fraction in (0, 1]");
+	const char *bad_unit = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": "
+			       "\"X\", " ENGINE_BODY(FIG(1, "percent")) "}]}";
+	assert_int_equal(parse(&t, bad_unit, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "engines.json: engines[0].compute_scale.unit: expected "
+				   "\"fraction\"");
+	const char *unknown = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": "
+			      "\"X\", \"speed\": 3, " ENGINE_BODY(FIG(1, "fraction")) "}]}";
+	assert_int_equal(parse(&t, unknown, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "engines.json: engines[0].speed: unknown key");
+	const char *dup = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": \"X\", "
+			  ENGINE_BODY(FIG(1, "fraction")) "}, {\"id\": \"X\", \"name\": \"Y\", "
+			  ENGINE_BODY(FIG(1, "fraction")) "}]}";
+	assert_int_equal(parse(&t, dup, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "engines[1]: name already used"));
+	assert_int_equal(parse(&t, "{\"schema_version\": 1,\n \"engines\": [}", &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "engines.json:2:"));
+	assert_int_equal(parse(&t, "{\"schema_version\": 2, \"engines\": []}", &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "schema_version: expected 1"));
+	diag_init(&d);
+	assert_int_equal(engine_table_load(&t, "/nonexistent/engines.json", &d), DIAG_EIO);
+}
+
+static void test_csvread(void **state)
+{
+	(void)state;
+	const char *text = "# a comment\n"
+			   "a, b ,c\n"
+			   "1,\"two, with comma\",3\n"
+			   "\n"
+			   "4,\"multi\nline\",6\n"
+			   "7,,x\n";
+	struct csvread t;
+	struct diag d;
+	diag_init(&d);
+	if (csvread_parse(&t, "t.csv", text, strlen(text), &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(t.cols, 3);
+	assert_int_equal(t.rows, 3);
+	assert_int_equal(csvread_col(&t, "b"), 1);
+	assert_int_equal(csvread_col(&t, "z"), -1);
+	assert_string_equal(csvread_cell(&t, 0, 1), "two, with comma");
+	assert_string_equal(csvread_cell(&t, 1, 1), "multi\nline");
+	assert_int_equal(t.lines[0], 3);
+	assert_int_equal(t.lines[1], 5);
+	assert_int_equal(t.lines[2], 7);
+	double v;
+	assert_int_equal(csvread_number(&t, 0, 0, 0, &v, &d), 0);
+	assert_true(v == 1);
+	assert_int_equal(csvread_number(&t, 2, 1, 1, &v, &d), 0);
+	assert_true(isnan(v));
+	assert_int_equal(csvread_number(&t, 2, 2, 0, &v, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "t.csv:7: column 'c': 'x' is not a number");
+	diag_init(&d);
+	assert_int_equal(csvread_number(&t, 2, 1, 0, &v, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "t.csv:7: column 'b' is empty (expected a number)");
+	csvread_release(&t);
+
+	diag_init(&d);
+	const char *short_row = "a,b\n1,2\n3\n";
+	assert_int_equal(csvread_parse(&t, "s.csv", short_row, strlen(short_row), &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "s.csv:3: row has 1 fields, expected 2 (the header's)");
+	diag_init(&d);
+	const char *open_quote = "a,b\n1,\"2\n";
+	assert_int_equal(csvread_parse(&t, "q.csv", open_quote, strlen(open_quote), &d),
+			 DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "q.csv:"));
+	diag_init(&d);
+	assert_int_equal(csvread_parse(&t, "e.csv", "# only\n", 7, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "no header row"));
+	diag_init(&d);
+	assert_int_equal(csvread_load(&t, "/nonexistent.csv", &d), DIAG_EIO);
+}
+
+struct pf {
+	struct catalog *cat;
+	struct perf_model pm;
+};
+
+static void model_for(struct pf *f)
+{
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(catalog_load(&f->cat, NULL, &d), 0);
+	assert_int_equal(perf_model_init(&f->pm, f->cat, "h100-sxm", "llama-3.1-8b", NULL, NULL, 1,
+					 &d), 0);
+}
+
+static int load_profile(struct perf_profile **p, const struct perf_model *pm, const char *text,
+			struct diag *d)
+{
+	diag_init(d);
+	return perf_profile_parse(p, "prof.csv", text, strlen(text), pm, d);
+}
+
+static void test_profile_override(void **state)
+{
+	(void)state;
+	struct pf f;
+	model_for(&f);
+	const char *text = "hardware,model,phase,batch,context_tokens,step_ms\n"
+			   "h100-sxm,llama-3.1-8b,decode,1,1000,9.0\n"
+			   "h100-sxm,llama-3.1-8b,decode,8,1000,10.0\n"
+			   "H100-SXM,llama-3.1-8b,decode,64,1000,14.0\n"
+			   ",,decode,64,4000,20.0\n"
+			   "h100-sxm,llama-3.1-8b,prefill,512,0,30.0\n"
+			   "h100-sxm,llama-3.1-8b,prefill,4096,0,200.0\n";
+	struct perf_profile *p = NULL;
+	struct diag d;
+	if (load_profile(&p, &f.pm, text, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(perf_profile_decode_points(p), 3);
+	assert_int_equal(perf_profile_prefill_points(p), 2);
+	struct perf_model pm = f.pm;
+	perf_model_set_profile(&pm, p);
+	/* at a measured shape the measurement itself */
+	struct perf_batch b1 = perf_decode_batch(1, 1000), b8 = perf_decode_batch(8, 1000);
+	assert_close(perf_step_ns(&pm, &b1), 9.0e6, 1e-12);
+	assert_close(perf_step_ns(&pm, &b8), 10.0e6, 1e-12);
+	struct perf_batch pf = perf_prefill_batch(512, 0);
+	assert_close(perf_step_ns(&pm, &pf), 30.0e6, 1e-12);
+	/* two contexts at one batch size: their ratios' geometric mean */
+	struct perf_batch c1 = perf_decode_batch(64, 1000), c4 = perf_decode_batch(64, 4000);
+	double r1 = 14.0e6 / perf_step_analytic_ns(&f.pm, &c1);
+	double r4 = 20.0e6 / perf_step_analytic_ns(&f.pm, &c4);
+	assert_close(perf_profile_ratio(p, &c1), sqrt(r1 * r4), 1e-12);
+	/* between measured batch sizes the ratio lies between its neighbours
+	 * (Steffen's interpolation is monotone) */
+	struct perf_batch b3 = perf_decode_batch(3, 1000);
+	double r_1 = perf_profile_ratio(p, &b1), r_8 = perf_profile_ratio(p, &b8);
+	double r_3 = perf_profile_ratio(p, &b3);
+	assert_true(r_3 >= fmin(r_1, r_8) && r_3 <= fmax(r_1, r_8));
+	/* clamped outside the measured range */
+	struct perf_batch b512 = perf_decode_batch(512, 1000);
+	assert_close(perf_profile_ratio(p, &b512), perf_profile_ratio(p, &c1), 1e-12);
+	/* two prefill points: linear in log(batch) */
+	struct perf_batch p2 = perf_prefill_batch(1448, 0); /* ~ geometric middle */
+	double ra = perf_profile_ratio(p, &pf);
+	struct perf_batch p4096 = perf_prefill_batch(4096, 0);
+	double rb = perf_profile_ratio(p, &p4096);
+	double x = (log(1448) - log(512)) / (log(4096) - log(512));
+	assert_close(perf_profile_ratio(p, &p2), ra + x * (rb - ra), 1e-12);
+	/* a decode run is scaled by the ratio at its batch size, exactly */
+	assert_close(perf_decode_run_ns(&pm, &b8, 1000),
+		     perf_decode_run_ns(&f.pm, &b8, 1000) * r_8, 1e-12);
+	/* mixed batches use the prefill curve */
+	struct perf_batch mix = { .new_tokens = 520, .seqs = 9, .decode_seqs = 8,
+				  .attn_pairs = 8 * 1000 + 512 * 513 / 2, .kv_read_tokens = 8 * 1000 + 512 };
+	struct perf_breakdown br;
+	perf_step_breakdown(&pm, &mix, &br);
+	assert_close(br.profile_ratio, perf_profile_ratio(p, &mix), 1e-15);
+	assert_close(br.step_ns, perf_step_ns(&pm, &mix), 1e-15);
+	perf_profile_free(p);
+
+	/* a profile with only decode rows serves prefill steps too */
+	const char *only = "phase,batch,context_tokens,step_ms\ndecode,4,100,8\n";
+	assert_int_equal(load_profile(&p, &f.pm, only, &d), 0);
+	struct perf_batch b4 = perf_decode_batch(4, 100);
+	assert_close(perf_profile_ratio(p, &pf), 8e6 / perf_step_analytic_ns(&f.pm, &b4), 1e-12);
+	perf_profile_free(p);
+	catalog_free(f.cat);
+}
+
+static void test_profile_errors(void **state)
+{
+	(void)state;
+	struct pf f;
+	model_for(&f);
+	struct perf_profile *p = NULL;
+	struct diag d;
+	assert_int_equal(load_profile(&p, &f.pm, "hardware,model,phase,batch,context_tokens,step_ms\n"
+					"h100-sxm,llama-3.1-8b,decode,1,100,5\n"
+					"a100,llama-3.1-8b,decode,2,100,5\n", &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "prof.csv:3: profile row is for hardware 'a100', not "
+				   "'h100-sxm' (use the catalogue id)");
+	assert_null(p);
+	assert_int_equal(load_profile(&p, &f.pm, "phase,batch,context_tokens,step_ms\n"
+					"warmup,1,100,5\n", &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "prof.csv:2: phase 'warmup' (expected decode or prefill)");
+	assert_int_equal(load_profile(&p, &f.pm, "phase,batch,context_tokens,step_ms\n"
+					"decode,0,100,5\n", &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "prof.csv:2: expected a whole batch >= 1"));
+	assert_int_equal(load_profile(&p, &f.pm, "phase,batch,step_ms\ndecode,1,5\n", &d),
+			 DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "missing column"));
+	assert_int_equal(load_profile(&p, &f.pm, "phase,batch,context_tokens,step_ms\n", &d),
+			 DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "no rows"));
+	diag_init(&d);
+	assert_int_equal(perf_profile_load(&p, "/nonexistent.csv", &f.pm, &d), DIAG_EIO);
+	perf_profile_free(NULL);
+	catalog_free(f.cat);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_builtin_engines),
+		cmocka_unit_test(test_engine_errors),
+		cmocka_unit_test(test_csvread),
+		cmocka_unit_test(test_profile_override),
+		cmocka_unit_test(test_profile_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

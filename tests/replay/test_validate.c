@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Tests for replay/validate: on the shipped calibration set the median APE
+ * of decode and prefill throughput stays at or under 15% and every row
+ * worse than 25% has its written reason in docs/validation.md (so a model
+ * change that breaks either fails CI); on small tables, each kind of row is
+ * predicted the way validate.h says, malformed rows are path:line errors,
+ * and the JSON carries rows and summary.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/catalog.h"
+#include "models/perf_model.h"
+#include "replay/validate.h"
+
+#define CALIBRATION AC_SRC_DIR "/models/calibration/measurements.csv"
+#define VALIDATION_DOC AC_SRC_DIR "/docs/validation.md"
+
+static int setup(void **state)
+{
+	struct diag d;
+	diag_init(&d);
+	struct catalog *cat = NULL;
+	if (catalog_load(&cat, NULL, &d))
+		return -1;
+	*state = cat;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	catalog_free(*state);
+	return 0;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *buf = malloc((size_t)n + 1);
+	size_t got = fread(buf, 1, (size_t)n, f);
+	buf[got] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void test_calibration_targets(void **state)
+{
+	const struct catalog *cat = *state;
+	struct validate_opts o;
+	validate_opts_init(&o, cat);
+	struct validate_report rep;
+	struct diag d;
+	diag_init(&d);
+	if (validate_run(&rep, CALIBRATION, &o, &d))
+		fail_msg("%s", d.msg);
+	double dec = validate_median_ape(&rep, VM_DECODE_TOK_S);
+	double pre = validate_median_ape(&rep, VM_PREFILL_TOK_S);
+	if (!(dec <= 15) || !(pre <= 15))
+		fail_msg("median APE decode %.1f%%, prefill %.1f%% (target <= 15%%)", dec, pre);
+	/* most rows are predicted; each row worse than 25% is explained */
+	assert_true(rep.n_rows - rep.n_skipped >= 60);
+	char *doc = slurp(VALIDATION_DOC);
+	assert_non_null(doc);
+	for (size_t i = 0; i < rep.n_rows; i++) {
+		const struct validate_row *row = &rep.rows[i];
+		if (row->skipped || row->ape_pct <= 25)
+			continue;
+		char key[32];
+		snprintf(key, sizeof(key), "line %ld:", row->line);
+		if (!strstr(doc, key))
+			fail_msg("row at line %ld has APE %.1f%% but docs/validation.md has no '%s' "
+				 "reason", row->line, row->ape_pct, key);
+	}
+	free(doc);
+	validate_release(&rep);
+}
+
+static int run_text(struct validate_report *rep, const struct catalog *cat, const char *text,
+		    struct diag *d)
+{
+	struct validate_opts o;
+	validate_opts_init(&o, cat);
+	o.requests_per_client = 4;
+	o.offline_requests = 64;
+	diag_init(d);
+	return validate_run_text(rep, "m.csv", text, strlen(text), &o, d);
+}
+
+#define HEADER "hardware,n_gpus,model,quant,engine,concurrency,input_tokens,output_tokens," \
+	       "metric,value,unit,source,notes\n"
+
+static void test_row_kinds(void **state)
+{
+	const struct catalog *cat = *state;
+	const char *text = HEADER
+		"rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,189,tok/s,s,\n"
+		"rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,512,0,prefill_tok_s,14770,tok/s,s,\n"
+		"h100-sxm,1,llama-3.1-8b,bf16,vllm,4,512,64,output_throughput_tok_s,1000,tok/s,s,\n"
+		"h100-sxm,1,llama-3.1-8b,bf16,vllm,1,512,64,ttft_ms,50,ms,s,\n"
+		"h100-sxm,1,llama-3.1-8b,bf16,vllm,1,512,64,tpot_ms,7,ms,s,\n"
+		"h100-sxm,1,llama-3.1-8b,fp8,trtllm,,128,128,output_throughput_tok_s,28000,tok/s,s,\n"
+		"h100-sxm,4,llama-3.1-70b,bf16,sglang,,,,ttft_ms,50,ms,s,\n"
+		"rtx-4090,2,llama-3-70b,gguf-q4-k-m,llama.cpp,1,0,512,decode_tok_s,19,tok/s,s,"
+		"parallel=layer-split\n";
+	struct validate_report rep;
+	struct diag d;
+	if (run_text(&rep, cat, text, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(rep.n_rows, 8);
+	assert_int_equal(rep.n_skipped, 1);
+	/* decode: the closed-form run of 128 steps */
+	struct perf_opts po;
+	perf_opts_init(&po);
+	po.hardware = "rtx-4090";
+	po.model = "llama-2-7b";
+	po.weight_format = "gguf-q4-0";
+	po.engine = "llama.cpp";
+	struct perf_model pm;
+	assert_int_equal(perf_model_init_opts(&pm, cat, &po, &d), 0);
+	struct perf_batch b0 = perf_decode_batch(1, 0);
+	double want = 128 / (perf_decode_run_ns(&pm, &b0, 128) * 1e-9);
+	assert_true(fabs(rep.rows[0].predicted - want) < 1e-9 * want);
+	assert_true(fabs(rep.rows[0].ape_pct - fabs(want - 189) / 189 * 100) < 1e-9);
+	assert_string_equal(rep.rows[0].engine, "llama.cpp");
+	/* prefill: one 512-token ubatch */
+	want = 512 / (perf_prefill_ns(&pm, 512, 0, 512) * 1e-9);
+	assert_true(fabs(rep.rows[1].predicted - want) < 1e-9 * want);
+	/* serving metrics come from the simulation */
+	assert_true(rep.rows[2].simulated && rep.rows[2].predicted > 0);
+	assert_true(rep.rows[3].simulated);
+	/* one client: the TTFT is about one 512-token prefill step */
+	assert_true(rep.rows[3].predicted > 5 && rep.rows[3].predicted < 100);
+	/* and the TPOT about one decode step */
+	assert_true(rep.rows[4].predicted > 4 && rep.rows[4].predicted < 12);
+	/* TensorRT-LLM's FP8 checkpoints come with an FP8 KV cache */
+	assert_non_null(strstr(rep.rows[5].note, "FP8 KV cache"));
+	/* a serving metric without token counts is skipped, with the reason */
+	assert_true(rep.rows[6].skipped);
+	assert_non_null(strstr(rep.rows[6].note, "needs input_tokens and output_tokens"));
+	/* layer split = pipeline stages */
+	assert_int_equal(rep.rows[7].pp, 2);
+	assert_int_equal(rep.rows[7].tp, 1);
+	/* summary per metric and family */
+	assert_int_equal(rep.n_metrics, 5);
+	assert_true(rep.n_families >= 2);
+	assert_string_equal(rep.families[0].key, "nvidia-ada");
+	assert_int_equal(rep.families[0].n, 3);
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(validate_write_json(f, &rep, &d), 0);
+	fclose(f);
+	cJSON *j = cJSON_Parse(buf);
+	assert_non_null(j);
+	cJSON *rows = cJSON_GetObjectItem(j, "rows");
+	assert_int_equal(cJSON_GetArraySize(rows), 8);
+	cJSON *r0 = cJSON_GetArrayItem(rows, 0);
+	assert_string_equal(cJSON_GetObjectItem(r0, "hardware")->valuestring, "rtx-4090");
+	assert_true(cJSON_GetObjectItem(r0, "value")->valuedouble == 189);
+	assert_true(cJSON_IsNumber(cJSON_GetObjectItem(r0, "predicted")));
+	assert_true(cJSON_IsNumber(cJSON_GetObjectItem(r0, "ape_pct")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 6), "predicted")));
+	cJSON *sum = cJSON_GetObjectItem(j, "summary");
+	cJSON *pm_dec = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "per_metric"), "decode_tok_s");
+	assert_int_equal(cJSON_GetObjectItem(pm_dec, "n")->valueint, 2);
+	assert_non_null(cJSON_GetObjectItem(pm_dec, "median_ape_pct"));
+	assert_non_null(cJSON_GetObjectItem(pm_dec, "max_ape_pct"));
+	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "per_family"), "nvidia-ada"));
+	cJSON_Delete(j);
+	free(buf);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(validate_write_text(f, &rep, &d), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "median APE%"));
+	assert_non_null(strstr(buf, "hardware family"));
+	free(buf);
+	validate_release(&rep);
+}
+
+static void test_bad_rows(void **state)
+{
+	const struct catalog *cat = *state;
+	struct validate_report rep;
+	struct diag d;
+	assert_int_equal(run_text(&rep, cat, HEADER "tpu-v9,1,llama-2-7b,bf16,vllm,1,0,128,"
+				  "decode_tok_s,10,tok/s,s,\n", &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "m.csv:2: unknown hardware 'tpu-v9' (expected a catalogue id: "
+				   "agentcap catalog)");
+	assert_int_equal(run_text(&rep, cat, HEADER "h100-sxm,1,llama-2-7b,bf16,vllm,1,0,128,"
+				  "latency_p99,10,ms,s,\n", &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "m.csv:2: unknown metric 'latency_p99'"));
+	assert_int_equal(run_text(&rep, cat, HEADER "h100-sxm,1,llama-2-7b,bf16,vllm,1,0,128,"
+				  "decode_tok_s,fast,tok/s,s,\n", &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "m.csv:2: column 'value': 'fast' is not a number");
+	assert_int_equal(run_text(&rep, cat, HEADER "h100-sxm,1.5,llama-2-7b,bf16,vllm,1,0,128,"
+				  "decode_tok_s,10,tok/s,s,\n", &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "column 'n_gpus'"));
+	assert_int_equal(run_text(&rep, cat, "hardware,model\nh100-sxm,llama-2-7b\n", &d),
+			 DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "m.csv:1: missing column 'n_gpus'"));
+	/* a model that does not fit is skipped, not an error */
+	assert_int_equal(run_text(&rep, cat, HEADER "rtx-4090,1,llama-3.1-70b,bf16,vllm,8,100,100,"
+				  "output_throughput_tok_s,10,tok/s,s,\n", &d), 0);
+	assert_true(rep.rows[0].skipped);
+	assert_non_null(strstr(rep.rows[0].note, "needs 141.1 GB"));
+	validate_release(&rep);
+	struct validate_opts o;
+	validate_opts_init(&o, cat);
+	diag_init(&d);
+	assert_int_equal(validate_run(&rep, "/nonexistent/m.csv", &o, &d), DIAG_EIO);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_calibration_targets),
+		cmocka_unit_test(test_row_kinds),
+		cmocka_unit_test(test_bad_rows),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
