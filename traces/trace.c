@@ -6,7 +6,8 @@
  * content hash, so a trace written before the change would no longer share
  * cache with one read after it.  They never change within a format version.
  * A session built here is one heap block: the struct, then its calls, then
- * all segments of all calls, so freeing it is one free().
+ * all segments of all calls, then any segment texts, so freeing it is one
+ * free().
  */
 #include "traces/trace.h"
 
@@ -98,19 +99,31 @@ static size_t align_up(size_t n, size_t a)
 int trace_session_clone(struct trace_session **out, const struct trace_session *src)
 {
 	*out = NULL;
-	size_t n_segs = 0;
+	size_t n_segs = 0, n_ptrs = 0, text_bytes = 0;
 	for (size_t i = 0; i < src->n_calls; i++) {
-		if (src->calls[i].n_segs > SIZE_MAX / 4 - n_segs)
+		const struct trace_call *c = &src->calls[i];
+		if (c->n_segs > SIZE_MAX / 4 - n_segs)
 			return DIAG_ENOMEM;
-		n_segs += src->calls[i].n_segs;
+		n_segs += c->n_segs;
+		if (!c->seg_text)
+			continue;
+		n_ptrs += c->n_segs;
+		for (size_t k = 0; k < c->n_segs; k++) {
+			size_t len = c->seg_text[k] ? strlen(c->seg_text[k]) + 1 : 0;
+			if (len > SIZE_MAX / 4 - text_bytes)
+				return DIAG_ENOMEM;
+			text_bytes += len;
+		}
 	}
 	if (src->n_calls > SIZE_MAX / 4 / sizeof(struct trace_call) ||
-	    n_segs > SIZE_MAX / 4 / sizeof(struct trace_seg))
+	    n_segs > SIZE_MAX / 4 / sizeof(struct trace_seg) || n_ptrs > SIZE_MAX / 4 / sizeof(char *))
 		return DIAG_ENOMEM;
 	size_t calls_off = align_up(sizeof(struct trace_session), alignof(struct trace_call));
 	size_t segs_off = align_up(calls_off + src->n_calls * sizeof(struct trace_call),
 				   alignof(struct trace_seg));
-	size_t total = segs_off + n_segs * sizeof(struct trace_seg);
+	size_t ptrs_off = align_up(segs_off + n_segs * sizeof(struct trace_seg), alignof(char *));
+	size_t text_off = ptrs_off + n_ptrs * sizeof(char *);
+	size_t total = text_off + text_bytes;
 	char *block = malloc(total);
 	if (!block)
 		return DIAG_ENOMEM;
@@ -118,14 +131,31 @@ int trace_session_clone(struct trace_session **out, const struct trace_session *
 	*s = *src;
 	s->calls = (struct trace_call *)(block + calls_off);
 	struct trace_seg *segs = (struct trace_seg *)(block + segs_off);
-	size_t at = 0;
+	char **ptrs = (char **)(block + ptrs_off);
+	char *text = block + text_off;
+	size_t at = 0, pat = 0;
 	for (size_t i = 0; i < src->n_calls; i++) {
-		s->calls[i] = src->calls[i];
-		size_t n = src->calls[i].n_segs;
+		const struct trace_call *c = &src->calls[i];
+		s->calls[i] = *c;
+		size_t n = c->n_segs;
 		if (n)
-			memcpy(segs + at, src->calls[i].segs, n * sizeof(*segs));
+			memcpy(segs + at, c->segs, n * sizeof(*segs));
 		s->calls[i].segs = n ? segs + at : NULL;
 		at += n;
+		s->calls[i].seg_text = NULL;
+		if (!c->seg_text || n == 0)
+			continue;
+		s->calls[i].seg_text = ptrs + pat;
+		for (size_t k = 0; k < n; k++) {
+			ptrs[pat + k] = NULL;
+			if (!c->seg_text[k])
+				continue;
+			size_t len = strlen(c->seg_text[k]) + 1;
+			memcpy(text, c->seg_text[k], len);
+			ptrs[pat + k] = text;
+			text += len;
+		}
+		pat += n;
 	}
 	*out = s;
 	return 0;

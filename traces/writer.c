@@ -157,9 +157,19 @@ static int put_call(struct trace_writer *w, const struct trace_session *s, size_
 		rc = put(w, ",\"extends\":true");
 	if (rc == 0)
 		rc = put(w, ",\"prompt\":[");
-	for (size_t k = 0; k < c->n_segs && rc == 0; k++)
-		rc = put(w, "%s[\"#%016" PRIx64 "\",%" PRId64 "]", k ? "," : "",
+	for (size_t k = 0; k < c->n_segs && rc == 0; k++) {
+		rc = put(w, "%s[\"#%016" PRIx64 "\",%" PRId64, k ? "," : "",
 			 c->segs[k].content, c->segs[k].tokens);
+		if (rc == 0 && c->seg_text && c->seg_text[k]) {
+			rc = put(w, ",{\"text\":");
+			if (rc == 0)
+				rc = put_str(w, c->seg_text[k]);
+			if (rc == 0)
+				rc = put(w, "}");
+		}
+		if (rc == 0)
+			rc = put(w, "]");
+	}
 	if (rc == 0)
 		rc = put(w, "],\"output_tokens\":%" PRId64, c->output_tokens);
 	if (rc == 0 && c->tool != TRACE_TOOL_NONE)
