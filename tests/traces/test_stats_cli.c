@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * test_stats_cli: `agentcap stats` and `agentcap replay --engineers` end to
+ * end: help, exit codes and messages, the JSON document's flat keys and
+ * values on a hand-checked trace, the same bytes on a second run, KV bytes
+ * per token with --model, given cache capacities, and a scaled replay.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define AGENTCAP AC_BIN_DIR "/cli/agentcap"
+#define GOOD AC_SRC_DIR "/tests/fixtures/traces/session_good.jsonl"
+#define MOON AC_SRC_DIR "/tests/fixtures/traces/mooncake_head200.jsonl"
+
+struct out {
+	int status;
+	char *out, *err;
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *buf = malloc((size_t)n + 1);
+	size_t got = fread(buf, 1, (size_t)n, f);
+	buf[got] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static struct out run(const char *args)
+{
+	char o[] = "/tmp/agentcap-stats-out-XXXXXX", e[] = "/tmp/agentcap-stats-err-XXXXXX";
+	close(mkstemp(o));
+	close(mkstemp(e));
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "%s %s >%s 2>%s", AGENTCAP, args, o, e);
+	int st = system(cmd);
+	struct out r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1, .out = slurp(o), .err = slurp(e)};
+	unlink(o);
+	unlink(e);
+	return r;
+}
+
+static void out_free(struct out *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!cJSON_IsNumber(v))
+		fail_msg("key %s missing or not a number", key);
+	return v->valuedouble;
+}
+
+static void test_help_and_errors(void **state)
+{
+	(void)state;
+	struct out r = run("stats --help");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "agentcap stats - describe a trace"));
+	assert_non_null(strstr(r.out, "--cache-tokens"));
+	out_free(&r);
+	r = run("--help");
+	assert_non_null(strstr(r.out, "stats"));
+	out_free(&r);
+	r = run("stats");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "expected exactly one TRACE argument"));
+	out_free(&r);
+	r = run("stats " GOOD " --block-size 0");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--block-size '0': expected an integer 1..16777216"));
+	out_free(&r);
+	r = run("stats " GOOD " --cache-tokens 100,x");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--cache-tokens 'x'"));
+	out_free(&r);
+	r = run("stats " GOOD " --model no-such-model");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--model 'no-such-model': not in the catalogue"));
+	out_free(&r);
+	r = run("stats /nonexistent/trace.jsonl");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "/nonexistent/trace.jsonl"));
+	out_free(&r);
+	r = run("stats " AC_SRC_DIR "/tests/fixtures/cli/bad_line.jsonl");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "bad_line.jsonl:"));
+	out_free(&r);
+}
+
+static void test_json_keys_and_determinism(void **state)
+{
+	(void)state;
+	struct out a = run("stats " GOOD " --json - --model llama-3.1-8b --cache-tokens 16,160,1600");
+	assert_int_equal(a.status, 0);
+	struct out b = run("stats " GOOD " --json - --model llama-3.1-8b --cache-tokens 16,160,1600");
+	assert_string_equal(a.out, b.out); /* same trace, same bytes */
+	cJSON *j = cJSON_Parse(a.out);
+	assert_non_null(j);
+	/* the flat keys the issue names, with the values of traces/stats.h */
+	assert_true(num(j, "calls") == 9);
+	assert_true(num(j, "sessions") == 5);
+	assert_true(num(j, "tasks") == 6);
+	assert_true(num(j, "prompt_tokens") == 8294);
+	assert_true(num(j, "output_tokens") == 246);
+	assert_true(num(j, "median_input_tokens") == 1010);
+	assert_true(num(j, "median_output_tokens") == 4);
+	double rate = num(j, "prefix_hit_rate_unbounded");
+	assert_true(rate > 0 && rate < 1);
+	assert_true(rate == num(j, "prefix_hit_tokens_unbounded") / 8294.0);
+	assert_true(num(j, "kv_bytes_per_token") == 131072); /* Llama-3.1-8B, bf16 */
+	const cJSON *curve = cJSON_GetObjectItemCaseSensitive(j, "cache_curve");
+	assert_int_equal(cJSON_GetArraySize(curve), 3);
+	double prev = -1;
+	for (int i = 0; i < 3; i++) {
+		const cJSON *p = cJSON_GetArrayItem(curve, i);
+		double tokens = num(p, "cache_tokens");
+		assert_true(num(p, "cache_gb") == tokens * 131072 / 1e9);
+		assert_true(num(p, "hit_rate") >= prev && num(p, "hit_rate") <= rate);
+		prev = num(p, "hit_rate");
+	}
+	cJSON_Delete(j);
+	out_free(&a);
+	out_free(&b);
+	/* the table says the same */
+	struct out t = run("stats " GOOD);
+	assert_int_equal(t.status, 0);
+	assert_non_null(strstr(t.out, "Calls                   9"));
+	assert_non_null(strstr(t.out, "unbounded hit rate"));
+	assert_non_null(strstr(t.out, "LRU capacity (tokens)"));
+	out_free(&t);
+}
+
+static void test_replay_engineers(void **state)
+{
+	(void)state;
+	struct out one = run("replay " MOON " --json - --set engine.kv_cache_tokens=2000000");
+	struct out three = run("replay " MOON " --json - --engineers 3 --jitter 60 --seed 4 "
+			       "--set engine.kv_cache_tokens=2000000");
+	assert_int_equal(one.status, 0);
+	assert_int_equal(three.status, 0);
+	cJSON *a = cJSON_Parse(one.out), *b = cJSON_Parse(three.out);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(num(b, "completed") + num(b, "failed") == 3 * (num(a, "completed") + num(a, "failed")));
+	assert_true(num(a, "completed") == 200);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	out_free(&one);
+	out_free(&three);
+	struct out t = run("replay " MOON " --engineers 2 --set engine.kv_cache_tokens=2000000");
+	assert_int_equal(t.status, 0);
+	assert_non_null(strstr(t.out, "Scaled team: 2 engineers x 1 days"));
+	out_free(&t);
+	struct out bad = run("replay " MOON " --engineers 0");
+	assert_int_equal(bad.status, 2);
+	assert_non_null(strstr(bad.err, "--engineers '0': expected an integer 1..1000000"));
+	out_free(&bad);
+	bad = run("replay " MOON " --days 3");
+	assert_int_equal(bad.status, 2);
+	assert_non_null(strstr(bad.err, "need --engineers"));
+	out_free(&bad);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_help_and_errors),
+		cmocka_unit_test(test_json_keys_and_determinism),
+		cmocka_unit_test(test_replay_engineers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

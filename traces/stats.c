@@ -1,0 +1,758 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * stats: one streaming pass over a trace (see stats.h for the definitions).
+ *
+ * Design.  Per-session figures (tokens, tasks, tools, gaps) are taken when a
+ * session is added.  What depends on the order of calls across sessions runs
+ * on two timelines driven by one event heap ordered by (time, sequence): the
+ * zero-service-time timeline feeds the prefix-cache analysis, the
+ * service-time timeline the overlap concurrency.  A session stays in memory
+ * until both timelines have passed its last call.
+ *
+ * Prefix cache.  `pos` maps each block hash seen to the time of its last
+ * access; the Fenwick tree `bit` has a 1 at every such time, so the number
+ * of distinct blocks touched since block h was last touched (its LRU stack
+ * distance) is live - prefix(pos[h]).  A block at distance d is cached by an
+ * LRU cache of more than d blocks.  A call's leading run of blocks is served
+ * up to the first block missing at capacity C, so block k of the run is a hit
+ * at C iff the largest distance among blocks 0..k is below C: hist[that
+ * maximum] += block_size.  When the access clock reaches the tree's size,
+ * positions are renumbered 1..live in order (compaction), so the tree's size
+ * stays within a small factor of the distinct blocks.
+ *
+ * Invariants: live == pos.len == prefix(now); every pos value is in 1..now
+ * and distinct; hits == sum(hist).
+ */
+#include "traces/stats.h"
+
+#include "base/diag.h"
+#include "base/map.h"
+#include "base/vec.h"
+#include "traces/prompt.h"
+#include "traces/trace.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- exact distributions of integer values ---- */
+
+struct qhist {
+	struct map counts;   /* value -> number of samples */
+	int64_t n;
+	double sum;
+	int64_t min, max;
+};
+
+static void qhist_init(struct qhist *q)
+{
+	memset(q, 0, sizeof(*q));
+	map_init(&q->counts);
+}
+
+static int qhist_add(struct qhist *q, int64_t v)
+{
+	uint64_t *c = map_get(&q->counts, (uint64_t)v);
+	if (c)
+		(*c)++;
+	else if (map_put(&q->counts, (uint64_t)v, 1) != 0)
+		return DIAG_ENOMEM;
+	if (q->n == 0 || v < q->min)
+		q->min = v;
+	if (q->n == 0 || v > q->max)
+		q->max = v;
+	q->n++;
+	q->sum += (double)v;
+	return 0;
+}
+
+struct qpair {
+	int64_t v;
+	int64_t cum; /* samples with a value <= v */
+};
+
+static int qpair_cmp(const void *a, const void *b)
+{
+	int64_t x = ((const struct qpair *)a)->v, y = ((const struct qpair *)b)->v;
+	return (x > y) - (x < y);
+}
+
+/* Value of 0-based rank r among the sorted samples. */
+static int64_t qpair_rank(const struct qpair *p, size_t n, int64_t r)
+{
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p[mid].cum > r)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return p[lo].v;
+}
+
+static double qpercentile(const struct qpair *p, size_t n, int64_t total, double pct)
+{
+	double h = (double)(total - 1) * pct;
+	int64_t lo = (int64_t)floor(h);
+	double frac = h - (double)lo;
+	double a = (double)qpair_rank(p, n, lo);
+	if (frac <= 0 || lo + 1 >= total)
+		return a;
+	double b = (double)qpair_rank(p, n, lo + 1);
+	return a + frac * (b - a);
+}
+
+/* Summarise; every value is multiplied by `scale` (1 ms -> 0.001 s). */
+static int qhist_summary(const struct qhist *q, double scale, struct stats_dist *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (q->n == 0)
+		return 0;
+	size_t n = q->counts.len;
+	struct qpair *p = malloc(n * sizeof(*p));
+	if (!p)
+		return DIAG_ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < q->counts.cap; i++)
+		if (q->counts.used[i]) {
+			p[k].v = (int64_t)q->counts.slots[i].key;
+			p[k].cum = (int64_t)q->counts.slots[i].val;
+			k++;
+		}
+	assert(k == n);
+	qsort(p, n, sizeof(*p), qpair_cmp);
+	for (size_t i = 1; i < n; i++)
+		p[i].cum += p[i - 1].cum;
+	assert(p[n - 1].cum == q->n);
+	out->n = q->n;
+	out->min = (double)q->min * scale;
+	out->max = (double)q->max * scale;
+	out->mean = q->sum / (double)q->n * scale;
+	out->p50 = qpercentile(p, n, q->n, 0.50) * scale;
+	out->p90 = qpercentile(p, n, q->n, 0.90) * scale;
+	out->p99 = qpercentile(p, n, q->n, 0.99) * scale;
+	free(p);
+	return 0;
+}
+
+static void qhist_release(struct qhist *q)
+{
+	map_release(&q->counts);
+}
+
+/* ---- binary heaps over a vec ---- */
+
+struct ev {
+	int64_t t_ns;
+	uint64_t seq;        /* tie-break: order of scheduling */
+	struct ssess *s;
+	int kind;            /* EV_CACHE or EV_CONC */
+};
+
+enum { EV_CACHE = 0, EV_CONC = 1 };
+
+static bool ev_less(const struct ev *a, const struct ev *b)
+{
+	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
+}
+
+static int ev_push(struct vec *h, struct ev e)
+{
+	struct ev *slot = vec_push(h);
+	if (!slot)
+		return DIAG_ENOMEM;
+	struct ev *a = h->data;
+	size_t i = h->len - 1;
+	while (i > 0) {
+		size_t up = (i - 1) / 2;
+		if (!ev_less(&e, &a[up]))
+			break;
+		a[i] = a[up];
+		i = up;
+	}
+	a[i] = e;
+	return 0;
+}
+
+static struct ev ev_pop(struct vec *h)
+{
+	struct ev *a = h->data;
+	struct ev top = a[0];
+	struct ev last = a[--h->len];
+	size_t n = h->len, i = 0;
+	while (n > 0) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && ev_less(&a[c + 1], &a[c]))
+			c++;
+		if (!ev_less(&a[c], &last))
+			break;
+		a[i] = a[c];
+		i = c;
+	}
+	if (n > 0)
+		a[i] = last;
+	return top;
+}
+
+static int i64_push(struct vec *h, int64_t v)
+{
+	int64_t *slot = vec_push(h);
+	if (!slot)
+		return DIAG_ENOMEM;
+	int64_t *a = h->data;
+	size_t i = h->len - 1;
+	while (i > 0 && a[(i - 1) / 2] > v) {
+		a[i] = a[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	a[i] = v;
+	return 0;
+}
+
+static void i64_pop(struct vec *h)
+{
+	int64_t *a = h->data;
+	int64_t last = a[--h->len];
+	size_t n = h->len, i = 0;
+	while (n > 0) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && a[c + 1] < a[c])
+			c++;
+		if (a[c] >= last)
+			break;
+		a[i] = a[c];
+		i = c;
+	}
+	if (n > 0)
+		a[i] = last;
+}
+
+/* ---- the accumulator ---- */
+
+struct ssess {
+	struct trace_session *ts;
+	size_t next_cache, next_conc; /* next call on each timeline */
+	int64_t t_cache_ns;           /* time of call next_cache */
+	struct tchain chain;          /* block hashes of the context so far */
+	struct vec hashes;            /* uint64_t per full block of prompt + output */
+	int refs;                     /* timelines still running */
+};
+
+struct stats {
+	struct stats_opts o;
+	struct stats_summary sum;     /* counters; distributions filled at the end */
+	struct qhist input, fresh, output, per_session, per_task, gap_ms, conc;
+	struct map engineers;
+	struct vec evq;               /* struct ev heap */
+	uint64_t ev_seq;
+	struct vec ends;              /* int64 heap: ends of calls in flight (concurrency) */
+	struct vec ctx;               /* scratch: previous call's prompt + output segments */
+	int64_t last_start_ns;
+	bool any_call;
+	int64_t first_ns, last_ns;
+
+	/* prefix cache: stack distances */
+	struct map pos;               /* block hash -> last access position 1..now */
+	int32_t *bit;                 /* Fenwick tree over positions 1..bit_cap */
+	int64_t bit_cap;
+	int64_t now;
+	int64_t live;
+	struct vec hist;              /* int64 tokens per prefix-max distance */
+	int64_t hits;
+	int64_t *cum;                 /* after finish: cum[k] = sum(hist[0..k)) */
+	size_t cum_len;
+	bool finished;
+};
+
+static const struct stats_opts default_opts = {
+	.block_size = STATS_DEFAULT_BLOCK_SIZE,
+	.decode_tokens_per_s = STATS_DEFAULT_DECODE_TOKENS_PER_S,
+};
+
+int stats_new(struct stats **out, const struct stats_opts *o, struct diag *d)
+{
+	*out = NULL;
+	if (!o)
+		o = &default_opts;
+	if (o->block_size < 1 || o->block_size > (1 << 24))
+		return diag_set(d, DIAG_EINPUT, "block size %lld (expected 1..16777216 tokens)",
+				(long long)o->block_size);
+	if (!(o->decode_tokens_per_s >= 1e-3 && o->decode_tokens_per_s <= 1e9))
+		return diag_set(d, DIAG_EINPUT, "decode rate %g tokens/s (expected 0.001..1e9)",
+				o->decode_tokens_per_s);
+	struct stats *st = calloc(1, sizeof(*st));
+	if (!st)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	st->o = *o;
+	qhist_init(&st->input);
+	qhist_init(&st->fresh);
+	qhist_init(&st->output);
+	qhist_init(&st->per_session);
+	qhist_init(&st->per_task);
+	qhist_init(&st->gap_ms);
+	qhist_init(&st->conc);
+	map_init(&st->engineers);
+	vec_init(&st->evq, sizeof(struct ev), VEC_NO_LIMIT);
+	vec_init(&st->ends, sizeof(int64_t), VEC_NO_LIMIT);
+	vec_init(&st->ctx, sizeof(struct trace_seg), VEC_NO_LIMIT);
+	map_init(&st->pos);
+	vec_init(&st->hist, sizeof(int64_t), VEC_NO_LIMIT);
+	st->sum.block_size = o->block_size;
+	st->sum.decode_tokens_per_s = o->decode_tokens_per_s;
+	*out = st;
+	return 0;
+}
+
+static void ssess_free(struct ssess *s)
+{
+	vec_release(&s->hashes);
+	trace_session_free(s->ts);
+	free(s);
+}
+
+void stats_free(struct stats *st)
+{
+	if (!st)
+		return;
+	struct ev *a = st->evq.data;
+	for (size_t i = 0; i < st->evq.len; i++)
+		if (--a[i].s->refs == 0)
+			ssess_free(a[i].s);
+	vec_release(&st->evq);
+	vec_release(&st->ends);
+	vec_release(&st->ctx);
+	qhist_release(&st->input);
+	qhist_release(&st->fresh);
+	qhist_release(&st->output);
+	qhist_release(&st->per_session);
+	qhist_release(&st->per_task);
+	qhist_release(&st->gap_ms);
+	qhist_release(&st->conc);
+	map_release(&st->engineers);
+	map_release(&st->pos);
+	free(st->bit);
+	vec_release(&st->hist);
+	free(st->cum);
+	free(st);
+}
+
+static int64_t sec_to_ns(double s)
+{
+	return (int64_t)llround(s * 1e9);
+}
+
+/* a + b for times that may pile up past int64 on hostile input */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+static int nomem(struct diag *d)
+{
+	return diag_set(d, DIAG_ENOMEM, "out of memory for trace statistics");
+}
+
+/* ---- stack distances ---- */
+
+static int64_t bit_prefix(const struct stats *st, int64_t i)
+{
+	int64_t s = 0;
+	for (; i > 0; i -= i & -i)
+		s += st->bit[i];
+	return s;
+}
+
+static void bit_add(struct stats *st, int64_t i, int32_t v)
+{
+	for (; i <= st->bit_cap; i += i & -i)
+		st->bit[i] += v;
+}
+
+/* Renumber live positions 1..live in access order and make room.  In place:
+ * the tree is first reused as the rank table. */
+static int compact(struct stats *st)
+{
+	int64_t cap = st->bit_cap;
+	if (st->live > cap / 2 || cap == 0) {
+		int64_t ncap = cap ? cap * 2 : 4096;
+		if (ncap > INT32_MAX)
+			return DIAG_ENOMEM;
+		int32_t *nb = realloc(st->bit, (size_t)(ncap + 1) * sizeof(*nb));
+		if (!nb)
+			return DIAG_ENOMEM;
+		st->bit = nb;
+		st->bit_cap = ncap;
+	}
+	int32_t *rank = st->bit;
+	memset(rank, 0, (size_t)(st->bit_cap + 1) * sizeof(*rank));
+	for (size_t i = 0; i < st->pos.cap; i++)
+		if (st->pos.used[i])
+			rank[st->pos.slots[i].val] = 1;
+	for (int64_t p = 1; p <= st->now; p++)
+		rank[p] += rank[p - 1];
+	for (size_t i = 0; i < st->pos.cap; i++)
+		if (st->pos.used[i])
+			st->pos.slots[i].val = (uint64_t)rank[st->pos.slots[i].val];
+	/* a Fenwick tree with ones at 1..live */
+	for (int64_t i = 1; i <= st->bit_cap; i++) {
+		int64_t lo = i - (i & -i);
+		int64_t hi = i < st->live ? i : st->live;
+		st->bit[i] = (int32_t)(hi > lo ? hi - lo : 0);
+	}
+	st->now = st->live;
+	return 0;
+}
+
+/* Make block h the most recently used. */
+static int touch(struct stats *st, uint64_t h)
+{
+	if (st->now == st->bit_cap && compact(st) != 0)
+		return DIAG_ENOMEM;
+	uint64_t *p = map_get(&st->pos, h);
+	st->now++;
+	if (p) {
+		bit_add(st, (int64_t)*p, -1);
+		*p = (uint64_t)st->now;
+	} else {
+		if (map_put(&st->pos, h, (uint64_t)st->now) != 0)
+			return DIAG_ENOMEM;
+		st->live++;
+	}
+	bit_add(st, st->now, 1);
+	return 0;
+}
+
+static int hist_add(struct stats *st, int64_t dist, int64_t tokens)
+{
+	size_t i = (size_t)dist;
+	if (i >= st->hist.len) {
+		if (vec_reserve(&st->hist, i + 1) != 0)
+			return DIAG_ENOMEM;
+		memset(vec_at(&st->hist, st->hist.len), 0, (i + 1 - st->hist.len) * sizeof(int64_t));
+		st->hist.len = i + 1;
+	}
+	VEC_AT(&st->hist, int64_t, i) += tokens;
+	return 0;
+}
+
+/* ---- the zero-service-time timeline: prefix cache ---- */
+
+static int call_cache(struct stats *st, struct ssess *ss, struct diag *d)
+{
+	const struct trace_session *ts = ss->ts;
+	const struct trace_call *c = &ts->calls[ss->next_cache];
+	const int64_t B = st->o.block_size;
+	if (!c->extends_prev) {
+		tchain_init(&ss->chain, B);
+		vec_clear(&ss->hashes);
+	}
+	for (size_t i = 0; i < c->n_segs; i++)
+		if (tchain_feed(&ss->chain, c->segs[i].content, c->segs[i].tokens, &ss->hashes) != 0)
+			return nomem(d);
+	if (ss->chain.tokens != c->prompt_tokens)
+		return diag_set(d, DIAG_EINTERNAL, "session at line %ld call %lld: %lld prompt tokens "
+				"but segments add to %lld", ts->line, (long long)c->seq,
+				(long long)c->prompt_tokens, (long long)ss->chain.tokens);
+	if (tchain_feed(&ss->chain, trace_output_content(ts->id, c->seq), c->output_tokens,
+			&ss->hashes) != 0)
+		return nomem(d);
+	const uint64_t *h = ss->hashes.data;
+	int64_t n_h = (int64_t)ss->hashes.len;
+	int64_t max_hit = (c->prompt_tokens - 1) / B;
+	if (max_hit > n_h)
+		max_hit = n_h;
+	int64_t worst = 0;
+	for (int64_t k = 0; k < max_hit; k++) {
+		const uint64_t *p = map_get(&st->pos, h[k]);
+		if (!p)
+			break;
+		int64_t dist = st->live - bit_prefix(st, (int64_t)*p);
+		if (dist > worst)
+			worst = dist;
+		if (hist_add(st, worst, B) != 0)
+			return nomem(d);
+		st->hits += B;
+	}
+	int64_t held = (c->prompt_tokens + c->output_tokens - 1) / B;
+	if (held > n_h)
+		held = n_h;
+	for (int64_t k = held - 1; k >= 0; k--)
+		if (touch(st, h[k]) != 0)
+			return nomem(d);
+	return 0;
+}
+
+/* ---- the service-time timeline: concurrency ---- */
+
+static int64_t call_duration_ns(const struct stats *st, const struct trace_call *c)
+{
+	double s = (double)c->output_tokens / st->o.decode_tokens_per_s;
+	return s >= 1e9 ? (int64_t)1e18 : sec_to_ns(s);
+}
+
+static int call_conc(struct stats *st, struct ssess *ss, int64_t t_ns, int64_t *end_ns)
+{
+	while (st->ends.len > 0 && VEC_AT(&st->ends, int64_t, 0) <= t_ns)
+		i64_pop(&st->ends);
+	if (qhist_add(&st->conc, (int64_t)st->ends.len + 1) != 0)
+		return DIAG_ENOMEM;
+	*end_ns = sat_add(t_ns, call_duration_ns(st, &ss->ts->calls[ss->next_conc]));
+	return i64_push(&st->ends, *end_ns);
+}
+
+/* ---- events ---- */
+
+static int schedule(struct stats *st, struct ssess *ss, int kind, int64_t t_ns)
+{
+	struct ev e = {.t_ns = t_ns, .seq = st->ev_seq++, .s = ss, .kind = kind};
+	return ev_push(&st->evq, e);
+}
+
+/* Run the call that is due on timeline `kind` at t_ns and schedule the next;
+ * the session is freed when both timelines are past its end.  On error the
+ * session is freed only if no event refers to it any more. */
+static int run(struct stats *st, struct ssess *ss, int kind, int64_t t_ns, struct diag *d)
+{
+	const struct trace_session *ts = ss->ts;
+	int rc;
+	if (kind == EV_CACHE) {
+		if (!st->any_call || t_ns < st->first_ns)
+			st->first_ns = t_ns;
+		if (!st->any_call || t_ns > st->last_ns)
+			st->last_ns = t_ns;
+		st->any_call = true;
+		rc = call_cache(st, ss, d);
+		if (rc == 0 && ++ss->next_cache < ts->n_calls) {
+			ss->t_cache_ns = sat_add(t_ns, sec_to_ns(ts->calls[ss->next_cache].gap_s));
+			if (schedule(st, ss, kind, ss->t_cache_ns) == 0)
+				return 0;
+			rc = nomem(d);
+		}
+	} else {
+		int64_t end_ns = 0;
+		rc = call_conc(st, ss, t_ns, &end_ns);
+		if (rc == 0 && ++ss->next_conc < ts->n_calls) {
+			rc = schedule(st, ss, kind, sat_add(end_ns, sec_to_ns(ts->calls[ss->next_conc].gap_s)));
+			if (rc == 0)
+				return 0;
+		}
+		if (rc != 0)
+			rc = nomem(d);
+	}
+	if (--ss->refs == 0)
+		ssess_free(ss);
+	return rc;
+}
+
+/* Process every event due before `t_ns` (all of them with INT64_MAX). */
+static int drain(struct stats *st, int64_t t_ns, bool inclusive, struct diag *d)
+{
+	while (st->evq.len > 0) {
+		const struct ev *top = st->evq.data;
+		if (top->t_ns > t_ns || (!inclusive && top->t_ns == t_ns))
+			break;
+		struct ev e = ev_pop(&st->evq);
+		int rc = run(st, e.s, e.kind, e.t_ns, d);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- per-session figures ---- */
+
+static int session_figures(struct stats *st, const struct trace_session *s)
+{
+	struct stats_summary *m = &st->sum;
+	m->sessions++;
+	if (s->open_loop)
+		m->open_loop_calls++;
+	else if (qhist_add(&st->per_session, (int64_t)s->n_calls) != 0)
+		return DIAG_ENOMEM;
+	if (s->engineer) {
+		if (!map_get(&st->engineers, s->engineer) && map_put(&st->engineers, s->engineer, 1) != 0)
+			return DIAG_ENOMEM;
+	}
+	vec_clear(&st->ctx);
+	int64_t task_calls = 0;
+	for (size_t i = 0; i < s->n_calls; i++) {
+		const struct trace_call *c = &s->calls[i];
+		m->calls++;
+		m->prompt_tokens += c->prompt_tokens;
+		m->output_tokens += c->output_tokens;
+		int64_t fresh;
+		if (i > 0 && c->extends_prev) {
+			const struct trace_call *p = &s->calls[i - 1];
+			fresh = c->prompt_tokens - p->prompt_tokens - p->output_tokens;
+		} else {
+			const struct trace_seg *a = st->ctx.data;
+			int64_t common = 0;
+			for (size_t k = 0; k < c->n_segs && k < st->ctx.len; k++) {
+				if (a[k].content != c->segs[k].content || a[k].tokens != c->segs[k].tokens)
+					break;
+				common += c->segs[k].tokens;
+			}
+			fresh = c->prompt_tokens - common;
+			vec_clear(&st->ctx);
+		}
+		if (vec_append(&st->ctx, c->segs, c->n_segs) != 0)
+			return DIAG_ENOMEM;
+		struct trace_seg *o = vec_push(&st->ctx);
+		if (!o)
+			return DIAG_ENOMEM;
+		o->content = trace_output_content(s->id, c->seq);
+		o->tokens = c->output_tokens;
+		m->new_tokens += fresh;
+		if (qhist_add(&st->input, c->prompt_tokens) != 0 || qhist_add(&st->fresh, fresh) != 0 ||
+		    qhist_add(&st->output, c->output_tokens) != 0)
+			return DIAG_ENOMEM;
+		if (i > 0 && qhist_add(&st->gap_ms, llround(c->gap_s * 1000.0)) != 0)
+			return DIAG_ENOMEM;
+		if (c->tool == TRACE_TOOL_OK)
+			m->tool_ok++;
+		else if (c->tool == TRACE_TOOL_FAIL)
+			m->tool_fail++;
+		if (c->retry_of >= 0) {
+			m->retry_calls++;
+			m->retry_prompt_tokens += c->prompt_tokens;
+		}
+		if (s->open_loop)
+			continue;
+		task_calls++;
+		if (i + 1 == s->n_calls || s->calls[i + 1].task != c->task) {
+			m->tasks++;
+			m->tasks_accepted += c->accepted == TRACE_ACCEPT_TRUE;
+			m->tasks_rejected += c->accepted == TRACE_ACCEPT_FALSE;
+			if (qhist_add(&st->per_task, task_calls) != 0)
+				return DIAG_ENOMEM;
+			task_calls = 0;
+		}
+	}
+	return 0;
+}
+
+int stats_add(struct stats *st, struct trace_session *s, struct diag *d)
+{
+	assert(!st->finished);
+	if (!trace_session_check(s)) {
+		long line = s ? s->line : 0;
+		trace_session_free(s);
+		return diag_set(d, DIAG_EINPUT, "session at line %ld breaks the trace rules "
+				"(expected what trace_session_check accepts)", line);
+	}
+	int64_t t_ns = sec_to_ns(s->t_s);
+	if (t_ns < st->last_start_ns) {
+		long line = s->line;
+		trace_session_free(s);
+		return diag_set(d, DIAG_EINPUT, "session at line %ld starts before the previous one "
+				"(expected sessions in start order)", line);
+	}
+	st->last_start_ns = t_ns;
+	int rc = drain(st, t_ns, false, d);
+	if (rc == 0 && session_figures(st, s) != 0)
+		rc = nomem(d);
+	if (rc != 0) {
+		trace_session_free(s);
+		return rc;
+	}
+	struct ssess *ss = calloc(1, sizeof(*ss));
+	if (!ss) {
+		trace_session_free(s);
+		return nomem(d);
+	}
+	ss->ts = s;
+	ss->refs = 2;
+	vec_init(&ss->hashes, sizeof(uint64_t), VEC_NO_LIMIT);
+	/* the first call goes now on both timelines; if the first run fails
+	 * the second still owns the session and frees it */
+	rc = run(st, ss, EV_CACHE, t_ns, d);
+	int rc2 = run(st, ss, EV_CONC, t_ns, d);
+	return rc != 0 ? rc : rc2;
+}
+
+int stats_finish(struct stats *st, struct stats_summary *out, struct diag *d)
+{
+	assert(!st->finished);
+	int rc = drain(st, INT64_MAX, true, d);
+	if (rc != 0)
+		return rc;
+	st->finished = true;
+	st->cum_len = st->hist.len + 1;
+	st->cum = malloc(st->cum_len * sizeof(*st->cum));
+	if (!st->cum)
+		return nomem(d);
+	st->cum[0] = 0;
+	for (size_t i = 0; i < st->hist.len; i++)
+		st->cum[i + 1] = st->cum[i] + VEC_AT(&st->hist, int64_t, i);
+	if (st->cum[st->hist.len] != st->hits)
+		return diag_set(d, DIAG_EINTERNAL, "invariant: prefix hits %lld != histogram %lld",
+				(long long)st->hits, (long long)st->cum[st->hist.len]);
+	struct stats_summary *m = &st->sum;
+	m->engineers = (int64_t)st->engineers.len;
+	m->tool_failure_rate = m->tool_ok + m->tool_fail
+		? (double)m->tool_fail / (double)(m->tool_ok + m->tool_fail) : 0.0;
+	m->retry_rate = m->calls ? (double)m->retry_calls / (double)m->calls : 0.0;
+	m->first_t_s = st->any_call ? (double)st->first_ns / 1e9 : 0.0;
+	m->last_t_s = st->any_call ? (double)st->last_ns / 1e9 : 0.0;
+	m->hit_tokens_unbounded = st->hits;
+	m->prefix_hit_rate_unbounded = m->prompt_tokens ? (double)st->hits / (double)m->prompt_tokens : 0.0;
+	m->distinct_blocks = st->live;
+	if (qhist_summary(&st->input, 1, &m->input_tokens) != 0 ||
+	    qhist_summary(&st->fresh, 1, &m->new_tokens_per_call) != 0 ||
+	    qhist_summary(&st->output, 1, &m->output_tokens_per_call) != 0 ||
+	    qhist_summary(&st->per_session, 1, &m->calls_per_session) != 0 ||
+	    qhist_summary(&st->per_task, 1, &m->calls_per_task) != 0 ||
+	    qhist_summary(&st->gap_ms, 0.001, &m->gap_s) != 0 ||
+	    qhist_summary(&st->conc, 1, &m->concurrency) != 0)
+		return nomem(d);
+	if (out)
+		*out = *m;
+	return 0;
+}
+
+int64_t stats_hit_tokens_at(const struct stats *st, int64_t cache_blocks)
+{
+	assert(st->finished);
+	if (cache_blocks <= 0 || !st->cum)
+		return 0;
+	size_t k = (uint64_t)cache_blocks < st->cum_len - 1 ? (size_t)cache_blocks : st->cum_len - 1;
+	return st->cum[k];
+}
+
+int stats_read(struct stats *st, const char *path, enum trace_format fmt, bool skip_bad,
+	       struct stats_summary *out, struct stats_source *src, struct diag *d)
+{
+	struct trace_reader *r = NULL;
+	int rc = trace_reader_open(&r, path, fmt, d);
+	if (rc != 0)
+		return rc;
+	trace_reader_set_skip_bad(r, skip_bad);
+	struct trace_session *s = NULL;
+	while ((rc = trace_reader_next(r, &s, d)) == 1) {
+		rc = stats_add(st, s, d);
+		if (rc != 0)
+			break;
+	}
+	if (rc == 0)
+		rc = stats_finish(st, out, d);
+	if (src) {
+		memset(src, 0, sizeof(*src));
+		src->format = trace_reader_format(r);
+		src->gzip = trace_reader_gzip(r);
+		src->skipped_lines = trace_reader_skipped(r);
+		const char *first = trace_reader_first_skipped(r);
+		if (first) {
+			size_t n = strlen(first);
+			if (n >= sizeof(src->first_skipped))
+				n = sizeof(src->first_skipped) - 1;
+			memcpy(src->first_skipped, first, n);
+		}
+	}
+	trace_reader_free(r);
+	return rc;
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * stats: what a trace contains, measured in one streaming pass, so a user can
+ * check a trace before trusting a replay of it (`agentcap stats`).
+ *
+ * Counts (calls, sessions, tasks, engineers), exact token distributions per
+ * call (input, new, output), tool failures and retries, think/tool gaps, the
+ * concurrency of overlapping calls, and the token-weighted prefix-cache hit
+ * rate with an unbounded cache and as a curve over cache capacity.
+ *
+ * Order of calls.  A closed-loop session's later calls have no recorded time
+ * of their own, only a gap after the previous call's completion.  stats
+ * orders calls by their recorded times with zero service time: a session's
+ * first call at `t`, each later call at the previous call's time + `gap`.
+ * At equal times a session's first call goes before later calls of sessions
+ * read earlier (as replay, which reads a session due at an instant before
+ * it dispatches the events of that instant); later calls due at the same
+ * instant go in the order they were scheduled.
+ *
+ * Prefix hits use the simulator's rules (traces/prompt.h block hashes of
+ * prompt + output, `block_size` tokens per block): a call reuses the longest
+ * leading run of its prompt blocks that any earlier call had, whole blocks
+ * only and never the whole prompt (at most floor((P-1)/B) blocks).  After a
+ * call, its prompt and output blocks are cached: floor((P+O-1)/B) of them,
+ * as the engine computes the KV of every token but the last.
+ *
+ * The capacity curve is an LRU cache of whole blocks: a call looks its prefix
+ * up, then touches all its blocks with its first block most recent (the
+ * engine frees a request's blocks tail first).  One pass gives the hit rate
+ * at every capacity at once (Mattson's stack distances, kept in a Fenwick
+ * tree: O(log U) per block for U distinct blocks, memory O(U)).  The engine
+ * also spends blocks on each call's partial last block and on calls in
+ * flight, so it needs slightly more than the curve's capacity for the same
+ * hit rate.  docs/stats.md states every definition.
+ *
+ * Concurrency of overlapping calls uses a second timeline with service
+ * times: a call is in flight for output_tokens / decode_tokens_per_s seconds
+ * from its start, and a session's later call starts `gap` after the end of
+ * the one before (canonical and Mooncake traces record no durations).
+ *
+ * Memory: O(distinct blocks + distinct token counts + sessions in flight),
+ * never O(calls).
+ */
+#ifndef TRACES_STATS_H
+#define TRACES_STATS_H
+
+#include "traces/reader.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct diag;
+struct trace_session;
+
+struct stats_opts {
+	int64_t block_size;          /* tokens per KV block, >= 1 (engine default 16) */
+	double decode_tokens_per_s;  /* assumed decode rate for overlap concurrency, > 0 */
+};
+
+#define STATS_DEFAULT_BLOCK_SIZE 16
+#define STATS_DEFAULT_DECODE_TOKENS_PER_S 50.0
+
+/* Summary of one exactly counted distribution.  Percentiles interpolate
+ * linearly between the two nearest ranks (the median of an even count is
+ * the mean of the middle two, as numpy's default).  All 0 when n == 0. */
+struct stats_dist {
+	int64_t n;
+	double min, max, mean;
+	double p50, p90, p99;
+};
+
+struct stats_summary {
+	int64_t block_size;
+	double decode_tokens_per_s;
+
+	int64_t calls;
+	int64_t sessions;            /* as read, one-call open-loop sessions included */
+	int64_t open_loop_calls;     /* request-level calls (no session) */
+	int64_t tasks;               /* runs of calls with one task id, closed-loop sessions */
+	int64_t tasks_accepted, tasks_rejected; /* by the task's last call; the rest unknown */
+	int64_t engineers;           /* distinct engineer ids (0 if none recorded) */
+
+	int64_t prompt_tokens;       /* sum of input (prompt) tokens */
+	int64_t output_tokens;
+	int64_t new_tokens;          /* sum of new_tokens below */
+	struct stats_dist input_tokens;  /* per call: prompt tokens, prefix included */
+	struct stats_dist new_tokens_per_call; /* prompt tokens not in the previous
+						  call's prompt + output (session) */
+	struct stats_dist output_tokens_per_call;
+	struct stats_dist calls_per_session;  /* closed-loop sessions only */
+	struct stats_dist calls_per_task;
+	struct stats_dist gap_s;     /* gaps of later calls, at 1 ms resolution */
+	struct stats_dist concurrency; /* calls in flight at each call's start, itself included */
+
+	int64_t tool_ok, tool_fail;  /* calls with a recorded tool outcome */
+	double tool_failure_rate;    /* fail / (ok + fail); 0 if none recorded */
+	int64_t retry_calls;         /* calls with retry_of */
+	double retry_rate;           /* retry_calls / calls */
+	int64_t retry_prompt_tokens;
+
+	double first_t_s, last_t_s;  /* first and last call time (zero service time) */
+
+	int64_t hit_tokens_unbounded;     /* prompt tokens an unbounded cache serves */
+	double prefix_hit_rate_unbounded; /* hit_tokens_unbounded / prompt_tokens, 0..1 */
+	int64_t distinct_blocks;          /* blocks an unbounded cache ends up holding */
+};
+
+struct stats;
+
+/* A fresh accumulator.  DIAG_EINPUT for options out of range, DIAG_ENOMEM. */
+int stats_new(struct stats **out, const struct stats_opts *o, struct diag *d);
+
+/* Free everything, sessions still held included; accepts NULL. */
+void stats_free(struct stats *st);
+
+/* Add one session and take ownership of it (it is freed by stats, even on
+ * error).  Sessions must come in non-decreasing start time (as the reader
+ * gives them) with a valid structure (trace_session_check); DIAG_EINPUT
+ * otherwise.  Calls due before s->t_s are processed first. */
+int stats_add(struct stats *st, struct trace_session *s, struct diag *d);
+
+/* Process every call still pending and fill *out.  After it, only the
+ * stats_hit_tokens_at and stats_summary calls are allowed. */
+int stats_finish(struct stats *st, struct stats_summary *out, struct diag *d);
+
+/* Tokens that an LRU cache of `cache_blocks` blocks serves from the prefix
+ * cache over the whole trace (a capacity >= distinct_blocks gives
+ * hit_tokens_unbounded).  Only after stats_finish; O(1). */
+int64_t stats_hit_tokens_at(const struct stats *st, int64_t cache_blocks);
+
+/* What stats_read found out about the file besides the calls. */
+struct stats_source {
+	enum trace_format format;
+	bool gzip;
+	long skipped_lines;
+	char first_skipped[512];     /* message of the first skipped line, or "" */
+};
+
+/* Read the whole trace at `path` into st with the streaming reader (the
+ * format as trace_reader_open decides it; `skip_bad` drops malformed lines)
+ * and finish.  `src` may be NULL. */
+int stats_read(struct stats *st, const char *path, enum trace_format fmt, bool skip_bad,
+	       struct stats_summary *out, struct stats_source *src, struct diag *d);
+
+#endif
