@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Install what is missing, then build and run the whole test suite twice:
-# warnings as errors, and again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# warnings as errors, and again under AddressSanitizer + UndefinedBehaviorSanitizer;
+# then run every libFuzzer target for a bounded time (AGENTCAP_FUZZ_SECONDS each).
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/deps.sh
 agentcap_deps
+agentcap_fuzz_deps
 jobs="$(nproc)"
 
 echo "== build (warnings are errors) and test"
@@ -18,3 +20,9 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DAGENTCAP_WERROR=ON -DAGENTCA
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+echo "== fuzz: every libFuzzer target for ${AGENTCAP_FUZZ_SECONDS:-15} s (clang, ASan + UBSan)"
+cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DAGENTCAP_SANITIZE=ON \
+  -DBUILD_TESTING=OFF -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link >/dev/null
+cmake --build build-fuzz -j"$jobs" --target fuzz_all
+fuzz/run.sh build-fuzz "${AGENTCAP_FUZZ_SECONDS:-15}"

@@ -38,14 +38,35 @@ int main(int argc, char **argv)
 	int rc = scenario_load(&sc, NULL, (const char *const *)argv + 2, argc - 2, &d);
 	if (rc == 0)
 		rc = catalog_load(&cat, NULL, &d);
+	struct perf_opts po;
+	perf_opts_init(&po);
+	po.hardware = sc.hardware;
+	po.model = sc.model;
+	po.weight_format = sc.weight_format;
+	po.kv_dtype = sc.kv_cache_dtype;
+	po.engine = sc.engine_profile[0] ? sc.engine_profile : NULL;
+	po.tp = sc.tensor_parallel_size;
+	po.pp = sc.pipeline_parallel_size;
+	po.gpu_expert_fraction = sc.offload_gpu_expert_fraction;
+	po.host = (struct offload_host){ sc.host_memory_gb, sc.host_mem_bw_gbs, sc.host_tflops,
+					 sc.host_link_gbs };
 	if (rc == 0)
-		rc = perf_model_init(&pm, cat, sc.hardware, sc.model, sc.weight_format, sc.kv_cache_dtype,
-				     sc.tensor_parallel_size, &d);
+		rc = perf_model_init_opts(&pm, cat, &po, &d);
 	struct engine_config cfg = sc.engine;
 	if (rc == 0 && cfg.kv_cache_tokens == 0) {
 		struct mem_plan plan;
-		rc = mem_plan(&plan, cat, sc.hardware, sc.model, sc.weight_format, sc.kv_cache_dtype,
-			      sc.tensor_parallel_size, cfg.gpu_memory_utilization, cfg.max_num_batched_tokens, &d);
+		struct mem_opts mo;
+		mem_opts_init(&mo);
+		mo.hardware = sc.hardware;
+		mo.model = sc.model;
+		mo.weight_format = sc.weight_format;
+		mo.kv_dtype = sc.kv_cache_dtype;
+		mo.tp = sc.tensor_parallel_size;
+		mo.pp = sc.pipeline_parallel_size;
+		mo.gpu_memory_utilization = cfg.gpu_memory_utilization;
+		mo.max_num_batched_tokens = cfg.max_num_batched_tokens;
+		mo.gpu_expert_fraction = sc.offload_gpu_expert_fraction;
+		rc = mem_plan_opts(&plan, cat, &mo, &d);
 		cfg.kv_cache_tokens = plan.kv_capacity_tokens;
 	}
 	if (rc == 0 && cfg.max_model_len == 0)

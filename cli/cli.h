@@ -13,6 +13,13 @@
 
 /* Subcommands: argv[0] is the subcommand name. */
 int cmd_replay(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_catalog(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_synth(int argc, char **argv);
 
 /* Print "agentcap: <msg>" to stderr and return the exit status for code. */
 int cli_fail(int code, const char *msg);

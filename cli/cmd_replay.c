@@ -7,6 +7,7 @@
 #include "models/catalog.h"
 #include "models/memory.h"
 #include "models/perf_model.h"
+#include "models/profile.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "reports/metrics.h"
@@ -14,6 +15,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +27,7 @@ static const char REPLAY_HELP[] =
 	"SYNOPSIS\n"
 	"    agentcap replay TRACE [--scenario FILE] [--set KEY=VALUE]... [--json FILE]\n"
 	"                    [--seed N] [--format auto|canonical|mooncake] [--skip-bad]\n"
-	"                    [--catalog DIR] [--quiet]\n"
+	"                    [--catalog DIR] [--quiet] [--engineers N [--days D] [--jitter S]]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Streams TRACE (an agentcap trace, docs/trace-format.md, or a Mooncake\n"
@@ -59,6 +61,16 @@ static const char REPLAY_HELP[] =
 	"        Read hardware/model catalogue JSON from DIR instead of the built-in copy.\n"
 	"    --quiet\n"
 	"        Do not print the table.\n"
+	"    --engineers N\n"
+	"        Replay a team of N engineers resampled from the trace: whole\n"
+	"        engineer-days (engineer, day of the session start) drawn with --seed,\n"
+	"        keeping their times of day, so a pilot's trace sizes a rollout.\n"
+	"        Request-level traces count as one engineer.  See docs/stats.md.\n"
+	"    --days D\n"
+	"        Days of the scaled team (default: as many as the trace spans).\n"
+	"    --jitter S\n"
+	"        Shift each drawn engineer-day by up to S seconds (default 0), so\n"
+	"        copies of one engineer-day do not arrive in lockstep.\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 success; 2 bad usage or input (path:line:col: what was expected);\n"
@@ -81,11 +93,13 @@ struct replay_args {
 	enum trace_format format;
 	bool skip_bad;
 	bool quiet;
+	struct scale_opts scale;
 };
 
 static int parse_args(int argc, char **argv, struct replay_args *a)
 {
-	enum { O_SCENARIO = 1000, O_SET, O_JSON, O_SEED, O_FORMAT, O_SKIP, O_CATALOG, O_QUIET, O_HELP };
+	enum { O_SCENARIO = 1000, O_SET, O_JSON, O_SEED, O_FORMAT, O_SKIP, O_CATALOG, O_QUIET, O_HELP,
+	       O_ENGINEERS, O_DAYS, O_JITTER };
 	static const struct option opts[] = {
 		{"scenario", required_argument, NULL, O_SCENARIO},
 		{"set", required_argument, NULL, O_SET},
@@ -96,6 +110,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{"catalog", required_argument, NULL, O_CATALOG},
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"help", no_argument, NULL, O_HELP},
+		{"engineers", required_argument, NULL, O_ENGINEERS},
+		{"days", required_argument, NULL, O_DAYS},
+		{"jitter", required_argument, NULL, O_JITTER},
 		{NULL, 0, NULL, 0},
 	};
 	memset(a, 0, sizeof(*a));
@@ -150,6 +167,29 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		case O_QUIET:
 			a->quiet = true;
 			break;
+		case O_ENGINEERS:
+		case O_DAYS:
+		case O_JITTER: {
+			char *end;
+			errno = 0;
+			double v = strtod(optarg, &end);
+			bool integral = c != O_JITTER;
+			if (errno || end == optarg || *end || !(v >= (c == O_ENGINEERS ? 1 : 0)) ||
+			    !(v <= (c == O_JITTER ? 43200 : 1e6)) || (integral && v != floor(v))) {
+				fprintf(stderr, "agentcap replay: --%s '%s': expected %s\n",
+					c == O_ENGINEERS ? "engineers" : c == O_DAYS ? "days" : "jitter", optarg,
+					c == O_ENGINEERS ? "an integer 1..1000000" :
+					c == O_DAYS ? "an integer 0..1000000" : "seconds 0..43200");
+				return 2;
+			}
+			if (c == O_ENGINEERS)
+				a->scale.engineers = (int64_t)v;
+			else if (c == O_DAYS)
+				a->scale.days = (int64_t)v;
+			else
+				a->scale.jitter_s = v;
+			break;
+		}
 		case 'h':
 		case O_HELP:
 			fputs(REPLAY_HELP, stdout);
@@ -164,6 +204,10 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		fprintf(stderr, "agentcap replay: expected exactly one TRACE argument (see agentcap replay --help)\n");
 		return 2;
 	}
+	if ((a->scale.days || a->scale.jitter_s) && !a->scale.engineers) {
+		fprintf(stderr, "agentcap replay: --days and --jitter need --engineers\n");
+		return 2;
+	}
 	a->trace = argv[optind];
 	return 0;
 }
@@ -171,18 +215,42 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 /* Turn the scenario into engine settings, deriving KV capacity and
  * max_model_len from the catalogue where the scenario leaves them out. */
 static int resolve(const struct scenario *sc, const struct catalog *cat, struct perf_model *pm,
-		   struct engine_config *cfg, struct diag *d)
+		   struct perf_profile **prof, struct engine_config *cfg, struct diag *d)
 {
-	int rc = perf_model_init(pm, cat, sc->hardware, sc->model, sc->weight_format, sc->kv_cache_dtype,
-				 sc->tensor_parallel_size, d);
+	struct perf_opts po;
+	perf_opts_init(&po);
+	po.hardware = sc->hardware;
+	po.model = sc->model;
+	po.weight_format = sc->weight_format;
+	po.kv_dtype = sc->kv_cache_dtype;
+	po.engine = sc->engine_profile[0] ? sc->engine_profile : NULL;
+	po.tp = sc->tensor_parallel_size;
+	po.pp = sc->pipeline_parallel_size;
+	po.gpu_expert_fraction = sc->offload_gpu_expert_fraction;
+	po.host = (struct offload_host){ sc->host_memory_gb, sc->host_mem_bw_gbs, sc->host_tflops,
+					 sc->host_link_gbs };
+	int rc = perf_model_init_opts(pm, cat, &po, d);
+	if (rc == 0 && sc->profile[0]) {
+		rc = perf_profile_load(prof, sc->profile, pm, d);
+		perf_model_set_profile(pm, *prof);
+	}
 	if (rc != 0)
 		return rc;
 	*cfg = sc->engine;
 	if (cfg->kv_cache_tokens == 0) {
 		struct mem_plan plan;
-		rc = mem_plan(&plan, cat, sc->hardware, sc->model, sc->weight_format, sc->kv_cache_dtype,
-			      sc->tensor_parallel_size, cfg->gpu_memory_utilization,
-			      cfg->max_num_batched_tokens, d);
+		struct mem_opts mo;
+		mem_opts_init(&mo);
+		mo.hardware = sc->hardware;
+		mo.model = sc->model;
+		mo.weight_format = sc->weight_format;
+		mo.kv_dtype = sc->kv_cache_dtype;
+		mo.tp = sc->tensor_parallel_size;
+		mo.pp = sc->pipeline_parallel_size;
+		mo.gpu_memory_utilization = cfg->gpu_memory_utilization;
+		mo.max_num_batched_tokens = cfg->max_num_batched_tokens;
+		mo.gpu_expert_fraction = sc->offload_gpu_expert_fraction;
+		rc = mem_plan_opts(&plan, cat, &mo, d);
 		if (rc != 0)
 			return rc;
 		cfg->kv_cache_tokens = plan.kv_capacity_tokens;
@@ -210,6 +278,7 @@ int cmd_replay(int argc, char **argv)
 	struct scenario sc;
 	struct catalog *cat = NULL;
 	struct perf_model pm;
+	struct perf_profile *prof = NULL;
 	struct engine_config cfg;
 	struct metrics *m = NULL;
 	struct replay_stats st;
@@ -218,14 +287,15 @@ int cmd_replay(int argc, char **argv)
 	if (rc == 0)
 		rc = catalog_load(&cat, a->catalog, &d);
 	if (rc == 0)
-		rc = resolve(&sc, cat, &pm, &cfg, &d);
+		rc = resolve(&sc, cat, &pm, &prof, &cfg, &d);
 	if (rc == 0 && !(m = metrics_new()))
 		rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
 	if (rc == 0) {
 		metrics_set_replicas(m, sc.replicas);
 		metrics_set_slo(m, sc.slo_ttft_ms, sc.slo_tpot_ms);
 		struct replay_opts o = {.trace_path = a->trace, .format = a->format,
-					.skip_bad = a->skip_bad, .seed = a->seed};
+					.skip_bad = a->skip_bad, .seed = a->seed, .scale = a->scale};
+		o.scale.seed = a->seed;
 		rc = replay_run(&o, &cfg, sim_perf_from_model(&pm), metrics_sink(m), &st, &d);
 	}
 	if (rc == 0)
@@ -261,8 +331,16 @@ int cmd_replay(int argc, char **argv)
 			rc = report_json_write(a->json, &meta, &sum, &d);
 		if (rc == 0 && !a->quiet && !json_stdout)
 			report_table(stdout, &meta, &sum);
+		if (rc == 0 && !a->quiet && !json_stdout && a->scale.engineers)
+			printf("Scaled team: %lld engineers x %lld days resampled (seed %llu) from %lld "
+			       "engineers, %lld engineer-days (%lld active), %lld sessions\n",
+			       (long long)st.scale.engineers, (long long)st.scale.days,
+			       (unsigned long long)a->seed, (long long)st.scale.source_engineers,
+			       (long long)st.scale.source_engineer_days,
+			       (long long)st.scale.active_engineer_days, (long long)st.scale.sessions_out);
 	}
 	metrics_free(m);
+	perf_profile_free(prof);
 	catalog_free(cat);
 	free(a);
 	if (rc != 0)

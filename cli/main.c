@@ -15,6 +15,13 @@ struct command {
 
 static const struct command COMMANDS[] = {
 	{"replay", cmd_replay, "replay a trace through a simulated serving deployment"},
+	{"import", cmd_import, "convert agent logs and public traces to an agentcap trace"},
+	{"stats", cmd_stats, "describe a trace: tokens, prefix-cache reuse, concurrency"},
+	{"catalog", cmd_catalog, "list the hardware, models and formats of the catalogue"},
+	{"fit", cmd_fit, "which models fit on a machine, which machines hold a model"},
+	{"predict", cmd_predict, "step time and tokens/s of one model on one machine"},
+	{"validate", cmd_validate, "compare the performance model with published measurements"},
+	{"synth", cmd_synth, "write a synthetic trace: an agent-using team or a benchmark workload"},
 };
 #define N_COMMANDS (sizeof(COMMANDS) / sizeof(COMMANDS[0]))
 

@@ -151,6 +151,14 @@ static void on_done(void *ctx, const struct res_request *r, void *user)
 	rsess_free(rp, rs);
 }
 
+/* Next session from the trace, or from the resampled team when scaling. */
+static int next_session(struct trace_reader *tr, struct scale *sc, struct trace_session **out,
+			struct diag *d)
+{
+	int rc = sc ? scale_next(sc, out, d) : trace_reader_next(tr, out, d);
+	return rc > 0 ? 0 : rc;
+}
+
 static int start_session(struct replay *rp, struct trace_session *ts)
 {
 	struct rsess *rs = calloc(1, sizeof(*rs));
@@ -185,9 +193,15 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	snprintf(st->trace_format, sizeof(st->trace_format), "%s",
 		 trace_reader_format(tr) == TRACE_FMT_MOONCAKE ? "mooncake" : "agentcap-trace v1");
 	st->gzip = trace_reader_gzip(tr);
+	struct scale *sc = NULL;
+	if (o->scale.engineers > 0 && (rc = scale_open(&sc, tr, &o->scale, d)) != 0) {
+		trace_reader_free(tr);
+		return rc;
+	}
 
 	struct replay *rp = calloc(1, sizeof(*rp));
 	if (!rp) {
+		scale_free(sc);
 		trace_reader_free(tr);
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
 	}
@@ -200,9 +214,7 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 
 	struct trace_session *next = NULL;
 	if (rc == 0)
-		rc = trace_reader_next(tr, &next, d);
-	if (rc > 0)
-		rc = 0;
+		rc = next_session(tr, sc, &next, d);
 	while (rc == 0) {
 		int64_t t_sess = next ? sec_to_ns(next->t_s) : INT64_MAX;
 		int64_t t_ev = sim_next_time(&rp->sim);
@@ -212,10 +224,8 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 			struct trace_session *ts = next;
 			next = NULL;
 			rc = start_session(rp, ts);
-			if (rc == 0) {
-				rc = trace_reader_next(tr, &next, d);
-				rc = rc > 0 ? 0 : rc;
-			}
+			if (rc == 0)
+				rc = next_session(tr, sc, &next, d);
 			continue;
 		}
 		if (t_ev == INT64_MAX)
@@ -238,6 +248,9 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	while (rp->live) /* only after an error */
 		rsess_free(rp, rp->live);
 	free(rp);
+	if (sc)
+		scale_get_info(sc, &st->scale);
+	scale_free(sc);
 	trace_reader_free(tr);
 	return rc;
 }

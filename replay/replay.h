@@ -16,6 +16,7 @@
 #ifndef REPLAY_REPLAY_H
 #define REPLAY_REPLAY_H
 
+#include "replay/scale.h"
 #include "sim/sim.h"
 #include "traces/reader.h"
 
@@ -28,6 +29,8 @@ struct replay_opts {
 	bool skip_bad;
 	uint64_t seed;           /* reported; no replay choice is random yet */
 	bool single_step;        /* verification aid: no coalesced decode runs */
+	struct scale_opts scale; /* engineers > 0: replay a team resampled from the
+				    trace (replay/scale.h), seeded with scale.seed */
 };
 
 struct replay_stats {
@@ -39,6 +42,7 @@ struct replay_stats {
 	struct sim_stats sim;
 	char trace_format[32];   /* "agentcap-trace v1" or "mooncake" */
 	bool gzip;
+	struct scale_info scale; /* when scale.engineers > 0 */
 };
 
 /* Replay the whole trace.  On success the sink has seen every call, session
