@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int outfile_open(struct outfile *of, const char *path, struct diag *d)
@@ -36,6 +37,11 @@ int outfile_open(struct outfile *of, const char *path, struct diag *d)
 		outfile_abort(of);
 		return diag_set(d, DIAG_EIO, "%s: cannot create: %s", path, strerror(e));
 	}
+	/* mkstemp creates the file 0600; give the result the mode a plain
+	 * fopen would (0666 less the umask), since it replaces the user's file. */
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
 	of->fp = fdopen(fd, "w");
 	if (!of->fp) {
 		close(fd);

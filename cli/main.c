@@ -54,7 +54,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "SEE ALSO\n"
 	      "    README.md, docs/architecture.md, docs/trace-format.md, docs/scenario.md,\n"
-	      "    docs/metrics.md\n",
+	      "    docs/metrics.md, docs/importers.md, docs/synth-profile.md, docs/stats.md,\n"
+	      "    docs/catalog.md, docs/performance-model.md, docs/validation.md\n",
 	      out);
 }
 

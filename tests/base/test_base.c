@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void test_diag_first_wins(void **state)
@@ -114,6 +115,12 @@ static void test_outfile_atomic(void **state)
 	assert_int_equal(outfile_open(&of, path, &d), 0);
 	fputs("first", of.fp);
 	assert_int_equal(outfile_commit(&of, &d), 0);
+	/* the file gets the usual mode, not mkstemp's 0600 */
+	struct stat sb;
+	mode_t mask = umask(022);
+	assert_int_equal(stat(path, &sb), 0);
+	umask(mask);
+	assert_int_equal(sb.st_mode & 0777, 0666 & ~mask);
 	/* an aborted rewrite leaves the old content and no temporary file */
 	assert_int_equal(outfile_open(&of, path, &d), 0);
 	fputs("half-writ", of.fp);
