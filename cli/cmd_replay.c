@@ -323,6 +323,8 @@ int cmd_replay(int argc, char **argv)
 			.events_processed = st.sim.events,
 			.engine_steps = st.sim.steps,
 			.kv_evicted_blocks = st.sim.kv_evictions,
+			.scaled_engineers = a->scale.engineers ? st.scale.engineers : 0,
+			.scaled_days = a->scale.engineers ? st.scale.days : 0,
 			.slo_ttft_ms = sc.slo_ttft_ms,
 			.slo_tpot_ms = sc.slo_tpot_ms,
 		};

@@ -336,6 +336,8 @@ static void json_run(struct json *j, const struct report_meta *m)
 	json_int(j, "skipped_bad_lines", m->skipped_bad_lines);
 	json_int(j, "events_processed", m->events_processed);
 	json_int(j, "engine_steps", m->engine_steps);
+	json_int(j, "scaled_engineers", m->scaled_engineers);
+	json_int(j, "scaled_days", m->scaled_days);
 	json_slo(j, "slo_ttft_ms", m->slo_ttft_ms);
 	json_slo(j, "slo_tpot_ms", m->slo_tpot_ms);
 	json_close(j);

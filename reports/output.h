@@ -45,6 +45,8 @@ struct report_meta {
 	int64_t events_processed;
 	int64_t engine_steps;          /* engine steps simulated (decode runs count each step) */
 	int64_t kv_evicted_blocks;     /* cached KV blocks evicted to make room */
+	int64_t scaled_engineers;     /* replay --engineers N: N, else 0 */
+	int64_t scaled_days;          /* days of the scaled team, else 0 */
 	double slo_ttft_ms;           /* 0 = no SLO */
 	double slo_tpot_ms;           /* 0 = no SLO */
 };

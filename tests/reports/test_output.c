@@ -47,7 +47,7 @@ static const char *const run_keys[] = {
 	"model_id", "hardware_id", "weight_format", "kv_cache_dtype", "tensor_parallel_size",
 	"seed", "kv_capacity_tokens", "block_size", "max_num_seqs", "max_num_batched_tokens",
 	"enable_prefix_caching", "enable_chunked_prefill", "skipped_bad_lines",
-	"events_processed", "engine_steps", "slo_ttft_ms", "slo_tpot_ms",
+	"events_processed", "engine_steps", "scaled_engineers", "scaled_days", "slo_ttft_ms", "slo_tpot_ms",
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -75,6 +75,8 @@ static struct report_meta fixture_meta(void)
 		.skipped_bad_lines = 2,
 		.events_processed = 123456789,
 		.engine_steps = 4567,
+		.scaled_engineers = 300,
+		.scaled_days = 5,
 		.kv_evicted_blocks = 42,
 		.slo_ttft_ms = 2000.0,
 		.slo_tpot_ms = 0.0,
@@ -253,6 +255,8 @@ static void test_json_parses_back(void **state)
 	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(run, "scenario_path")));
 	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(run, "slo_tpot_ms")));
 	check_number(run, "slo_ttft_ms", 2000);
+	check_number(run, "scaled_engineers", 300);
+	check_number(run, "scaled_days", 5);
 	check_number(run, "tensor_parallel_size", 2);
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "enable_prefix_caching")));
 	assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(run, "enable_chunked_prefill")));
