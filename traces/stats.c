@@ -5,8 +5,9 @@
  * session is added.  What depends on the order of calls across sessions runs
  * on two timelines driven by one event heap ordered by (time, sequence): the
  * zero-service-time timeline feeds the prefix-cache analysis, the
- * service-time timeline the overlap concurrency.  A session stays in memory
- * until both timelines have passed its last call.
+ * service-time timeline the concurrency figures.  A session stays in memory
+ * until both timelines have passed its last call (on the service-time
+ * timeline, the end of its last call, when it leaves its turn).
  *
  * Prefix cache.  `pos` maps each block hash seen to the time of its last
  * access; the Fenwick tree `bit` has a 1 at every such time, so the number
@@ -19,12 +20,27 @@
  * positions are renumbered 1..live in order (compaction), so the tree's size
  * stays within a small factor of the distinct blocks.
  *
+ * Turns.  Open turns sit in the pool `turns` (a free list threads the
+ * unused entries) and are found by hash_combine(root id, task id) in
+ * `turn_of`; each session points at the turn its current call is in.  As
+ * calls reach the service-time timeline in start order, a turn keeps the
+ * union of its intervals as the length of the pieces already closed plus the
+ * last piece [cur_s, cur_e), which a new interval either extends or closes.
+ * `roots` maps each subagent session to its root session; a session that is
+ * not in it is a root (parents start before their subagents).
+ *
+ * With no_curve, pos is only the set of cached blocks (call_cache_unbounded)
+ * and the tree and hist stay empty.
+ *
  * Invariants: live == pos.len == prefix(now); every pos value is in 1..now
- * and distinct; hits == sum(hist).
+ * and distinct; hits == sum(hist) (without no_curve); turn_of.len == the pool entries not on
+ * the free list, each with holders >= 1, and the sessions pointing at a turn
+ * number its holders.
  */
 #include "traces/stats.h"
 
 #include "base/diag.h"
+#include "base/hash.h"
 #include "base/map.h"
 #include "base/vec.h"
 #include "traces/prompt.h"
@@ -136,6 +152,44 @@ static int qhist_summary(const struct qhist *q, double scale, struct stats_dist 
 	return 0;
 }
 
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double dpercentile(const double *v, size_t n, double pct)
+{
+	double h = (double)(n - 1) * pct;
+	size_t lo = (size_t)floor(h);
+	double frac = h - (double)lo;
+	if (frac <= 0 || lo + 1 >= n)
+		return v[lo];
+	return v[lo] + frac * (v[lo + 1] - v[lo]);
+}
+
+/* Summarise the samples of a vec of doubles (sorted in place), with the
+ * percentile rule of qhist_summary. */
+static void dsummary(struct vec *v, struct stats_dist *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t n = v->len;
+	if (n == 0)
+		return;
+	double *a = v->data;
+	qsort(a, n, sizeof(*a), dbl_cmp);
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += a[i];
+	out->n = (int64_t)n;
+	out->min = a[0];
+	out->max = a[n - 1];
+	out->mean = sum / (double)n;
+	out->p50 = dpercentile(a, n, 0.50);
+	out->p90 = dpercentile(a, n, 0.90);
+	out->p99 = dpercentile(a, n, 0.99);
+}
+
 static void qhist_release(struct qhist *q)
 {
 	map_release(&q->counts);
@@ -237,6 +291,9 @@ static void i64_pop(struct vec *h)
 struct ssess {
 	struct trace_session *ts;
 	size_t next_cache, next_conc; /* next call on each timeline */
+	uint64_t root;                /* id of the root session of its tree */
+	int64_t turn;                 /* index in stats.turns of its current turn, or -1 */
+	double conc_end_s;            /* end of its last call on the service-time timeline */
 	int64_t t_cache_ns;           /* time of call next_cache */
 	struct tchain chain;          /* block hashes of the context so far */
 	struct vec hashes;            /* uint64_t per full block of prompt + output */
@@ -266,7 +323,25 @@ struct stats {
 	int64_t hits;
 	int64_t *cum;                 /* after finish: cum[k] = sum(hist[0..k)) */
 	size_t cum_len;
+
+	/* turns and their overlap */
+	struct vec turns;             /* struct turn pool */
+	int64_t turn_free;            /* first unused pool entry, or -1 */
+	struct map turn_of;           /* hash of (root, task) -> pool index, open turns */
+	struct map roots;             /* subagent session id -> root session id */
+	struct vec overlap;           /* double per closed turn whose calls overlap */
 	bool finished;
+};
+
+/* One open turn (see the header and the design note). */
+struct turn {
+	uint64_t key;                 /* its key in turn_of */
+	double busy_s;                /* sum of call durations */
+	double closed_s;              /* union length of the pieces before the last */
+	double cur_s, cur_e;          /* the last piece of the union */
+	bool any;                     /* an interval was added */
+	int32_t holders;              /* sessions now in the turn */
+	int64_t next_free;            /* pool free list, when unused */
 };
 
 static const struct stats_opts default_opts = {
@@ -302,6 +377,11 @@ int stats_new(struct stats **out, const struct stats_opts *o, struct diag *d)
 	vec_init(&st->ctx, sizeof(struct trace_seg), VEC_NO_LIMIT);
 	map_init(&st->pos);
 	vec_init(&st->hist, sizeof(int64_t), VEC_NO_LIMIT);
+	vec_init(&st->turns, sizeof(struct turn), VEC_NO_LIMIT);
+	st->turn_free = -1;
+	map_init(&st->turn_of);
+	map_init(&st->roots);
+	vec_init(&st->overlap, sizeof(double), VEC_NO_LIMIT);
 	st->sum.block_size = o->block_size;
 	st->sum.decode_tokens_per_s = o->decode_tokens_per_s;
 	*out = st;
@@ -338,6 +418,10 @@ void stats_free(struct stats *st)
 	free(st->bit);
 	vec_release(&st->hist);
 	free(st->cum);
+	vec_release(&st->turns);
+	map_release(&st->turn_of);
+	map_release(&st->roots);
+	vec_release(&st->overlap);
 	free(st);
 }
 
@@ -442,6 +526,29 @@ static int hist_add(struct stats *st, int64_t dist, int64_t tokens)
 
 /* ---- the zero-service-time timeline: prefix cache ---- */
 
+/* Without the curve: pos is the set of cached blocks.  The cached blocks of
+ * a chain are a leading run (each call caches a leading run of its chain, and
+ * a block's hash names every block before it), so their end is found by
+ * binary search, and only the blocks past it are new. */
+static int call_cache_unbounded(struct stats *st, const uint64_t *h, int64_t max_hit, int64_t held)
+{
+	int64_t lo = 0, hi = held;
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (map_get(&st->pos, h[mid]))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	st->hits += (lo < max_hit ? lo : max_hit) * st->o.block_size;
+	for (int64_t k = lo; k < held; k++) {
+		if (map_put(&st->pos, h[k], 1) != 0)
+			return DIAG_ENOMEM;
+		st->live++;
+	}
+	return 0;
+}
+
 static int call_cache(struct stats *st, struct ssess *ss, struct diag *d)
 {
 	const struct trace_session *ts = ss->ts;
@@ -466,6 +573,11 @@ static int call_cache(struct stats *st, struct ssess *ss, struct diag *d)
 	int64_t max_hit = (c->prompt_tokens - 1) / B;
 	if (max_hit > n_h)
 		max_hit = n_h;
+	int64_t held = (c->prompt_tokens + c->output_tokens - 1) / B;
+	if (held > n_h)
+		held = n_h;
+	if (st->o.no_curve)
+		return call_cache_unbounded(st, h, max_hit, held) != 0 ? nomem(d) : 0;
 	int64_t worst = 0;
 	for (int64_t k = 0; k < max_hit; k++) {
 		const uint64_t *p = map_get(&st->pos, h[k]);
@@ -478,9 +590,6 @@ static int call_cache(struct stats *st, struct ssess *ss, struct diag *d)
 			return nomem(d);
 		st->hits += B;
 	}
-	int64_t held = (c->prompt_tokens + c->output_tokens - 1) / B;
-	if (held > n_h)
-		held = n_h;
 	for (int64_t k = held - 1; k >= 0; k--)
 		if (touch(st, h[k]) != 0)
 			return nomem(d);
@@ -495,14 +604,111 @@ static int64_t call_duration_ns(const struct stats *st, const struct trace_call 
 	return s >= 1e9 ? (int64_t)1e18 : sec_to_ns(s);
 }
 
+/* ---- turns ---- */
+
+static struct turn *turn_at(struct stats *st, int64_t i)
+{
+	return &VEC_AT(&st->turns, struct turn, (size_t)i);
+}
+
+/* Session ss leaves its turn; the last one out closes it and records its
+ * overlap concurrency if its calls overlap. */
+static int turn_leave(struct stats *st, struct ssess *ss)
+{
+	if (ss->turn < 0)
+		return 0;
+	int64_t i = ss->turn;
+	struct turn *t = turn_at(st, i);
+	ss->turn = -1;
+	assert(t->holders > 0);
+	if (--t->holders > 0)
+		return 0;
+	double uni = t->any ? t->closed_s + (t->cur_e - t->cur_s) : 0.0;
+	bool removed = map_del(&st->turn_of, t->key);
+	assert(removed);
+	(void)removed;
+	t->next_free = st->turn_free;
+	st->turn_free = i;
+	if (uni > 0 && t->busy_s / uni > 1 + 1e-9) {
+		double *v = vec_push(&st->overlap);
+		if (!v)
+			return DIAG_ENOMEM;
+		*v = t->busy_s / uni;
+	}
+	return 0;
+}
+
+/* Put ss in the turn of (its root, task), opening it if none is open. */
+static int turn_enter(struct stats *st, struct ssess *ss, uint64_t task)
+{
+	uint64_t key = hash_combine(ss->root, task);
+	if (ss->turn >= 0 && turn_at(st, ss->turn)->key == key)
+		return 0;
+	if (turn_leave(st, ss) != 0)
+		return DIAG_ENOMEM;
+	const uint64_t *open = map_get(&st->turn_of, key);
+	if (open) {
+		ss->turn = (int64_t)*open;
+		turn_at(st, ss->turn)->holders++;
+		return 0;
+	}
+	int64_t i = st->turn_free;
+	if (i >= 0) {
+		st->turn_free = turn_at(st, i)->next_free;
+	} else {
+		if (!vec_push(&st->turns))
+			return DIAG_ENOMEM;
+		i = (int64_t)st->turns.len - 1;
+	}
+	if (map_put(&st->turn_of, key, (uint64_t)i) != 0) {
+		turn_at(st, i)->next_free = st->turn_free;
+		st->turn_free = i;
+		return DIAG_ENOMEM;
+	}
+	*turn_at(st, i) = (struct turn){.key = key, .holders = 1, .next_free = -1};
+	ss->turn = i;
+	st->sum.turns++;
+	return 0;
+}
+
+/* Add the call interval [s, e) to ss's turn.  Intervals come in start order
+ * up to rounding (the event order is in whole nanoseconds). */
+static void turn_add(struct stats *st, const struct ssess *ss, double s, double e)
+{
+	struct turn *t = turn_at(st, ss->turn);
+	t->busy_s += e - s;
+	if (!t->any) {
+		t->any = true;
+		t->cur_s = s;
+		t->cur_e = e;
+	} else if (s >= t->cur_e) {
+		t->closed_s += t->cur_e - t->cur_s;
+		t->cur_s = s;
+		t->cur_e = e;
+	} else if (e > t->cur_e) {
+		t->cur_e = e;
+	}
+}
+
 static int call_conc(struct stats *st, struct ssess *ss, int64_t t_ns, int64_t *end_ns)
 {
 	while (st->ends.len > 0 && VEC_AT(&st->ends, int64_t, 0) <= t_ns)
 		i64_pop(&st->ends);
 	if (qhist_add(&st->conc, (int64_t)st->ends.len + 1) != 0)
 		return DIAG_ENOMEM;
-	*end_ns = sat_add(t_ns, call_duration_ns(st, &ss->ts->calls[ss->next_conc]));
-	return i64_push(&st->ends, *end_ns);
+	const struct trace_session *ts = ss->ts;
+	const struct trace_call *c = &ts->calls[ss->next_conc];
+	*end_ns = sat_add(t_ns, call_duration_ns(st, c));
+	if (i64_push(&st->ends, *end_ns) != 0)
+		return DIAG_ENOMEM;
+	if (ts->open_loop)
+		return 0;
+	double start_s = ss->next_conc == 0 ? ts->t_s : ss->conc_end_s + c->gap_s;
+	ss->conc_end_s = start_s + (double)c->output_tokens / st->o.decode_tokens_per_s;
+	if (turn_enter(st, ss, c->task) != 0)
+		return DIAG_ENOMEM;
+	turn_add(st, ss, start_s, ss->conc_end_s);
+	return 0;
 }
 
 /* ---- events ---- */
@@ -533,11 +739,18 @@ static int run(struct stats *st, struct ssess *ss, int kind, int64_t t_ns, struc
 				return 0;
 			rc = nomem(d);
 		}
+	} else if (ss->next_conc == ts->n_calls) {
+		/* the end of the session's last call: it leaves its turn */
+		rc = turn_leave(st, ss) != 0 ? nomem(d) : 0;
 	} else {
 		int64_t end_ns = 0;
 		rc = call_conc(st, ss, t_ns, &end_ns);
 		if (rc == 0 && ++ss->next_conc < ts->n_calls) {
 			rc = schedule(st, ss, kind, sat_add(end_ns, sec_to_ns(ts->calls[ss->next_conc].gap_s)));
+			if (rc == 0)
+				return 0;
+		} else if (rc == 0 && ss->turn >= 0) {
+			rc = schedule(st, ss, kind, end_ns);
 			if (rc == 0)
 				return 0;
 		}
@@ -667,7 +880,17 @@ int stats_add(struct stats *st, struct trace_session *s, struct diag *d)
 	}
 	ss->ts = s;
 	ss->refs = 2;
+	ss->turn = -1;
+	ss->root = s->id;
 	vec_init(&ss->hashes, sizeof(uint64_t), VEC_NO_LIMIT);
+	if (s->parent && !s->open_loop) {
+		const uint64_t *r = map_get(&st->roots, s->parent);
+		ss->root = r ? *r : s->parent;
+		if (map_put(&st->roots, s->id, ss->root) != 0) {
+			ssess_free(ss);
+			return nomem(d);
+		}
+	}
 	/* the first call goes now on both timelines; if the first run fails
 	 * the second still owns the session and frees it */
 	rc = run(st, ss, EV_CACHE, t_ns, d);
@@ -689,7 +912,7 @@ int stats_finish(struct stats *st, struct stats_summary *out, struct diag *d)
 	st->cum[0] = 0;
 	for (size_t i = 0; i < st->hist.len; i++)
 		st->cum[i + 1] = st->cum[i] + VEC_AT(&st->hist, int64_t, i);
-	if (st->cum[st->hist.len] != st->hits)
+	if (!st->o.no_curve && st->cum[st->hist.len] != st->hits)
 		return diag_set(d, DIAG_EINTERNAL, "invariant: prefix hits %lld != histogram %lld",
 				(long long)st->hits, (long long)st->cum[st->hist.len]);
 	struct stats_summary *m = &st->sum;
@@ -710,6 +933,9 @@ int stats_finish(struct stats *st, struct stats_summary *out, struct diag *d)
 	    qhist_summary(&st->gap_ms, 0.001, &m->gap_s) != 0 ||
 	    qhist_summary(&st->conc, 1, &m->concurrency) != 0)
 		return nomem(d);
+	assert(st->turn_of.len == 0);
+	dsummary(&st->overlap, &m->overlap_concurrency);
+	m->overlap_turns = m->overlap_concurrency.n;
 	if (out)
 		*out = *m;
 	return 0;
@@ -718,6 +944,8 @@ int stats_finish(struct stats *st, struct stats_summary *out, struct diag *d)
 int64_t stats_hit_tokens_at(const struct stats *st, int64_t cache_blocks)
 {
 	assert(st->finished);
+	if (st->o.no_curve)
+		return -1;
 	if (cache_blocks <= 0 || !st->cum)
 		return 0;
 	size_t k = (uint64_t)cache_blocks < st->cum_len - 1 ? (size_t)cache_blocks : st->cum_len - 1;

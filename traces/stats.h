@@ -32,13 +32,38 @@
  * flight, so it needs slightly more than the curve's capacity for the same
  * hit rate.  docs/stats.md states every definition.
  *
+ * Without the curve (no_curve) the unbounded figures cost O(log n) hash
+ * lookups per call of n blocks plus one insertion per block not seen
+ * before: the blocks cached from a chain always form a leading run (a block
+ * is cached only with every block before it), so a binary search finds its
+ * end.  The curve needs every block of every call (O(log U) each): about
+ * 18 times slower on a synthetic team at 16-token blocks (docs/stats.md).
+ *
  * Concurrency of overlapping calls uses a second timeline with service
  * times: a call is in flight for output_tokens / decode_tokens_per_s seconds
  * from its start, and a session's later call starts `gap` after the end of
  * the one before (canonical and Mooncake traces record no durations).
  *
- * Memory: O(distinct blocks + distinct token counts + sessions in flight),
- * never O(calls).
+ * Turns and their overlap, on that timeline.  A turn is one task of a root
+ * session (a run of its calls with one task id) together with the calls of
+ * the subagents it spawned: sessions that name the root, directly or through
+ * other subagents, in parent_session and carry the same task id.  Its overlap
+ * concurrency is the sum of its call durations / the length of the union of
+ * its call intervals (1 when nothing overlaps); the distribution is taken
+ * over the turns whose value exceeds 1 + 1e-9.  Interval ends are computed
+ * in double seconds as t, then previous end + gap, so that a subagent that
+ * a generator starts at the end of its parent's call starts exactly there.
+ * A turn is open while some session is in it (the root from the start of
+ * its first call of the task until it starts a call of another task or its
+ * last call ends; a subagent likewise) and is closed when the last one
+ * leaves; a subagent that starts after its turn closed opens a new turn.  Open-loop calls belong to
+ * no turn.  Calls reach the timeline in start order, so each open turn is
+ * O(1): the sum of durations, the union's closed length and its last piece.
+ *
+ * Memory: O(distinct blocks + distinct token counts + sessions in flight +
+ * open turns), plus one map entry per subagent session (its root, for
+ * subagents of subagents and late ones) and 8 bytes per overlapping turn
+ * (exact percentiles); never O(calls).
  */
 #ifndef TRACES_STATS_H
 #define TRACES_STATS_H
@@ -55,6 +80,7 @@ struct trace_session;
 struct stats_opts {
 	int64_t block_size;          /* tokens per KV block, >= 1 (engine default 16) */
 	double decode_tokens_per_s;  /* assumed decode rate for overlap concurrency, > 0 */
+	bool no_curve;               /* skip the capacity curve (see below) */
 };
 
 #define STATS_DEFAULT_BLOCK_SIZE 16
@@ -91,6 +117,9 @@ struct stats_summary {
 	struct stats_dist calls_per_task;
 	struct stats_dist gap_s;     /* gaps of later calls, at 1 ms resolution */
 	struct stats_dist concurrency; /* calls in flight at each call's start, itself included */
+	int64_t turns;               /* root tasks with their subagents' calls (see above) */
+	int64_t overlap_turns;       /* turns whose calls overlap (== overlap_concurrency.n) */
+	struct stats_dist overlap_concurrency; /* per overlapping turn: durations / union */
 
 	int64_t tool_ok, tool_fail;  /* calls with a recorded tool outcome */
 	double tool_failure_rate;    /* fail / (ok + fail); 0 if none recorded */
@@ -125,7 +154,8 @@ int stats_finish(struct stats *st, struct stats_summary *out, struct diag *d);
 
 /* Tokens that an LRU cache of `cache_blocks` blocks serves from the prefix
  * cache over the whole trace (a capacity >= distinct_blocks gives
- * hit_tokens_unbounded).  Only after stats_finish; O(1). */
+ * hit_tokens_unbounded); -1 if the accumulator was made with no_curve.
+ * Only after stats_finish; O(1). */
 int64_t stats_hit_tokens_at(const struct stats *st, int64_t cache_blocks);
 
 /* What stats_read found out about the file besides the calls. */

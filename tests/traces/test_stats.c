@@ -2,8 +2,9 @@
  * test_stats: trace statistics.  A hand-counted example (counts, new tokens,
  * prefix hits, tasks, tools, gaps, concurrency), percentiles against known
  * values, the LRU curve against a naive LRU cache on a random trace with
- * shared prefixes and extends chains (compactions included), and the
- * input errors.
+ * shared prefixes and extends chains (compactions included), the same
+ * unbounded hits without the curve, per-turn overlap concurrency by hand,
+ * and the input errors.
  */
 #include "tests/traces/testutil.h"
 
@@ -86,10 +87,72 @@ static void test_example_by_hand(void **state)
 	assert_int_equal(s.calls_per_session.n, 2);
 	assert_true(s.calls_per_session.max == 3 && s.calls_per_session.min == 1);
 	assert_int_equal(s.calls_per_task.n, 2);
+	/* one turn: s1's t1 with sub1 inside s1#0; s1#1 runs 5.75..7.75 and
+	 * s1#2 8.75..9.75: (3 + 0.125 + 2 + 1) / (3 + 2 + 1); the request is
+	 * in no turn */
+	assert_int_equal(s.turns, 1);
+	assert_int_equal(s.overlap_turns, 1);
+	assert_true(fabs(s.overlap_concurrency.p50 - 6.125 / 6.0) < 1e-12);
 	/* an unbounded cache holds every block: the curve ends at the same hits */
 	assert_int_equal(stats_hit_tokens_at(st, s.distinct_blocks), s.hit_tokens_unbounded);
 	assert_int_equal(stats_hit_tokens_at(st, INT64_MAX), s.hit_tokens_unbounded);
 	assert_int_equal(stats_hit_tokens_at(st, 0), 0);
+	stats_free(st);
+}
+
+/* Turns at 10 tokens/s.  Root r: task A 0..2 and 3..4, task B 6..9,
+ * task C 10..11 and 12..13.  Its subagent a1 (task A) runs 1..3 and
+ * 3.5..4.5, a1's own subagent a2 (task A, so r's turn) 1.5..2.5; b1 (task
+ * C) fills 11..12 exactly between r's calls.  Root q (task D) runs
+ * 20..22 with q1 20..22 and q2 21..22; `late`, a subagent of q1, starts at
+ * 30 after turn D closed (22) and opens a turn of its own. */
+static const char TURNS[] = HDR
+	"{\"session\":\"r\",\"engineer\":\"e1\",\"task\":\"A\",\"t\":0,\"prompt\":[[\"p\",100]],\"output_tokens\":20}\n"
+	"{\"session\":\"r\",\"task\":\"A\",\"gap\":1,\"prompt\":[[\"p\",100]],\"output_tokens\":10}\n"
+	"{\"session\":\"r\",\"task\":\"B\",\"gap\":2,\"prompt\":[[\"p\",100]],\"output_tokens\":30}\n"
+	"{\"session\":\"r\",\"task\":\"C\",\"gap\":1,\"prompt\":[[\"p\",100]],\"output_tokens\":10}\n"
+	"{\"session\":\"r\",\"task\":\"C\",\"gap\":1,\"prompt\":[[\"p\",100]],\"output_tokens\":10}\n"
+	"{\"session\":\"a1\",\"parent_session\":\"r\",\"task\":\"A\",\"t\":1,\"prompt\":[[\"p\",100]],\"output_tokens\":20}\n"
+	"{\"session\":\"a1\",\"task\":\"A\",\"gap\":0.5,\"prompt\":[[\"p\",100]],\"output_tokens\":10}\n"
+	"{\"session\":\"a2\",\"parent_session\":\"a1\",\"task\":\"A\",\"t\":1.5,\"prompt\":[[\"p\",100]],\"output_tokens\":10}\n"
+	"{\"session\":\"b1\",\"parent_session\":\"r\",\"task\":\"C\",\"t\":11,\"prompt\":[[\"p\",100]],\"output_tokens\":10}\n"
+	"{\"session\":\"q\",\"engineer\":\"e2\",\"task\":\"D\",\"t\":20,\"prompt\":[[\"p\",100]],\"output_tokens\":20}\n"
+	"{\"session\":\"q1\",\"parent_session\":\"q\",\"task\":\"D\",\"t\":20,\"prompt\":[[\"p\",100]],\"output_tokens\":20}\n"
+	"{\"session\":\"q2\",\"parent_session\":\"q\",\"task\":\"D\",\"t\":21,\"prompt\":[[\"p\",100]],\"output_tokens\":10}\n"
+	"{\"session\":\"late\",\"parent_session\":\"q1\",\"task\":\"D\",\"t\":30,\"prompt\":[[\"p\",100]],\"output_tokens\":10}\n";
+
+static void test_turn_overlap_by_hand(void **state)
+{
+	(void)state;
+	struct stats_opts o = {.block_size = 16, .decode_tokens_per_s = 10};
+	struct stats *st;
+	struct stats_summary s;
+	read_stats(TURNS, "stats_turns.jsonl", &o, &st, &s);
+	assert_int_equal(s.calls, 13);
+	/* A, B, C, D and late's D */
+	assert_int_equal(s.turns, 5);
+	/* A: durations 2 + 1 + 2 + 1 + 1 = 7 over the union 0..4.5 (the pieces
+	 * 0..3 and 3..4.5 touch); D: 2 + 2 + 1 = 5 over 20..22.  B and C (b1
+	 * only touches r's calls) and late's turn do not overlap. */
+	assert_int_equal(s.overlap_turns, 2);
+	assert_int_equal(s.overlap_concurrency.n, 2);
+	const double a = 7.0 / 4.5, dd = 5.0 / 2.0;
+	assert_true(fabs(s.overlap_concurrency.min - a) < 1e-12);
+	assert_true(fabs(s.overlap_concurrency.max - dd) < 1e-12);
+	assert_true(fabs(s.overlap_concurrency.p50 - (a + dd) / 2) < 1e-12);
+	assert_true(fabs(s.overlap_concurrency.p90 - (a + 0.9 * (dd - a))) < 1e-12);
+	stats_free(st);
+	/* at 20 tokens/s every call halves: A's pieces 0..1 (r), 1..2 (a1),
+	 * 1.5..2 (a2), 2..2.5 (r), 2.5..3 (a1) fill 0..3 with 3.5 s of calls.
+	 * r's task C now ends at 9, before b1 starts at 11: b1 opens a turn of
+	 * its own.  D: q and q1 run 20..21 and leave at 21, when q2 starts, so
+	 * q2 still joins: (1 + 1 + 0.5) / 1.5. */
+	o.decode_tokens_per_s = 20;
+	read_stats(TURNS, "stats_turns20.jsonl", &o, &st, &s);
+	assert_int_equal(s.turns, 6);
+	assert_int_equal(s.overlap_turns, 2);
+	assert_true(fabs(s.overlap_concurrency.min - 3.5 / 3.0) < 1e-12);
+	assert_true(fabs(s.overlap_concurrency.max - 2.5 / 1.5) < 1e-12);
 	stats_free(st);
 }
 
@@ -368,6 +431,20 @@ static void test_curve_matches_naive_lru(void **state)
 		prev = got;
 	}
 	stats_free(st);
+	/* without the curve: the same unbounded figures by binary search */
+	o.no_curve = true;
+	assert_int_equal(stats_new(&st, &o, &d), 0);
+	for (int i = 0; i < N_SESS; i++) {
+		struct trace_session *copy;
+		assert_int_equal(trace_session_clone(&copy, &g[i].s), 0);
+		assert_int_equal(stats_add(st, copy, &d), 0);
+	}
+	struct stats_summary s2;
+	assert_int_equal(stats_finish(st, &s2, &d), 0);
+	assert_int_equal(s2.hit_tokens_unbounded, unbounded);
+	assert_int_equal(s2.distinct_blocks, U);
+	assert_int_equal(stats_hit_tokens_at(st, U), -1);
+	stats_free(st);
 	free(g);
 }
 
@@ -473,6 +550,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_example_by_hand),
+		cmocka_unit_test(test_turn_overlap_by_hand),
 		cmocka_unit_test(test_block_rules),
 		cmocka_unit_test(test_new_tokens_restated_prompt),
 		cmocka_unit_test(test_percentiles),

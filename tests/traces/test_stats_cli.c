@@ -2,7 +2,8 @@
  * test_stats_cli: `agentcap stats` and `agentcap replay --engineers` end to
  * end: help, exit codes and messages, the JSON document's flat keys and
  * values on a hand-checked trace, the same bytes on a second run, KV bytes
- * per token with --model, given cache capacities, and a scaled replay.
+ * per token with --model, given cache capacities, turn overlap concurrency
+ * and --no-curve, and a scaled replay.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -150,6 +151,64 @@ static void test_json_keys_and_determinism(void **state)
 	out_free(&t);
 }
 
+/* Turn overlap in the JSON and the table, and --no-curve: one root q with
+ * two subagents at 10 tokens/s, q and q1 run 20..22, q2 21..22: the turn's
+ * calls last 5 s over a 2 s union. */
+static void test_turns_and_no_curve(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/agentcap-stats-turns-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs("{\"format\":\"agentcap-trace\",\"version\":1}\n"
+	      "{\"session\":\"q\",\"task\":\"D\",\"t\":20,\"prompt\":[[\"p\",100]],\"output_tokens\":20}\n"
+	      "{\"session\":\"q1\",\"parent_session\":\"q\",\"task\":\"D\",\"t\":20,\"prompt\":[[\"p\",100]],\"output_tokens\":20}\n"
+	      "{\"session\":\"q2\",\"parent_session\":\"q\",\"task\":\"D\",\"t\":21,\"prompt\":[[\"p\",100]],\"output_tokens\":10}\n",
+	      f);
+	fclose(f);
+	char args[512];
+	snprintf(args, sizeof(args), "stats %s --decode-tokens-per-s 10 --json -", path);
+	struct out a = run(args);
+	assert_int_equal(a.status, 0);
+	cJSON *j = cJSON_Parse(a.out);
+	assert_non_null(j);
+	assert_true(num(j, "turns") == 1);
+	assert_true(num(j, "overlap_turns") == 1);
+	assert_true(num(j, "overlap_concurrency_median") == 2.5);
+	assert_true(num(j, "overlap_concurrency_p90") == 2.5);
+	assert_true(num(j, "max_concurrency") == 3); /* the trace-wide figure is unchanged */
+	cJSON_Delete(j);
+	out_free(&a);
+	snprintf(args, sizeof(args), "stats %s --decode-tokens-per-s 10", path);
+	struct out t = run(args);
+	assert_int_equal(t.status, 0);
+	assert_non_null(strstr(t.out, "Turns                   1 (1 with overlapping calls)"));
+	assert_non_null(strstr(t.out, "overlap concurrency   median 2.500, p90 2.500"));
+	out_free(&t);
+	/* --no-curve: the same unbounded hits, no curve */
+	struct out c = run("stats " GOOD " --json -");
+	struct out n = run("stats " GOOD " --json - --no-curve");
+	assert_int_equal(n.status, 0);
+	cJSON *cj = cJSON_Parse(c.out), *nj = cJSON_Parse(n.out);
+	assert_non_null(cj);
+	assert_non_null(nj);
+	assert_true(num(nj, "prefix_hit_tokens_unbounded") == num(cj, "prefix_hit_tokens_unbounded"));
+	assert_true(num(nj, "distinct_blocks") == num(cj, "distinct_blocks"));
+	assert_true(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cj, "cache_curve")) > 0);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(nj, "cache_curve")), 0);
+	cJSON_Delete(cj);
+	cJSON_Delete(nj);
+	out_free(&c);
+	out_free(&n);
+	struct out bad = run("stats " GOOD " --no-curve --cache-tokens 160");
+	assert_int_equal(bad.status, 2);
+	assert_non_null(strstr(bad.err, "--cache-tokens needs the curve"));
+	out_free(&bad);
+	unlink(path);
+}
+
 static void test_replay_engineers(void **state)
 {
 	(void)state;
@@ -186,6 +245,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_help_and_errors),
 		cmocka_unit_test(test_json_keys_and_determinism),
+		cmocka_unit_test(test_turns_and_no_curve),
 		cmocka_unit_test(test_replay_engineers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
