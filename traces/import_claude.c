@@ -304,60 +304,29 @@ static int assistant_record(const struct rec *r, const cJSON *root, int64_t t)
 	return 0;
 }
 
+static int claude_record(struct imp *m, void *vctx, cJSON *root, const char *path, long line,
+			 const char *s, size_t n)
+{
+	struct rec r = {.m = m, .c = vctx, .path = path, .line = line, .s = s, .n = n};
+	const char *type = str_of(root, "type");
+	bool user = type && strcmp(type, "user") == 0;
+	bool asst = type && strcmp(type, "assistant") == 0;
+	if (!user && !asst)
+		return 0;
+	const char *ts = str_of(root, "timestamp");
+	int64_t t;
+	if (!ts || !imp_parse_time(ts, &t))
+		return bad(&r, "timestamp", "bad or missing 'timestamp' (expected an ISO 8601 "
+			   "time such as 2026-06-01T05:40:20.151Z)");
+	return user ? user_record(&r, root, t) : assistant_record(&r, root, t);
+}
+
 static int claude_file(struct imp *m, void *vctx, const char *path)
 {
 	struct claude_ctx *c = vctx;
-	char *keep = strdup(path);
-	char **slot = keep ? vec_push(&c->paths) : NULL;
-	if (!slot) {
-		free(keep);
-		return diag_set(m->d, DIAG_ENOMEM, "out of memory");
-	}
-	*slot = keep;
-	struct lines l;
-	int rc = lines_open(&l, path, m->d);
-	if (rc)
-		return rc;
-	char *s;
-	size_t n;
-	while ((rc = lines_next(&l, &s, &n, m->d)) > 0) {
-		if (rc == LINES_TOO_LONG) {
-			m->st->records++;
-			rc = imp_bad(m, keep, l.line_no, 0, "line longer than %zu bytes (expected one "
-				     "JSON record per line)", IMP_MAX_LINE_BYTES);
-			if (rc < 0)
-				break;
-			continue;
-		}
-		if (lines_blank(s, n))
-			continue;
-		m->st->records++;
-		cJSON *root;
-		rc = imp_json_line(m, keep, l.line_no, s, n, &root);
-		if (rc < 0)
-			break;
-		if (rc > 0)
-			continue;
-		struct rec r = {.m = m, .c = c, .path = keep, .line = l.line_no, .s = s, .n = n};
-		const char *type = str_of(root, "type");
-		bool user = type && strcmp(type, "user") == 0;
-		bool asst = type && strcmp(type, "assistant") == 0;
-		rc = 0;
-		if (user || asst) {
-			const char *ts = str_of(root, "timestamp");
-			int64_t t;
-			if (!ts || !imp_parse_time(ts, &t))
-				rc = bad(&r, "timestamp", "bad or missing 'timestamp' (expected an ISO 8601 "
-					 "time such as 2026-06-01T05:40:20.151Z)");
-			else
-				rc = user ? user_record(&r, root, t) : assistant_record(&r, root, t);
-		}
-		cJSON_Delete(root);
-		if (rc < 0)
-			break;
-	}
-	lines_close(&l);
-	return rc < 0 ? rc : 0;
+	const char *keep;
+	int rc = imp_keep_path(m, &c->paths, path, &keep);
+	return rc ? rc : imp_json_lines(m, keep, "record", claude_record, c);
 }
 
 static int cmp_call(const void *a, const void *b)

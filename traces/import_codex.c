@@ -255,6 +255,19 @@ static int record(struct imp *m, struct codex_ctx *c, struct scan *sc, const cJS
 	return 0;
 }
 
+/* One file's reading state for the record callback. */
+struct codex_pass {
+	struct codex_ctx *c;
+	struct scan *sc;
+};
+
+static int codex_record(struct imp *m, void *vctx, cJSON *root, const char *path, long line,
+			const char *s, size_t n)
+{
+	struct codex_pass *p = vctx;
+	return record(m, p->c, p->sc, root, path, line, s, n);
+}
+
 static int codex_file(struct imp *m, void *vctx, const char *path)
 {
 	struct codex_ctx *c = vctx;
@@ -264,36 +277,8 @@ static int codex_file(struct imp *m, void *vctx, const char *path)
 	map_init(&c->tool);
 	struct scan sc;
 	memset(&sc, 0, sizeof(sc));
-	struct lines l;
-	int rc = lines_open(&l, path, m->d);
-	if (rc)
-		return rc;
-	char *s;
-	size_t n;
-	while ((rc = lines_next(&l, &s, &n, m->d)) > 0) {
-		if (rc == LINES_TOO_LONG) {
-			m->st->records++;
-			rc = imp_bad(m, path, l.line_no, 0, "line longer than %zu bytes (expected one "
-				     "JSON record per line)", IMP_MAX_LINE_BYTES);
-			if (rc < 0)
-				break;
-			continue;
-		}
-		if (lines_blank(s, n))
-			continue;
-		m->st->records++;
-		cJSON *root;
-		rc = imp_json_line(m, path, l.line_no, s, n, &root);
-		if (rc < 0)
-			break;
-		if (rc > 0)
-			continue;
-		rc = record(m, c, &sc, root, path, l.line_no, s, n);
-		cJSON_Delete(root);
-		if (rc < 0)
-			break;
-	}
-	lines_close(&l);
+	struct codex_pass pass = {.c = c, .sc = &sc};
+	int rc = imp_json_lines(m, path, "record", codex_record, &pass);
 	if (rc < 0)
 		return rc;
 	if (c->calls.len == 0)

@@ -338,55 +338,28 @@ static int request(struct imp *m, struct openai_ctx *c, const cJSON *root, const
 	return 0;
 }
 
+static int oa_record(struct imp *m, void *vctx, cJSON *root, const char *path, long line,
+		     const char *s, size_t n)
+{
+	struct openai_ctx *c = vctx;
+	size_t before = c->msgs.len;
+	int rc = request(m, c, root, path, line, s, n);
+	if (rc > 0) {
+		/* skipped: drop the messages a half-read request left */
+		for (size_t i = before; i < c->msgs.len; i++)
+			free(VEC_AT(&c->msgs, struct omsg, i).text);
+		c->msgs.len = before;
+	}
+	return rc;
+}
+
 static int oa_file(struct imp *m, void *vctx, const char *path)
 {
 	struct openai_ctx *c = vctx;
 	c->file_no++;
-	char *keep = strdup(path);
-	char **pslot = keep ? vec_push(&c->paths) : NULL;
-	if (!pslot) {
-		free(keep);
-		return diag_set(m->d, DIAG_ENOMEM, "out of memory");
-	}
-	*pslot = keep;
-	struct lines l;
-	int rc = lines_open(&l, path, m->d);
-	if (rc)
-		return rc;
-	char *s;
-	size_t n;
-	while ((rc = lines_next(&l, &s, &n, m->d)) > 0) {
-		if (rc == LINES_TOO_LONG) {
-			m->st->records++;
-			rc = imp_bad(m, keep, l.line_no, 0, "line longer than %zu bytes (expected one "
-				     "JSON request per line)", IMP_MAX_LINE_BYTES);
-			if (rc < 0)
-				break;
-			continue;
-		}
-		if (lines_blank(s, n))
-			continue;
-		m->st->records++;
-		cJSON *root;
-		rc = imp_json_line(m, keep, l.line_no, s, n, &root);
-		if (rc < 0)
-			break;
-		if (rc > 0)
-			continue;
-		size_t before = c->msgs.len;
-		rc = request(m, c, root, keep, l.line_no, s, n);
-		cJSON_Delete(root);
-		if (rc > 0) {
-			/* skipped: drop the messages a half-read request left */
-			for (size_t i = before; i < c->msgs.len; i++)
-				free(VEC_AT(&c->msgs, struct omsg, i).text);
-			c->msgs.len = before;
-		}
-		if (rc < 0)
-			break;
-	}
-	lines_close(&l);
-	return rc < 0 ? rc : 0;
+	const char *keep;
+	int rc = imp_keep_path(m, &c->paths, path, &keep);
+	return rc ? rc : imp_json_lines(m, keep, "request", oa_record, c);
 }
 
 static int cmp_req(const void *a, const void *b)

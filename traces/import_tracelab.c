@@ -192,47 +192,18 @@ static int row(struct imp *m, struct tracelab_ctx *c, const cJSON *root, const c
 #undef BAD
 }
 
+static int tl_record(struct imp *m, void *vctx, cJSON *root, const char *path, long line,
+		     const char *s, size_t n)
+{
+	return row(m, vctx, root, path, line, s, n);
+}
+
 static int tl_file(struct imp *m, void *vctx, const char *path)
 {
 	struct tracelab_ctx *c = vctx;
-	char *keep = strdup(path);
-	char **pslot = keep ? vec_push(&c->paths) : NULL;
-	if (!pslot) {
-		free(keep);
-		return diag_set(m->d, DIAG_ENOMEM, "out of memory");
-	}
-	*pslot = keep;
-	struct lines l;
-	int rc = lines_open(&l, path, m->d);
-	if (rc)
-		return rc;
-	char *s;
-	size_t n;
-	while ((rc = lines_next(&l, &s, &n, m->d)) > 0) {
-		if (rc == LINES_TOO_LONG) {
-			m->st->records++;
-			rc = imp_bad(m, keep, l.line_no, 0, "line longer than %zu bytes (expected one "
-				     "JSON row per line)", IMP_MAX_LINE_BYTES);
-			if (rc < 0)
-				break;
-			continue;
-		}
-		if (lines_blank(s, n))
-			continue;
-		m->st->records++;
-		cJSON *root;
-		rc = imp_json_line(m, keep, l.line_no, s, n, &root);
-		if (rc < 0)
-			break;
-		if (rc > 0)
-			continue;
-		rc = row(m, c, root, keep, l.line_no, s, n);
-		cJSON_Delete(root);
-		if (rc < 0)
-			break;
-	}
-	lines_close(&l);
-	return rc < 0 ? rc : 0;
+	const char *keep;
+	int rc = imp_keep_path(m, &c->paths, path, &keep);
+	return rc ? rc : imp_json_lines(m, keep, "row", tl_record, c);
 }
 
 static int cmp_row(const void *a, const void *b)

@@ -279,6 +279,54 @@ int imp_json_line(struct imp *m, const char *path, long line, const char *s, siz
 	return 0;
 }
 
+int imp_json_lines(struct imp *m, const char *path, const char *what, imp_record_fn fn, void *ctx)
+{
+	struct lines l;
+	int rc = lines_open(&l, path, m->d);
+	if (rc)
+		return rc;
+	char *s;
+	size_t n;
+	while ((rc = lines_next(&l, &s, &n, m->d)) > 0) {
+		if (rc == LINES_TOO_LONG) {
+			m->st->records++;
+			rc = imp_bad(m, path, l.line_no, 0, "line longer than %zu bytes (expected one "
+				     "JSON %s per line)", IMP_MAX_LINE_BYTES, what);
+			if (rc < 0)
+				break;
+			continue;
+		}
+		if (lines_blank(s, n))
+			continue;
+		m->st->records++;
+		cJSON *root;
+		rc = imp_json_line(m, path, l.line_no, s, n, &root);
+		if (rc < 0)
+			break;
+		if (rc > 0)
+			continue;
+		rc = fn(m, ctx, root, path, l.line_no, s, n);
+		cJSON_Delete(root);
+		if (rc < 0)
+			break;
+	}
+	lines_close(&l);
+	return rc < 0 ? rc : 0;
+}
+
+int imp_keep_path(struct imp *m, struct vec *paths, const char *path, const char **kept)
+{
+	char *keep = strdup(path);
+	char **slot = keep ? vec_push(paths) : NULL;
+	if (!slot) {
+		free(keep);
+		return diag_set(m->d, DIAG_ENOMEM, "out of memory");
+	}
+	*slot = keep;
+	*kept = keep;
+	return 0;
+}
+
 /* ---- Values ------------------------------------------------------------- */
 
 /* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar. */

@@ -97,6 +97,22 @@ int imp_slurp(const char *path, char **out, size_t *len, struct diag *d);
 int imp_json_line(struct imp *m, const char *path, long line, const char *s, size_t n,
 		  struct cJSON **root);
 
+/* One JSON record of a JSON-lines file, parsed; `s` is the raw line (for
+ * column look-ups).  Return 0 to go on, 1 when the record was skipped
+ * (skip_bad), or a negative code to stop. */
+typedef int (*imp_record_fn)(struct imp *m, void *ctx, struct cJSON *root, const char *path,
+			     long line, const char *s, size_t n);
+
+/* Feed every JSON object line of `path` to fn: counts records, skips blank
+ * lines, and reports over-long and malformed lines as imp_bad does ("line
+ * longer than N bytes (expected one JSON `what` per line)").  The root is
+ * freed after fn returns.  0 or a negative code. */
+int imp_json_lines(struct imp *m, const char *path, const char *what, imp_record_fn fn, void *ctx);
+
+/* Keep a copy of `path` in `paths` (a vec of char *) for messages that
+ * outlive the file's reading; *kept points at the copy.  0 or DIAG_ENOMEM. */
+int imp_keep_path(struct imp *m, struct vec *paths, const char *path, const char **kept);
+
 /* ---- Values ------------------------------------------------------------- */
 
 /* "YYYY-MM-DD[T ]HH:MM[:SS[.frac]][Z|+HH:MM|-HH:MM|+HHMM]" (no zone: UTC)
