@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/support/cli_run.h"
+
 #include <cjson/cJSON.h>
 
 #include <stdio.h>
@@ -15,116 +17,73 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define AGENTCAP AC_BIN_DIR "/cli/agentcap"
 #define FIX AC_SRC_DIR "/tests/fixtures"
 #define MOONCAKE200 FIX "/traces/mooncake_head200.jsonl"
-
-struct out {
-	int status;
-	char *out;
-	char *err;
-};
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = malloc((size_t)n + 1);
-	size_t got = fread(buf, 1, (size_t)n, f);
-	buf[got] = '\0';
-	fclose(f);
-	return buf;
-}
-
-/* Run `agentcap ARGS` through the shell; capture status, stdout, stderr. */
-static struct out run(const char *args)
-{
-	char o[] = "/tmp/agentcap-cli-out-XXXXXX", e[] = "/tmp/agentcap-cli-err-XXXXXX";
-	close(mkstemp(o));
-	close(mkstemp(e));
-	char cmd[4096];
-	snprintf(cmd, sizeof(cmd), "%s %s >%s 2>%s", AGENTCAP, args, o, e);
-	int st = system(cmd);
-	struct out r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1, .out = slurp(o), .err = slurp(e)};
-	unlink(o);
-	unlink(e);
-	return r;
-}
-
-static void out_free(struct out *r)
-{
-	free(r->out);
-	free(r->err);
-}
 
 static void test_help(void **state)
 {
 	(void)state;
-	struct out r = run("--help");
+	struct cli_out r = cli_run("--help");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "SYNOPSIS"));
 	assert_non_null(strstr(r.out, "replay"));
-	out_free(&r);
-	r = run("replay --help");
+	cli_out_free(&r);
+	r = cli_run("replay --help");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "--set KEY=VALUE"));
-	out_free(&r);
-	r = run("frobnicate");
+	cli_out_free(&r);
+	r = cli_run("frobnicate");
 	assert_int_equal(r.status, 2);
-	out_free(&r);
-	r = run("replay");
+	cli_out_free(&r);
+	r = cli_run("replay");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "expected exactly one TRACE"));
-	out_free(&r);
+	cli_out_free(&r);
 }
 
 static void test_bad_line_names_place(void **state)
 {
 	(void)state;
-	struct out r = run("replay " FIX "/cli/bad_line.jsonl");
+	struct cli_out r = cli_run("replay " FIX "/cli/bad_line.jsonl");
 	assert_int_equal(r.status, 2);
 	/* path:line:col: message */
 	assert_non_null(strstr(r.err, FIX "/cli/bad_line.jsonl:3:"));
 	assert_non_null(strstr(r.err, "output_tokens"));
-	out_free(&r);
+	cli_out_free(&r);
 }
 
 static void test_truncated_gzip_is_an_error(void **state)
 {
 	(void)state;
-	struct out r = run("replay " FIX "/traces/mooncake_head200_truncated.jsonl.gz");
+	struct cli_out r = cli_run("replay " FIX "/traces/mooncake_head200_truncated.jsonl.gz");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "mooncake_head200_truncated.jsonl.gz"));
 	assert_non_null(strstr(r.err, "truncated"));
-	out_free(&r);
+	cli_out_free(&r);
 }
 
 static void test_unknown_key(void **state)
 {
 	(void)state;
-	struct out r = run("replay " MOONCAKE200 " --set engine.prefix_caching=false");
+	struct cli_out r = cli_run("replay " MOONCAKE200 " --set engine.prefix_caching=false");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "engine.prefix_caching: unknown key"));
-	out_free(&r);
-	r = run("replay " MOONCAKE200 " --scenario /nonexistent/scenario.json");
+	cli_out_free(&r);
+	r = cli_run("replay " MOONCAKE200 " --scenario /nonexistent/scenario.json");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "/nonexistent/scenario.json"));
-	out_free(&r);
+	cli_out_free(&r);
 }
 
 static cJSON *run_json(const char *extra, const char *path)
 {
 	char args[2048];
 	snprintf(args, sizeof(args), "replay " MOONCAKE200 " --quiet --json %s %s", path, extra);
-	struct out r = run(args);
+	struct cli_out r = cli_run(args);
 	if (r.status != 0)
 		fail_msg("agentcap %s: %s", args, r.err);
-	out_free(&r);
-	char *text = slurp(path);
+	cli_out_free(&r);
+	char *text = cli_slurp(path, NULL);
 	cJSON *j = cJSON_Parse(text);
 	free(text);
 	assert_non_null(j);
@@ -147,7 +106,7 @@ static void test_deterministic_json(void **state)
 	close(mkstemp(b));
 	cJSON *ja = run_json("--seed 7", a);
 	cJSON *jb = run_json("--seed 7", b);
-	char *ta = slurp(a), *tb = slurp(b);
+	char *ta = cli_slurp(a, NULL), *tb = cli_slurp(b, NULL);
 	assert_string_equal(ta, tb);
 	assert_int_equal(num(ja, "schema_version"), 1);
 	assert_int_equal(num(ja, "completed"), 200);
@@ -186,10 +145,10 @@ static void test_prefix_caching_and_capacity(void **state)
 static void test_json_to_bad_path(void **state)
 {
 	(void)state;
-	struct out r = run("replay " MOONCAKE200 " --quiet --json /nonexistent/dir/out.json");
+	struct cli_out r = cli_run("replay " MOONCAKE200 " --quiet --json /nonexistent/dir/out.json");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "/nonexistent/dir/out.json"));
-	out_free(&r);
+	cli_out_free(&r);
 }
 
 int main(void)

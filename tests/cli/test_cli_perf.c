@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/support/cli_run.h"
+
 #include <cjson/cJSON.h>
 
 #include <stdbool.h>
@@ -18,80 +20,38 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define AGENTCAP AC_BIN_DIR "/cli/agentcap"
 #define CALIBRATION AC_SRC_DIR "/models/calibration/measurements.csv"
 #define MOONCAKE200 AC_SRC_DIR "/tests/fixtures/traces/mooncake_head200.jsonl"
-
-struct out {
-	int status;
-	char *out;
-	char *err;
-};
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = malloc((size_t)n + 1);
-	size_t got = fread(buf, 1, (size_t)n, f);
-	buf[got] = '\0';
-	fclose(f);
-	return buf;
-}
-
-static struct out run(const char *args)
-{
-	char o[] = "/tmp/agentcap-perf-out-XXXXXX", e[] = "/tmp/agentcap-perf-err-XXXXXX";
-	close(mkstemp(o));
-	close(mkstemp(e));
-	char cmd[4096];
-	snprintf(cmd, sizeof(cmd), "%s %s >%s 2>%s", AGENTCAP, args, o, e);
-	int st = system(cmd);
-	struct out r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1, .out = slurp(o), .err = slurp(e)};
-	unlink(o);
-	unlink(e);
-	return r;
-}
-
-static void out_free(struct out *r)
-{
-	free(r->out);
-	free(r->err);
-}
 
 static void test_help_pages(void **state)
 {
 	(void)state;
 	const char *cmds[] = { "predict --help", "fit --help", "validate --help" };
 	for (size_t i = 0; i < 3; i++) {
-		struct out r = run(cmds[i]);
+		struct cli_out r = cli_run(cmds[i]);
 		assert_int_equal(r.status, 0);
 		assert_non_null(strstr(r.out, "SYNOPSIS"));
 		assert_non_null(strstr(r.out, "EXIT STATUS"));
-		out_free(&r);
+		cli_out_free(&r);
 	}
-	struct out r = run("--help");
+	struct cli_out r = cli_run("--help");
 	assert_non_null(strstr(r.out, "predict"));
 	assert_non_null(strstr(r.out, "fit"));
 	assert_non_null(strstr(r.out, "validate"));
-	out_free(&r);
+	cli_out_free(&r);
 }
 
 static void test_predict(void **state)
 {
 	(void)state;
-	struct out r = run("predict --hardware h100-sxm --model llama-3.1-8b --batch 8 --context 4096");
+	struct cli_out r = cli_run("predict --hardware h100-sxm --model llama-3.1-8b --batch 8 --context 4096");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "decode, batch 8 at context 4096"));
 	assert_non_null(strstr(r.out, "bound)"));
 	assert_non_null(strstr(r.out, "aggregate"));
 	assert_non_null(strstr(r.out, "prefill, 4096 tokens"));
-	out_free(&r);
-	r = run("predict --hardware rtx-pro-6000 --model gpt-oss-120b --format mxfp4 --engine "
+	cli_out_free(&r);
+	r = cli_run("predict --hardware rtx-pro-6000 --model gpt-oss-120b --format mxfp4 --engine "
 		"llama.cpp --context 512 --json -");
 	assert_int_equal(r.status, 0);
 	cJSON *j = cJSON_Parse(r.out);
@@ -100,33 +60,33 @@ static void test_predict(void **state)
 	assert_true(cJSON_GetObjectItem(j, "decode_tok_s")->valuedouble > 50);
 	assert_true(cJSON_GetObjectItem(j, "decode_experts_touched")->valuedouble == 4);
 	cJSON_Delete(j);
-	out_free(&r);
-	r = run("predict --hardware h100-sxm --model llama-3.1-70b --tp 4 --batch 64 --context 2000");
+	cli_out_free(&r);
+	r = cli_run("predict --hardware h100-sxm --model llama-3.1-70b --tp 4 --batch 64 --context 2000");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "interconnect"));
-	out_free(&r);
-	r = run("predict --hardware h100-sxm --model nope");
+	cli_out_free(&r);
+	r = cli_run("predict --hardware h100-sxm --model nope");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "unknown model 'nope'"));
-	out_free(&r);
-	r = run("predict --hardware h100-sxm --model llama-3.1-8b --batch zero");
+	cli_out_free(&r);
+	r = cli_run("predict --hardware h100-sxm --model llama-3.1-8b --batch zero");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "--batch 'zero'"));
-	out_free(&r);
-	r = run("predict --model llama-3.1-8b");
+	cli_out_free(&r);
+	r = cli_run("predict --model llama-3.1-8b");
 	assert_int_equal(r.status, 2);
-	out_free(&r);
+	cli_out_free(&r);
 }
 
 static void test_fit(void **state)
 {
 	(void)state;
-	struct out r = run("fit --hardware dgx-spark");
+	struct cli_out r = cli_run("fit --hardware dgx-spark");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "Models that fit on dgx-spark"));
 	assert_non_null(strstr(r.out, "gpt-oss-120b"));
-	out_free(&r);
-	r = run("fit --hardware rtx-pro-6000 --json -");
+	cli_out_free(&r);
+	r = cli_run("fit --hardware rtx-pro-6000 --json -");
 	assert_int_equal(r.status, 0);
 	cJSON *j = cJSON_Parse(r.out);
 	assert_non_null(j);
@@ -141,40 +101,40 @@ static void test_fit(void **state)
 	}
 	assert_true(glm);
 	cJSON_Delete(j);
-	out_free(&r);
-	r = run("fit --model llama-3.1-70b");
+	cli_out_free(&r);
+	r = cli_run("fit --model llama-3.1-70b");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "cheapest first"));
-	out_free(&r);
+	cli_out_free(&r);
 	/* nothing fits: exit 1 */
-	r = run("fit --hardware rtx-5060-ti-16gb --memory 1G");
+	r = cli_run("fit --hardware rtx-5060-ti-16gb --memory 1G");
 	assert_int_equal(r.status, 1);
-	out_free(&r);
-	r = run("fit --hardware rtx-4090 --model llama-2-7b");
+	cli_out_free(&r);
+	r = cli_run("fit --hardware rtx-4090 --model llama-2-7b");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "exactly one of --hardware"));
-	out_free(&r);
-	r = run("fit --hardware rtx-4090 --memory lots");
+	cli_out_free(&r);
+	r = cli_run("fit --hardware rtx-4090 --memory lots");
 	assert_int_equal(r.status, 2);
-	out_free(&r);
+	cli_out_free(&r);
 }
 
 static void test_validate(void **state)
 {
 	(void)state;
-	struct out r = run("validate " CALIBRATION " --quiet");
+	struct cli_out r = cli_run("validate " CALIBRATION " --quiet");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "decode_tok_s"));
 	assert_non_null(strstr(r.out, "prefill_tok_s"));
-	out_free(&r);
+	cli_out_free(&r);
 	char json[] = "/tmp/agentcap-validate-XXXXXX";
 	close(mkstemp(json));
 	char args[512];
 	snprintf(args, sizeof(args), "validate " CALIBRATION " --json %s", json);
-	r = run(args);
+	r = cli_run(args);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "median APE%"));
-	char *text = slurp(json);
+	char *text = cli_slurp(json, NULL);
 	cJSON *j = cJSON_Parse(text);
 	assert_non_null(j);
 	assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(j, "rows")) > 80);
@@ -182,7 +142,7 @@ static void test_validate(void **state)
 	cJSON_Delete(j);
 	free(text);
 	unlink(json);
-	out_free(&r);
+	cli_out_free(&r);
 	/* bad input: path:line, exit 2 */
 	char bad[] = "/tmp/agentcap-bad-XXXXXX";
 	int fd = mkstemp(bad);
@@ -193,45 +153,45 @@ static void test_validate(void **state)
 	assert_true(write(fd, csv, strlen(csv)) == (ssize_t)strlen(csv));
 	close(fd);
 	snprintf(args, sizeof(args), "validate %s", bad);
-	r = run(args);
+	r = cli_run(args);
 	assert_int_equal(r.status, 2);
 	char want[128];
 	snprintf(want, sizeof(want), "%s:3: unknown model 'llama-9'", bad);
 	assert_non_null(strstr(r.err, want));
-	out_free(&r);
+	cli_out_free(&r);
 	unlink(bad);
-	r = run("validate");
+	r = cli_run("validate");
 	assert_int_equal(r.status, 2);
-	out_free(&r);
+	cli_out_free(&r);
 }
 
 /* The new scenario keys reach the model through replay. */
 static void test_replay_scenario_keys(void **state)
 {
 	(void)state;
-	struct out a = run("replay " MOONCAKE200 " --quiet --json - --set engine_profile=llama.cpp");
-	struct out b = run("replay " MOONCAKE200 " --quiet --json - --set engine_profile=vllm");
+	struct cli_out a = cli_run("replay " MOONCAKE200 " --quiet --json - --set engine_profile=llama.cpp");
+	struct cli_out b = cli_run("replay " MOONCAKE200 " --quiet --json - --set engine_profile=vllm");
 	assert_int_equal(a.status, 0);
 	assert_int_equal(b.status, 0);
 	assert_true(strcmp(a.out, b.out) != 0);
-	out_free(&a);
-	out_free(&b);
-	a = run("replay " MOONCAKE200 " --quiet --set engine_profile=deepspeed");
+	cli_out_free(&a);
+	cli_out_free(&b);
+	a = cli_run("replay " MOONCAKE200 " --quiet --set engine_profile=deepspeed");
 	assert_int_equal(a.status, 2);
 	assert_non_null(strstr(a.err, "unknown engine 'deepspeed'"));
-	out_free(&a);
-	a = run("replay " MOONCAKE200 " --quiet --set model=llama-3.1-70b --set tensor_parallel_size=4"
+	cli_out_free(&a);
+	a = cli_run("replay " MOONCAKE200 " --quiet --set model=llama-3.1-70b --set tensor_parallel_size=4"
 		" --set pipeline_parallel_size=2");
 	assert_int_equal(a.status, 0);
-	out_free(&a);
-	a = run("replay " MOONCAKE200 " --quiet --set model=qwen3-30b-a3b "
+	cli_out_free(&a);
+	a = cli_run("replay " MOONCAKE200 " --quiet --set model=qwen3-30b-a3b "
 		"--set offload.gpu_expert_fraction=0.5 --set host.mem_bw_gbs=100");
 	assert_int_equal(a.status, 0);
-	out_free(&a);
-	a = run("replay " MOONCAKE200 " --quiet --set offload.gpu_expert_fraction=2");
+	cli_out_free(&a);
+	a = cli_run("replay " MOONCAKE200 " --quiet --set offload.gpu_expert_fraction=2");
 	assert_int_equal(a.status, 2);
 	assert_non_null(strstr(a.err, "offload.gpu_expert_fraction: expected a number in [0, 1]"));
-	out_free(&a);
+	cli_out_free(&a);
 }
 
 int main(void)

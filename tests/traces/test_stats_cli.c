@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/support/cli_run.h"
+
 #include <cjson/cJSON.h>
 
 #include <stdio.h>
@@ -19,49 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define AGENTCAP AC_BIN_DIR "/cli/agentcap"
 #define GOOD AC_SRC_DIR "/tests/fixtures/traces/session_good.jsonl"
 #define MOON AC_SRC_DIR "/tests/fixtures/traces/mooncake_head200.jsonl"
-
-struct out {
-	int status;
-	char *out, *err;
-};
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = malloc((size_t)n + 1);
-	size_t got = fread(buf, 1, (size_t)n, f);
-	buf[got] = '\0';
-	fclose(f);
-	return buf;
-}
-
-static struct out run(const char *args)
-{
-	char o[] = "/tmp/agentcap-stats-out-XXXXXX", e[] = "/tmp/agentcap-stats-err-XXXXXX";
-	close(mkstemp(o));
-	close(mkstemp(e));
-	char cmd[4096];
-	snprintf(cmd, sizeof(cmd), "%s %s >%s 2>%s", AGENTCAP, args, o, e);
-	int st = system(cmd);
-	struct out r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1, .out = slurp(o), .err = slurp(e)};
-	unlink(o);
-	unlink(e);
-	return r;
-}
-
-static void out_free(struct out *r)
-{
-	free(r->out);
-	free(r->err);
-}
 
 static double num(const cJSON *o, const char *key)
 {
@@ -74,46 +35,46 @@ static double num(const cJSON *o, const char *key)
 static void test_help_and_errors(void **state)
 {
 	(void)state;
-	struct out r = run("stats --help");
+	struct cli_out r = cli_run("stats --help");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "agentcap stats - describe a trace"));
 	assert_non_null(strstr(r.out, "--cache-tokens"));
-	out_free(&r);
-	r = run("--help");
+	cli_out_free(&r);
+	r = cli_run("--help");
 	assert_non_null(strstr(r.out, "stats"));
-	out_free(&r);
-	r = run("stats");
+	cli_out_free(&r);
+	r = cli_run("stats");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "expected exactly one TRACE argument"));
-	out_free(&r);
-	r = run("stats " GOOD " --block-size 0");
+	cli_out_free(&r);
+	r = cli_run("stats " GOOD " --block-size 0");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "--block-size '0': expected an integer 1..16777216"));
-	out_free(&r);
-	r = run("stats " GOOD " --cache-tokens 100,x");
+	cli_out_free(&r);
+	r = cli_run("stats " GOOD " --cache-tokens 100,x");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "--cache-tokens 'x'"));
-	out_free(&r);
-	r = run("stats " GOOD " --model no-such-model");
+	cli_out_free(&r);
+	r = cli_run("stats " GOOD " --model no-such-model");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "--model 'no-such-model': not in the catalogue"));
-	out_free(&r);
-	r = run("stats /nonexistent/trace.jsonl");
+	cli_out_free(&r);
+	r = cli_run("stats /nonexistent/trace.jsonl");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "/nonexistent/trace.jsonl"));
-	out_free(&r);
-	r = run("stats " AC_SRC_DIR "/tests/fixtures/cli/bad_line.jsonl");
+	cli_out_free(&r);
+	r = cli_run("stats " AC_SRC_DIR "/tests/fixtures/cli/bad_line.jsonl");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "bad_line.jsonl:"));
-	out_free(&r);
+	cli_out_free(&r);
 }
 
 static void test_json_keys_and_determinism(void **state)
 {
 	(void)state;
-	struct out a = run("stats " GOOD " --json - --model llama-3.1-8b --cache-tokens 16,160,1600");
+	struct cli_out a = cli_run("stats " GOOD " --json - --model llama-3.1-8b --cache-tokens 16,160,1600");
 	assert_int_equal(a.status, 0);
-	struct out b = run("stats " GOOD " --json - --model llama-3.1-8b --cache-tokens 16,160,1600");
+	struct cli_out b = cli_run("stats " GOOD " --json - --model llama-3.1-8b --cache-tokens 16,160,1600");
 	assert_string_equal(a.out, b.out); /* same trace, same bytes */
 	cJSON *j = cJSON_Parse(a.out);
 	assert_non_null(j);
@@ -140,15 +101,15 @@ static void test_json_keys_and_determinism(void **state)
 		prev = num(p, "hit_rate");
 	}
 	cJSON_Delete(j);
-	out_free(&a);
-	out_free(&b);
+	cli_out_free(&a);
+	cli_out_free(&b);
 	/* the table says the same */
-	struct out t = run("stats " GOOD);
+	struct cli_out t = cli_run("stats " GOOD);
 	assert_int_equal(t.status, 0);
 	assert_non_null(strstr(t.out, "Calls                   9"));
 	assert_non_null(strstr(t.out, "unbounded hit rate"));
 	assert_non_null(strstr(t.out, "LRU capacity (tokens)"));
-	out_free(&t);
+	cli_out_free(&t);
 }
 
 /* Turn overlap in the JSON and the table, and --no-curve: one root q with
@@ -170,7 +131,7 @@ static void test_turns_and_no_curve(void **state)
 	fclose(f);
 	char args[512];
 	snprintf(args, sizeof(args), "stats %s --decode-tokens-per-s 10 --json -", path);
-	struct out a = run(args);
+	struct cli_out a = cli_run(args);
 	assert_int_equal(a.status, 0);
 	cJSON *j = cJSON_Parse(a.out);
 	assert_non_null(j);
@@ -180,16 +141,16 @@ static void test_turns_and_no_curve(void **state)
 	assert_true(num(j, "overlap_concurrency_p90") == 2.5);
 	assert_true(num(j, "max_concurrency") == 3); /* the trace-wide figure is unchanged */
 	cJSON_Delete(j);
-	out_free(&a);
+	cli_out_free(&a);
 	snprintf(args, sizeof(args), "stats %s --decode-tokens-per-s 10", path);
-	struct out t = run(args);
+	struct cli_out t = cli_run(args);
 	assert_int_equal(t.status, 0);
 	assert_non_null(strstr(t.out, "Turns                   1 (1 with overlapping calls)"));
 	assert_non_null(strstr(t.out, "overlap concurrency   median 2.500, p90 2.500"));
-	out_free(&t);
+	cli_out_free(&t);
 	/* --no-curve: the same unbounded hits, no curve */
-	struct out c = run("stats " GOOD " --json -");
-	struct out n = run("stats " GOOD " --json - --no-curve");
+	struct cli_out c = cli_run("stats " GOOD " --json -");
+	struct cli_out n = cli_run("stats " GOOD " --json - --no-curve");
 	assert_int_equal(n.status, 0);
 	cJSON *cj = cJSON_Parse(c.out), *nj = cJSON_Parse(n.out);
 	assert_non_null(cj);
@@ -200,20 +161,20 @@ static void test_turns_and_no_curve(void **state)
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(nj, "cache_curve")), 0);
 	cJSON_Delete(cj);
 	cJSON_Delete(nj);
-	out_free(&c);
-	out_free(&n);
-	struct out bad = run("stats " GOOD " --no-curve --cache-tokens 160");
+	cli_out_free(&c);
+	cli_out_free(&n);
+	struct cli_out bad = cli_run("stats " GOOD " --no-curve --cache-tokens 160");
 	assert_int_equal(bad.status, 2);
 	assert_non_null(strstr(bad.err, "--cache-tokens needs the curve"));
-	out_free(&bad);
+	cli_out_free(&bad);
 	unlink(path);
 }
 
 static void test_replay_engineers(void **state)
 {
 	(void)state;
-	struct out one = run("replay " MOON " --json - --set engine.kv_cache_tokens=2000000");
-	struct out three = run("replay " MOON " --json - --engineers 3 --jitter 60 --seed 4 "
+	struct cli_out one = cli_run("replay " MOON " --json - --set engine.kv_cache_tokens=2000000");
+	struct cli_out three = cli_run("replay " MOON " --json - --engineers 3 --jitter 60 --seed 4 "
 			       "--set engine.kv_cache_tokens=2000000");
 	assert_int_equal(one.status, 0);
 	assert_int_equal(three.status, 0);
@@ -224,20 +185,20 @@ static void test_replay_engineers(void **state)
 	assert_true(num(a, "completed") == 200);
 	cJSON_Delete(a);
 	cJSON_Delete(b);
-	out_free(&one);
-	out_free(&three);
-	struct out t = run("replay " MOON " --engineers 2 --set engine.kv_cache_tokens=2000000");
+	cli_out_free(&one);
+	cli_out_free(&three);
+	struct cli_out t = cli_run("replay " MOON " --engineers 2 --set engine.kv_cache_tokens=2000000");
 	assert_int_equal(t.status, 0);
 	assert_non_null(strstr(t.out, "Scaled team: 2 engineers x 1 days"));
-	out_free(&t);
-	struct out bad = run("replay " MOON " --engineers 0");
+	cli_out_free(&t);
+	struct cli_out bad = cli_run("replay " MOON " --engineers 0");
 	assert_int_equal(bad.status, 2);
 	assert_non_null(strstr(bad.err, "--engineers '0': expected an integer 1..1000000"));
-	out_free(&bad);
-	bad = run("replay " MOON " --days 3");
+	cli_out_free(&bad);
+	bad = cli_run("replay " MOON " --days 3");
 	assert_int_equal(bad.status, 2);
 	assert_non_null(strstr(bad.err, "need --engineers"));
-	out_free(&bad);
+	cli_out_free(&bad);
 }
 
 int main(void)

@@ -19,74 +19,29 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#define AGENTCAP AC_BIN_DIR "/cli/agentcap"
+#include "tests/support/cli_run.h"
 
-struct out {
-	int status;
-	char *out, *err;
-	size_t out_len;
-};
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	size_t got = fread(buf, 1, (size_t)n, f);
-	buf[got] = '\0';
-	fclose(f);
-	if (len)
-		*len = got;
-	return buf;
-}
-
-static struct out run(const char *args)
-{
-	char o[] = "/tmp/agentcap-synth-out-XXXXXX", e[] = "/tmp/agentcap-synth-err-XXXXXX";
-	close(mkstemp(o));
-	close(mkstemp(e));
-	char cmd[4096];
-	snprintf(cmd, sizeof(cmd), "%s %s >%s 2>%s", AGENTCAP, args, o, e);
-	int st = system(cmd);
-	struct out r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1};
-	r.out = slurp(o, &r.out_len);
-	r.err = slurp(e, NULL);
-	unlink(o);
-	unlink(e);
-	return r;
-}
-
-static void out_free(struct out *r)
-{
-	free(r->out);
-	free(r->err);
-}
 
 static void expect(const char *args, int status, const char *in_stderr)
 {
-	struct out r = run(args);
+	struct cli_out r = cli_run(args);
 	if (r.status != status || (in_stderr && !strstr(r.err, in_stderr)))
 		fail_msg("agentcap %s: status %d, stderr '%s' (expected %d and '%s')", args, r.status,
 			 r.err, status, in_stderr ? in_stderr : "");
-	out_free(&r);
+	cli_out_free(&r);
 }
 
 static void test_help_and_usage(void **state)
 {
 	(void)state;
-	struct out r = run("synth --help");
+	struct cli_out r = cli_run("synth --help");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "SYNOPSIS"));
 	assert_non_null(strstr(r.out, "--max-concurrency C"));
-	out_free(&r);
-	r = run("--help");
+	cli_out_free(&r);
+	r = cli_run("--help");
 	assert_non_null(strstr(r.out, "synth"));
-	out_free(&r);
+	cli_out_free(&r);
 	expect("synth", 2, "expected --engineers N and --days D, or --workload");
 	expect("synth --engineers 3 --days 1", 2, "expected -o OUT");
 	expect("synth --engineers 0 --days 1 -o x", 2, "--engineers '0': expected an integer 1..1000000");
@@ -116,30 +71,30 @@ static void test_profile_error(void **state)
 	testutil_write_str(prof, "{\"subagents\": {\"paralel\": 2}}");
 	unlink(out);
 	snprintf(args, sizeof(args), "synth --engineers 2 --days 1 --profile %s -o %s", prof, out);
-	struct out r = run(args);
+	struct cli_out r = cli_run(args);
 	assert_int_equal(r.status, 2);
 	char want[700];
 	snprintf(want, sizeof(want), "agentcap: %s: subagents.paralel: unknown key (expected one of: "
 		 "spawn_probability, parallel, brief_tokens, steps, result_tokens)\n", prof);
 	assert_string_equal(r.err, want);
 	assert_int_equal(access(out, F_OK), -1); /* nothing written */
-	out_free(&r);
+	cli_out_free(&r);
 }
 
 static void test_print_profile(void **state)
 {
 	(void)state;
-	struct out r = run("synth --print-profile");
+	struct cli_out r = cli_run("synth --print-profile");
 	assert_int_equal(r.status, 0);
 	size_t n;
-	char *file = slurp(AC_SRC_DIR "/traces/profiles/default.json", &n);
+	char *file = cli_slurp(AC_SRC_DIR "/traces/profiles/default.json", &n);
 	assert_non_null(file);
 	assert_string_equal(r.out, file);
 	cJSON *j = cJSON_Parse(r.out);
 	assert_non_null(j);
 	cJSON_Delete(j);
 	free(file);
-	out_free(&r);
+	cli_out_free(&r);
 }
 
 static void test_same_bytes_and_replay(void **state)
@@ -151,14 +106,14 @@ static void test_same_bytes_and_replay(void **state)
 	for (int i = 0; i < 4; i++) {
 		testutil_scratch(path[i], sizeof(path[i]), names[i]);
 		snprintf(args, sizeof(args), "synth --engineers 2 --days 1 --seed 5 -o %s", path[i]);
-		struct out r = run(args);
+		struct cli_out r = cli_run(args);
 		assert_int_equal(r.status, 0);
 		assert_non_null(strstr(r.out, "2 engineers x 1 days, seed 5"));
-		out_free(&r);
+		cli_out_free(&r);
 	}
 	size_t na, nb;
 	for (int i = 0; i < 4; i += 2) {
-		char *a = slurp(path[i], &na), *b = slurp(path[i + 1], &nb);
+		char *a = cli_slurp(path[i], &na), *b = cli_slurp(path[i + 1], &nb);
 		assert_true(na == nb && memcmp(a, b, na) == 0);
 		if (i == 2)
 			assert_true((unsigned char)a[0] == 0x1f && (unsigned char)a[1] == 0x8b);
@@ -166,37 +121,37 @@ static void test_same_bytes_and_replay(void **state)
 		free(b);
 	}
 	/* the trace to standard output, the summary to standard error */
-	struct out r = run("synth --engineers 2 --days 1 --seed 5 -o -");
+	struct cli_out r = cli_run("synth --engineers 2 --days 1 --seed 5 -o -");
 	assert_int_equal(r.status, 0);
-	char *a = slurp(path[0], &na);
+	char *a = cli_slurp(path[0], &na);
 	assert_true(r.out_len == na && memcmp(r.out, a, na) == 0);
 	assert_non_null(strstr(r.err, "wrote -"));
 	free(a);
-	out_free(&r);
+	cli_out_free(&r);
 	/* replay takes it as it is (prompts up to the profile's 262,144-token
 	 * window need a long enough max_model_len) */
 	snprintf(args, sizeof(args), "replay %s --set engine.max_model_len=262144 --quiet", path[2]);
-	r = run(args);
+	r = cli_run(args);
 	if (r.status != 0)
 		fail_msg("replay: %s", r.err);
-	out_free(&r);
+	cli_out_free(&r);
 
 	char bench[512];
 	testutil_scratch(bench, sizeof(bench), "cli_bench.jsonl");
 	snprintf(args, sizeof(args), "synth --workload random --input-len 512 --output-len 64 "
 		 "--range-ratio 0.5 --num-prompts 50 --request-rate 5 --burstiness 0.5 "
 		 "--shared-prefix 256 -o %s", bench);
-	r = run(args);
+	r = cli_run(args);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "50 requests in 50 sessions"));
-	out_free(&r);
+	cli_out_free(&r);
 	snprintf(args, sizeof(args), "replay %s --json -", bench);
-	r = run(args);
+	r = cli_run(args);
 	assert_int_equal(r.status, 0);
 	cJSON *j = cJSON_Parse(r.out);
 	assert_non_null(j);
 	cJSON_Delete(j);
-	out_free(&r);
+	cli_out_free(&r);
 }
 
 int main(void)
