@@ -3,10 +3,11 @@
 #include "replay/scenario.h"
 
 #include "base/diag.h"
+#include "base/keys.h"
+#include "base/textfile.h"
 
 #include <cjson/cJSON.h>
 
-#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -70,29 +71,13 @@ static const struct key KEYS[] = {
 
 static const struct key *key_find(const char *path)
 {
-	for (size_t i = 0; i < N_KEYS; i++)
-		if (strcmp(KEYS[i].path, path) == 0)
-			return &KEYS[i];
-	return NULL;
+	return keys_find(KEYS, N_KEYS, sizeof(KEYS[0]), path);
 }
 
-/* "one of: a, b, c" for the children of `prefix` ("" = top level). */
+/* "a, b, c": the children of `prefix` ("" = top level). */
 static void key_children(const char *prefix, char *out, size_t cap)
 {
-	size_t plen = strlen(prefix), n = 0;
-	out[0] = '\0';
-	for (size_t i = 0; i < N_KEYS; i++) {
-		const char *p = KEYS[i].path;
-		if (plen && (strncmp(p, prefix, plen) != 0 || p[plen] != '.'))
-			continue;
-		const char *rest = plen ? p + plen + 1 : p;
-		if (strchr(rest, '.'))
-			continue;
-		int w = snprintf(out + n, cap - n, "%s%s", n ? ", " : "", rest);
-		if (w < 0 || (size_t)w >= cap - n)
-			break;
-		n += (size_t)w;
-	}
+	keys_children(KEYS, N_KEYS, sizeof(KEYS[0]), prefix, out, cap);
 }
 
 static const char *kind_expect(const struct key *k, char *buf, size_t cap)
@@ -201,20 +186,6 @@ static int walk(struct scenario *sc, const cJSON *obj, const char *prefix, const
 	return 0;
 }
 
-static void line_col(const char *text, const char *at, long *line, long *col)
-{
-	*line = 1;
-	*col = 1;
-	for (const char *p = text; p < at && *p; p++) {
-		if (*p == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
-}
-
 static int parse_text(struct scenario *sc, const char *text, const char *where, struct diag *d)
 {
 	const char *end = NULL;
@@ -222,7 +193,7 @@ static int parse_text(struct scenario *sc, const char *text, const char *where, 
 	if (!root) {
 		long line, col;
 		const char *at = end ? end : text;
-		line_col(text, at, &line, &col);
+		textfile_line_col(text, at, &line, &col);
 		if (!*at)
 			return diag_at(d, DIAG_EINPUT, where, line, col,
 				       "malformed JSON: unexpected end of file (expected a scenario object)");
@@ -239,53 +210,6 @@ static int parse_text(struct scenario *sc, const char *text, const char *where, 
 		rc = walk(sc, root, "", where, d);
 	cJSON_Delete(root);
 	return rc;
-}
-
-static char *slurp(const char *path, struct diag *d)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		diag_set(d, DIAG_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-		return NULL;
-	}
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	const size_t max = 16u << 20;
-	while (buf) {
-		size_t got = fread(buf + len, 1, cap - len - 1, f);
-		len += got;
-		if (got == 0)
-			break;
-		if (len + 1 == cap) {
-			if (cap >= max) {
-				free(buf);
-				fclose(f);
-				diag_set(d, DIAG_EINPUT, "%s: larger than %zu bytes (expected a scenario file)", path, max);
-				return NULL;
-			}
-			char *n = realloc(buf, cap * 2);
-			if (!n) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = n;
-			cap *= 2;
-		}
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (!buf) {
-		diag_set(d, DIAG_ENOMEM, "%s: out of memory", path);
-		return NULL;
-	}
-	if (bad) {
-		free(buf);
-		diag_set(d, DIAG_EIO, "%s: read error", path);
-		return NULL;
-	}
-	buf[len] = '\0';
-	return buf;
 }
 
 static int apply_set(struct scenario *sc, const char *arg, struct diag *d)
@@ -337,7 +261,7 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 		return rc;
 	snprintf(sc->source, sizeof(sc->source), "(built-in default)");
 	if (path) {
-		char *text = slurp(path, d);
+		char *text = textfile_read(path, 16u << 20, "a scenario file", d);
 		if (!text)
 			return d->code;
 		rc = parse_text(sc, text, path, d);

@@ -11,10 +11,11 @@
 #include "traces/synth_profile.h"
 
 #include "base/diag.h"
+#include "base/keys.h"
+#include "base/textfile.h"
 
 #include <cjson/cJSON.h>
 
-#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -116,29 +117,13 @@ static const struct {
 
 static const struct key *key_find(const char *path)
 {
-	for (size_t i = 0; i < N_KEYS; i++)
-		if (strcmp(KEYS[i].path, path) == 0)
-			return &KEYS[i];
-	return NULL;
+	return keys_find(KEYS, N_KEYS, sizeof(KEYS[0]), path);
 }
 
 /* "a, b, c": the children of `prefix` ("" = top level). */
 static void key_children(const char *prefix, char *out, size_t cap)
 {
-	size_t plen = strlen(prefix), n = 0;
-	out[0] = '\0';
-	for (size_t i = 0; i < N_KEYS; i++) {
-		const char *p = KEYS[i].path;
-		if (plen && (strncmp(p, prefix, plen) != 0 || p[plen] != '.'))
-			continue;
-		const char *rest = plen ? p + plen + 1 : p;
-		if (strchr(rest, '.'))
-			continue;
-		int w = snprintf(out + n, cap - n, "%s%s", n ? ", " : "", rest);
-		if (w < 0 || (size_t)w >= cap - n)
-			break;
-		n += (size_t)w;
-	}
+	keys_children(KEYS, N_KEYS, sizeof(KEYS[0]), prefix, out, cap);
 }
 
 static bool is_num(const cJSON *v)
@@ -405,20 +390,6 @@ static int walk(struct synth_profile *p, const cJSON *obj, const char *prefix, c
 	return 0;
 }
 
-static void line_col(const char *text, const char *at, long *line, long *col)
-{
-	*line = 1;
-	*col = 1;
-	for (const char *q = text; q < at && *q; q++) {
-		if (*q == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
-}
-
 /* The largest value a distribution can draw. */
 static double dist_upper(const struct synth_dist *x)
 {
@@ -471,7 +442,7 @@ int synth_profile_load_text(struct synth_profile *p, const char *text, const cha
 	if (!root) {
 		long line, col;
 		const char *at = end ? end : text;
-		line_col(text, at, &line, &col);
+		textfile_line_col(text, at, &line, &col);
 		if (!*at)
 			return diag_at(d, DIAG_EINPUT, where, line, col,
 				       "malformed JSON: unexpected end of file (expected a profile object)");
@@ -496,54 +467,6 @@ int synth_profile_load_text(struct synth_profile *p, const char *text, const cha
 	return rc;
 }
 
-static char *slurp(const char *path, struct diag *d)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		diag_set(d, DIAG_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-		return NULL;
-	}
-	const size_t max = 4u << 20;
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		size_t got = fread(buf + len, 1, cap - len - 1, f);
-		len += got;
-		if (got == 0)
-			break;
-		if (len + 1 == cap) {
-			if (cap >= max) {
-				free(buf);
-				fclose(f);
-				diag_set(d, DIAG_EINPUT, "%s: larger than %zu bytes (expected a profile file)",
-					 path, max);
-				return NULL;
-			}
-			char *n = realloc(buf, cap * 2);
-			if (!n) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = n;
-			cap *= 2;
-		}
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (!buf) {
-		diag_set(d, DIAG_ENOMEM, "%s: out of memory", path);
-		return NULL;
-	}
-	if (bad) {
-		free(buf);
-		diag_set(d, DIAG_EIO, "%s: read error", path);
-		return NULL;
-	}
-	buf[len] = '\0';
-	return buf;
-}
-
 int synth_profile_load(struct synth_profile *p, const char *path, struct diag *d)
 {
 	memset(p, 0, sizeof(*p));
@@ -553,7 +476,7 @@ int synth_profile_load(struct synth_profile *p, const char *path, struct diag *d
 	snprintf(p->source, sizeof(p->source), "(built-in default)");
 	if (!path)
 		return 0;
-	char *text = slurp(path, d);
+	char *text = textfile_read(path, 4u << 20, "a profile file", d);
 	if (!text)
 		return d->code;
 	rc = synth_profile_load_text(p, text, path, d);

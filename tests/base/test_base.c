@@ -8,8 +8,10 @@
 
 #include "base/diag.h"
 #include "base/hash.h"
+#include "base/keys.h"
 #include "base/map.h"
 #include "base/outfile.h"
+#include "base/textfile.h"
 #include "base/vec.h"
 
 #include <dirent.h>
@@ -140,6 +142,63 @@ static void test_outfile_atomic(void **state)
 	rmdir(dir);
 }
 
+struct tkey {
+	const char *path;
+	int payload;
+};
+
+static void test_keys(void **state)
+{
+	(void)state;
+	static const struct tkey table[] = {
+		{"name", 1}, {"engine", 2}, {"engine.block_size", 3}, {"engine.max_num_seqs", 4},
+		{"engine.cache", 5}, {"engine.cache.tokens", 6}, {"slo", 7},
+	};
+	const size_t n = sizeof(table) / sizeof(table[0]);
+	const struct tkey *k = keys_find(table, n, sizeof(table[0]), "engine.max_num_seqs");
+	assert_non_null(k);
+	assert_int_equal(k->payload, 4);
+	assert_null(keys_find(table, n, sizeof(table[0]), "engine.max"));
+	char buf[128];
+	keys_children(table, n, sizeof(table[0]), "", buf, sizeof(buf));
+	assert_string_equal(buf, "name, engine, slo");
+	keys_children(table, n, sizeof(table[0]), "engine", buf, sizeof(buf));
+	assert_string_equal(buf, "block_size, max_num_seqs, cache");
+	keys_children(table, n, sizeof(table[0]), "engine", buf, 16); /* truncated, never overrun */
+	assert_string_equal(buf, "block_size");
+}
+
+static void test_textfile(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/agentcap-textfile-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	const char text[] = "{\n  \"a\": 1,\n  oops\n}\n";
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (long)(sizeof(text) - 1));
+	close(fd);
+	struct diag d;
+	diag_init(&d);
+	char *got = textfile_read(path, 1 << 20, "a test file", &d);
+	assert_non_null(got);
+	assert_string_equal(got, text);
+	long line, col;
+	textfile_line_col(got, strstr(got, "oops"), &line, &col);
+	assert_int_equal(line, 3);
+	assert_int_equal(col, 3);
+	free(got);
+	/* past the limit: an input error naming the file and what was expected */
+	assert_null(textfile_read(path, 8, "a test file", &d));
+	char want[128];
+	snprintf(want, sizeof(want), "%s: larger than 8 bytes (expected a test file)", path);
+	assert_string_equal(d.msg, want);
+	unlink(path);
+	diag_init(&d);
+	assert_null(textfile_read(path, 1 << 20, "a test file", &d));
+	assert_int_equal(d.code, DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "cannot open"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +207,8 @@ int main(void)
 		cmocka_unit_test(test_map_churn),
 		cmocka_unit_test(test_hash_stable),
 		cmocka_unit_test(test_outfile_atomic),
+		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_textfile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
