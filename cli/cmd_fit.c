@@ -3,6 +3,8 @@
  * can hold a model. */
 #include "cli/cli.h"
 
+#include "cli/args.h"
+
 #include "base/diag.h"
 #include "base/outfile.h"
 #include "models/catalog.h"
@@ -82,45 +84,8 @@ struct fit_args {
 	struct fit_opts o;
 };
 
-static int bad(const char *opt, const char *val, const char *want)
-{
-	fprintf(stderr, "agentcap fit: %s '%s': expected %s\n", opt, val, want);
-	return 2;
-}
 
-/* "96G", "96GB", "512", "1.5T", "512M": decimal GB. */
-static bool parse_size_gb(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v <= 0)
-		return false;
-	double mul = 1;
-	if (*end == 'T' || *end == 't')
-		mul = 1000, end++;
-	else if (*end == 'G' || *end == 'g')
-		end++;
-	else if (*end == 'M' || *end == 'm')
-		mul = 1e-3, end++;
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end)
-		return false;
-	*out = v * mul;
-	return *out < 1e7;
-}
 
-static bool parse_whole(const char *s, double lo, double hi, int64_t *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || v != floor(v) || v < lo || v > hi)
-		return false;
-	*out = (int64_t)v;
-	return true;
-}
 
 static int parse_args(int argc, char **argv, struct fit_args *a)
 {
@@ -155,27 +120,27 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 		case O_ENGINE: a->o.engine = optarg; break;
 		case O_FORMAT: a->o.weight_format = optarg; break;
 		case O_MEMORY:
-			if (!parse_size_gb(optarg, &a->o.memory_gb))
-				return bad("--memory", optarg, "a size such as 96G, 80GB or 512M");
+			if (!args_size_gb(optarg, &a->o.memory_gb))
+				return args_bad("fit", "--memory", optarg, "a size such as 96G, 80GB or 512M");
 			break;
 		case O_HOSTRAM:
-			if (!parse_size_gb(optarg, &a->o.host_ram_gb))
-				return bad("--host-ram", optarg, "a size such as 512G or 1T");
+			if (!args_size_gb(optarg, &a->o.host_ram_gb))
+				return args_bad("fit", "--host-ram", optarg, "a size such as 512G or 1T");
 			break;
 		case O_MINCTX:
-			if (!parse_whole(optarg, 1, 1e9, &a->o.min_context))
-				return bad("--min-context", optarg, "a whole number of tokens >= 1");
+			if (!args_int(optarg, 1, 1000000000, &a->o.min_context))
+				return args_bad("fit", "--min-context", optarg, "a whole number of tokens >= 1");
 			break;
 		case O_CTX:
-			if (!parse_whole(optarg, 1, 1e8, &a->o.context))
-				return bad("--context", optarg, "a whole number of tokens >= 1");
+			if (!args_int(optarg, 1, 100000000, &a->o.context))
+				return args_bad("fit", "--context", optarg, "a whole number of tokens >= 1");
 			break;
 		case O_UTIL:
 			errno = 0;
 			a->o.gpu_memory_utilization = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(a->o.gpu_memory_utilization > 0 &&
 								 a->o.gpu_memory_utilization <= 1))
-				return bad("--gpu-memory-utilization", optarg, "a fraction in (0, 1]");
+				return args_bad("fit", "--gpu-memory-utilization", optarg, "a fraction in (0, 1]");
 			break;
 		case O_ALL: a->o.all = true; break;
 		case O_JSON: a->json = optarg; break;

@@ -3,6 +3,8 @@
  * hardware/model/format combination at a batch and context. */
 #include "cli/cli.h"
 
+#include "cli/args.h"
+
 #include "base/diag.h"
 #include "base/outfile.h"
 #include "models/catalog.h"
@@ -12,7 +14,6 @@
 #include "models/predict.h"
 #include "models/profile.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
@@ -92,45 +93,8 @@ struct predict_args {
 	const char *json;
 };
 
-static int bad(const char *opt, const char *val, const char *want)
-{
-	fprintf(stderr, "agentcap predict: %s '%s': expected %s\n", opt, val, want);
-	return 2;
-}
 
-static bool parse_num(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
 
-/* "96G", "96GB", "80", "512M": decimal GB. */
-static bool parse_size_gb(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v <= 0)
-		return false;
-	double mul = 1;
-	if (*end == 'T' || *end == 't')
-		mul = 1000, end++;
-	else if (*end == 'G' || *end == 'g')
-		end++;
-	else if (*end == 'M' || *end == 'm')
-		mul = 1e-3, end++;
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end)
-		return false;
-	*out = v * mul;
-	return *out < 1e7;
-}
 
 static int parse_args(int argc, char **argv, struct predict_args *a)
 {
@@ -178,37 +142,37 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 		case O_ENGINE: a->po.engine = optarg; break;
 		case O_TP:
 		case O_PP:
-			if (!parse_num(optarg, 1, 1024, &v) || v != floor(v))
-				return bad(c == O_TP ? "--tp" : "--pp", optarg, "a whole number from 1 to 1024");
+			if (!args_number(optarg, 1, 1024, true, &v))
+				return args_bad("predict", c == O_TP ? "--tp" : "--pp", optarg, "a whole number from 1 to 1024");
 			*(c == O_TP ? &a->po.tp : &a->po.pp) = (int)v;
 			break;
 		case O_BATCH:
-			if (!parse_num(optarg, 1, 1 << 20, &v) || v != floor(v))
-				return bad("--batch", optarg, "a whole number from 1 to 1048576");
+			if (!args_number(optarg, 1, 1 << 20, true, &v))
+				return args_bad("predict", "--batch", optarg, "a whole number from 1 to 1048576");
 			a->batch = (int32_t)v;
 			break;
 		case O_CONTEXT:
 		case O_CHUNK:
-			if (!parse_num(optarg, 1, 1073741824.0, &v) || v != floor(v))
-				return bad(c == O_CONTEXT ? "--context" : "--chunk", optarg,
+			if (!args_number(optarg, 1, 1073741824.0, true, &v))
+				return args_bad("predict", c == O_CONTEXT ? "--context" : "--chunk", optarg,
 					   "a whole number of tokens from 1 to 2^30");
 			*(c == O_CONTEXT ? &a->context : &a->chunk) = (int64_t)v;
 			break;
 		case O_FRAC:
-			if (!parse_num(optarg, 0, 1, &a->po.gpu_expert_fraction))
-				return bad("--gpu-expert-fraction", optarg, "a fraction in [0, 1]");
+			if (!args_number(optarg, 0, 1, false, &a->po.gpu_expert_fraction))
+				return args_bad("predict", "--gpu-expert-fraction", optarg, "a fraction in [0, 1]");
 			break;
 		case O_HOSTBW:
-			if (!parse_num(optarg, 1e-3, 1e6, &a->po.host.mem_bw_gbs))
-				return bad("--host-bw", optarg, "GB/s, a positive number");
+			if (!args_number(optarg, 1e-3, 1e6, false, &a->po.host.mem_bw_gbs))
+				return args_bad("predict", "--host-bw", optarg, "GB/s, a positive number");
 			break;
 		case O_HOSTTF:
-			if (!parse_num(optarg, 1e-3, 1e6, &a->po.host.tflops))
-				return bad("--host-tflops", optarg, "TFLOPS, a positive number");
+			if (!args_number(optarg, 1e-3, 1e6, false, &a->po.host.tflops))
+				return args_bad("predict", "--host-tflops", optarg, "TFLOPS, a positive number");
 			break;
 		case O_MEMORY:
-			if (!parse_size_gb(optarg, &a->memory_gb))
-				return bad("--memory", optarg, "a size such as 96G, 80GB or 512M");
+			if (!args_size_gb(optarg, &a->memory_gb))
+				return args_bad("predict", "--memory", optarg, "a size such as 96G, 80GB or 512M");
 			break;
 		case O_PROFILE: a->profile = optarg; break;
 		case O_CATALOG: a->catalog = optarg; break;

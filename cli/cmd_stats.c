@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include "cli/cli.h"
 
+#include "cli/args.h"
+
 #include "base/diag.h"
 #include "base/outfile.h"
 #include "models/catalog.h"
@@ -114,36 +116,21 @@ struct stats_args {
 	bool quiet;
 };
 
-static int bad_value(const char *opt, const char *arg, const char *expected)
-{
-	fprintf(stderr, "agentcap stats: %s '%s': expected %s\n", opt, arg, expected);
-	return 2;
-}
 
-static bool parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
 
 static int parse_capacities(struct stats_args *a, const char *arg)
 {
 	char buf[1024];
 	if (strlen(arg) >= sizeof(buf))
-		return bad_value("--cache-tokens", arg, "at most 1023 characters");
+		return args_bad("stats", "--cache-tokens", arg, "at most 1023 characters");
 	strcpy(buf, arg);
 	char *save = NULL;
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int64_t v;
-		if (!parse_i64(tok, 1, (int64_t)1 << 50, &v))
-			return bad_value("--cache-tokens", tok, "a token count 1..2^50");
+		if (!args_int(tok, 1, (int64_t)1 << 50, &v))
+			return args_bad("stats", "--cache-tokens", tok, "a token count 1..2^50");
 		if (a->n_cache == MAX_CAPACITIES)
-			return bad_value("--cache-tokens", tok, "at most 64 capacities");
+			return args_bad("stats", "--cache-tokens", tok, "at most 64 capacities");
 		a->cache_tokens[a->n_cache++] = v;
 	}
 	return 0;
@@ -181,8 +168,8 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 			a->json = optarg;
 			break;
 		case O_BLOCK:
-			if (!parse_i64(optarg, 1, 1 << 24, &a->opts.block_size))
-				return bad_value("--block-size", optarg, "an integer 1..16777216");
+			if (!args_int(optarg, 1, 1 << 24, &a->opts.block_size))
+				return args_bad("stats", "--block-size", optarg, "an integer 1..16777216");
 			break;
 		case O_CACHE:
 			if ((rc = parse_capacities(a, optarg)) != 0)
@@ -202,7 +189,7 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 			errno = 0;
 			double v = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(v >= 1e-3 && v <= 1e9))
-				return bad_value("--decode-tokens-per-s", optarg, "a rate 0.001..1e9");
+				return args_bad("stats", "--decode-tokens-per-s", optarg, "a rate 0.001..1e9");
 			a->opts.decode_tokens_per_s = v;
 			break;
 		}
@@ -214,7 +201,7 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 			else if (strcmp(optarg, "mooncake") == 0)
 				a->format = TRACE_FMT_MOONCAKE;
 			else
-				return bad_value("--format", optarg, "auto, canonical or mooncake");
+				return args_bad("stats", "--format", optarg, "auto, canonical or mooncake");
 			break;
 		case O_SKIP:
 			a->skip_bad = true;

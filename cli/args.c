@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * args: option values (see args.h). */
+#include "cli/args.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int args_bad(const char *cmd, const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "agentcap %s: %s '%s': expected %s\n", cmd, opt, val, want);
+	return 2;
+}
+
+bool args_number(const char *s, double lo, double hi, bool integral, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi ||
+	    (integral && v != floor(v)))
+		return false;
+	*out = v;
+	return true;
+}
+
+bool args_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool args_size_gb(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v <= 0)
+		return false;
+	double mul = 1;
+	if (*end == 'T' || *end == 't')
+		mul = 1000, end++;
+	else if (*end == 'G' || *end == 'g')
+		end++;
+	else if (*end == 'M' || *end == 'm')
+		mul = 1e-3, end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		return false;
+	*out = v * mul;
+	return *out < 1e7;
+}

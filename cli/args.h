@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * args: parsing and rejecting option values, shared by the subcommands so
+ * that every command words a bad value the same way:
+ *     agentcap CMD: OPT 'VALUE': expected WANT
+ */
+#ifndef CLI_ARGS_H
+#define CLI_ARGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Print the message above to stderr; returns 2 (bad usage). */
+int args_bad(const char *cmd, const char *opt, const char *val, const char *want);
+
+/* A finite number in [lo, hi] (a whole one if integral). */
+bool args_number(const char *s, double lo, double hi, bool integral, double *out);
+
+/* A decimal integer in [lo, hi], exact over the whole int64 range. */
+bool args_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
+
+/* A size in decimal GB: "96G", "96GB", "80", "512M", "1.5T". */
+bool args_size_gb(const char *s, double *out);
+
+#endif
