@@ -11,7 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Set once, on first use (see the header). */
+/* Set once, on first use (see the header).  The one piece of file-scope
+ * state in the project, and deliberately so: libFuzzer calls the harness
+ * entry point with no context argument, and each process needs one scratch
+ * folder that outlives every input and is removed at exit. */
 static char scratch_dir[256];
 
 static void remove_scratch(void)
