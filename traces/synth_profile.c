@@ -330,7 +330,7 @@ static int store(struct synth_profile *p, const struct key *k, const cJSON *v, c
 		 struct diag *d)
 {
 	char *field = (char *)p + k->off;
-	double x;
+	double x = 0;
 	int rc = 0;
 	switch (k->kind) {
 	case K_OBJ:
