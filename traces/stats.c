@@ -29,10 +29,10 @@
  * `roots` maps each subagent session to its root session; a session that is
  * not in it is a root (parents start before their subagents).
  *
- * With no_curve, pos is only the set of cached blocks (call_cache_unbounded)
- * and the tree and hist stay empty.
+ * With no_curve, the segment trie `trie` counts the unbounded hits and
+ * distinct blocks (call_cache_trie); pos, the tree and hist stay empty.
  *
- * Invariants: live == pos.len == prefix(now); every pos value is in 1..now
+ * Invariants (with the curve): live == pos.len == prefix(now); every pos value is in 1..now
  * and distinct; hits == sum(hist) (without no_curve); turn_of.len == the pool entries not on
  * the free list, each with holders >= 1, and the sessions pointing at a turn
  * number its holders.
@@ -44,6 +44,7 @@
 #include "base/map.h"
 #include "base/vec.h"
 #include "traces/prompt.h"
+#include "traces/segtrie.h"
 #include "traces/trace.h"
 
 #include <assert.h>
@@ -297,6 +298,7 @@ struct ssess {
 	int64_t t_cache_ns;           /* time of call next_cache */
 	struct tchain chain;          /* block hashes of the context so far */
 	struct vec hashes;            /* uint64_t per full block of prompt + output */
+	struct segtrie_path path;     /* no_curve: the context so far in stats.trie */
 	int refs;                     /* timelines still running */
 };
 
@@ -323,6 +325,7 @@ struct stats {
 	int64_t hits;
 	int64_t *cum;                 /* after finish: cum[k] = sum(hist[0..k)) */
 	size_t cum_len;
+	struct segtrie trie;          /* no_curve: the unbounded cache by segments */
 
 	/* turns and their overlap */
 	struct vec turns;             /* struct turn pool */
@@ -377,6 +380,7 @@ int stats_new(struct stats **out, const struct stats_opts *o, struct diag *d)
 	vec_init(&st->ctx, sizeof(struct trace_seg), VEC_NO_LIMIT);
 	map_init(&st->pos);
 	vec_init(&st->hist, sizeof(int64_t), VEC_NO_LIMIT);
+	segtrie_init(&st->trie, o->block_size);
 	vec_init(&st->turns, sizeof(struct turn), VEC_NO_LIMIT);
 	st->turn_free = -1;
 	map_init(&st->turn_of);
@@ -418,6 +422,7 @@ void stats_free(struct stats *st)
 	free(st->bit);
 	vec_release(&st->hist);
 	free(st->cum);
+	segtrie_release(&st->trie);
 	vec_release(&st->turns);
 	map_release(&st->turn_of);
 	map_release(&st->roots);
@@ -526,26 +531,31 @@ static int hist_add(struct stats *st, int64_t dist, int64_t tokens)
 
 /* ---- the zero-service-time timeline: prefix cache ---- */
 
-/* Without the curve: pos is the set of cached blocks.  The cached blocks of
- * a chain are a leading run (each call caches a leading run of its chain, and
- * a block's hash names every block before it), so their end is found by
- * binary search, and only the blocks past it are new. */
-static int call_cache_unbounded(struct stats *st, const uint64_t *h, int64_t max_hit, int64_t held)
+/* Without the curve: the unbounded cache on segment boundaries.  A call
+ * reuses floor(shared / B) blocks of the tokens earlier calls computed, at
+ * most floor((P - 1) / B); its block hashes are never made. */
+static int call_cache_trie(struct stats *st, struct ssess *ss, struct diag *d)
 {
-	int64_t lo = 0, hi = held;
-	while (lo < hi) {
-		int64_t mid = lo + (hi - lo) / 2;
-		if (map_get(&st->pos, h[mid]))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	st->hits += (lo < max_hit ? lo : max_hit) * st->o.block_size;
-	for (int64_t k = lo; k < held; k++) {
-		if (map_put(&st->pos, h[k], 1) != 0)
-			return DIAG_ENOMEM;
-		st->live++;
-	}
+	const struct trace_session *ts = ss->ts;
+	const struct trace_call *c = &ts->calls[ss->next_cache];
+	const int64_t B = st->o.block_size;
+	if (!c->extends_prev)
+		segtrie_path_reset(&ss->path);
+	struct segtrie_call call;
+	if (segtrie_begin(&st->trie, &ss->path, c->prompt_tokens + c->output_tokens - 1, &call) != 0)
+		return nomem(d);
+	for (size_t i = 0; i < c->n_segs; i++)
+		if (segtrie_feed(&st->trie, &ss->path, &call, c->segs[i].content, c->segs[i].tokens) != 0)
+			return nomem(d);
+	if (ss->path.tokens != c->prompt_tokens)
+		return diag_set(d, DIAG_EINTERNAL, "session at line %ld call %lld: %lld prompt tokens "
+				"but segments add to %lld", ts->line, (long long)c->seq,
+				(long long)c->prompt_tokens, (long long)ss->path.tokens);
+	if (segtrie_feed(&st->trie, &ss->path, &call, trace_output_content(ts->id, c->seq),
+			 c->output_tokens) != 0)
+		return nomem(d);
+	int64_t hit = call.shared_tokens / B, max_hit = (c->prompt_tokens - 1) / B;
+	st->hits += (hit < max_hit ? hit : max_hit) * B;
 	return 0;
 }
 
@@ -554,6 +564,8 @@ static int call_cache(struct stats *st, struct ssess *ss, struct diag *d)
 	const struct trace_session *ts = ss->ts;
 	const struct trace_call *c = &ts->calls[ss->next_cache];
 	const int64_t B = st->o.block_size;
+	if (st->o.no_curve)
+		return call_cache_trie(st, ss, d);
 	if (!c->extends_prev) {
 		tchain_init(&ss->chain, B);
 		vec_clear(&ss->hashes);
@@ -576,8 +588,6 @@ static int call_cache(struct stats *st, struct ssess *ss, struct diag *d)
 	int64_t held = (c->prompt_tokens + c->output_tokens - 1) / B;
 	if (held > n_h)
 		held = n_h;
-	if (st->o.no_curve)
-		return call_cache_unbounded(st, h, max_hit, held) != 0 ? nomem(d) : 0;
 	int64_t worst = 0;
 	for (int64_t k = 0; k < max_hit; k++) {
 		const uint64_t *p = map_get(&st->pos, h[k]);
@@ -924,7 +934,7 @@ int stats_finish(struct stats *st, struct stats_summary *out, struct diag *d)
 	m->last_t_s = st->any_call ? (double)st->last_ns / 1e9 : 0.0;
 	m->hit_tokens_unbounded = st->hits;
 	m->prefix_hit_rate_unbounded = m->prompt_tokens ? (double)st->hits / (double)m->prompt_tokens : 0.0;
-	m->distinct_blocks = st->live;
+	m->distinct_blocks = st->o.no_curve ? segtrie_blocks(&st->trie) : st->live;
 	if (qhist_summary(&st->input, 1, &m->input_tokens) != 0 ||
 	    qhist_summary(&st->fresh, 1, &m->new_tokens_per_call) != 0 ||
 	    qhist_summary(&st->output, 1, &m->output_tokens_per_call) != 0 ||

@@ -32,12 +32,14 @@
  * flight, so it needs slightly more than the curve's capacity for the same
  * hit rate.  docs/stats.md states every definition.
  *
- * Without the curve (no_curve) the unbounded figures cost O(log n) hash
- * lookups per call of n blocks plus one insertion per block not seen
- * before: the blocks cached from a chain always form a leading run (a block
- * is cached only with every block before it), so a binary search finds its
- * end.  The curve needs every block of every call (O(log U) each): about
- * 18 times slower on a synthetic team at 16-token blocks (docs/stats.md).
+ * Without the curve (no_curve) the unbounded figures come from a trie of
+ * segments (traces/segtrie.h) and no block hash is made: two calls share KV
+ * exactly as far as their segment sequences agree, so a call reuses
+ * floor(shared / B) blocks of the leading tokens earlier calls computed (at
+ * most floor((P-1)/B)), and an `extends` call walks only its new segments.
+ * Memory O(distinct segment occurrences) instead of O(distinct blocks).
+ * The figures are the same as with the curve (tests/traces/test_stats_trie.c).
+ * The curve needs every block of every call (O(log U) each).
  *
  * Concurrency of overlapping calls uses a second timeline with service
  * times: a call is in flight for output_tokens / decode_tokens_per_s seconds
@@ -60,7 +62,7 @@
  * no turn.  Calls reach the timeline in start order, so each open turn is
  * O(1): the sum of durations, the union's closed length and its last piece.
  *
- * Memory: O(distinct blocks + distinct token counts + sessions in flight +
+ * Memory: O(distinct blocks (segments with no_curve) + distinct token counts + sessions in flight +
  * open turns), plus one map entry per subagent session (its root, for
  * subagents of subagents and late ones) and 8 bytes per overlapping turn
  * (exact percentiles); never O(calls).

@@ -431,7 +431,7 @@ static void test_curve_matches_naive_lru(void **state)
 		prev = got;
 	}
 	stats_free(st);
-	/* without the curve: the same unbounded figures by binary search */
+	/* without the curve: the same unbounded figures from the segment trie */
 	o.no_curve = true;
 	assert_int_equal(stats_new(&st, &o, &d), 0);
 	for (int i = 0; i < N_SESS; i++) {
