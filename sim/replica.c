@@ -115,16 +115,19 @@ static void sreq_free_blocks(struct replica *rep, struct sreq *r)
 }
 
 /* Grow the block table to cover `tokens` tokens; the caller checked that
- * enough blocks are available. */
-static void sreq_cover(struct replica *rep, struct sreq *r, int64_t tokens)
+ * enough blocks are available, so the only failure is running out of
+ * memory for the cache's own arrays: DIAG_ENOMEM. */
+static int sreq_cover(struct replica *rep, struct sreq *r, int64_t tokens)
 {
 	int64_t want = ceil_div(tokens, rep->kv.block_size);
 	assert(want <= r->max_blocks);
 	while (r->n_blocks < want) {
 		int32_t b = kvcache_alloc(&rep->kv);
-		assert(b >= 0);
+		if (b < 0)
+			return DIAG_ENOMEM;
 		r->blocks[r->n_blocks++] = b;
 	}
+	return 0;
 }
 
 /* Enter the hashes of blocks that became full and computed. */
@@ -144,18 +147,25 @@ static int sreq_register(struct replica *rep, struct sreq *r)
 	return 0;
 }
 
-static void preempt(struct sim *s, struct replica *rep, struct sreq *r)
+/* Preempt the most recently admitted running request (recompute): its
+ * blocks are freed and it returns to the front of the waiting queue.  The
+ * queue makes room first, so a request is never lost in between. */
+static int preempt_last(struct sim *s, struct replica *rep, struct sreq **victim)
 {
+	if (rep->wq_len == rep->wq_cap && wq_grow(rep) != 0)
+		return DIAG_ENOMEM;
+	struct sreq *r = rep->running[--rep->n_running];
 	r->kv_dropped += r->computed;
 	sreq_free_blocks(rep, r);
 	r->computed = 0;
 	r->preemptions++;
 	r->state = SREQ_WAITING;
 	s->stats.preemptions++;
-	/* wq_push_front cannot fail for want of room: the queue grows, and a
-	 * failure to grow is reported through s->err. */
-	if (wq_push_front(rep, r) != 0)
-		s->err = DIAG_ENOMEM;
+	int rc = wq_push_front(rep, r);
+	assert(rc == 0);
+	(void)rc;
+	*victim = r;
+	return 0;
 }
 
 /* ---- scheduling ---- */
@@ -178,9 +188,9 @@ int replica_kick(struct sim *s, struct replica *rep)
 int replica_enqueue(struct sim *s, struct replica *rep, struct sreq *r)
 {
 	bool was_empty = rep->wq_len == 0;
-	r->state = SREQ_WAITING;
 	if (wq_push_back(rep, r) != 0)
-		return DIAG_ENOMEM;
+		return DIAG_ENOMEM; /* not queued: still the caller's */
+	r->state = SREQ_WAITING;
 	if (!rep->busy)
 		return replica_kick(s, rep);
 	/* A decode run assumed no admission could happen; an arrival into an
@@ -231,8 +241,11 @@ static bool schedule_running(struct sim *s, struct replica *rep, struct perf_bat
 		int64_t want = ceil_div(r->computed + n, rep->kv.block_size) - r->n_blocks;
 		bool self_preempted = false;
 		while (want > kvcache_available(&rep->kv)) {
-			struct sreq *victim = rep->running[--rep->n_running];
-			preempt(s, rep, victim);
+			struct sreq *victim;
+			if (preempt_last(s, rep, &victim) != 0) {
+				s->err = DIAG_ENOMEM;
+				return preempted;
+			}
 			preempted = true;
 			if (victim == r) {
 				self_preempted = true;
@@ -241,7 +254,10 @@ static bool schedule_running(struct sim *s, struct replica *rep, struct perf_bat
 		}
 		if (self_preempted)
 			break;
-		sreq_cover(rep, r, r->computed + n);
+		if (sreq_cover(rep, r, r->computed + n) != 0) {
+			s->err = DIAG_ENOMEM;
+			break;
+		}
 		batch_add(rep, pb, r, n);
 		*budget -= n;
 	}
@@ -273,6 +289,8 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		if (want > kvcache_available(&rep->kv) - evictable_hits)
 			break;
 		wq_pop_front(rep);
+		r->state = SREQ_RUNNING;
+		rep->running[rep->n_running++] = r; /* owned by the running list from here */
 		if (!r->admitted_once) {
 			r->admitted_once = true;
 			r->cached_first = cached;
@@ -284,19 +302,16 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		r->n_registered = hit;
 		r->computed = cached;
 		r->kv_obtained += cached;
-		sreq_cover(rep, r, cached + n);
+		if (sreq_cover(rep, r, cached + n) != 0)
+			return DIAG_ENOMEM;
 		/* the prompt blocks this request is about to compute */
 		if (rep->kv.prefix_caching) {
-			r->pend_lo = hit;
-			r->pend_hi = sreq_prompt_blocks(r, bs);
-			for (int64_t j = r->pend_lo; j < r->pend_hi; j++)
-				if (kvcache_pending_add(&rep->kv, r->hashes[j]) != 0)
+			int64_t end = sreq_prompt_blocks(r, bs);
+			r->pend_lo = r->pend_hi = hit;
+			for (; r->pend_hi < end; r->pend_hi++)
+				if (kvcache_pending_add(&rep->kv, r->hashes[r->pend_hi]) != 0)
 					return DIAG_ENOMEM;
-			if (r->pend_hi < r->pend_lo)
-				r->pend_hi = r->pend_lo;
 		}
-		r->state = SREQ_RUNNING;
-		rep->running[rep->n_running++] = r;
 		batch_add(rep, pb, r, n);
 		*budget -= n;
 		admitted++;
@@ -419,7 +434,8 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen)
 		s->tokens_applied += n;
 		int64_t emitted = 0;
 		if (rep->run_decode) {
-			sreq_cover(rep, r, r->computed);
+			if (sreq_cover(rep, r, r->computed) != 0)
+				return DIAG_ENOMEM;
 			emitted = k;
 		} else if (r->computed == sreq_total(r)) {
 			emitted = 1;

@@ -93,7 +93,8 @@ struct replica {
 int replica_init(struct replica *rep, int32_t id, const struct engine_config *cfg, struct diag *d);
 void replica_release(struct replica *rep);
 
-/* A request arrives (already validated). */
+/* A request arrives (already validated).  On failure r is not queued
+ * unless r->state says SREQ_WAITING. */
 int replica_enqueue(struct sim *s, struct replica *rep, struct sreq *r);
 
 /* Event handlers. */

@@ -228,7 +228,12 @@ static int on_arrival(struct sim *s, struct sreq *r)
 		return s->err;
 	}
 	/* One replica until routers arrive: every call goes to replica 0. */
-	return replica_enqueue(s, &s->replicas[0], r);
+	int rc = replica_enqueue(s, &s->replicas[0], r);
+	if (rc != 0 && r->state != SREQ_WAITING) {
+		s->live_reqs--;
+		sreq_destroy(r); /* never queued, so no one else will free it */
+	}
+	return rc;
 }
 
 int64_t sim_next_time(const struct sim *s)
