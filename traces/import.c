@@ -119,8 +119,10 @@ static int walk(const char *dir, const char *suffix, int depth, struct vec *out,
 				rc = walk(p, suffix, depth + 1, out, d);
 			} else if (S_ISREG(sbuf.st_mode) && (ends_with(p, suffix) || ends_with(p, gz_suffix))) {
 				char **slot = vec_push(out);
-				if (!slot) {
-					rc = diag_set(d, DIAG_ENOMEM, "%s: too many files (more than %zu)",
+				if (!slot && out->len < out->max_len) {
+					rc = diag_set(d, DIAG_ENOMEM, "out of memory listing %s", dir);
+				} else if (!slot) {
+					rc = diag_set(d, DIAG_EINPUT, "%s: too many files (more than %zu)",
 						      dir, MAX_FILES);
 				} else {
 					*slot = p;

@@ -118,6 +118,8 @@ static int prompt_of(struct wtrace *w, const cJSON *q, const char *where, int64_
 				       "(expected 0..2^53)", where, k);
 		int64_t tokens = k + 1 < n ? B : in - B * ((int64_t)n - 1);
 		struct trace_seg *s = vec_push(&w->c->segs);
+		if (!s && w->c->segs.len < w->c->segs.max_len)
+			return diag_set(m->d, DIAG_ENOMEM, "out of memory");
 		if (!s)
 			return imp_bad(m, w->path, w->line, 0, "%s: more than %zu hash_ids (the "
 				       "limit per call)", where, (size_t)TRACE_READER_MAX_SEGS_PER_CALL);
