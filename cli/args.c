@@ -2,10 +2,15 @@
  * args: option values (see args.h). */
 #include "cli/args.h"
 
+#include "base/diag.h"
+#include "models/catalog.h"
+#include "models/engine.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int args_bad(const char *cmd, const char *opt, const char *val, const char *want)
 {
@@ -56,4 +61,42 @@ bool args_size_gb(const char *s, double *out)
 		return false;
 	*out = v * mul;
 	return *out < 1e7;
+}
+
+bool args_trace_format(const char *s, enum trace_format *out)
+{
+	static const struct {
+		const char *name;
+		enum trace_format fmt;
+	} names[] = {
+		{"auto", TRACE_FMT_AUTO},
+		{"canonical", TRACE_FMT_CANONICAL},
+		{"mooncake", TRACE_FMT_MOONCAKE},
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(s, names[i].name) == 0) {
+			*out = names[i].fmt;
+			return true;
+		}
+	return false;
+}
+
+int args_models_load(const char *catalog_dir, const char *engines_path, struct catalog **cat,
+		     struct engine_table **et, struct diag *d)
+{
+	*cat = NULL;
+	*et = NULL;
+	int rc = catalog_load(cat, catalog_dir, d);
+	if (rc != 0 || !engines_path)
+		return rc;
+	*et = malloc(sizeof(**et));
+	if (!*et)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	return engine_table_load(*et, engines_path, d);
+}
+
+void args_models_free(struct catalog *cat, struct engine_table *et)
+{
+	free(et);
+	catalog_free(cat);
 }

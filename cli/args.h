@@ -6,8 +6,14 @@
 #ifndef CLI_ARGS_H
 #define CLI_ARGS_H
 
+#include "traces/reader.h"
+
 #include <stdbool.h>
 #include <stdint.h>
+
+struct catalog;
+struct diag;
+struct engine_table;
 
 /* Print the message above to stderr; returns 2 (bad usage). */
 int args_bad(const char *cmd, const char *opt, const char *val, const char *want);
@@ -20,5 +26,15 @@ bool args_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 
 /* A size in decimal GB: "96G", "96GB", "80", "512M", "1.5T". */
 bool args_size_gb(const char *s, double *out);
+
+/* A --format value: auto, canonical or mooncake. */
+bool args_trace_format(const char *s, enum trace_format *out);
+
+/* The catalogue (catalog_dir NULL: the built-in copy) and, when
+ * engines_path is given, an engine table read from it (else *et = NULL: the
+ * built-in table).  Release both with args_models_free, on failure too. */
+int args_models_load(const char *catalog_dir, const char *engines_path, struct catalog **cat,
+		     struct engine_table **et, struct diag *d);
+void args_models_free(struct catalog *cat, struct engine_table *et);
 
 #endif

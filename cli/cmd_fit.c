@@ -176,16 +176,12 @@ int cmd_fit(int argc, char **argv)
 		return prc < 0 ? 0 : prc;
 	struct diag d;
 	diag_init(&d);
-	struct catalog *cat = NULL;
-	struct engine_table *et = NULL;
+	struct catalog *cat;
+	struct engine_table *et;
 	struct fit_result r;
 	memset(&r, 0, sizeof(r));
-	int rc = catalog_load(&cat, a.catalog, &d);
-	if (rc == 0) {
-		et = malloc(sizeof(*et));
-		rc = et ? engine_table_load(et, a.engines, &d) : diag_set(&d, DIAG_ENOMEM, "out of memory");
-		a.o.engines = et;
-	}
+	int rc = args_models_load(a.catalog, a.engines, &cat, &et, &d);
+	a.o.engines = et;
 	if (rc == 0)
 		rc = a.hardware ? fit_hardware(&r, cat, a.hardware, &a.o, &d)
 				: fit_model(&r, cat, a.model, &a.o, &d);
@@ -205,8 +201,7 @@ int cmd_fit(int argc, char **argv)
 		rc = fit_write_text(stdout, &r, &d);
 	size_t n_fit = r.n_fit;
 	fit_result_release(&r);
-	free(et);
-	catalog_free(cat);
+	args_models_free(cat, et);
 	if (rc != 0)
 		return cli_fail(rc, d.msg);
 	return n_fit > 0 ? 0 : 1;

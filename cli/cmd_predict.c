@@ -215,12 +215,8 @@ int cmd_predict(int argc, char **argv)
 	struct predict_result r;
 	struct mem_plan plan;
 	bool have_plan = false;
-	int rc = catalog_load(&cat, a.catalog, &d);
-	if (rc == 0 && a.engines) {
-		et = malloc(sizeof(*et));
-		rc = et ? engine_table_load(et, a.engines, &d) : diag_set(&d, DIAG_ENOMEM, "out of memory");
-		a.po.engines = et;
-	}
+	int rc = args_models_load(a.catalog, a.engines, &cat, &et, &d);
+	a.po.engines = et;
 	if (rc == 0)
 		rc = perf_model_init_opts(&pm, cat, &a.po, &d);
 	if (rc == 0 && a.profile) {
@@ -261,8 +257,7 @@ int cmd_predict(int argc, char **argv)
 	if (rc == 0 && !(a.json && strcmp(a.json, "-") == 0))
 		rc = predict_write_text(stdout, &pm, &r, have_plan ? &plan : NULL, &d);
 	perf_profile_free(prof);
-	free(et);
-	catalog_free(cat);
+	args_models_free(cat, et);
 	if (rc != 0)
 		return cli_fail(rc, d.msg);
 	return 0;

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "cli/cli.h"
 
+#include "cli/args.h"
+
 #include "base/diag.h"
 #include "models/catalog.h"
 #include "models/memory.h"
@@ -147,16 +149,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			break;
 		}
 		case O_FORMAT:
-			if (strcmp(optarg, "auto") == 0)
-				a->format = TRACE_FMT_AUTO;
-			else if (strcmp(optarg, "canonical") == 0)
-				a->format = TRACE_FMT_CANONICAL;
-			else if (strcmp(optarg, "mooncake") == 0)
-				a->format = TRACE_FMT_MOONCAKE;
-			else {
-				fprintf(stderr, "agentcap replay: --format '%s': expected auto, canonical or mooncake\n", optarg);
-				return 2;
-			}
+			if (!args_trace_format(optarg, &a->format))
+				return args_bad("replay", "--format", optarg, "auto, canonical or mooncake");
 			break;
 		case O_SKIP:
 			a->skip_bad = true;

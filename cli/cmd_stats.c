@@ -194,13 +194,7 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 			break;
 		}
 		case O_FORMAT:
-			if (strcmp(optarg, "auto") == 0)
-				a->format = TRACE_FMT_AUTO;
-			else if (strcmp(optarg, "canonical") == 0)
-				a->format = TRACE_FMT_CANONICAL;
-			else if (strcmp(optarg, "mooncake") == 0)
-				a->format = TRACE_FMT_MOONCAKE;
-			else
+			if (!args_trace_format(optarg, &a->format))
 				return args_bad("stats", "--format", optarg, "auto, canonical or mooncake");
 			break;
 		case O_SKIP:

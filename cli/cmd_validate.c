@@ -3,6 +3,8 @@
  * measured, row by row, with the error per metric and hardware family. */
 #include "cli/cli.h"
 
+#include "cli/args.h"
+
 #include "base/diag.h"
 #include "base/outfile.h"
 #include "models/catalog.h"
@@ -133,11 +135,7 @@ int cmd_validate(int argc, char **argv)
 	struct engine_table *et = NULL;
 	struct validate_report rep;
 	memset(&rep, 0, sizeof(rep));
-	int rc = catalog_load(&cat, a.catalog, &d);
-	if (rc == 0 && a.engines) {
-		et = malloc(sizeof(*et));
-		rc = et ? engine_table_load(et, a.engines, &d) : diag_set(&d, DIAG_ENOMEM, "out of memory");
-	}
+	int rc = args_models_load(a.catalog, a.engines, &cat, &et, &d);
 	if (rc == 0) {
 		struct validate_opts o;
 		validate_opts_init(&o, cat);
@@ -168,8 +166,7 @@ int cmd_validate(int argc, char **argv)
 		}
 	}
 	validate_release(&rep);
-	free(et);
-	catalog_free(cat);
+	args_models_free(cat, et);
 	if (rc != 0)
 		return cli_fail(rc, d.msg);
 	return 0;
