@@ -237,7 +237,7 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 			rc = rp->err;
 	}
 	st->skipped_lines = trace_reader_skipped(tr);
-	st->sim = rp->sim.stats;
+	st->sim = sim_get_stats(&rp->sim);
 	if (rc == 0)
 		rc = sim_check_end(&rp->sim, d);
 	if (rc == 0 && rp->in_flight != 0)

@@ -208,10 +208,11 @@ int replica_enqueue(struct sim *s, struct replica *rep, struct sreq *r)
 		}
 		if (lo < rep->run_k) {
 			rep->run_k = lo;
+			rep->run_total_ns = s->perf.decode_run_ns(s->perf.ctx, &rep->run_b0, lo);
 			rep->run_gen++;
 			s->stats.truncated_runs++;
-			int64_t end = rep->run_t0_ns + llround(s->perf.decode_run_ns(s->perf.ctx, &rep->run_b0, lo));
-			return push_event(s, end, EV_STEP_END, PRIO_STEP_END, rep, rep->run_gen);
+			return push_event(s, rep->run_t0_ns + llround(rep->run_total_ns), EV_STEP_END,
+					  PRIO_STEP_END, rep, rep->run_gen);
 		}
 	}
 	return 0;
@@ -382,6 +383,7 @@ int replica_schedule(struct sim *s, struct replica *rep)
 	rep->run_cuttable = rep->wq_len == 0;
 	rep->run_t0_ns = s->now_ns;
 	rep->run_k = k;
+	rep->run_total_ns = dur;
 	rep->run_b0 = pb;
 	rep->run_gen++;
 	return push_event(s, s->now_ns + llround(dur), EV_STEP_END, PRIO_STEP_END, rep, rep->run_gen);
@@ -404,8 +406,7 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen)
 		return 0; /* a run that was cut short: stale event */
 	int64_t k = rep->run_k;
 	int64_t t0 = rep->run_t0_ns;
-	double total = rep->run_decode ? s->perf.decode_run_ns(s->perf.ctx, &rep->run_b0, k)
-				       : s->perf.step_ns(s->perf.ctx, &rep->run_b0);
+	double total = rep->run_total_ns;
 	double first = total, last = total;
 	if (rep->run_decode && k > 1) {
 		first = s->perf.decode_run_ns(s->perf.ctx, &rep->run_b0, 1);

@@ -86,6 +86,7 @@ struct replica {
 	bool run_decode;            /* the in-flight step is a decode run */
 	int64_t run_t0_ns;
 	int64_t run_k;
+	double run_total_ns;         /* exact duration of the run's run_k steps */
 	uint64_t run_gen;           /* stamps the live step-end event */
 	struct perf_batch run_b0;
 };

@@ -265,15 +265,21 @@ int sim_step(struct sim *s, struct diag *d)
 	}
 	if (rc == 0 && s->err)
 		rc = s->err;
-	s->stats.kv_evictions = 0;
-	for (int32_t i = 0; i < s->n_replicas; i++)
-		s->stats.kv_evictions += s->replicas[i].kv.evictions;
 	if (rc == DIAG_ENOMEM)
 		return diag_set(d, rc, "out of memory at t=%.6f s", (double)s->now_ns / 1e9);
 	if (rc != 0)
 		return diag_set(d, rc, "internal error in the simulator at t=%.6f s (event kind %u)",
 				(double)s->now_ns / 1e9, e.kind);
 	return 1;
+}
+
+struct sim_stats sim_get_stats(const struct sim *s)
+{
+	struct sim_stats st = s->stats;
+	st.kv_evictions = 0;
+	for (int32_t i = 0; i < s->n_replicas; i++)
+		st.kv_evictions += s->replicas[i].kv.evictions;
+	return st;
 }
 
 int sim_check_end(const struct sim *s, struct diag *d)

@@ -73,7 +73,7 @@ struct sim_stats {
 	int64_t step_events;     /* step-end events (a decode run is one) */
 	int64_t submitted, completed, rejected;
 	int64_t preemptions;
-	int64_t kv_evictions;    /* cached blocks evicted for reuse */
+	int64_t kv_evictions;    /* cached blocks evicted for reuse (sim_get_stats) */
 	int64_t truncated_runs;  /* decode runs cut short by an arrival */
 };
 
@@ -110,6 +110,9 @@ int64_t sim_next_time(const struct sim *s);
 
 /* Dispatch one event: 1 if one ran, 0 if the queue was empty, or an error. */
 int sim_step(struct sim *s, struct diag *d);
+
+/* The counters so far, the replicas' own included. */
+struct sim_stats sim_get_stats(const struct sim *s);
 
 /* End-of-run invariants: every call completed or rejected, no request left,
  * every KV block returned, token accounting balanced.  0 or DIAG_EINTERNAL

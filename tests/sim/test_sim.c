@@ -329,7 +329,7 @@ static void test_lru_eviction_across_requests(void **state)
 	assert_int_equal(h->col.rec[2].cached_prompt_tokens, 0);
 	assert_int_equal(h->col.rec[3].cached_prompt_tokens, 18 * 16);
 	assert_int_equal(h->col.rec[4].cached_prompt_tokens, 40 * 16);
-	assert_true(h->s.stats.kv_evictions >= 23);
+	assert_true(sim_get_stats(&h->s).kv_evictions >= 23);
 	sim_release(&h->s);
 	free(h);
 }
@@ -410,10 +410,10 @@ static void test_runs_match_single_steps(void **state)
 			/* the workload exercises what the equivalence is about */
 			printf("runs cut by arrivals %lld, preemptions %lld, evictions %lld\n",
 			       (long long)h->s.stats.truncated_runs, (long long)h->s.stats.preemptions,
-			       (long long)h->s.stats.kv_evictions);
+			       (long long)sim_get_stats(&h->s).kv_evictions);
 			assert_true(h->s.stats.truncated_runs > 0);
 			assert_true(h->s.stats.preemptions > 0);
-			assert_true(h->s.stats.kv_evictions > 0);
+			assert_true(sim_get_stats(&h->s).kv_evictions > 0);
 		}
 		sim_release(&h->s);
 		free(h);
