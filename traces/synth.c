@@ -858,6 +858,11 @@ void synth_team_free(struct synth_team *t)
 	free(t);
 }
 
+static int team_source(void *ctx, struct trace_session **out, struct diag *d)
+{
+	return synth_team_next(ctx, out, d);
+}
+
 int synth_team_write(const struct synth_profile *p, const struct synth_team_opts *o,
 		     const char *path, bool gzip, struct synth_team_stats *stats, struct diag *d)
 {
@@ -868,22 +873,7 @@ int synth_team_write(const struct synth_profile *p, const struct synth_team_opts
 	char source[256];
 	snprintf(source, sizeof(source), "agentcap synth: profile %s, %d engineers, %d days, seed %llu",
 		 p->name, (int)o->engineers, (int)o->days, (unsigned long long)o->seed);
-	struct trace_writer *w = NULL;
-	rc = trace_writer_open(&w, path, gzip, source, d);
-	struct trace_session *s = NULL;
-	while (rc == 0) {
-		int got = synth_team_next(t, &s, d);
-		if (got <= 0) {
-			rc = got;
-			break;
-		}
-		rc = trace_writer_session(w, s, d);
-		trace_session_free(s);
-	}
-	if (rc == 0)
-		rc = trace_writer_close(w, d);
-	else
-		trace_writer_abort(w);
+	rc = trace_writer_drain(path, gzip, source, team_source, t, d);
 	if (stats)
 		*stats = t->st;
 	synth_team_free(t);

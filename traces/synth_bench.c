@@ -211,6 +211,11 @@ void synth_bench_free(struct synth_bench *b)
 	free(b);
 }
 
+static int bench_source(void *ctx, struct trace_session **out, struct diag *d)
+{
+	return synth_bench_next(ctx, out, d);
+}
+
 int synth_bench_write(const struct synth_bench_opts *o, const char *path, bool gzip,
 		      struct synth_bench_stats *stats, struct diag *d)
 {
@@ -222,22 +227,7 @@ int synth_bench_write(const struct synth_bench_opts *o, const char *path, bool g
 	snprintf(source, sizeof(source), "agentcap synth --workload %s: %lld prompts, %s, seed %llu",
 		 o->kind == SYNTH_BENCH_FIXED ? "fixed" : "random", (long long)o->num_prompts,
 		 o->max_concurrency ? "fixed concurrency" : "open loop", (unsigned long long)o->seed);
-	struct trace_writer *w = NULL;
-	rc = trace_writer_open(&w, path, gzip, source, d);
-	while (rc == 0) {
-		struct trace_session *s = NULL;
-		int got = synth_bench_next(b, &s, d);
-		if (got <= 0) {
-			rc = got;
-			break;
-		}
-		rc = trace_writer_session(w, s, d);
-		trace_session_free(s);
-	}
-	if (rc == 0)
-		rc = trace_writer_close(w, d);
-	else
-		trace_writer_abort(w);
+	rc = trace_writer_drain(path, gzip, source, bench_source, b, d);
 	if (stats)
 		*stats = b->st;
 	synth_bench_free(b);

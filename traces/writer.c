@@ -304,3 +304,24 @@ void trace_writer_abort(struct trace_writer *w)
 	outfile_abort(&w->of);
 	writer_free(w);
 }
+
+int trace_writer_drain(const char *path, bool gzip, const char *source, trace_source_fn next,
+		       void *ctx, struct diag *d)
+{
+	struct trace_writer *w = NULL;
+	int rc = trace_writer_open(&w, path, gzip, source, d);
+	while (rc == 0) {
+		struct trace_session *s = NULL;
+		int got = next(ctx, &s, d);
+		if (got <= 0) {
+			rc = got;
+			break;
+		}
+		rc = trace_writer_session(w, s, d);
+		trace_session_free(s);
+	}
+	if (rc == 0)
+		return trace_writer_close(w, d);
+	trace_writer_abort(w);
+	return rc;
+}

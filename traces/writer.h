@@ -44,4 +44,13 @@ int trace_writer_close(struct trace_writer *w, struct diag *d);
 /* Drop the output and free w; accepts NULL. */
 void trace_writer_abort(struct trace_writer *w);
 
+/* A source of sessions in start order: 1 with a heap session in *out (the
+ * caller frees it), 0 at the end, or a negative code. */
+typedef int (*trace_source_fn)(void *ctx, struct trace_session **out, struct diag *d);
+
+/* Write every session `next` yields to a new trace at path, atomically: on
+ * any error nothing is left at path.  0 or the first negative code. */
+int trace_writer_drain(const char *path, bool gzip, const char *source, trace_source_fn next,
+		       void *ctx, struct diag *d);
+
 #endif

@@ -208,6 +208,55 @@ static void test_writer_checks(void **state)
 	assert_null(w);
 }
 
+/* A session source over an array; fails after `fail_after` sessions if >= 0. */
+struct array_source {
+	struct trace_session **s;
+	size_t n, next;
+	long fail_after;
+};
+
+static int array_next(void *ctx, struct trace_session **out, struct diag *d)
+{
+	struct array_source *a = ctx;
+	if (a->fail_after >= 0 && (long)a->next == a->fail_after)
+		return diag_set(d, DIAG_EINPUT, "source failed");
+	if (a->next == a->n)
+		return 0;
+	return trace_session_clone(out, a->s[a->next++]) == 0 ? 1 : DIAG_ENOMEM;
+}
+
+/* trace_writer_drain writes what the source yields, and nothing at all if
+ * the source fails half way. */
+static void test_drain(void **state)
+{
+	(void)state;
+	char src[512], out[512];
+	testutil_fixture(src, sizeof(src), "mooncake_head200.jsonl");
+	testutil_scratch(out, sizeof(out), "drain.jsonl");
+	struct trace_session **a;
+	size_t na;
+	char msg[DIAG_MSG_MAX];
+	assert_int_equal(testutil_read_all(src, &a, &na, msg, sizeof(msg)), 0);
+	struct diag d;
+	diag_init(&d);
+	unlink(out);
+	struct array_source bad = {.s = a, .n = na, .fail_after = 5};
+	assert_int_equal(trace_writer_drain(out, false, "drain", array_next, &bad, &d), DIAG_EINPUT);
+	assert_int_equal(access(out, F_OK), -1);
+	struct array_source good = {.s = a, .n = na, .fail_after = -1};
+	diag_init(&d);
+	assert_int_equal(trace_writer_drain(out, false, "drain", array_next, &good, &d), 0);
+	struct trace_session **b;
+	size_t nb;
+	assert_int_equal(testutil_read_all(out, &b, &nb, msg, sizeof(msg)), 0);
+	assert_int_equal(nb, na);
+	for (size_t i = 0; i < na; i++)
+		assert_true(testutil_session_equal(a[i], b[i], false));
+	testutil_free_all(a, na);
+	testutil_free_all(b, nb);
+	unlink(out);
+}
+
 static void test_round_trip_bundled(void **state)
 {
 	(void)state;
@@ -224,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic_bytes),
 		cmocka_unit_test(test_writer_checks),
 		cmocka_unit_test(test_round_trip_bundled),
+		cmocka_unit_test(test_drain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
