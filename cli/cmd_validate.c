@@ -24,7 +24,8 @@ static const char VALIDATE_HELP[] =
 	"\n"
 	"SYNOPSIS\n"
 	"    agentcap validate MEASUREMENTS.csv [--json FILE] [--catalog DIR]\n"
-	"                      [--engines FILE] [--requests-per-client N] [--quiet]\n"
+	"                      [--engines FILE] [--requests-per-client N]\n"
+	"                      [--min-confidence LEVEL] [--quiet]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    For each row of MEASUREMENTS.csv (columns hardware, n_gpus, model, quant,\n"
@@ -37,8 +38,11 @@ static const char VALIDATE_HELP[] =
 	"    sending requests back to back (all requests at once when concurrency is\n"
 	"    empty).  Prints predicted against measured and the absolute percentage\n"
 	"    error (APE) of each row, then the median and worst APE per metric and\n"
-	"    per hardware family.  The calibration set shipped with agentcap is\n"
-	"    models/calibration/measurements.csv; docs/validation.md discusses it.\n"
+	"    per hardware family, over all rows and over the rows whose provenance\n"
+	"    column says original (optional columns provenance: original, copy,\n"
+	"    inferred; confidence: high, medium, low).  The calibration set shipped\n"
+	"    with agentcap is models/calibration/measurements.csv;\n"
+	"    docs/validation.md discusses it.\n"
 	"\n"
 	"OPTIONS\n"
 	"    --json FILE\n"
@@ -49,6 +53,10 @@ static const char VALIDATE_HELP[] =
 	"        Read the catalogue / engine profiles from files instead of the built-in copy.\n"
 	"    --requests-per-client N\n"
 	"        Requests each simulated client sends (default 8).\n"
+	"    --min-confidence LEVEL\n"
+	"        low, medium or high: rows of a lower stated confidence are still\n"
+	"        predicted and listed but marked excluded and left out of every\n"
+	"        summary.  'medium' gives the set the model's parameters are set on.\n"
 	"    --quiet\n"
 	"        Print only the summary.\n"
 	"\n"
@@ -58,6 +66,7 @@ static const char VALIDATE_HELP[] =
 	"\n"
 	"EXAMPLES\n"
 	"    agentcap validate models/calibration/measurements.csv\n"
+	"    agentcap validate models/calibration/measurements.csv --min-confidence medium\n"
 	"    agentcap validate my-benchmarks.csv --json report.json\n";
 
 struct validate_args {
@@ -66,17 +75,19 @@ struct validate_args {
 	const char *catalog;
 	const char *engines;
 	int per_client;
+	int min_confidence;
 	bool quiet;
 };
 
 static int parse_args(int argc, char **argv, struct validate_args *a)
 {
-	enum { O_JSON = 1000, O_CATALOG, O_ENGINES, O_RPC, O_QUIET, O_HELP };
+	enum { O_JSON = 1000, O_CATALOG, O_ENGINES, O_RPC, O_MINCONF, O_QUIET, O_HELP };
 	static const struct option opts[] = {
 		{"json", required_argument, NULL, O_JSON},
 		{"catalog", required_argument, NULL, O_CATALOG},
 		{"engines", required_argument, NULL, O_ENGINES},
 		{"requests-per-client", required_argument, NULL, O_RPC},
+		{"min-confidence", required_argument, NULL, O_MINCONF},
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
@@ -103,6 +114,14 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 			a->per_client = (int)v;
 			break;
 		}
+		case O_MINCONF:
+			a->min_confidence = validate_confidence_parse(optarg);
+			if (a->min_confidence < 0) {
+				fprintf(stderr, "agentcap validate: --min-confidence '%s': expected "
+					"low, medium or high\n", optarg);
+				return 2;
+			}
+			break;
 		case O_QUIET: a->quiet = true; break;
 		case 'h':
 		case O_HELP:
@@ -141,6 +160,7 @@ int cmd_validate(int argc, char **argv)
 		validate_opts_init(&o, cat);
 		o.engines = et;
 		o.requests_per_client = a.per_client;
+		o.min_confidence = (enum validate_confidence)a.min_confidence;
 		rc = validate_run(&rep, a.csv, &o, &d);
 	}
 	bool json_stdout = a.json && strcmp(a.json, "-") == 0;
@@ -157,10 +177,15 @@ int cmd_validate(int argc, char **argv)
 	}
 	if (rc == 0 && !json_stdout) {
 		if (a.quiet) {
-			for (size_t i = 0; i < rep.n_metrics; i++)
-				printf("%-28s n=%-4zu median APE %6.1f%%  worst %6.1f%%\n",
-				       rep.metrics[i].key, rep.metrics[i].n, rep.metrics[i].median_ape_pct,
-				       rep.metrics[i].max_ape_pct);
+			for (size_t i = 0; i < rep.n_metrics; i++) {
+				const struct validate_group *g = &rep.metrics[i];
+				char orig[32] = "     -";
+				if (g->n_original > 0)
+					snprintf(orig, sizeof(orig), "%6.1f%%", g->median_ape_pct_original);
+				printf("%-28s n=%-4zu median APE %6.1f%%  worst %6.1f%%  original "
+				       "n=%-4zu median %s\n", g->key, g->n, g->median_ape_pct,
+				       g->max_ape_pct, g->n_original, orig);
+			}
 		} else {
 			rc = validate_write_text(stdout, &rep, &d);
 		}

@@ -30,6 +30,27 @@ const char *validate_metric_name(enum validate_metric m)
 	return ((int)m >= 0 && m < VM_COUNT) ? metric_names[m] : "?";
 }
 
+static const char *const provenance_names[] = { "", "original", "copy", "inferred" };
+static const char *const confidence_names[] = { "", "low", "medium", "high" };
+
+const char *validate_provenance_name(enum validate_provenance p)
+{
+	return ((int)p >= 0 && p <= VP_INFERRED) ? provenance_names[p] : "?";
+}
+
+const char *validate_confidence_name(enum validate_confidence c)
+{
+	return ((int)c >= 0 && c <= VC_HIGH) ? confidence_names[c] : "?";
+}
+
+int validate_confidence_parse(const char *name)
+{
+	for (int c = VC_LOW; c <= VC_HIGH; c++)
+		if (strcmp(name, confidence_names[c]) == 0)
+			return c;
+	return -1;
+}
+
 void validate_opts_init(struct validate_opts *o, const struct catalog *cat)
 {
 	*o = (struct validate_opts){ .cat = cat, .requests_per_client = 8,
@@ -226,7 +247,7 @@ static int simulate(const struct perf_model *pm, const struct engine_config *cfg
 
 struct cols {
 	int hardware, n_gpus, model, quant, engine, concurrency, in, out, metric, value, unit,
-	    kv, notes;
+	    kv, notes, provenance, confidence;
 };
 
 static int need_col(const struct csvread *t, const char *name, int *out, struct diag *d)
@@ -266,6 +287,52 @@ static void note(struct validate_row *row, const char *fmt, const char *arg)
 	snprintf(row->note + n, sizeof(row->note) - n, "%s", n ? "; " : "");
 	n = strlen(row->note);
 	snprintf(row->note + n, sizeof(row->note) - n, fmt, arg);
+}
+
+/* The value of "key=" in a notes cell of " | "-separated items, copied
+ * into buf (empty when absent). */
+static void notes_value(const char *notes, const char *key, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	const char *p = notes;
+	size_t klen = strlen(key);
+	while ((p = strstr(p, key)) != NULL) {
+		if ((p == notes || (p >= notes + 3 && strncmp(p - 3, " | ", 3) == 0)) &&
+		    p[klen] == '=') {
+			p += klen + 1;
+			const char *end = strstr(p, " | ");
+			size_t n = end ? (size_t)(end - p) : strlen(p);
+			snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), p);
+			return;
+		}
+		p += klen;
+	}
+}
+
+/* The provenance and confidence cells of row r (columns optional). */
+static int row_labels(const struct csvread *t, size_t r, const struct cols *cl,
+		      struct validate_row *row, struct diag *d)
+{
+	if (cl->provenance >= 0) {
+		const char *v = csvread_cell(t, r, cl->provenance);
+		int p = VP_UNSTATED;
+		while (p <= VP_INFERRED && strcmp(v, provenance_names[p]) != 0)
+			p++;
+		if (p > VP_INFERRED)
+			return diag_at(d, DIAG_EINPUT, t->path, t->lines[r], 0, "column "
+				       "'provenance': '%s' (expected original, copy, inferred or "
+				       "empty)", v);
+		row->provenance = (enum validate_provenance)p;
+	}
+	if (cl->confidence >= 0) {
+		const char *v = csvread_cell(t, r, cl->confidence);
+		int c = v[0] ? validate_confidence_parse(v) : VC_UNSTATED;
+		if (c < 0)
+			return diag_at(d, DIAG_EINPUT, t->path, t->lines[r], 0, "column "
+				       "'confidence': '%s' (expected high, medium, low or empty)", v);
+		row->confidence = (enum validate_confidence)c;
+	}
+	return 0;
 }
 
 static void skip(struct validate_row *row, const char *why)
@@ -339,7 +406,9 @@ static int predict_row(struct validate_report *rep, size_t r, const struct cols 
 			       "decode_tok_s, prefill_tok_s, output_throughput_tok_s, "
 			       "total_throughput_tok_s, ttft_ms, tpot_ms, itl_ms or e2el_ms)", mname);
 	row->metric = (enum validate_metric)m;
-	int rc;
+	int rc = row_labels(t, r, cl, row, d);
+	if (rc)
+		return rc;
 	int64_t gpus, in, out;
 	double conc, value;
 	if ((rc = whole(t, r, cl->n_gpus, 1, &gpus, d)) || (rc = whole(t, r, cl->in, 0, &in, d)) ||
@@ -385,6 +454,10 @@ static int predict_row(struct validate_report *rep, size_t r, const struct cols 
 			   contains_ci(notes, "parallel=layer") || contains_ci(notes, "parallel=pp") ||
 			   contains_ci(notes, "parallel=pipeline");
 	bool mean = contains_ci(notes, "statistic=mean");
+	char unmodelled[160];
+	notes_value(notes, "not_modelled", unmodelled, sizeof(unmodelled));
+	if (unmodelled[0])
+		note(row, "not modelled: %s", unmodelled);
 	row->tp = layer_split ? 1 : (int)gpus;
 	row->pp = layer_split ? (int)gpus : 1;
 
@@ -512,6 +585,49 @@ static int family_cmp(const void *a, const void *b)
 		      ((const struct validate_group *)b)->key);
 }
 
+static bool in_summary(const struct validate_row *row)
+{
+	return !row->skipped && !row->excluded;
+}
+
+/* Fill g from the summary rows for which `member` holds: n, median and
+ * worst APE over all of them, then the median over the original ones.
+ * tmp holds n_rows doubles. */
+static void group_fill(struct validate_group *g, const struct validate_report *rep,
+		       bool (*member)(const struct validate_row *, const char *),
+		       const char *key, double *tmp)
+{
+	size_t n = 0, no = 0;
+	double mx = 0;
+	for (size_t i = 0; i < rep->n_rows; i++) {
+		const struct validate_row *row = &rep->rows[i];
+		if (in_summary(row) && member(row, key)) {
+			tmp[n++] = row->ape_pct;
+			mx = fmax(mx, row->ape_pct);
+		}
+	}
+	g->n = n;
+	g->median_ape_pct = median_of(tmp, n);
+	g->max_ape_pct = mx;
+	for (size_t i = 0; i < rep->n_rows; i++) {
+		const struct validate_row *row = &rep->rows[i];
+		if (in_summary(row) && member(row, key) && row->provenance == VP_ORIGINAL)
+			tmp[no++] = row->ape_pct;
+	}
+	g->n_original = no;
+	g->median_ape_pct_original = median_of(tmp, no);
+}
+
+static bool metric_member(const struct validate_row *row, const char *key)
+{
+	return strcmp(metric_names[row->metric], key) == 0;
+}
+
+static bool family_member(const struct validate_row *row, const char *key)
+{
+	return strcmp(row->family, key) == 0;
+}
+
 static int summarize(struct validate_report *rep, struct diag *d)
 {
 	double *tmp = malloc((rep->n_rows ? rep->n_rows : 1) * sizeof(double));
@@ -521,26 +637,16 @@ static int summarize(struct validate_report *rep, struct diag *d)
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
 	}
 	for (int m = 0; m < VM_COUNT; m++) {
-		size_t n = 0;
-		double mx = 0;
-		for (size_t i = 0; i < rep->n_rows; i++) {
-			const struct validate_row *row = &rep->rows[i];
-			if (!row->skipped && row->metric == (enum validate_metric)m) {
-				tmp[n++] = row->ape_pct;
-				mx = fmax(mx, row->ape_pct);
-			}
-		}
-		if (n == 0)
+		struct validate_group g = { 0 };
+		group_fill(&g, rep, metric_member, metric_names[m], tmp);
+		if (g.n == 0)
 			continue;
-		struct validate_group *g = &rep->metrics[rep->n_metrics++];
-		snprintf(g->key, sizeof(g->key), "%s", metric_names[m]);
-		g->n = n;
-		g->median_ape_pct = median_of(tmp, n);
-		g->max_ape_pct = mx;
+		snprintf(g.key, sizeof(g.key), "%s", metric_names[m]);
+		rep->metrics[rep->n_metrics++] = g;
 	}
 	for (size_t i = 0; i < rep->n_rows; i++) {
 		const struct validate_row *row = &rep->rows[i];
-		if (row->skipped)
+		if (!in_summary(row))
 			continue;
 		size_t f = 0;
 		while (f < rep->n_families && strcmp(rep->families[f].key, row->family) != 0)
@@ -553,18 +659,9 @@ static int summarize(struct validate_report *rep, struct diag *d)
 	qsort(rep->families, rep->n_families, sizeof(*rep->families), family_cmp);
 	for (size_t f = 0; f < rep->n_families; f++) {
 		struct validate_group *g = &rep->families[f];
-		size_t n = 0;
-		double mx = 0;
-		for (size_t i = 0; i < rep->n_rows; i++) {
-			const struct validate_row *row = &rep->rows[i];
-			if (!row->skipped && strcmp(row->family, g->key) == 0) {
-				tmp[n++] = row->ape_pct;
-				mx = fmax(mx, row->ape_pct);
-			}
-		}
-		g->n = n;
-		g->median_ape_pct = median_of(tmp, n);
-		g->max_ape_pct = mx;
+		char key[CAT_ID_MAX];
+		snprintf(key, sizeof(key), "%s", g->key);
+		group_fill(g, rep, family_member, key, tmp);
 	}
 	free(tmp);
 	return 0;
@@ -586,6 +683,9 @@ static int run_table(struct validate_report *rep, const struct validate_opts *o,
 		return rc;
 	cl.kv = csvread_col(t, "kv_dtype");
 	cl.notes = csvread_col(t, "notes");
+	cl.provenance = csvread_col(t, "provenance");
+	cl.confidence = csvread_col(t, "confidence");
+	rep->min_confidence = o->min_confidence;
 	struct engine_table *own = NULL;
 	const struct engine_table *et = o->engines;
 	if (!et) {
@@ -612,6 +712,16 @@ static int run_table(struct validate_report *rep, const struct validate_opts *o,
 			rep->n_skipped++;
 		else
 			row->ape_pct = fabs(row->predicted - row->measured) / row->measured * 100;
+		if (!row->skipped && row->confidence != VC_UNSTATED &&
+		    row->confidence < o->min_confidence) {
+			row->excluded = true;
+			rep->n_excluded++;
+			char why[64];
+			snprintf(why, sizeof(why), "excluded: confidence %s, below %s",
+				 confidence_names[row->confidence],
+				 confidence_names[o->min_confidence]);
+			note(row, "%s", why);
+		}
 		rep->n_rows++;
 	}
 	free(own);
@@ -652,11 +762,35 @@ double validate_median_ape(const struct validate_report *rep, enum validate_metr
 	return NAN;
 }
 
+double validate_median_ape_original(const struct validate_report *rep,
+				    enum validate_metric metric)
+{
+	for (size_t i = 0; i < rep->n_metrics; i++)
+		if (strcmp(rep->metrics[i].key, metric_names[metric]) == 0)
+			return rep->metrics[i].median_ape_pct_original;
+	return NAN;
+}
+
 /* ---- output ---- */
 
 static const char *cell(const struct validate_report *rep, size_t r, const char *col)
 {
 	return csvread_cell(&rep->table, r, csvread_col(&rep->table, col));
+}
+
+/* A summary table: all rows, then the rows of provenance `original`. */
+static void write_groups(FILE *out, const char *title, const struct validate_group *g,
+			 size_t n)
+{
+	fprintf(out, "\n%-28s %5s %12s %12s %11s %13s\n", title, "n", "median APE%",
+		"worst APE%", "n original", "median orig%");
+	for (size_t i = 0; i < n; i++) {
+		char orig[32] = "-";
+		if (g[i].n_original > 0)
+			snprintf(orig, sizeof(orig), "%.1f", g[i].median_ape_pct_original);
+		fprintf(out, "%-28s %5zu %12.1f %12.1f %11zu %13s\n", g[i].key, g[i].n,
+			g[i].median_ape_pct, g[i].max_ape_pct, g[i].n_original, orig);
+	}
 }
 
 int validate_write_text(FILE *out, const struct validate_report *rep, struct diag *d)
@@ -682,21 +816,14 @@ int validate_write_text(FILE *out, const struct validate_report *rep, struct dia
 			fprintf(out, "%11.4g %7.1f%s%s\n", row->predicted, row->ape_pct,
 				row->note[0] ? "  " : "", row->note);
 	}
-	fprintf(out, "\n%-28s %5s %12s %12s\n", "metric", "n", "median APE%", "worst APE%");
-	for (size_t i = 0; i < rep->n_metrics; i++) {
-		const struct validate_group *g = &rep->metrics[i];
-		fprintf(out, "%-28s %5zu %12.1f %12.1f\n", g->key, g->n, g->median_ape_pct,
-			g->max_ape_pct);
-	}
-	fprintf(out, "\n%-28s %5s %12s %12s\n", "hardware family", "n", "median APE%",
-		"worst APE%");
-	for (size_t i = 0; i < rep->n_families; i++) {
-		const struct validate_group *g = &rep->families[i];
-		fprintf(out, "%-28s %5zu %12.1f %12.1f\n", g->key, g->n, g->median_ape_pct,
-			g->max_ape_pct);
-	}
-	fprintf(out, "\n%zu rows, %zu predicted, %zu skipped\n", rep->n_rows,
+	write_groups(out, "metric", rep->metrics, rep->n_metrics);
+	write_groups(out, "hardware family", rep->families, rep->n_families);
+	fprintf(out, "\n%zu rows, %zu predicted, %zu skipped", rep->n_rows,
 		rep->n_rows - rep->n_skipped, rep->n_skipped);
+	if (rep->min_confidence != VC_UNSTATED)
+		fprintf(out, ", %zu of the predicted excluded (confidence below %s)",
+			rep->n_excluded, confidence_names[rep->min_confidence]);
+	fputc('\n', out);
 	if (ferror(out))
 		return diag_set(d, DIAG_EIO, "cannot write the validation table");
 	return 0;
@@ -748,6 +875,9 @@ static void json_group(FILE *out, const struct validate_group *g, size_t n)
 		json_num(out, g[i].median_ape_pct);
 		fputs(", \"max_ape_pct\": ", out);
 		json_num(out, g[i].max_ape_pct);
+		fprintf(out, ", \"n_original\": %zu, \"median_ape_pct_original\": ",
+			g[i].n_original);
+		json_num(out, g[i].median_ape_pct_original);
 		fputs("}", out);
 	}
 	fputs(n ? "\n    }" : "}", out);
@@ -777,7 +907,7 @@ int validate_write_json(FILE *out, const struct validate_report *rep, struct dia
 		json_num(out, row->measured);
 		fputs(", \"ape_pct\": ", out);
 		json_num(out, row->skipped ? NAN : row->ape_pct);
-		fputs(", \"note\": ", out);
+		fprintf(out, ", \"excluded\": %s, \"note\": ", row->excluded ? "true" : "false");
 		json_str(out, row->note);
 		fputs("}", out);
 	}
@@ -786,8 +916,13 @@ int validate_write_json(FILE *out, const struct validate_report *rep, struct dia
 	json_group(out, rep->metrics, rep->n_metrics);
 	fputs(",\n    \"per_family\": ", out);
 	json_group(out, rep->families, rep->n_families);
-	fprintf(out, ",\n    \"rows\": %zu,\n    \"skipped\": %zu\n  }\n}\n", rep->n_rows,
-		rep->n_skipped);
+	fprintf(out, ",\n    \"rows\": %zu,\n    \"skipped\": %zu,\n    \"excluded\": %zu,\n"
+		"    \"min_confidence\": ", rep->n_rows, rep->n_skipped, rep->n_excluded);
+	if (rep->min_confidence == VC_UNSTATED)
+		fputs("null", out);
+	else
+		json_str(out, confidence_names[rep->min_confidence]);
+	fputs("\n  }\n}\n", out);
 	if (ferror(out))
 		return diag_set(d, DIAG_EIO, "cannot write the validation JSON");
 	return 0;

@@ -36,6 +36,17 @@
  * a model that does not fit) are kept as skipped with the reason and left
  * out of the summary.  Malformed rows (unknown ids or metric, non-numbers)
  * are input errors naming path:line.
+ *
+ * Optional columns `provenance` (original, copy, inferred: how the figure
+ * reached the table) and `confidence` (high, medium, low) describe each
+ * row; an empty cell or a missing column means "not stated".  Every summary
+ * group reports its median APE over all its rows and, beside it, over the
+ * rows whose provenance is `original`.  With opts.min_confidence set, rows
+ * whose stated confidence is below it are still predicted and listed but
+ * marked excluded and left out of every summary: that is the set the
+ * model's parameters are set and checked on (rows of unstated confidence
+ * stay in).  A `not_modelled=...` item in the notes (run conditions the
+ * model cannot express) is repeated in the row's note.
  */
 #ifndef REPLAY_VALIDATE_H
 #define REPLAY_VALIDATE_H
@@ -62,6 +73,20 @@ enum validate_metric {
 	VM_COUNT
 };
 
+enum validate_provenance { VP_UNSTATED = 0, VP_ORIGINAL, VP_COPY, VP_INFERRED };
+
+/* Ordered: a level compares greater than the levels below it. */
+enum validate_confidence { VC_UNSTATED = 0, VC_LOW, VC_MEDIUM, VC_HIGH };
+
+/* "original", "copy", "inferred" ("" when unstated). */
+const char *validate_provenance_name(enum validate_provenance p);
+
+/* "low", "medium", "high" ("" when unstated). */
+const char *validate_confidence_name(enum validate_confidence c);
+
+/* VC_LOW, VC_MEDIUM or VC_HIGH from its name; -1 for anything else. */
+int validate_confidence_parse(const char *name);
+
 /* "decode_tok_s", "prefill_tok_s", "output_throughput_tok_s",
  * "total_throughput_tok_s", "ttft_ms", "tpot_ms", "itl_ms", "e2el_ms". */
 const char *validate_metric_name(enum validate_metric m);
@@ -71,6 +96,7 @@ struct validate_opts {
 	const struct engine_table *engines; /* NULL: the built-in table */
 	int requests_per_client;      /* closed-loop simulations; default 8 */
 	int offline_requests;         /* rows without a concurrency; default 1024 */
+	enum validate_confidence min_confidence; /* VC_UNSTATED: every row */
 };
 
 void validate_opts_init(struct validate_opts *o, const struct catalog *cat);
@@ -89,7 +115,10 @@ struct validate_row {
 	double ape_pct;               /* |predicted - measured| / measured x 100 */
 	bool skipped;
 	bool simulated;
-	char note[256];
+	bool excluded;                /* confidence below opts.min_confidence */
+	enum validate_provenance provenance;
+	enum validate_confidence confidence;
+	char note[384];
 };
 
 struct validate_group {
@@ -97,6 +126,8 @@ struct validate_group {
 	size_t n;
 	double median_ape_pct;
 	double max_ape_pct;
+	size_t n_original;            /* rows of provenance `original` */
+	double median_ape_pct_original; /* NAN when n_original is 0 */
 };
 
 struct validate_report {
@@ -104,6 +135,8 @@ struct validate_report {
 	struct validate_row *rows;
 	size_t n_rows;
 	size_t n_skipped;
+	size_t n_excluded;            /* predicted but below min_confidence */
+	enum validate_confidence min_confidence;
 	struct validate_group metrics[VM_COUNT];
 	size_t n_metrics;             /* groups with at least one row */
 	struct validate_group *families; /* sorted by id */
@@ -122,8 +155,11 @@ int validate_run_text(struct validate_report *rep, const char *name, const char 
 
 void validate_release(struct validate_report *rep);
 
-/* Median of the APEs of `metric` rows (NAN when there are none). */
+/* Median of the APEs of `metric` rows in the summary (NAN when there are
+ * none), and the same over the rows of provenance `original`. */
 double validate_median_ape(const struct validate_report *rep, enum validate_metric metric);
+double validate_median_ape_original(const struct validate_report *rep,
+				    enum validate_metric metric);
 
 /* The table of rows, then the summary per metric and per family. */
 int validate_write_text(FILE *out, const struct validate_report *rep, struct diag *d);
@@ -131,7 +167,9 @@ int validate_write_text(FILE *out, const struct validate_report *rep, struct dia
 /* {"schema_version": 1, "rows": [...], "summary": {"per_metric": {...},
  * "per_family": {...}}}: every input column of each row (strings; numbers
  * as numbers where the cell is numeric), plus predicted, measured, ape_pct,
- * engine_profile, method, note; per group n, median_ape_pct, max_ape_pct. */
+ * engine_profile, method, excluded, note; per group n, median_ape_pct,
+ * max_ape_pct, n_original, median_ape_pct_original; and the counts rows,
+ * skipped, excluded with min_confidence. */
 int validate_write_json(FILE *out, const struct validate_report *rep, struct diag *d);
 
 #endif

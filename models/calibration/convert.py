@@ -7,7 +7,7 @@ quantization, engine, load and metric columns, as transcribed from each
 source) and writes models/calibration/measurements.csv with the columns
 
     hardware, n_gpus, model, quant, engine, concurrency, input_tokens,
-    output_tokens, metric, value, unit, source, notes
+    output_tokens, metric, value, unit, source, notes, provenance, confidence
 
 where hardware, model and quant are catalogue ids (models/catalog/*.json),
 engine is one of llama.cpp, vllm, sglang, tensorrt-llm, mlx, and metric one of
@@ -16,6 +16,16 @@ ttft_ms, tpot_ms, itl_ms, e2el_ms.  Everything the mapping drops from a row
 (the original spelling of a name, file sizes, the statistic of a latency,
 the arrival pattern, the kind of parallelism) goes into `notes` as
 `key=value` items separated by " | ", so nothing is lost.
+
+`provenance` says how the figure reached the shared file: `original` (read
+from the publisher's own page at a pinned commit), `copy` (transcribed from a
+secondary copy of the page) or `inferred` (the figure is the source's, but
+some of its conditions were read from elsewhere in it).  `confidence` is
+`high`, `medium` or `low`; a low-confidence row is kept for comparison but
+never sets a parameter (`agentcap validate --min-confidence medium` is the
+set the parameters are checked on).  Both come from the SOURCES table and
+the CORRECTIONS list below, each entry with its reason, which PROVENANCE.md
+repeats.
 
 The mapping is a set of explicit tables below, not guesses: a row whose
 hardware, model, quantization, engine or metric is not in a table stops the
@@ -49,7 +59,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 COLUMNS = ["hardware", "n_gpus", "model", "quant", "engine", "concurrency",
            "input_tokens", "output_tokens", "metric", "value", "unit",
-           "source", "notes"]
+           "source", "notes", "provenance", "confidence"]
+PROVENANCES = ("original", "copy", "inferred")
+CONFIDENCES = ("high", "medium", "low")
 METRICS = {"decode_tok_s", "prefill_tok_s", "output_throughput_tok_s",
            "total_throughput_tok_s", "ttft_ms", "tpot_ms", "itl_ms",
            "e2el_ms"}
@@ -74,10 +86,12 @@ HARDWARE = {
     "NVIDIA RTX PRO 6000 Blackwell Workstation (200W power cap)":
         ("rtx-pro-6000", "power-capped to 200 W (the catalogue entry is the 600 W card)"),
     "NVIDIA A100 80GB (SXM/PCIe unstated)":
-        ("a100-sxm-80gb", "SXM or PCIe not stated; SXM assumed"),
+        ("a100-sxm-80gb", "form factor not stated (SXM or PCIe); SXM assumed"),
     "NVIDIA A100 80GB": ("a100-sxm-80gb", "form factor not stated; SXM assumed"),
     "NVIDIA A100": ("a100-sxm-80gb", "form factor not stated; SXM assumed"),
-    "NVIDIA H100 80GB HBM3 (SXM)": ("h100-sxm", None),
+    "NVIDIA H100 80GB HBM3 (SXM)":
+        ("h100-sxm", "form factor not stated; SXM assumed from 'HBM3' (the PCIe card has "
+                     "HBM2e); '(SXM)' was added in transcription"),
     "NVIDIA H100 SXM 80GB (DGX H100)": ("h100-sxm", None),
     "NVIDIA H100 80GB": ("h100-sxm", "form factor not stated; SXM assumed"),
     "NVIDIA H100": ("h100-sxm", "form factor not stated; SXM assumed"),
@@ -136,6 +150,153 @@ DROP_METRIC = {
                                "end-to-end metric (it calibrates families.json directly)",
     "allreduce_median_ms": "a collective micro-benchmark, not an end-to-end metric",
 }
+
+# How each source's figures reached the shared file, by the start of its
+# `source` text: (prefix, provenance, confidence, reason).  Every row must
+# match one.  A row whose hardware had to be assumed (a `hardware_note` of
+# "... assumed") is at most `medium`; CORRECTIONS may lower it further.
+SOURCES = [
+    ("https://github.com/ggml-org/llama.cpp/discussions/", "copy", "medium",
+     "llama.cpp discussion tables (#4167, #15013, #15396) transcribed from secondary "
+     "copies; the discussions themselves were not reachable when checked"),
+    ("GitHub markdown with raw llama-bench output", "copy", "low",
+     "a raw llama-bench listing whose repository and commit are unknown"),
+    ("github.com/NVIDIA/TensorRT-LLM", "original", "high",
+     "NVIDIA's performance overview at a pinned commit"),
+    ("github.com/sgl-project/sglang", "original", "high",
+     "SGLang's benchmark README at a pinned commit"),
+    ("github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference", "original", "high",
+     "the benchmark README at a pinned commit"),
+    ("github.com/vllm-project/vllm-project.github.io", "original", "high",
+     "the vLLM blog post's source at its date"),
+    ("https://github.com/raullenchai/Rapid-MLX/pull/", "original", "medium",
+     "a community submission in a pull request; generation length not stated"),
+    ("github.com/geerlingguy/ai-benchmarks", "original", "high",
+     "the repository README at a pinned commit"),
+    ("https://runinfra.ai/", "original", "medium", "a vendor benchmark page"),
+    ("github.com/microsoft/vidur", "original", "high", "profiles at a pinned commit"),
+]
+
+XDAI = "github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference README.md " \
+       "@00dd2bdeb2404263f22bd6c1cd46ce397e341db5"
+SGL = "github.com/sgl-project/sglang benchmark/benchmark_vllm_060"
+RAW = "GitHub markdown with raw llama-bench output"
+L4167 = "https://github.com/ggml-org/llama.cpp/discussions/4167"
+L15013 = "https://github.com/ggml-org/llama.cpp/discussions/15013"
+L15396 = "https://github.com/ggml-org/llama.cpp/discussions/15396"
+
+# Corrections found by checking rows against their sources.  `match` keys
+# are input columns (exact text, or a list of alternatives) or
+# `source_prefix`; `count` is how many
+# input rows must match (the conversion stops otherwise, so a change of the
+# shared file cannot silently skip a correction).  Actions: `drop` (reason),
+# `set` (input columns replaced before conversion), `notes` (items appended),
+# `provenance` / `confidence` (override SOURCES).  `why` is the reason
+# PROVENANCE.md prints.
+CORRECTIONS = [
+    {"match": {"source_prefix": "github.com/geerlingguy/ai-benchmarks"}, "count": 1,
+     "drop": "llama-bench on the Vulkan backend (build 086a63e3a), not CUDA, per the "
+             "source's issue #43; the stored copy of that issue does not show the model "
+             "file of this run (sibling issues name gpt-oss-20b-Q4_K_M.gguf, not an MXFP4 "
+             "GGUF), so the quantization cannot be confirmed; agentcap models no Vulkan "
+             "backend"},
+    {"match": {"source_prefix": RAW, "model": "Llama-3.3-70B (shisa-v2 finetune)"}, "count": 2,
+     "drop": "the raw llama-bench listing names no repository or commit, and none could "
+             "be found; its four stored versions cannot be told apart by date"},
+    {"match": {"source_prefix": RAW, "model": "Qwen3-30B-A3B"}, "count": 2,
+     "drop": "the raw llama-bench listing names no repository or commit, and its stored "
+             "versions disagree (pp512 7432.36 +- 248.16 in one, 7640.08 +- 25.58 in "
+             "another; tg128 251.04 vs 251.61)"},
+    {"match": {"source_prefix": RAW, "model": ["gpt-oss-120b", "Llama-2-7B"]}, "count": 2,
+     "notes": ["provenance_note=repository and commit unknown (the four stored versions "
+               "of the listing agree on this value); kept for comparison, never fitted"],
+     "why": "the listing names no repository or commit: low confidence, out of fitting"},
+    {"match": {"source_prefix": "github.com/vllm-project/vllm-project.github.io"}, "count": 1,
+     "provenance": "inferred", "confidence": "low",
+     "notes": ["provenance_note=an aside in the post's API-server section; the H100, "
+               "v0.6.0 and BF16 are read from other paragraphs of the post, not stated "
+               "beside the figure; kept for comparison, never fitted"],
+     "why": "the 13 ms figure is an aside; hardware, version and dtype are inferred"},
+    {"match": {"source_prefix": SGL, "engine": "vLLM v0.6.0 TP4"}, "count": 1,
+     "notes": ["run_conditions=--num-scheduler-steps 10 --tensor 4 --max_model_len 4096 "
+               "--disable-log-requests (the README's offline command)",
+               "not_modelled=multi-step scheduling"],
+     "why": "the offline vLLM command ran with --num-scheduler-steps 10 --max_model_len 4096"},
+    {"match": {"source_prefix": SGL, "engine": "vLLM v0.6.0 (--num-scheduler-steps 10) TP4"},
+     "count": 4,
+     "notes": ["run_conditions=--num-scheduler-steps 10 --tensor 4 --max_model_len 4096 "
+               "--disable-log-requests",
+               "not_modelled=multi-step scheduling"],
+     "why": "the online vLLM command also set --max_model_len 4096"},
+    {"match": {"source_prefix": SGL, "hardware": "NVIDIA A100 80GB"}, "count": 2,
+     "notes": ["run_conditions=--enable-torch-compile --disable-radix-cache",
+               "not_modelled=torch.compile"],
+     "why": "SGLang's 8B A100 server ran with --enable-torch-compile"},
+    {"match": {"source_prefix": SGL, "engine": "SGLang v0.3.0 TP4",
+               "concurrency": "offline (5000 prompts at once)"}, "count": 1,
+     "notes": ["run_conditions=--disable-radix-cache --tp 4 --mem-frac 0.88"],
+     "why": "SGLang's offline 70B server ran with --mem-frac 0.88"},
+    {"match": {"source_prefix": SGL, "engine": "SGLang v0.3.0 TP4",
+               "notes": "ShareGPT dataset (lengths vary per request)"}, "count": 2,
+     "notes": ["run_conditions=--disable-radix-cache --tp 4"],
+     "why": "SGLang's online 70B server flags"},
+    {"match": {"source_prefix": SGL, "engine": "SGLang v0.3.0 TP4",
+               "notes": "ShareGPT dataset; vLLM multistep makes ITL bursty (ITL median 21.67 ms)"},
+     "count": 1,
+     "set": {"notes": "ShareGPT dataset; SGLang's own ITL median 21.67 ms (vLLM v0.6.0 with "
+                      "multi-step scheduling: 231.23 ms)"},
+     "notes": ["run_conditions=--disable-radix-cache --tp 4"],
+     "why": "the shared file attributed SGLang's ITL median (21.67 ms) to vLLM"},
+    {"match": {"source_prefix": SGL, "engine": "SGLang v0.3.0 TP4",
+               "notes": "ShareGPT dataset; vLLM multistep makes ITL bursty (ITL median 24.45 ms)"},
+     "count": 1,
+     "set": {"notes": "ShareGPT dataset; SGLang's own ITL median 24.45 ms (vLLM v0.6.0 with "
+                      "multi-step scheduling: 275.32 ms)"},
+     "notes": ["run_conditions=--disable-radix-cache --tp 4"],
+     "why": "the shared file attributed SGLang's ITL median (24.45 ms) to vLLM"},
+    {"match": {"source_prefix": "github.com/NVIDIA/TensorRT-LLM", "model": "Qwen3-235B-A22B"},
+     "count": 1, "confidence": "medium",
+     "notes": ["run_conditions=the overview's MoE recipe: trtllm-bench --tp 8 --ep N (N not "
+               "stated) with enable_attention_dp: true in llm_options.yml (nested under "
+               "cuda_graph_config as published)",
+               "not_modelled=expert parallelism and attention data parallelism (predicted "
+               "as TP8)"],
+     "why": "the MoE recipe runs expert parallelism and attention data parallelism, not "
+            "plain TP; the EP size is not stated"},
+    {"match": {"source_prefix": XDAI, "engine": "llama.cpp (Dec 2023)"}, "count": 3,
+     "set": {"source": XDAI + " (LLaMA 2 overview table 'Average eval speed', GPUs rented "
+                              "on RunPod, snapshots Dec 2023; build, CUDA version and "
+                              "generation length not stated)"},
+     "confidence": "medium",
+     "why": "the shared file gave these December 2023 rows the May 2024 LLaMA 3 table's "
+            "conditions (CUDA 12.1.1, llama.cpp May 2024)"},
+    {"match": {"source_prefix": XDAI, "engine": "llama.cpp (May 2024, Metal)"}, "count": 1,
+     "set": {"source": XDAI + " (LLaMA 3 Apple Silicon table, llama-bench on Metal, "
+                              "M1 Max 32-core GPU 64GB MacBook Pro, snapshots May 2024)"},
+     "why": "the shared file gave this Metal row the NVIDIA table's conditions (RunPod, "
+            "CUDA 12.1.1)"},
+    {"match": {"source_prefix": XDAI,
+               "engine": ["llama.cpp (May 2024)", "llama.cpp (May 2024), layer split"]},
+     "count": 6,
+     "set": {"source": XDAI + " (LLaMA 3 NVIDIA table: RunPod, Ubuntu 22.04.2, CUDA 12.1.1, "
+                              "llama-bench, snapshots May 2024; several GPUs = llama.cpp's "
+                              "default layer split)"},
+     "why": "the conditions belong to the May 2024 NVIDIA table only"},
+    {"match": {"source_prefix": L4167, "hardware": "Apple M4 (10-core GPU)"}, "count": 5,
+     "notes": ["copy_note=build uncertain: the copy lists the M4 in the table headed build "
+               "8e672ef (2023-11-21), a year older than the chip, and copies disagree on the "
+               "build these rows used"],
+     "why": "which build the M4-generation rows used is uncertain"},
+    {"match": {"source_prefix": L4167, "hardware": "Apple M4 Pro (20-core GPU)"}, "count": 5,
+     "notes": ["copy_note=build uncertain: the copy lists the M4 Pro in the table headed "
+               "build 8e672ef (2023-11-21), a year older than the chip, and copies disagree "
+               "on the build these rows used"],
+     "why": "which build the M4-generation rows used is uncertain"},
+    {"match": {"source_prefix": L15396, "metric": "decode_tok_s (tg128)"}, "count": 1,
+     "notes": ["copy_note=copies disagree: 221.95 in the copy transcribed, 225.22 in "
+               "another; the discussion itself was not reachable"],
+     "why": "copies of #15396 disagree on the RTX 4090 tg128 (221.95 vs 225.22)"},
+]
 
 
 class Fail(Exception):
@@ -224,8 +385,36 @@ def parallel_of(engine_raw, notes_raw):
     return None
 
 
-def convert_row(row, names):
-    """-> (output dict, None) or (None, reason)."""
+def matches(corr, row):
+    for key, want in corr["match"].items():
+        if key == "source_prefix":
+            if not row["source"].startswith(want):
+                return False
+            continue
+        alts = want if isinstance(want, list) else [want]
+        if row[key] not in alts:
+            return False
+    return True
+
+
+def source_of(text):
+    for prefix, prov, conf, _ in SOURCES:
+        if text.startswith(prefix):
+            return prov, conf
+    raise Fail("no provenance for source '%s' (add it to SOURCES)" % text)
+
+
+def lower(conf, cap):
+    return conf if CONFIDENCES.index(conf) >= CONFIDENCES.index(cap) else cap
+
+
+def convert_row(row, names, corrs=()):
+    """-> (output dict, None) or (None, reason).  corrs: the CORRECTIONS
+    entries that match the row (none of them a drop)."""
+    prov, conf = source_of(row["source"])
+    row = dict(row)
+    for c in corrs:
+        row.update(c.get("set", {}))
     notes = []
     hw_raw = row["hardware"]
     if hw_raw not in HARDWARE:
@@ -294,6 +483,13 @@ def convert_row(row, names):
         notes.append("active_params_b=%s" % row["active_params_b"])
     if row["notes"]:
         notes.append("source_notes=%s" % row["notes"])
+    if hw_note and "assumed" in hw_note:
+        conf = lower(conf, "medium")
+    for c in corrs:
+        notes.extend(c.get("notes", []))
+        prov = c.get("provenance", prov)
+        if "confidence" in c:
+            conf = lower(conf, c["confidence"])
     if metric not in METRICS:
         raise Fail("metric '%s' is not one of the eight" % metric)
     out = {
@@ -302,29 +498,47 @@ def convert_row(row, names):
         "input_tokens": row["input_tokens"], "output_tokens": row["output_tokens"],
         "metric": metric, "value": row["value"], "unit": unit,
         "source": row["source"], "notes": " | ".join(notes),
+        "provenance": prov, "confidence": conf,
     }
     return out, None
 
 
 def convert(in_path, catalog_dir):
     names = catalogue_names(catalog_dir)
-    rows, dropped = [], []
+    rows, dropped, corrected = [], [], []
+    hits = [0] * len(CORRECTIONS)
     with open(in_path, newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)
         for row in reader:
+            idx = [i for i, c in enumerate(CORRECTIONS) if matches(c, row)]
+            drops = [i for i in idx if "drop" in CORRECTIONS[i]]
+            if drops:
+                idx = drops[:1]
+            for i in idx:
+                hits[i] += 1
+            if drops:
+                dropped.append((reader.line_num, row, CORRECTIONS[drops[0]]["drop"]))
+                continue
             try:
-                out, reason = convert_row(row, names)
+                out, reason = convert_row(row, names, [CORRECTIONS[i] for i in idx])
             except Fail as e:
                 raise Fail("%s:%d: %s" % (in_path, reader.line_num, e))
             if out:
                 rows.append(out)
+                for i in idx:
+                    corrected.append((reader.line_num, row, CORRECTIONS[i]["why"]))
             else:
                 dropped.append((reader.line_num, row, reason))
+    for i, c in enumerate(CORRECTIONS):
+        if hits[i] != c["count"]:
+            raise Fail("%s: correction %d (%s) matched %d rows (expected %d): the shared "
+                       "file changed; check the correction against its source"
+                       % (in_path, i + 1, c["match"], hits[i], c["count"]))
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
     w.writeheader()
     w.writerows(rows)
-    return buf.getvalue(), rows, dropped
+    return buf.getvalue(), rows, dropped, corrected
 
 
 def main():
@@ -336,7 +550,7 @@ def main():
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
     try:
-        text, rows, dropped = convert(a.input, a.catalog)
+        text, rows, dropped, corrected = convert(a.input, a.catalog)
     except (Fail, OSError, KeyError, json.JSONDecodeError) as e:
         print("convert.py: %s" % e, file=sys.stderr)
         return 2
@@ -355,6 +569,23 @@ def main():
     for line, row, reason in dropped:
         print("| %d | %s | %s | %s | %s |" % (line, row["hardware"], row["model"],
                                             row["metric"], reason))
+    print("\n%d corrections or annotations:\n" % len(corrected))
+    print("| input line | hardware | model | metric | value | what |")
+    print("|---|---|---|---|---|---|")
+    for line, row, why in corrected:
+        print("| %d | %s | %s | %s | %s | %s |" % (line, row["hardware"], row["model"],
+                                                 row["metric"], row["value"], why))
+    counts = {}
+    for r in rows:
+        key = (r["provenance"], r["confidence"])
+        counts[key] = counts.get(key, 0) + 1
+    print("\nrows by provenance and confidence:\n")
+    print("| provenance | confidence | rows |")
+    print("|---|---|---|")
+    for p in PROVENANCES:
+        for c in CONFIDENCES:
+            if (p, c) in counts:
+                print("| %s | %s | %d |" % (p, c, counts[(p, c)]))
     return 0
 
 

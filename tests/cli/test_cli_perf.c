@@ -122,10 +122,15 @@ static void test_fit(void **state)
 static void test_validate(void **state)
 {
 	(void)state;
-	struct cli_out r = cli_run("validate " CALIBRATION " --quiet");
+	struct cli_out r = cli_run("validate " CALIBRATION " --quiet --min-confidence medium");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "decode_tok_s"));
 	assert_non_null(strstr(r.out, "prefill_tok_s"));
+	assert_non_null(strstr(r.out, "original n="));
+	cli_out_free(&r);
+	r = cli_run("validate " CALIBRATION " --min-confidence sure");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--min-confidence 'sure': expected low, medium or high"));
 	cli_out_free(&r);
 	char json[] = "/tmp/agentcap-validate-XXXXXX";
 	close(mkstemp(json));
@@ -134,6 +139,7 @@ static void test_validate(void **state)
 	r = cli_run(args);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "median APE%"));
+	assert_non_null(strstr(r.out, "median orig%"));
 	char *text = cli_slurp(json, NULL);
 	cJSON *j = cJSON_Parse(text);
 	assert_non_null(j);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
- * Tests for replay/validate: on the shipped calibration set the median APE
- * of decode and prefill throughput stays at or under 15% and every row
- * worse than 25% has its written reason in docs/validation.md (so a model
- * change that breaks either fails CI); on small tables, each kind of row is
- * predicted the way validate.h says, malformed rows are path:line errors,
- * and the JSON carries rows and summary.
+ * Tests for replay/validate: on the shipped calibration set, without its
+ * low-confidence rows, the median APE of decode and prefill throughput
+ * stays at or under 15% and every row worse than 25% has its written reason
+ * in docs/validation.md (so a model change that breaks either fails CI); on
+ * small tables, each kind of row is predicted the way validate.h says,
+ * provenance and confidence select the summaries, malformed rows are
+ * path:line errors, and the JSON carries rows and summary.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -66,8 +67,17 @@ static void test_calibration_targets(void **state)
 	struct validate_report rep;
 	struct diag d;
 	diag_init(&d);
+	/* the targets hold on the rows the parameters are set on: low-confidence
+	 * rows are kept for comparison but never fitted */
+	o.min_confidence = VC_MEDIUM;
 	if (validate_run(&rep, CALIBRATION, &o, &d))
 		fail_msg("%s", d.msg);
+	assert_true(rep.n_excluded >= 1);
+	for (size_t i = 0; i < rep.n_rows; i++)
+		assert_true(rep.rows[i].excluded ==
+			    (!rep.rows[i].skipped && rep.rows[i].confidence == VC_LOW));
+	/* every predicted metric also has its median over original-source rows */
+	assert_true(isfinite(validate_median_ape_original(&rep, VM_OUTPUT_THROUGHPUT)));
 	double dec = validate_median_ape(&rep, VM_DECODE_TOK_S);
 	double pre = validate_median_ape(&rep, VM_PREFILL_TOK_S);
 	if (!(dec <= 15) || !(pre <= 15))
@@ -193,6 +203,102 @@ static void test_row_kinds(void **state)
 	validate_release(&rep);
 }
 
+#define HEADER_PC "hardware,n_gpus,model,quant,engine,concurrency,input_tokens,output_tokens," \
+		  "metric,value,unit,source,notes,provenance,confidence\n"
+
+static void test_provenance_confidence(void **state)
+{
+	const struct catalog *cat = *state;
+	const char *text = HEADER_PC
+		"rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,189,tok/s,s,,"
+		"original,high\n"
+		"rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,150,tok/s,s,,"
+		"copy,medium\n"
+		"rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,100,tok/s,s,"
+		"not_modelled=a flag | x=y,inferred,low\n"
+		"rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,512,0,prefill_tok_s,14770,tok/s,s,,,\n";
+	struct validate_report rep;
+	struct diag d;
+	/* every row in the summary; the original-only median beside it */
+	if (run_text(&rep, cat, text, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(rep.rows[0].provenance, VP_ORIGINAL);
+	assert_int_equal(rep.rows[2].confidence, VC_LOW);
+	assert_int_equal(rep.rows[3].provenance, VP_UNSTATED);
+	assert_int_equal(rep.rows[3].confidence, VC_UNSTATED);
+	assert_non_null(strstr(rep.rows[2].note, "not modelled: a flag"));
+	assert_null(strstr(rep.rows[2].note, "x=y"));
+	double a0 = rep.rows[0].ape_pct, a1 = rep.rows[1].ape_pct, a2 = rep.rows[2].ape_pct;
+	double mid = fmax(fmin(a0, a1), fmin(fmax(a0, a1), a2));
+	assert_int_equal(rep.metrics[0].n, 3);
+	assert_true(fabs(validate_median_ape(&rep, VM_DECODE_TOK_S) - mid) < 1e-9);
+	assert_int_equal(rep.metrics[0].n_original, 1);
+	assert_true(fabs(validate_median_ape_original(&rep, VM_DECODE_TOK_S) - a0) < 1e-9);
+	assert_true(isnan(validate_median_ape_original(&rep, VM_PREFILL_TOK_S)));
+	assert_int_equal(rep.n_excluded, 0);
+	validate_release(&rep);
+
+	/* --min-confidence medium: the low row is predicted, listed, left out */
+	struct validate_opts o;
+	validate_opts_init(&o, cat);
+	o.min_confidence = VC_MEDIUM;
+	diag_init(&d);
+	if (validate_run_text(&rep, "m.csv", text, strlen(text), &o, &d))
+		fail_msg("%s", d.msg);
+	assert_true(rep.rows[2].excluded && !rep.rows[2].skipped);
+	assert_true(rep.rows[2].predicted > 0);
+	assert_non_null(strstr(rep.rows[2].note, "excluded: confidence low, below medium"));
+	assert_false(rep.rows[3].excluded); /* unstated confidence stays in */
+	assert_int_equal(rep.n_excluded, 1);
+	assert_int_equal(rep.metrics[0].n, 2);
+	assert_true(fabs(validate_median_ape(&rep, VM_DECODE_TOK_S) - (a0 + a1) / 2) < 1e-9);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(validate_write_json(f, &rep, &d), 0);
+	fclose(f);
+	cJSON *j = cJSON_Parse(buf);
+	assert_non_null(j);
+	cJSON *rows = cJSON_GetObjectItem(j, "rows");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 2), "excluded")));
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "provenance")
+				    ->valuestring, "original");
+	cJSON *sum = cJSON_GetObjectItem(j, "summary");
+	assert_int_equal(cJSON_GetObjectItem(sum, "excluded")->valueint, 1);
+	assert_string_equal(cJSON_GetObjectItem(sum, "min_confidence")->valuestring, "medium");
+	cJSON *dec = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "per_metric"), "decode_tok_s");
+	assert_int_equal(cJSON_GetObjectItem(dec, "n_original")->valueint, 1);
+	assert_true(fabs(cJSON_GetObjectItem(dec, "median_ape_pct_original")->valuedouble - a0) <
+		    1e-6);
+	cJSON *pre = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "per_metric"), "prefill_tok_s");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(pre, "median_ape_pct_original")));
+	cJSON_Delete(j);
+	free(buf);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(validate_write_text(f, &rep, &d), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "median orig%"));
+	assert_non_null(strstr(buf, "1 of the predicted excluded (confidence below medium)"));
+	free(buf);
+	validate_release(&rep);
+
+	/* bad labels are input errors */
+	assert_int_equal(run_text(&rep, cat, HEADER_PC "rtx-4090,1,llama-2-7b,gguf-q4-0,"
+				  "llama.cpp,1,0,128,decode_tok_s,189,tok/s,s,,primary,high\n", &d),
+			 DIAG_EINPUT);
+	assert_string_equal(d.msg, "m.csv:2: column 'provenance': 'primary' (expected original, "
+				   "copy, inferred or empty)");
+	assert_int_equal(run_text(&rep, cat, HEADER_PC "rtx-4090,1,llama-2-7b,gguf-q4-0,"
+				  "llama.cpp,1,0,128,decode_tok_s,189,tok/s,s,,copy,sure\n", &d),
+			 DIAG_EINPUT);
+	assert_string_equal(d.msg, "m.csv:2: column 'confidence': 'sure' (expected high, medium, "
+				   "low or empty)");
+	assert_int_equal(validate_confidence_parse("medium"), VC_MEDIUM);
+	assert_int_equal(validate_confidence_parse("Medium"), -1);
+	assert_string_equal(validate_confidence_name(VC_HIGH), "high");
+	assert_string_equal(validate_provenance_name(VP_INFERRED), "inferred");
+}
+
 static void test_bad_rows(void **state)
 {
 	const struct catalog *cat = *state;
@@ -231,6 +337,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_calibration_targets),
 		cmocka_unit_test(test_row_kinds),
+		cmocka_unit_test(test_provenance_confidence),
 		cmocka_unit_test(test_bad_rows),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
