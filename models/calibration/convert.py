@@ -208,8 +208,9 @@ CORRECTIONS = [
              "versions disagree (pp512 7432.36 +- 248.16 in one, 7640.08 +- 25.58 in "
              "another; tg128 251.04 vs 251.61)"},
     {"match": {"source_prefix": RAW, "model": ["gpt-oss-120b", "Llama-2-7B"]}, "count": 2,
-     "notes": ["provenance_note=repository and commit unknown (the four stored versions "
-               "of the listing agree on this value); kept for comparison, never fitted"],
+     "notes": ["provenance_note=repository and commit unknown (the stored versions of the "
+               "listing that contain this value agree on it); kept for comparison, never "
+               "fitted"],
      "why": "the listing names no repository or commit: low confidence, out of fitting"},
     {"match": {"source_prefix": "github.com/vllm-project/vllm-project.github.io"}, "count": 1,
      "provenance": "inferred", "confidence": "low",
