@@ -26,19 +26,24 @@ static const char FIT_HELP[] =
 	"SYNOPSIS\n"
 	"    agentcap fit --hardware H [options]\n"
 	"    agentcap fit --model M [options]\n"
-	"      options: [--engine E] [--format F] [--memory SIZE] [--host-ram SIZE]\n"
+	"      options: [--engine E] [--format F] [--prefer quality|speed|memory]\n"
+	"               [--memory SIZE] [--host-ram SIZE]\n"
 	"               [--min-context N] [--context N] [--gpu-memory-utilization U]\n"
 	"               [--all] [--json FILE] [--catalog DIR] [--engines FILE]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    With --hardware, lists every catalogue model that fits on H: the weight\n"
-	"    format with the most bits that leaves KV cache for the minimum context,\n"
-	"    the weights, the KV tokens left, the longest context x the sequences the\n"
+	"    format chosen by --prefer among those that leave KV cache for the minimum\n"
+	"    context and that H and the engine can run, the weights, the KV tokens left, the longest context x the sequences the\n"
 	"    KV cache holds at it, and predicted single-stream decode and prefill\n"
 	"    tokens/s.  A mixture of experts that fits in no format may fit with its\n"
 	"    experts in host RAM: the row says so and how much host RAM it needs.\n"
 	"    With --model, lists the hardware entries (GPUs and complete systems, whose\n"
-	"    GPUs split the model by tensor parallelism) that can hold M, cheapest first.\n"
+	"    GPUs split the model by tensor parallelism) that can hold M, cheapest first\n"
+	"    by list price in the currency it was published in (EUR converted only to\n"
+	"    sort, at the rate and date printed), then those without a price.  Prices\n"
+	"    are for the whole entry; the GPUs column says \"1 of 72\" when a model uses\n"
+	"    fewer GPUs than the system has.\n"
 	"    Bandwidth and peak rates are the catalogue's datasheet figures (each with\n"
 	"    its source in models/catalog/); tokens/s are predictions of the\n"
 	"    performance model (docs/performance-model.md), not measurements.\n"
@@ -49,8 +54,16 @@ static const char FIT_HELP[] =
 	"        on unified-memory machines, vllm elsewhere.  It decides the formats tried.\n"
 	"    --format F\n"
 	"        Try only this weight format.\n"
+	"    --prefer quality|speed|memory\n"
+	"        Which of the formats that fit to show.  quality (default): the most\n"
+	"        nominal bits (fp8 and int8 count as 8), then the faster, then fp8 over\n"
+	"        int8; speed: the fastest predicted decode; memory: the fewest bits,\n"
+	"        which leaves the most KV cache.  Formats the hardware cannot compute in\n"
+	"        are never chosen (NVFP4 needs FP4 tensor cores: Blackwell).\n"
 	"    --memory SIZE\n"
 	"        Memory per GPU instead of the catalogue's, e.g. 96G (a budget what-if).\n"
+	"        The header says so; an entry whose memory it changes is another machine,\n"
+	"        so its list price is not shown.\n"
 	"    --host-ram SIZE\n"
 	"        Host RAM for offloaded experts.  Default: the entry's, else 512G.\n"
 	"    --min-context N\n"
@@ -73,7 +86,8 @@ static const char FIT_HELP[] =
 	"    agentcap fit --hardware dgx-spark\n"
 	"    agentcap fit --hardware rtx-pro-6000 --all\n"
 	"    agentcap fit --model llama-3.1-70b\n"
-	"    agentcap fit --hardware h100-sxm --memory 40G\n";
+	"    agentcap fit --hardware h100-sxm --memory 40G\n"
+	"    agentcap fit --hardware h200 --prefer speed\n";
 
 struct fit_args {
 	const char *hardware;
@@ -90,7 +104,7 @@ struct fit_args {
 static int parse_args(int argc, char **argv, struct fit_args *a)
 {
 	enum { O_HW = 1000, O_MODEL, O_ENGINE, O_FORMAT, O_MEMORY, O_HOSTRAM, O_MINCTX, O_CTX,
-	       O_UTIL, O_ALL, O_JSON, O_CATALOG, O_ENGINES, O_HELP };
+	       O_UTIL, O_ALL, O_JSON, O_CATALOG, O_ENGINES, O_PREFER, O_HELP };
 	static const struct option opts[] = {
 		{"hardware", required_argument, NULL, O_HW},
 		{"model", required_argument, NULL, O_MODEL},
@@ -105,6 +119,7 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 		{"json", required_argument, NULL, O_JSON},
 		{"catalog", required_argument, NULL, O_CATALOG},
 		{"engines", required_argument, NULL, O_ENGINES},
+		{"prefer", required_argument, NULL, O_PREFER},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -141,6 +156,10 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 			if (errno || end == optarg || *end || !(a->o.gpu_memory_utilization > 0 &&
 								 a->o.gpu_memory_utilization <= 1))
 				return args_bad("fit", "--gpu-memory-utilization", optarg, "a fraction in (0, 1]");
+			break;
+		case O_PREFER:
+			if (!fit_prefer_parse(optarg, &a->o.prefer))
+				return args_bad("fit", "--prefer", optarg, "quality, speed or memory");
 			break;
 		case O_ALL: a->o.all = true; break;
 		case O_JSON: a->json = optarg; break;

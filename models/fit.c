@@ -17,6 +17,91 @@
 #include "models/perf_model.h"
 
 static const char *const status_names[] = { "gpu", "offload", "no" };
+static const char *const prefer_names[] = { "quality", "speed", "memory" };
+
+const char *fit_prefer_name(enum fit_prefer p)
+{
+	return ((int)p >= 0 && (int)p < 3) ? prefer_names[p] : "?";
+}
+
+bool fit_prefer_parse(const char *s, enum fit_prefer *out)
+{
+	for (int i = 0; i < 3; i++)
+		if (strcmp(s, prefer_names[i]) == 0) {
+			*out = (enum fit_prefer)i;
+			return true;
+		}
+	return false;
+}
+
+bool fit_format_runs_on(const struct cat_hardware *hw, const struct cat_weight_format *wf)
+{
+	bool any = false;
+	for (int t = 0; t < CAT_DTYPE_COUNT; t++)
+		any = any || hw->tflops[t] > 0;
+	return !any || catalog_matmul_flops(hw, wf, NULL) > 0;
+}
+
+/* Nominal bits: fp8 (8) and int8 (8.01) are the same size, 4.16-4.84 bit
+ * formats are all "4-bit". */
+static int nominal_bits(const struct cat_weight_format *wf)
+{
+	return (int)floor(wf->bits_per_weight + 1e-9);
+}
+
+static bool is_float_dtype(enum cat_dtype t)
+{
+	return t != CAT_DTYPE_INT8;
+}
+
+/* Seconds of one agent call at the row's context: the prompt's prefill
+ * plus FIT_CALL_OUTPUT_TOKENS of decode (the prefill is left out when the
+ * hardware has no compute figure). */
+static double call_seconds(const struct fit_row *r, int64_t context)
+{
+	double s = isfinite(r->decode_tok_s) && r->decode_tok_s > 0
+		   ? FIT_CALL_OUTPUT_TOKENS / r->decode_tok_s : INFINITY;
+	if (isfinite(r->prefill_tok_s) && r->prefill_tok_s > 0)
+		s += (double)context / r->prefill_tok_s;
+	return s;
+}
+
+/* True when candidate row a is a better choice than b under `prefer`.
+ * "Faster" is the shorter call_seconds; within 0.1% counts as equal. */
+static bool better(const struct fit_row *a, const struct fit_row *b, enum fit_prefer prefer,
+		   int64_t context)
+{
+	double ta = call_seconds(a, context), tb = call_seconds(b, context);
+	int speed = ta * 1.001 < tb ? 1 : tb * 1.001 < ta ? -1 : 0;
+	int na = nominal_bits(a->format), nb = nominal_bits(b->format);
+	switch (prefer) {
+	case FIT_PREFER_SPEED:
+		if (speed)
+			return speed > 0;
+		if (na != nb)
+			return na > nb;
+		break;
+	case FIT_PREFER_MEMORY:
+		if (a->format->bits_per_weight != b->format->bits_per_weight)
+			return a->format->bits_per_weight < b->format->bits_per_weight;
+		if (speed)
+			return speed > 0;
+		break;
+	case FIT_PREFER_QUALITY:
+	default:
+		if (na != nb)
+			return na > nb;
+		if (speed)
+			return speed > 0;
+		break;
+	}
+	bool fa = is_float_dtype(a->format->compute_dtype), fb = is_float_dtype(b->format->compute_dtype);
+	if (fa != fb)
+		return fa;
+	if (a->tp != b->tp)
+		return a->tp < b->tp;
+	return strcmp(a->format->id, b->format->id) < 0;
+}
 
 const char *fit_status_name(enum fit_status s)
 {
@@ -111,7 +196,15 @@ int fit_one(struct fit_row *row, const struct catalog *cat, const struct cat_har
 	row->status = FIT_NO;
 	row->tp = tp_of(hw);
 	row->gpu_expert_fraction = 1;
+	row->gpus_in_entry = tp_of(hw);
 	row->has_price = catalog_price_usd(cat, hw, &row->price_usd);
+	if (row->has_price && o->memory_gb > 0 && fabs(o->memory_gb - hw->memory_gb) > 0.5) {
+		/* another machine than the one the price was published for */
+		row->has_price = false;
+		row->price_withheld = true;
+		row->price_usd = 0;
+	}
+	row->price = row->has_price ? &hw->price : NULL;
 	const char *ename = o->engine ? o->engine : default_engine(hw);
 	const struct engine_profile *ep = engine_find(et, ename);
 	if (!ep) {
@@ -150,6 +243,18 @@ int fit_one(struct fit_row *row, const struct catalog *cat, const struct cat_har
 			 o->weight_format ? o->weight_format : "");
 		return 0;
 	}
+	/* only formats the hardware can compute in */
+	size_t nr = 0;
+	for (size_t i = 0; i < nc; i++)
+		if (fit_format_runs_on(hw, cand[i]))
+			cand[nr++] = cand[i];
+		else
+			snprintf(row->why, sizeof(row->why), "%s has no %s tensor path for %s (and the "
+				 "format has no fallback)", hw->id,
+				 cat_dtype_name(cand[i]->compute_dtype), cand[i]->id);
+	if (nr == 0)
+		return 0;
+	nc = nr;
 	qsort(cand, nc, sizeof(cand[0]), fmt_cmp);
 
 	struct perf_opts po;
@@ -167,40 +272,54 @@ int fit_one(struct fit_row *row, const struct catalog *cat, const struct cat_har
 	for (int t = 1; t < gpus && ntp < 15; t *= 2)
 		tps[ntp++] = t;
 	tps[ntp++] = gpus;
-	/* all weights on the GPUs: the format with the most bits, on the
-	 * fewest GPUs that hold it */
-	for (size_t k = 0; k < nc * (size_t)ntp; k++) {
-		size_t i = k / (size_t)ntp;
-		int tp = tps[k % (size_t)ntp];
-		struct mem_opts mo;
-		mem_opts_for(&mo, hw, m, cand[i], tp, o, chunk);
-		diag_init(&md);
-		int rc = mem_plan_opts(&plan, cat, &mo, &md);
-		if (rc == 0 && plan.kv_capacity_tokens < min_ctx) {
-			snprintf(row->why, sizeof(row->why), "in %s the KV cache holds %lld tokens, "
-				 "fewer than %lld", cand[i]->id, (long long)plan.kv_capacity_tokens,
-				 (long long)min_ctx);
-			continue;
+	/* all weights on the GPUs: each format on the fewest GPUs that hold
+	 * it, and the best of those by the preference */
+	struct fit_row best;
+	bool have = false;
+	char why[sizeof(row->why)];
+	snprintf(why, sizeof(why), "%s", row->why);
+	for (size_t i = 0; i < nc; i++) {
+		for (int k = 0; k < ntp; k++) {
+			int tp = tps[k];
+			struct mem_opts mo;
+			mem_opts_for(&mo, hw, m, cand[i], tp, o, chunk);
+			diag_init(&md);
+			int rc = mem_plan_opts(&plan, cat, &mo, &md);
+			if (rc == 0 && plan.kv_capacity_tokens < min_ctx) {
+				snprintf(why, sizeof(why), "in %s the KV cache holds %lld tokens, "
+					 "fewer than %lld", cand[i]->id,
+					 (long long)plan.kv_capacity_tokens, (long long)min_ctx);
+				continue;
+			}
+			if (rc != 0) {
+				snprintf(why, sizeof(why), "%s", md.msg);
+				continue;
+			}
+			struct perf_model pm;
+			po.weight_format = cand[i]->id;
+			po.tp = tp;
+			diag_init(&md);
+			if (perf_model_init_opts(&pm, cat, &po, &md) != 0) {
+				snprintf(why, sizeof(why), "%s", md.msg);
+				continue;
+			}
+			struct fit_row c = *row;
+			c.tp = tp;
+			c.format = cand[i];
+			c.status = FIT_GPU;
+			c.why[0] = '\0';
+			figures(&c, cat, o, et, &plan, context, chunk);
+			if (!have || better(&c, &best, o->prefer, context))
+				best = c;
+			have = true;
+			break;
 		}
-		if (rc != 0) {
-			snprintf(row->why, sizeof(row->why), "%s", md.msg);
-			continue;
-		}
-		struct perf_model pm;
-		po.weight_format = cand[i]->id;
-		po.tp = tp;
-		diag_init(&md);
-		if (perf_model_init_opts(&pm, cat, &po, &md) != 0) {
-			snprintf(row->why, sizeof(row->why), "%s", md.msg);
-			continue;
-		}
-		row->tp = tp;
-		row->format = cand[i];
-		row->status = FIT_GPU;
-		row->why[0] = '\0';
-		figures(row, cat, o, et, &plan, context, chunk);
+	}
+	if (have) {
+		*row = best;
 		return 0;
 	}
+	snprintf(row->why, sizeof(row->why), "%s", why);
 	if (m->experts <= 0 || hw->unified_memory)
 		return 0;
 	/* experts in host RAM, all GPUs of the entry */
@@ -271,6 +390,39 @@ static int load_engines(const struct fit_opts *o, struct engine_table **own,
 	return 0;
 }
 
+static void result_meta(struct fit_result *r, const struct catalog *cat, const struct fit_opts *o)
+{
+	r->context = o->context > 0 ? o->context : FIT_DEFAULT_CONTEXT;
+	r->memory_gb = o->memory_gb;
+	r->prefer = o->prefer;
+	r->usd_per_eur = cat->usd_per_eur;
+	r->usd_per_eur_date = cat->usd_per_eur_date;
+}
+
+/* Priced rows first, cheapest first (ties by id), then the others in the
+ * order they came (catalogue order): a stable insertion sort. */
+static size_t sort_by_price(struct fit_row *rows, size_t n)
+{
+	size_t priced = 0;
+	for (size_t i = 1; i < n; i++) {
+		struct fit_row x = rows[i];
+		size_t j = i;
+		while (j > 0) {
+			const struct fit_row *y = &rows[j - 1];
+			bool before = x.has_price && (!y->has_price || x.price_usd < y->price_usd ||
+					(x.price_usd == y->price_usd && strcmp(x.hw->id, y->hw->id) < 0));
+			if (!before)
+				break;
+			rows[j] = rows[j - 1];
+			j--;
+		}
+		rows[j] = x;
+	}
+	for (size_t i = 0; i < n; i++)
+		priced += rows[i].has_price;
+	return priced;
+}
+
 int fit_hardware(struct fit_result *r, const struct catalog *cat, const char *hardware,
 		 const struct fit_opts *o, struct diag *d)
 {
@@ -286,7 +438,7 @@ int fit_hardware(struct fit_result *r, const struct catalog *cat, const char *ha
 	if (rc)
 		return rc;
 	r->subject = hw->id;
-	r->context = o->context > 0 ? o->context : FIT_DEFAULT_CONTEXT;
+	result_meta(r, cat, o);
 	r->rows = calloc(cat->model_count ? cat->model_count : 1, sizeof(*r->rows));
 	if (!r->rows)
 		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
@@ -325,17 +477,14 @@ int fit_model(struct fit_result *r, const struct catalog *cat, const char *model
 		return rc;
 	r->by_model = true;
 	r->subject = m->id;
-	r->context = o->context > 0 ? o->context : FIT_DEFAULT_CONTEXT;
+	result_meta(r, cat, o);
 	size_t nh = cat->hardware_count;
-	const struct cat_hardware **order = malloc((nh ? nh : 1) * sizeof(*order));
 	r->rows = calloc(nh ? nh : 1, sizeof(*r->rows));
-	if (!order || !r->rows)
+	if (!r->rows)
 		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
-	if (!rc)
-		catalog_hardware_by_price(cat, order);
 	for (size_t i = 0; i < nh && !rc; i++) {
 		struct fit_row row;
-		rc = fit_one(&row, cat, order[i], m, o, et, d);
+		rc = fit_one(&row, cat, &cat->hardware[i], m, o, et, d);
 		if (rc)
 			break;
 		if (row.status != FIT_NO)
@@ -343,10 +492,11 @@ int fit_model(struct fit_result *r, const struct catalog *cat, const char *model
 		if (row.status != FIT_NO || o->all)
 			r->rows[r->n++] = row;
 	}
-	free(order);
 	free(own);
 	if (rc)
 		fit_result_release(r);
+	else
+		r->n_priced = sort_by_price(r->rows, r->n);
 	return rc;
 }
 
@@ -392,58 +542,110 @@ static void note_text(char *buf, size_t cap, const struct fit_row *row)
 		buf[n - 2] = '\0';
 }
 
+static void price_text(char *buf, size_t cap, const struct fit_row *row)
+{
+	if (row->has_price && row->price)
+		snprintf(buf, cap, "%s %.0f", cat_currency_name(row->price->currency),
+			 row->price->amount);
+	else if (row->price_withheld)
+		snprintf(buf, cap, "(--memory)");
+	else
+		snprintf(buf, cap, "no price");
+}
+
+static void gpus_text(char *buf, size_t cap, const struct fit_row *row)
+{
+	if (row->gpus_in_entry > row->tp)
+		snprintf(buf, cap, "%d of %d", row->tp, row->gpus_in_entry);
+	else
+		snprintf(buf, cap, "%d", row->tp);
+}
+
+static void write_row(FILE *out, const struct fit_result *r, const struct fit_row *row)
+{
+	char kv[32] = "-", cap[32] = "-", ctx[48] = "-", note[DIAG_MSG_MAX + 64], w[32] = "-";
+	if (row->status != FIT_NO) {
+		human_tokens(kv, sizeof(kv), row->kv_tokens);
+		human_tokens(cap, sizeof(cap), row->context_cap);
+		snprintf(ctx, sizeof(ctx), "%s x %lld", cap, (long long)row->sequences_at_cap);
+		snprintf(w, sizeof(w), "%.1f GB", row->weights_gb);
+	}
+	note_text(note, sizeof(note), row);
+	const char *fmt = row->format ? row->format->id : "-";
+	if (r->by_model) {
+		char price[48], gpus[32];
+		price_text(price, sizeof(price), row);
+		gpus_text(gpus, sizeof(gpus), row);
+		fprintf(out, "%-26s %13s %8s %-12s %-9s %9s %10s %-14s", row->hw->id, price, gpus,
+			fmt, row->engine, w, kv, ctx);
+	} else {
+		char par[32];
+		params_text(par, sizeof(par), row->model);
+		fprintf(out, "%-26s %-11s %-12s %-9s %9s %10s %-14s", row->model->id, par, fmt,
+			row->engine, w, kv, ctx);
+	}
+	if (row->status != FIT_NO && isfinite(row->decode_tok_s) && isfinite(row->prefill_tok_s))
+		fprintf(out, " %9.1f %9.0f", row->decode_tok_s, row->prefill_tok_s);
+	else if (row->status != FIT_NO && isfinite(row->decode_tok_s))
+		fprintf(out, " %9.1f %9s", row->decode_tok_s, "-");
+	else
+		fprintf(out, " %9s %9s", "-", "-");
+	fprintf(out, "  %s\n", note);
+}
+
 int fit_write_text(FILE *out, const struct fit_result *r, struct diag *d)
 {
-	if (r->by_model)
-		fprintf(out, "Hardware that can hold %s, cheapest first (%zu of the catalogue):\n",
-			r->subject, r->n_fit);
-	else if (r->n > 0)
-		fprintf(out, "Models that fit on %s (%s; %g GB per GPU, %.0f GB/s peak memory "
-			"bandwidth from the catalogue's datasheet figure): %zu\n", r->subject,
-			r->rows[0].hw->name, r->rows[0].hw->memory_gb, r->rows[0].hw->mem_bw_gbs,
-			r->n_fit);
-	else
-		fprintf(out, "No catalogue model fits on %s.\n", r->subject);
+	char mem[96] = "";
+	if (r->memory_gb > 0)
+		snprintf(mem, sizeof(mem), "%g GB per GPU (--memory)", r->memory_gb);
+	if (r->by_model) {
+		fprintf(out, "Hardware that can hold %s, cheapest first (%zu of the catalogue%s%s):\n",
+			r->subject, r->n_fit, mem[0] ? "; " : "", mem);
+	} else if (r->n > 0) {
+		const struct cat_hardware *hw = r->rows[0].hw;
+		if (mem[0])
+			snprintf(mem, sizeof(mem), "%g GB per GPU (--memory; the catalogue's %g GB)",
+				 r->memory_gb, hw->memory_gb);
+		else
+			snprintf(mem, sizeof(mem), "%g GB per GPU", hw->memory_gb);
+		fprintf(out, "Models that fit on %s (%s; %s, %.0f GB/s peak memory bandwidth from the "
+			"catalogue's datasheet figure): %zu\n", r->subject, hw->name, mem,
+			hw->mem_bw_gbs, r->n_fit);
+	} else {
+		fprintf(out, "No catalogue model fits on %s%s%s.\n", r->subject,
+			mem[0] ? " with " : "", mem);
+	}
 	fprintf(out, "decode and prefill tok/s are model predictions at %lld tokens of context, "
-		"one sequence; not measurements.\n\n", (long long)r->context);
+		"one sequence; not measurements.\n", (long long)r->context);
+	fprintf(out, "format: per row the one preferred for %s (--prefer) among those that fit and "
+		"that the hardware and engine can run.\n", fit_prefer_name(r->prefer));
+	if (r->by_model) {
+		fputs("price: the whole entry's list price as published (lower end of a range), in its "
+		      "own currency", out);
+		if (r->usd_per_eur > 0)
+			fprintf(out, "; sorted with EUR at %g USD (catalogue rate of %s)", r->usd_per_eur,
+				r->usd_per_eur_date ? r->usd_per_eur_date : "unknown date");
+		fputs(".\nGPUs: those the model uses, of the entry's total when a system has more.\n",
+		      out);
+		if (r->memory_gb > 0)
+			fputs("(--memory): an entry whose memory --memory changes is another machine; its "
+			      "list price is not shown.\n", out);
+	}
+	fputc('\n', out);
 	if (r->by_model)
-		fprintf(out, "%-26s %10s %4s %-12s %-9s %9s %10s %-14s %9s %9s  %s\n", "hardware",
-			"price USD", "GPUs", "format", "engine", "weights", "KV tokens",
+		fprintf(out, "%-26s %13s %8s %-12s %-9s %9s %10s %-14s %9s %9s  %s\n", "hardware",
+			"price", "GPUs", "format", "engine", "weights", "KV tokens",
 			"ctx x seqs", "decode/s", "prefill/s", "note");
 	else
 		fprintf(out, "%-26s %-11s %-12s %-9s %9s %10s %-14s %9s %9s  %s\n", "model",
 			"params", "format", "engine", "weights", "KV tokens", "ctx x seqs",
 			"decode/s", "prefill/s", "note");
 	for (size_t i = 0; i < r->n; i++) {
-		const struct fit_row *row = &r->rows[i];
-		char kv[32] = "-", cap[32] = "-", ctx[48] = "-", note[DIAG_MSG_MAX + 64], w[32] = "-";
-		if (row->status != FIT_NO) {
-			human_tokens(kv, sizeof(kv), row->kv_tokens);
-			human_tokens(cap, sizeof(cap), row->context_cap);
-			snprintf(ctx, sizeof(ctx), "%s x %lld", cap, (long long)row->sequences_at_cap);
-			snprintf(w, sizeof(w), "%.1f GB", row->weights_gb);
-		}
-		note_text(note, sizeof(note), row);
-		const char *fmt = row->format ? row->format->id : "-";
-		if (r->by_model) {
-			char price[32] = "-";
-			if (row->has_price)
-				snprintf(price, sizeof(price), "%.0f", row->price_usd);
-			fprintf(out, "%-26s %10s %4d %-12s %-9s %9s %10s %-14s", row->hw->id, price,
-				row->tp, fmt, row->engine, w, kv, ctx);
-		} else {
-			char par[32];
-			params_text(par, sizeof(par), row->model);
-			fprintf(out, "%-26s %-11s %-12s %-9s %9s %10s %-14s", row->model->id, par, fmt,
-				row->engine, w, kv, ctx);
-		}
-		if (row->status != FIT_NO && isfinite(row->decode_tok_s) && isfinite(row->prefill_tok_s))
-			fprintf(out, " %9.1f %9.0f", row->decode_tok_s, row->prefill_tok_s);
-		else if (row->status != FIT_NO && isfinite(row->decode_tok_s))
-			fprintf(out, " %9.1f %9s", row->decode_tok_s, "-");
-		else
-			fprintf(out, " %9s %9s", "-", "-");
-		fprintf(out, "  %s\n", note);
+		if (r->by_model && i == r->n_priced)
+			fprintf(out, "-- %s, in catalogue order:\n", r->memory_gb > 0
+				? "without a list price for this memory (none published, or --memory)"
+				: "no price published in the catalogue");
+		write_row(out, r, &r->rows[i]);
 	}
 	if (ferror(out))
 		return diag_set(d, DIAG_EIO, "cannot write the fit table");
@@ -461,8 +663,12 @@ static void jnum(FILE *out, const char *key, double v)
 int fit_write_json(FILE *out, const struct fit_result *r, struct diag *d)
 {
 	fprintf(out, "{\n  \"schema_version\": 1,\n  \"mode\": \"%s\",\n  \"subject\": \"%s\",\n"
-		"  \"context\": %lld,\n  \"fitting\": %zu,\n  \"rows\": [", r->by_model ? "model" : "hardware",
-		r->subject ? r->subject : "", (long long)r->context, r->n_fit);
+		"  \"context\": %lld,\n  \"prefer\": \"%s\",\n  ", r->by_model ? "model" : "hardware",
+		r->subject ? r->subject : "", (long long)r->context, fit_prefer_name(r->prefer));
+	jnum(out, "memory_gb", r->memory_gb > 0 ? r->memory_gb : NAN);
+	fputs(",\n  ", out);
+	jnum(out, "usd_per_eur", r->usd_per_eur > 0 ? r->usd_per_eur : NAN);
+	fprintf(out, ",\n  \"fitting\": %zu,\n  \"rows\": [", r->n_fit);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct fit_row *row = &r->rows[i];
 		fprintf(out, "%s\n    {\"hardware\": \"%s\", \"model\": \"%s\", \"status\": \"%s\", "
@@ -472,7 +678,8 @@ int fit_write_json(FILE *out, const struct fit_result *r, struct diag *d)
 			fprintf(out, "\"%s\"", row->format->id);
 		else
 			fputs("null", out);
-		fprintf(out, ", \"engine\": \"%s\", \"gpus\": %d, ", row->engine, row->tp);
+		fprintf(out, ", \"engine\": \"%s\", \"gpus\": %d, \"gpus_in_entry\": %d, ",
+			row->engine, row->tp, row->gpus_in_entry);
 		jnum(out, "weights_gb", row->status == FIT_NO ? NAN : row->weights_gb);
 		fputs(", ", out);
 		jnum(out, "weights_gpu_gb", row->status == FIT_NO ? NAN : row->weights_gpu_gb);
@@ -488,6 +695,14 @@ int fit_write_json(FILE *out, const struct fit_result *r, struct diag *d)
 		jnum(out, "prefill_tok_s", row->status == FIT_NO ? NAN : row->prefill_tok_s);
 		fputs(", ", out);
 		jnum(out, "price_usd", row->has_price ? row->price_usd : NAN);
+		if (row->has_price && row->price)
+			fprintf(out, ", \"price\": {\"amount\": %.10g, \"currency\": \"%s\", "
+				"\"date\": \"%s\"}", row->price->amount,
+				cat_currency_name(row->price->currency),
+				row->price->date ? row->price->date : "");
+		else
+			fputs(", \"price\": null", out);
+		fprintf(out, ", \"price_withheld\": %s", row->price_withheld ? "true" : "false");
 		fprintf(out, ", \"rate_estimated\": %s, \"compute_unknown\": %s, \"why\": \"",
 			row->rate_estimated ? "true" : "false", row->compute_unknown ? "true" : "false");
 		for (const char *p = row->why; *p; p++) {

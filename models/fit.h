@@ -41,6 +41,29 @@
  * that takes 512 GB (field-notes.md: frontier MoE on a workstation). */
 #define FIT_DEFAULT_HOST_RAM_GB 512.0
 
+/* Output tokens of the call whose time ranks formats by speed: a prompt
+ * of `context` tokens prefilled, then this many decoded (TraceLab's median
+ * step produces 184-252 output tokens; field-notes.md). */
+#define FIT_CALL_OUTPUT_TOKENS 256
+
+/* How fit chooses among the formats that fit (see above). */
+enum fit_prefer {
+	FIT_PREFER_QUALITY = 0,
+	FIT_PREFER_SPEED,
+	FIT_PREFER_MEMORY,
+};
+
+/* "quality", "speed", "memory" (static). */
+const char *fit_prefer_name(enum fit_prefer p);
+
+/* Parse one of those names; false when it is none of them. */
+bool fit_prefer_parse(const char *s, enum fit_prefer *out);
+
+/* True when hw can run weight format wf: the hardware lists a dense rate for
+ * its compute dtype or its fallback, or lists no tensor rate at all (Apple
+ * GPUs, whose engines decide by the formats they load). */
+bool fit_format_runs_on(const struct cat_hardware *hw, const struct cat_weight_format *wf);
+
 struct fit_opts {
 	const struct engine_table *engines; /* NULL: the built-in table */
 	const char *engine;           /* NULL: llama.cpp on unified memory, else vllm */
@@ -51,6 +74,7 @@ struct fit_opts {
 	int64_t context;              /* tok/s figures at this context; 0: default */
 	double gpu_memory_utilization;/* 0: 0.9 */
 	bool all;                     /* keep rows that do not fit, with the reason */
+	enum fit_prefer prefer;       /* 0: quality */
 };
 
 enum fit_status {
@@ -68,6 +92,7 @@ struct fit_row {
 	const struct cat_weight_format *format; /* NULL when nothing fits */
 	char engine[ENGINE_NAME_MAX];
 	int tp;                              /* GPUs used (tensor parallel) */
+	int gpus_in_entry;                   /* GPUs the entry has (a system's count) */
 	enum fit_status status;
 	double weights_gb;                   /* whole model */
 	double weights_gpu_gb;               /* per GPU */
@@ -82,8 +107,11 @@ struct fit_row {
 	double prefill_tok_s;                /* a `context`-token prompt */
 	bool rate_estimated;
 	bool compute_unknown;                /* no compute figure: no prefill */
-	bool has_price;
-	double price_usd;
+	bool has_price;                      /* a list price is shown for the row */
+	double price_usd;                    /* for sorting: USD, or EUR converted */
+	const struct cat_price *price;       /* as published, for the whole entry;
+						NULL when !has_price */
+	bool price_withheld;                 /* --memory describes another machine */
 	char why[DIAG_MSG_MAX];               /* FIT_NO: the reason */
 };
 
@@ -91,9 +119,14 @@ struct fit_result {
 	bool by_model;                       /* fit_model (else fit_hardware) */
 	const char *subject;                 /* hardware or model id (catalogue) */
 	int64_t context;
+	double memory_gb;                    /* --memory override; 0 none */
+	enum fit_prefer prefer;
+	double usd_per_eur;                  /* the catalogue's sorting rate; 0 none */
+	const char *usd_per_eur_date;        /* borrowed from the catalogue */
 	struct fit_row *rows;
 	size_t n;
 	size_t n_fit;                        /* rows with status != FIT_NO */
+	size_t n_priced;                     /* by_model: rows[0..n_priced) have a price */
 };
 
 /* Every catalogue model on `hardware`, fitting ones first (by total
@@ -102,8 +135,11 @@ struct fit_result {
 int fit_hardware(struct fit_result *r, const struct catalog *cat, const char *hardware,
 		 const struct fit_opts *o, struct diag *d);
 
-/* Every hardware entry that can hold `model`, cheapest first (entries
- * without a price after, in catalogue order). */
+/* Every hardware entry that can hold `model`: those with a list price
+ * first, cheapest first (EUR converted at the catalogue's usd_per_eur for
+ * the order only), then those without one (no published price, or a
+ * --memory that differs from the entry's, which describes another machine)
+ * in catalogue order; n_priced says where the second group starts. */
 int fit_model(struct fit_result *r, const struct catalog *cat, const char *model,
 	      const struct fit_opts *o, struct diag *d);
 

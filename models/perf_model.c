@@ -185,13 +185,15 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 	}
 	double r16 = rate16(hw, pm->engine.fp16_accumulate);
 	double vec = hw->fp32_vector_tflops * 1e12;
-	if (vec <= 0 && (mm <= 0 || r16 <= 0)) {
+	/* no tensor path at all (Apple GPUs): matmuls run on the FP32/FP16
+	 * vector units.  Hardware with tensor cores that lacks a format's
+	 * dtype (NVFP4 on Hopper) cannot run that format: no vector fallback */
+	bool no_tensor = r16 <= 0;
+	if (vec <= 0 && no_tensor) {
 		vec = perf_vector_flops_estimate(cat, hw);
 		pm->rate_estimated = vec > 0;
 	}
-	if ((mm <= 0 || r16 <= 0) && vec > 0) {
-		/* no tensor path (Apple GPUs): matmuls run on the FP32/FP16
-		 * vector units */
+	if (no_tensor && vec > 0) {
 		pm->vector_fallback = true;
 		if (mm <= 0)
 			mm = vec;
@@ -205,10 +207,10 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 	}
 	if (mm <= 0)
 		return diag_set(d, DIAG_EINPUT,
-				"hardware '%s' lists no dense %s rate for weight format '%s'%s%s, "
-				"nor an FP32 vector rate",
+				"hardware '%s' lists no dense %s rate for weight format '%s' (%s%s); "
+				"it cannot run that format",
 				hw->id, cat_dtype_name(wf->compute_dtype), wf->id,
-				wf->has_fallback ? " (nor the fallback " : "",
+				wf->has_fallback ? "nor for its fallback " : "the format has no fallback",
 				wf->has_fallback ? cat_dtype_name(wf->fallback_dtype) : "");
 	if (r16 <= 0)
 		return diag_set(d, DIAG_EINPUT,

@@ -117,6 +117,19 @@ static void test_fit(void **state)
 	r = cli_run("fit --hardware rtx-4090 --memory lots");
 	assert_int_equal(r.status, 2);
 	cli_out_free(&r);
+	/* the header says what --memory made of the machine */
+	r = cli_run("fit --hardware h100-sxm --memory 40G");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "40 GB per GPU (--memory; the catalogue's 80 GB)"));
+	cli_out_free(&r);
+	r = cli_run("fit --hardware h200 --prefer memory --json -");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\"prefer\": \"memory\""));
+	cli_out_free(&r);
+	r = cli_run("fit --hardware h200 --prefer fast");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--prefer 'fast': expected quality, speed or memory"));
+	cli_out_free(&r);
 }
 
 static void test_validate(void **state)

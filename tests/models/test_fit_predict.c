@@ -243,11 +243,163 @@ static void test_fit_model(void **state)
 	assert_true(hgx->tp >= 1 && hgx->tp < 8);
 	char *text = capture(fit_text, &r);
 	assert_non_null(strstr(text, "Hardware that can hold llama-3.1-70b, cheapest first"));
-	assert_non_null(strstr(text, "price USD"));
+	assert_non_null(strstr(text, "price"));
 	free(text);
 	fit_result_release(&r);
 	assert_int_equal(fit_model(&r, cat, "gpt-7", &o, &d), DIAG_EINPUT);
 	assert_non_null(strstr(d.msg, "unknown model 'gpt-7'"));
+}
+
+/* A format is chosen only where the hardware can compute in it, and among
+ * those by --prefer. */
+static void test_fit_format_choice(void **state)
+{
+	const struct catalog *cat = *state;
+	struct diag d;
+	diag_init(&d);
+	/* no FP4 tensor cores: never NVFP4 (it has no fallback dtype) */
+	const char *no_fp4[] = { "h100-sxm", "h200", "a100-sxm-80gb", "l40s", "rtx-4090", "mi300x",
+				 "hgx-h100-8", NULL };
+	for (int i = 0; no_fp4[i]; i++) {
+		struct fit_opts o = { 0 };
+		struct fit_result r;
+		assert_int_equal(fit_hardware(&r, cat, no_fp4[i], &o, &d), 0);
+		for (size_t k = 0; k < r.n; k++)
+			if (r.rows[k].format && strcmp(r.rows[k].format->id, "nvfp4") == 0)
+				fail_msg("%s: %s in nvfp4", no_fp4[i], r.rows[k].model->id);
+		fit_result_release(&r);
+		assert_false(fit_format_runs_on(catalog_hardware(cat, no_fp4[i]),
+						catalog_weight_format(cat, "nvfp4")));
+	}
+	assert_true(fit_format_runs_on(catalog_hardware(cat, "b200"),
+				       catalog_weight_format(cat, "nvfp4")));
+	/* MXFP4 runs weight-only on Hopper (gpt-oss), fp8 weight-only on Ampere */
+	assert_true(fit_format_runs_on(catalog_hardware(cat, "h100-sxm"),
+				       catalog_weight_format(cat, "mxfp4")));
+	assert_true(fit_format_runs_on(catalog_hardware(cat, "a100-sxm-80gb"),
+				       catalog_weight_format(cat, "fp8")));
+	/* asked for explicitly, it does not fit, and the row says why */
+	struct fit_opts nv = { .weight_format = "nvfp4", .all = true };
+	struct fit_result r;
+	assert_int_equal(fit_hardware(&r, cat, "h100-sxm", &nv, &d), 0);
+	assert_int_equal(r.n_fit, 0);
+	const struct fit_row *row = row_of(&r, "llama-3.1-8b");
+	assert_non_null(row);
+	assert_non_null(strstr(row->why, "no fp4 tensor path for nvfp4"));
+	fit_result_release(&r);
+
+	/* fp8 over int8 at equal bits (H200 took int8, 8.01 bits, before) */
+	struct fit_opts q = { 0 };
+	assert_int_equal(fit_hardware(&r, cat, "h200", &q, &d), 0);
+	row = row_of(&r, "llama-3.1-70b");
+	assert_non_null(row);
+	assert_string_equal(row->format->id, "fp8");
+	fit_result_release(&r);
+
+	/* the three preferences on one machine */
+	struct fit_result rq, rs, rm;
+	struct fit_opts os = { .prefer = FIT_PREFER_SPEED }, om = { .prefer = FIT_PREFER_MEMORY };
+	assert_int_equal(fit_hardware(&rq, cat, "rtx-pro-6000", &q, &d), 0);
+	assert_int_equal(fit_hardware(&rs, cat, "rtx-pro-6000", &os, &d), 0);
+	assert_int_equal(fit_hardware(&rm, cat, "rtx-pro-6000", &om, &d), 0);
+	const struct fit_row *a = row_of(&rq, "llama-3.1-8b"), *b = row_of(&rs, "llama-3.1-8b"),
+			     *c = row_of(&rm, "llama-3.1-8b");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	assert_string_equal(a->format->id, "bf16");
+	assert_true(b->format->bits_per_weight < 8);
+	assert_true(b->decode_tok_s > a->decode_tok_s);
+	assert_true(c->format->bits_per_weight <= b->format->bits_per_weight);
+	assert_true(c->kv_tokens >= a->kv_tokens);
+	for (size_t k = 0; k < rm.n; k++)
+		if (rm.rows[k].status == FIT_GPU) {
+			const struct fit_row *qq = row_of(&rq, rm.rows[k].model->id);
+			assert_true(rm.rows[k].format->bits_per_weight <=
+				    qq->format->bits_per_weight);
+		}
+	char *text = capture(fit_text, &rs);
+	assert_non_null(strstr(text, "preferred for speed"));
+	free(text);
+	fit_result_release(&rq);
+	fit_result_release(&rs);
+	fit_result_release(&rm);
+	enum fit_prefer p;
+	assert_true(fit_prefer_parse("memory", &p));
+	assert_int_equal(p, FIT_PREFER_MEMORY);
+	assert_false(fit_prefer_parse("fast", &p));
+}
+
+/* Prices: shown in the published currency, the conversion said; a rack
+ * priced whole beside the GPUs it uses; no price said as such; --memory
+ * names itself and withholds the price of a machine it changes. */
+static void test_fit_prices(void **state)
+{
+	const struct catalog *cat = *state;
+	struct diag d;
+	diag_init(&d);
+	struct fit_opts o = { 0 };
+	struct fit_result r;
+	assert_int_equal(fit_model(&r, cat, "llama-3.1-70b", &o, &d), 0);
+	const struct fit_row *nvl = row_of(&r, "gb200-nvl72");
+	assert_non_null(nvl);
+	assert_int_equal(nvl->gpus_in_entry, 72);
+	assert_true(nvl->tp < 72);
+	const struct fit_row *ws = row_of(&r, "ws-rtx-pro-6000");
+	assert_non_null(ws);
+	assert_int_equal(ws->price->currency, CAT_CUR_EUR);
+	assert_true(ws->price_usd > ws->price->amount);
+	assert_true(r.n_priced > 0 && r.n_priced < r.n);
+	for (size_t i = 0; i < r.n; i++)
+		assert_int_equal(r.rows[i].has_price, i < r.n_priced);
+	char *text = capture(fit_text, &r);
+	assert_non_null(strstr(text, "EUR 16000"));
+	assert_null(strstr(text, "17088")); /* not passed off as dollars */
+	assert_non_null(strstr(text, "USD 3100000  1 of 72"));
+	assert_non_null(strstr(text, "EUR at 1.068 USD (catalogue rate of 2026-08)"));
+	assert_non_null(strstr(text, "no price published in the catalogue"));
+	assert_non_null(strstr(text, "no price "));
+	free(text);
+	char *json = capture(fit_json, &r);
+	cJSON *j = cJSON_Parse(json);
+	assert_non_null(j);
+	cJSON *row;
+	bool seen = false;
+	cJSON_ArrayForEach(row, cJSON_GetObjectItem(j, "rows")) {
+		if (strcmp(cJSON_GetObjectItem(row, "hardware")->valuestring, "ws-rtx-pro-6000"))
+			continue;
+		seen = true;
+		cJSON *pr = cJSON_GetObjectItem(row, "price");
+		assert_string_equal(cJSON_GetObjectItem(pr, "currency")->valuestring, "EUR");
+		assert_int_equal(cJSON_GetObjectItem(pr, "amount")->valuedouble, 16000);
+	}
+	assert_true(seen);
+	cJSON_Delete(j);
+	free(json);
+	fit_result_release(&r);
+
+	/* --memory 96G: the 96 GB cards keep their price, an H100 with 96 GB
+	 * is another machine */
+	struct fit_opts m96 = { .memory_gb = 96 };
+	assert_int_equal(fit_model(&r, cat, "llama-3.1-70b", &m96, &d), 0);
+	const struct fit_row *h100 = row_of(&r, "h100-sxm"), *pro = row_of(&r, "rtx-pro-6000");
+	assert_non_null(h100);
+	assert_non_null(pro);
+	assert_false(h100->has_price);
+	assert_true(h100->price_withheld);
+	assert_true(pro->has_price);
+	text = capture(fit_text, &r);
+	assert_non_null(strstr(text, "96 GB per GPU (--memory)"));
+	assert_null(strstr(text, "USD 30000"));
+	free(text);
+	fit_result_release(&r);
+	struct fit_opts m40 = { .memory_gb = 40 };
+	assert_int_equal(fit_hardware(&r, cat, "h100-sxm", &m40, &d), 0);
+	text = capture(fit_text, &r);
+	assert_non_null(strstr(text, "40 GB per GPU (--memory; the catalogue's 80 GB)"));
+	assert_null(strstr(text, "; 80 GB per GPU"));
+	free(text);
+	fit_result_release(&r);
 }
 
 int main(void)
@@ -257,6 +409,8 @@ int main(void)
 		cmocka_unit_test(test_fit_rtx_pro_6000),
 		cmocka_unit_test(test_fit_dgx_spark),
 		cmocka_unit_test(test_fit_model),
+		cmocka_unit_test(test_fit_format_choice),
+		cmocka_unit_test(test_fit_prices),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
