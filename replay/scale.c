@@ -2,7 +2,8 @@
  * scale: resample engineer-days into a larger team (see scale.h).
  *
  * Index.  `refs` holds one entry per source session in file order: where its
- * bytes are in the spill file, its time of day and its engineer-day.  Each
+ * bytes are in the spill file, its engineer, its start and, once the pass is
+ * over, its time of the engineer's day.  Each
  * engineer-day (`cells`) chains its sessions through refs[].next in start
  * order.  The pool of a target day lists cell ids; an idle engineer-day is a
  * cell with no sessions.  `owner` maps every prompt content to the engineer
@@ -32,6 +33,9 @@
 #include <string.h>
 
 #define DAY_S 86400.0
+#define TOD_BINS 288               /* 5-minute bins of a day */
+#define TOD_WORDS ((TOD_BINS + 63) / 64)
+#define QUIET_MIN_BINS 48          /* 4 h: shorter quiet spells are no night */
 #define MAX_DAY ((int64_t)1 << 20)  /* t <= 1e9 s gives < 11575 days */
 #define SHARED UINT64_MAX
 #define NO_TEXT UINT32_MAX
@@ -43,13 +47,23 @@
 
 struct sref {
 	int64_t off;       /* byte offset in the spill file */
-	double tod_s;      /* time of day of the session's start */
+	double t_s;        /* the session's start */
+	double tod_s;      /* its time of the engineer's day, [0, DAY_S) */
+	int64_t engineer;  /* index into the engineers seen */
 	int64_t next;      /* next session of the same engineer-day, or -1 */
+};
+
+/* One source engineer: when their days begin. */
+struct eng {
+	uint64_t busy[TOD_WORDS]; /* 5-minute bins of the day with a session start */
+	double midnight_s;        /* start of their day, seconds after 00:00 UTC */
+	int64_t first_day;        /* their day number of their first session */
+	int64_t last_day;         /* ... of their last, counted from first_day */
 };
 
 struct cell {
 	int64_t engineer;  /* index into the engineers seen */
-	int64_t day;       /* absolute day number */
+	int64_t day;       /* the engineer's own day, 0 = their first */
 	int64_t head, tail;/* sessions (refs), -1 if idle */
 	double tod_min, tod_max;
 };
@@ -57,6 +71,7 @@ struct cell {
 /* One session of the target day being emitted. */
 struct out_ref {
 	double t_s;
+	int64_t day;       /* target day */
 	int64_t engineer;  /* target engineer j */
 	int64_t ref;       /* refs index */
 	int64_t src_engineer;
@@ -70,10 +85,12 @@ struct scale {
 	struct vec cells;         /* struct cell */
 	struct map cell_of;       /* engineer * MAX_DAY + day -> cell id */
 	struct map eng_index;     /* engineer hash -> index */
-	struct vec eng_first, eng_last; /* int64 active day span per engineer */
+	struct vec engs;          /* struct eng, by index */
 	struct map owner;         /* content -> engineer index + 1, or SHARED */
 	gsl_rng *rng;
 	int64_t day;              /* next target day to lay out */
+	int64_t team_first_day;   /* the earliest engineer's first day */
+	double min_midnight_s;    /* earliest engineer midnight */
 	struct vec out;           /* struct out_ref of the current target day */
 	size_t out_at;
 	/* scratch for reading a session back */
@@ -100,8 +117,7 @@ void scale_free(struct scale *sc)
 	vec_release(&sc->cells);
 	map_release(&sc->cell_of);
 	map_release(&sc->eng_index);
-	vec_release(&sc->eng_first);
-	vec_release(&sc->eng_last);
+	vec_release(&sc->engs);
 	map_release(&sc->owner);
 	if (sc->rng)
 		gsl_rng_free(sc->rng);
@@ -145,34 +161,29 @@ static int spill_session(struct scale *sc, const struct trace_session *s, int64_
 	return ok ? 0 : spill_err(d);
 }
 
-static int64_t *i64_at(struct vec *v, size_t i)
-{
-	return &VEC_AT(v, int64_t, i);
-}
-
 static int index_session(struct scale *sc, const struct trace_session *s, struct diag *d)
 {
 	/* engineer */
 	uint64_t *e = map_get(&sc->eng_index, s->engineer);
 	int64_t eng;
-	int64_t day = (int64_t)floor(s->t_s / DAY_S);
-	if (day < 0 || day >= MAX_DAY)
+	if (!(s->t_s >= 0 && s->t_s <= TRACE_MAX_SECONDS))
 		return diag_set(d, DIAG_EINPUT, "session at line %ld starts at t=%g s (expected 0..1e9)",
 				s->line, s->t_s);
 	if (e) {
 		eng = (int64_t)*e;
 	} else {
 		eng = (int64_t)sc->eng_index.len;
+		struct eng *ne;
 		if (map_put(&sc->eng_index, s->engineer, (uint64_t)eng) != 0 ||
-		    !vec_push(&sc->eng_first) || !vec_push(&sc->eng_last))
+		    !(ne = vec_push(&sc->engs)))
 			return nomem(d);
-		*i64_at(&sc->eng_first, (size_t)eng) = day;
-		*i64_at(&sc->eng_last, (size_t)eng) = day;
+		memset(ne, 0, sizeof(*ne));
 	}
-	if (day < *i64_at(&sc->eng_first, (size_t)eng))
-		*i64_at(&sc->eng_first, (size_t)eng) = day;
-	if (day > *i64_at(&sc->eng_last, (size_t)eng))
-		*i64_at(&sc->eng_last, (size_t)eng) = day;
+	struct eng *en = vec_at(&sc->engs, (size_t)eng);
+	int bin = (int)(fmod(s->t_s, DAY_S) / (DAY_S / TOD_BINS));
+	if (bin >= TOD_BINS)
+		bin = TOD_BINS - 1;
+	en->busy[bin / 64] |= (uint64_t)1 << (bin % 64);
 
 	/* contents: which engineer uses them */
 	for (size_t i = 0; i < s->n_calls; i++)
@@ -188,53 +199,138 @@ static int index_session(struct scale *sc, const struct trace_session *s, struct
 			}
 		}
 
-	/* the session's bytes and its engineer-day */
+	/* the session's bytes; its engineer-day is known once all are read */
 	struct sref *r = vec_push(&sc->refs);
 	if (!r)
 		return nomem(d);
 	int rc = spill_session(sc, s, &r->off, d);
 	if (rc != 0)
 		return rc;
-	r->tod_s = s->t_s - (double)day * DAY_S;
-	if (r->tod_s < 0)
-		r->tod_s = 0;
+	r->t_s = s->t_s;
+	r->tod_s = 0;
+	r->engineer = eng;
 	r->next = -1;
-	int64_t id = (int64_t)sc->refs.len - 1;
-	uint64_t key = (uint64_t)eng * (uint64_t)MAX_DAY + (uint64_t)day;
-	uint64_t *cp = map_get(&sc->cell_of, key);
-	struct cell *cl;
-	if (cp) {
-		cl = vec_at(&sc->cells, (size_t)*cp);
-		VEC_AT(&sc->refs, struct sref, (size_t)cl->tail).next = id;
-		cl->tail = id;
-		if (r->tod_s < cl->tod_min)
-			cl->tod_min = r->tod_s;
-		if (r->tod_s > cl->tod_max)
-			cl->tod_max = r->tod_s;
-	} else {
-		if (map_put(&sc->cell_of, key, sc->cells.len) != 0 || !(cl = vec_push(&sc->cells)))
-			return nomem(d);
-		cl->engineer = eng;
-		cl->day = day;
-		cl->head = cl->tail = id;
-		cl->tod_min = cl->tod_max = r->tod_s;
-	}
 	return 0;
 }
 
-/* Add the idle days of every engineer's active span as empty cells. */
-static int add_idle_cells(struct scale *sc, struct diag *d)
+static bool busy_bin(const struct eng *e, int bin)
 {
-	int64_t n_eng = (int64_t)sc->eng_index.len;
-	for (int64_t e = 0; e < n_eng; e++) {
-		for (int64_t day = *i64_at(&sc->eng_first, (size_t)e); day <= *i64_at(&sc->eng_last, (size_t)e); day++) {
+	return (e->busy[bin / 64] >> (bin % 64)) & 1;
+}
+
+/* Where an engineer's day begins: the middle of the longest quiet spell of
+ * their days (no session starting, circularly), when it lasts at least
+ * QUIET_MIN_BINS; else 00:00 UTC.  Kept within 12 h of 00:00 UTC. */
+static double engineer_midnight(const struct eng *e)
+{
+	int best_len = 0, best_start = 0, first_busy = -1;
+	for (int i = 0; i < TOD_BINS; i++)
+		if (busy_bin(e, i)) {
+			first_busy = i;
+			break;
+		}
+	if (first_busy < 0)
+		return 0;
+	/* walk one circle starting at a busy bin */
+	int run = 0, start = 0;
+	for (int k = 1; k <= TOD_BINS; k++) {
+		int i = (first_busy + k) % TOD_BINS;
+		if (!busy_bin(e, i)) {
+			if (run == 0)
+				start = i;
+			run++;
+			continue;
+		}
+		if (run > best_len) {
+			best_len = run;
+			best_start = start;
+		}
+		run = 0;
+	}
+	if (best_len < QUIET_MIN_BINS)
+		return 0;
+	double mid = fmod((best_start + best_len / 2.0) * (DAY_S / TOD_BINS), DAY_S);
+	return mid < DAY_S / 2 ? mid : mid - DAY_S;
+}
+
+/* The engineer's own day number of time t. */
+static int64_t own_day(const struct eng *e, double t)
+{
+	return (int64_t)floor((t - e->midnight_s) / DAY_S);
+}
+
+/* After the first pass: each engineer's day, every session's engineer-day
+ * (days counted from the engineer's first), and the idle days of every
+ * engineer's active span as empty cells. */
+static int build_cells(struct scale *sc, struct diag *d)
+{
+	for (size_t e = 0; e < sc->engs.len; e++) {
+		struct eng *en = vec_at(&sc->engs, e);
+		en->midnight_s = engineer_midnight(en);
+		en->first_day = INT64_MAX;
+		en->last_day = 0;
+	}
+	for (size_t i = 0; i < sc->refs.len; i++) {
+		const struct sref *r = vec_at(&sc->refs, i);
+		struct eng *en = vec_at(&sc->engs, (size_t)r->engineer);
+		int64_t day = own_day(en, r->t_s);
+		if (day < en->first_day)
+			en->first_day = day;
+	}
+	sc->team_first_day = INT64_MAX;
+	sc->min_midnight_s = 0;
+	for (size_t e = 0; e < sc->engs.len; e++) {
+		const struct eng *en = vec_at(&sc->engs, e);
+		if (en->first_day < sc->team_first_day)
+			sc->team_first_day = en->first_day;
+		if (en->midnight_s < sc->min_midnight_s)
+			sc->min_midnight_s = en->midnight_s;
+	}
+	if (sc->engs.len == 0)
+		sc->team_first_day = 0;
+	for (size_t i = 0; i < sc->refs.len; i++) {
+		struct sref *r = vec_at(&sc->refs, i);
+		struct eng *en = vec_at(&sc->engs, (size_t)r->engineer);
+		int64_t own = own_day(en, r->t_s), day = own - en->first_day;
+		r->tod_s = r->t_s - en->midnight_s - (double)own * DAY_S;
+		if (r->tod_s < 0)
+			r->tod_s = 0;
+		if (r->tod_s >= DAY_S)
+			r->tod_s = nextafter(DAY_S, 0);
+		if (day > en->last_day)
+			en->last_day = day;
+		int64_t id = (int64_t)i;
+		uint64_t key = (uint64_t)r->engineer * (uint64_t)MAX_DAY + (uint64_t)day;
+		uint64_t *cp = map_get(&sc->cell_of, key);
+		struct cell *cl;
+		if (cp) {
+			cl = vec_at(&sc->cells, (size_t)*cp);
+			VEC_AT(&sc->refs, struct sref, (size_t)cl->tail).next = id;
+			cl->tail = id;
+			if (r->tod_s < cl->tod_min)
+				cl->tod_min = r->tod_s;
+			if (r->tod_s > cl->tod_max)
+				cl->tod_max = r->tod_s;
+		} else {
+			if (map_put(&sc->cell_of, key, sc->cells.len) != 0 ||
+			    !(cl = vec_push(&sc->cells)))
+				return nomem(d);
+			cl->engineer = r->engineer;
+			cl->day = day;
+			cl->head = cl->tail = id;
+			cl->tod_min = cl->tod_max = r->tod_s;
+		}
+	}
+	for (size_t e = 0; e < sc->engs.len; e++) {
+		const struct eng *en = vec_at(&sc->engs, e);
+		for (int64_t day = 0; day <= en->last_day; day++) {
 			uint64_t key = (uint64_t)e * (uint64_t)MAX_DAY + (uint64_t)day;
 			if (map_get(&sc->cell_of, key))
 				continue;
 			struct cell *cl;
 			if (map_put(&sc->cell_of, key, sc->cells.len) != 0 || !(cl = vec_push(&sc->cells)))
 				return nomem(d);
-			cl->engineer = e;
+			cl->engineer = (int64_t)e;
 			cl->day = day;
 			cl->head = cl->tail = -1;
 		}
@@ -262,8 +358,7 @@ int scale_open(struct scale **out, struct trace_reader *r, const struct scale_op
 	vec_init(&sc->cells, sizeof(struct cell), VEC_NO_LIMIT);
 	map_init(&sc->cell_of);
 	map_init(&sc->eng_index);
-	vec_init(&sc->eng_first, sizeof(int64_t), VEC_NO_LIMIT);
-	vec_init(&sc->eng_last, sizeof(int64_t), VEC_NO_LIMIT);
+	vec_init(&sc->engs, sizeof(struct eng), VEC_NO_LIMIT);
 	map_init(&sc->owner);
 	vec_init(&sc->out, sizeof(struct out_ref), VEC_NO_LIMIT);
 	vec_init(&sc->calls, sizeof(struct trace_call), VEC_NO_LIMIT);
@@ -280,21 +375,15 @@ int scale_open(struct scale **out, struct trace_reader *r, const struct scale_op
 	if (rc == 0)
 		gsl_rng_set(sc->rng, (unsigned long)o->seed);
 	struct trace_session *s = NULL;
-	int64_t first_day = INT64_MAX, last_day = -1;
 	while (rc == 0 && (rc = trace_reader_next(r, &s, d)) == 1) {
 		rc = index_session(sc, s, d);
-		int64_t day = (int64_t)floor(s->t_s / DAY_S);
-		if (day < first_day)
-			first_day = day;
-		if (day > last_day)
-			last_day = day;
 		trace_session_free(s);
 		s = NULL;
 	}
 	if (rc == 0 && fflush(sc->spill) != 0)
 		rc = spill_err(d);
 	if (rc == 0)
-		rc = add_idle_cells(sc, d);
+		rc = build_cells(sc, d);
 	if (rc != 0) {
 		scale_free(sc);
 		return rc;
@@ -302,15 +391,20 @@ int scale_open(struct scale **out, struct trace_reader *r, const struct scale_op
 	struct scale_info *in = &sc->info;
 	in->source_sessions = (int64_t)sc->refs.len;
 	in->source_engineers = (int64_t)sc->eng_index.len;
-	in->source_days = last_day >= 0 ? last_day - first_day + 1 : 0;
-	in->first_day = last_day >= 0 ? first_day : 0;
+	in->source_days = 0;
+	for (size_t e = 0; e < sc->engs.len; e++) {
+		const struct eng *en = vec_at(&sc->engs, e);
+		if (en->last_day + 1 > in->source_days)
+			in->source_days = en->last_day + 1;
+	}
+	double last_origin = (double)(sc->team_first_day + 1) * DAY_S;
 	in->source_engineer_days = (int64_t)sc->cells.len;
 	for (size_t i = 0; i < sc->cells.len; i++)
 		in->active_engineer_days += VEC_AT(&sc->cells, struct cell, i).head >= 0;
 	in->days = o->days ? o->days : in->source_days;
-	if ((double)(in->first_day + in->days) * DAY_S > TRACE_MAX_SECONDS) {
-		rc = diag_set(d, DIAG_EINPUT, "--days %lld from day %lld goes past t = 1e9 s "
-			      "(expected fewer days)", (long long)in->days, (long long)in->first_day);
+	if (last_origin + (double)in->days * DAY_S > TRACE_MAX_SECONDS) {
+		rc = diag_set(d, DIAG_EINPUT, "--days %lld from t = %.0f s goes past t = 1e9 s "
+			      "(expected fewer days)", (long long)in->days, last_origin);
 		scale_free(sc);
 		return rc;
 	}
@@ -326,6 +420,8 @@ static int out_cmp(const void *a, const void *b)
 	const struct out_ref *x = a, *y = b;
 	if (x->t_s != y->t_s)
 		return x->t_s < y->t_s ? -1 : 1;
+	if (x->day != y->day)
+		return x->day < y->day ? -1 : 1;
 	if (x->engineer != y->engineer)
 		return x->engineer < y->engineer ? -1 : 1;
 	return (x->ref > y->ref) - (x->ref < y->ref);
@@ -339,7 +435,7 @@ static int pool_for_day(struct scale *sc, int64_t d, struct vec *pool)
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < sc->cells.len; i++) {
 			const struct cell *cl = vec_at(&sc->cells, i);
-			if (pass == 0 && weekly && (cl->day - sc->info.first_day) % 7 != d % 7)
+			if (pass == 0 && weekly && cl->day % 7 != d % 7)
 				continue;
 			int64_t *slot = vec_push(pool);
 			if (!slot)
@@ -352,11 +448,24 @@ static int pool_for_day(struct scale *sc, int64_t d, struct vec *pool)
 	return 0;
 }
 
-/* Lay out target day `d`: draw a cell per target engineer, list the sessions. */
+/* Earliest start a session of target day `day` can have. */
+static double day_lower_bound(const struct scale *sc, int64_t day)
+{
+	return (double)(sc->team_first_day + day) * DAY_S + sc->min_midnight_s;
+}
+
+/* Lay out target day `d`: draw a cell per target engineer, add the sessions
+ * to those still to emit (days overlap where time zones differ) and keep
+ * them in start order. */
 static int lay_out_day(struct scale *sc, int64_t day, struct diag *d)
 {
-	vec_clear(&sc->out);
-	sc->out_at = 0;
+	if (sc->out_at > 0) {
+		size_t left = sc->out.len - sc->out_at;
+		memmove(sc->out.data, (char *)sc->out.data + sc->out_at * sizeof(struct out_ref),
+			left * sizeof(struct out_ref));
+		sc->out.len = left;
+		sc->out_at = 0;
+	}
 	struct vec pool;
 	vec_init(&pool, sizeof(int64_t), VEC_NO_LIMIT);
 	int rc = pool_for_day(sc, day, &pool);
@@ -365,12 +474,14 @@ static int lay_out_day(struct scale *sc, int64_t day, struct diag *d)
 		return rc ? nomem(d) : 0;
 	}
 	int64_t *cells = pool.data;
-	double day_start = (double)(sc->info.first_day + day) * DAY_S;
 	for (int64_t j = 0; j < sc->o.engineers; j++) {
 		size_t k = (size_t)j % pool.len;
 		if (k == 0)
 			gsl_ran_shuffle(sc->rng, cells, pool.len, sizeof(*cells));
 		const struct cell *cl = vec_at(&sc->cells, (size_t)cells[k]);
+		/* day `day` of the team, in the drawn engineer's time zone */
+		const struct eng *en = vec_at(&sc->engs, (size_t)cl->engineer);
+		double day_start = (double)(sc->team_first_day + day) * DAY_S + en->midnight_s;
 		/* drawn even without jitter, so --jitter moves the same draws */
 		double u = gsl_rng_uniform(sc->rng), shift = 0;
 		if (sc->o.jitter_s > 0) {
@@ -381,6 +492,10 @@ static int lay_out_day(struct scale *sc, int64_t day, struct diag *d)
 					shift = lo + u * (hi - lo);
 			}
 		}
+		/* an engineer whose day 0 began before t = 0 on a day another
+		 * engineer-day fills earlier: start at t = 0, never before */
+		if (cl->head >= 0 && day_start + cl->tod_min + shift < 0)
+			shift = -(day_start + cl->tod_min);
 		for (int64_t r = cl->head; r >= 0; r = VEC_AT(&sc->refs, struct sref, (size_t)r).next) {
 			struct out_ref *o = vec_push(&sc->out);
 			if (!o) {
@@ -388,6 +503,7 @@ static int lay_out_day(struct scale *sc, int64_t day, struct diag *d)
 				return nomem(d);
 			}
 			o->t_s = day_start + VEC_AT(&sc->refs, struct sref, (size_t)r).tod_s + shift;
+			o->day = day;
 			o->engineer = j;
 			o->ref = r;
 			o->src_engineer = cl->engineer;
@@ -481,16 +597,20 @@ static uint64_t copy_id(uint64_t seed, int64_t j, int64_t d, uint64_t id)
 int scale_next(struct scale *sc, struct trace_session **out, struct diag *d)
 {
 	*out = NULL;
-	while (sc->out_at == sc->out.len) {
-		if (sc->day >= sc->info.days)
-			return 0;
+	/* lay out every day that may hold a session starting before the next
+	 * one to emit */
+	while (sc->day < sc->info.days &&
+	       (sc->out_at == sc->out.len ||
+		day_lower_bound(sc, sc->day) <= VEC_AT(&sc->out, struct out_ref, sc->out_at).t_s)) {
 		int rc = lay_out_day(sc, sc->day, d);
 		sc->day++;
 		if (rc != 0)
 			return rc;
 	}
+	if (sc->out_at == sc->out.len)
+		return 0;
 	const struct out_ref *o = vec_at(&sc->out, sc->out_at++);
-	int64_t j = o->engineer, day = sc->day - 1;
+	int64_t j = o->engineer, day = o->day;
 	struct trace_session tmp;
 	int rc = read_back(sc, VEC_AT(&sc->refs, struct sref, (size_t)o->ref).off, &tmp, d);
 	if (rc != 0)

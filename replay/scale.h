@@ -3,9 +3,16 @@
  * engineer-days, so that a pilot of a few engineers can size a rollout to
  * many (`agentcap replay --engineers N`).
  *
- * An engineer-day is (engineer id, day of the session's start), days counted
- * as floor(t / 86400) from t = 0 (UTC days when t = 0 is a UTC midnight).
- * Sessions without an engineer id (request-level traces) all belong to one
+ * An engineer-day is (engineer id, day of the session's start) in the
+ * engineer's own time zone: their day begins in the middle of the longest
+ * quiet spell of their days (the 5-minute bins of the day in which none of
+ * their sessions starts, taken circularly), which for a person is the
+ * night; an engineer without a quiet spell of 4 hours (a request-level
+ * trace served around the clock) keeps UTC days.  Each engineer's days are
+ * counted from their own first day, so a one-day team spread over time
+ * zones is one day even where its working hours cross 00:00 UTC, and a
+ * team scaled to its own size spans as many days as it did.  Sessions
+ * without an engineer id (request-level traces) all belong to one
  * anonymous engineer.  Each engineer contributes every day from their first
  * to their last active day, idle days included, so the load per engineer
  * stays what the pilot recorded.
@@ -15,7 +22,8 @@
  * spans at least a week; else from all days), without replacement until the
  * pool is used up, then again from a fresh shuffle.  A drawn engineer-day
  * keeps its sessions' times of day (optionally all shifted by one uniform
- * jitter, kept within the day) and moves to target day d.  All draws come
+ * jitter, kept within the day) and moves to target day d of the engineer
+ * it came from, so time zones stay as recorded.  All draws come
  * from one gsl_rng_mt19937 seeded with `seed`: same trace, same options, same
  * sessions out.
  *
@@ -27,8 +35,8 @@
  * of one pilot engineer never share cache they would not share in reality.
  *
  * Streaming.  The first pass reads the source once, writes each session to
- * an anonymous temporary file (tmpfile) and keeps an index: 24 bytes per
- * session plus one entry per distinct engineer-day and per distinct prompt
+ * an anonymous temporary file (tmpfile) and keeps an index: 40 bytes per
+ * session, 80 per engineer, plus one entry per distinct engineer-day and per distinct prompt
  * content.  scale_next then yields the new team's sessions in start order,
  * holding one target day's index entries at a time.
  */
@@ -51,10 +59,10 @@ struct scale_opts {
 struct scale_info {
 	int64_t source_sessions;
 	int64_t source_engineers;     /* the anonymous engineer counts as one */
-	int64_t source_days;          /* first to last day with a session */
+	int64_t source_days;          /* most days from an engineer's first to
+					 last day with a session, own days */
 	int64_t source_engineer_days; /* pool size: active spans, idle days included */
 	int64_t active_engineer_days; /* of them with at least one session */
-	int64_t first_day;            /* floor(t / 86400) of the first session */
 	int64_t days;                 /* target days */
 	int64_t engineers;            /* target engineers */
 	int64_t shared_contents;      /* prompt contents used by several engineers */

@@ -5,13 +5,17 @@
  * scales exactly by N / pool) and keeps every time of day; a source of two
  * weeks keeps weekends idle; shared contents keep their identity and one
  * engineer's contents are salted per copy; request-level traces count as
- * one engineer; jitter stays within the day; replay --engineers replays the
- * team; bad options fail.
+ * one engineer; jitter stays within the day; days are counted in each
+ * engineer's own time zone, so synthetic teams spread over four time zones
+ * keep their day count when scaled (to their own size or to many); replay
+ * --engineers replays the team; bad options fail.
  */
 #include "base/diag.h"
 #include "replay/replay.h"
 #include "replay/scale.h"
 #include "traces/reader.h"
+#include "traces/synth.h"
+#include "traces/synth_profile.h"
 #include "traces/trace.h"
 
 #include <math.h>
@@ -455,6 +459,83 @@ static void test_bad_options(void **state)
 	assert_non_null(strstr(d.msg, "scale_bad.jsonl:2:"));
 }
 
+/* Stream a scaled team without keeping it: sessions in start order,
+ * their count and the target days they fall on (UTC days spanned). */
+static int scale_count(const char *path, const struct scale_opts *o, struct scale_info *info,
+		       int64_t *sessions, struct diag *d)
+{
+	diag_init(d);
+	struct trace_reader *r;
+	int rc = trace_reader_open(&r, path, TRACE_FMT_AUTO, d);
+	if (rc != 0)
+		return rc;
+	struct scale *sc;
+	rc = scale_open(&sc, r, o, d);
+	if (rc != 0) {
+		trace_reader_free(r);
+		return rc;
+	}
+	struct trace_session *s;
+	double last = -1;
+	*sessions = 0;
+	while ((rc = scale_next(sc, &s, d)) == 1) {
+		assert_true(s->t_s >= last && s->t_s >= 0);
+		last = s->t_s;
+		(*sessions)++;
+		trace_session_free(s);
+	}
+	scale_get_info(sc, info);
+	scale_free(sc);
+	trace_reader_free(r);
+	return rc;
+}
+
+/* The issue's cases: a one-day team of 30 in the default profile's four
+ * time zones (US Pacific to India, so its working hours cross 00:00 UTC)
+ * is one day, scaled to 30 as to 300; a 20-engineer 5-day pilot scaled to
+ * 300 engineers is 5 days.  Counting UTC days made them 2 and 6. */
+static void test_days_in_own_time_zone(void **state)
+{
+	(void)state;
+	struct synth_profile p;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(synth_profile_load(&p, NULL, &d), 0);
+	assert_true(p.n_zones >= 4);
+	char one[512], five[512];
+	scratch(one, sizeof(one), "scale_synth30x1.jsonl.gz");
+	scratch(five, sizeof(five), "scale_synth20x5.jsonl.gz");
+	struct synth_team_opts so = {.engineers = 30, .days = 1, .seed = 1};
+	struct synth_team_stats st;
+	assert_int_equal(synth_team_write(&p, &so, one, true, &st, &d), 0);
+	assert_true(st.last_start_s > DAY); /* crosses 00:00 UTC */
+	struct scale_opts o = {.engineers = 30, .seed = 1};
+	struct scale_info in;
+	int64_t n;
+	assert_int_equal(scale_count(one, &o, &in, &n, &d), 0);
+	assert_int_equal(in.source_days, 1);
+	assert_int_equal(in.days, 1);
+	assert_int_equal(in.engineers, 30);
+	assert_true(n > 0);
+	o.engineers = 300;
+	assert_int_equal(scale_count(one, &o, &in, &n, &d), 0);
+	assert_int_equal(in.days, 1);
+
+	so = (struct synth_team_opts){.engineers = 20, .days = 5, .seed = 1};
+	assert_int_equal(synth_team_write(&p, &so, five, true, &st, &d), 0);
+	o = (struct scale_opts){.engineers = 300, .seed = 7};
+	assert_int_equal(scale_count(five, &o, &in, &n, &d), 0);
+	assert_int_equal(in.source_days, 5);
+	assert_int_equal(in.days, 5);
+	/* each target day holds about 300 / 20 times a source day's sessions */
+	assert_true(n > 10 * st.sessions && n < 20 * st.sessions);
+	/* scaled to its own size: still 5 days, about as many sessions */
+	o.engineers = 20;
+	assert_int_equal(scale_count(five, &o, &in, &n, &d), 0);
+	assert_int_equal(in.days, 5);
+	assert_true(n > st.sessions / 2 && n < 2 * st.sessions);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_request_level_trace_is_one_engineer),
 		cmocka_unit_test(test_jitter_within_day),
 		cmocka_unit_test(test_replay_engineers),
+		cmocka_unit_test(test_days_in_own_time_zone),
 		cmocka_unit_test(test_bad_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
