@@ -308,9 +308,13 @@ static void table(FILE *o, const struct stats_args *a, const struct result *r)
 	fprintf(o, "Calls                   %lld\n", (long long)s->calls);
 	fprintf(o, "Sessions                %lld (%lld of them one-call open-loop requests)\n",
 		(long long)s->sessions, (long long)s->open_loop_calls);
-	fprintf(o, "Tasks                   %lld (%lld accepted, %lld rejected, %lld unknown)\n",
+	fprintf(o, "Tasks                   %lld (%lld accepted, %lld rejected, %lld unknown)",
 		(long long)s->tasks, (long long)s->tasks_accepted, (long long)s->tasks_rejected,
 		(long long)(s->tasks - s->tasks_accepted - s->tasks_rejected));
+	if (s->subagent_task_runs)
+		fprintf(o, "; %lld subagent runs counted in their parent's task",
+			(long long)s->subagent_task_runs);
+	fputc('\n', o);
 	fprintf(o, "Engineers               %lld\n", (long long)s->engineers);
 	fprintf(o, "Time span               %.3f .. %.3f s (zero service time)\n", s->first_t_s,
 		s->last_t_s);
@@ -404,6 +408,7 @@ static cJSON *build_json(const struct stats_args *a, const struct result *r)
 		add_num(o, "tasks", (double)s->tasks) &&
 		add_num(o, "tasks_accepted", (double)s->tasks_accepted) &&
 		add_num(o, "tasks_rejected", (double)s->tasks_rejected) &&
+		add_num(o, "subagent_task_runs", (double)s->subagent_task_runs) &&
 		add_num(o, "engineers", (double)s->engineers) &&
 		add_num(o, "first_t_s", s->first_t_s) &&
 		add_num(o, "last_t_s", s->last_t_s) &&

@@ -368,9 +368,11 @@ int cmd_synth(int argc, char **argv)
 				a.out, p->name, p->source, (long long)a.engineers, (long long)a.days,
 				(unsigned long long)a.seed);
 			fprintf(info, "  %lld sessions (%lld subagent), %lld calls, %lld tasks (%lld accepted, "
-				"%lld re-attempts), %lld active engineer-days\n",
+				"%lld rejected, %lld re-attempts; subagent runs count in their parent's "
+				"task), %lld active engineer-days\n",
 				(long long)st.sessions, (long long)st.subagent_sessions, (long long)st.calls,
-				(long long)st.tasks, (long long)st.tasks_accepted, (long long)st.reattempts,
+				(long long)st.tasks, (long long)st.tasks_accepted,
+				(long long)(st.tasks - st.tasks_accepted), (long long)st.reattempts,
 				(long long)st.engineer_days);
 			fprintf(info, "  %lld prompt and %lld output tokens; %lld tool failures, %lld retries, "
 				"%lld compactions, %lld cache busts; last session starts at %.0f s\n",

@@ -119,7 +119,9 @@ static void on_done(void *ctx, const struct res_request *r, void *user)
 	rs->calls_done++;
 	bool last_of_task = rs->next == ts->n_calls || ts->calls[rs->next].task != c->task;
 	bool ok = r->status == RES_COMPLETED;
-	if (!rs->open_loop && (last_of_task || !ok))
+	/* a task is a root session's run of one task id; a subagent's run is
+	 * part of its parent's task (the definition stats and synth use) */
+	if (!rs->open_loop && !ts->parent && (last_of_task || !ok))
 		span_out(rp, rp->sink.task, c->task, rs->task_start_ns, r->done_ns, rs->task_calls,
 			 ok ? c->accepted : TRACE_ACCEPT_FALSE);
 	if (ok && rs->next < ts->n_calls) {

@@ -847,7 +847,10 @@ static int session_figures(struct stats *st, const struct trace_session *s)
 		if (s->open_loop)
 			continue;
 		task_calls++;
-		if (i + 1 == s->n_calls || s->calls[i + 1].task != c->task) {
+		if ((i + 1 == s->n_calls || s->calls[i + 1].task != c->task) && s->parent) {
+			m->subagent_task_runs++; /* inside the parent's task */
+			task_calls = 0;
+		} else if (i + 1 == s->n_calls || s->calls[i + 1].task != c->task) {
 			m->tasks++;
 			m->tasks_accepted += c->accepted == TRACE_ACCEPT_TRUE;
 			m->tasks_rejected += c->accepted == TRACE_ACCEPT_FALSE;

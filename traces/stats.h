@@ -104,7 +104,10 @@ struct stats_summary {
 	int64_t calls;
 	int64_t sessions;            /* as read, one-call open-loop sessions included */
 	int64_t open_loop_calls;     /* request-level calls (no session) */
-	int64_t tasks;               /* runs of calls with one task id, closed-loop sessions */
+	int64_t tasks;               /* runs of calls with one task id in closed-loop root
+					sessions (the one definition synth and replay use) */
+	int64_t subagent_task_runs;  /* such runs in subagent sessions: part of their
+					parent's task, not counted as tasks */
 	int64_t tasks_accepted, tasks_rejected; /* by the task's last call; the rest unknown */
 	int64_t engineers;           /* distinct engineer ids (0 if none recorded) */
 

@@ -58,7 +58,8 @@ static void test_example_by_hand(void **state)
 	assert_int_equal(s.calls, 5);
 	assert_int_equal(s.sessions, 3);
 	assert_int_equal(s.open_loop_calls, 1);
-	assert_int_equal(s.tasks, 2);          /* s1's t1, sub1's t1 */
+	assert_int_equal(s.tasks, 1);          /* s1's t1 */
+	assert_int_equal(s.subagent_task_runs, 1); /* sub1's run of t1, inside it */
 	assert_int_equal(s.tasks_accepted, 1);
 	assert_int_equal(s.tasks_rejected, 0);
 	assert_int_equal(s.engineers, 1);
@@ -86,7 +87,7 @@ static void test_example_by_hand(void **state)
 	assert_true(fabs(s.concurrency.mean - 8.0 / 5.0) < 1e-12);
 	assert_int_equal(s.calls_per_session.n, 2);
 	assert_true(s.calls_per_session.max == 3 && s.calls_per_session.min == 1);
-	assert_int_equal(s.calls_per_task.n, 2);
+	assert_int_equal(s.calls_per_task.n, 1);
 	/* one turn: s1's t1 with sub1 inside s1#0; s1#1 runs 5.75..7.75 and
 	 * s1#2 8.75..9.75: (3 + 0.125 + 2 + 1) / (3 + 2 + 1); the request is
 	 * in no turn */

@@ -11,6 +11,7 @@
 
 #include "base/diag.h"
 #include "replay/replay.h"
+#include "traces/stats.h"
 #include "traces/synth.h"
 #include "traces/synth_bench.h"
 #include "traces/synth_profile.h"
@@ -43,7 +44,7 @@ struct span {
 };
 
 struct col {
-	int64_t requests, completed, prompt, cached, inflight;
+	int64_t requests, completed, prompt, cached, inflight, tasks;
 	struct span *spans;
 	size_t n_spans, cap;
 };
@@ -64,6 +65,12 @@ static void on_request(void *ctx, const struct res_request *r)
 	c->spans[c->n_spans++] = (struct span){r->session, r->arrival_ns, r->done_ns};
 }
 
+static void on_task(void *ctx, const struct res_span *t)
+{
+	(void)t;
+	((struct col *)ctx)->tasks++;
+}
+
 static void replay(const char *path, struct col *c, struct replay_stats *st)
 {
 	memset(c, 0, sizeof(*c));
@@ -72,7 +79,7 @@ static void replay(const char *path, struct col *c, struct replay_stats *st)
 		.gpu_memory_utilization = 0.9, .enable_chunked_prefill = true,
 		.enable_prefix_caching = true, .kv_cache_tokens = 64LL << 20, .max_model_len = 1 << 20,
 	};
-	struct res_sink sink = {.ctx = c, .request = on_request};
+	struct res_sink sink = {.ctx = c, .request = on_request, .task = on_task};
 	struct sim_perf perf = {.step_ns = step_ns, .decode_run_ns = run_ns};
 	struct replay_opts o = {.trace_path = path};
 	struct diag d;
@@ -104,6 +111,20 @@ static void test_team_replays(void **state)
 	assert_int_equal(c.completed, ts.calls);
 	assert_int_equal(st.abandoned_calls, 0);
 	assert_int_equal(c.prompt, ts.prompt_tokens);
+	/* one definition of a task: synth, replay and stats count the same
+	 * (subagent runs belong to their parent's task; stats names them) */
+	assert_true(ts.subagent_sessions > 0);
+	assert_int_equal(c.tasks, ts.tasks);
+	struct stats_opts so = {.block_size = 16, .decode_tokens_per_s = 50, .no_curve = true};
+	struct stats *sst;
+	struct stats_summary sum;
+	assert_int_equal(stats_new(&sst, &so, &d), 0);
+	assert_int_equal(stats_read(sst, path, TRACE_FMT_AUTO, false, &sum, NULL, &d), 0);
+	assert_int_equal(sum.tasks, ts.tasks);
+	assert_int_equal(sum.tasks_accepted, ts.tasks_accepted);
+	assert_int_equal(sum.tasks_accepted + sum.tasks_rejected, ts.tasks);
+	assert_true(sum.subagent_task_runs >= ts.subagent_sessions);
+	stats_free(sst);
 	struct synth_count k;
 	char msg[DIAG_MSG_MAX];
 	assert_int_equal(synth_count_file(path, 16, p.decode_tokens_per_s, &k, msg, sizeof(msg)), 0);
