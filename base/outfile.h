@@ -1,11 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0
- * outfile: write a file so that readers see the old content or the whole new
- * content, never a half-written one.
+ * outfile: write an output so that readers see the old content or the whole
+ * new content, never a half-written one, and never replace what is not a
+ * regular file.
  *
- * outfile_open creates "PATH.tmp.XXXXXX" beside PATH; outfile_commit flushes,
- * closes and renames it over PATH; outfile_abort removes it.  Exactly one of
- * commit or abort must follow a successful open.  The special path "-" writes
- * to standard output directly (commit just flushes).
+ * What a path names decides how it is written:
+ *   "-"                       standard output, directly (commit just flushes);
+ *   a regular file, or none   "FILE.tmp.XXXXXX" beside it, renamed over it by
+ *                             outfile_commit, removed by outfile_abort;
+ *   a symbolic link           followed: the file it points to is replaced (or
+ *                             created) that way, the link stays a link;
+ *   a character device or     opened and written directly (/dev/null, a
+ *   a FIFO                    terminal, a pipe someone reads);
+ *   anything else             refused (a directory, a block device, a socket).
+ * Exactly one of commit or abort must follow a successful open.
+ *
+ * Every temporary file that exists is also listed in a small process-wide
+ * table, so that a fatal signal can remove it (outfile_remove_temps); that
+ * table is the one piece of mutable global state of the program (see
+ * outfile.c).  Messages name the path as given and carry the system's reason.
  */
 #ifndef BASE_OUTFILE_H
 #define BASE_OUTFILE_H
@@ -14,14 +26,51 @@
 
 struct diag;
 
+/* Temporary files that can exist at once in one process. */
+#define OUTFILE_MAX_TEMPS 16
+
 struct outfile {
 	FILE *fp;        /* write here between open and commit/abort */
-	char *path;      /* final path */
-	char *tmp_path;  /* NULL when writing to stdout */
+	char *path;      /* the path as given, for messages; NULL for stdout */
+	char *target;    /* the regular file that commit replaces (symlinks
+	                  * followed); NULL when writing directly */
+	char *tmp_path;  /* "target.tmp.XXXXXX"; NULL when writing directly */
+	int slot;        /* index in the table of temporary files, or -1 */
 };
 
+/* Whether path can be written, without creating or opening anything: the
+ * directory of a file to create exists and is writable, an existing file is
+ * writable, a device or FIFO is writable, the type is one outfile writes.
+ * Meant for the start of a command, before hours of work.  0 or DIAG_EIO
+ * with a message naming the path and the reason. */
+int outfile_check(const char *path, struct diag *d);
+
+/* Start writing path as described above.  A FIFO without a reader blocks
+ * here until one opens it.  0; DIAG_EIO (the path cannot be written) or
+ * DIAG_ENOMEM, with nothing created and of->fp NULL. */
 int outfile_open(struct outfile *of, const char *path, struct diag *d);
+
+/* Flush and close; for a temporary file, rename it over the target.  0 or
+ * DIAG_EIO naming the path and the system's reason (the temporary file is
+ * then removed).  Releases of in every case. */
 int outfile_commit(struct outfile *of, struct diag *d);
+
+/* End an output that a writer function filled, returning wrc with its
+ * message in *wd: commit when wrc is 0, and also when the writer failed
+ * only because the stream refused a write (wrc DIAG_EIO and the stream in
+ * error), so that the message names the file and the system's reason
+ * rather than the writer's guess; otherwise abort and pass wd on to d.
+ * Releases of in every case. */
+int outfile_finish(struct outfile *of, int wrc, const struct diag *wd, struct diag *d);
+
+/* Close and remove the temporary file, if any; what went to standard
+ * output, a device or a FIFO stays written.  Accepts an outfile whose open
+ * failed, and one already committed or aborted. */
 void outfile_abort(struct outfile *of);
+
+/* Remove every temporary file of the process that is still open.  Only
+ * async-signal-safe calls: meant for a handler of SIGINT, SIGTERM and the
+ * like, just before the process dies. */
+void outfile_remove_temps(void);
 
 #endif
