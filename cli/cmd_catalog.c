@@ -43,7 +43,7 @@ static const char CATALOG_HELP[] =
 	"\n"
 	"EXIT STATUS\n"
 	"    0 success; 2 bad usage or a bad catalogue (the message names the file and\n"
-	"    key path); 3 out of memory.\n"
+	"    key path), or standard output cannot be written; 3 out of memory.\n"
 	"\n"
 	"EXAMPLES\n"
 	"    agentcap catalog\n"

@@ -80,7 +80,9 @@ static const char FIT_HELP[] =
 	"        Read the catalogue / engine profiles from files instead of the built-in copy.\n"
 	"\n"
 	"EXIT STATUS\n"
-	"    0 something fits; 1 nothing fits; 2 bad usage or input; 3 internal error.\n"
+	"    0 something fits; 1 nothing fits; 2 bad usage or input, or an output that\n"
+	"    cannot be written (the table is still printed when the JSON fails);\n"
+	"    3 internal error.\n"
 	"\n"
 	"EXAMPLES\n"
 	"    agentcap fit --hardware dgx-spark\n"
@@ -195,29 +197,32 @@ int cmd_fit(int argc, char **argv)
 		return prc < 0 ? 0 : prc;
 	struct diag d;
 	diag_init(&d);
-	struct catalog *cat;
-	struct engine_table *et;
+	struct catalog *cat = NULL;
+	struct engine_table *et = NULL;
 	struct fit_result r;
 	memset(&r, 0, sizeof(r));
-	int rc = args_models_load(a.catalog, a.engines, &cat, &et, &d);
+	int rc = a.json ? outfile_check(a.json, &d) : 0;
+	if (rc == 0)
+		rc = args_models_load(a.catalog, a.engines, &cat, &et, &d);
 	a.o.engines = et;
 	if (rc == 0)
 		rc = a.hardware ? fit_hardware(&r, cat, a.hardware, &a.o, &d)
 				: fit_model(&r, cat, a.model, &a.o, &d);
 	bool json_stdout = a.json && strcmp(a.json, "-") == 0;
+	int wrc = 0; /* the JSON's; the table is printed even when it fails */
 	if (rc == 0 && a.json) {
 		struct outfile of;
-		rc = outfile_open(&of, a.json, &d);
-		if (rc == 0) {
-			rc = fit_write_json(of.fp, &r, &d);
-			if (rc == 0)
-				rc = outfile_commit(&of, &d);
-			else
-				outfile_abort(&of);
+		wrc = outfile_open(&of, a.json, &d);
+		if (wrc == 0) {
+			struct diag wd;
+			diag_init(&wd);
+			wrc = outfile_finish(&of, fit_write_json(of.fp, &r, &wd), &wd, &d);
 		}
 	}
 	if (rc == 0 && !json_stdout)
 		rc = fit_write_text(stdout, &r, &d);
+	if (wrc != 0)
+		rc = wrc;
 	size_t n_fit = r.n_fit;
 	fit_result_release(&r);
 	args_models_free(cat, et);

@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 
 #include "base/diag.h"
+#include "base/outfile.h"
 #include "traces/import.h"
 
 #include <getopt.h>
@@ -50,8 +51,9 @@ static const char IMPORT_HELP_TAIL[] =
 	"        the same logs agree).  Use a secret salt to keep ids unlinkable.\n"
 	"\n"
 	"EXIT STATUS\n"
-	"    0 success; 2 bad usage or input (path:line[:col]: what was expected);\n"
-	"    3 internal error or out of memory.\n"
+	"    0 success; 2 bad usage or input (path:line[:col]: what was expected), or\n"
+	"    OUT cannot be written; 3 internal error or out of memory.  Interrupted\n"
+	"    (SIGINT, SIGTERM, SIGHUP), the import leaves no file behind.\n"
 	"\n"
 	"EXAMPLES\n"
 	"    agentcap import claude-code ~/.claude/projects -o claude.jsonl.gz\n"
@@ -124,6 +126,8 @@ int cmd_import(int argc, char **argv)
 	}
 	struct diag d;
 	diag_init(&d);
+	if (outfile_check(out, &d) != 0)
+		return cli_fail(d.code, d.msg);
 	struct import_stats *st = calloc(1, sizeof(*st));
 	if (!st)
 		return cli_fail(DIAG_ENOMEM, "out of memory");

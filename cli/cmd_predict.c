@@ -74,7 +74,8 @@ static const char PREDICT_HELP[] =
 	"        Write the figures as JSON to FILE ('-': standard output, no text).\n"
 	"\n"
 	"EXIT STATUS\n"
-	"    0 success; 2 bad usage or input; 3 internal error.\n"
+	"    0 success; 2 bad usage or input, or an output that cannot be written (the\n"
+	"    table is still printed when the JSON fails); 3 internal error.\n"
 	"\n"
 	"EXAMPLES\n"
 	"    agentcap predict --hardware h100-sxm --model llama-3.1-8b --batch 32 --context 8192\n"
@@ -215,7 +216,9 @@ int cmd_predict(int argc, char **argv)
 	struct predict_result r;
 	struct mem_plan plan;
 	bool have_plan = false;
-	int rc = args_models_load(a.catalog, a.engines, &cat, &et, &d);
+	int rc = a.json ? outfile_check(a.json, &d) : 0;
+	if (rc == 0)
+		rc = args_models_load(a.catalog, a.engines, &cat, &et, &d);
 	a.po.engines = et;
 	if (rc == 0)
 		rc = perf_model_init_opts(&pm, cat, &a.po, &d);
@@ -243,19 +246,22 @@ int cmd_predict(int argc, char **argv)
 		if (!have_plan && !(a.json && strcmp(a.json, "-") == 0))
 			printf("note: %s\n", md.msg);
 	}
+	int wrc = 0; /* the JSON's; the table is printed even when it fails */
 	if (rc == 0 && a.json) {
 		struct outfile of;
-		rc = outfile_open(&of, a.json, &d);
-		if (rc == 0) {
-			rc = predict_write_json(of.fp, &pm, &r, have_plan ? &plan : NULL, &d);
-			if (rc == 0)
-				rc = outfile_commit(&of, &d);
-			else
-				outfile_abort(&of);
+		wrc = outfile_open(&of, a.json, &d);
+		if (wrc == 0) {
+			struct diag wd;
+			diag_init(&wd);
+			wrc = outfile_finish(&of, predict_write_json(of.fp, &pm, &r,
+								     have_plan ? &plan : NULL, &wd),
+					     &wd, &d);
 		}
 	}
 	if (rc == 0 && !(a.json && strcmp(a.json, "-") == 0))
 		rc = predict_write_text(stdout, &pm, &r, have_plan ? &plan : NULL, &d);
+	if (wrc != 0)
+		rc = wrc;
 	perf_profile_free(prof);
 	args_models_free(cat, et);
 	if (rc != 0)

@@ -6,6 +6,7 @@
 #include "cli/args.h"
 
 #include "base/diag.h"
+#include "base/outfile.h"
 #include "models/catalog.h"
 #include "models/memory.h"
 #include "models/perf_model.h"
@@ -77,7 +78,9 @@ static const char REPLAY_HELP[] =
 	"        copies of one engineer-day do not arrive in lockstep.\n"
 	"\n"
 	"EXIT STATUS\n"
-	"    0 success; 2 bad usage or input (path:line:col: what was expected);\n"
+	"    0 success; 2 bad usage or input (path:line:col: what was expected), or an\n"
+	"    output that cannot be written (the --json path is checked before the\n"
+	"    replay, and the table is still printed if the JSON fails at the end);\n"
 	"    3 internal error (a simulator invariant failed).\n"
 	"\n"
 	"EXAMPLES\n"
@@ -279,7 +282,10 @@ int cmd_replay(int argc, char **argv)
 	struct metrics *m = NULL;
 	struct replay_stats st;
 	struct metrics_summary sum;
-	int rc = scenario_load(&sc, a->scenario, a->sets, a->n_sets, &d);
+	/* a bad output path fails now, not after the whole replay */
+	int rc = a->json ? outfile_check(a->json, &d) : 0;
+	if (rc == 0)
+		rc = scenario_load(&sc, a->scenario, a->sets, a->n_sets, &d);
 	if (rc == 0)
 		rc = catalog_load(&cat, a->catalog, &d);
 	if (rc == 0)
@@ -325,11 +331,13 @@ int cmd_replay(int argc, char **argv)
 			.slo_tpot_ms = sc.slo_tpot_ms,
 		};
 		bool json_stdout = a->json && strcmp(a->json, "-") == 0;
+		/* the table goes out even when the JSON cannot be written, so the
+		 * run's results are not lost with it */
 		if (a->json)
 			rc = report_json_write(a->json, &meta, &sum, &d);
-		if (rc == 0 && !a->quiet && !json_stdout)
+		if (!a->quiet && !json_stdout)
 			report_table(stdout, &meta, &sum);
-		if (rc == 0 && !a->quiet && !json_stdout && a->scale.engineers)
+		if (!a->quiet && !json_stdout && a->scale.engineers)
 			printf("Scaled team: %lld engineers x %lld days resampled (seed %llu) from %lld "
 			       "engineers, %lld engineer-days (%lld active), %lld sessions\n",
 			       (long long)st.scale.engineers, (long long)st.scale.days,

@@ -89,7 +89,9 @@ static const char STATS_HELP[] =
 	"        Do not print the table.\n"
 	"\n"
 	"EXIT STATUS\n"
-	"    0 success; 2 bad usage or input (path:line:col: what was expected);\n"
+	"    0 success; 2 bad usage or input (path:line:col: what was expected), or an\n"
+	"    output that cannot be written (the --json path is checked before reading,\n"
+	"    and the table is still printed if the JSON fails at the end);\n"
 	"    3 internal error.\n"
 	"\n"
 	"EXAMPLES\n"
@@ -522,7 +524,10 @@ int cmd_stats(int argc, char **argv)
 	struct diag d;
 	diag_init(&d);
 	struct stats *st = NULL;
-	int rc = a->model ? kv_bytes(a, r, &d) : 0;
+	/* a bad output path fails now, not after reading the whole trace */
+	int rc = a->json ? outfile_check(a->json, &d) : 0;
+	if (rc == 0 && a->model)
+		rc = kv_bytes(a, r, &d);
 	if (rc == 0)
 		rc = stats_new(&st, &a->opts, &d);
 	if (rc == 0)
@@ -530,9 +535,10 @@ int cmd_stats(int argc, char **argv)
 	if (rc == 0) {
 		curve(st, a, r);
 		bool json_stdout = a->json && strcmp(a->json, "-") == 0;
+		/* the table goes out even when the JSON cannot be written */
 		if (a->json)
 			rc = write_json(a->json, a, r, &d);
-		if (rc == 0 && !a->quiet && !json_stdout)
+		if (!a->quiet && !json_stdout)
 			table(stdout, a, r);
 	}
 	stats_free(st);

@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 
 #include "base/diag.h"
+#include "base/outfile.h"
 #include "traces/synth.h"
 #include "traces/synth_bench.h"
 #include "traces/synth_profile.h"
@@ -92,8 +93,8 @@ static const char SYNTH_HELP[] =
 	"        Tokens of one prefix shared by every prompt (default 0).\n"
 	"\n"
 	"EXIT STATUS\n"
-	"    0 success; 2 bad usage or input (a profile error names file and key);\n"
-	"    3 internal error.\n"
+	"    0 success; 2 bad usage or input (a profile error names file and key), or\n"
+	"    OUT cannot be written; 3 internal error.\n"
 	"\n"
 	"EXAMPLES\n"
 	"    agentcap synth --engineers 300 --days 5 -o team.jsonl.gz\n"
@@ -336,6 +337,8 @@ int cmd_synth(int argc, char **argv)
 	}
 	struct diag d;
 	diag_init(&d);
+	if (outfile_check(a.out, &d) != 0)
+		return cli_fail(d.code, d.msg);
 	bool gzip = ends_with(a.out, ".gz");
 	/* the summary goes where the trace does not */
 	FILE *info = strcmp(a.out, "-") == 0 ? stderr : stdout;

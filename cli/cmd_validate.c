@@ -62,7 +62,7 @@ static const char VALIDATE_HELP[] =
 	"\n"
 	"EXIT STATUS\n"
 	"    0 the report was produced (whatever the errors); 2 bad usage or input\n"
-	"    (path:line: what); 3 internal error.\n"
+	"    (path:line: what), or an output that cannot be written; 3 internal error.\n"
 	"\n"
 	"EXAMPLES\n"
 	"    agentcap validate models/calibration/measurements.csv\n"
@@ -154,7 +154,9 @@ int cmd_validate(int argc, char **argv)
 	struct engine_table *et = NULL;
 	struct validate_report rep;
 	memset(&rep, 0, sizeof(rep));
-	int rc = args_models_load(a.catalog, a.engines, &cat, &et, &d);
+	int rc = a.json ? outfile_check(a.json, &d) : 0;
+	if (rc == 0)
+		rc = args_models_load(a.catalog, a.engines, &cat, &et, &d);
 	if (rc == 0) {
 		struct validate_opts o;
 		validate_opts_init(&o, cat);
@@ -164,15 +166,14 @@ int cmd_validate(int argc, char **argv)
 		rc = validate_run(&rep, a.csv, &o, &d);
 	}
 	bool json_stdout = a.json && strcmp(a.json, "-") == 0;
+	int wrc = 0; /* the JSON's; the table is printed even when it fails */
 	if (rc == 0 && a.json) {
 		struct outfile of;
-		rc = outfile_open(&of, a.json, &d);
-		if (rc == 0) {
-			rc = validate_write_json(of.fp, &rep, &d);
-			if (rc == 0)
-				rc = outfile_commit(&of, &d);
-			else
-				outfile_abort(&of);
+		wrc = outfile_open(&of, a.json, &d);
+		if (wrc == 0) {
+			struct diag wd;
+			diag_init(&wd);
+			wrc = outfile_finish(&of, validate_write_json(of.fp, &rep, &wd), &wd, &d);
 		}
 	}
 	if (rc == 0 && !json_stdout) {
@@ -190,6 +191,8 @@ int cmd_validate(int argc, char **argv)
 			rc = validate_write_text(stdout, &rep, &d);
 		}
 	}
+	if (wrc != 0)
+		rc = wrc;
 	validate_release(&rep);
 	args_models_free(cat, et);
 	if (rc != 0)

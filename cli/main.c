@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0
- * main: dispatch `agentcap <command>` to its cmd_ function. */
+ * main: dispatch `agentcap <command>` to its cmd_ function, with what every
+ * command shares around it: fatal signals remove unfinished outputs, and a
+ * refused write to standard output is an error, not a silent exit 0. */
+#define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 
 #include "base/diag.h"
+#include "base/outfile.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,10 +53,20 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(out, "    %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
 	fputs("\n"
+	      "OUTPUT FILES\n"
+	      "    Every output path (--json, -o) is checked before the work starts.  A\n"
+	      "    regular file is written to FILE.tmp.XXXXXX beside it and renamed over it\n"
+	      "    only when complete; a symbolic link is followed and the file it points to\n"
+	      "    replaced that way; a character device (/dev/null) or a FIFO is written\n"
+	      "    directly; '-' is standard output; anything else is refused.  SIGINT,\n"
+	      "    SIGTERM, SIGHUP, SIGQUIT and SIGPIPE remove unfinished temporary files.\n"
+	      "\n"
 	      "EXIT STATUS\n"
 	      "    0  success\n"
 	      "    1  the answer is no (e.g. no configuration meets the objective)\n"
-	      "    2  bad usage or bad input (the message names the file, line and column)\n"
+	      "    2  bad usage or bad input (the message names the file, line and column),\n"
+	      "       or an output that cannot be written: a missing folder, a full disk,\n"
+	      "       standard output closed or full (the message names it and says why)\n"
 	      "    3  internal error (a broken invariant; please report it)\n"
 	      "\n"
 	      "SEE ALSO\n"
@@ -59,13 +76,77 @@ static void usage(FILE *out)
 	      out);
 }
 
+/* A signal that ends the process: remove the temporary files of outputs not
+ * yet complete, then die of the same signal so the parent sees it.
+ * SA_RESETHAND has restored the default action, and the signal stays blocked
+ * until the handler returns, when it is delivered again. */
+static void on_fatal_signal(int sig)
+{
+	int e = errno;
+	outfile_remove_temps();
+	raise(sig);
+	errno = e;
+}
+
+static void catch_fatal_signals(void)
+{
+	static const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal_signal;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++) {
+		struct sigaction old;
+		/* a signal ignored by whoever started us (nohup, a background
+		 * job of a script) stays ignored */
+		if (sigaction(fatal[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(fatal[i], &sa, NULL);
+	}
+	/* Past a file size limit (ulimit -f) a write then fails with EFBIG,
+	 * which is reported like a full disk, instead of killing the process
+	 * with its output half-written. */
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+/* Flush and close standard output.  A write it refused (a full disk,
+ * /dev/full, a pipe closed while SIGPIPE is ignored) means the user got a
+ * truncated answer: report it and turn a successful status into 2.  A
+ * standard output closed from the start (>&-) is an error only if the
+ * command wrote to it. */
+static int finish_stdout(int status)
+{
+	bool failed = ferror(stdout) != 0;
+	int e = 0;
+	errno = 0;
+	if (fflush(stdout) != 0) {
+		failed = true;
+		e = errno;
+	}
+	errno = 0;
+	if (fclose(stdout) != 0 && errno != EBADF) {
+		if (!failed)
+			e = errno;
+		failed = true;
+	}
+	if (!failed)
+		return status;
+	if (e)
+		fprintf(stderr, "agentcap: standard output: write failed: %s\n", strerror(e));
+	else
+		fprintf(stderr, "agentcap: standard output: write failed (an earlier write was "
+			"refused)\n");
+	return status == 0 || status == 1 ? diag_exit_status(DIAG_EIO) : status;
+}
+
 int cli_fail(int code, const char *msg)
 {
 	fprintf(stderr, "agentcap: %s\n", msg);
 	return diag_exit_status(code);
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -85,4 +166,10 @@ int main(int argc, char **argv)
 			return COMMANDS[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "agentcap: unknown command '%s' (try agentcap --help)\n", argv[1]);
 	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	catch_fatal_signals();
+	return finish_stdout(run(argc, argv));
 }

@@ -100,7 +100,7 @@ static int fail(struct trace_writer *w, struct diag *d, int code, const char *wh
 			snprintf(w->fail_msg, sizeof(w->fail_msg), "%s: out of memory %s", w->path, what);
 		else
 			snprintf(w->fail_msg, sizeof(w->fail_msg), "%s: %s failed: %s", w->path, what,
-				 strerror(errno));
+				 errno ? strerror(errno) : "error inside the gzip stream");
 	}
 	return diag_set(d, w->failed, "%s", w->fail_msg);
 }
@@ -192,7 +192,7 @@ int trace_writer_open(struct trace_writer **out, const char *path, bool gzip,
 		return diag_set(d, DIAG_ENOMEM, "%s: out of memory", path);
 	map_init(&w->ids);
 	vec_init(&w->buf, 1, VEC_NO_LIMIT);
-	w->path = strdup(path);
+	w->path = strdup(strcmp(path, "-") == 0 ? "standard output" : path);
 	w->source = source ? strdup(source) : NULL;
 	if (!w->path || (source && !w->source)) {
 		free(w->path);
