@@ -6,10 +6,29 @@
 # temporary folder, never into the repository; crashing inputs are kept in
 # BUILD_DIR/fuzz-artifacts/.  The importer target runs once per format.
 #   fuzz/run.sh BUILD_DIR [SECONDS]
+#   fuzz/run.sh BUILD_DIR release
+# "release" is the long run made before each release (docs/testing.md):
+# AGENTCAP_FUZZ_RELEASE_SECONDS per target (default 600, forty times what CI
+# gives), and the inputs found are kept in BUILD_DIR/fuzz-corpus/, so each
+# long run starts where the previous one stopped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+  echo "usage: fuzz/run.sh BUILD_DIR [SECONDS | release]" >&2
+  exit 2
+fi
 build="$1"
 secs="${2:-15}"
+keep=""
+if [ "$secs" = release ]; then
+  secs="${AGENTCAP_FUZZ_RELEASE_SECONDS:-600}"
+  keep="$build/fuzz-corpus"
+fi
+case "$secs" in
+  '' | *[!0-9]* | 0)
+    echo "fuzz/run.sh: '$secs': expected a whole number of seconds per target, or 'release'" >&2
+    exit 2 ;;
+esac
 bin="$build/fuzz"
 art="$build/fuzz-artifacts"
 mkdir -p "$art"
@@ -22,9 +41,10 @@ passed=0
 failed=0
 run() { # target corpus-dir label
   local target="$1" corpus="$2" label="$3"
-  mkdir -p "$work/$label"
+  local found="${keep:-$work}/$label"
+  mkdir -p "$found"
   if "$bin/$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=0 \
-       -artifact_prefix="$art/$label-" "$work/$label" "$corpus" >"$work/$label.log" 2>&1; then
+       -artifact_prefix="$art/$label-" "$found" "$corpus" >"$work/$label.log" 2>&1; then
     echo "fuzz $label: ok ($(grep -o 'Done [0-9]* runs' "$work/$label.log" || echo '?'))"
     passed=$((passed + 1))
   else
