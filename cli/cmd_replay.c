@@ -289,6 +289,8 @@ int cmd_replay(int argc, char **argv)
 	if (rc == 0)
 		rc = catalog_load(&cat, a->catalog, &d);
 	if (rc == 0)
+		rc = scenario_resolve(&sc, cat, NULL, &d);
+	if (rc == 0)
 		rc = resolve(&sc, cat, &pm, &prof, &cfg, &d);
 	if (rc == 0 && !(m = metrics_new()))
 		rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
@@ -296,7 +298,8 @@ int cmd_replay(int argc, char **argv)
 		metrics_set_replicas(m, sc.replicas);
 		metrics_set_slo(m, sc.slo_ttft_ms, sc.slo_tpot_ms);
 		struct replay_opts o = {.trace_path = a->trace, .format = a->format,
-					.skip_bad = a->skip_bad, .seed = a->seed, .scale = a->scale};
+					.skip_bad = a->skip_bad, .seed = a->seed, .scale = a->scale,
+					.context_policy = sc.context_policy};
 		o.scale.seed = a->seed;
 		rc = replay_run(&o, &cfg, sim_perf_from_model(&pm), metrics_sink(m), &st, &d);
 	}
@@ -329,6 +332,13 @@ int cmd_replay(int argc, char **argv)
 			.scaled_days = a->scale.engineers ? st.scale.days : 0,
 			.slo_ttft_ms = sc.slo_ttft_ms,
 			.slo_tpot_ms = sc.slo_tpot_ms,
+			.engine = {.profile = sc.engine_profile, .pp = sc.pipeline_parallel_size,
+				   .max_model_len = cfg.max_model_len,
+				   .gpu_memory_utilization = cfg.gpu_memory_utilization,
+				   .reserve_full_prompt = cfg.reserve_full_prompt},
+			.context = {.policy = context_policy_name(sc.context_policy),
+				    .compacted = st.calls_compacted, .truncated = st.calls_truncated,
+				    .too_long = st.calls_too_long},
 		};
 		bool json_stdout = a->json && strcmp(a->json, "-") == 0;
 		/* the table goes out even when the JSON cannot be written, so the

@@ -83,7 +83,7 @@ static int check_keys(struct ep *p, const cJSON *obj, const char *const *allowed
 	return 0;
 }
 
-enum range { R_NONNEG, R_FRACTION, R_TOKENS, R_SEQS };
+enum range { R_NONNEG, R_FRACTION, R_TOKENS, R_SEQS, R_BOOL, R_GIB };
 
 /* A sourced figure; *out untouched when absent and not required. */
 static int figure(struct ep *p, const cJSON *obj, const char *key, bool required,
@@ -109,17 +109,20 @@ static int figure(struct ep *p, const cJSON *obj, const char *key, bool required
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(it, "unit");
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "source");
 	const cJSON *dt = cJSON_GetObjectItemCaseSensitive(it, "date");
-	static const char *const units[] = { "us", "fraction", "tokens", "sequences" };
+	static const char *const units[] = { "us", "fraction", "tokens", "sequences", "bool",
+					     "GiB" };
 	const char *want_unit = units[r];
 	size_t m2;
 	bool whole = r == R_TOKENS || r == R_SEQS;
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+	if (r == R_BOOL ? !cJSON_IsBool(v) :
+	    !cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
 	    (r == R_FRACTION ? !(v->valuedouble > 0 && v->valuedouble <= 1)
 	     : whole ? !(v->valuedouble >= 1 && v->valuedouble <= 1e7 &&
 			 v->valuedouble == floor(v->valuedouble))
 		     : !(v->valuedouble >= 0))) {
 		m2 = ep_push(p, ".value");
-		rc = ep_fail(p, r == R_FRACTION ? "expected a fraction in (0, 1]"
+		rc = ep_fail(p, r == R_BOOL ? "expected true or false"
+				: r == R_FRACTION ? "expected a fraction in (0, 1]"
 				: whole ? "expected a whole number from 1 to 10^7"
 					: "expected a number >= 0");
 		ep_pop(p, m2);
@@ -146,7 +149,7 @@ static int figure(struct ep *p, const cJSON *obj, const char *key, bool required
 		ep_pop(p, m2);
 		goto out;
 	}
-	*out = v->valuedouble;
+	*out = r == R_BOOL ? (cJSON_IsTrue(v) ? 1 : 0) : v->valuedouble;
 out:
 	ep_pop(p, m);
 	return rc;
@@ -214,7 +217,11 @@ static int params(struct ep *p, const cJSON *e, bool required, struct engine_par
 			 &out->moe_layer_overhead_us)) ||
 	    (rc = figure(p, e, "max_num_seqs", required, R_SEQS, &out->max_num_seqs)) ||
 	    (rc = figure(p, e, "prefill_chunk_tokens", required, R_TOKENS,
-			 &out->prefill_chunk_tokens)))
+			 &out->prefill_chunk_tokens)) ||
+	    (rc = figure(p, e, "reserve_full_prompt", false, R_BOOL, &out->reserve_full_prompt)) ||
+	    (rc = figure(p, e, "max_num_seqs_large_gpu", false, R_SEQS,
+			 &out->max_num_seqs_large_gpu)) ||
+	    (rc = figure(p, e, "large_gpu_min_gib", false, R_GIB, &out->large_gpu_min_gib)))
 		return rc;
 	return bool_field(p, e, "fp16_accumulate", fp16acc);
 }
@@ -224,7 +231,8 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 	static const char *const keys[] = { "family_prefix", "step_overhead_us",
 		"layer_overhead_us", "compute_scale", "attention_scale", "bw_scale",
 		"quant_bw_scale", "moe_scale", "moe_layer_overhead_us", "fp16_accumulate",
-		"max_num_seqs", "prefill_chunk_tokens", "note", NULL };
+		"max_num_seqs", "prefill_chunk_tokens", "reserve_full_prompt",
+		"max_num_seqs_large_gpu", "large_gpu_min_gib", "note", NULL };
 	if (!cJSON_IsObject(o))
 		return ep_fail(p, "expected an object");
 	int rc = check_keys(p, o, keys);
@@ -240,7 +248,8 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 					.compute_scale = -1, .attention_scale = -1, .bw_scale = -1,
 					.quant_bw_scale = -1, .moe_scale = -1,
 					.moe_layer_overhead_us = -1, .max_num_seqs = -1,
-					.prefill_chunk_tokens = -1 };
+					.prefill_chunk_tokens = -1, .reserve_full_prompt = -1,
+					.max_num_seqs_large_gpu = -1, .large_gpu_min_gib = -1 };
 	ov->fp16_accumulate = -1;
 	return params(p, o, false, &ov->p, &ov->fp16_accumulate);
 }
@@ -251,7 +260,8 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 		"step_overhead_us", "layer_overhead_us", "compute_scale", "attention_scale",
 		"bw_scale", "quant_bw_scale", "moe_scale", "moe_layer_overhead_us",
 		"fp16_accumulate", "max_num_seqs",
-		"prefill_chunk_tokens", "fp8_kv_with_fp8_weights", "formats", "by_family", NULL };
+		"prefill_chunk_tokens", "reserve_full_prompt", "max_num_seqs_large_gpu",
+		"large_gpu_min_gib", "fp8_kv_with_fp8_weights", "formats", "by_family", NULL };
 	if (!cJSON_IsObject(e))
 		return ep_fail(p, "expected an object");
 	int rc = check_keys(p, e, keys);
@@ -488,8 +498,31 @@ void engine_resolve(const struct engine_profile *e, const char *family_id,
 		out->max_num_seqs = best->p.max_num_seqs;
 	if (best->p.prefill_chunk_tokens >= 0)
 		out->prefill_chunk_tokens = best->p.prefill_chunk_tokens;
+	if (best->p.reserve_full_prompt >= 0)
+		out->reserve_full_prompt = best->p.reserve_full_prompt;
+	if (best->p.max_num_seqs_large_gpu >= 0)
+		out->max_num_seqs_large_gpu = best->p.max_num_seqs_large_gpu;
+	if (best->p.large_gpu_min_gib >= 0)
+		out->large_gpu_min_gib = best->p.large_gpu_min_gib;
 	if (best->fp16_accumulate >= 0)
 		out->fp16_accumulate = best->fp16_accumulate == 1;
+}
+
+const char *engine_default_for(const struct cat_hardware *hw)
+{
+	return hw->unified_memory ? "llama.cpp" : ENGINE_DEFAULT_ID;
+}
+
+int engine_default_max_num_seqs(const struct engine_params *p, const struct cat_hardware *hw)
+{
+	/* vLLM reads the device's total memory; on unified-memory parts the
+	 * query fails and it takes the small-GPU branch */
+	double gib = hw->memory_visible_gib > 0 ? hw->memory_visible_gib
+						: hw->memory_gb * 1e9 / 1073741824.0;
+	if (p->max_num_seqs_large_gpu > 0 && p->large_gpu_min_gib > 0 && !hw->unified_memory &&
+	    gib >= p->large_gpu_min_gib)
+		return (int)p->max_num_seqs_large_gpu;
+	return (int)p->max_num_seqs;
 }
 
 bool engine_supports_format(const struct engine_profile *e, const char *format_id)

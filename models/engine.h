@@ -60,6 +60,14 @@ struct engine_params {
 	bool fp8_kv_with_fp8_weights; /* FP8/FP4 checkpoints come with an FP8
 				      KV cache (NVIDIA ModelOpt checkpoints
 				      under TensorRT-LLM) */
+	double reserve_full_prompt;  /* 1: a waiting request is admitted only
+				      if KV blocks for its whole prompt can
+				      be had (vLLM scheduler_reserve_full_isl);
+				      0: its first chunk is enough */
+	double max_num_seqs_large_gpu; /* default batch limit on a discrete GPU
+				      of at least large_gpu_min_gib; 0 = the
+				      same as max_num_seqs */
+	double large_gpu_min_gib;    /* see max_num_seqs_large_gpu */
 };
 
 /* Overrides for hardware families whose id starts with family_prefix.
@@ -92,8 +100,21 @@ struct engine_table {
 	size_t count;
 };
 
-/* The engine used when none is named. */
+/* The engine used when none is named and the hardware says nothing else. */
 #define ENGINE_DEFAULT_ID "vllm"
+
+struct cat_hardware; /* models/catalog.h */
+
+/* The engine a deployment on hw runs when the scenario names none:
+ * llama.cpp on unified-memory machines (Apple silicon, DGX Spark, Ryzen AI
+ * Max; what `fit` assumes), vLLM on discrete data-centre and workstation
+ * GPUs.  A static id. */
+const char *engine_default_for(const struct cat_hardware *hw);
+
+/* The engine's default max_num_seqs on hw (after family overrides in p):
+ * max_num_seqs_large_gpu on a discrete device of at least
+ * large_gpu_min_gib, else max_num_seqs. */
+int engine_default_max_num_seqs(const struct engine_params *p, const struct cat_hardware *hw);
 
 /* Load engines.json from `path`, or the copy built into the library when
  * path is NULL.  Returns 0, DIAG_EIO (unreadable file) or DIAG_EINPUT

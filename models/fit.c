@@ -114,11 +114,6 @@ void fit_result_release(struct fit_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static const char *default_engine(const struct cat_hardware *hw)
-{
-	return hw->unified_memory ? "llama.cpp" : ENGINE_DEFAULT_ID;
-}
-
 static int tp_of(const struct cat_hardware *hw)
 {
 	return hw->system_kind && hw->device_count > 1 ? (int)hw->device_count : 1;
@@ -205,7 +200,7 @@ int fit_one(struct fit_row *row, const struct catalog *cat, const struct cat_har
 		row->price_usd = 0;
 	}
 	row->price = row->has_price ? &hw->price : NULL;
-	const char *ename = o->engine ? o->engine : default_engine(hw);
+	const char *ename = o->engine ? o->engine : engine_default_for(hw);
 	const struct engine_profile *ep = engine_find(et, ename);
 	if (!ep) {
 		char ids[512];

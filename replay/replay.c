@@ -2,6 +2,7 @@
  * replay: closed-loop session driver over a streaming trace (see replay.h). */
 #include "replay/replay.h"
 
+#include "base/hash.h"
 #include "base/vec.h"
 #include "traces/prompt.h"
 #include "traces/trace.h"
@@ -17,6 +18,11 @@ struct rsess {
 	bool open_loop;
 	struct tchain chain;    /* block hashes of the context so far */
 	struct vec hashes;      /* uint64_t per full block of prompt + output */
+	struct vec ctx;         /* struct trace_seg: the context as replayed
+				   (prompt + output so far, after compaction) */
+	int64_t ctx_tokens;
+	int64_t recorded_tokens; /* the same as the trace has it */
+	bool chain_stale;       /* chain/hashes describe a truncated prompt, not ctx */
 	int64_t start_ns;
 	/* the task in progress */
 	uint64_t task;
@@ -31,6 +37,9 @@ struct replay {
 	struct res_sink sink;
 	struct replay_stats *st;
 	int64_t block_size;
+	int64_t max_model_len;
+	enum context_policy policy;
+	struct vec scratch;         /* struct trace_seg: a rebuilt prompt */
 	int64_t in_flight;
 	struct rsess *live;
 	int err;
@@ -53,31 +62,161 @@ static void rsess_free(struct replay *rp, struct rsess *rs)
 	if (rs->next_live)
 		rs->next_live->prev = rs->prev;
 	vec_release(&rs->hashes);
+	vec_release(&rs->ctx);
 	trace_session_free(rs->ts);
 	free(rs);
 }
 
-/* Issue call rs->next at time t_ns: extend the block-hash chain by its prompt
- * (restarting it unless the call extends the previous one), then by its
+static const char *const POLICY_NAMES[] = {"compact", "truncate", "reject"};
+
+const char *context_policy_name(enum context_policy p)
+{
+	return (int)p >= 0 && (int)p < 3 ? POLICY_NAMES[p] : "?";
+}
+
+bool context_policy_parse(const char *s, enum context_policy *out)
+{
+	for (int i = 0; i < 3; i++)
+		if (strcmp(s, POLICY_NAMES[i]) == 0) {
+			*out = (enum context_policy)i;
+			return true;
+		}
+	return false;
+}
+
+/* Append to `out` the segments of ctx covering tokens [from, to).  A piece
+ * that starts inside a segment gets a content id of its own (a chain would
+ * otherwise hash its tokens as the segment's first ones); a piece that starts
+ * where its segment does keeps the id, so its full blocks still match. */
+static int ctx_slice(struct vec *out, const struct vec *ctx, int64_t from, int64_t to)
+{
+	int64_t pos = 0;
+	for (size_t i = 0; i < ctx->len && pos < to; i++) {
+		struct trace_seg g = VEC_AT(ctx, struct trace_seg, i);
+		int64_t a = pos > from ? pos : from, b = pos + g.tokens < to ? pos + g.tokens : to;
+		pos += g.tokens;
+		if (b <= a)
+			continue;
+		struct trace_seg piece = {g.content, b - a};
+		if (a > pos - g.tokens)
+			piece.content = hash_combine(g.content, (uint64_t)(a - (pos - g.tokens)));
+		if (vec_append(out, &piece, 1) != 0)
+			return DIAG_ENOMEM;
+	}
+	return 0;
+}
+
+/* Hash a whole segment list into rs->chain and rs->hashes. */
+static int chain_rebuild(struct replay *rp, struct rsess *rs, const struct vec *segs)
+{
+	tchain_init(&rs->chain, rp->block_size);
+	vec_clear(&rs->hashes);
+	for (size_t i = 0; i < segs->len; i++) {
+		const struct trace_seg *g = &VEC_AT(segs, struct trace_seg, i);
+		if (tchain_feed(&rs->chain, g->content, g->tokens, &rs->hashes) != 0)
+			return DIAG_ENOMEM;
+	}
+	return 0;
+}
+
+/* The harness compacts rs->ctx (see replay.h): head, a summary, the tail.
+ * 1 if it did, 0 if the context is too short to shrink, or an error. */
+static int compact(struct replay *rp, struct rsess *rs, int64_t seq)
+{
+	double m = (double)rp->max_model_len;
+	int64_t head = llround(REPLAY_COMPACT_HEAD * m), tail = llround(REPLAY_COMPACT_TAIL * m);
+	int64_t summary = llround(REPLAY_COMPACT_SUMMARY * m);
+	if (summary < 1)
+		summary = 1;
+	if (head + summary + tail >= rs->ctx_tokens)
+		return 0; /* nothing to drop: the call stays as long as it is */
+	struct vec *fresh = &rp->scratch;
+	vec_clear(fresh);
+	struct trace_seg sum = {hash_combine(trace_output_content(rs->ts->id, seq), 0xc0), summary};
+	int rc = ctx_slice(fresh, &rs->ctx, 0, head);
+	if (rc == 0)
+		rc = vec_append(fresh, &sum, 1);
+	if (rc == 0)
+		rc = ctx_slice(fresh, &rs->ctx, rs->ctx_tokens - tail, rs->ctx_tokens);
+	if (rc != 0)
+		return diag_set(rp->d, DIAG_ENOMEM, "out of memory for a compacted context");
+	vec_clear(&rs->ctx);
+	if (vec_append(&rs->ctx, fresh->data, fresh->len) != 0)
+		return diag_set(rp->d, DIAG_ENOMEM, "out of memory for a compacted context");
+	rs->ctx_tokens = head + summary + tail;
+	rp->st->calls_compacted++;
+	if (chain_rebuild(rp, rs, &rs->ctx) != 0)
+		return diag_set(rp->d, DIAG_ENOMEM, "out of memory for block hashes");
+	rs->chain_stale = false;
+	return 1;
+}
+
+/* Issue call rs->next at time t_ns: extend the replayed context by its
+ * prompt (restarting it unless the call extends the previous one), apply the
+ * context policy, extend the block-hash chain by the prompt and then by the
  * output, and hand it to the simulator. */
 static int issue(struct replay *rp, struct rsess *rs, int64_t t_ns)
 {
 	const struct trace_call *c = &rs->ts->calls[rs->next];
 	if (!c->extends_prev) {
+		vec_clear(&rs->ctx);
+		rs->ctx_tokens = 0;
+		rs->recorded_tokens = 0;
 		tchain_init(&rs->chain, rp->block_size);
 		vec_clear(&rs->hashes);
+		rs->chain_stale = false;
 	}
+	if (vec_append(&rs->ctx, c->segs, c->n_segs) != 0)
+		return diag_set(rp->d, DIAG_ENOMEM, "out of memory for a session context");
+	int64_t added = 0;
 	for (size_t i = 0; i < c->n_segs; i++)
-		if (tchain_feed(&rs->chain, c->segs[i].content, c->segs[i].tokens, &rs->hashes) != 0)
+		added += c->segs[i].tokens;
+	rs->ctx_tokens += added;
+	rs->recorded_tokens += added;
+	if (rs->chain_stale) { /* the last prompt was truncated: hash ctx afresh */
+		if (chain_rebuild(rp, rs, &rs->ctx) != 0)
 			return diag_set(rp->d, DIAG_ENOMEM, "out of memory for block hashes");
-	if (rs->chain.tokens != c->prompt_tokens)
+		rs->chain_stale = false;
+	} else {
+		for (size_t i = 0; i < c->n_segs; i++)
+			if (tchain_feed(&rs->chain, c->segs[i].content, c->segs[i].tokens, &rs->hashes) != 0)
+				return diag_set(rp->d, DIAG_ENOMEM, "out of memory for block hashes");
+	}
+	if (rs->recorded_tokens != c->prompt_tokens)
 		return diag_set(rp->d, DIAG_EINTERNAL,
 				"session at line %ld call %lld: %lld prompt tokens but segments add to %lld",
 				rs->ts->line, (long long)c->seq, (long long)c->prompt_tokens,
-				(long long)rs->chain.tokens);
-	if (tchain_feed(&rs->chain, trace_output_content(rs->ts->id, c->seq), c->output_tokens,
-			&rs->hashes) != 0)
+				(long long)rs->recorded_tokens);
+	int64_t out = c->output_tokens, m = rp->max_model_len;
+	bool too_long = rs->ctx_tokens >= m || rs->ctx_tokens + out > m;
+	int rc = 0;
+	if (rp->policy == CONTEXT_COMPACT && too_long &&
+	    (rc = compact(rp, rs, c->seq)) != 0) {
+		if (rc < 0)
+			return rc;
+		too_long = rs->ctx_tokens >= m || rs->ctx_tokens + out > m;
+		if (too_long)
+			rp->st->calls_too_long++;
+	} else if (rp->policy == CONTEXT_TRUNCATE && too_long && m - out >= 1) {
+		struct vec *cut = &rp->scratch;
+		vec_clear(cut);
+		if (ctx_slice(cut, &rs->ctx, rs->ctx_tokens - (m - out), rs->ctx_tokens) != 0 ||
+		    chain_rebuild(rp, rs, cut) != 0)
+			return diag_set(rp->d, DIAG_ENOMEM, "out of memory for a truncated prompt");
+		rs->chain_stale = true;
+		rp->st->calls_truncated++;
+	} else if (too_long) {
+		rp->st->calls_too_long++;
+	}
+	int64_t prompt = rs->chain_stale ? m - out : rs->ctx_tokens;
+	uint64_t oc = trace_output_content(rs->ts->id, c->seq);
+	if (tchain_feed(&rs->chain, oc, out, &rs->hashes) != 0)
 		return diag_set(rp->d, DIAG_ENOMEM, "out of memory for block hashes");
+	struct trace_seg oseg = {oc, out};
+	if (vec_append(&rs->ctx, &oseg, 1) != 0)
+		return diag_set(rp->d, DIAG_ENOMEM, "out of memory for a session context");
+	rs->ctx_tokens += out;
+	rs->recorded_tokens += out;
 	if (c->task != rs->task || rs->task_calls == 0) {
 		rs->task = c->task;
 		rs->task_start_ns = t_ns;
@@ -88,8 +227,8 @@ static int issue(struct replay *rp, struct rsess *rs, int64_t t_ns)
 		.session = rs->open_loop ? 0 : rs->ts->id,
 		.task = c->task,
 		.seq = c->seq,
-		.prompt_tokens = c->prompt_tokens,
-		.output_tokens = c->output_tokens,
+		.prompt_tokens = prompt,
+		.output_tokens = out,
 		.block_hashes = rs->hashes.data,
 		.n_hashes = (int64_t)rs->hashes.len,
 		.user = rs,
@@ -175,6 +314,7 @@ static int start_session(struct replay *rp, struct trace_session *ts)
 	rp->live = rs;
 	rs->open_loop = ts->open_loop;
 	vec_init(&rs->hashes, sizeof(uint64_t), VEC_NO_LIMIT);
+	vec_init(&rs->ctx, sizeof(struct trace_seg), VEC_NO_LIMIT);
 	rs->start_ns = sec_to_ns(ts->t_s);
 	rp->st->sessions++;
 	rp->st->calls += (int64_t)ts->n_calls;
@@ -211,6 +351,9 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	rp->st = st;
 	rp->d = d;
 	rp->block_size = cfg->block_size;
+	rp->max_model_len = cfg->max_model_len;
+	rp->policy = o->context_policy;
+	vec_init(&rp->scratch, sizeof(struct trace_seg), VEC_NO_LIMIT);
 	rc = sim_init(&rp->sim, cfg, 1, perf, sink, on_done, rp, d);
 	rp->sim.single_step = o->single_step;
 
@@ -249,6 +392,7 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	sim_release(&rp->sim);
 	while (rp->live) /* only after an error */
 		rsess_free(rp, rp->live);
+	vec_release(&rp->scratch);
 	free(rp);
 	if (sc)
 		scale_get_info(sc, &st->scale);

@@ -12,6 +12,24 @@
  * block hashes of its current context), not with the length of the trace.
  * If a call is rejected, its session cannot go on: the rest of its calls are
  * reported rejected with that reason, never dropped silently.
+ *
+ * Context limits.  A trace recorded against a longer-context model may hold
+ * calls longer than the served model's max_model_len.  The context policy
+ * says what the agent's harness does about them:
+ *   compact   when prompt + output would pass max_model_len (the room the
+ *             call's output reserves), the harness compacts, as the
+ *             synthetic team does (docs/synth-profile.md): the prompt
+ *             becomes the context's first REPLAY_COMPACT_HEAD of
+ *             max_model_len (kept verbatim, still cached), a summary of
+ *             REPLAY_COMPACT_SUMMARY new tokens, and the last
+ *             REPLAY_COMPACT_TAIL of the context (recent turns, now at new
+ *             positions).  Later calls of the session extend the compacted
+ *             context, not the recorded one.
+ *   truncate  the call is cut to its last max_model_len - output tokens
+ *             (the server-side truncation of the oldest context); the
+ *             session keeps its full history for the next call.
+ *   reject    the call is rejected and the session abandoned.
+ * replay_stats counts the calls each policy touched.
  */
 #ifndef REPLAY_REPLAY_H
 #define REPLAY_REPLAY_H
@@ -23,6 +41,25 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+enum context_policy {
+	CONTEXT_COMPACT = 0,
+	CONTEXT_TRUNCATE,
+	CONTEXT_REJECT,
+};
+
+/* Shares of max_model_len a compacted prompt keeps: the synthetic team's
+ * defaults (harness and repository base, summary median 10,000, kept
+ * context median 35,000 at a 262,144-token window) scaled to the model. */
+#define REPLAY_COMPACT_HEAD 0.10
+#define REPLAY_COMPACT_SUMMARY 0.04
+#define REPLAY_COMPACT_TAIL 0.13
+
+/* "compact", "truncate", "reject" (static). */
+const char *context_policy_name(enum context_policy p);
+
+/* Parse one of those names; false if it is none of them. */
+bool context_policy_parse(const char *s, enum context_policy *out);
+
 struct replay_opts {
 	const char *trace_path;
 	enum trace_format format;
@@ -31,12 +68,17 @@ struct replay_opts {
 	bool single_step;        /* verification aid: no coalesced decode runs */
 	struct scale_opts scale; /* engineers > 0: replay a team resampled from the
 				    trace (replay/scale.h), seeded with scale.seed */
+	enum context_policy context_policy;
 };
 
 struct replay_stats {
 	int64_t sessions;        /* sessions read */
 	int64_t calls;           /* calls read */
 	int64_t abandoned_calls; /* calls not issued because their session broke */
+	int64_t calls_compacted; /* calls whose context the harness compacted */
+	int64_t calls_truncated; /* calls cut to max_model_len */
+	int64_t calls_too_long;  /* calls over max_model_len sent as they were
+				    (policy reject: the engine rejects them) */
 	long skipped_lines;      /* malformed lines dropped (skip_bad) */
 	int64_t peak_sessions_in_flight;
 	struct sim_stats sim;

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_OBJ, K_TEXT };
+enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_BOOL_OPT, K_POLICY,
+	    K_OBJ, K_TEXT };
 
 struct key {
 	const char *path;   /* dotted */
@@ -32,11 +33,12 @@ static const struct key KEYS[] = {
 	{"hardware", K_STR, OFF(hardware), 0, 0, "a hardware id from `agentcap catalog`"},
 	{"weight_format", K_STR, OFF(weight_format), 0, 0, "a weight format id, e.g. bf16, fp8"},
 	{"kv_cache_dtype", K_STR, OFF(kv_cache_dtype), 0, 0, "KV cache dtype, e.g. bf16, fp8"},
-	{"tensor_parallel_size", K_INT, OFF(tensor_parallel_size), 1, 64, "GPUs per replica"},
-	{"pipeline_parallel_size", K_INT, OFF(pipeline_parallel_size), 1, 64,
-	 "pipeline stages per replica (tensor_parallel_size GPUs each)"},
+	{"tensor_parallel_size", K_INT_OPT, OFF(tensor_parallel_size), 1, 64,
+	 "GPUs per pipeline stage (null = the system's GPUs)"},
+	{"pipeline_parallel_size", K_INT_OPT, OFF(pipeline_parallel_size), 1, 64,
+	 "pipeline stages per replica (null = 1, or what the system's GPUs leave)"},
 	{"engine_profile", K_STR, OFF(engine_profile), 0, 0,
-	 "engine profile: vllm, vllm-v0, sglang, trtllm, llama.cpp, mlx"},
+	 "engine profile: vllm, vllm-v0, sglang, trtllm, llama.cpp, mlx (unset = the hardware's)"},
 	{"profile", K_STR, OFF(profile), 0, 0,
 	 "measured step profile CSV overriding the performance model"},
 	{"offload", K_OBJ, 0, 0, 0, "mixture-of-experts weights in host RAM"},
@@ -50,7 +52,10 @@ static const struct key KEYS[] = {
 	 "GPU-host link per direction, GB/s (0 = the hardware's)"},
 	{"replicas", K_INT, OFF(replicas), 1, 1, "engine instances (1 until routers land)"},
 	{"engine", K_OBJ, 0, 0, 0, "engine settings"},
-	{"engine.max_num_seqs", K_INT, OFF(engine.max_num_seqs), 1, 1 << 20, "sequences per batch"},
+	{"engine.max_num_seqs", K_INT_OPT, OFF(engine.max_num_seqs), 1, 1 << 20,
+	 "sequences per batch (null = the engine version's default for the GPU)"},
+	{"engine.reserve_full_prompt", K_BOOL_OPT, OFF(reserve_full_prompt), 0, 0,
+	 "admit a request only if its whole prompt's KV fits (null = the engine's default)"},
 	{"engine.max_num_batched_tokens", K_INT64, OFF(engine.max_num_batched_tokens), 1, 1 << 24,
 	 "tokens per step"},
 	{"engine.block_size", K_INT64, OFF(engine.block_size), 1, 4096, "tokens per KV block"},
@@ -62,6 +67,9 @@ static const struct key KEYS[] = {
 	 "KV capacity in tokens, overriding the memory model (null = computed)"},
 	{"engine.max_model_len", K_INT64_OPT, OFF(engine.max_model_len), 1, 1e9,
 	 "longest prompt + output (null = the model's context length)"},
+	{"replay", K_OBJ, 0, 0, 0, "how the trace is replayed"},
+	{"replay.context_policy", K_POLICY, OFF(context_policy), 0, 0,
+	 "calls beyond max_model_len: compact, truncate or reject"},
 	{"slo", K_OBJ, 0, 0, 0, "latency objectives"},
 	{"slo.ttft_ms", K_NUM, OFF(slo_ttft_ms), 0, 1e12, "time to first token objective, ms (0 = none)"},
 	{"slo.tpot_ms", K_NUM, OFF(slo_tpot_ms), 0, 1e12, "time per output token objective, ms (0 = none)"},
@@ -88,6 +96,10 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 		return "a string";
 	case K_BOOL:
 		return "true or false";
+	case K_BOOL_OPT:
+		return "true, false or null";
+	case K_POLICY:
+		return "\"compact\", \"truncate\" or \"reject\"";
 	case K_OBJ:
 		return "an object";
 	case K_INT:
@@ -129,6 +141,15 @@ static int key_store(struct scenario *sc, const struct key *k, const cJSON *v, c
 		ok = cJSON_IsBool(v);
 		if (ok)
 			*(bool *)field = cJSON_IsTrue(v);
+		break;
+	case K_BOOL_OPT:
+		ok = cJSON_IsBool(v) || cJSON_IsNull(v);
+		if (ok)
+			*(int32_t *)field = cJSON_IsNull(v) ? -1 : cJSON_IsTrue(v) ? 1 : 0;
+		break;
+	case K_POLICY:
+		ok = cJSON_IsString(v) &&
+		     context_policy_parse(v->valuestring, (enum context_policy *)(void *)field);
 		break;
 	case K_INT_OPT:
 	case K_INT64_OPT:
@@ -253,8 +274,9 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 		  struct diag *d)
 {
 	memset(sc, 0, sizeof(*sc));
-	sc->pipeline_parallel_size = 1;
 	sc->offload_gpu_expert_fraction = 1.0;
+	sc->reserve_full_prompt = -1;
+	sc->context_policy = CONTEXT_COMPACT;
 	/* Anything the file leaves out keeps the built-in default. */
 	int rc = parse_text(sc, scenario_default_json, "(built-in default scenario)", d);
 	if (rc != 0)
@@ -273,5 +295,65 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	for (int i = 0; i < n_sets; i++)
 		if ((rc = apply_set(sc, sets[i], d)) != 0)
 			return rc;
+	return 0;
+}
+
+int scenario_resolve(struct scenario *sc, const struct catalog *cat, const struct engine_table *et,
+		     struct diag *d)
+{
+	const struct cat_hardware *hw = catalog_hardware(cat, sc->hardware);
+	if (!hw)
+		return diag_set(d, DIAG_EINPUT, "%s: hardware: unknown id '%s' (see agentcap catalog)",
+				sc->source, sc->hardware);
+	struct engine_table *own = NULL;
+	if (!et) {
+		own = malloc(sizeof(*own));
+		if (!own)
+			return diag_set(d, DIAG_ENOMEM, "out of memory");
+		int rc = engine_table_load(own, NULL, d);
+		if (rc != 0) {
+			free(own);
+			return rc;
+		}
+		et = own;
+	}
+	if (!sc->engine_profile[0])
+		snprintf(sc->engine_profile, sizeof(sc->engine_profile), "%s", engine_default_for(hw));
+	const struct engine_profile *ep = engine_find(et, sc->engine_profile);
+	if (!ep) {
+		char ids[512];
+		engine_list_ids(et, ids, sizeof(ids));
+		free(own);
+		return diag_set(d, DIAG_EINPUT, "%s: engine_profile: unknown engine '%s' (expected one of: %s)",
+				sc->source, sc->engine_profile, ids);
+	}
+	snprintf(sc->engine_profile, sizeof(sc->engine_profile), "%s", ep->id);
+	struct engine_params par;
+	engine_resolve(ep, hw->family ? hw->family->id : NULL, &par);
+	free(own);
+
+	/* a multi-GPU system runs as one replica over all its GPUs unless told */
+	int32_t gpus = hw->system_kind && hw->device_count > 1 ? (int32_t)hw->device_count : 1;
+	int32_t tp = sc->tensor_parallel_size, pp = sc->pipeline_parallel_size;
+	if (tp == 0 && pp == 0) {
+		tp = gpus;
+		pp = 1;
+		if (tp > 8) { /* TP within a node of eight, pipeline stages across */
+			for (tp = 8; tp > 1 && gpus % tp != 0; tp--)
+				;
+			pp = gpus / tp;
+		}
+	} else if (tp == 0) {
+		tp = gpus % pp == 0 && gpus / pp >= 1 ? gpus / pp : 1;
+	} else if (pp == 0) {
+		pp = gpus % tp == 0 && gpus / tp >= 1 ? gpus / tp : 1;
+	}
+	sc->tensor_parallel_size = tp;
+	sc->pipeline_parallel_size = pp;
+	if (sc->engine.max_num_seqs == 0)
+		sc->engine.max_num_seqs = engine_default_max_num_seqs(&par, hw);
+	if (sc->reserve_full_prompt < 0)
+		sc->reserve_full_prompt = par.reserve_full_prompt > 0 ? 1 : 0;
+	sc->engine.reserve_full_prompt = sc->reserve_full_prompt == 1;
 	return 0;
 }

@@ -14,6 +14,9 @@
 #ifndef REPLAY_SCENARIO_H
 #define REPLAY_SCENARIO_H
 
+#include "models/catalog.h"
+#include "models/engine.h"
+#include "replay/replay.h"
 #include "sim/sim.h"
 
 #include <stdint.h>
@@ -26,9 +29,9 @@ struct scenario {
 	char hardware[SCENARIO_STR_MAX];
 	char weight_format[SCENARIO_STR_MAX];
 	char kv_cache_dtype[SCENARIO_STR_MAX];
-	int32_t tensor_parallel_size;
-	int32_t pipeline_parallel_size;   /* 1 unless set */
-	char engine_profile[SCENARIO_STR_MAX]; /* "" = the default (vllm) */
+	int32_t tensor_parallel_size;     /* 0 = derived (scenario_resolve) */
+	int32_t pipeline_parallel_size;   /* 0 = derived */
+	char engine_profile[SCENARIO_STR_MAX]; /* "" = the hardware's default */
 	char profile[SCENARIO_STR_MAX];   /* measured step profile CSV; "" = none */
 	double offload_gpu_expert_fraction; /* 1 unless set: MoE experts on GPU */
 	double host_memory_gb;            /* host side of expert offload; 0 = default */
@@ -36,7 +39,10 @@ struct scenario {
 	double host_tflops;
 	double host_link_gbs;
 	int32_t replicas;
-	struct engine_config engine;  /* kv_cache_tokens, max_model_len: 0 = derive */
+	struct engine_config engine;  /* kv_cache_tokens, max_model_len,
+					 max_num_seqs: 0 = derive */
+	int32_t reserve_full_prompt;  /* -1 = the engine profile's default */
+	enum context_policy context_policy; /* replay.context_policy */
 	double slo_ttft_ms;           /* 0 = no objective */
 	double slo_tpot_ms;
 	char source[512];             /* file it came from, "(built-in default)" */
@@ -50,5 +56,16 @@ extern const char scenario_default_json[];
  * (numbers, true/false, null, quoted strings), else as a bare string. */
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, int n_sets,
 		  struct diag *d);
+
+/* What a scenario leaves to the hardware and the engine version, decided:
+ * the engine profile (engine_default_for the hardware when unset), TP and
+ * PP (a multi-GPU system's devices when both are unset: TP up to 8 within
+ * a node of NVLink-class GPUs, the rest as pipeline stages; one of them set:
+ * the other fills the system), max_num_seqs (engine_default_max_num_seqs)
+ * and reserve_full_prompt (the engine's).  et may be NULL (the built-in
+ * table).  Fills sc in place; 0 or DIAG_EINPUT (unknown hardware or engine,
+ * a system whose GPU count tp does not divide). */
+int scenario_resolve(struct scenario *sc, const struct catalog *cat, const struct engine_table *et,
+		     struct diag *d);
 
 #endif

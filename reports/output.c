@@ -99,13 +99,19 @@ static void table_run(FILE *out, const struct report_meta *m)
 		table_str(out, "Scenario file:", m->scenario_path);
 	table_str(out, "Weight format:", m->weight_format);
 	table_str(out, "KV cache dtype:", m->kv_dtype);
+	table_str(out, "Engine profile:", m->engine.profile);
 	table_int(out, "Tensor parallel size:", m->tp);
+	table_int(out, "Pipeline parallel size:", m->engine.pp);
+	table_num(out, "GPU memory utilization:", m->engine.gpu_memory_utilization);
+	table_int(out, "Max model len:", m->engine.max_model_len);
 	table_int(out, "KV cache capacity (tokens/replica):", m->kv_capacity_tokens);
 	table_int(out, "Block size (tokens):", m->block_size);
 	table_int(out, "Max num seqs:", m->max_num_seqs);
 	table_int(out, "Max num batched tokens:", m->max_num_batched_tokens);
 	table_str(out, "Prefix caching:", m->prefix_caching ? "on" : "off");
 	table_str(out, "Chunked prefill:", m->chunked_prefill ? "on" : "off");
+	table_str(out, "Admission:", m->engine.reserve_full_prompt ? "whole prompt" : "first chunk");
+	table_str(out, "Context policy:", m->context.policy);
 	snprintf(buf, sizeof(buf), "%" PRIu64, m->seed);
 	table_str(out, "Seed:", buf);
 	if (m->slo_ttft_ms > 0.0)
@@ -149,6 +155,11 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 	table_int(out, "In-flight miss tokens:", s->inflight_miss_tokens);
 	table_int(out, "Preemptions:", s->preemptions);
 	table_int(out, "KV blocks evicted:", meta->kv_evicted_blocks);
+
+	table_rule(out, "Context Limit", '-');
+	table_int(out, "Calls compacted:", meta->context.compacted);
+	table_int(out, "Calls truncated:", meta->context.truncated);
+	table_int(out, "Calls over max_model_len:", meta->context.too_long);
 
 	table_rule(out, "Utilisation", '-');
 	table_int(out, "Replicas:", s->replicas);
@@ -325,7 +336,13 @@ static void json_run(struct json *j, const struct report_meta *m)
 	json_str(j, "hardware_id", m->hardware_id);
 	json_str(j, "weight_format", m->weight_format);
 	json_str(j, "kv_cache_dtype", m->kv_dtype);
+	json_str(j, "engine_profile", m->engine.profile);
 	json_int(j, "tensor_parallel_size", m->tp);
+	json_int(j, "pipeline_parallel_size", m->engine.pp);
+	json_num(j, "gpu_memory_utilization", m->engine.gpu_memory_utilization);
+	json_int(j, "max_model_len", m->engine.max_model_len);
+	json_bool(j, "reserve_full_prompt", m->engine.reserve_full_prompt);
+	json_str(j, "context_policy", m->context.policy);
 	json_uint(j, "seed", m->seed);
 	json_int(j, "kv_capacity_tokens", m->kv_capacity_tokens);
 	json_int(j, "block_size", m->block_size);
@@ -379,6 +396,9 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 	json_num(&j, "prefix_cache_hit_rate", s->prefix_cache_hit_rate);
 	json_int(&j, "preemptions", s->preemptions);
 	json_int(&j, "kv_evicted_blocks", m->kv_evicted_blocks);
+	json_int(&j, "calls_compacted", m->context.compacted);
+	json_int(&j, "calls_truncated", m->context.truncated);
+	json_int(&j, "calls_over_max_model_len", m->context.too_long);
 	json_int(&j, "replicas", s->replicas);
 	json_num(&j, "gpu_busy_fraction", s->gpu_busy_fraction);
 

@@ -49,6 +49,22 @@ struct report_meta {
 	int64_t scaled_days;          /* days of the scaled team, else 0 */
 	double slo_ttft_ms;           /* 0 = no SLO */
 	double slo_tpot_ms;           /* 0 = no SLO */
+	/* The engine as resolved from the scenario, the hardware and the
+	 * engine version's defaults. */
+	struct report_engine {
+		const char *profile;          /* engine profile id */
+		int32_t pp;                   /* pipeline stages */
+		int64_t max_model_len;
+		double gpu_memory_utilization;
+		bool reserve_full_prompt;
+	} engine;
+	/* replay.context_policy and the calls it touched. */
+	struct report_context {
+		const char *policy;           /* "compact", "truncate", "reject" */
+		int64_t compacted;            /* calls whose context was compacted */
+		int64_t truncated;            /* calls cut to max_model_len */
+		int64_t too_long;             /* calls sent over max_model_len */
+	} context;
 };
 
 /* Human-readable table; write errors are left for the caller to see with

@@ -286,7 +286,10 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		int64_t evictable_hits = 0;
 		for (int64_t j = 0; j < hit; j++)
 			evictable_hits += rep->kv.ref[r->blocks[j]] == 0;
-		int64_t want = ceil_div(cached + n, bs) - hit;
+		/* blocks the admission check asks for: the first chunk's, or
+		 * (reserve_full_prompt) the whole current sequence's; only the
+		 * chunk's are allocated now */
+		int64_t want = ceil_div(cfg->reserve_full_prompt ? total : cached + n, bs) - hit;
 		if (want > kvcache_available(&rep->kv) - evictable_hits)
 			break;
 		wq_pop_front(rep);

@@ -10,7 +10,10 @@
  * recently admitted running request (recompute: its blocks are freed and its
  * progress forgotten); when a step preempts, no waiting request is admitted.
  * A waiting request's first chunk starts after its longest cached prefix
- * (never the whole prompt: the last token is always computed).
+ * (never the whole prompt: the last token is always computed).  It is
+ * admitted if the free and evictable blocks cover its first chunk, or, with
+ * reserve_full_prompt (vLLM's scheduler_reserve_full_isl), its whole current
+ * sequence; either way only the chunk's blocks are allocated.
  *
  * Decode runs.  When a step is decode-only, admits nobody and preempts nobody,
  * the next steps would be identical in shape until a request finishes, KV

@@ -38,6 +38,10 @@ struct engine_config {
 	bool enable_prefix_caching;
 	int64_t kv_cache_tokens;        /* KV capacity in tokens per replica */
 	int64_t max_model_len;          /* longest prompt + output accepted */
+	bool reserve_full_prompt;       /* admit a waiting request only if blocks for
+					   its whole current sequence are free (vLLM
+					   scheduler_reserve_full_isl); else for its
+					   first chunk */
 };
 
 /* Step-time source.  Production wires models/perf.h; tests inject their own. */

@@ -213,6 +213,45 @@ static void test_replay_scenario_keys(void **state)
 	cli_out_free(&a);
 }
 
+/* What the scenario leaves unset follows the hardware and the engine
+ * version: a multi-GPU system runs over all its GPUs, a Mac runs the
+ * llama.cpp profile, vLLM's batch limit follows the GPU's memory. */
+static void test_replay_hardware_defaults(void **state)
+{
+	(void)state;
+	struct cli_out a = cli_run("replay " MOONCAKE200 " --quiet --json - --set hardware=hgx-h100-8"
+				   " --set model=llama-3.1-70b");
+	assert_int_equal(a.status, 0);
+	assert_non_null(strstr(a.out, "\"tensor_parallel_size\": 8,"));
+	assert_non_null(strstr(a.out, "\"pipeline_parallel_size\": 1,"));
+	assert_non_null(strstr(a.out, "\"engine_profile\": \"vllm\""));
+	assert_non_null(strstr(a.out, "\"max_num_seqs\": 1024,"));
+	assert_non_null(strstr(a.out, "\"reserve_full_prompt\": true"));
+	cli_out_free(&a);
+	a = cli_run("replay " MOONCAKE200 " --quiet --json - --set hardware=mac-studio-m5-ultra-256gb");
+	assert_int_equal(a.status, 0);
+	assert_non_null(strstr(a.out, "\"engine_profile\": \"llama.cpp\""));
+	assert_non_null(strstr(a.out, "\"tensor_parallel_size\": 1,"));
+	cli_out_free(&a);
+	a = cli_run("replay " MOONCAKE200 " --quiet --json - --set hardware=a100-sxm-80gb");
+	assert_int_equal(a.status, 0);
+	assert_non_null(strstr(a.out, "\"max_num_seqs\": 256,"));
+	cli_out_free(&a);
+	/* set explicitly, they win; the table names what was used */
+	a = cli_run("replay " MOONCAKE200 " --set hardware=hgx-h100-8 --set model=llama-3.1-70b"
+		    " --set tensor_parallel_size=4 --set engine.max_num_seqs=64"
+		    " --set engine.reserve_full_prompt=false");
+	assert_int_equal(a.status, 0);
+	assert_non_null(strstr(a.out, "Tensor parallel size:                    4\n"));
+	assert_non_null(strstr(a.out, "Pipeline parallel size:                  2\n"));
+	assert_non_null(strstr(a.out, "Max num seqs:                            64\n"));
+	assert_non_null(strstr(a.out, "Admission:                               first chunk\n"));
+	assert_non_null(strstr(a.out, "Engine profile:                          vllm\n"));
+	assert_non_null(strstr(a.out, "Max model len:                           131072\n"));
+	assert_non_null(strstr(a.out, "GPU memory utilization:                  0.90\n"));
+	cli_out_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_fit),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_replay_scenario_keys),
+		cmocka_unit_test(test_replay_hardware_defaults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

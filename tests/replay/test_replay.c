@@ -78,13 +78,13 @@ static struct engine_config cfg_default(void)
 	return cfg;
 }
 
-static struct col *run(const char *path, const struct engine_config *cfg, struct lin *l,
-		       struct replay_stats *st)
+static struct col *run_policy(const char *path, const struct engine_config *cfg, struct lin *l,
+			      struct replay_stats *st, enum context_policy policy)
 {
 	struct col *c = calloc(1, sizeof(*c));
 	struct res_sink sink = {.ctx = c, .request = col_req, .session = col_sess, .task = col_task};
 	struct sim_perf p = {.ctx = l, .step_ns = lin_step, .decode_run_ns = lin_run};
-	struct replay_opts o = {.trace_path = path};
+	struct replay_opts o = {.trace_path = path, .context_policy = policy};
 	struct diag d;
 	diag_init(&d);
 	int rc = replay_run(&o, cfg, p, sink, st, &d);
@@ -92,6 +92,12 @@ static struct col *run(const char *path, const struct engine_config *cfg, struct
 		fprintf(stderr, "replay: %s\n", d.msg);
 	assert_int_equal(rc, 0);
 	return c;
+}
+
+static struct col *run(const char *path, const struct engine_config *cfg, struct lin *l,
+		       struct replay_stats *st)
+{
+	return run_policy(path, cfg, l, st, CONTEXT_COMPACT);
 }
 
 static const struct res_request *find(const struct col *c, int64_t seq, int64_t prompt)
@@ -152,13 +158,64 @@ static void test_rejected_call_abandons_session(void **state)
 	cfg.max_model_len = 1300; /* s1's second call (1550 + 40) does not fit */
 	struct replay_stats st;
 	struct lin l = {.a = 1e6, .b = 1e4};
-	struct col *c = run(path, &cfg, &l, &st);
+	struct col *c = run_policy(path, &cfg, &l, &st, CONTEXT_REJECT);
 	assert_int_equal(c->n_req, 4);
 	int rejected = 0;
 	for (int i = 0; i < c->n_req; i++)
 		rejected += c->req[i].status == RES_REJECTED;
 	assert_int_equal(rejected, 2);
 	assert_int_equal(st.abandoned_calls, 1);
+	free(c);
+}
+
+/* Under `compact` the harness compacts a context that would pass
+ * max_model_len, and the session goes on from the compacted context:
+ * nothing is rejected or abandoned. */
+static void test_context_compact(void **state)
+{
+	(void)state;
+	const char *path = AC_SRC_DIR "/tests/fixtures/replay/two_sessions.jsonl";
+	struct engine_config cfg = cfg_default();
+	cfg.max_model_len = 1300; /* s1's second call (1550 + 40) does not fit */
+	struct replay_stats st;
+	struct lin l = {.a = 1e6, .b = 1e4};
+	struct col *c = run_policy(path, &cfg, &l, &st, CONTEXT_COMPACT);
+	assert_int_equal(c->n_req, 4);
+	for (int i = 0; i < c->n_req; i++)
+		assert_int_equal(c->req[i].status, RES_COMPLETED);
+	assert_int_equal(st.abandoned_calls, 0);
+	assert_int_equal(st.calls_compacted, 1);
+	assert_int_equal(st.calls_truncated + st.calls_too_long, 0);
+	/* head 130 (still cached) + summary 52 + tail 169; the next call extends
+	 * that by the output (40) and the user's message (100) and hits the
+	 * compacted prefix */
+	find(c, 0, 1200);
+	const struct res_request *c1 = find(c, 1, 351), *c2 = find(c, 2, 491);
+	assert_true(c1->cached_prompt_tokens >= 128);
+	assert_true(c1->cached_prompt_tokens < 351 - 169);
+	assert_true(c2->cached_prompt_tokens >= (351 + 40) / 16 * 16);
+	free(c);
+}
+
+/* Under `truncate` each call over max_model_len is cut to its last
+ * max_model_len - output tokens; the session keeps its full history. */
+static void test_context_truncate(void **state)
+{
+	(void)state;
+	const char *path = AC_SRC_DIR "/tests/fixtures/replay/two_sessions.jsonl";
+	struct engine_config cfg = cfg_default();
+	cfg.max_model_len = 1300;
+	struct replay_stats st;
+	struct lin l = {.a = 1e6, .b = 1e4};
+	struct col *c = run_policy(path, &cfg, &l, &st, CONTEXT_TRUNCATE);
+	assert_int_equal(c->n_req, 4);
+	for (int i = 0; i < c->n_req; i++)
+		assert_int_equal(c->req[i].status, RES_COMPLETED);
+	assert_int_equal(st.calls_truncated, 2);
+	assert_int_equal(st.calls_compacted, 0);
+	find(c, 0, 1200);
+	find(c, 1, 1300 - 40);
+	find(c, 2, 1300 - 30);
 	free(c);
 }
 
@@ -252,6 +309,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_closed_loop_stretches),
 		cmocka_unit_test(test_rejected_call_abandons_session),
+		cmocka_unit_test(test_context_compact),
+		cmocka_unit_test(test_context_truncate),
 		cmocka_unit_test(test_mooncake_hits_match_offline_count),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

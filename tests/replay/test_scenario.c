@@ -54,7 +54,7 @@ static void test_errors(void **state)
 	(void)state;
 	static const struct bad_case cases[] = {
 		{NULL, "engine.max_num_seq=4",
-		 "--set engine.max_num_seq=4: engine.max_num_seq: unknown key (expected one of: max_num_seqs, "
+		 "--set engine.max_num_seq=4: engine.max_num_seq: unknown key (expected one of: max_num_seqs, reserve_full_prompt, "
 		 "max_num_batched_tokens, block_size, gpu_memory_utilization, enable_chunked_prefill, "
 		 "enable_prefix_caching, kv_cache_tokens, max_model_len)"},
 		{NULL, "engine.block_size=sixteen",
@@ -63,10 +63,10 @@ static void test_errors(void **state)
 		 "--set engine.enable_prefix_caching=1: engine.enable_prefix_caching: expected true or false"},
 		{NULL, "nodots", "--set nodots: expected dotted.key=value"},
 		{"{\"engine\": {\"max_num_seqs\": 2.5}}", NULL,
-		 "%s: engine.max_num_seqs: expected an integer in [1, 1048576]"},
+		 "%s: engine.max_num_seqs: expected an integer in [1, 1048576] or null"},
 		{"{\"engine\": {\"gpu_memory_utilisation\": 0.8}}", NULL,
 		 "%s: engine.gpu_memory_utilisation: unknown key (expected one of: max_num_seqs, "
-		 "max_num_batched_tokens, block_size, gpu_memory_utilization, enable_chunked_prefill, "
+		 "reserve_full_prompt, max_num_batched_tokens, block_size, gpu_memory_utilization, enable_chunked_prefill, "
 		 "enable_prefix_caching, kv_cache_tokens, max_model_len)"},
 		{"{\"model\": 7}", NULL, "%s: model: expected a string"},
 		{"{\n  \"model\": \"x\",\n  \"engine\": {,}\n}", NULL,

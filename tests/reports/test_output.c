@@ -34,7 +34,8 @@ static const char *const top_keys[] = {
 	"mean_itl_ms", "median_itl_ms", "std_itl_ms", "p90_itl_ms", "p95_itl_ms", "p99_itl_ms",
 	"mean_e2el_ms", "median_e2el_ms", "std_e2el_ms", "p90_e2el_ms", "p95_e2el_ms", "p99_e2el_ms",
 	"prompt_tokens", "output_tokens", "cached_prompt_tokens", "computed_prefill_tokens",
-	"inflight_miss_tokens", "prefix_cache_hit_rate", "preemptions", "kv_evicted_blocks", "replicas",
+	"inflight_miss_tokens", "prefix_cache_hit_rate", "preemptions", "kv_evicted_blocks",
+	"calls_compacted", "calls_truncated", "calls_over_max_model_len", "replicas",
 	"gpu_busy_fraction", "sessions", "session_calls_mean", "session_makespan_s_mean",
 	"session_makespan_s_median", "session_makespan_s_p90", "session_makespan_s_p95",
 	"session_makespan_s_p99", "tasks", "tasks_accepted", "tasks_accept_known",
@@ -44,8 +45,9 @@ static const char *const top_keys[] = {
 
 static const char *const run_keys[] = {
 	"agentcap_version", "trace_path", "trace_format", "scenario_name", "scenario_path",
-	"model_id", "hardware_id", "weight_format", "kv_cache_dtype", "tensor_parallel_size",
-	"seed", "kv_capacity_tokens", "block_size", "max_num_seqs", "max_num_batched_tokens",
+	"model_id", "hardware_id", "weight_format", "kv_cache_dtype", "engine_profile",
+	"tensor_parallel_size", "pipeline_parallel_size", "gpu_memory_utilization", "max_model_len",
+	"reserve_full_prompt", "context_policy", "seed", "kv_capacity_tokens", "block_size", "max_num_seqs", "max_num_batched_tokens",
 	"enable_prefix_caching", "enable_chunked_prefill", "skipped_bad_lines",
 	"events_processed", "engine_steps", "scaled_engineers", "scaled_days", "slo_ttft_ms", "slo_tpot_ms",
 };
@@ -80,6 +82,9 @@ static struct report_meta fixture_meta(void)
 		.kv_evicted_blocks = 42,
 		.slo_ttft_ms = 2000.0,
 		.slo_tpot_ms = 0.0,
+		.engine = {.profile = "vllm", .pp = 3, .max_model_len = 131072,
+			   .gpu_memory_utilization = 0.85, .reserve_full_prompt = true},
+		.context = {.policy = "compact", .compacted = 17, .truncated = 0, .too_long = 1},
 	};
 	return m;
 }
@@ -240,6 +245,8 @@ static void test_json_parses_back(void **state)
 	check_number(doc, "prefix_cache_hit_rate", s.prefix_cache_hit_rate);
 	check_number(doc, "preemptions", 3);
 	check_number(doc, "kv_evicted_blocks", 42);
+	check_number(doc, "calls_compacted", 17);
+	check_number(doc, "calls_over_max_model_len", 1);
 	check_number(doc, "replicas", 3);
 	check_number(doc, "gpu_busy_fraction", s.gpu_busy_fraction);
 	check_number(doc, "sessions", 2);
@@ -258,6 +265,12 @@ static void test_json_parses_back(void **state)
 	check_number(run, "scaled_engineers", 300);
 	check_number(run, "scaled_days", 5);
 	check_number(run, "tensor_parallel_size", 2);
+	check_number(run, "pipeline_parallel_size", 3);
+	check_number(run, "max_model_len", 131072);
+	check_number(run, "gpu_memory_utilization", 0.85);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(run, "engine_profile")->valuestring, "vllm");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(run, "context_policy")->valuestring, "compact");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "reserve_full_prompt")));
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "enable_prefix_caching")));
 	assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(run, "enable_chunked_prefill")));
 

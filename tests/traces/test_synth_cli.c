@@ -154,6 +154,50 @@ static void test_same_bytes_and_replay(void **state)
 	cli_out_free(&r);
 }
 
+static double num(const cJSON *j, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+	assert_true(cJSON_IsNumber(v));
+	return v->valuedouble;
+}
+
+/* The default synthetic team (a 262,144-token window) on the default
+ * scenario (Llama-3.1-8B, 131,072 tokens): under the default context policy
+ * the harness compacts and every session completes; the report counts the
+ * compactions.  Rejecting instead abandons most of the sessions' calls. */
+static void test_team_on_shorter_context(void **state)
+{
+	(void)state;
+	char trace[512], args[1200];
+	testutil_scratch(trace, sizeof(trace), "cli_team_ctx.jsonl.gz");
+	snprintf(args, sizeof(args), "synth --engineers 2 --days 1 --seed 2 -o %s", trace);
+	expect(args, 0, NULL);
+	snprintf(args, sizeof(args), "replay %s --quiet --json -", trace);
+	struct cli_out r = cli_run(args);
+	assert_int_equal(r.status, 0);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	assert_true(num(j, "failed") == 0);
+	assert_true(num(j, "calls_compacted") > 0);
+	assert_true(num(j, "calls_over_max_model_len") == 0);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(j, "run"), "context_policy")->valuestring, "compact");
+	double completed = num(j, "completed");
+	cJSON_Delete(j);
+	cli_out_free(&r);
+	snprintf(args, sizeof(args), "replay %s --quiet --json - --set replay.context_policy=reject", trace);
+	r = cli_run(args);
+	assert_int_equal(r.status, 0);
+	j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	assert_true(num(j, "calls_compacted") == 0);
+	assert_true(num(j, "calls_over_max_model_len") > 0);
+	assert_true(num(j, "failed") > 0.2 * completed);
+	cJSON_Delete(j);
+	cli_out_free(&r);
+	unlink(trace);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_profile_error),
 		cmocka_unit_test(test_print_profile),
 		cmocka_unit_test(test_same_bytes_and_replay),
+		cmocka_unit_test(test_team_on_shorter_context),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
