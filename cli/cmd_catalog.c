@@ -93,8 +93,7 @@ int cmd_catalog(int argc, char **argv)
 	int rc = catalog_load(&cat, dir, &d);
 	if (!rc)
 		rc = json ? catalog_write_json(cat, stdout, &d) : catalog_write_table(cat, stdout, &d);
-	if (!rc && fflush(stdout) != 0)
-		rc = diag_set(&d, DIAG_EIO, "writing to standard output failed");
+	/* a write standard output refused is reported by main, with its reason */
 	catalog_free(cat);
 	return rc ? cli_fail(rc, d.msg) : 0;
 }

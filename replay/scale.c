@@ -27,6 +27,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,9 +103,14 @@ static int nomem(struct diag *d)
 	return diag_set(d, DIAG_ENOMEM, "out of memory while scaling the trace");
 }
 
+/* The spill file is unnamed (tmpfile(): in /tmp, gone when closed), so the
+ * message says where it was; put() and get() clear errno first, so a reason
+ * shown is this failure's own. */
 static int spill_err(struct diag *d)
 {
-	return diag_set(d, DIAG_EIO, "temporary file for --engineers: write or read failed");
+	int e = errno;
+	return diag_set(d, DIAG_EIO, "temporary file for --engineers (unnamed, in /tmp): write or "
+			"read failed: %s", e ? strerror(e) : "unexpected end of file");
 }
 
 void scale_free(struct scale *sc)
@@ -133,6 +139,7 @@ void scale_free(struct scale *sc)
 
 static bool put(FILE *f, const void *p, size_t n)
 {
+	errno = 0;
 	return fwrite(p, 1, n, f) == n;
 }
 
@@ -368,7 +375,8 @@ int scale_open(struct scale **out, struct trace_reader *r, const struct scale_op
 	int rc = 0;
 	sc->spill = tmpfile();
 	if (!sc->spill)
-		rc = diag_set(d, DIAG_EIO, "cannot create a temporary file for --engineers");
+		rc = diag_set(d, DIAG_EIO, "cannot create a temporary file in /tmp for --engineers: %s",
+			      strerror(errno));
 	sc->rng = rc == 0 ? gsl_rng_alloc(gsl_rng_mt19937) : NULL;
 	if (rc == 0 && !sc->rng)
 		rc = nomem(d);
@@ -516,6 +524,7 @@ static int lay_out_day(struct scale *sc, int64_t day, struct diag *d)
 
 static bool get(FILE *f, void *p, size_t n)
 {
+	errno = 0;
 	return fread(p, 1, n, f) == n;
 }
 

@@ -165,6 +165,64 @@ static void test_table_survives_failed_json(void **state)
 	}
 }
 
+/* DIR/NAME, whole (free it). */
+static char *read_in(const char *dir, const char *name)
+{
+	char path[400];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	char *text = cli_slurp(path, NULL);
+	assert_non_null(text);
+	return text;
+}
+
+/* A full disk, with a file size limit standing in for it (writes past it
+ * fail with EFBIG): an import and a replay's JSON report it and leave no
+ * temporary file, the replay still prints its table, and --engineers names
+ * its spill file. */
+static void test_full_disk(void **state)
+{
+	(void)state;
+	char *dir = tmpdir();
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "cd %s && (ulimit -f 1; " AGENTCAP " import mooncake " MOONCAKE
+		 " -o out.jsonl; echo $? >rc) 2>err", dir);
+	(void)!system(cmd);
+	char *err = read_in(dir, "err"), *rc = read_in(dir, "rc");
+	if (strcmp(rc, "2\n") != 0 || !strstr(err, "out.jsonl: write failed: File too large"))
+		fail_msg("import past the size limit: exit %s, stderr: %s", rc, err);
+	free(err);
+	free(rc);
+	assert_int_equal(temps_in(dir), 0);
+	snprintf(cmd, sizeof(cmd), "%s/out.jsonl", dir);
+	assert_int_equal(access(cmd, F_OK), -1);
+
+	snprintf(cmd, sizeof(cmd), "cd %s && (ulimit -f 1; " AGENTCAP " replay " TRACE
+		 " --json out.json; echo $? >rc) 2>err | cat >table", dir);
+	(void)!system(cmd);
+	err = read_in(dir, "err");
+	rc = read_in(dir, "rc");
+	char *table = read_in(dir, "table");
+	if (strcmp(rc, "2\n") != 0 || !strstr(err, "out.json: write failed: File too large") ||
+	    !strstr(table, "Successful requests:"))
+		fail_msg("replay --json past the size limit: exit %s, stderr: %s", rc, err);
+	free(err);
+	free(rc);
+	free(table);
+	assert_int_equal(temps_in(dir), 0);
+
+	snprintf(cmd, sizeof(cmd), "cd %s && (ulimit -f 4; " AGENTCAP " replay " MOONCAKE
+		 " --engineers 3 >/dev/null; echo $? >rc) 2>err", dir);
+	(void)!system(cmd);
+	err = read_in(dir, "err");
+	rc = read_in(dir, "rc");
+	if (strcmp(rc, "2\n") != 0 || !strstr(err, "temporary file for --engineers (unnamed, in "
+					       "/tmp): write or read failed: File too large"))
+		fail_msg("replay --engineers past the size limit: exit %s, stderr: %s", rc, err);
+	free(err);
+	free(rc);
+	rmtree(dir);
+}
+
 /* --json d/null (a link to a device), a FIFO, a link to a file: nothing is
  * turned into a regular file, the link stays a link. */
 static void test_devices_fifos_links(void **state)
@@ -298,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_stdout_closed),
 		cmocka_unit_test(test_output_checked_first),
 		cmocka_unit_test(test_table_survives_failed_json),
+		cmocka_unit_test(test_full_disk),
 		cmocka_unit_test(test_devices_fifos_links),
 		cmocka_unit_test(test_sigterm_during_import),
 		cmocka_unit_test(test_sigint_during_import),
