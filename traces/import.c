@@ -194,6 +194,28 @@ static void drop_pending(struct imp *m)
 
 /* ---- Entry point -------------------------------------------------------- */
 
+/* Name the engineer of `file` read for input `i` (a file, or one under the
+ * folder paths[i]). */
+static int name_engineer(struct imp *m, const char *const *paths, size_t i, const char *file)
+{
+	const struct import_opts *o = m->o;
+	if (o->engineers && o->engineers[i])
+		return imp_name_engineer(m, file, o->engineers[i], strlen(o->engineers[i]));
+	if (!o->engineer_dirs)
+		return 0;
+	size_t k = strlen(paths[i]);
+	while (k > 1 && paths[i][k - 1] == '/')
+		k--;
+	const char *rest = file + k;
+	while (*rest == '/')
+		rest++;
+	const char *slash = strchr(rest, '/');
+	if (strncmp(file, paths[i], k) != 0 || rest == file + k || !slash)
+		return diag_set(m->d, DIAG_EINPUT, "%s: sits directly in %s (expected one folder "
+				"per engineer there, with --engineer-dirs)", file, paths[i]);
+	return imp_name_engineer(m, file, rest, (size_t)(slash - rest));
+}
+
 static int run(struct imp *m, const struct imp_format *f, const char *const *paths, size_t n,
 	       void *ctx)
 {
@@ -212,12 +234,19 @@ static int run(struct imp *m, const struct imp_format *f, const char *const *pat
 					      "(expected %s logs)", paths[i], f->suffix, f->name);
 			for (size_t k = 0; k < files.len && rc == 0; k++) {
 				m->st->files++;
-				rc = f->file(m, ctx, VEC_AT(&files, char *, k));
+				rc = name_engineer(m, paths, i, VEC_AT(&files, char *, k));
+				if (rc == 0)
+					rc = f->file(m, ctx, VEC_AT(&files, char *, k));
 			}
 			free_paths(&files);
+		} else if (m->o->engineer_dirs) {
+			return diag_set(m->d, DIAG_EINPUT, "%s: not a folder (expected a folder holding "
+					"one folder per engineer, with --engineer-dirs)", paths[i]);
 		} else {
 			m->st->files++;
-			rc = f->file(m, ctx, paths[i]);
+			rc = name_engineer(m, paths, i, paths[i]);
+			if (rc == 0)
+				rc = f->file(m, ctx, paths[i]);
 		}
 	}
 	if (rc == 0 && f->end)
@@ -249,6 +278,13 @@ int import_files(const char *format, const char *const *paths, size_t n,
 			return diag_set(d, DIAG_EINPUT, "%s import: empty input path", f->name);
 	if (!out_path || !out_path[0])
 		return diag_set(d, DIAG_EINPUT, "%s import: no output path", f->name);
+	bool named = o->engineer_dirs;
+	for (size_t i = 0; o->engineers && i < n; i++)
+		named = named || o->engineers[i];
+	if (named && (f->flags & IMP_REQUEST_LEVEL))
+		return diag_set(d, DIAG_EINPUT, "%s import: request-level rows belong to no engineer "
+				"(expected --engineer or --engineer-dirs only with session logs: "
+				"claude-code, codex, tracelab, weka)", f->name);
 
 	struct imp m = {
 		.o = o, .st = st, .d = d,
@@ -259,6 +295,8 @@ int import_files(const char *format, const char *const *paths, size_t n,
 	};
 	vec_init(&m.pend, sizeof(struct trace_session *), VEC_NO_LIMIT);
 	vec_init(&m.scratch, 1, VEC_NO_LIMIT);
+	map_init(&m.engineer_of);
+	map_init(&m.engineers);
 	if (m.stream) {
 		struct stat sbuf;
 		if (stat(paths[0], &sbuf) == 0 && S_ISDIR(sbuf.st_mode))
@@ -285,6 +323,8 @@ int import_files(const char *format, const char *const *paths, size_t n,
 		rc = flush(&m);
 	drop_pending(&m);
 	vec_release(&m.scratch);
+	map_release(&m.engineer_of);
+	map_release(&m.engineers);
 	if (rc == 0 && st->calls == 0)
 		rc = diag_set(d, DIAG_EINPUT, "%s: no LLM calls found (expected %s input)", paths[0],
 			      f->name);

@@ -25,6 +25,14 @@ struct import_opts {
 	bool keep_text;   /* keep segment text (openai-log) and unsalted ids */
 	bool skip_bad;    /* count and drop malformed records instead of failing */
 	const char *salt; /* salt of the id hashes; NULL: a fixed default */
+	/* Who is who, for formats whose logs name no engineer (claude-code,
+	 * codex, tracelab, weka): engineers[i] names the engineer of every
+	 * session read from paths[i] (NULL array or entry: none), and with
+	 * engineer_dirs every path must be a folder holding one folder per
+	 * engineer, whose name is the engineer's.  Engineer ids are hashed like
+	 * every other id.  Request-level formats refuse both. */
+	const char *const *engineers;
+	bool engineer_dirs;
 };
 
 #define IMPORT_MSG_MAX 1024
@@ -36,6 +44,7 @@ struct import_stats {
 	int64_t skipped;        /* malformed records dropped (skip_bad) */
 	int64_t files;          /* input files read */
 	int64_t tasks;          /* tasks started (a new task id on a call) */
+	int64_t engineers;      /* distinct engineers named (engineers, engineer_dirs) */
 	int64_t prompt_tokens;  /* sum of prompt tokens, prefix included */
 	int64_t reused_tokens;  /* sum of the recorded cached/reused prefix tokens */
 	int64_t output_tokens;  /* sum of output tokens as written (>= 1 each) */

@@ -741,6 +741,35 @@ int sb_add_segs(struct sb *b, const struct sb_call *c, const struct trace_seg *s
 	return rc;
 }
 
+#define SEED_PATH 0x656e672d70617468ULL /* "eng-path" */
+
+uint64_t imp_engineer_of(struct imp *m, const char *path)
+{
+	if (!path || m->engineer_of.len == 0)
+		return 0;
+	const uint64_t *e = map_get(&m->engineer_of, hash_str(path, SEED_PATH));
+	return e ? *e : 0;
+}
+
+int imp_name_engineer(struct imp *m, const char *path, const char *name, size_t name_len)
+{
+	char buf[256];
+	if (name_len == 0 || name_len >= sizeof(buf))
+		return diag_set(m->d, DIAG_EINPUT, "%s: engineer name of %zu bytes (expected 1 to %zu)",
+				path, name_len, sizeof(buf) - 1);
+	memcpy(buf, name, name_len);
+	buf[name_len] = '\0';
+	uint64_t id = imp_id(m, buf);
+	if (map_put(&m->engineer_of, hash_str(path, SEED_PATH), id) != 0)
+		return diag_set(m->d, DIAG_ENOMEM, "out of memory");
+	if (!map_get(&m->engineers, id)) {
+		if (map_put(&m->engineers, id, 1) != 0)
+			return diag_set(m->d, DIAG_ENOMEM, "out of memory");
+		m->st->engineers++;
+	}
+	return 0;
+}
+
 int sb_emit(struct sb *b)
 {
 	if (b->calls.len == 0)
@@ -756,8 +785,9 @@ int sb_emit(struct sb *b)
 		calls[i].segs = calls[i].n_segs ? segs + off : NULL;
 		calls[i].seg_text = any_text && calls[i].n_segs ? texts + off : NULL;
 	}
+	uint64_t engineer = b->engineer ? b->engineer : imp_engineer_of(b->m, b->path);
 	struct trace_session view = {
-		.id = b->id, .engineer = b->engineer, .parent = b->parent, .t_s = b->t_s,
+		.id = b->id, .engineer = engineer, .parent = b->parent, .t_s = b->t_s,
 		.calls = calls, .n_calls = b->calls.len, .line = b->line,
 		.open_loop = b->open_loop,
 	};

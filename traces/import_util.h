@@ -18,6 +18,7 @@
 #ifndef TRACES_IMPORT_UTIL_H
 #define TRACES_IMPORT_UTIL_H
 
+#include "base/map.h"
 #include "base/vec.h"
 #include "traces/import.h"
 #include "traces/trace.h"
@@ -52,7 +53,17 @@ struct imp {
 	uint64_t emitted;     /* sessions handed to the sink */
 	bool have_t0;
 	int64_t t0_ns;        /* clock time that imp_rel_s maps to 0 */
+	struct map engineer_of; /* hash of an input file's path -> engineer id */
+	struct map engineers; /* engineer id -> 1: the distinct ones named */
 };
+
+/* The engineer named for the input file `path` (import_opts.engineers or
+ * engineer_dirs), or 0. */
+uint64_t imp_engineer_of(struct imp *m, const char *path);
+
+/* Name name[0..name_len) the engineer of input file `path`.  0,
+ * DIAG_EINPUT (an empty or over-long name) or DIAG_ENOMEM. */
+int imp_name_engineer(struct imp *m, const char *path, const char *name, size_t name_len);
 
 /* ---- Errors ------------------------------------------------------------- */
 

@@ -244,6 +244,48 @@ static void check_codex(struct trace_session **s, size_t n, const struct sum *u,
 		assert_int_equal(shared_with_prev(s[0], i), CODEX_CACHED[i]);
 }
 
+/* Who is who: an engineer named for an input path marks every session read
+ * from it, subagents included; without a name the logs have none (the
+ * pooled "Engineers 0" of before). */
+static void test_engineer_per_path(void **state)
+{
+	(void)state;
+	const char *names[] = {"alice"};
+	struct import_opts o = {.engineers = names};
+	struct import_stats st;
+	struct trace_session **s;
+	size_t n;
+	struct sum u;
+	import_read("claude-code", FIX "claude_session.jsonl", &o, &st, &s, &n, &u);
+	assert_int_equal(st.engineers, 1);
+	assert_true(n >= 1);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(s[i]->engineer != 0);
+		assert_true(s[i]->engineer == s[0]->engineer);
+	}
+	testutil_free_all(s, n);
+	import_read("tracelab", FIX "tracelab_round_trace.jsonl", &o, &st, &s, &n, &u);
+	assert_int_equal(n, 2);
+	assert_true(s[0]->engineer != 0 && s[0]->engineer == s[1]->engineer);
+	testutil_free_all(s, n);
+	import_read("claude-code", FIX "claude_session.jsonl", NULL, &st, &s, &n, &u);
+	assert_int_equal(st.engineers, 0);
+	for (size_t i = 0; i < n; i++)
+		assert_true(s[i]->engineer == 0);
+	testutil_free_all(s, n);
+	/* folders per engineer need folders */
+	struct import_opts dirs = {.engineer_dirs = true};
+	char out[512], msg[DIAG_MSG_MAX];
+	testutil_scratch(out, sizeof(out), "import_dirs.jsonl");
+	assert_int_equal(imp("claude-code", FIX "claude_session.jsonl", &dirs, out, &st, msg),
+			 DIAG_EINPUT);
+	assert_non_null(strstr(msg, "not a folder"));
+	/* request-level rows belong to no engineer */
+	assert_int_equal(imp("mooncake", FIX "../traces/mooncake_head200.jsonl", &o, out, &st, msg),
+			 DIAG_EINPUT);
+	assert_non_null(strstr(msg, "request-level rows belong to no engineer"));
+}
+
 static void test_codex(void **state)
 {
 	(void)state;
@@ -795,6 +837,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_claude_code),
 		cmocka_unit_test(test_codex),
+		cmocka_unit_test(test_engineer_per_path),
 		cmocka_unit_test(test_tracelab),
 		cmocka_unit_test(test_azure_2023),
 		cmocka_unit_test(test_azure_2024),
