@@ -1654,32 +1654,137 @@ static int read_file(const char *path, char **text, size_t *len, struct diag *d)
 	return 0;
 }
 
-int catalog_load(struct catalog **out, const char *dir, struct diag *d)
-{
-	*out = NULL;
-	if (!dir) {
-		size_t n;
-		const struct catalog_file *files = catalog_embedded(&n);
-		return catalog_parse(out, files, n, d);
-	}
+/* The catalogue's files: the embedded copy (dir NULL) or those of dir,
+ * read into texts[] (free them whatever the outcome). */
+struct cat_texts {
 	char paths[CATALOG_PARTS][4096];
 	struct catalog_file files[CATALOG_PARTS];
-	char *texts[CATALOG_PARTS] = { 0 };
+	char *texts[CATALOG_PARTS];
+	const struct catalog_file *use;
+	size_t n;
+};
+
+static int load_texts(struct cat_texts *t, const char *dir, struct diag *d)
+{
+	memset(t->texts, 0, sizeof(t->texts));
+	if (!dir) {
+		t->use = catalog_embedded(&t->n);
+		return 0;
+	}
 	int rc = 0;
 	for (size_t k = 0; k < CATALOG_PARTS && !rc; k++) {
-		int w = snprintf(paths[k], sizeof(paths[k]), "%s/%s", dir, catalog_parts[k].name);
-		if (w < 0 || (size_t)w >= sizeof(paths[k])) {
+		int w = snprintf(t->paths[k], sizeof(t->paths[k]), "%s/%s", dir, catalog_parts[k].name);
+		if (w < 0 || (size_t)w >= sizeof(t->paths[k])) {
 			rc = diag_set(d, DIAG_EINPUT, "catalogue directory path too long");
 			break;
 		}
-		size_t len;
-		rc = read_file(paths[k], &texts[k], &len, d);
-		files[k] = (struct catalog_file){ .name = paths[k], .text = texts[k], .len = len };
+		size_t len = 0;
+		rc = read_file(t->paths[k], &t->texts[k], &len, d);
+		t->files[k] = (struct catalog_file){ .name = t->paths[k], .text = t->texts[k], .len = len };
 	}
-	if (!rc)
-		rc = catalog_parse(out, files, CATALOG_PARTS, d);
+	t->use = t->files;
+	t->n = CATALOG_PARTS;
+	return rc;
+}
+
+static void free_texts(struct cat_texts *t)
+{
 	for (size_t k = 0; k < CATALOG_PARTS; k++)
-		free(texts[k]);
+		free(t->texts[k]);
+}
+
+int catalog_load(struct catalog **out, const char *dir, struct diag *d)
+{
+	*out = NULL;
+	struct cat_texts *t = malloc(sizeof(*t));
+	if (!t)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	int rc = load_texts(t, dir, d);
+	if (!rc)
+		rc = catalog_parse(out, t->use, t->n, d);
+	free_texts(t);
+	free(t);
+	return rc;
+}
+
+/* ---- sources ------------------------------------------------------------ */
+
+/* One figure of an entry: "  key  value unit  source (date)" for every
+ * object under `v` that carries a "source", with dotted keys below it. */
+static void source_lines(FILE *out, const char *key, const cJSON *v)
+{
+	if (!cJSON_IsObject(v))
+		return;
+	const cJSON *src = cJSON_GetObjectItemCaseSensitive(v, "source");
+	if (cJSON_IsString(src)) {
+		const cJSON *val = cJSON_GetObjectItemCaseSensitive(v, "value");
+		const cJSON *max = cJSON_GetObjectItemCaseSensitive(v, "max");
+		const cJSON *unit = cJSON_GetObjectItemCaseSensitive(v, "unit");
+		const cJSON *date = cJSON_GetObjectItemCaseSensitive(v, "date");
+		fprintf(out, "    %-28s ", key);
+		if (cJSON_IsNumber(val))
+			fprintf(out, "%.10g", val->valuedouble);
+		else if (cJSON_IsString(val))
+			fputs(val->valuestring, out);
+		else
+			fputs("-", out);
+		if (cJSON_IsNumber(max))
+			fprintf(out, "-%.10g", max->valuedouble);
+		if (cJSON_IsString(unit))
+			fprintf(out, " %s", unit->valuestring);
+		fprintf(out, "  [%s", src->valuestring);
+		if (cJSON_IsString(date))
+			fprintf(out, ", %s", date->valuestring);
+		fputs("]\n", out);
+		return;
+	}
+	const cJSON *c;
+	cJSON_ArrayForEach(c, v) {
+		char sub[256];
+		snprintf(sub, sizeof(sub), "%s%s%s", key, key[0] ? "." : "", c->string ? c->string : "");
+		source_lines(out, sub, c);
+	}
+}
+
+int catalog_write_sources(const char *dir, FILE *out, struct diag *d)
+{
+	struct cat_texts *t = malloc(sizeof(*t));
+	if (!t)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	int rc = load_texts(t, dir, d);
+	for (size_t k = 0; k < t->n && !rc; k++) {
+		cJSON *root = cJSON_ParseWithLength(t->use[k].text, t->use[k].len);
+		if (!root) {
+			rc = diag_set(d, DIAG_EINPUT, "%s: not valid JSON (run agentcap catalog to see "
+				      "where)", t->use[k].name);
+			break;
+		}
+		fprintf(out, "%s\n", t->use[k].name);
+		const cJSON *top;
+		cJSON_ArrayForEach(top, root) {
+			if (cJSON_IsObject(top)) {
+				fprintf(out, "  %s\n", top->string);
+				source_lines(out, "", top);
+				continue;
+			}
+			if (!cJSON_IsArray(top))
+				continue;
+			const cJSON *e;
+			cJSON_ArrayForEach(e, top) {
+				const cJSON *id = cJSON_GetObjectItemCaseSensitive(e, "id");
+				fprintf(out, "  %s %s\n", top->string,
+					cJSON_IsString(id) ? id->valuestring : "?");
+				const cJSON *f;
+				cJSON_ArrayForEach(f, e)
+					source_lines(out, f->string, f);
+			}
+		}
+		cJSON_Delete(root);
+	}
+	free_texts(t);
+	free(t);
+	if (!rc && ferror(out))
+		rc = diag_set(d, DIAG_EIO, "cannot write the catalogue sources");
 	return rc;
 }
 
@@ -2127,20 +2232,28 @@ int catalog_write_table(const struct catalog *cat, FILE *out, struct diag *d)
 {
 	char aliases[256];
 	fprintf(out, "HARDWARE (%zu)\n", cat->hardware_count);
-	fprintf(out, "  %-26s %4s %8s %8s %9s %11s  %s\n", "id", "n", "mem GB", "GB/s",
-		"bf16 TF", "price", "name [aliases]");
+	fprintf(out, "  %-26s %4s %8s %8s %9s %11s %14s  %s\n", "id", "n", "mem GB", "GB/s",
+		"bf16 TF", "price", "rent/GPU-hour", "name [aliases]");
 	for (size_t i = 0; i < cat->hardware_count; i++) {
 		const struct cat_hardware *h = &cat->hardware[i];
 		char price[32] = "-";
 		if (h->price.currency)
 			snprintf(price, sizeof(price), "%s %.0f",
 				 cat_currency_name(h->price.currency), h->price.amount);
+		char rent[40] = "-";
+		if (h->rent_hour.currency && h->rent_hour.amount_max > h->rent_hour.amount)
+			snprintf(rent, sizeof(rent), "%s %.2f-%.2f",
+				 cat_currency_name(h->rent_hour.currency), h->rent_hour.amount,
+				 h->rent_hour.amount_max);
+		else if (h->rent_hour.currency)
+			snprintf(rent, sizeof(rent), "%s %.2f",
+				 cat_currency_name(h->rent_hour.currency), h->rent_hour.amount);
 		char bf16[16] = "-";
 		if (h->tflops[CAT_DTYPE_BF16] > 0)
 			snprintf(bf16, sizeof(bf16), "%.1f", h->tflops[CAT_DTYPE_BF16]);
-		fprintf(out, "  %-26s %4lld %8.0f %8.0f %9s %11s  %s", h->id,
+		fprintf(out, "  %-26s %4lld %8.0f %8.0f %9s %11s %14s  %s", h->id,
 			(long long)h->device_count, h->memory_gb, h->mem_bw_gbs, bf16, price,
-			h->name);
+			rent, h->name);
 		if (h->alias_count)
 			fprintf(out, " [%s]", alias_list(aliases, sizeof(aliases), h->aliases,
 							 h->alias_count));

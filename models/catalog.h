@@ -353,8 +353,15 @@ double cat_hardware_total_memory_gb(const struct cat_hardware *hw);
  * Returns 0 or DIAG_EIO when a write fails. */
 int catalog_write_json(const struct catalog *cat, FILE *out, struct diag *d);
 
-/* The same as a plain-text listing, one table per kind. */
+/* The same as a plain-text listing, one table per kind (purchase price and
+ * rental per GPU-hour in the currency published). */
 int catalog_write_table(const struct catalog *cat, FILE *out, struct diag *d);
+
+/* Every sourced figure of the catalogue's files (dir, or the embedded copy
+ * when NULL): per file and entry, one line per figure with its value, unit,
+ * source and date, in file order.  0, DIAG_EIO, DIAG_EINPUT (a file that
+ * is not JSON) or DIAG_ENOMEM. */
+int catalog_write_sources(const char *dir, FILE *out, struct diag *d);
 
 /* Dense peak FLOP/s (not TFLOPS) of hw for a format's matmuls: the rate of
  * the format's compute dtype, else of its fallback; 0 when the hardware has

@@ -1013,10 +1013,45 @@ static void test_listing_deterministic(void **state)
 	catalog_free(b);
 }
 
+/* Every sourced figure can be listed with its source; the table prints
+ * rents. */
+static void test_sources_and_rent(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(catalog_write_sources(NULL, f, &d), 0);
+	fclose(f);
+	const char *h = strstr(buf, "  hardware h100-sxm\n");
+	assert_non_null(h);
+	const char *bw = strstr(h, "    mem_bw_gbs");
+	assert_non_null(bw);
+	assert_true(bw < strstr(h + 1, "  hardware "));
+	assert_non_null(strstr(bw, "3350 GB/s  ["));
+	assert_non_null(strstr(buf, "  weight_formats nvfp4\n"));
+	free(buf);
+	diag_init(&d);
+	assert_int_equal(catalog_write_sources("/nonexistent/catalog", stdout, &d), DIAG_EIO);
+	struct catalog *cat = NULL;
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(catalog_write_table(cat, f, &d), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "rent/GPU-hour"));
+	assert_non_null(strstr(buf, "EUR 1.22"));
+	free(buf);
+	catalog_free(cat);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_embedded_loads),
+		cmocka_unit_test(test_sources_and_rent),
 		cmocka_unit_test(test_directory_matches_embedded),
 		cmocka_unit_test(test_lookup_by_alias),
 		cmocka_unit_test(test_bad_catalogues),
