@@ -64,7 +64,9 @@ static const char STATS_HELP[] =
 	"        Tokens per KV block (the engine's block_size).  Default 16.\n"
 	"    --cache-tokens N[,N...]\n"
 	"        Cache capacities of the hit-rate curve, in tokens.  Repeatable.\n"
-	"        Default: 1, 2, 5, 10, 20, 50 and 100% of the distinct blocks.\n"
+	"        Default: 32768 tokens (about one 24 GB GPU's KV room beside an 8B model)\n"
+	"        doubling up to all distinct blocks, the last point; with --model each\n"
+	"        also in GB.\n"
 	"    --model M\n"
 	"        Also give capacities in GB of KV cache of model M (catalogue id).\n"
 	"    --kv-cache-dtype D\n"
@@ -100,9 +102,13 @@ static const char STATS_HELP[] =
 	"    agentcap stats synth-team.jsonl.gz --decode-tokens-per-s 70\n";
 
 #define MAX_CAPACITIES 64
-#define DEFAULT_FRACTIONS 7
+/* Default capacities: from CURVE_START_TOKENS (about the KV room of a
+ * 24 GB GPU beside an 8B model in bf16: 4.3 GB at 128 KiB per token; one
+ * H100 holds about 450K tokens of it) doubling up to every distinct block.
+ * Agent traces reuse prefixes so much that a share of the distinct blocks
+ * (1% of a team's 100M tokens is 1M) already sits above the knee. */
+#define CURVE_START_TOKENS 32768
 
-static const double default_fractions[DEFAULT_FRACTIONS] = {0.01, 0.02, 0.05, 0.10, 0.20, 0.50, 1.0};
 
 struct stats_args {
 	const char *trace;
@@ -259,14 +265,15 @@ static void curve(const struct stats *st, const struct stats_args *a, struct res
 			p->hit_tokens = stats_hit_tokens_at(st, a->cache_tokens[i] / B);
 		}
 	} else if (r->s.distinct_blocks > 0) {
-		for (int i = 0; i < DEFAULT_FRACTIONS; i++) {
-			int64_t blocks = (int64_t)ceil(default_fractions[i] * (double)r->s.distinct_blocks);
-			if (r->n_pts > 0 && r->pts[r->n_pts - 1].cache_tokens == blocks * B)
-				continue;
+		int64_t all = r->s.distinct_blocks;
+		for (int64_t t = CURVE_START_TOKENS; t / B < all && r->n_pts < MAX_CAPACITIES - 1; t *= 2) {
 			struct point *p = &r->pts[r->n_pts++];
-			p->cache_tokens = blocks * B;
-			p->hit_tokens = stats_hit_tokens_at(st, blocks);
+			p->cache_tokens = t / B * B;
+			p->hit_tokens = stats_hit_tokens_at(st, t / B);
 		}
+		struct point *p = &r->pts[r->n_pts++];
+		p->cache_tokens = all * B;
+		p->hit_tokens = stats_hit_tokens_at(st, all);
 	}
 	for (int i = 0; i < r->n_pts; i++)
 		r->pts[i].hit_rate = r->s.prompt_tokens

@@ -24,7 +24,8 @@ static const char SYNTH_HELP[] =
 	"    agentcap synth - write a synthetic trace: an agent-using team or a benchmark workload\n"
 	"\n"
 	"SYNOPSIS\n"
-	"    agentcap synth --engineers N --days D [--profile FILE] [--seed S] -o OUT\n"
+	"    agentcap synth --engineers N --days D [--profile FILE] [--timezones N]\n"
+	"                   [--seed S] -o OUT\n"
 	"    agentcap synth --workload random|fixed --input-len N --output-len N\n"
 	"                   [--range-ratio R] --num-prompts N\n"
 	"                   (--request-rate R [--burstiness B] | --max-concurrency C)\n"
@@ -57,6 +58,7 @@ static const char SYNTH_HELP[] =
 	"OPTIONS\n"
 	"    -o, --output OUT\n"
 	"        Trace to write ('-' is standard output); it appears only when complete.\n"
+	"        The summary goes to standard error.\n"
 	"    --seed S\n"
 	"        Seed of the random choices (default 1).\n"
 	"    --quiet\n"
@@ -70,9 +72,15 @@ static const char SYNTH_HELP[] =
 	"    --profile FILE\n"
 	"        JSON profile laid over the built-in default: name only the knobs you\n"
 	"        change.  An unknown key is an error naming the file and key path.\n"
+	"    --timezones N\n"
+	"        Keep only the profile's N time zones with the most engineers: 1 makes\n"
+	"        a one-office team, whose busy hours are not averaged away over four\n"
+	"        zones (the default team spans US Pacific to India).\n"
 	"    --print-profile\n"
 	"        Print the built-in default profile (a starting point for your own).\n"
-	"\n"
+	"\n";
+
+static const char SYNTH_HELP_WORKLOAD[] =
 	"  Benchmark workload\n"
 	"    --workload random|fixed\n"
 	"        random: lengths drawn uniformly from [len*(1-R), len*(1+R)];\n"
@@ -111,6 +119,7 @@ struct synth_args {
 	bool quiet;
 	bool print_profile;
 	int64_t engineers, days;     /* 0 = not given */
+	int64_t timezones;           /* 0 = the profile's */
 	bool workload;
 	struct synth_bench_opts bench;
 	bool have_rate, have_conc, have_burst, have_range, have_num, have_in, have_out;
@@ -144,7 +153,7 @@ static int num_arg(const char *name, const char *s, bool integral, double lo, do
 
 static int parse_args(int argc, char **argv, struct synth_args *a)
 {
-	enum { O_OUT = 'o', O_HELP = 'h', O_SEED = 1000, O_QUIET, O_PRINT, O_ENG, O_DAYS, O_PROFILE,
+	enum { O_OUT = 'o', O_HELP = 'h', O_SEED = 1000, O_QUIET, O_PRINT, O_ENG, O_DAYS, O_PROFILE, O_TZ,
 	       O_WORKLOAD, O_IN, O_OUTLEN, O_RANGE, O_NUM, O_RATE, O_BURST, O_CONC, O_PREFIX };
 	static const struct option opts[] = {
 		{"output", required_argument, NULL, O_OUT},
@@ -154,6 +163,7 @@ static int parse_args(int argc, char **argv, struct synth_args *a)
 		{"engineers", required_argument, NULL, O_ENG},
 		{"days", required_argument, NULL, O_DAYS},
 		{"profile", required_argument, NULL, O_PROFILE},
+		{"timezones", required_argument, NULL, O_TZ},
 		{"workload", required_argument, NULL, O_WORKLOAD},
 		{"input-len", required_argument, NULL, O_IN},
 		{"output-len", required_argument, NULL, O_OUTLEN},
@@ -208,6 +218,10 @@ static int parse_args(int argc, char **argv, struct synth_args *a)
 		case O_PROFILE:
 			a->profile = optarg;
 			break;
+		case O_TZ:
+			if ((rc = num_arg("timezones", optarg, true, 1, 64, false, &v)) == 0)
+				a->timezones = (int64_t)v;
+			break;
 		case O_WORKLOAD:
 			a->workload = true;
 			if (strcmp(optarg, "random") == 0) {
@@ -261,6 +275,7 @@ static int parse_args(int argc, char **argv, struct synth_args *a)
 			break;
 		case O_HELP:
 			fputs(SYNTH_HELP, stdout);
+			fputs(SYNTH_HELP_WORKLOAD, stdout);
 			return -1;
 		default:
 			fprintf(stderr, "agentcap synth: unknown or incomplete option '%s' (see agentcap synth --help)\n",
@@ -283,8 +298,9 @@ static int parse_args(int argc, char **argv, struct synth_args *a)
 			       : a->have_conc ? "--max-concurrency"
 			       : a->bench.shared_prefix_len ? "--shared-prefix" : NULL;
 	if (a->workload) {
-		if (a->engineers || a->days || a->profile) {
-			fprintf(stderr, "agentcap synth: --workload does not take --engineers, --days or --profile\n");
+		if (a->engineers || a->days || a->profile || a->timezones) {
+			fprintf(stderr, "agentcap synth: --workload does not take --engineers, --days, "
+				"--profile or --timezones\n");
 			return 2;
 		}
 		if (!a->have_in || !a->have_out || !a->have_num) {
@@ -340,8 +356,9 @@ int cmd_synth(int argc, char **argv)
 	if (outfile_check(a.out, &d) != 0)
 		return cli_fail(d.code, d.msg);
 	bool gzip = ends_with(a.out, ".gz");
-	/* the summary goes where the trace does not */
-	FILE *info = strcmp(a.out, "-") == 0 ? stderr : stdout;
+	/* the summary goes to standard error, as for every command that writes
+	 * a file */
+	FILE *info = stderr;
 	int rc;
 	if (a.workload) {
 		struct synth_bench_stats st;
@@ -361,14 +378,17 @@ int cmd_synth(int argc, char **argv)
 		if (!p)
 			return cli_fail(DIAG_ENOMEM, "out of memory");
 		rc = synth_profile_load(p, a.profile, &d);
+		if (rc == 0 && a.timezones > 0)
+			synth_profile_keep_zones(p, (int)a.timezones);
 		struct synth_team_opts o = {.engineers = (int32_t)a.engineers, .days = (int32_t)a.days,
 					    .seed = a.seed};
 		struct synth_team_stats st;
 		if (rc == 0)
 			rc = synth_team_write(p, &o, a.out, gzip, &st, &d);
 		if (rc == 0 && !a.quiet) {
-			fprintf(info, "wrote %s: profile %s from %s, %lld engineers x %lld days, seed %llu\n",
-				a.out, p->name, p->source, (long long)a.engineers, (long long)a.days,
+			fprintf(info, "wrote %s: profile %s from %s, %lld engineers in %d time zone%s x "
+				"%lld days, seed %llu\n", a.out, p->name, p->source, (long long)a.engineers,
+				p->n_zones, p->n_zones == 1 ? "" : "s", (long long)a.days,
 				(unsigned long long)a.seed);
 			fprintf(info, "  %lld sessions (%lld subagent), %lld calls, %lld tasks (%lld accepted, "
 				"%lld rejected, %lld re-attempts; subagent runs count in their parent's "

@@ -52,6 +52,33 @@ static void table_num(FILE *out, const char *label, double value)
 	fprintf(out, "%-*s %.2f\n", TABLE_LABEL, label, value);
 }
 
+void report_human_duration(char *buf, size_t cap, double s)
+{
+	buf[0] = '\0';
+	if (!isfinite(s) || s < 60 || cap == 0)
+		return;
+	long long t = llround(s);
+	if (t < 3600)
+		snprintf(buf, cap, "%lld min %02lld s", t / 60, t % 60);
+	else if (t < 86400)
+		snprintf(buf, cap, "%lld h %02lld min", t / 3600, t % 3600 / 60);
+	else
+		snprintf(buf, cap, "%lld d %02lld h %02lld min", t / 86400, t % 86400 / 3600,
+			 t % 3600 / 60);
+}
+
+/* A duration in `unit` ("ms" or "s"): the number as table_num prints it,
+ * then, from a minute up, the same in d/h/min beside it. */
+static void table_dur(FILE *out, const char *label, double value, const char *unit)
+{
+	char h[48];
+	report_human_duration(h, sizeof(h), strcmp(unit, "ms") == 0 ? value / 1000.0 : value);
+	if (h[0])
+		fprintf(out, "%-*s %.2f  (%s)\n", TABLE_LABEL, label, value, h);
+	else
+		table_num(out, label, value);
+}
+
 /* Mean, median and tail percentiles of one latency, as vllm bench serve
  * prints them ("Mean TTFT (ms):"). */
 static void table_stats(FILE *out, const char *title, const char *name, const char *unit,
@@ -60,15 +87,15 @@ static void table_stats(FILE *out, const char *title, const char *name, const ch
 	char label[96];
 	table_rule(out, title, '-');
 	snprintf(label, sizeof(label), "Mean %s (%s):", name, unit);
-	table_num(out, label, st->mean);
+	table_dur(out, label, st->mean, unit);
 	snprintf(label, sizeof(label), "Median %s (%s):", name, unit);
-	table_num(out, label, st->median);
+	table_dur(out, label, st->median, unit);
 	snprintf(label, sizeof(label), "P90 %s (%s):", name, unit);
-	table_num(out, label, st->p90);
+	table_dur(out, label, st->p90, unit);
 	snprintf(label, sizeof(label), "P95 %s (%s):", name, unit);
-	table_num(out, label, st->p95);
+	table_dur(out, label, st->p95, unit);
 	snprintf(label, sizeof(label), "P99 %s (%s):", name, unit);
-	table_num(out, label, st->p99);
+	table_dur(out, label, st->p99, unit);
 }
 
 /* A rejection reason as a label, control characters shown as '?'. */
@@ -132,7 +159,7 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 	table_int(out, "Failed requests:", s->failed);
 	for (size_t i = 0; i < s->n_failed_reasons; i++)
 		table_reason(out, &s->failed_reasons[i]);
-	table_num(out, "Benchmark duration (s):", s->duration_s);
+	table_dur(out, "Benchmark duration (s):", s->duration_s, "s");
 	table_int(out, "Total input tokens:", s->prompt_tokens);
 	table_int(out, "Total generated tokens:", s->output_tokens);
 	table_num(out, "Request throughput (req/s):", s->request_throughput);

@@ -71,6 +71,11 @@ struct report_meta {
  * ferror(out). */
 void report_table(FILE *out, const struct report_meta *meta, const struct metrics_summary *s);
 
+/* "12 min 05 s", "2 h 17 min" or "1 d 03 h 20 min" for s seconds of a
+ * minute or more (rounded to the second), else "" (the table prints both
+ * for durations from a minute up). */
+void report_human_duration(char *buf, size_t cap, double s);
+
 /* Write the JSON document to path atomically (temporary file + rename; "-"
  * writes to standard output).  Returns 0 or DIAG_EIO / DIAG_ENOMEM with the
  * reason in d; on failure no file and no temporary file is left at path. */

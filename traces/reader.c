@@ -910,10 +910,19 @@ static int detect(struct trace_reader *r, enum trace_format fmt, struct diag *d)
 			fmt = TRACE_FMT_CANONICAL;
 		else if (opt(&c, "hash_ids") || opt(&c, "input_length"))
 			fmt = TRACE_FMT_MOONCAKE;
+		else if (opt(&c, "sessionId") || opt(&c, "parentUuid") || opt(&c, "isSidechain"))
+			rc = lerr(&c, 0, "this is a Claude Code session log, not a trace (run "
+				  "'agentcap import claude-code %s -o trace.jsonl.gz' first, then use "
+				  "trace.jsonl.gz; docs/importers.md)", r->path);
+		else if (opt(&c, "payload") && opt(&c, "timestamp"))
+			rc = lerr(&c, 0, "this looks like a Codex CLI rollout, not a trace (run "
+				  "'agentcap import codex %s -o trace.jsonl.gz' first; "
+				  "docs/importers.md)", r->path);
 		else
 			rc = lerr(&c, 0, "cannot tell the trace format (expected the canonical header "
 				  "{\"format\":\"agentcap-trace\",\"version\":1} or a Mooncake line with "
-				  "\"hash_ids\" and \"input_length\")");
+				  "\"hash_ids\" and \"input_length\"; other logs go through agentcap "
+				  "import)");
 	}
 	if (rc == 0 && fmt == TRACE_FMT_CANONICAL) {
 		r->fmt = TRACE_FMT_CANONICAL;

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <assert.h>
 #include <string.h>
 
 enum kind { K_OBJ, K_TEXT, K_STR, K_NUM, K_INT, K_INT64, K_DIST, K_ZONES, K_ARCHETYPES };
@@ -508,6 +509,21 @@ double synth_dist_mean(const struct synth_dist *x)
 static bool dist_ok(const struct synth_dist *x)
 {
 	return (size_t)x->kind < N_DISTS && !dist_param_problem(x) && x->min <= x->max;
+}
+
+void synth_profile_keep_zones(struct synth_profile *p, int n)
+{
+	assert(n >= 1);
+	while (p->n_zones > n) {
+		/* drop the lightest zone, the later of equal ones */
+		int drop = 0;
+		for (int i = 1; i < p->n_zones; i++)
+			if (p->zones[i].weight <= p->zones[drop].weight)
+				drop = i;
+		memmove(&p->zones[drop], &p->zones[drop + 1],
+			(size_t)(p->n_zones - drop - 1) * sizeof(p->zones[0]));
+		p->n_zones--;
+	}
 }
 
 bool synth_profile_check(const struct synth_profile *p)

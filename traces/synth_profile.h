@@ -171,4 +171,9 @@ double synth_dist_mean(const struct synth_dist *dist);
 /* Invariant check for asserts and tests. */
 bool synth_profile_check(const struct synth_profile *p);
 
+/* Keep the n time zones of p with the most weight (ties: the earlier in
+ * the list), in their order: n = 1 makes a one-office team, whose peak is
+ * not averaged away over zones.  Fewer than n zones: all kept.  n >= 1. */
+void synth_profile_keep_zones(struct synth_profile *p, int n);
+
 #endif

@@ -474,10 +474,29 @@ static void test_table(void **state)
 	metrics_free(m);
 }
 
+static void test_human_duration(void **state)
+{
+	(void)state;
+	char b[48];
+	report_human_duration(b, sizeof(b), 59.4);
+	assert_string_equal(b, "");
+	report_human_duration(b, sizeof(b), 60);
+	assert_string_equal(b, "1 min 00 s");
+	report_human_duration(b, sizeof(b), 225.16);
+	assert_string_equal(b, "3 min 45 s");
+	report_human_duration(b, sizeof(b), 8280.4);
+	assert_string_equal(b, "2 h 18 min");
+	report_human_duration(b, sizeof(b), 3 * 86400.0 + 3600 + 120);
+	assert_string_equal(b, "3 d 01 h 02 min");
+	report_human_duration(b, sizeof(b), NAN);
+	assert_string_equal(b, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_parses_back),
+		cmocka_unit_test(test_human_duration),
 		cmocka_unit_test(test_json_deterministic),
 		cmocka_unit_test(test_json_bad_path),
 		cmocka_unit_test(test_json_escapes),

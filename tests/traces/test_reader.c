@@ -170,7 +170,8 @@ static const struct err_case err_cases[] = {
 	  "1:60: bad 'block_tokens_hint' value '0' (expected an integer 1..16777216)" },
 	{ TRACE_FMT_AUTO, "{\"foo\":1}\n",
 	  "1:1: cannot tell the trace format (expected the canonical header "
-	  "{\"format\":\"agentcap-trace\",\"version\":1} or a Mooncake line with \"hash_ids\" and \"input_length\")" },
+	  "{\"format\":\"agentcap-trace\",\"version\":1} or a Mooncake line with \"hash_ids\" and \"input_length\"; "
+	  "other logs go through agentcap import)" },
 	{ TRACE_FMT_AUTO, "hello\n",
 	  "1:1: invalid JSON at 'hello' (expected one JSON object per line)" },
 	{ TRACE_FMT_AUTO, "",
@@ -223,6 +224,33 @@ static void test_error_table(void **state)
 		}
 	}
 	assert_int_equal(failures, 0);
+}
+
+/* A raw Claude Code or Codex log given where a trace belongs says which
+ * import makes a trace of it. */
+static void test_raw_agent_logs_name_the_import(void **state)
+{
+	(void)state;
+	const char *cases[][2] = {
+		{"{\"type\":\"user\",\"sessionId\":\"s\",\"parentUuid\":null}\n",
+		 "this is a Claude Code session log, not a trace (run 'agentcap import claude-code "},
+		{"{\"timestamp\":\"2026-03-21T10:05:59.326Z\",\"type\":\"session_meta\","
+		 "\"payload\":{}}\n",
+		 "this looks like a Codex CLI rollout, not a trace (run 'agentcap import codex "},
+	};
+	char path[512];
+	testutil_scratch(path, sizeof(path), "raw_log.jsonl");
+	for (size_t i = 0; i < 2; i++) {
+		testutil_write(path, cases[i][0], strlen(cases[i][0]));
+		struct diag d;
+		size_t n;
+		assert_int_equal(read_file(path, TRACE_FMT_AUTO, false, &d, &n, NULL), DIAG_EINPUT);
+		char want[2 * DIAG_MSG_MAX];
+		snprintf(want, sizeof(want), "%s:1:1: %s%s -o trace.jsonl.gz' first", path, cases[i][1],
+			 path);
+		if (strncmp(d.msg, want, strlen(want)) != 0)
+			fail_msg("got %s\nwant %s...", d.msg, want);
+	}
 }
 
 static void test_good_fixture(void **state)
@@ -829,6 +857,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_error_table),
+		cmocka_unit_test(test_raw_agent_logs_name_the_import),
 		cmocka_unit_test(test_good_fixture),
 		cmocka_unit_test(test_gzip_same_as_plain),
 		cmocka_unit_test(test_truncated_gzip),

@@ -218,10 +218,34 @@ static void test_unreachable_failure_rate(void **state)
 	assert_string_equal(d.msg, "engineers 0 out of range (expected 1..1000000)");
 }
 
+/* --timezones N keeps the N heaviest zones in their order: 1 is the
+ * default team's Central Europe office. */
+static void test_keep_zones(void **state)
+{
+	(void)state;
+	struct synth_profile p;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(synth_profile_load(&p, NULL, &d), 0);
+	assert_int_equal(p.n_zones, 4);
+	struct synth_profile two = p;
+	synth_profile_keep_zones(&two, 2);
+	assert_int_equal(two.n_zones, 2);
+	assert_string_equal(two.zones[0].name, "US Eastern");
+	assert_string_equal(two.zones[1].name, "Central Europe");
+	synth_profile_keep_zones(&p, 1);
+	assert_int_equal(p.n_zones, 1);
+	assert_string_equal(p.zones[0].name, "Central Europe");
+	assert_true(synth_profile_check(&p));
+	synth_profile_keep_zones(&p, 5);
+	assert_int_equal(p.n_zones, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default),
+		cmocka_unit_test(test_keep_zones),
 		cmocka_unit_test(test_overlay),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_syntax_and_io),
