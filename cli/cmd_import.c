@@ -185,8 +185,11 @@ int cmd_import(int argc, char **argv)
 	o.engineers = any_eng ? eng + 1 : NULL;
 	struct diag d;
 	diag_init(&d);
-	if (outfile_check(out, &d) != 0)
+	if (outfile_check(out, &d) != 0) {
+		free(pos);
+		free(eng);
 		return cli_fail(d.code, d.msg);
+	}
 	struct import_stats *st = calloc(1, sizeof(*st));
 	if (!st) {
 		free(pos);
