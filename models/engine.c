@@ -221,7 +221,11 @@ static int params(struct ep *p, const cJSON *e, bool required, struct engine_par
 	    (rc = figure(p, e, "reserve_full_prompt", false, R_BOOL, &out->reserve_full_prompt)) ||
 	    (rc = figure(p, e, "max_num_seqs_large_gpu", false, R_SEQS,
 			 &out->max_num_seqs_large_gpu)) ||
-	    (rc = figure(p, e, "large_gpu_min_gib", false, R_GIB, &out->large_gpu_min_gib)))
+	    (rc = figure(p, e, "large_gpu_min_gib", false, R_GIB, &out->large_gpu_min_gib)) ||
+	    /* the floors are optional: an engine without them has none */
+	    (rc = figure(p, e, "kernel_graph_us", false, R_NONNEG, &out->kernel_graph_us)) ||
+	    (rc = figure(p, e, "kernel_eager_us", false, R_NONNEG, &out->kernel_eager_us)) ||
+	    (rc = figure(p, e, "graph_max_seqs", false, R_SEQS, &out->graph_max_seqs)))
 		return rc;
 	return bool_field(p, e, "fp16_accumulate", fp16acc);
 }
@@ -232,7 +236,8 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 		"layer_overhead_us", "compute_scale", "attention_scale", "bw_scale",
 		"quant_bw_scale", "moe_scale", "moe_layer_overhead_us", "fp16_accumulate",
 		"max_num_seqs", "prefill_chunk_tokens", "reserve_full_prompt",
-		"max_num_seqs_large_gpu", "large_gpu_min_gib", "note", NULL };
+		"max_num_seqs_large_gpu", "large_gpu_min_gib", "kernel_graph_us",
+		"kernel_eager_us", "graph_max_seqs", "note", NULL };
 	if (!cJSON_IsObject(o))
 		return ep_fail(p, "expected an object");
 	int rc = check_keys(p, o, keys);
@@ -249,7 +254,9 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 					.quant_bw_scale = -1, .moe_scale = -1,
 					.moe_layer_overhead_us = -1, .max_num_seqs = -1,
 					.prefill_chunk_tokens = -1, .reserve_full_prompt = -1,
-					.max_num_seqs_large_gpu = -1, .large_gpu_min_gib = -1 };
+					.max_num_seqs_large_gpu = -1, .large_gpu_min_gib = -1,
+					.kernel_graph_us = -1, .kernel_eager_us = -1,
+					.graph_max_seqs = -1 };
 	ov->fp16_accumulate = -1;
 	return params(p, o, false, &ov->p, &ov->fp16_accumulate);
 }
@@ -261,7 +268,9 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 		"bw_scale", "quant_bw_scale", "moe_scale", "moe_layer_overhead_us",
 		"fp16_accumulate", "max_num_seqs",
 		"prefill_chunk_tokens", "reserve_full_prompt", "max_num_seqs_large_gpu",
-		"large_gpu_min_gib", "fp8_kv_with_fp8_weights", "formats", "by_family", NULL };
+		"large_gpu_min_gib", "fp8_kv_with_fp8_weights", "kernel_graph_us",
+		"kernel_eager_us", "graph_max_seqs", "host_overlap", "formats", "by_family",
+		NULL };
 	if (!cJSON_IsObject(e))
 		return ep_fail(p, "expected an object");
 	int rc = check_keys(p, e, keys);
@@ -287,12 +296,14 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 			   false)) ||
 	    (rc = str_list(p, e, "match", x->match, ENGINE_MATCH_MAX, &x->match_count, true)))
 		return rc;
-	int fp16acc = 0, fp8kv = 0;
+	int fp16acc = 0, fp8kv = 0, overlap = 0;
 	if ((rc = params(p, e, true, &x->p, &fp16acc)) ||
-	    (rc = bool_field(p, e, "fp8_kv_with_fp8_weights", &fp8kv)))
+	    (rc = bool_field(p, e, "fp8_kv_with_fp8_weights", &fp8kv)) ||
+	    (rc = bool_field(p, e, "host_overlap", &overlap)))
 		return rc;
 	x->p.fp16_accumulate = fp16acc == 1;
 	x->p.fp8_kv_with_fp8_weights = fp8kv == 1;
+	x->p.host_overlap = overlap == 1;
 	if ((rc = str_list(p, e, "formats", x->formats, ENGINE_FORMATS_MAX, &x->format_count,
 			   true)))
 		return rc;
@@ -504,6 +515,12 @@ void engine_resolve(const struct engine_profile *e, const char *family_id,
 		out->max_num_seqs_large_gpu = best->p.max_num_seqs_large_gpu;
 	if (best->p.large_gpu_min_gib >= 0)
 		out->large_gpu_min_gib = best->p.large_gpu_min_gib;
+	if (best->p.kernel_graph_us >= 0)
+		out->kernel_graph_us = best->p.kernel_graph_us;
+	if (best->p.kernel_eager_us >= 0)
+		out->kernel_eager_us = best->p.kernel_eager_us;
+	if (best->p.graph_max_seqs >= 0)
+		out->graph_max_seqs = best->p.graph_max_seqs;
 	if (best->fp16_accumulate >= 0)
 		out->fp16_accumulate = best->fp16_accumulate == 1;
 }

@@ -68,6 +68,16 @@ struct engine_params {
 				      of at least large_gpu_min_gib; 0 = the
 				      same as max_num_seqs */
 	double large_gpu_min_gib;    /* see max_num_seqs_large_gpu */
+	/* Step floors (models/floors.h); 0 = no such floor. */
+	double kernel_graph_us;    /* least time one kernel holds the stream
+				      when the step runs as a CUDA graph */
+	double kernel_eager_us;    /* the same launched one by one (the host's
+				      launch rate bounds it) */
+	double graph_max_seqs;     /* decode-only batches up to this many
+				      sequences run as captured graphs */
+	bool host_overlap;         /* the host's per-step work overlaps the GPU
+				      (step = max(host, GPU)) instead of
+				      preceding it (step = host + GPU) */
 };
 
 /* Overrides for hardware families whose id starts with family_prefix.

@@ -27,11 +27,11 @@
 #include "models/profile.h"
 
 static const char *const bound_names[] = { "overhead", "compute", "memory", "interconnect",
-					   "host" };
+					   "host", "launch" };
 
 const char *perf_bound_name(enum perf_bound b)
 {
-	return ((int)b >= 0 && (int)b < 5) ? bound_names[b] : "?";
+	return ((int)b >= 0 && (int)b < 6) ? bound_names[b] : "?";
 }
 
 static void copy_id(char *dst, size_t cap, const char *src)
@@ -48,6 +48,7 @@ void perf_opts_init(struct perf_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->tp = 1;
 	o->pp = 1;
+	o->ep = 1;
 	o->gpu_expert_fraction = 1.0;
 }
 
@@ -224,6 +225,7 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 	copy_id(pm->family_id, sizeof(pm->family_id), fam->id);
 	pm->tp = o->tp;
 	pm->pp = o->pp;
+	pm->ep = o->ep > 1 ? o->ep : 1;
 	pm->matmul_peak_flops = mm;
 	pm->bf16_peak_flops = r16;
 	pm->mem_bw_bytes = hw->mem_bw_gbs * 1e9;
@@ -259,6 +261,11 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 		pm->experts_per_token = k;
 		moe_routing_init(&pm->routing, E, k);
 	}
+	if (pm->ep > 1 && (pm->ep != o->tp || !(E > 0 && L_moe > 0) ||
+			   fmod(E, (double)pm->ep) != 0))
+		return diag_set(d, DIAG_EINPUT, "expert_parallel_size %d: expected 1, or the "
+				"tensor-parallel size (%d) for a mixture of experts whose routed "
+				"experts (%g) divide evenly over it", pm->ep, o->tp, E);
 	double expert_total = per_expert * E * L_moe;
 	double dense_params = (double)m->linear_params - expert_total;
 	if (dense_params < 0)
@@ -340,8 +347,11 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 		/* two all-reduces of the hidden state per layer (attention output,
 		 * MLP output), ring algorithm: 2 (tp-1)/tp of the bytes each way */
 		double link = pm->link_bw_bytes * PERF_LINK_EFF;
-		pm->ns_allreduce_fixed = 2.0 * L * pm->link_latency_ns;
-		pm->ns_allreduce_per_token = 2.0 * L * 2.0 * (tp - 1) / tp * h * 2.0 / link * 1e9;
+		/* under expert parallelism the MoE layers' all-reduce becomes a
+		 * dispatch and a combine (floors.h) */
+		double n_ar = 2.0 * L - (pm->ep > 1 ? L_moe : 0);
+		pm->ns_allreduce_fixed = n_ar * pm->link_latency_ns;
+		pm->ns_allreduce_per_token = n_ar * 2.0 * (tp - 1) / tp * h * 2.0 / link * 1e9;
 	}
 	if (o->pp > 1) {
 		double link = pm->link_bw_bytes * PERF_LINK_EFF;
@@ -350,6 +360,10 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 	}
 	pm->overhead_ns = (fam->step_overhead_us + e->step_overhead_us + L * e->layer_overhead_us +
 			   L_moe * e->moe_layer_overhead_us) * 1e3;
+	pm->gpu_fixed_ns = (fam->step_overhead_us + L * e->layer_overhead_us +
+			    L_moe * e->moe_layer_overhead_us) * 1e3;
+	floors_init(&pm->floors, m, e, pm->ep, L_moe, pm->link_bw_bytes * PERF_LINK_EFF,
+		    pm->link_latency_ns);
 
 	/* expert offload */
 	pm->gpu_expert_fraction = E > 0 ? o->gpu_expert_fraction : 1.0;
@@ -397,6 +411,13 @@ bool perf_model_check(const struct perf_model *pm)
 	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
 		if (!finite_nonneg(*ns[i]))
 			return false;
+	const struct floors *f = &pm->floors;
+	if (!finite_nonneg(f->kernels) || !finite_nonneg(f->kernel_graph_ns) ||
+	    !finite_nonneg(f->kernel_eager_ns) || !finite_nonneg(f->host_ns) ||
+	    !finite_nonneg(f->a2a_fixed_ns) || !finite_nonneg(f->a2a_ns_per_token) ||
+	    !finite_nonneg(pm->gpu_fixed_ns) || pm->gpu_fixed_ns > pm->overhead_ns * (1 + 1e-12) ||
+	    f->ep != pm->ep)
+		return false;
 	return pm->tp >= 1 && pm->pp >= 1 && pm->matmul_peak_flops > 0 &&
 	       pm->bf16_peak_flops > 0 && pm->mem_bw_bytes > 0 && pm->eff_compute > 0 &&
 	       pm->eff_compute <= 1 && pm->eff_bw > 0 && pm->eff_bw <= 1 &&
@@ -410,12 +431,14 @@ bool perf_model_check(const struct perf_model *pm)
  * tokens touched (context after the step, plus the new tokens written). */
 struct shape {
 	double t, s, p, k;
+	double d;   /* decode sequences (graph or eager launches) */
 };
 
 static struct shape shape_of(const struct perf_batch *b)
 {
 	return (struct shape){ (double)b->new_tokens, (double)b->seqs, (double)b->attn_pairs,
-			       (double)(b->kv_read_tokens + b->new_tokens) };
+			       (double)(b->kv_read_tokens + b->new_tokens),
+			       (double)b->decode_seqs };
 }
 
 /* One operation's two sides, accumulated into the breakdown. */
@@ -442,8 +465,15 @@ static double experts_ns(const struct perf_model *pm, double t, struct perf_brea
 	if (br)
 		br->experts_touched = dx;
 	double f = pm->gpu_expert_fraction;
-	if (f >= 1)
-		return op(br, pm->ns_per_expert_token * t, pm->ns_per_expert * dx);
+	if (f >= 1) {
+		/* under expert parallelism the busiest GPU's tokens and experts
+		 * set the pace (floors.h); 1 otherwise */
+		double imb_t = floors_imbalance(&pm->floors, t * pm->experts_per_token, 0);
+		double imb_d = floors_imbalance(&pm->floors, dx, pm->experts / pm->ep);
+		if (br)
+			br->imbalance = fmax(imb_t, imb_d);
+		return op(br, pm->ns_per_expert_token * t * imb_t, pm->ns_per_expert * dx * imb_d);
+	}
 	struct offload_demand dm = {
 		.missing_experts = dx * (1 - f) * pm->moe_layers,
 		.expert_bytes = pm->expert_bytes,
@@ -469,28 +499,83 @@ static double experts_ns(const struct perf_model *pm, double t, struct perf_brea
 	return stream ? gpu_all + c.stream_ns : gpu_part + c.cpu_ns;
 }
 
+/* The terms of a step that the floors combine (floors.h). */
+struct terms {
+	double ops;     /* roofline of the operations */
+	double launch;  /* kernel floor */
+	double gpu;     /* GPU time before the host is added */
+	double host;    /* the engine's host work */
+};
+
+static double analytic_terms(const struct perf_model *pm, const struct shape *x,
+			     struct perf_breakdown *br, struct terms *tm)
+{
+	if (!(x->t > 0)) {
+		if (tm)
+			*tm = (struct terms){ 0, 0, 0, 0 };
+		return 0;
+	}
+	/* the roofline, summed in the order the model always used so that a
+	 * step no floor binds keeps its exact value */
+	double sum = pm->overhead_ns, ops = 0, v;
+	v = op(br, pm->ns_per_token * x->t, pm->ns_weights);
+	sum += v;
+	ops += v;
+	v = experts_ns(pm, x->t, br);
+	sum += v;
+	ops += v;
+	v = op(br, pm->ns_per_seq * x->s, pm->ns_lm_head);
+	sum += v;
+	ops += v;
+	v = op(br, pm->ns_per_pair * x->p, pm->ns_per_kv_token * x->k);
+	sum += v;
+	ops += v;
+	if (pm->window > 0) {
+		v = op(br, pm->ns_per_sw_pair * fmin(x->p, x->t * pm->window),
+		       pm->ns_per_sw_kv_token * fmin(x->k, x->s * pm->window));
+		sum += v;
+		ops += v;
+	}
+	if (pm->state_bytes_per_seq > 0) {
+		v = op(br, pm->ns_per_lin_attn_token * x->t, pm->ns_per_state_seq * x->s);
+		sum += v;
+		ops += v;
+	}
+	double a2a = floors_alltoall_ns(&pm->floors, x->t);
+	double comm = pm->ns_allreduce_fixed + pm->ns_allreduce_per_token * x->t +
+		      pm->ns_pp_fixed + pm->ns_pp_per_token * x->t;
+	double t = sum + comm;
+	/* floors: the kernel floor overlaps the roofline, the all-to-alls
+	 * add, the host adds or overlaps */
+	double launch = floors_launch_ns(&pm->floors, x->s, x->d, x->t);
+	if (launch > ops)
+		t += launch - ops;
+	t += a2a;
+	double host = pm->floors.host_ns;
+	double gpu = t - host;
+	if (pm->floors.host_overlap)
+		t = fmax(gpu, host);
+	if (tm)
+		*tm = (struct terms){ ops, launch, gpu, host };
+	if (br) {
+		br->overhead_ns = pm->overhead_ns;
+		br->comm_ns = comm + a2a;
+		br->alltoall_ns = a2a;
+		br->ops_ns = ops;
+		br->launch_ns = launch;
+		br->kernels = pm->floors.kernels;
+		br->floor_binds = launch > ops;
+		br->gpu_fixed_ns = pm->gpu_fixed_ns;
+		br->host_step_ns = host;
+		br->host_overlap = pm->floors.host_overlap;
+	}
+	return t;
+}
+
 static double analytic(const struct perf_model *pm, const struct shape *x,
 		       struct perf_breakdown *br)
 {
-	if (!(x->t > 0))
-		return 0;
-	double sum = pm->overhead_ns;
-	sum += op(br, pm->ns_per_token * x->t, pm->ns_weights);
-	sum += experts_ns(pm, x->t, br);
-	sum += op(br, pm->ns_per_seq * x->s, pm->ns_lm_head);
-	sum += op(br, pm->ns_per_pair * x->p, pm->ns_per_kv_token * x->k);
-	if (pm->window > 0)
-		sum += op(br, pm->ns_per_sw_pair * fmin(x->p, x->t * pm->window),
-			  pm->ns_per_sw_kv_token * fmin(x->k, x->s * pm->window));
-	if (pm->state_bytes_per_seq > 0)
-		sum += op(br, pm->ns_per_lin_attn_token * x->t, pm->ns_per_state_seq * x->s);
-	double comm = pm->ns_allreduce_fixed + pm->ns_allreduce_per_token * x->t +
-		      pm->ns_pp_fixed + pm->ns_pp_per_token * x->t;
-	if (br) {
-		br->overhead_ns = pm->overhead_ns;
-		br->comm_ns = comm;
-	}
-	return sum + comm;
+	return analytic_terms(pm, x, br, NULL);
 }
 
 static void batch_check(const struct perf_batch *b)
@@ -526,6 +611,7 @@ void perf_step_breakdown(const struct perf_model *pm, const struct perf_batch *b
 	memset(out, 0, sizeof(*out));
 	out->bound = PERF_BOUND_OVERHEAD;
 	out->profile_ratio = 1;
+	out->imbalance = 1;
 	if (b->new_tokens <= 0)
 		return;
 	struct shape x = shape_of(b);
@@ -548,10 +634,23 @@ void perf_step_breakdown(const struct perf_model *pm, const struct perf_batch *b
 	out->kv_bytes = kvb * pm->kv_gpu_fraction * pm->tp + pm->state_bytes_per_seq * x.s;
 	out->bytes = out->weight_bytes + out->kv_bytes;
 
-	double shares[5] = { out->overhead_ns, out->compute_bound_ns, out->memory_bound_ns,
-			     out->comm_ns, out->host_ns };
+	double imb_d = out->imbalance;
+	out->weights_ns = (pm->ns_weights + pm->ns_lm_head +
+			   pm->ns_per_expert * dx * (pm->experts > 0 ? imb_d : 0)) *
+			  1.0;
+	out->kv_ns = pm->ns_per_kv_token * x.k +
+		     (pm->window > 0 ? pm->ns_per_sw_kv_token * fmin(x.k, x.s * pm->window) : 0) +
+		     pm->ns_per_state_seq * x.s;
+	/* what bound the step: a floor above the roofline hides the
+	 * roofline's compute and memory shares */
+	double shares[6] = { out->overhead_ns, out->compute_bound_ns, out->memory_bound_ns,
+			     out->comm_ns, out->host_ns, 0 };
+	if (out->floor_binds) {
+		shares[PERF_BOUND_COMPUTE] = shares[PERF_BOUND_MEMORY] = 0;
+		shares[PERF_BOUND_LAUNCH] = out->launch_ns;
+	}
 	int best = 0;
-	for (int i = 1; i < 5; i++)
+	for (int i = 1; i < 6; i++)
 		if (shares[i] > shares[best])
 			best = i;
 	out->bound = (enum perf_bound)best;
@@ -591,12 +690,48 @@ static int dbl_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double at(const struct perf_model *pm, const struct shape *x0, double i)
+static double at_terms(const struct perf_model *pm, const struct shape *x0, double i,
+		       struct terms *tm)
 {
 	struct shape x = *x0;
 	x.p += i * x.s;
 	x.k += i * x.s;
-	return analytic(pm, &x, NULL);
+	return analytic_terms(pm, &x, NULL, tm);
+}
+
+
+/* The step where affine u (u(a) = ua, u(b) = ub) crosses level c, as a
+ * step index in (a, b], or -1 when it does not cross inside. */
+static double crossing(double a, double b, double ua, double ub, double c)
+{
+	if (!((ua < c && ub > c) || (ua > c && ub < c)))
+		return -1;
+	double j = ceil(a + (c - ua) / (ub - ua) * (b - a));
+	return j > a && j <= b ? j : -1;
+}
+
+/* Sum of steps a..e-1, a piece where every roofline term is affine.  The
+ * floors add two possible kinks: the roofline crossing the kernel floor,
+ * and (host overlap) the GPU time crossing the host's; split there and
+ * sum each affine part exactly. */
+static double piece_sum(const struct perf_model *pm, const struct shape *x0, double a,
+			double e, int depth)
+{
+	double n = e - a;
+	struct terms ta, tb;
+	double fa = at_terms(pm, x0, a, &ta);
+	if (n == 1)
+		return fa;
+	double fb = at_terms(pm, x0, e - 1, &tb);
+	if (depth < 4) {
+		double j = crossing(a, e - 1, ta.ops, tb.ops, ta.launch);
+		if (j < 0 && pm->floors.host_overlap)
+			j = crossing(a, e - 1, ta.gpu, tb.gpu, ta.host);
+		if (j > a && j < e)
+			return piece_sum(pm, x0, a, j, depth + 1) +
+			       piece_sum(pm, x0, j, e, depth + 1);
+	}
+	return n * (fa + fb) / 2;
 }
 
 /* Sum of analytic() over steps 0..k-1 of a decode run. */
@@ -630,8 +765,7 @@ static double run_sum(const struct perf_model *pm, const struct shape *x0, doubl
 		double e = i < nb ? b[i] : k;
 		if (e <= a)
 			continue;
-		double n = e - a;
-		sum += n == 1 ? at(pm, x0, a) : n * (at(pm, x0, a) + at(pm, x0, e - 1)) / 2;
+		sum += piece_sum(pm, x0, a, e, 0);
 		a = e;
 	}
 	return sum;

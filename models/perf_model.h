@@ -47,6 +47,7 @@
 #include "base/diag.h"
 #include "models/catalog.h"
 #include "models/engine.h"
+#include "models/floors.h"
 #include "models/moe.h"
 #include "models/offload.h"
 #include "models/perf.h"
@@ -71,6 +72,10 @@ struct perf_opts {
 	const struct engine_table *engines; /* NULL: the built-in table */
 	int tp;                      /* tensor-parallel GPUs per stage, >= 1 */
 	int pp;                      /* pipeline stages, >= 1 */
+	int ep;                      /* expert parallelism: 1 (experts split by
+					tensor parallelism) or tp (whole experts
+					spread over the tp GPUs, all-to-all
+					dispatch and combine); 0 = 1 */
 	double gpu_expert_fraction;  /* share of each MoE layer's routed experts
 					resident on the GPUs (an LRU cache), in
 					[0, 1]; 1 = no offload */
@@ -93,6 +98,7 @@ struct perf_model {
 	char engine_id[ENGINE_NAME_MAX];
 	int tp;
 	int pp;
+	int ep;                       /* 1, or tp under expert parallelism */
 	enum cat_dtype matmul_dtype;  /* tensor path of the weight matmuls */
 	bool vector_fallback;         /* no tensor rate: FP32 vector rate used */
 	bool dequantizing;            /* weight-only format dequantized in the
@@ -160,6 +166,10 @@ struct perf_model {
 	double ns_pp_fixed;           /* per step: pipeline hand-off latency */
 	double ns_pp_per_token;
 
+	/* floors that do not shrink with the work (models/floors.h) */
+	struct floors floors;
+	double gpu_fixed_ns;          /* overhead_ns minus the host's share */
+
 	/* expert offload */
 	double gpu_expert_fraction;   /* LRU hit fraction */
 	struct offload_host host;     /* defaults filled in */
@@ -198,9 +208,11 @@ enum perf_bound {
 	PERF_BOUND_MEMORY,        /* operations limited by bytes */
 	PERF_BOUND_INTERCONNECT,  /* all-reduces and pipeline hand-offs */
 	PERF_BOUND_HOST,          /* experts streamed from or run on the host */
+	PERF_BOUND_LAUNCH,        /* the kernel-launch floor (models/floors.h) */
 };
 
-/* "overhead", "compute", "memory", "interconnect", "host" (static). */
+/* "overhead", "compute", "memory", "interconnect", "host", "launch"
+ * (static). */
 const char *perf_bound_name(enum perf_bound b);
 
 /* One step taken apart, for `predict` and utilisation reports. */
@@ -218,12 +230,28 @@ struct perf_breakdown {
 	double compute_bound_ns;      /* time of operations FLOPs limited */
 	double memory_bound_ns;       /* time of operations bytes limited */
 	double overhead_ns;
-	double comm_ns;               /* all-reduces and pipeline hand-offs */
+	double comm_ns;               /* all-reduces, pipeline hand-offs and
+					 expert-parallel all-to-alls */
 	double host_ns;               /* offload, after the choice */
 	enum offload_choice offload;
 	double profile_ratio;         /* 1 without a profile */
 	double step_ns;               /* == perf_step_ns */
 	enum perf_bound bound;
+	/* the step's terms as floors.h combines them */
+	double ops_ns;                /* roofline: every operation's max(FLOP
+					 time, byte time), summed */
+	double weights_ns;            /* byte time of the weights read */
+	double kv_ns;                 /* byte time of KV (and state) traffic */
+	double launch_ns;             /* kernel floor: kernels x per-kernel */
+	double kernels;               /* kernels of the step */
+	double alltoall_ns;           /* expert-parallel dispatch + combine
+					 (part of comm_ns) */
+	double imbalance;             /* busiest-GPU over mean expert load
+					 (1 without expert parallelism) */
+	double gpu_fixed_ns;          /* per-step GPU cost and per-layer gaps */
+	double host_step_ns;          /* the engine's host work per step */
+	bool floor_binds;             /* launch floor above the roofline */
+	bool host_overlap;            /* step = max(host, GPU) */
 	double flops_fraction;        /* achieved FLOP/s over the matmul peak x GPUs */
 	double bw_fraction;           /* achieved bytes/s over peak bandwidth x GPUs */
 };

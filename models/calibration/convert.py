@@ -97,6 +97,7 @@ HARDWARE = {
     "NVIDIA H100": ("h100-sxm", "form factor not stated; SXM assumed"),
     "NVIDIA H100 PCIe 80GB": ("h100-pcie", None),
     "NVIDIA H100 DGX (NVLink4/NVSwitch)": ("hgx-h100-8", None),
+    "NVIDIA H100 SXM5 80GB (8-GPU node)": ("h100-sxm", None),
 }
 
 MODELS = {
@@ -115,6 +116,8 @@ MODELS = {
     "Qwen3.6-35B-A3B": ("qwen3.6-35b-a3b", None),
     "gpt-oss-20b": ("gpt-oss-20b", None),
     "gpt-oss-120b": ("gpt-oss-120b", None),
+    "DeepSeek-R1-0528": ("deepseek-v3", "DeepSeek-R1-0528 is a DeepSeek-V3 checkpoint "
+                         "(same architecture, deepseek_v3 config)"),
     "(collective)": (None, None),
 }
 
@@ -132,6 +135,7 @@ QUANTS = {
     "MXFP4": ("mxfp4", None),
     "UD-Q8_K_XL": ("mxfp4", "Unsloth UD-Q8_K_XL GGUF: experts in MXFP4, other tensors 8-bit"),
     "MLX 4-bit": ("mlx-q4", None),
+    "AWQ (4-bit)": ("int4-awq", None),
     "BF16/FP8": (None, None),
 }
 
@@ -175,6 +179,11 @@ SOURCES = [
      "the repository README at a pinned commit"),
     ("https://runinfra.ai/", "original", "medium", "a vendor benchmark page"),
     ("github.com/microsoft/vidur", "original", "high", "profiles at a pinned commit"),
+    ("https://github.com/tenstorrent/tt-inference-server/issues/356", "original", "medium",
+     "a benchmark table in an issue comment (added-measurements.csv); the vLLM version is not "
+     "stated"),
+    ("https://github.com/dzhsurf/deepseek-v3-r1-deploy-and-benchmarks", "original", "low",
+     "deployment notes whose text rounds its own charts (added-measurements.csv)"),
 ]
 
 XDAI = "github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference README.md " \
@@ -504,10 +513,13 @@ def convert_row(row, names, corrs=()):
     return out, None
 
 
-def convert(in_path, catalog_dir):
+def convert(in_paths, catalog_dir):
+    """Rows of every input in turn (the shared file, then the rows added
+    in this repository), converted the same way."""
     names = catalogue_names(catalog_dir)
     rows, dropped, corrected = [], [], []
     hits = [0] * len(CORRECTIONS)
+    in_path = in_paths[0]
     with open(in_path, newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)
         for row in reader:
@@ -535,6 +547,20 @@ def convert(in_path, catalog_dir):
             raise Fail("%s: correction %d (%s) matched %d rows (expected %d): the shared "
                        "file changed; check the correction against its source"
                        % (in_path, i + 1, c["match"], hits[i], c["count"]))
+    # rows transcribed here carry their conditions already: no corrections
+    for extra in in_paths[1:]:
+        with open(extra, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            for row in reader:
+                try:
+                    out, reason = convert_row(row, names, [])
+                except Fail as e:
+                    raise Fail("%s:%d: %s" % (extra, reader.line_num, e))
+                if out:
+                    rows.append(out)
+                else:
+                    raise Fail("%s:%d: %s (a row added here must convert)"
+                               % (extra, reader.line_num, reason))
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
     w.writeheader()
@@ -546,12 +572,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--input", default=os.path.join(
         os.path.dirname(ROOT), "shared", "data", "calibration-measurements.csv"))
+    ap.add_argument("--added", default=os.path.join(HERE, "added-measurements.csv"),
+                    help="rows transcribed in this repository (same columns as the "
+                         "shared file), appended after it")
     ap.add_argument("--output", default=os.path.join(HERE, "measurements.csv"))
     ap.add_argument("--catalog", default=os.path.join(ROOT, "models", "catalog"))
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
     try:
-        text, rows, dropped, corrected = convert(a.input, a.catalog)
+        text, rows, dropped, corrected = convert([a.input, a.added], a.catalog)
     except (Fail, OSError, KeyError, json.JSONDecodeError) as e:
         print("convert.py: %s" % e, file=sys.stderr)
         return 2

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * floors: kernel-launch, all-to-all and load-imbalance floors of a step
+ * (see floors.h).  Pure arithmetic on a few precomputed numbers. */
+#include "models/floors.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+double floors_kernels_per_step(const struct cat_model *m)
+{
+	double L = (double)m->layers;
+	double lin = (double)m->linear_attention_layers;
+	double attn = m->attention == CAT_ATTN_MLA ? FLOORS_KERNELS_MLA : FLOORS_KERNELS_GQA;
+	double moe = 0;
+	if (m->experts > 0)
+		moe = m->moe_layers > 0 ? (double)m->moe_layers : L - (double)m->dense_layers;
+	if (moe < 0)
+		moe = 0;
+	double shared = m->shared_experts > 0 ? (double)m->shared_experts : 0;
+	return (L - lin) * attn + lin * FLOORS_KERNELS_LINEAR_ATTN +
+	       (L - moe) * FLOORS_KERNELS_DENSE_MLP +
+	       moe * (FLOORS_KERNELS_MOE + shared * FLOORS_KERNELS_SHARED_EXPERT) +
+	       FLOORS_KERNELS_STEP;
+}
+
+void floors_init(struct floors *f, const struct cat_model *m, const struct engine_params *e,
+		 int ep, double moe_layers, double link_bytes_s, double link_latency_ns)
+{
+	memset(f, 0, sizeof(*f));
+	f->kernels = floors_kernels_per_step(m);
+	f->kernel_graph_ns = e->kernel_graph_us * 1e3;
+	f->kernel_eager_ns = e->kernel_eager_us * 1e3;
+	f->graph_max_seqs = e->graph_max_seqs;
+	f->host_overlap = e->host_overlap;
+	f->host_ns = e->step_overhead_us * 1e3;
+	f->ep = ep > 1 ? ep : 1;
+	f->experts = (double)m->experts;
+	f->per_token = (double)m->experts_per_token;
+	if (f->ep > 1 && moe_layers > 0 && link_bytes_s > 0) {
+		/* per MoE layer a dispatch and a combine; each GPU sends the
+		 * (ep-1)/ep of its tokens' k hidden vectors (16-bit) that go
+		 * to experts on other GPUs, its share being 1/ep of the
+		 * tokens */
+		double epd = (double)f->ep, h = (double)m->hidden_size;
+		f->a2a_fixed_ns = 2.0 * moe_layers * link_latency_ns;
+		f->a2a_ns_per_token = 2.0 * moe_layers * f->per_token * h * 2.0 * (epd - 1) /
+				      epd / epd / link_bytes_s * 1e9;
+	}
+}
+
+double floors_launch_ns(const struct floors *f, double seqs, double decode_seqs,
+			double new_tokens)
+{
+	if (!(new_tokens > 0))
+		return 0;
+	bool graph = decode_seqs == seqs && new_tokens == seqs && f->graph_max_seqs > 0 &&
+		     seqs <= f->graph_max_seqs;
+	double per = graph ? f->kernel_graph_ns : f->kernel_eager_ns;
+	return f->kernels * per;
+}
+
+double floors_imbalance(const struct floors *f, double n_items, double per_gpu_capacity)
+{
+	if (f->ep <= 1 || !(n_items > 0))
+		return 1;
+	double g = (double)f->ep;
+	double mean = n_items / g;
+	double p = 1.0 / g;
+	double sd = sqrt(n_items * p * (1 - p));
+	double mx = mean + sd * sqrt(2.0 * log(g));
+	if (mx > n_items)
+		mx = n_items;
+	if (per_gpu_capacity > 0 && mx > per_gpu_capacity)
+		mx = per_gpu_capacity;
+	if (mx < mean)
+		mx = mean;
+	return mx / mean;
+}
+
+double floors_alltoall_ns(const struct floors *f, double tokens)
+{
+	if (f->ep <= 1 || !(tokens > 0))
+		return 0;
+	return f->a2a_fixed_ns + f->a2a_ns_per_token * tokens;
+}
