@@ -66,6 +66,7 @@ int main(int argc, char **argv)
 		mo.gpu_memory_utilization = cfg.gpu_memory_utilization;
 		mo.max_num_batched_tokens = cfg.max_num_batched_tokens;
 		mo.gpu_expert_fraction = sc.offload_gpu_expert_fraction;
+		mo.mla_expanded = pm.mla_expanded;
 		rc = mem_plan_opts(&plan, cat, &mo, &d);
 		cfg.kv_cache_tokens = plan.kv_capacity_tokens;
 	}

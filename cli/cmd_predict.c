@@ -30,7 +30,8 @@ static const char PREDICT_HELP[] =
 	"                     [--engine E] [--tp N] [--pp N] [--batch B] [--context C]\n"
 	"                     [--chunk N] [--gpu-expert-fraction F] [--host-bw GBS]\n"
 	"                     [--host-tflops T] [--memory SIZE] [--profile CSV]\n"
-	"                     [--catalog DIR] [--engines FILE] [--json FILE]\n"
+	"                     [--ep N] [--catalog DIR] [--engines FILE] [--json FILE]\n"
+	"                     [--explain]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Evaluates the step-latency model (docs/performance-model.md) for one\n"
@@ -52,6 +53,10 @@ static const char PREDICT_HELP[] =
 	"        Engine profile: vllm (default), sglang, trtllm, llama.cpp, mlx, ...\n"
 	"    --tp N, --pp N\n"
 	"        Tensor- and pipeline-parallel GPUs.  Default 1 and 1.\n"
+	"    --ep N\n"
+	"        Expert parallelism for a mixture of experts: N = --tp spreads whole\n"
+	"        experts over the GPUs (all-to-all dispatch and combine, the busiest\n"
+	"        GPU's load sets the pace).  Default 1 (experts split by --tp).\n"
 	"    --batch B\n"
 	"        Sequences decoding together.  Default 1.\n"
 	"    --context C\n"
@@ -72,6 +77,11 @@ static const char PREDICT_HELP[] =
 	"        Read the catalogue / engine profiles from files instead of the built-in copy.\n"
 	"    --json FILE\n"
 	"        Write the figures as JSON to FILE ('-': standard output, no text).\n"
+	"    --explain\n"
+	"        Also print the decode step and the first prefill chunk term by term\n"
+	"        (roofline, kernel launches, collectives, imbalance, fixed GPU cost,\n"
+	"        host), with the binding term marked '*' (docs/performance-model.md,\n"
+	"        step floors).\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 success; 2 bad usage or input, or an output that cannot be written (the\n"
@@ -79,6 +89,8 @@ static const char PREDICT_HELP[] =
 	"\n"
 	"EXAMPLES\n"
 	"    agentcap predict --hardware h100-sxm --model llama-3.1-8b --batch 32 --context 8192\n"
+	"    agentcap predict --hardware h100-sxm --model deepseek-v3 --format int4-awq --tp 8 \\\n"
+	"                     --explain\n"
 	"    agentcap predict --hardware rtx-pro-6000 --model gpt-oss-120b --format mxfp4 \\\n"
 	"                     --engine llama.cpp --context 512\n";
 
@@ -92,6 +104,7 @@ struct predict_args {
 	const char *catalog;
 	const char *engines;
 	const char *json;
+	bool explain;
 };
 
 
@@ -101,7 +114,7 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 {
 	enum { O_HW = 1000, O_MODEL, O_FORMAT, O_KV, O_ENGINE, O_TP, O_PP, O_BATCH, O_CONTEXT,
 	       O_CHUNK, O_FRAC, O_HOSTBW, O_HOSTTF, O_MEMORY, O_PROFILE, O_CATALOG, O_ENGINES,
-	       O_JSON, O_HELP };
+	       O_JSON, O_HELP, O_EP, O_EXPLAIN };
 	static const struct option opts[] = {
 		{"hardware", required_argument, NULL, O_HW},
 		{"model", required_argument, NULL, O_MODEL},
@@ -121,6 +134,8 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 		{"catalog", required_argument, NULL, O_CATALOG},
 		{"engines", required_argument, NULL, O_ENGINES},
 		{"json", required_argument, NULL, O_JSON},
+		{"ep", required_argument, NULL, O_EP},
+		{"explain", no_argument, NULL, O_EXPLAIN},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -147,6 +162,12 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 				return args_bad("predict", c == O_TP ? "--tp" : "--pp", optarg, "a whole number from 1 to 1024");
 			*(c == O_TP ? &a->po.tp : &a->po.pp) = (int)v;
 			break;
+		case O_EP:
+			if (!args_number(optarg, 1, 1024, true, &v))
+				return args_bad("predict", "--ep", optarg, "a whole number from 1 to 1024");
+			a->po.ep = (int)v;
+			break;
+		case O_EXPLAIN: a->explain = true; break;
 		case O_BATCH:
 			if (!args_number(optarg, 1, 1 << 20, true, &v))
 				return args_bad("predict", "--batch", optarg, "a whole number from 1 to 1048576");
@@ -240,6 +261,7 @@ int cmd_predict(int argc, char **argv)
 		mo.gpu_expert_fraction = a.po.gpu_expert_fraction;
 		mo.device_memory_gb = a.memory_gb;
 		mo.max_num_batched_tokens = a.chunk;
+		mo.mla_expanded = pm.mla_expanded;
 		struct diag md;
 		diag_init(&md);
 		have_plan = mem_plan_opts(&plan, cat, &mo, &md) == 0;
@@ -260,6 +282,11 @@ int cmd_predict(int argc, char **argv)
 	}
 	if (rc == 0 && !(a.json && strcmp(a.json, "-") == 0))
 		rc = predict_write_text(stdout, &pm, &r, have_plan ? &plan : NULL, &d);
+	if (rc == 0 && a.explain && !(a.json && strcmp(a.json, "-") == 0)) {
+		rc = predict_write_explain(stdout, &pm, &r.decode, "decode step", &d);
+		if (rc == 0)
+			rc = predict_write_explain(stdout, &pm, &r.prefill, "first prefill chunk", &d);
+	}
 	if (wrc != 0)
 		rc = wrc;
 	perf_profile_free(prof);

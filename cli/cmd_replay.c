@@ -251,6 +251,7 @@ static int resolve(const struct scenario *sc, const struct catalog *cat, struct 
 		mo.gpu_memory_utilization = cfg->gpu_memory_utilization;
 		mo.max_num_batched_tokens = cfg->max_num_batched_tokens;
 		mo.gpu_expert_fraction = sc->offload_gpu_expert_fraction;
+		mo.mla_expanded = pm->mla_expanded;
 		rc = mem_plan_opts(&plan, cat, &mo, d);
 		if (rc != 0)
 			return rc;

@@ -224,6 +224,7 @@ static int params(struct ep *p, const cJSON *e, bool required, struct engine_par
 	    (rc = figure(p, e, "large_gpu_min_gib", false, R_GIB, &out->large_gpu_min_gib)) ||
 	    /* the floors are optional: an engine without them has none */
 	    (rc = figure(p, e, "kernel_graph_us", false, R_NONNEG, &out->kernel_graph_us)) ||
+	    (rc = figure(p, e, "gemm_kernel_us", false, R_NONNEG, &out->gemm_kernel_us)) ||
 	    (rc = figure(p, e, "kernel_eager_us", false, R_NONNEG, &out->kernel_eager_us)) ||
 	    (rc = figure(p, e, "graph_max_seqs", false, R_SEQS, &out->graph_max_seqs)))
 		return rc;
@@ -237,7 +238,7 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 		"quant_bw_scale", "moe_scale", "moe_layer_overhead_us", "fp16_accumulate",
 		"max_num_seqs", "prefill_chunk_tokens", "reserve_full_prompt",
 		"max_num_seqs_large_gpu", "large_gpu_min_gib", "kernel_graph_us",
-		"kernel_eager_us", "graph_max_seqs", "note", NULL };
+		"gemm_kernel_us", "kernel_eager_us", "graph_max_seqs", "note", NULL };
 	if (!cJSON_IsObject(o))
 		return ep_fail(p, "expected an object");
 	int rc = check_keys(p, o, keys);
@@ -255,7 +256,7 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 					.moe_layer_overhead_us = -1, .max_num_seqs = -1,
 					.prefill_chunk_tokens = -1, .reserve_full_prompt = -1,
 					.max_num_seqs_large_gpu = -1, .large_gpu_min_gib = -1,
-					.kernel_graph_us = -1, .kernel_eager_us = -1,
+					.kernel_graph_us = -1, .gemm_kernel_us = -1, .kernel_eager_us = -1,
 					.graph_max_seqs = -1 };
 	ov->fp16_accumulate = -1;
 	return params(p, o, false, &ov->p, &ov->fp16_accumulate);
@@ -269,8 +270,8 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 		"fp16_accumulate", "max_num_seqs",
 		"prefill_chunk_tokens", "reserve_full_prompt", "max_num_seqs_large_gpu",
 		"large_gpu_min_gib", "fp8_kv_with_fp8_weights", "kernel_graph_us",
-		"kernel_eager_us", "graph_max_seqs", "host_overlap", "formats", "by_family",
-		NULL };
+		"gemm_kernel_us", "kernel_eager_us", "graph_max_seqs", "host_overlap", "formats",
+		"mla_formats", "by_family", NULL };
 	if (!cJSON_IsObject(e))
 		return ep_fail(p, "expected an object");
 	int rc = check_keys(p, e, keys);
@@ -305,7 +306,9 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 	x->p.fp8_kv_with_fp8_weights = fp8kv == 1;
 	x->p.host_overlap = overlap == 1;
 	if ((rc = str_list(p, e, "formats", x->formats, ENGINE_FORMATS_MAX, &x->format_count,
-			   true)))
+			   true)) ||
+	    (rc = str_list(p, e, "mla_formats", x->mla_formats, ENGINE_FORMATS_MAX,
+			   &x->mla_format_count, true)))
 		return rc;
 	const cJSON *bf = cJSON_GetObjectItemCaseSensitive(e, "by_family");
 	if (!bf)
@@ -517,6 +520,8 @@ void engine_resolve(const struct engine_profile *e, const char *family_id,
 		out->large_gpu_min_gib = best->p.large_gpu_min_gib;
 	if (best->p.kernel_graph_us >= 0)
 		out->kernel_graph_us = best->p.kernel_graph_us;
+	if (best->p.gemm_kernel_us >= 0)
+		out->gemm_kernel_us = best->p.gemm_kernel_us;
 	if (best->p.kernel_eager_us >= 0)
 		out->kernel_eager_us = best->p.kernel_eager_us;
 	if (best->p.graph_max_seqs >= 0)
@@ -553,6 +558,16 @@ bool engine_supports_format(const struct engine_profile *e, const char *format_i
 					 : catalog_name_eq(format_id, f))
 			return true;
 	}
+	return false;
+}
+
+bool engine_runs_mla(const struct engine_profile *e, const char *format_id)
+{
+	if (e->mla_format_count == 0)
+		return true;
+	for (size_t i = 0; i < e->mla_format_count; i++)
+		if (catalog_name_eq(format_id, e->mla_formats[i]))
+			return true;
 	return false;
 }
 

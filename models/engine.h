@@ -69,8 +69,10 @@ struct engine_params {
 				      same as max_num_seqs */
 	double large_gpu_min_gib;    /* see max_num_seqs_large_gpu */
 	/* Step floors (models/floors.h); 0 = no such floor. */
-	double kernel_graph_us;    /* least time one kernel holds the stream
-				      when the step runs as a CUDA graph */
+	double kernel_graph_us;    /* least time one small kernel holds the
+				      stream when the step runs as a CUDA graph */
+	double gemm_kernel_us;     /* least time of one GEMM-class kernel at a
+				      small batch */
 	double kernel_eager_us;    /* the same launched one by one (the host's
 				      launch rate bounds it) */
 	double graph_max_seqs;     /* decode-only batches up to this many
@@ -103,6 +105,12 @@ struct engine_profile {
 					  loads: ids, or prefixes ending in '*';
 					  none listed = any */
 	size_t format_count;
+	char mla_formats[ENGINE_FORMATS_MAX][ENGINE_NAME_MAX]; /* weight formats
+					  it runs multi-head latent attention
+					  with (others fall back to plain
+					  multi-head attention); none listed =
+					  all */
+	size_t mla_format_count;
 };
 
 struct engine_table {
@@ -157,6 +165,11 @@ void engine_resolve(const struct engine_profile *e, const char *family_id,
 /* True when engine e loads weight format `format_id` (exact id, or a
  * listed prefix ending in '*'; an engine listing no formats loads any). */
 bool engine_supports_format(const struct engine_profile *e, const char *format_id);
+
+/* True when engine e runs a multi-head latent attention model in weight
+ * format `format_id` with its latent KV cache (mla_formats; none listed =
+ * every format). */
+bool engine_runs_mla(const struct engine_profile *e, const char *format_id);
 
 /* Comma-separated ids of the table, for messages. */
 void engine_list_ids(const struct engine_table *t, char *buf, size_t size);

@@ -7,29 +7,33 @@
 #include <math.h>
 #include <string.h>
 
-double floors_kernels_per_step(const struct cat_model *m)
+void floors_kernels_per_step(const struct cat_model *m, double *gemm, double *small)
 {
 	double L = (double)m->layers;
 	double lin = (double)m->linear_attention_layers;
-	double attn = m->attention == CAT_ATTN_MLA ? FLOORS_KERNELS_MLA : FLOORS_KERNELS_GQA;
+	bool mla = m->attention == CAT_ATTN_MLA;
 	double moe = 0;
 	if (m->experts > 0)
 		moe = m->moe_layers > 0 ? (double)m->moe_layers : L - (double)m->dense_layers;
 	if (moe < 0)
 		moe = 0;
 	double shared = m->shared_experts > 0 ? (double)m->shared_experts : 0;
-	return (L - lin) * attn + lin * FLOORS_KERNELS_LINEAR_ATTN +
-	       (L - moe) * FLOORS_KERNELS_DENSE_MLP +
-	       moe * (FLOORS_KERNELS_MOE + shared * FLOORS_KERNELS_SHARED_EXPERT) +
-	       FLOORS_KERNELS_STEP;
+	*gemm = (L - lin) * (mla ? FLOORS_GEMM_MLA : FLOORS_GEMM_GQA) +
+		lin * FLOORS_GEMM_LINEAR_ATTN + (L - moe) * FLOORS_GEMM_DENSE_MLP +
+		moe * (FLOORS_GEMM_MOE + shared * FLOORS_GEMM_SHARED_EXPERT) + FLOORS_GEMM_STEP;
+	*small = (L - lin) * (mla ? FLOORS_SMALL_MLA : FLOORS_SMALL_GQA) +
+		 lin * FLOORS_SMALL_LINEAR_ATTN + (L - moe) * FLOORS_SMALL_DENSE_MLP +
+		 moe * (FLOORS_SMALL_MOE + shared * FLOORS_SMALL_SHARED_EXPERT) +
+		 FLOORS_SMALL_STEP;
 }
 
 void floors_init(struct floors *f, const struct cat_model *m, const struct engine_params *e,
 		 int ep, double moe_layers, double link_bytes_s, double link_latency_ns)
 {
 	memset(f, 0, sizeof(*f));
-	f->kernels = floors_kernels_per_step(m);
+	floors_kernels_per_step(m, &f->gemm_kernels, &f->small_kernels);
 	f->kernel_graph_ns = e->kernel_graph_us * 1e3;
+	f->gemm_ns = e->gemm_kernel_us * 1e3;
 	f->kernel_eager_ns = e->kernel_eager_us * 1e3;
 	f->graph_max_seqs = e->graph_max_seqs;
 	f->host_overlap = e->host_overlap;
@@ -49,15 +53,23 @@ void floors_init(struct floors *f, const struct cat_model *m, const struct engin
 	}
 }
 
+bool floors_graphed(const struct floors *f, double seqs, double decode_seqs, double new_tokens)
+{
+	return new_tokens > 0 && decode_seqs == seqs && new_tokens == seqs &&
+	       f->graph_max_seqs > 0 && seqs <= f->graph_max_seqs && f->kernel_graph_ns > 0;
+}
+
 double floors_launch_ns(const struct floors *f, double seqs, double decode_seqs,
 			double new_tokens)
 {
 	if (!(new_tokens > 0))
 		return 0;
-	bool graph = decode_seqs == seqs && new_tokens == seqs && f->graph_max_seqs > 0 &&
-		     seqs <= f->graph_max_seqs;
-	double per = graph ? f->kernel_graph_ns : f->kernel_eager_ns;
-	return f->kernels * per;
+	if (floors_graphed(f, seqs, decode_seqs, new_tokens))
+		return f->gemm_kernels * f->gemm_ns + f->small_kernels * f->kernel_graph_ns;
+	if (f->kernel_eager_ns <= 0)
+		return 0;
+	return f->gemm_kernels * fmax(f->gemm_ns, f->kernel_eager_ns) +
+	       f->small_kernels * fmax(f->kernel_graph_ns, f->kernel_eager_ns);
 }
 
 double floors_imbalance(const struct floors *f, double n_items, double per_gpu_capacity)

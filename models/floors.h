@@ -6,10 +6,11 @@
  * per GPU, and is then held up by costs that do not shrink with the work:
  *
  *   - kernel launches: every kernel holds the GPU's stream for a least
- *     time (launch, grid start, tail) however little it computes; a step
- *     runs `kernels` of them one after the other, at the engine's per-
- *     kernel cost with CUDA graphs (decode batches up to graph_max_seqs)
- *     or launched one by one;
+ *     time (launch, grid start, tail) however little it computes, longer
+ *     for a GEMM-class kernel than for an elementwise one; a step runs
+ *     its kernels one after the other, at the engine's per-kernel costs
+ *     inside CUDA graphs (decode batches up to graph_max_seqs) or at the
+ *     host's launch rate when launched one by one;
  *   - collectives: all-reduces under tensor parallelism (in perf_model.c,
  *     latency + size / bandwidth) and, under expert parallelism, one
  *     all-to-all dispatch and one combine per MoE layer (here);
@@ -42,33 +43,47 @@
 #include "models/engine.h"
 
 /* Kernels one decode step launches, per layer kind, counted from the
- * model code of vLLM/SGLang (collectives not included; they are charged
- * as collectives):
- *   attention (GQA): residual-add + RMSNorm, QKV GEMM, rotary, KV-cache
- *     write, attention, split-KV combine, output GEMM                 7
- *   attention (MLA): the same plus the latent path: fused q_a/kv_a GEMM,
- *     q_a norm, kv_a norm, q_b GEMM, rotary, W_UK absorb BMM, cache
- *     write, MLA decode + combine, W_UV BMM, output GEMM, norm        12
- *   linear attention (Gated DeltaNet): norm, in-projection, short conv,
- *     gates, recurrent update, gated norm, out-projection             7
- *   dense MLP: norm, gate/up GEMM, activation, down GEMM              4
- *   MoE: norm, router GEMM, top-k + weights, token alignment, grouped
- *     gate/up GEMM, activation, grouped down GEMM, weighted sum       8
- *     each shared expert: gate/up GEMM, activation, down GEMM, add    4
- *   once per step: embedding, final norm, lm-head GEMM, sampling
- *     (penalties, softmax, sample, gather)                            7 */
-#define FLOORS_KERNELS_GQA 7
-#define FLOORS_KERNELS_MLA 12
-#define FLOORS_KERNELS_LINEAR_ATTN 7
-#define FLOORS_KERNELS_DENSE_MLP 4
-#define FLOORS_KERNELS_MOE 8
-#define FLOORS_KERNELS_SHARED_EXPERT 4
-#define FLOORS_KERNELS_STEP 7
+ * model code of vLLM/SGLang (collectives are charged as collectives), as
+ * (GEMM-class, small) kernels.  A GEMM-class kernel (dense, grouped-expert
+ * or batched matmul) has a longer least time at a small batch than a small
+ * elementwise or reduction kernel:
+ *   attention (GQA): QKV and output GEMMs; residual-add + RMSNorm, rotary,
+ *     KV-cache write, attention, split-KV combine                   2 + 5
+ *   attention (MLA): fused q_a/kv_a GEMM, q_b GEMM, W_UK and W_UV absorb
+ *     BMMs, output GEMM; norm, q_a and kv_a norms, rotary, cache write,
+ *     MLA decode, combine                                             5 + 7
+ *   linear attention (Gated DeltaNet): in- and out-projections; norm,
+ *     short conv, gates, recurrent update, gated norm                 2 + 5
+ *   dense MLP: gate/up and down GEMMs; norm, activation               2 + 2
+ *   MoE: router GEMM, grouped gate/up and down GEMMs; norm, top-k with
+ *     weights, token alignment, activation, weighted sum              3 + 5
+ *     each shared expert: gate/up and down GEMMs; activation, add     2 + 2
+ *   once per step: lm-head GEMM; embedding, final norm, sampling
+ *     (penalties, softmax, sample, gather)                            1 + 6 */
+#define FLOORS_GEMM_GQA 2
+#define FLOORS_SMALL_GQA 5
+#define FLOORS_GEMM_MLA 5
+#define FLOORS_SMALL_MLA 7
+#define FLOORS_GEMM_LINEAR_ATTN 2
+#define FLOORS_SMALL_LINEAR_ATTN 5
+#define FLOORS_GEMM_DENSE_MLP 2
+#define FLOORS_SMALL_DENSE_MLP 2
+#define FLOORS_GEMM_MOE 3
+#define FLOORS_SMALL_MOE 5
+#define FLOORS_GEMM_SHARED_EXPERT 2
+#define FLOORS_SMALL_SHARED_EXPERT 2
+#define FLOORS_GEMM_STEP 1
+#define FLOORS_SMALL_STEP 6
 
 struct floors {
-	double kernels;            /* kernels of one step (every layer + once) */
-	double kernel_graph_ns;    /* per kernel inside a CUDA graph; 0 none */
-	double kernel_eager_ns;    /* per kernel launched one by one; 0 none */
+	double gemm_kernels;       /* GEMM-class kernels of one step */
+	double small_kernels;      /* the other kernels of one step */
+	double kernel_graph_ns;    /* per small kernel inside a CUDA graph; 0 none */
+	double gemm_ns;            /* per GEMM-class kernel (its least time
+				      at a small batch); 0 none */
+	double kernel_eager_ns;    /* per kernel launched one by one: the host's
+				      launch rate (a kernel costs the larger of
+				      this and its own least time); 0 none */
 	double graph_max_seqs;     /* largest decode batch run as a graph */
 	bool host_overlap;         /* step = max(host, gpu) */
 	double host_ns;            /* the engine's host work per step */
@@ -82,8 +97,9 @@ struct floors {
 	double a2a_ns_per_token;   /* per step and new token: their bytes */
 };
 
-/* Kernels of one step of model m (see the counts above). */
-double floors_kernels_per_step(const struct cat_model *m);
+/* GEMM-class and small kernels of one step of model m (the counts
+ * above). */
+void floors_kernels_per_step(const struct cat_model *m, double *gemm, double *small);
 
 /* Fill f for model m under engine parameters e (after family overrides),
  * with ep expert-parallel GPUs (1 = none), the model's MoE layer count,
@@ -92,8 +108,14 @@ double floors_kernels_per_step(const struct cat_model *m);
 void floors_init(struct floors *f, const struct cat_model *m, const struct engine_params *e,
 		 int ep, double moe_layers, double link_bytes_s, double link_latency_ns);
 
-/* Kernel floor of a step: kernels x the per-kernel cost, graphed when the
- * step is decode only with at most graph_max_seqs sequences. */
+/* True when a step of this shape runs as a captured CUDA graph: decode
+ * only, at most graph_max_seqs sequences, an engine that captures. */
+bool floors_graphed(const struct floors *f, double seqs, double decode_seqs, double new_tokens);
+
+/* Kernel floor of a step: GEMM-class kernels x their least time plus small
+ * kernels x theirs, inside a graph when the step is decode only with at
+ * most graph_max_seqs sequences; launched one by one, no kernel costs less
+ * than the host's launch time. */
 double floors_launch_ns(const struct floors *f, double seqs, double decode_seqs,
 			double new_tokens);
 

@@ -162,10 +162,18 @@ static int pieces_of(struct pieces *pc, const struct catalog *cat, const struct 
 	pc->weights_total = mem_weights_bytes(m, wf);
 	pc->reserve_runtime = (int64_t)ceil(hw->family->runtime_reserve_gib * GIB);
 	pc->activation = activation_split(m, o->max_num_batched_tokens, o->tp);
-	pc->kv_per_token = mem_kv_bytes_per_token(m, sel.kv_dtype);
+	struct cat_model mha = *m;
+	const struct cat_model *km = m;
+	if (o->mla_expanded && m->attention == CAT_ATTN_MLA) {
+		/* no latent cache: every head keeps its K and V */
+		mha.attention = CAT_ATTN_GQA;
+		mha.kv_heads = mha.heads;
+		km = &mha;
+	}
+	pc->kv_per_token = mem_kv_bytes_per_token(km, sel.kv_dtype);
 	double frac = 1;
-	if (m->attention != CAT_ATTN_MLA && m->kv_heads > 0)
-		frac = ceil((double)m->kv_heads / tp) / (double)m->kv_heads;
+	if (km->attention != CAT_ATTN_MLA && km->kv_heads > 0)
+		frac = ceil((double)km->kv_heads / tp) / (double)km->kv_heads;
 	pc->kv_gpu_per_token = (int64_t)ceil((double)pc->kv_per_token * frac / pp);
 	if (pc->kv_gpu_per_token < 1)
 		pc->kv_gpu_per_token = 1;

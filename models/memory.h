@@ -22,6 +22,7 @@
 #ifndef MODELS_MEMORY_H
 #define MODELS_MEMORY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/diag.h"
@@ -47,6 +48,11 @@ struct mem_opts {
 	double gpu_expert_fraction;    /* routed experts kept on the GPUs, [0, 1] */
 	double device_memory_gb;       /* per-GPU memory instead of the
 					  catalogue's (a budget what-if); 0 none */
+	bool mla_expanded;             /* the engine runs a multi-head latent
+					  attention model as plain multi-head
+					  attention (struct perf_model's
+					  mla_expanded): a full K and V per
+					  head, split over tp like GQA */
 };
 
 /* tp = pp = 1, utilisation 0.9, 8192 batched tokens, experts all on GPU. */

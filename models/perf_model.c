@@ -170,6 +170,16 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 	}
 	copy_id(pm->engine_id, sizeof(pm->engine_id), ep->id);
 	engine_resolve(ep, fam->id, &pm->engine);
+	struct cat_model mha;
+	const struct cat_model *arch = m; /* the checkpoint's layers, for kernel counts */
+	if (m->attention == CAT_ATTN_MLA && !engine_runs_mla(ep, wf->id)) {
+		/* no latent cache: K and V per head, heads split over tp */
+		mha = *m;
+		mha.attention = CAT_ATTN_GQA;
+		mha.kv_heads = mha.heads;
+		m = &mha;
+		pm->mla_expanded = true;
+	}
 	free(own);
 
 	/* the machine */
@@ -362,7 +372,9 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 			   L_moe * e->moe_layer_overhead_us) * 1e3;
 	pm->gpu_fixed_ns = (fam->step_overhead_us + L * e->layer_overhead_us +
 			    L_moe * e->moe_layer_overhead_us) * 1e3;
-	floors_init(&pm->floors, m, e, pm->ep, L_moe, pm->link_bw_bytes * PERF_LINK_EFF,
+	/* kernels follow the checkpoint's projections even when its latent
+	 * attention runs as plain multi-head attention */
+	floors_init(&pm->floors, arch, e, pm->ep, L_moe, pm->link_bw_bytes * PERF_LINK_EFF,
 		    pm->link_latency_ns);
 
 	/* expert offload */
@@ -412,7 +424,8 @@ bool perf_model_check(const struct perf_model *pm)
 		if (!finite_nonneg(*ns[i]))
 			return false;
 	const struct floors *f = &pm->floors;
-	if (!finite_nonneg(f->kernels) || !finite_nonneg(f->kernel_graph_ns) ||
+	if (!finite_nonneg(f->gemm_kernels) || !finite_nonneg(f->small_kernels) ||
+	    !finite_nonneg(f->kernel_graph_ns) || !finite_nonneg(f->gemm_ns) ||
 	    !finite_nonneg(f->kernel_eager_ns) || !finite_nonneg(f->host_ns) ||
 	    !finite_nonneg(f->a2a_fixed_ns) || !finite_nonneg(f->a2a_ns_per_token) ||
 	    !finite_nonneg(pm->gpu_fixed_ns) || pm->gpu_fixed_ns > pm->overhead_ns * (1 + 1e-12) ||
@@ -563,8 +576,9 @@ static double analytic_terms(const struct perf_model *pm, const struct shape *x,
 		br->alltoall_ns = a2a;
 		br->ops_ns = ops;
 		br->launch_ns = launch;
-		br->kernels = pm->floors.kernels;
+		br->kernels = pm->floors.gemm_kernels + pm->floors.small_kernels;
 		br->floor_binds = launch > ops;
+		br->graphed = floors_graphed(&pm->floors, x->s, x->d, x->t);
 		br->gpu_fixed_ns = pm->gpu_fixed_ns;
 		br->host_step_ns = host;
 		br->host_overlap = pm->floors.host_overlap;

@@ -109,6 +109,10 @@ struct perf_model {
 					 (decode) mean anything */
 	bool rate_estimated;          /* that rate estimated from the family's
 					 TFLOPS per GPU core (none published) */
+	bool mla_expanded;            /* a multi-head latent attention model the
+					 engine runs as plain multi-head
+					 attention in this format (its
+					 mla_formats): full K and V per head */
 
 	/* machine, per GPU: peaks, and the factors applied to them */
 	double matmul_peak_flops;     /* FLOP/s of the weight matmuls */
@@ -242,7 +246,8 @@ struct perf_breakdown {
 					 time, byte time), summed */
 	double weights_ns;            /* byte time of the weights read */
 	double kv_ns;                 /* byte time of KV (and state) traffic */
-	double launch_ns;             /* kernel floor: kernels x per-kernel */
+	double launch_ns;             /* kernel floor: kernels x their least
+					 times */
 	double kernels;               /* kernels of the step */
 	double alltoall_ns;           /* expert-parallel dispatch + combine
 					 (part of comm_ns) */
@@ -251,6 +256,7 @@ struct perf_breakdown {
 	double gpu_fixed_ns;          /* per-step GPU cost and per-layer gaps */
 	double host_step_ns;          /* the engine's host work per step */
 	bool floor_binds;             /* launch floor above the roofline */
+	bool graphed;                 /* the step runs as a CUDA graph */
 	bool host_overlap;            /* step = max(host, GPU) */
 	double flops_fraction;        /* achieved FLOP/s over the matmul peak x GPUs */
 	double bw_fraction;           /* achieved bytes/s over peak bandwidth x GPUs */

@@ -94,6 +94,69 @@ int predict_write_text(FILE *out, const struct perf_model *pm, const struct pred
 	return io_check(out, d);
 }
 
+int predict_write_explain(FILE *out, const struct perf_model *pm, const struct perf_breakdown *br,
+			  const char *what, struct diag *d)
+{
+	const struct floors *f = &pm->floors;
+	double gpu_core = fmax(br->ops_ns, br->launch_ns);
+	/* the additive terms of the step; the largest binds */
+	struct {
+		const char *name;
+		double ns;
+	} terms[] = {
+		{ br->floor_binds ? "kernel launches" : "roofline", gpu_core },
+		{ "collectives", br->comm_ns },
+		{ "fixed GPU", br->gpu_fixed_ns },
+		{ "host", br->host_step_ns },
+	};
+	size_t best = 0;
+	for (size_t i = 1; i < 3; i++)
+		if (terms[i].ns > terms[best].ns)
+			best = i;
+	/* the host binds when it is the largest added term, or, overlapped,
+	 * when it outlasts the GPU */
+	if (br->host_overlap ? br->host_step_ns >= br->step_ns
+			     : br->host_step_ns > terms[best].ns)
+		best = 3;
+	fprintf(out, "  %s, term by term (gpu = fixed + max(roofline, kernel launches) + "
+		"collectives; step = %s):\n", what,
+		br->host_overlap ? "max(host, gpu): the host overlaps" : "host + gpu");
+	fprintf(out, "   %c roofline        %9.3f ms   weights %.3f, KV %.3f, compute-bound ops "
+		"%.3f ms (each operation's larger side, summed)\n",
+		best == 0 && !br->floor_binds ? '*' : ' ', br->ops_ns / 1e6, br->weights_ns / 1e6,
+		br->kv_ns / 1e6, br->compute_bound_ns / 1e6);
+	if (br->kernels > 0 && (f->kernel_graph_ns > 0 || f->kernel_eager_ns > 0))
+		fprintf(out, "   %c kernel launches %9.3f ms   %.0f GEMM-class + %.0f small kernels, "
+			"%s%s\n", best == 0 && br->floor_binds ? '*' : ' ', br->launch_ns / 1e6,
+			f->gemm_kernels, f->small_kernels,
+			br->graphed ? "inside a CUDA graph" : "launched one by one",
+			br->floor_binds ? " (above the roofline: it sets the GPU time)" : "");
+	else
+		fprintf(out, "     kernel launches       -      the engine has no kernel floor "
+			"(its per-layer costs are in fixed GPU)\n");
+	fprintf(out, "   %c collectives     %9.3f ms   %s", best == 1 ? '*' : ' ',
+		br->comm_ns / 1e6, pm->tp > 1 ? "all-reduces over the tensor-parallel GPUs" :
+		pm->pp > 1 ? "pipeline hand-offs" : "none (one GPU)");
+	if (br->alltoall_ns > 0)
+		fprintf(out, ", of which expert all-to-alls %.3f ms", br->alltoall_ns / 1e6);
+	fputc('\n', out);
+	if (pm->experts > 0)
+		fprintf(out, "     imbalance       %9.2fx     busiest GPU's expert load over the mean "
+			"(%s)\n", br->imbalance,
+			pm->ep > 1 ? "expert parallelism" : "1: experts split by tensor parallelism");
+	fprintf(out, "   %c fixed GPU       %9.3f ms   the family's per-step cost and the engine's "
+		"per-layer gaps\n", best == 2 ? '*' : ' ', br->gpu_fixed_ns / 1e6);
+	fprintf(out, "   %c host            %9.3f ms   the engine's scheduler and input preparation\n",
+		best == 3 ? '*' : ' ', br->host_step_ns / 1e6);
+	if (br->host_ns > 0)
+		fprintf(out, "     host experts    %9.3f ms   offloaded experts (%s), in the roofline\n",
+			br->host_ns / 1e6, offload_choice_name(br->offload));
+	fprintf(out, "     step            %9.3f ms   binding: %s (%.0f%% of the step)\n",
+		br->step_ns / 1e6, terms[best].name,
+		br->step_ns > 0 ? 100 * terms[best].ns / br->step_ns : 0);
+	return io_check(out, d);
+}
+
 static void jnum(FILE *out, const char *key, double v, bool last)
 {
 	if (isfinite(v))

@@ -42,6 +42,14 @@ int predict_run(struct predict_result *r, const struct perf_model *pm, int32_t b
 int predict_write_text(FILE *out, const struct perf_model *pm, const struct predict_result *r,
 		       const struct mem_plan *plan, struct diag *d);
 
+/* The step br of model pm term by term, as models/floors.h combines them
+ * (roofline with its weights, KV and compute sides; kernel launches;
+ * collectives; load imbalance; fixed GPU cost; host), the binding term
+ * marked with '*'.  `what` names the step ("decode step").  DIAG_EIO when
+ * a write fails. */
+int predict_write_explain(FILE *out, const struct perf_model *pm, const struct perf_breakdown *br,
+			  const char *what, struct diag *d);
+
 /* The same as one JSON object with a fixed key order. */
 int predict_write_json(FILE *out, const struct perf_model *pm, const struct predict_result *r,
 		       const struct mem_plan *plan, struct diag *d);

@@ -539,6 +539,7 @@ static int predict_row(struct validate_report *rep, size_t r, const struct cols 
 	mo.tp = row->tp;
 	mo.pp = row->pp;
 	mo.max_num_batched_tokens = chunk;
+	mo.mla_expanded = pm.mla_expanded;
 	struct mem_plan plan;
 	diag_init(&pd);
 	if (mem_plan_opts(&plan, cat, &mo, &pd) != 0) {

@@ -116,6 +116,7 @@ MODELS = {
     "Qwen3.6-35B-A3B": ("qwen3.6-35b-a3b", None),
     "gpt-oss-20b": ("gpt-oss-20b", None),
     "gpt-oss-120b": ("gpt-oss-120b", None),
+    "DeepSeek-V3": ("deepseek-v3", None),
     "DeepSeek-R1-0528": ("deepseek-v3", "DeepSeek-R1-0528 is a DeepSeek-V3 checkpoint "
                          "(same architecture, deepseek_v3 config)"),
     "(collective)": (None, None),
