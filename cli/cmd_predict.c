@@ -38,7 +38,7 @@ static const char PREDICT_HELP[] =
 	"    decode step of B sequences that each hold C tokens of context, and for\n"
 	"    the prefill of a C-token prompt in chunks of N tokens.  Prints the step\n"
 	"    time, decode tokens/s per sequence and in aggregate, prefill tokens/s,\n"
-	"    which bound won (compute, memory, overhead, interconnect, host), the\n"
+	"    which bound won (compute, memory, overhead, interconnect, host, launch), the\n"
 	"    achieved fractions of peak FLOP/s and bandwidth, and whether B x C\n"
 	"    tokens fit in the KV cache the memory model leaves.\n"
 	"\n"

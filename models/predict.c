@@ -194,6 +194,11 @@ int predict_write_json(FILE *out, const struct perf_model *pm, const struct pred
 	jnum(out, "decode_memory_bound_ms", r->decode.memory_bound_ns / 1e6, false);
 	jnum(out, "decode_interconnect_ms", r->decode.comm_ns / 1e6, false);
 	jnum(out, "decode_host_ms", r->decode.host_ns / 1e6, false);
+	jnum(out, "decode_roofline_ms", r->decode.ops_ns / 1e6, false);
+	jnum(out, "decode_launch_floor_ms", r->decode.launch_ns / 1e6, false);
+	jnum(out, "decode_alltoall_ms", r->decode.alltoall_ns / 1e6, false);
+	jnum(out, "decode_imbalance", r->decode.imbalance, false);
+	jnum(out, "decode_engine_host_ms", r->decode.host_step_ns / 1e6, false);
 	jstr(out, "decode_offload", offload_choice_name(r->decode.offload));
 	jnum(out, "decode_experts_touched", r->decode.experts_touched, false);
 	jnum(out, "decode_flops_fraction", r->decode.flops_fraction, false);

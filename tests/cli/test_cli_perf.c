@@ -78,6 +78,51 @@ static void test_predict(void **state)
 	cli_out_free(&r);
 }
 
+/* --explain: a 61-layer MoE on 8 GPUs at batch 1 is bound by its kernel
+ * launches, an 8B model on one GPU at batch 256 by its roofline; --ep
+ * charges the expert all-to-alls. */
+static void test_predict_explain(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("predict --hardware h100-sxm --model deepseek-v3 --format int4-awq "
+				   "--tp 8 --explain");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "(launch bound)"));
+	assert_non_null(strstr(r.out, "* kernel launches"));
+	assert_non_null(strstr(r.out, "binding: kernel launches"));
+	assert_non_null(strstr(r.out, "step = host + gpu"));
+	cli_out_free(&r);
+	r = cli_run("predict --hardware h100-sxm --model llama-3.1-8b --batch 256 --context 2048 "
+		    "--explain");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "* roofline"));
+	assert_null(strstr(r.out, "binding: kernel launches"));
+	cli_out_free(&r);
+	r = cli_run("predict --hardware h100-sxm --model deepseek-v3 --format int4-awq --tp 8 "
+		    "--engine sglang --explain");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "max(host, gpu)"));
+	cli_out_free(&r);
+	r = cli_run("predict --hardware h100-sxm --model deepseek-v3 --format int4-awq --tp 8 --ep 8 "
+		    "--batch 64 --explain --json -");
+	assert_int_equal(r.status, 0);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	assert_true(cJSON_GetObjectItem(j, "decode_alltoall_ms")->valuedouble > 0);
+	assert_true(cJSON_GetObjectItem(j, "decode_imbalance")->valuedouble > 1);
+	assert_true(cJSON_GetObjectItem(j, "decode_launch_floor_ms")->valuedouble > 8);
+	cJSON_Delete(j);
+	cli_out_free(&r);
+	r = cli_run("predict --hardware h100-sxm --model deepseek-v3 --format int4-awq --tp 8 --ep 3");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "expert_parallel_size 3"));
+	cli_out_free(&r);
+	r = cli_run("predict --hardware h100-sxm --model deepseek-v3 --tp 8 --ep x");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--ep 'x'"));
+	cli_out_free(&r);
+}
+
 static void test_fit(void **state)
 {
 	(void)state;
@@ -257,6 +302,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_help_pages),
 		cmocka_unit_test(test_predict),
+		cmocka_unit_test(test_predict_explain),
 		cmocka_unit_test(test_fit),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_replay_scenario_keys),

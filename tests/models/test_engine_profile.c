@@ -107,6 +107,29 @@ static void test_engine_errors(void **state)
 	assert_int_equal(parse(&t, ok, &d), 0);
 	assert_int_equal(t.count, 1);
 	assert_true(t.engines[0].p.step_overhead_us == 100);
+	/* without floor figures an engine has no floors and runs MLA everywhere */
+	assert_true(t.engines[0].p.kernel_graph_us == 0 && t.engines[0].p.gemm_kernel_us == 0);
+	assert_false(t.engines[0].p.host_overlap);
+	assert_true(engine_runs_mla(&t.engines[0], "int4-awq"));
+	const char *floors = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": "
+			     "\"X\", " ENGINE_BODY(FIG(1, "fraction")) ", \"kernel_graph_us\": "
+			     FIG(4, "us") ", \"gemm_kernel_us\": " FIG(9, "us") ", \"kernel_eager_us\": "
+			     FIG(10, "us") ", \"graph_max_seqs\": " FIG(512, "sequences")
+			     ", \"host_overlap\": true, \"mla_formats\": [\"bf16\", \"fp8\"], "
+			     "\"by_family\": [{\"family_prefix\": \"nvidia-ampere\", "
+			     "\"gemm_kernel_us\": " FIG(12, "us") "}]}]}";
+	assert_int_equal(parse(&t, floors, &d), 0);
+	struct engine_params fp;
+	engine_resolve(&t.engines[0], "nvidia-ampere", &fp);
+	assert_true(fp.kernel_graph_us == 4 && fp.gemm_kernel_us == 12 && fp.kernel_eager_us == 10 &&
+		    fp.graph_max_seqs == 512 && fp.host_overlap);
+	assert_true(engine_runs_mla(&t.engines[0], "FP8"));
+	assert_false(engine_runs_mla(&t.engines[0], "int4-awq"));
+	const char *bad_graph = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": "
+				"\"X\", " ENGINE_BODY(FIG(1, "fraction")) ", \"graph_max_seqs\": "
+				FIG(0.5, "sequences") "}]}";
+	assert_int_equal(parse(&t, bad_graph, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "graph_max_seqs.value"));
 	const char *bad_scale = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": "
 				"\"X\", " ENGINE_BODY(FIG(1.5, "fraction")) "}]}";
 	assert_int_equal(parse(&t, bad_scale, &d), DIAG_EINPUT);

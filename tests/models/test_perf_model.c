@@ -257,6 +257,55 @@ static void test_floors_expert_parallel(void **state)
 	assert_int_equal(perf_model_init_opts(&ep, f->cat, &o, &d), DIAG_EINPUT);
 }
 
+/* An engine that cannot run latent attention in a format (mla_formats)
+ * keeps a full K and V per head, split over the tensor-parallel GPUs; the
+ * kernel counts still follow the checkpoint's MLA projections. */
+static void test_mla_fallback(void **state)
+{
+	const struct fixture *f = *state;
+	static struct engine_table et;
+	et = f->et;
+	struct engine_profile *v = NULL;
+	for (size_t i = 0; i < et.count; i++)
+		if (strcmp(et.engines[i].id, "vllm") == 0)
+			v = &et.engines[i];
+	assert_non_null(v);
+	strcpy(v->mla_formats[0], "fp8");
+	v->mla_format_count = 1;
+	struct perf_opts o;
+	perf_opts_init(&o);
+	o.hardware = "h100-sxm";
+	o.model = "deepseek-v3";
+	o.weight_format = "int4-awq";
+	o.tp = 8;
+	o.engines = &et;
+	struct perf_model awq, fp8;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(perf_model_init_opts(&awq, f->cat, &o, &d), 0);
+	o.weight_format = "fp8";
+	assert_int_equal(perf_model_init_opts(&fp8, f->cat, &o, &d), 0);
+	assert_true(awq.mla_expanded && !fp8.mla_expanded);
+	/* 61 layers x K and V x 128 heads x 192 x 2 bytes, 16 heads a GPU */
+	assert_true(awq.kv_bytes_per_token == 61.0 * 2 * 128 * 192 * 2);
+	assert_close(awq.kv_gpu_fraction, 1.0 / 8, 1e-15);
+	assert_true(fp8.kv_bytes_per_token == 61.0 * (512 + 64) * 2);
+	assert_true(awq.floors.gemm_kernels == fp8.floors.gemm_kernels);
+	struct mem_opts mo;
+	mem_opts_init(&mo);
+	mo.hardware = "h100-sxm";
+	mo.model = "deepseek-v3";
+	mo.weight_format = "int4-awq";
+	mo.tp = 8;
+	struct mem_plan latent, full;
+	assert_int_equal(mem_plan_opts(&latent, f->cat, &mo, &d), 0);
+	mo.mla_expanded = true;
+	assert_int_equal(mem_plan_opts(&full, f->cat, &mo, &d), 0);
+	assert_true(latent.kv_gpu_bytes_per_token == 61 * (512 + 64) * 2);
+	assert_true(full.kv_gpu_bytes_per_token == 61 * 2 * 16 * 192 * 2);
+	assert_true(full.kv_capacity_tokens < latent.kv_capacity_tokens / 10);
+}
+
 /* The fixed cost: family step + engine step + layers x engine layer cost
  * (+ MoE layers x the engine's MoE-layer cost), engine overrides by family. */
 static void test_overheads(void **state)
@@ -833,6 +882,7 @@ int main(void)
 		cmocka_unit_test(test_floors_tp8_decode),
 		cmocka_unit_test(test_floors_decode_run),
 		cmocka_unit_test(test_floors_expert_parallel),
+		cmocka_unit_test(test_mla_fallback),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
