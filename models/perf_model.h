@@ -14,6 +14,11 @@
  *           + tensor-parallel all-reduces + pipeline hand-offs
  *           + host-expert cost (offload; the cheaper of stream and CPU)
  *
+ * and where the engine has step floors (models/floors.h) the operations'
+ * sum gives way to the kernel-launch floor when that is larger, expert-
+ * parallel all-to-alls add, and an engine that overlaps its host work takes
+ * max(host, GPU) instead of their sum.
+ *
  * with T new tokens, S sequences, P attention pairs, K KV tokens touched
  * (context after the step plus the new tokens written), D(T) the expected
  * distinct experts a batch touches (models/moe.h) and W the sliding window.
