@@ -16,6 +16,7 @@
 #include "base/outfile.h"
 #include "models/catalog.h"
 #include "models/memory.h"
+#include "reports/output.h"
 #include "traces/stats.h"
 
 #include <cjson/cJSON.h>
@@ -325,8 +326,10 @@ static void table(FILE *o, const struct stats_args *a, const struct result *r)
 			(long long)s->subagent_task_runs);
 	fputc('\n', o);
 	fprintf(o, "Engineers               %lld\n", (long long)s->engineers);
-	fprintf(o, "Time span               %.3f .. %.3f s (zero service time)\n", s->first_t_s,
-		s->last_t_s);
+	char span[48];
+	report_human_duration(span, sizeof(span), s->last_t_s - s->first_t_s);
+	fprintf(o, "Time span               %.3f .. %.3f s (zero service time%s%s)\n", s->first_t_s,
+		s->last_t_s, span[0] ? "; " : "", span);
 	fprintf(o, "Prompt tokens           %lld (%lld new)\n", (long long)s->prompt_tokens,
 		(long long)s->new_tokens);
 	fprintf(o, "Output tokens           %lld\n", (long long)s->output_tokens);

@@ -7,6 +7,7 @@
 
 #include "base/diag.h"
 #include "base/outfile.h"
+#include "reports/output.h"
 #include "traces/synth.h"
 #include "traces/synth_bench.h"
 #include "traces/synth_profile.h"
@@ -398,10 +399,13 @@ int cmd_synth(int argc, char **argv)
 				(long long)(st.tasks - st.tasks_accepted), (long long)st.reattempts,
 				(long long)st.engineer_days);
 			fprintf(info, "  %lld prompt and %lld output tokens; %lld tool failures, %lld retries, "
-				"%lld compactions, %lld cache busts; last session starts at %.0f s\n",
+				"%lld compactions, %lld cache busts; last session starts at %.0f s",
 				(long long)st.prompt_tokens, (long long)st.output_tokens,
 				(long long)st.tool_failures, (long long)st.retries, (long long)st.compactions,
 				(long long)st.busts, st.last_start_s);
+			char when[48];
+			report_human_duration(when, sizeof(when), st.last_start_s);
+			fprintf(info, when[0] ? " (%s)\n" : "%s\n", when);
 		}
 		free(p);
 	}

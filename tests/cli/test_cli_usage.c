@@ -132,6 +132,8 @@ static void test_synth_one_office_and_stderr(void **state)
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.out, ""); /* the summary is on standard error */
 	assert_non_null(strstr(r.err, "6 engineers in 1 time zone x 1 days"));
+	/* a start after a minute also reads in h/min */
+	assert_non_null(strstr(r.err, " h "));
 	cli_out_free(&r);
 	r = cli_run("synth --engineers 6 --days 1 -o " SCRATCH "/four.jsonl");
 	assert_int_equal(r.status, 0);
@@ -147,6 +149,9 @@ static void test_synth_one_office_and_stderr(void **state)
 	double last = cJSON_GetObjectItem(j, "last_t_s")->valuedouble;
 	assert_true(last - first < 18 * 3600.0);
 	cJSON_Delete(j);
+	cli_out_free(&r);
+	r = cli_run("stats " SCRATCH "/office.jsonl --no-curve");
+	assert_non_null(strstr(r.out, "(zero service time; "));
 	cli_out_free(&r);
 	r = cli_run("synth --workload fixed --input-len 10 --output-len 5 --num-prompts 3 "
 		    "--request-rate 1 --timezones 1 -o " SCRATCH "/b.jsonl");
