@@ -29,6 +29,9 @@ void kvcache_release(struct kvcache *kv)
 	free(kv->ref);
 	free(kv->prev);
 	free(kv->next);
+	free(kv->dprev);
+	free(kv->dnext);
+	free(kv->stamp);
 	map_release(&kv->table);
 	map_release(&kv->pending);
 	memset(kv, 0, sizeof(*kv));
@@ -56,7 +59,16 @@ static int kv_grow(struct kvcache *kv)
 	int32_t *x = realloc(kv->next, n * sizeof(*x));
 	if (x)
 		kv->next = x;
-	if (!h || !hd || !r || !p || !x)
+	int32_t *dp = realloc(kv->dprev, n * sizeof(*dp));
+	if (dp)
+		kv->dprev = dp;
+	int32_t *dn = realloc(kv->dnext, n * sizeof(*dn));
+	if (dn)
+		kv->dnext = dn;
+	uint64_t *st = realloc(kv->stamp, n * sizeof(*st));
+	if (st)
+		kv->stamp = st;
+	if (!h || !hd || !r || !p || !x || !dp || !dn || !st)
 		return DIAG_ENOMEM;
 	kv->cap = ncap;
 	return 0;
@@ -87,6 +99,23 @@ static void q_append(struct kvcache *kv, int32_t b)
 		kv->head = b;
 	kv->tail = b;
 	kv->free_len++;
+	kv->stamp[b] = kv->stamp_next++;
+}
+
+/* Take b off its hash's ring; the hash leaves the table with its last block. */
+static void unhash(struct kvcache *kv, int32_t b)
+{
+	uint64_t *v = map_get(&kv->table, kv->hash[b]);
+	assert(v);
+	if (kv->dnext[b] == b) {
+		map_del(&kv->table, kv->hash[b]);
+	} else {
+		kv->dnext[kv->dprev[b]] = kv->dnext[b];
+		kv->dprev[kv->dnext[b]] = kv->dprev[b];
+		if (*v == (uint64_t)b)
+			*v = (uint64_t)kv->dnext[b];
+	}
+	kv->hashed[b] = 0;
 }
 
 int64_t kvcache_match(const struct kvcache *kv, const uint64_t *hashes, int64_t n, int32_t *blocks)
@@ -133,9 +162,7 @@ int32_t kvcache_alloc(struct kvcache *kv)
 		b = kv->head;
 		q_unlink(kv, b);
 		if (kv->hashed[b]) {
-			uint64_t *v = map_get(&kv->table, kv->hash[b]);
-			if (v && *v == (uint64_t)b)
-				map_del(&kv->table, kv->hash[b]);
+			unhash(kv, b);
 			kv->evictions++;
 		}
 	} else {
@@ -152,10 +179,19 @@ int kvcache_register(struct kvcache *kv, int32_t b, uint64_t h)
 {
 	if (!kv->prefix_caching || kv->hashed[b])
 		return 0;
-	if (map_get(&kv->table, h))
-		return 0; /* another block already holds this content */
-	if (map_put(&kv->table, h, (uint64_t)b) != 0)
-		return DIAG_ENOMEM;
+	uint64_t *v = map_get(&kv->table, h);
+	if (v) { /* a duplicate: append it to the ring, after the others */
+		int32_t first = (int32_t)*v, last = kv->dprev[first];
+		kv->dnext[last] = b;
+		kv->dprev[b] = last;
+		kv->dnext[b] = first;
+		kv->dprev[first] = b;
+		kv->duplicates++;
+	} else {
+		if (map_put(&kv->table, h, (uint64_t)b) != 0)
+			return DIAG_ENOMEM;
+		kv->dnext[b] = kv->dprev[b] = b;
+	}
 	kv->hash[b] = h;
 	kv->hashed[b] = 1;
 	return 0;
@@ -186,6 +222,16 @@ void kvcache_pending_del(struct kvcache *kv, uint64_t h)
 		map_del(&kv->pending, h);
 }
 
+int64_t kvcache_allocs_before(const struct kvcache *kv, uint64_t stamp, int64_t limit)
+{
+	int64_t n = kv->total_blocks - kv->touched;
+	if (n >= limit)
+		return limit;
+	for (int32_t b = kv->head; b >= 0 && n < limit && kv->stamp[b] < stamp; b = kv->next[b])
+		n++;
+	return n;
+}
+
 int64_t kvcache_used(const struct kvcache *kv)
 {
 	return kv->touched - kv->free_len;
@@ -208,12 +254,27 @@ bool kvcache_check(const struct kvcache *kv)
 		if (kv->ref[b] == 0)
 			zero++;
 		if (kv->hashed[b]) {
-			/* a block carries a hash only while it is the table's holder */
+			/* b is on the ring its hash's table entry starts */
 			uint64_t *v = map_get(&kv->table, kv->hash[b]);
-			if (!v || *v != (uint64_t)b)
+			if (!v)
+				return false;
+			int32_t first = (int32_t)*v, x = first;
+			int64_t steps = 0;
+			while (x != b && steps++ <= kv->touched) {
+				if (!kv->hashed[x] || kv->hash[x] != kv->hash[b] ||
+				    kv->dprev[kv->dnext[x]] != x)
+					return false;
+				x = kv->dnext[x];
+				if (x == first)
+					return false;
+			}
+			if (x != b)
 				return false;
 		}
 	}
+	for (int32_t b = kv->head; b >= 0 && kv->next[b] >= 0; b = kv->next[b])
+		if (kv->stamp[b] >= kv->stamp[kv->next[b]])
+			return false;
 	if (zero != kv->free_len)
 		return false;
 	for (size_t i = 0; i < kv->table.cap; i++) {

@@ -3,9 +3,13 @@
  *
  * The cache holds `total_blocks` blocks of `block_size` tokens.  A block is
  * in use (ref > 0, held by one or more requests' block tables) or free.  A
- * full block whose tokens have been computed gets the chained content hash of
- * its position (traces/prompt.h) and is entered in `table`; when its last user
- * releases it, it keeps that hash and stays findable until it is evicted.
+ * full block gets the chained content hash of its position (traces/prompt.h)
+ * when the step that computes it is scheduled, as vLLM's allocate_slots caches
+ * it, and is entered in `table`; when its last user releases it, it keeps
+ * that hash and stays findable until it is evicted.  Two requests that
+ * computed the same content hold two blocks with one hash: both stay
+ * entered and servable (vLLM's BlockHashToBlockMap), a hit takes the one
+ * entered first, and the hash leaves the table only with its last block.
  *
  * Free blocks sit in one LRU queue: allocation takes from the head, release
  * appends at the tail, and a hit on a free cached block takes it out of the
@@ -16,8 +20,11 @@
  * its tail.
  *
  * Invariants (kvcache_check): a touched block is in the queue iff its ref is
- * 0; free_len counts the queue; every table entry maps a hash to a block that
- * carries that hash; untouched blocks have no state.
+ * 0; free_len counts the queue; every table entry maps a hash to the first of
+ * a ring (dnext/dprev, in entry order) of the blocks that carry that hash,
+ * and every hashed block is on its hash's ring; untouched blocks have no
+ * state.  Each block also records when it last joined the queue (`stamp`,
+ * increasing), so the queue is in stamp order.
  *
  * `pending` counts, per hash, the blocks that running requests are about to
  * compute; it only serves the in-flight-miss statistic and never changes what
@@ -41,11 +48,15 @@ struct kvcache {
 	unsigned char *hashed;
 	int32_t *ref;
 	int32_t *prev, *next; /* free queue links, -1 = none */
+	int32_t *dprev, *dnext; /* ring of blocks with the same hash */
+	uint64_t *stamp;      /* when the block last joined the free queue */
+	uint64_t stamp_next;
 	int32_t head, tail;   /* free queue ends, -1 if empty */
 	int64_t free_len;
 	struct map table;     /* hash -> block id */
 	struct map pending;   /* hash -> count of running requests computing it */
 	int64_t evictions;    /* cached blocks whose hash was dropped to reuse them */
+	int64_t duplicates;   /* blocks entered under a hash another block held */
 };
 
 /* 0, or DIAG_EINPUT if total_blocks is not in [1, 2^31). */
@@ -74,8 +85,8 @@ void kvcache_take(struct kvcache *kv, int32_t b);
  * block if needed; -1 if none is available. */
 int32_t kvcache_alloc(struct kvcache *kv);
 
-/* Mark block b's tokens computed with content hash h: enter it in the table
- * unless that hash is already cached by another block.  0 or DIAG_ENOMEM. */
+/* Give block b content hash h and enter it (after any other block with the
+ * same hash).  0 or DIAG_ENOMEM. */
 int kvcache_register(struct kvcache *kv, int32_t b, uint64_t h);
 
 /* Drop one reference; at zero the block joins the tail of the free queue. */
@@ -83,6 +94,11 @@ void kvcache_put(struct kvcache *kv, int32_t b);
 
 int kvcache_pending_add(struct kvcache *kv, uint64_t h);
 void kvcache_pending_del(struct kvcache *kv, uint64_t h);
+
+/* Of the next `limit` blocks an allocation would take (never used ones
+ * first, then the free queue from its head), how many come before the first
+ * free block whose stamp is at least `stamp`: at most limit. */
+int64_t kvcache_allocs_before(const struct kvcache *kv, uint64_t stamp, int64_t limit);
 
 /* Blocks in use (ref > 0). */
 int64_t kvcache_used(const struct kvcache *kv);

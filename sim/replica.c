@@ -130,10 +130,11 @@ static int sreq_cover(struct replica *rep, struct sreq *r, int64_t tokens)
 	return 0;
 }
 
-/* Enter the hashes of blocks that became full and computed. */
-static int sreq_register(struct replica *rep, struct sreq *r)
+/* Enter the hashes of the blocks full once the first `tokens` tokens are
+ * computed (called when the step computing them is scheduled). */
+static int sreq_register(struct replica *rep, struct sreq *r, int64_t tokens)
 {
-	int64_t full = min64(r->computed / rep->kv.block_size, r->call.n_hashes);
+	int64_t full = min64(tokens / rep->kv.block_size, r->call.n_hashes);
 	for (int64_t j = r->n_registered; j < full; j++) {
 		if (kvcache_register(&rep->kv, r->blocks[j], r->hashes[j]) != 0)
 			return DIAG_ENOMEM;
@@ -255,7 +256,8 @@ static bool schedule_running(struct sim *s, struct replica *rep, struct perf_bat
 		}
 		if (self_preempted)
 			break;
-		if (sreq_cover(rep, r, r->computed + n) != 0) {
+		if (sreq_cover(rep, r, r->computed + n) != 0 ||
+		    sreq_register(rep, r, r->computed + n) != 0) {
 			s->err = DIAG_ENOMEM;
 			break;
 		}
@@ -271,6 +273,7 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 	const struct engine_config *cfg = &s->cfg;
 	int64_t bs = rep->kv.block_size;
 	int admitted = 0;
+	rep->head_blocked = false;
 	while (rep->wq_len > 0 && rep->n_running < cfg->max_num_seqs && *budget > 0) {
 		struct sreq *r = wq_front(rep);
 		int64_t total = sreq_total(r);
@@ -290,8 +293,18 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		 * (reserve_full_prompt) the whole current sequence's; only the
 		 * chunk's are allocated now */
 		int64_t want = ceil_div(cfg->reserve_full_prompt ? total : cached + n, bs) - hit;
-		if (want > kvcache_available(&rep->kv) - evictable_hits)
+		if (want > kvcache_available(&rep->kv) - evictable_hits) {
+			/* what a decode run must leave alone (see replica.h) */
+			rep->head_blocked = true;
+			rep->head_first_stamp = UINT64_MAX;
+			for (int64_t j = 0; j < hit; j++)
+				if (rep->kv.ref[r->blocks[j]] == 0 &&
+				    rep->kv.stamp[r->blocks[j]] < rep->head_first_stamp)
+					rep->head_first_stamp = rep->kv.stamp[r->blocks[j]];
+			rep->head_grows = rep->kv.prefix_caching && hit < max_hit;
+			rep->head_next_hash = rep->head_grows ? r->hashes[hit] : 0;
 			break;
+		}
 		wq_pop_front(rep);
 		r->state = SREQ_RUNNING;
 		rep->running[rep->n_running++] = r; /* owned by the running list from here */
@@ -316,11 +329,31 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 				if (kvcache_pending_add(&rep->kv, r->hashes[r->pend_hi]) != 0)
 					return DIAG_ENOMEM;
 		}
+		if (sreq_register(rep, r, cached + n) != 0)
+			return DIAG_ENOMEM;
 		batch_add(rep, pb, r, n);
 		*budget -= n;
 		admitted++;
 	}
 	return admitted;
+}
+
+/* The longest decode run (<= kmax) that fills no block carrying the blocked
+ * head's next prefix hash: a run ending with tokens computed + k must keep
+ * computed + k below the end of such a block. */
+static int64_t run_k_before_head_grows(const struct replica *rep, int64_t kmax)
+{
+	int64_t bs = rep->kv.block_size;
+	for (int32_t i = 0; i < rep->n_batch; i++) {
+		const struct sreq *r = rep->batch[i].r;
+		int64_t end = min64(ceil_div(r->computed + kmax, bs), r->call.n_hashes);
+		for (int64_t j = r->n_registered; j < end; j++)
+			if (r->hashes[j] == rep->head_next_hash) {
+				kmax = min64(kmax, (j + 1) * bs - r->computed - 1);
+				break;
+			}
+	}
+	return kmax < 1 ? 1 : kmax;
 }
 
 /* Blocks the batch needs to run k decode steps beyond what it holds. */
@@ -334,6 +367,20 @@ static int64_t run_blocks_needed(const struct replica *rep, int64_t k)
 	return need;
 }
 
+/* The largest k in [1, kmax] whose extra blocks are at most `limit`. */
+static int64_t run_k_fits(const struct replica *rep, int64_t kmax, int64_t limit)
+{
+	int64_t lo = 1, hi = kmax;
+	while (lo < hi) {
+		int64_t mid = hi - (hi - lo) / 2;
+		if (run_blocks_needed(rep, mid) <= limit)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 int replica_schedule(struct sim *s, struct replica *rep)
 {
 	rep->sched_pending = false;
@@ -343,6 +390,7 @@ int replica_schedule(struct sim *s, struct replica *rep)
 	int64_t budget = s->cfg.max_num_batched_tokens;
 	bool preempted = schedule_running(s, rep, &pb, &budget);
 	int admitted = 0;
+	rep->head_blocked = false;
 	if (!preempted) {
 		admitted = schedule_waiting(s, rep, &pb, &budget);
 		if (admitted < 0)
@@ -368,15 +416,20 @@ int replica_schedule(struct sim *s, struct replica *rep)
 		}
 		/* largest k <= kmax whose extra blocks are available */
 		int64_t avail = kvcache_available(&rep->kv);
-		int64_t lo = 1, hi = kmax;
-		while (lo < hi) {
-			int64_t mid = hi - (hi - lo) / 2;
-			if (run_blocks_needed(rep, mid) <= avail)
-				lo = mid;
-			else
-				hi = mid - 1;
+		k = run_k_fits(rep, kmax, avail);
+		if (rep->head_blocked && rep->wq_len > 0) {
+			/* nor may it change what the blocked head would find cached */
+			int64_t kh = rep->head_grows ? run_k_before_head_grows(rep, k) : k;
+			int64_t limit = avail;
+			if (rep->head_first_stamp != UINT64_MAX)
+				limit = kvcache_allocs_before(&rep->kv, rep->head_first_stamp, avail);
+			if (limit < avail)
+				kh = run_k_fits(rep, kh, limit);
+			if (kh < k) {
+				k = kh;
+				s->stats.head_cut_runs++;
+			}
 		}
-		k = lo;
 	}
 	double dur = decode ? s->perf.decode_run_ns(s->perf.ctx, &pb, k) : s->perf.step_ns(s->perf.ctx, &pb);
 	if (!(dur >= 0.0) || !isfinite(dur))
@@ -445,7 +498,7 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen)
 			emitted = 1;
 		}
 		r->generated += emitted;
-		if (sreq_register(rep, r) != 0)
+		if (sreq_register(rep, r, r->computed) != 0) /* a run's later steps */
 			return DIAG_ENOMEM;
 		if (emitted == 0)
 			continue;

@@ -22,10 +22,18 @@
  * lengths and the free blocks) and applies their effect at once: cost per
  * batch change, not per token.  An arrival that could change the schedule
  * (the waiting queue was empty) cuts the run at the first step boundary at or
- * after the arrival.
+ * after the arrival.  A waiting head that KV blocks held back can become
+ * admissible in two ways while a run allocates and caches blocks: an
+ * allocation evicts a free block of its cached prefix (its hit shrinks, and
+ * the free blocks after it stop counting as its own), or a block the run
+ * fills carries the next hash of that prefix (its hit grows).  The run stops
+ * before either, so it stays exactly what single steps would do.
  *
  * Timing: a step's tokens exist at its end.  Blocks of a step are allocated
- * when it is scheduled; full blocks become cached when it ends.
+ * when it is scheduled, and those it fills are entered in the prefix table
+ * then too (vLLM's allocate_slots caches them at once), so a request admitted
+ * later in the same step hits the chunk being computed.  A decode run enters
+ * the blocks its later steps fill when it ends.
  */
 #ifndef SIM_REPLICA_H
 #define SIM_REPLICA_H
@@ -92,6 +100,12 @@ struct replica {
 	double run_total_ns;         /* exact duration of the run's run_k steps */
 	uint64_t run_gen;           /* stamps the live step-end event */
 	struct perf_batch run_b0;
+	/* the waiting head, when KV blocks held it back at the last schedule */
+	bool head_blocked;
+	uint64_t head_first_stamp;  /* oldest free-queue stamp of its cached
+				       prefix (UINT64_MAX: none free) */
+	bool head_grows;            /* its prefix could grow by head_next_hash */
+	uint64_t head_next_hash;
 };
 
 int replica_init(struct replica *rep, int32_t id, const struct engine_config *cfg, struct diag *d);

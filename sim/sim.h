@@ -79,6 +79,8 @@ struct sim_stats {
 	int64_t preemptions;
 	int64_t kv_evictions;    /* cached blocks evicted for reuse (sim_get_stats) */
 	int64_t truncated_runs;  /* decode runs cut short by an arrival */
+	int64_t head_cut_runs;   /* decode runs shortened so the blocked waiting
+				    head's cached prefix stays as it was */
 };
 
 struct sim {

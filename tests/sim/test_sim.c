@@ -10,6 +10,7 @@
 #include "base/hash.h"
 #include "sim/evq.h"
 #include "sim/kvcache.h"
+#include "sim/replica.h"
 #include "sim/sim.h"
 
 #include <math.h>
@@ -201,6 +202,38 @@ static void test_kv_lru_tail_first(void **state)
 	kvcache_release(&kv);
 }
 
+/* Two blocks with one hash (two requests computed the same content): both
+ * are entered, a hit takes the first, and evicting it leaves the other
+ * servable; the hash goes only with its last block. */
+static void test_kv_duplicates_stay_servable(void **state)
+{
+	(void)state;
+	struct kvcache kv;
+	assert_int_equal(kvcache_init(&kv, 16, 3, true), 0);
+	int32_t a = kvcache_alloc(&kv), b = kvcache_alloc(&kv), c = kvcache_alloc(&kv);
+	assert_int_equal(kvcache_register(&kv, a, 42), 0);
+	assert_int_equal(kvcache_register(&kv, b, 42), 0);
+	assert_int_equal(kv.duplicates, 1);
+	assert_true(kvcache_check(&kv));
+	kvcache_put(&kv, a); /* a is older in the free queue than b */
+	kvcache_put(&kv, b);
+	kvcache_put(&kv, c);
+	uint64_t h = 42;
+	int32_t got = -1;
+	assert_int_equal(kvcache_match(&kv, &h, 1, &got), 1);
+	assert_int_equal(got, a);
+	/* the queue holds a, b, c: the next allocation evicts a, and b serves */
+	assert_int_equal(kvcache_alloc(&kv), a);
+	assert_true(kvcache_check(&kv));
+	assert_int_equal(kvcache_match(&kv, &h, 1, &got), 1);
+	assert_int_equal(got, b);
+	assert_int_equal(kvcache_alloc(&kv), b);
+	assert_int_equal(kvcache_match(&kv, &h, 1, NULL), 0);
+	assert_int_equal(kv.evictions, 2);
+	assert_true(kvcache_check(&kv));
+	kvcache_release(&kv);
+}
+
 static void test_kv_no_prefix_caching(void **state)
 {
 	(void)state;
@@ -290,8 +323,11 @@ static void test_prefix_sharing(void **state)
 	}
 }
 
-/* Two requests with a common prefix arriving together: the second misses
- * only because the first is still computing it, and says so. */
+/* Blocks enter the prefix table when the step computing them is scheduled:
+ * two requests with a common prefix arriving together share it in the same
+ * step (vLLM's allocate_slots caches them at once).  When the first needs
+ * several chunks, the second, admitted beside its first chunk, hits that
+ * chunk and misses the rest only because it is still to be computed. */
 static void test_inflight_miss(void **state)
 {
 	(void)state;
@@ -301,8 +337,25 @@ static void test_inflight_miss(void **state)
 	h_submit(h, 0, 1000, 10, 800, 1);
 	h_submit(h, 0, 1000, 10, 800, 2);
 	h_run(h);
-	assert_int_equal(h->col.rec[1].cached_prompt_tokens + h->col.rec[1].inflight_miss_tokens, 800);
-	assert_int_equal(h->col.rec[1].inflight_miss_tokens, 800);
+	assert_int_equal(h->col.rec[1].cached_prompt_tokens, 800);
+	assert_int_equal(h->col.rec[1].inflight_miss_tokens, 0);
+	assert_int_equal(h->col.rec[1].computed_prefill_tokens, 200);
+	sim_release(&h->s);
+	free(h);
+
+	cfg.max_num_batched_tokens = 1024;
+	h = malloc(sizeof(*h));
+	h_init(h, &cfg, 1000, 1, 0);
+	h_submit(h, 0, 3000, 10, 2400, 1); /* chunks of 1024: 64 blocks cached per step */
+	h_submit(h, 0, 1000, 10, 800, 2);  /* wait: shares 800 of them */
+	h_submit(h, 0, 2600, 10, 2400, 3);
+	h_run(h);
+	/* request 3 is admitted in step 3 beside request 1's last chunk: by then
+	 * 2048 + 352 of the shared 2400 tokens are scheduled, so all of them hit */
+	for (int i = 0; i < h->col.n; i++)
+		if (h->col.rec[i].session == 3)
+			assert_int_equal(h->col.rec[i].cached_prompt_tokens +
+					 h->col.rec[i].inflight_miss_tokens, 2400);
 	sim_release(&h->s);
 	free(h);
 }
@@ -422,65 +475,97 @@ static void test_whole_prompt_admission(void **state)
 	assert_true(tpot[1] < 0.8 * tpot[0]);
 }
 
-/* Coalesced decode runs give the same answers as stepping one by one. */
-static void test_runs_match_single_steps(void **state)
+/* Coalesced decode runs give the same answers as stepping one by one.
+ * Workload 0: mixed lengths, half sharing one prefix, a small cache.
+ * Workload 1: families of prefixes of many lengths arriving in bursts under
+ * a small token budget, with first-chunk admission: one family's chain mixes
+ * blocks entered by different requests at different times, some in use and
+ * some free, and decode runs evict inside the cached chain of a blocked
+ * waiting head (the runs it cuts are counted). */
+static void submit_workload(struct harness *h, int w)
 {
-	(void)state;
-	struct col *res[2];
-	int64_t events[2];
-	for (int mode = 0; mode < 2; mode++) {
-		struct engine_config cfg = cfg_default();
-		cfg.kv_cache_tokens = 16 * 200;
-		cfg.max_num_seqs = 8;
-		struct harness *h = malloc(sizeof(*h));
-		/* integer step times, so both modes add the same integers and any
-		 * difference is a scheduling difference, not rounding */
-		h_init(h, &cfg, 5000, 3, 1);
-		h->s.single_step = mode == 1;
-		uint64_t x = 12345;
-		for (int i = 0; i < 200; i++) {
-			x = hash_mix64(x);
+	uint64_t x = 12345 + (uint64_t)w;
+	for (int i = 0; i < 200; i++) {
+		x = hash_mix64(x);
+		if (w == 0) {
 			int64_t prompt = 50 + (int64_t)(x % 900);
 			int64_t out = 1 + (int64_t)((x >> 20) % 400);
 			int64_t shared = (x >> 40) % 2 ? 256 : 0;
 			h_submit(h, i * 200000LL, prompt, out, shared, 1000 + i);
+		} else {
+			int64_t shared = 64 * (1 + (int64_t)((x >> 8) % 24));
+			int64_t prompt = shared + 16 + (int64_t)(x % 300);
+			int64_t out = 1 + (int64_t)((x >> 20) % 300);
+			uint64_t family = 0xF00 + (x >> 40) % 3;
+			int64_t t = (i / 8) * 3000000LL + (i % 8) * 1000LL; /* bursts of 8 */
+			h_submit_pfx(h, t, prompt, out, shared, 1000 + (uint64_t)i, family);
 		}
-		h_run(h);
-		res[mode] = malloc(sizeof(struct col));
-		*res[mode] = h->col;
-		events[mode] = h->s.stats.step_events;
-		if (mode == 0) {
-			/* the workload exercises what the equivalence is about */
-			printf("runs cut by arrivals %lld, preemptions %lld, evictions %lld\n",
-			       (long long)h->s.stats.truncated_runs, (long long)h->s.stats.preemptions,
-			       (long long)sim_get_stats(&h->s).kv_evictions);
-			assert_true(h->s.stats.truncated_runs > 0);
-			assert_true(h->s.stats.preemptions > 0);
-			assert_true(sim_get_stats(&h->s).kv_evictions > 0);
+	}
+}
+
+static void test_runs_match_single_steps(void **state)
+{
+	(void)state;
+	for (int w = 0; w < 2; w++) {
+		struct col *res[2];
+		int64_t events[2];
+		for (int mode = 0; mode < 2; mode++) {
+			struct engine_config cfg = cfg_default();
+			cfg.kv_cache_tokens = 16 * 200;
+			cfg.max_num_seqs = 8;
+			if (w == 1) {
+				cfg.max_num_batched_tokens = 512;
+				cfg.reserve_full_prompt = false;
+			}
+			struct harness *h = malloc(sizeof(*h));
+			/* integer step times, so both modes add the same integers and
+			 * any difference is a scheduling difference, not rounding */
+			h_init(h, &cfg, 5000, 3, 1);
+			h->s.single_step = mode == 1;
+			submit_workload(h, w);
+			h_run(h);
+			res[mode] = malloc(sizeof(struct col));
+			*res[mode] = h->col;
+			events[mode] = h->s.stats.step_events;
+			if (mode == 0) {
+				/* the workload exercises what the equivalence is about */
+				struct sim_stats st = sim_get_stats(&h->s);
+				printf("workload %d: runs cut by arrivals %lld, for the waiting head %lld, "
+				       "preemptions %lld, evictions %lld, duplicate blocks %lld\n", w,
+				       (long long)st.truncated_runs, (long long)st.head_cut_runs,
+				       (long long)st.preemptions, (long long)st.kv_evictions,
+				       (long long)h->s.replicas[0].kv.duplicates);
+				assert_true(st.truncated_runs > 0);
+				assert_true(st.head_cut_runs > 0);
+				assert_true(st.preemptions > 0);
+				assert_true(st.kv_evictions > 0);
+				if (w == 0) /* outputs written into a shared prefix's blocks */
+					assert_true(h->s.replicas[0].kv.duplicates > 0);
+			}
+			sim_release(&h->s);
+			free(h);
 		}
-		sim_release(&h->s);
-		free(h);
+		assert_int_equal(res[0]->n, res[1]->n);
+		for (int i = 0; i < res[0]->n; i++) {
+			const struct res_request *a = &res[0]->rec[i], *b = &res[1]->rec[i];
+			assert_int_equal(a->session, b->session);
+			assert_int_equal(a->cached_prompt_tokens, b->cached_prompt_tokens);
+			assert_int_equal(a->preemptions, b->preemptions);
+			assert_int_equal(a->done_ns, b->done_ns);
+			assert_int_equal(a->first_token_ns, b->first_token_ns);
+			assert_int_equal(a->computed_prefill_tokens, b->computed_prefill_tokens);
+		}
+		assert_int_equal(res[0]->itl_samples, res[1]->itl_samples);
+		int64_t gaps = 0;
+		for (int i = 0; i < res[0]->n; i++)
+			gaps += res[0]->rec[i].output_tokens - 1;
+		assert_int_equal(res[0]->itl_samples, gaps);
+		/* the mean ITL agrees too (runs sum their step times exactly) */
+		assert_true(fabs(res[0]->itl_sum_ns - res[1]->itl_sum_ns) <= 1e-6 * res[1]->itl_sum_ns);
+		assert_true(events[0] * 3 < events[1]);
+		free(res[0]);
+		free(res[1]);
 	}
-	assert_int_equal(res[0]->n, res[1]->n);
-	for (int i = 0; i < res[0]->n; i++) {
-		const struct res_request *a = &res[0]->rec[i], *b = &res[1]->rec[i];
-		assert_int_equal(a->session, b->session);
-		assert_int_equal(a->cached_prompt_tokens, b->cached_prompt_tokens);
-		assert_int_equal(a->preemptions, b->preemptions);
-		assert_int_equal(a->done_ns, b->done_ns);
-		assert_int_equal(a->first_token_ns, b->first_token_ns);
-		assert_int_equal(a->computed_prefill_tokens, b->computed_prefill_tokens);
-	}
-	assert_int_equal(res[0]->itl_samples, res[1]->itl_samples);
-	int64_t gaps = 0;
-	for (int i = 0; i < res[0]->n; i++)
-		gaps += res[0]->rec[i].output_tokens - 1;
-	assert_int_equal(res[0]->itl_samples, gaps);
-	/* the mean ITL agrees too (runs sum their step times exactly) */
-	assert_true(fabs(res[0]->itl_sum_ns - res[1]->itl_sum_ns) <= 1e-6 * res[1]->itl_sum_ns);
-	assert_true(events[0] * 3 < events[1]);
-	free(res[0]);
-	free(res[1]);
 }
 
 int main(void)
@@ -488,6 +573,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_evq_order),
 		cmocka_unit_test(test_kv_lru_tail_first),
+		cmocka_unit_test(test_kv_duplicates_stay_servable),
 		cmocka_unit_test(test_kv_no_prefix_caching),
 		cmocka_unit_test(test_single_request_timing),
 		cmocka_unit_test(test_chunked_prefill_budget),

@@ -91,8 +91,9 @@ static struct stats_summary stats_of(const char *path, int64_t block_size)
 }
 
 /* 512-token blocks (Mooncake's own) keep this fast; the CLI's default 16
- * gives the same picture: 54,097,440 = 54,096,928 + 512 on the conversation
- * trace (docs/stats.md). */
+ * gives the same picture: 54,097,440 = 54,097,440 + 0 on the conversation
+ * trace (docs/stats.md).  Blocks are cached when their step is scheduled, so
+ * no request misses what another is computing in the same step. */
 static void mooncake_case(const char *name, int64_t want_inflight)
 {
 	char path[512];
@@ -105,7 +106,7 @@ static void mooncake_case(const char *name, int64_t want_inflight)
 	assert_int_equal(s.hit_tokens_unbounded, r.cached + r.inflight);
 	if (want_inflight >= 0)
 		assert_int_equal(r.inflight, want_inflight);
-	assert_true(r.inflight * 1000 < r.cached); /* a small correction */
+	assert_true(r.inflight * 1000 <= r.cached); /* a small correction */
 	printf("%s: stats unbounded hits %lld = replay hits %lld + in-flight misses %lld; "
 	       "hit rate %.6f vs %.6f\n", name, (long long)s.hit_tokens_unbounded, (long long)r.cached,
 	       (long long)r.inflight, s.prefix_hit_rate_unbounded, (double)r.cached / (double)r.prompt);
@@ -114,7 +115,7 @@ static void mooncake_case(const char *name, int64_t want_inflight)
 static void test_mooncake_unbounded_matches_replay(void **state)
 {
 	(void)state;
-	mooncake_case("conversation_trace.jsonl.gz", 512);
+	mooncake_case("conversation_trace.jsonl.gz", 0);
 	mooncake_case("synthetic_trace.jsonl.gz", -1);
 }
 
