@@ -238,7 +238,7 @@ static int resolve(const struct scenario *sc, const struct catalog *cat, struct 
 	if (rc != 0)
 		return rc;
 	*cfg = sc->engine;
-	if (cfg->kv_cache_tokens == 0) {
+	{
 		struct mem_plan plan;
 		struct mem_opts mo;
 		mem_opts_init(&mo);
@@ -253,9 +253,22 @@ static int resolve(const struct scenario *sc, const struct catalog *cat, struct 
 		mo.gpu_expert_fraction = sc->offload_gpu_expert_fraction;
 		mo.mla_expanded = pm->mla_expanded;
 		rc = mem_plan_opts(&plan, cat, &mo, d);
-		if (rc != 0)
+		if (rc != 0 && cfg->kv_cache_tokens == 0)
 			return rc;
-		cfg->kv_cache_tokens = plan.kv_capacity_tokens;
+		if (rc == 0) {
+			/* the cache as vLLM's hybrid manager sizes it; with the capacity
+			 * given, the per-sequence part still applies */
+			if (cfg->kv_cache_tokens == 0)
+				cfg->kv_cache_tokens = plan.kv_capacity_tokens;
+			int64_t per = plan.kv_gpu_bytes_per_token;
+			cfg->seq_state_tokens = (plan.state_bytes_per_seq + per - 1) / per;
+			if (plan.groups.window_tokens > 0) {
+				cfg->window_tokens = plan.groups.window_tokens + cfg->block_size;
+				cfg->window_kv_tokens = (plan.window_bytes_per_seq + per - 1) / per;
+			}
+		}
+		diag_init(d);
+		rc = 0;
 	}
 	if (cfg->max_model_len == 0)
 		cfg->max_model_len = catalog_model(cat, sc->model)->max_context;

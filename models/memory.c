@@ -55,6 +55,55 @@ int64_t mem_kv_bytes_per_token(const struct cat_model *m, const struct cat_kv_dt
 	return bits_to_bytes(elems, k->bits_per_element);
 }
 
+void mem_kv_groups_of(const struct cat_model *m, struct mem_kv_groups *g)
+{
+	*g = (struct mem_kv_groups){0};
+	int64_t kvl = kv_layers(m);
+	g->window_layers = m->sliding_window > 0 ? m->sliding_window_layers : 0;
+	if (g->window_layers > kvl)
+		g->window_layers = kvl;
+	g->full_layers = kvl - g->window_layers;
+	g->linear_layers = m->linear_attention_layers;
+	g->window_tokens = g->window_layers > 0 ? m->sliding_window : 0;
+	int64_t n[3] = {g->full_layers, g->window_layers, g->linear_layers};
+	int64_t lo = 0, hi = 0;
+	for (int i = 0; i < 3; i++) {
+		if (n[i] <= 0)
+			continue;
+		lo = lo == 0 || n[i] < lo ? n[i] : lo;
+		hi = n[i] > hi ? n[i] : hi;
+	}
+	g->group_layers = (double)hi < 1.25 * (double)lo ? hi : lo;
+	if (g->group_layers < 1)
+		g->group_layers = 1;
+	g->full_groups = (g->full_layers + g->group_layers - 1) / g->group_layers;
+	g->window_groups = (g->window_layers + g->group_layers - 1) / g->group_layers;
+	g->linear_groups = (g->linear_layers + g->group_layers - 1) / g->group_layers;
+}
+
+int64_t mem_linear_state_bytes(const struct cat_model *m)
+{
+	if (m->linear_attention_layers <= 0)
+		return 0;
+	double vh = (double)(m->linear_v_heads > 0 ? m->linear_v_heads : m->heads);
+	double qh = (double)(m->linear_qk_heads > 0 ? m->linear_qk_heads : vh);
+	double d = (double)(m->linear_head_dim > 0 ? m->linear_head_dim : m->head_dim);
+	double conv = m->linear_conv_kernel > 1 ? (double)(m->linear_conv_kernel - 1) : 0;
+	double layer = vh * d * d * 4.0 + conv * (2.0 * qh + vh) * d * 2.0;
+	return (int64_t)ceil(layer * (double)m->linear_attention_layers);
+}
+
+int64_t mem_kv_context_bytes_per_token(const struct cat_model *m, const struct cat_kv_dtype *k)
+{
+	struct mem_kv_groups g;
+	mem_kv_groups_of(m, &g);
+	int64_t all = mem_kv_bytes_per_token(m, k), layers = kv_layers(m);
+	if (layers <= 0 || g.window_layers == 0)
+		return all; /* one kind of KV layer: one group (linear layers hold none) */
+	return (int64_t)ceil((double)all / (double)layers *
+			     (double)(g.full_groups * g.group_layers));
+}
+
 static int64_t activation_split(const struct cat_model *m, int64_t tokens, int tp)
 {
 	int64_t ffn = m->experts ? m->expert_intermediate_size * m->experts_per_token
@@ -97,6 +146,8 @@ struct pieces {
 	int64_t expert_total;       /* whole model */
 	int64_t reserve_runtime, activation;
 	int64_t kv_per_token, kv_gpu_per_token;
+	int64_t window_gpu_per_seq, state_gpu_per_seq;
+	struct mem_kv_groups groups;
 	int64_t weights_total;
 };
 
@@ -170,13 +221,25 @@ static int pieces_of(struct pieces *pc, const struct catalog *cat, const struct 
 		mha.kv_heads = mha.heads;
 		km = &mha;
 	}
-	pc->kv_per_token = mem_kv_bytes_per_token(km, sel.kv_dtype);
+	pc->kv_per_token = mem_kv_context_bytes_per_token(km, sel.kv_dtype);
 	double frac = 1;
 	if (km->attention != CAT_ATTN_MLA && km->kv_heads > 0)
 		frac = ceil((double)km->kv_heads / tp) / (double)km->kv_heads;
 	pc->kv_gpu_per_token = (int64_t)ceil((double)pc->kv_per_token * frac / pp);
 	if (pc->kv_gpu_per_token < 1)
 		pc->kv_gpu_per_token = 1;
+	/* per running sequence: the window's blocks (plus the one being filled)
+	 * in each sliding-window group, and the linear layers' state */
+	mem_kv_groups_of(m, &pc->groups);
+	const struct mem_kv_groups *g = &pc->groups;
+	pc->window_gpu_per_seq = 0;
+	if (g->window_groups > 0) {
+		double layer = (double)mem_kv_bytes_per_token(km, sel.kv_dtype) / (double)kv_layers(m);
+		int64_t bs = 16; /* vLLM's default block size: one partial block */
+		pc->window_gpu_per_seq = (int64_t)ceil(layer * frac / pp *
+			(double)(g->window_groups * g->group_layers) * (double)(g->window_tokens + bs));
+	}
+	pc->state_gpu_per_seq = (int64_t)ceil((double)mem_linear_state_bytes(m) / tp / pp);
 	return 0;
 }
 
@@ -206,6 +269,11 @@ int mem_plan_opts(struct mem_plan *out, const struct catalog *cat, const struct 
 	out->reserve_bytes = pc.reserve_runtime + pc.activation;
 	out->kv_bytes_per_token = pc.kv_per_token;
 	out->kv_gpu_bytes_per_token = pc.kv_gpu_per_token;
+	out->groups = pc.groups;
+	out->window_bytes_per_seq = pc.window_gpu_per_seq;
+	out->state_bytes_per_seq = pc.state_gpu_per_seq;
+	out->seq_kv_tokens = (pc.window_gpu_per_seq + pc.state_gpu_per_seq + pc.kv_gpu_per_token - 1) /
+			     pc.kv_gpu_per_token;
 
 	if (f < 1 && hw->unified_memory)
 		return diag_set(d, DIAG_EINPUT, "%s has unified memory: experts cannot be kept "

@@ -58,6 +58,33 @@ struct mem_opts {
 /* tp = pp = 1, utilisation 0.9, 8192 batched tokens, experts all on GPU. */
 void mem_opts_init(struct mem_opts *o);
 
+/* How vLLM's hybrid KV-cache manager lays out a model's attention layers
+ * (vllm/v1/core/kv_cache_utils.py, _get_kv_cache_groups_uniform_page_size
+ * and get_kv_cache_config_from_groups, 2025-06 on): layers of one kind
+ * (full attention, sliding window, linear/Mamba-style state) are cut into
+ * groups of `group_layers` layers -- the fewest layers of any kind, or the
+ * most when they are within 25% of each other -- padding the last group of
+ * a kind; one shared pool hands out blocks, and a block of the pool is one
+ * page in each of group_layers tensors.  A token of context so costs
+ * full_groups x group_layers layers' KV, a sliding-window group holds only
+ * its window's blocks per sequence, and a linear group one state per
+ * sequence.  A model of one kind has one group of all its layers. */
+struct mem_kv_groups {
+	int64_t full_layers, window_layers, linear_layers;
+	int64_t group_layers;
+	int64_t full_groups, window_groups, linear_groups;
+	int64_t window_tokens;         /* sliding window, tokens (0: none) */
+};
+
+/* The layout of m (kv_layers that keep KV; linear layers none). */
+void mem_kv_groups_of(const struct cat_model *m, struct mem_kv_groups *g);
+
+/* Linear-attention state of one sequence, whole model, in bytes: per layer
+ * the recurrent state (v_heads x head_dim x head_dim in FP32) and the
+ * convolution window ((conv_kernel - 1) x (2 qk_heads + v_heads) x
+ * head_dim in 16 bits). */
+int64_t mem_linear_state_bytes(const struct cat_model *m);
+
 struct mem_plan {
 	int gpus;                      /* tp x pp */
 	int64_t device_bytes;          /* memory one GPU offers the engine */
@@ -71,9 +98,16 @@ struct mem_plan {
 	int64_t activation_bytes;      /* per GPU, peak of a max_num_batched_tokens step */
 	int64_t reserve_bytes;         /* runtime + activation */
 	int64_t kv_bytes;              /* per GPU: budget - weights - reserve */
-	int64_t kv_bytes_per_token;    /* whole model (all layers, all heads) */
+	int64_t kv_bytes_per_token;    /* whole model, per token of context: the
+					  full-attention KV-cache groups */
 	int64_t kv_gpu_bytes_per_token;/* what one GPU stores per token */
 	int64_t kv_capacity_tokens;    /* floor(kv_bytes / kv_gpu_bytes_per_token) */
+	/* Hybrid attention (see struct mem_kv_groups): what each running
+	 * sequence holds besides its context, per GPU. */
+	struct mem_kv_groups groups;
+	int64_t window_bytes_per_seq;  /* sliding-window groups: window + a block */
+	int64_t state_bytes_per_seq;   /* linear-attention (Gated DeltaNet) state */
+	int64_t seq_kv_tokens;         /* both, in KV tokens of this plan, rounded up */
 };
 
 /* Plan a replica.  Returns 0 or DIAG_EINPUT: an unknown name, a bad argument,
@@ -101,11 +135,16 @@ double mem_max_gpu_expert_fraction(const struct catalog *cat, const struct mem_o
  * lm-head and norms at embedding_bits. */
 int64_t mem_weights_bytes(const struct cat_model *m, const struct cat_weight_format *f);
 
+/* K and V bytes one token occupies in the full-attention groups of the
+ * hybrid layout (what capacity is counted in); equal to
+ * mem_kv_bytes_per_token for a model with no sliding-window layers. */
+int64_t mem_kv_context_bytes_per_token(const struct cat_model *m, const struct cat_kv_dtype *k);
+
 /* K and V bytes one token occupies over all layers that keep a KV cache:
  * 2 x kv_layers x kv_heads x head_dim x bits / 8 (GQA; 131072 for
  * Llama-3.1-8B in BF16), or kv_layers x (kv_lora_rank + qk_rope_head_dim) x
- * bits / 8 (MLA).  Sliding-window layers count in full (vLLM allocates
- * them as full layers unless its hybrid allocator is on). */
+ * bits / 8 (MLA).  Sliding-window layers count in full: this is the KV a
+ * step reads and writes, not what the cache holds. */
 int64_t mem_kv_bytes_per_token(const struct cat_model *m, const struct cat_kv_dtype *k);
 
 /* Activation peak of one step of `tokens` tokens on one GPU (see the .c). */

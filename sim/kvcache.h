@@ -53,6 +53,8 @@ struct kvcache {
 	uint64_t stamp_next;
 	int32_t head, tail;   /* free queue ends, -1 if empty */
 	int64_t free_len;
+	int64_t reserved;     /* blocks set aside for running sequences' fixed
+				 state (sliding windows, linear attention) */
 	struct map table;     /* hash -> block id */
 	struct map pending;   /* hash -> count of running requests computing it */
 	int64_t evictions;    /* cached blocks whose hash was dropped to reuse them */
@@ -63,10 +65,11 @@ struct kvcache {
 int kvcache_init(struct kvcache *kv, int64_t block_size, int64_t total_blocks, bool prefix_caching);
 void kvcache_release(struct kvcache *kv);
 
-/* Blocks that an allocation could obtain now (never used + free queue). */
+/* Blocks that an allocation could obtain now (never used + free queue),
+ * less those reserved. */
 static inline int64_t kvcache_available(const struct kvcache *kv)
 {
-	return (kv->total_blocks - kv->touched) + kv->free_len;
+	return (kv->total_blocks - kv->touched) + kv->free_len - kv->reserved;
 }
 
 /* Number of leading hashes[0..n) present in the cache (0 without prefix

@@ -158,6 +158,7 @@ static int preempt_last(struct sim *s, struct replica *rep, struct sreq **victim
 	struct sreq *r = rep->running[--rep->n_running];
 	r->kv_dropped += r->computed;
 	sreq_free_blocks(rep, r);
+	rep->kv.reserved -= r->seq_blocks;
 	r->computed = 0;
 	r->preemptions++;
 	r->state = SREQ_WAITING;
@@ -293,7 +294,7 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		 * (reserve_full_prompt) the whole current sequence's; only the
 		 * chunk's are allocated now */
 		int64_t want = ceil_div(cfg->reserve_full_prompt ? total : cached + n, bs) - hit;
-		if (want > kvcache_available(&rep->kv) - evictable_hits) {
+		if (want + r->seq_blocks > kvcache_available(&rep->kv) - evictable_hits) {
 			/* what a decode run must leave alone (see replica.h) */
 			rep->head_blocked = true;
 			rep->head_first_stamp = UINT64_MAX;
@@ -306,6 +307,7 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 			break;
 		}
 		wq_pop_front(rep);
+		rep->kv.reserved += r->seq_blocks;
 		r->state = SREQ_RUNNING;
 		rep->running[rep->n_running++] = r; /* owned by the running list from here */
 		if (!r->admitted_once) {

@@ -13,7 +13,10 @@
  * (never the whole prompt: the last token is always computed).  It is
  * admitted if the free and evictable blocks cover its first chunk, or, with
  * reserve_full_prompt (vLLM's scheduler_reserve_full_isl), its whole current
- * sequence; either way only the chunk's blocks are allocated.
+ * sequence; either way only the chunk's blocks are allocated.  A model with
+ * sliding-window or linear-attention layers also keeps per running sequence
+ * its window's blocks and its recurrent state: those are reserved from the
+ * same pool (seq_blocks) on admission and returned on preemption or finish.
  *
  * Decode runs.  When a step is decode-only, admits nobody and preempts nobody,
  * the next steps would be identical in shape until a request finishes, KV
@@ -58,6 +61,7 @@ struct sreq {
 	int32_t *blocks;            /* block table */
 	int64_t n_blocks;
 	int64_t max_blocks;         /* ceil((prompt + output) / block_size) */
+	int64_t seq_blocks;         /* reserved while running (hybrid attention) */
 	int64_t n_registered;       /* leading blocks whose hash is entered */
 	int64_t pend_lo, pend_hi;   /* hashes[pend_lo..pend_hi) counted pending */
 	enum sreq_state state;

@@ -5,6 +5,7 @@
 #include "models/perf.h"
 #include "sim/replica.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,6 +125,16 @@ static void sreq_put(struct sim *s, struct sreq *r)
 	s->free_reqs = r;
 }
 
+int64_t sim_seq_blocks(const struct engine_config *cfg, int64_t tokens)
+{
+	double t = (double)cfg->seq_state_tokens;
+	if (cfg->window_tokens > 0 && cfg->window_kv_tokens > 0)
+		t += (double)cfg->window_kv_tokens *
+		     (double)(tokens < cfg->window_tokens ? tokens : cfg->window_tokens) /
+		     (double)cfg->window_tokens;
+	return (int64_t)ceil(t / (double)cfg->block_size);
+}
+
 int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct diag *d)
 {
 	if (t_ns < s->now_ns)
@@ -144,6 +155,7 @@ int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct dia
 	r->call.block_hashes = r->hashes;
 	r->call.n_hashes = n_hashes;
 	r->arrival_ns = t_ns;
+	r->seq_blocks = sim_seq_blocks(&s->cfg, total);
 	s->live_reqs++;
 	s->stats.submitted++;
 	struct event e = {.t_ns = t_ns, .prio = PRIO_ARRIVAL, .kind = EV_ARRIVAL, .obj = r};
@@ -192,6 +204,7 @@ void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
 	for (int64_t j = r->n_blocks - 1; j >= 0; j--)
 		kvcache_put(&rep->kv, r->blocks[j]);
 	r->n_blocks = 0;
+	rep->kv.reserved -= r->seq_blocks;
 	for (int64_t j = r->pend_lo; j < r->pend_hi; j++)
 		kvcache_pending_del(&rep->kv, r->hashes[j]);
 	r->state = SREQ_DONE;
@@ -210,7 +223,8 @@ static const char *reject_reason(const struct sim *s, const struct sreq *r)
 		return "prompt does not fit max_model_len";
 	if (total > cfg->max_model_len)
 		return "prompt + output exceed max_model_len";
-	if ((total + cfg->block_size - 1) / cfg->block_size > s->replicas[0].kv.total_blocks)
+	if ((total + cfg->block_size - 1) / cfg->block_size + r->seq_blocks >
+	    s->replicas[0].kv.total_blocks)
 		return "prompt + output need more KV blocks than the cache holds";
 	if (!cfg->enable_chunked_prefill && total > cfg->max_num_batched_tokens)
 		return "prompt exceeds max_num_batched_tokens with chunked prefill disabled";
@@ -299,6 +313,9 @@ int sim_check_end(const struct sim *s, struct diag *d)
 		const struct replica *rep = &s->replicas[i];
 		if (rep->n_running || rep->wq_len || rep->busy)
 			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d still has work", (int)i);
+		if (rep->kv.reserved != 0)
+			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d still reserves %lld blocks",
+					(int)i, (long long)rep->kv.reserved);
 		if (kvcache_used(&rep->kv) != 0)
 			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d leaked %lld KV blocks",
 					(int)i, (long long)kvcache_used(&rep->kv));

@@ -38,6 +38,13 @@ struct engine_config {
 	bool enable_prefix_caching;
 	int64_t kv_cache_tokens;        /* KV capacity in tokens per replica */
 	int64_t max_model_len;          /* longest prompt + output accepted */
+	/* hybrid attention (models/memory.h): what each running sequence holds
+	 * besides its context, in KV tokens of this cache */
+	int64_t seq_state_tokens;       /* linear-attention state */
+	int64_t window_tokens;          /* sliding window + one block; 0 none */
+	int64_t window_kv_tokens;       /* a full window in the sliding-window
+					   groups (a shorter sequence holds its
+					   share) */
 	bool reserve_full_prompt;       /* admit a waiting request only if blocks for
 					   its whole current sequence are free (vLLM
 					   scheduler_reserve_full_isl); else for its
@@ -107,6 +114,10 @@ int sim_init(struct sim *s, const struct engine_config *cfg, int32_t n_replicas,
 	     struct sim_perf perf, struct res_sink sink, sim_done_fn done, void *done_ctx,
 	     struct diag *d);
 void sim_release(struct sim *s);
+
+/* Blocks a running sequence of `tokens` tokens holds besides its context
+ * (sliding windows, linear-attention state). */
+int64_t sim_seq_blocks(const struct engine_config *cfg, int64_t tokens);
 
 /* Issue a call at time t_ns (>= the current time). */
 int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct diag *d);

@@ -296,6 +296,79 @@ static void test_plan_offload(void **state)
 	assert_true(mem_max_gpu_expert_fraction(cat, &o, 1000) < 0);
 }
 
+/* gpt-oss-120b alternates sliding-window (128 tokens) and full attention, 18
+ * layers each: vLLM's hybrid manager groups them 18 and 18, so a token of
+ * context costs 18 layers' KV, not 36, and the same memory holds twice the
+ * tokens a full-attention model of the same per-layer shape would; each
+ * running sequence keeps its window's blocks besides.  Worked by hand. */
+static void test_plan_sliding_window_groups(void **state)
+{
+	struct catalog *cat = *state;
+	struct diag d;
+	diag_init(&d);
+	struct mem_plan hybrid, full;
+	assert_int_equal(mem_plan(&hybrid, cat, "h200", "gpt-oss-120b", "mxfp4", "bf16", 1, 0.9, 8192, &d), 0);
+	/* K and V x 8 KV heads x 64 x 2 bytes = 2048 bytes per layer per token */
+	assert_int_equal(hybrid.groups.group_layers, 18);
+	assert_int_equal(hybrid.groups.full_groups, 1);
+	assert_int_equal(hybrid.groups.window_groups, 1);
+	assert_int_equal(hybrid.kv_gpu_bytes_per_token, 18 * 2048);
+	assert_int_equal(hybrid.kv_capacity_tokens, hybrid.kv_bytes / (18 * 2048));
+	assert_int_equal(hybrid.window_bytes_per_seq, 18 * 2048 * (128 + 16));
+	assert_int_equal(hybrid.seq_kv_tokens, 128 + 16);
+	/* the same model with every layer full attention */
+	struct cat_model *m = (struct cat_model *)catalog_model(cat, "gpt-oss-120b");
+	int64_t sw = m->sliding_window_layers;
+	m->sliding_window_layers = 0;
+	assert_int_equal(mem_plan(&full, cat, "h200", "gpt-oss-120b", "mxfp4", "bf16", 1, 0.9, 8192, &d), 0);
+	m->sliding_window_layers = sw;
+	assert_int_equal(full.kv_bytes, hybrid.kv_bytes);
+	assert_int_equal(full.kv_gpu_bytes_per_token, 36 * 2048);
+	assert_int_equal(full.seq_kv_tokens, 0);
+	assert_true(hybrid.kv_capacity_tokens >= 2 * full.kv_capacity_tokens &&
+		    hybrid.kv_capacity_tokens <= 2 * full.kv_capacity_tokens + 1);
+	/* Llama 4 Scout: 36 chunked-attention layers and 12 global: groups of 12 */
+	struct mem_kv_groups g;
+	mem_kv_groups_of(catalog_model(cat, "llama-4-scout-17b-16e"), &g);
+	assert_int_equal(g.group_layers, 12);
+	assert_int_equal(g.full_groups, 1);
+	assert_int_equal(g.window_groups, 3);
+}
+
+/* Qwen3.6-35B-A3B: 30 Gated DeltaNet layers keep a state per sequence, 10
+ * full-attention layers a KV cache per token; the state is in the plan. */
+static void test_plan_linear_state(void **state)
+{
+	const struct catalog *cat = *state;
+	struct diag d;
+	diag_init(&d);
+	struct mem_plan p;
+	assert_int_equal(mem_plan(&p, cat, "h100-sxm", "qwen3.6-35b-a3b", "fp8", "bf16", 1, 0.9, 8192, &d), 0);
+	/* per layer: 32 v heads x 128 x 128 x 4 bytes of state, and 3 x (2 x 16 +
+	 * 32) x 128 x 2 bytes of convolution window */
+	int64_t layer = 32 * 128 * 128 * 4 + 3 * (2 * 16 + 32) * 128 * 2;
+	assert_int_equal(p.state_bytes_per_seq, 30 * layer);
+	assert_int_equal(mem_linear_state_bytes(catalog_model(cat, "qwen3.6-35b-a3b")), 30 * layer);
+	assert_int_equal(p.groups.group_layers, 10);
+	assert_int_equal(p.groups.linear_groups, 3);
+	assert_int_equal(p.kv_gpu_bytes_per_token, mem_kv_bytes_per_token(catalog_model(cat, "qwen3.6-35b-a3b"),
+									catalog_kv_dtype(cat, "bf16")));
+	assert_int_equal(p.seq_kv_tokens, (30 * layer + p.kv_gpu_bytes_per_token - 1) / p.kv_gpu_bytes_per_token);
+	/* split over two GPUs, each keeps half the heads' state */
+	struct mem_opts o;
+	mem_opts_init(&o);
+	o.hardware = "h100-sxm";
+	o.model = "qwen3.6-35b-a3b";
+	o.weight_format = "fp8";
+	o.tp = 2;
+	assert_int_equal(mem_plan_opts(&p, cat, &o, &d), 0);
+	assert_int_equal(p.state_bytes_per_seq, 15 * layer);
+	/* a dense full-attention model keeps neither */
+	assert_int_equal(mem_plan(&p, cat, "h100-sxm", "llama-3.1-8b", "bf16", "bf16", 1, 0.9, 8192, &d), 0);
+	assert_int_equal(p.seq_kv_tokens, 0);
+	assert_int_equal(p.kv_gpu_bytes_per_token, 131072);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +381,8 @@ int main(void)
 		cmocka_unit_test(test_plan_tp_pp),
 		cmocka_unit_test(test_plan_unified),
 		cmocka_unit_test(test_plan_offload),
+		cmocka_unit_test(test_plan_sliding_window_groups),
+		cmocka_unit_test(test_plan_linear_state),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -475,6 +475,48 @@ static void test_whole_prompt_admission(void **state)
 	assert_true(tpot[1] < 0.8 * tpot[0]);
 }
 
+/* A model with sliding-window or linear-attention layers keeps per running
+ * sequence a window and a state besides its context: they come out of the
+ * same pool, so fewer sequences run at once, and a call whose context and
+ * state exceed the cache is rejected. */
+static void test_sequence_state_reserved(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_default();
+	cfg.kv_cache_tokens = 16 * 100;
+	cfg.seq_state_tokens = 16 * 50; /* 50 blocks per running sequence */
+	assert_int_equal(sim_seq_blocks(&cfg, 480), 50);
+	cfg.window_tokens = 144;
+	cfg.window_kv_tokens = 144;
+	assert_int_equal(sim_seq_blocks(&cfg, 480), 59);
+	assert_int_equal(sim_seq_blocks(&cfg, 72), 55); /* half a window */
+	cfg.window_tokens = cfg.window_kv_tokens = 0;
+	struct harness *h = malloc(sizeof(*h));
+	h_init(h, &cfg, 1000, 1, 0);
+	h_submit(h, 0, 470, 10, 0, 1);   /* 30 blocks + 50 */
+	h_submit(h, 0, 470, 10, 0, 2);   /* waits for the first */
+	h_submit(h, 0, 800, 10, 0, 3);   /* 51 blocks + 50 > 100: never fits */
+	h_run(h);
+	assert_int_equal(h->col.n, 3);
+	const struct res_request *a = NULL, *b = NULL, *c = NULL;
+	for (int i = 0; i < 3; i++) {
+		const struct res_request *r = &h->col.rec[i];
+		if (r->session == 1)
+			a = r;
+		else if (r->session == 2)
+			b = r;
+		else
+			c = r;
+	}
+	assert_int_equal(c->status, RES_REJECTED);
+	assert_int_equal(a->status, RES_COMPLETED);
+	assert_int_equal(b->status, RES_COMPLETED);
+	assert_true(b->first_token_ns > a->done_ns);
+	assert_int_equal(a->preemptions + b->preemptions, 0);
+	sim_release(&h->s);
+	free(h);
+}
+
 /* Coalesced decode runs give the same answers as stepping one by one.
  * Workload 0: mixed lengths, half sharing one prefix, a small cache.
  * Workload 1: families of prefixes of many lengths arriving in bursts under
@@ -583,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_preemption_completes),
 		cmocka_unit_test(test_reject_too_large),
 		cmocka_unit_test(test_whole_prompt_admission),
+		cmocka_unit_test(test_sequence_state_reserved),
 		cmocka_unit_test(test_runs_match_single_steps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
