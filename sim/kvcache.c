@@ -17,7 +17,7 @@ int kvcache_init(struct kvcache *kv, int64_t block_size, int64_t total_blocks, b
 	kv->head = kv->tail = -1;
 	map_init(&kv->table);
 	map_init(&kv->pending);
-	if (block_size < 1 || total_blocks < 1 || total_blocks >= INT32_MAX)
+	if (block_size < 1 || total_blocks < 1 || total_blocks > INT32_MAX)
 		return DIAG_EINPUT;
 	return 0;
 }

@@ -61,7 +61,7 @@ struct kvcache {
 	int64_t duplicates;   /* blocks entered under a hash another block held */
 };
 
-/* 0, or DIAG_EINPUT if total_blocks is not in [1, 2^31). */
+/* 0, or DIAG_EINPUT if total_blocks is not in 1..2^31-1 (block ids are int32). */
 int kvcache_init(struct kvcache *kv, int64_t block_size, int64_t total_blocks, bool prefix_caching);
 void kvcache_release(struct kvcache *kv);
 

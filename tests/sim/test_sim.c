@@ -164,6 +164,22 @@ static void test_evq_order(void **state)
 }
 
 /* ---- kvcache ---- */
+
+/* The limit the message states ("1 to 2^31-1 blocks") is the limit applied:
+ * exactly 2^31-1 blocks is accepted (nothing is allocated until used). */
+static void test_kv_block_limit(void **state)
+{
+	(void)state;
+	struct kvcache kv;
+	assert_int_equal(kvcache_init(&kv, 16, INT32_MAX, true), 0);
+	assert_true(kvcache_alloc(&kv) >= 0);
+	kvcache_release(&kv);
+	assert_int_equal(kvcache_init(&kv, 16, (int64_t)INT32_MAX + 1, true), DIAG_EINPUT);
+	kvcache_release(&kv);
+	assert_int_equal(kvcache_init(&kv, 16, 0, true), DIAG_EINPUT);
+	kvcache_release(&kv);
+}
+
 static void test_kv_lru_tail_first(void **state)
 {
 	(void)state;
@@ -614,6 +630,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_evq_order),
+		cmocka_unit_test(test_kv_block_limit),
 		cmocka_unit_test(test_kv_lru_tail_first),
 		cmocka_unit_test(test_kv_duplicates_stay_servable),
 		cmocka_unit_test(test_kv_no_prefix_caching),
