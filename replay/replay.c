@@ -44,6 +44,7 @@ struct replay {
 	struct rsess *live;
 	int err;
 	struct diag *d;
+	const char *path;       /* the trace, for messages */
 };
 
 static int64_t sec_to_ns(double s)
@@ -248,6 +249,16 @@ static void span_out(struct replay *rp, void (*fn)(void *, const struct res_span
 	fn(rp->sink.ctx, &sp);
 }
 
+static int past_horizon(struct replay *rp, const struct rsess *rs, const struct trace_call *c,
+			double t_s)
+{
+	return diag_at(rp->d, DIAG_EINPUT, rp->path, c->line ? c->line : rs->ts->line, 0,
+		       "call seq %lld of the session from line %ld would start at %.6g s of simulated "
+		       "time, past the replay horizon of 2^62 ns (%.6g s, about 146 years) (expected a "
+		       "start time plus gaps and service times that stay within it)",
+		       (long long)c->seq, rs->ts->line, t_s, (double)REPLAY_HORIZON_NS / 1e9);
+}
+
 /* The simulator finished (or rejected) call rs->next - 1 of a session. */
 static void on_done(void *ctx, const struct res_request *r, void *user)
 {
@@ -265,7 +276,10 @@ static void on_done(void *ctx, const struct res_request *r, void *user)
 			 ok ? c->accepted : TRACE_ACCEPT_FALSE);
 	if (ok && rs->next < ts->n_calls) {
 		const struct trace_call *n = &ts->calls[rs->next];
-		int rc = issue(rp, rs, r->done_ns + sec_to_ns(n->gap_s));
+		int64_t gap_ns = sec_to_ns(n->gap_s); /* <= 1e18: gap is at most 1e9 s */
+		int rc = r->done_ns > REPLAY_HORIZON_NS - gap_ns
+			? past_horizon(rp, rs, n, (double)r->done_ns / 1e9 + n->gap_s)
+			: issue(rp, rs, r->done_ns + gap_ns);
 		if (rc != 0 && !rp->err)
 			rp->err = rc;
 		return;
@@ -350,6 +364,7 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	rp->sink = sink;
 	rp->st = st;
 	rp->d = d;
+	rp->path = o->trace_path;
 	rp->block_size = cfg->block_size;
 	rp->max_model_len = cfg->max_model_len;
 	rp->policy = o->context_policy;

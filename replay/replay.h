@@ -60,6 +60,11 @@ const char *context_policy_name(enum context_policy p);
 /* Parse one of those names; false if it is none of them. */
 bool context_policy_parse(const char *s, enum context_policy *out);
 
+/* Simulated time stays below 2^62 ns (about 146 years): a session whose
+ * start, gaps and service times would carry a call past it is an input error
+ * naming the call's line, never an int64 overflow. */
+#define REPLAY_HORIZON_NS (INT64_C(1) << 62)
+
 struct replay_opts {
 	const char *trace_path;
 	enum trace_format format;

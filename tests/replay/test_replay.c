@@ -219,6 +219,42 @@ static void test_context_truncate(void **state)
 	free(c);
 }
 
+/* t = 1e9 s followed by twelve gaps of 1e9 s, each within the format's
+ * limits: the fifth call would start past 2^62 ns.  An input error naming
+ * that call's line, not an int64 overflow (UBSan) or a wrapped clock. */
+static void test_time_horizon(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/agentcap-horizon-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fprintf(f, "{\"format\":\"agentcap-trace\",\"version\":1}\n"
+		"{\"session\":\"s\",\"t\":1e9,\"prompt\":[[\"a\",10]],\"output_tokens\":1}\n");
+	for (int i = 0; i < 12; i++)
+		fprintf(f, "{\"session\":\"s\",\"gap\":1e9,\"extends\":true,\"prompt\":[[\"b%d\",10]],"
+			"\"output_tokens\":1}\n", i);
+	fclose(f);
+	struct engine_config cfg = cfg_default();
+	struct lin l = {.a = 1e6, .b = 1e4};
+	struct col *c = calloc(1, sizeof(*c));
+	struct res_sink sink = {.ctx = c, .request = col_req, .session = col_sess, .task = col_task};
+	struct sim_perf p = {.ctx = &l, .step_ns = lin_step, .decode_run_ns = lin_run};
+	struct replay_opts o = {.trace_path = path};
+	struct replay_stats st;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(replay_run(&o, &cfg, p, sink, &st, &d), DIAG_EINPUT);
+	char want[600];
+	snprintf(want, sizeof(want), "%s:6: call seq 4 of the session from line 2 would start at "
+		 "5e+09 s of simulated time, past the replay horizon of 2^62 ns", path);
+	if (strncmp(d.msg, want, strlen(want)) != 0)
+		fail_msg("got  %s\nwant %s...", d.msg, want);
+	assert_int_equal(c->n_req, 4); /* the calls before it ran */
+	free(c);
+	remove(path);
+}
+
 /* ---- the Mooncake conversation trace against an offline count ---- */
 
 /* Reads the trace with zlib + cJSON directly (not through traces/), and
@@ -311,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_rejected_call_abandons_session),
 		cmocka_unit_test(test_context_compact),
 		cmocka_unit_test(test_context_truncate),
+		cmocka_unit_test(test_time_horizon),
 		cmocka_unit_test(test_mooncake_hits_match_offline_count),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
