@@ -15,6 +15,7 @@
 
 #include "base/diag.h"
 #include "base/hash.h"
+#include "traces/jsontext.h"
 #include "traces/reader.h"
 #include "traces/writer.h"
 
@@ -252,23 +253,33 @@ int imp_json_line(struct imp *m, const char *path, long line, const char *s, siz
 		  struct cJSON **root)
 {
 	*root = NULL;
-	if (memchr(s, '\0', n))
-		return imp_bad(m, path, line, (long)((const char *)memchr(s, '\0', n) - s) + 1,
-			       "NUL byte in line (expected JSON text)");
-	const char *end = NULL;
-	cJSON *r = cJSON_ParseWithLengthOpts(s, n + 1, &end, 1);
-	if (!r) {
-		long at = end && end >= s && end <= s + n ? (long)(end - s) : 0;
-		if ((size_t)at >= n || lines_blank(s + at, n - (size_t)at))
+	cJSON *r;
+	size_t at;
+	switch (jsontext_parse(s, n, &r, &at)) {
+	case JSONTEXT_OK:
+		break;
+	case JSONTEXT_NUL:
+		return imp_bad(m, path, line, (long)at + 1, s[at] ? "NUL character (\\u0000) in a "
+			       "string (expected text without NUL: ids and texts would be cut short at it)"
+			       : "NUL byte in line (expected JSON text)");
+	case JSONTEXT_UTF8:
+		return imp_bad(m, path, line, (long)at + 1, "invalid UTF-8 (byte 0x%02x) (expected "
+			       "UTF-8 JSON text)", (unsigned char)s[at]);
+	case JSONTEXT_NOMEM:
+		return diag_set(m->d, DIAG_ENOMEM, "%s:%ld: out of memory parsing a line of %zu bytes",
+				path, line, n);
+	case JSONTEXT_SYNTAX: {
+		if (at >= n || lines_blank(s + at, n - at))
 			return imp_bad(m, path, line, (long)n + 1, "invalid JSON: unexpected end of "
 				       "line (expected one JSON object per line)");
 		char tok[24];
 		size_t k = 0;
-		for (size_t i = (size_t)at; i < n && k < 16; i++)
+		for (size_t i = at; i < n && k < 16; i++)
 			tok[k++] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
 		tok[k] = '\0';
-		return imp_bad(m, path, line, at + 1, "invalid JSON at '%s' (expected one JSON "
+		return imp_bad(m, path, line, (long)at + 1, "invalid JSON at '%s' (expected one JSON "
 			       "object per line)", tok);
+	}
 	}
 	if (!cJSON_IsObject(r)) {
 		cJSON_Delete(r);
@@ -383,8 +394,12 @@ bool imp_parse_time(const char *s, int64_t *ns)
 			}
 		}
 	}
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+	static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 || sec > 60)
 		return false;
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	if (mo == 2 && d == 29 && !leap)
+		return false; /* 2023-02-29 and 2024-02-30 are no dates */
 	int off_min = 0;
 	if (*p == 'Z' || *p == 'z') {
 		p++;
@@ -792,7 +807,7 @@ int sb_emit(struct sb *b)
 		.open_loop = b->open_loop,
 	};
 	b->m->st->reused_tokens += b->reused;
-	int rc = imp_emit(b->m, &view);
+	int rc = imp_emit(b->m, b->path, &view);
 	sb_start(b, b->path, 0, 0, 0);
 	return rc;
 }
@@ -818,7 +833,7 @@ int imp_write(struct imp *m, struct trace_session *s)
 	return trace_writer_session(m->w, s, m->d);
 }
 
-int imp_emit(struct imp *m, const struct trace_session *s)
+int imp_emit(struct imp *m, const char *path, const struct trace_session *s)
 {
 	struct trace_session *copy = NULL;
 	if (trace_session_clone(&copy, s) != 0)
@@ -833,18 +848,30 @@ int imp_emit(struct imp *m, const struct trace_session *s)
 			copy->t_s -= m->base_t;
 		}
 		int rc = copy->t_s < 0 || copy->t_s > TRACE_MAX_SECONDS
-			? diag_set(m->d, DIAG_EINPUT, "record from line %ld starts %.17g s after the "
-				   "first one (expected time-ordered input spanning at most 1e9 s)",
-				   copy->line, copy->t_s)
+			? diag_at(m->d, DIAG_EINPUT, path, copy->line, 0, "record starts %.17g s after "
+				  "the first one (expected time-ordered input spanning at most 1e9 s)",
+				  copy->t_s)
 			: imp_write(m, copy);
 		trace_session_free(copy);
 		return rc;
 	}
+	/* consecutive sessions mostly come from one file: keep one copy of it */
+	const char *kept = m->paths.len ? VEC_AT(&m->paths, char *, m->paths.len - 1) : NULL;
+	if (!kept || strcmp(kept, path) != 0) {
+		if (imp_keep_path(m, &m->paths, path, &kept) != 0) {
+			trace_session_free(copy);
+			return DIAG_ENOMEM;
+		}
+	}
 	struct trace_session **slot = vec_push(&m->pend);
-	if (!slot) {
+	const char **pslot = slot ? vec_push(&m->pend_path) : NULL;
+	if (!pslot) {
+		if (slot)
+			m->pend.len--;
 		trace_session_free(copy);
 		return diag_set(m->d, DIAG_ENOMEM, "out of memory keeping a session");
 	}
 	*slot = copy;
+	*pslot = kept;
 	return 0;
 }

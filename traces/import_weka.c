@@ -24,6 +24,7 @@
 #include "base/hash.h"
 #include "base/map.h"
 #include "traces/import_util.h"
+#include "traces/jsontext.h"
 #include "traces/reader.h"
 #include "traces/writer.h"
 
@@ -319,13 +320,30 @@ static int wk_file(struct imp *m, void *vctx, const char *path)
 	int rc = imp_slurp(path, &text, &len, m->d);
 	if (rc)
 		return rc;
-	const char *end = NULL;
-	cJSON *whole = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-	for (const char *p = end; whole && p && p < text + len; p++) {
-		if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
-			cJSON_Delete(whole); /* more after the first value: JSON lines */
-			whole = NULL;
-		}
+	cJSON *whole = NULL;
+	size_t at;
+	/* not one value (more after the first): JSON lines, parsed below */
+	enum jsontext_rc jr = jsontext_parse(text, len, &whole, &at);
+	if (jr == JSONTEXT_NOMEM) {
+		free(text);
+		return diag_set(m->d, DIAG_ENOMEM, "%s: out of memory parsing %zu bytes of JSON",
+				path, len);
+	}
+	if (jr == JSONTEXT_NUL || jr == JSONTEXT_UTF8) {
+		long line = 1, col = 1;
+		for (size_t i = 0; i < at; i++, col++)
+			if (text[i] == '\n') {
+				line++;
+				col = 0;
+			}
+		unsigned char byte = (unsigned char)text[at];
+		free(text);
+		rc = jr == JSONTEXT_NUL
+			? imp_bad(m, path, line, col, "NUL character in the text (expected JSON "
+				  "text without NUL: ids would be cut short at it)")
+			: imp_bad(m, path, line, col, "invalid UTF-8 (byte 0x%02x) (expected UTF-8 "
+				  "JSON text)", byte);
+		return rc < 0 ? rc : 0;
 	}
 	if (cJSON_IsObject(whole)) {
 		rc = trace_obj(m, c, whole, path, 1);

@@ -25,6 +25,7 @@
 #include "base/hash.h"
 #include "base/map.h"
 #include "base/vec.h"
+#include "traces/jsontext.h"
 #include "traces/trace.h"
 
 #include <cjson/cJSON.h>
@@ -468,19 +469,28 @@ static bool as_id(const cJSON *v, uint64_t *out, char *name, size_t namesz)
 
 static int parse_json(struct lctx *c)
 {
-	const char *nul = memchr(c->s, '\0', c->n);
-	if (nul)
-		return lerr(c, nul - c->s, "NUL byte in line (expected JSON text)");
-	const char *end = NULL;
-	c->root = cJSON_ParseWithLengthOpts(c->s, c->n + 1, &end, 1);
-	if (!c->root) {
-		long at = end && end >= c->s && end <= c->s + c->n ? end - c->s : 0;
-		if ((size_t)at >= c->n || blank(c->s + at, c->n - (size_t)at))
+	size_t pos;
+	switch (jsontext_parse(c->s, c->n, &c->root, &pos)) {
+	case JSONTEXT_OK:
+		break;
+	case JSONTEXT_NUL:
+		return lerr(c, (long)pos, c->s[pos] ? "NUL character (\\u0000) in a string (expected "
+			    "text without NUL: ids and texts would be cut short at it)"
+			    : "NUL byte in line (expected JSON text)");
+	case JSONTEXT_UTF8:
+		return lerr(c, (long)pos, "invalid UTF-8 (byte 0x%02x) (expected UTF-8 JSON text)",
+			    (unsigned char)c->s[pos]);
+	case JSONTEXT_NOMEM:
+		return diag_set(c->d, DIAG_ENOMEM, "%s:%ld: out of memory parsing a line of %zu bytes",
+				c->r->path, c->r->line_no, c->n);
+	case JSONTEXT_SYNTAX: {
+		if (pos >= c->n || blank(c->s + pos, c->n - pos))
 			return lerr(c, (long)c->n, "invalid JSON: unexpected end of line "
 				    "(expected one JSON object per line)");
 		char tok[SNIP_MAX + 8];
-		shown(tok, sizeof(tok), c->s + at, c->n - (size_t)at, 16);
-		return lerr(c, at, "invalid JSON at '%s' (expected one JSON object per line)", tok);
+		shown(tok, sizeof(tok), c->s + pos, c->n - pos, 16);
+		return lerr(c, (long)pos, "invalid JSON at '%s' (expected one JSON object per line)", tok);
+	}
 	}
 	if (!cJSON_IsObject(c->root)) {
 		char tok[SNIP_MAX + 8];
@@ -996,6 +1006,7 @@ static int take_pend(struct trace_reader *r, struct diag *d)
 		return diag_set(d, DIAG_ENOMEM, "%s:%ld: out of memory assembling a session",
 				r->path, r->pend.line);
 	*c = r->pend.call;
+	c->line = r->pend.line;
 	c->segs = NULL;
 	c->n_segs = r->pend_segs.len;
 	*off = r->segs.len - r->pend_segs.len;

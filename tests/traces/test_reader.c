@@ -7,6 +7,7 @@
 #include "tests/traces/testutil.h"
 
 #include "base/diag.h"
+#include "traces/jsontext.h"
 #include "traces/reader.h"
 #include "traces/trace.h"
 
@@ -117,6 +118,19 @@ static const struct err_case err_cases[] = {
 	  "writer instead of concatenating them)" },
 	{ TRACE_FMT_AUTO, HDR "{\"session\":\"a\",\"t\":0,\"prompt\":[[\"x\",1]],\"output_tokens\":1,\"x\":\"\0\"}\n",
 	  "2:64: NUL byte in line (expected JSON text)" },
+	{ TRACE_FMT_AUTO, HDR "{\"session\":\"a\",\"t\":0,\"prompt\":[[\"\xed\xa0\x80\",1]],\"output_tokens\":1}\n",
+	  "2:34: invalid UTF-8 (byte 0xed) (expected UTF-8 JSON text)" },
+	/* "\u0000" inside a string: cJSON would cut the string there, so
+	 * "p\u0000one" and "p\u0000two" would be one content; refused instead */
+	{ TRACE_FMT_AUTO, HDR "{\"session\":\"a\",\"t\":0,\"prompt\":[[\"p\\u0000one\",16]],\"output_tokens\":1}\n",
+	  "2:35: NUL character (\\u0000) in a string (expected text without NUL: ids and texts "
+	  "would be cut short at it)" },
+	{ TRACE_FMT_AUTO, HDR "{\"session\":\"a\\u0000b\",\"t\":0,\"prompt\":[[\"x\",1]],\"output_tokens\":1}\n",
+	  "2:14: NUL character (\\u0000) in a string (expected text without NUL: ids and texts "
+	  "would be cut short at it)" },
+	{ TRACE_FMT_AUTO, HDR "{\"session\":\"a\",\"t\":0,\"prompt\":[[\"x\",1,{\"text\":\"ab\\\\\\u0000\"}]],\"output_tokens\":1}\n",
+	  "2:52: NUL character (\\u0000) in a string (expected text without NUL: ids and texts "
+	  "would be cut short at it)" },
 	/* first and later calls */
 	{ TRACE_FMT_AUTO, HDR "{\"session\":\"a\",\"gap\":1,\"prompt\":[[\"x\",1]],\"output_tokens\":1}\n",
 	  "2:22: 'gap' on the first call of session 'a' (expected 't': the absolute start time in seconds)" },
@@ -250,6 +264,36 @@ static void test_raw_agent_logs_name_the_import(void **state)
 			 path);
 		if (strncmp(d.msg, want, strlen(want)) != 0)
 			fail_msg("got %s\nwant %s...", d.msg, want);
+	}
+}
+
+/* The scanners behind the NUL and UTF-8 errors, on their edge cases. */
+static void test_jsontext_scanners(void **state)
+{
+	(void)state;
+	const char *t = "\"a\\\\u0000b\""; /* "a\\u0000b": a backslash, then text */
+	assert_int_equal(jsontext_find_nul(t, strlen(t)), strlen(t));
+	t = "\"a\\\\\\u0000\""; /* "a\\\u0000": a backslash, then a NUL */
+	assert_int_equal(jsontext_find_nul(t, strlen(t)), 4);
+	t = "\"\\u00000\"";
+	assert_int_equal(jsontext_find_nul(t, strlen(t)), 1);
+	t = "\"\\u0001\\u000\"";
+	assert_int_equal(jsontext_find_nul(t, strlen(t)), strlen(t));
+	static const struct {
+		const char *s;
+		size_t bad; /* offset, or SIZE_MAX for valid */
+	} u[] = {
+		{"plain", SIZE_MAX}, {"caf\xc3\xa9", SIZE_MAX}, {"\xe2\x82\xac", SIZE_MAX},
+		{"\xf0\x9f\x98\x80", SIZE_MAX}, {"\xf4\x8f\xbf\xbf", SIZE_MAX},
+		{"caf\xe9", 3}, {"\xc0\xaf", 0}, {"\xe0\x80\xaf", 0}, {"\xed\xa0\x80", 0},
+		{"\xf4\x90\x80\x80", 0}, {"x\xe2\x82", 1}, {"\x80", 0}, {"\xff", 0},
+		{"\xf0\x9f\x98x", 0},
+	};
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		size_t n = strlen(u[i].s);
+		size_t want = u[i].bad == SIZE_MAX ? n : u[i].bad;
+		if (jsontext_find_bad_utf8(u[i].s, n) != want)
+			fail_msg("case %zu: %zu, want %zu", i, jsontext_find_bad_utf8(u[i].s, n), want);
 	}
 }
 
@@ -858,6 +902,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_error_table),
 		cmocka_unit_test(test_raw_agent_logs_name_the_import),
+		cmocka_unit_test(test_jsontext_scanners),
 		cmocka_unit_test(test_good_fixture),
 		cmocka_unit_test(test_gzip_same_as_plain),
 		cmocka_unit_test(test_truncated_gzip),
