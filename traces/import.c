@@ -176,8 +176,9 @@ static int flush(struct imp *m)
 		struct trace_session *x = s[ord[k].i];
 		x->t_s -= base;
 		if (!(x->t_s >= 0 && x->t_s <= TRACE_MAX_SECONDS))
-			rc = diag_set(m->d, DIAG_EINPUT, "session from line %ld starts at t=%.17g s "
-				      "(expected 0..1e9 s after the earliest session)", x->line, x->t_s);
+			rc = diag_at(m->d, DIAG_EINPUT, VEC_AT(&m->pend_path, const char *, ord[k].i),
+				     x->line, 0, "session starts at t=%.17g s (expected 0..1e9 s after "
+				     "the earliest session)", x->t_s);
 		else
 			rc = imp_write(m, x);
 	}
@@ -190,6 +191,10 @@ static void drop_pending(struct imp *m)
 	for (size_t i = 0; i < m->pend.len; i++)
 		trace_session_free(VEC_AT(&m->pend, struct trace_session *, i));
 	vec_release(&m->pend);
+	vec_release(&m->pend_path);
+	for (size_t i = 0; i < m->paths.len; i++)
+		free(VEC_AT(&m->paths, char *, i));
+	vec_release(&m->paths);
 }
 
 /* ---- Entry point -------------------------------------------------------- */
@@ -294,6 +299,8 @@ int import_files(const char *format, const char *const *paths, size_t n,
 		.stream = (f->flags & IMP_REQUEST_LEVEL) && n == 1,
 	};
 	vec_init(&m.pend, sizeof(struct trace_session *), VEC_NO_LIMIT);
+	vec_init(&m.pend_path, sizeof(const char *), VEC_NO_LIMIT);
+	vec_init(&m.paths, sizeof(char *), VEC_NO_LIMIT);
 	vec_init(&m.scratch, 1, VEC_NO_LIMIT);
 	map_init(&m.engineer_of);
 	map_init(&m.engineers);

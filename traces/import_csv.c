@@ -178,6 +178,9 @@ bool csv_seconds(const char *s, double *out)
 {
 	if (!s[0] || isspace((unsigned char)s[0]) || s[0] == '-' || s[0] == '+')
 		return false;
+	/* plain decimal only: strtod would also take "0x10" (16), "inf", "nan" */
+	if (s[strspn(s, "0123456789.eE+-")] != '\0')
+		return false;
 	errno = 0;
 	char *end;
 	double v = strtod(s, &end);

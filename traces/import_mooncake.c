@@ -45,7 +45,7 @@ static int mc_file(struct imp *m, void *vctx, const char *path)
 	while ((rc = trace_reader_next(r, &s, m->d)) == 1) {
 		if (file_no > 0)
 			s->id = hash_combine(s->id, (uint64_t)file_no);
-		rc = imp_emit(m, s);
+		rc = imp_emit(m, path, s);
 		trace_session_free(s);
 		if (rc)
 			break;

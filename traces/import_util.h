@@ -49,6 +49,9 @@ struct imp {
 	double base_t;        /* stream mode: the time that becomes t = 0 */
 	struct trace_writer *w;
 	struct vec pend;      /* struct trace_session *: buffered sessions */
+	struct vec pend_path; /* const char *: the file of each buffered session,
+				 pointing into `paths` */
+	struct vec paths;     /* char *: copies of the files sessions came from */
 	struct vec scratch;   /* char: id strings being hashed */
 	uint64_t emitted;     /* sessions handed to the sink */
 	bool have_t0;
@@ -208,8 +211,9 @@ uint64_t imp_unique_content(uint64_t session, int64_t seq, int k);
 
 /* ---- Sink --------------------------------------------------------------- */
 
-/* Take a session (copied; the caller keeps its own). */
-int imp_emit(struct imp *m, const struct trace_session *s);
+/* Take a session read from `path` (both copied; the caller keeps its own).
+ * The path names the file in messages about the session's start time. */
+int imp_emit(struct imp *m, const char *path, const struct trace_session *s);
 /* Count a session in the statistics and write it (import.c's final flush). */
 int imp_write(struct imp *m, struct trace_session *s);
 

@@ -548,6 +548,37 @@ static const struct bad_case BAD[] = {
 	{"openai-log", "{\"timestamp\":\"2026-01-01T00:00:00Z\",\"request\":{\"messages\":[]}}\n"
 	 "{\"timestamp\":\"2026-01-01T00:00:00Z\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}\n",
 	 "1:59: no 'messages' (expected a chat-completion request body with a non-empty messages array)", 1},
+	/* Hex, 2024-02-30, NULs: strtod reads "0x10" as 16; a NUL escape would cut ids and text */
+	{"burstgpt", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+	 "5,ChatGPT,472,18,490,Conversation log\n0x10,ChatGPT,10,1,11,API log\n",
+	 "3:1: bad Timestamp '0x10' (expected seconds 0..1e9 from the start of the trace)", 1},
+	{"azure", "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+	 "2024-02-29 18:17:03.9799600,4808,10\n2024-02-30 18:17:04.0319600,100,8\n",
+	 "3:1: bad TIMESTAMP '2024-02-30 18:17:04.0319600' (expected 2023-11-16 18:17:03.9799600 or "
+	 "2024-05-10 00:00:00.009930+00:00)", 1},
+	{"claude-code", CL_OK("a", "2026-01-01T00:00:00Z")
+	 "{\"type\":\"assistant\",\"sessionId\":\"s\\u0000two\",\"timestamp\":\"2026-01-01T00:00:01Z\","
+	 "\"message\":{\"id\":\"c\",\"model\":\"m\",\"usage\":{\"input_tokens\":10,\"output_tokens\":5}}}\n",
+	 "2:35: NUL character (\\u0000) in a string (expected text without NUL: ids and texts would "
+	 "be cut short at it)", 1},
+	{"openai-log", "{\"timestamp\":\"2026-01-01T00:00:00Z\",\"request\":{\"messages\":[{\"role\":"
+	 "\"user\",\"content\":\"x\\u0000hidden\"}]}}\n"
+	 "{\"timestamp\":\"2026-01-01T00:00:01Z\",\"request\":{\"messages\":[{\"role\":\"user\","
+	 "\"content\":\"y\"}]}}\n",
+	 "1:87: NUL character (\\u0000) in a string (expected text without NUL: ids and texts would "
+	 "be cut short at it)", 1},
+	{"tracelab", "{\"session_id\":\"x\",\"round_index\":0,\"input_tokens_total\":30,"
+	 "\"prefix_tokens\":10,\"newly_append_tokens\":20,\"output_tokens\":5}\n"
+	 "{\"session_id\":\"x\\u0000y\",\"round_index\":0,\"input_tokens_total\":30,"
+	 "\"prefix_tokens\":10,\"newly_append_tokens\":20,\"output_tokens\":5}\n",
+	 "2:17: NUL character (\\u0000) in a string (expected text without NUL: ids and texts would "
+	 "be cut short at it)", 1},
+	/* bytes that are not UTF-8 would pass through cJSON into the output text */
+	{"openai-log", "{\"timestamp\":\"2026-01-01T00:00:00Z\",\"request\":{\"messages\":[{\"role\":"
+	 "\"user\",\"content\":\"caf\xe9!\"}]}}\n"
+	 "{\"timestamp\":\"2026-01-01T00:00:01Z\",\"request\":{\"messages\":[{\"role\":\"user\","
+	 "\"content\":\"y\"}]}}\n",
+	 "1:89: invalid UTF-8 (byte 0xe9) (expected UTF-8 JSON text)", 1},
 	{"mooncake", "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 1}\n"
 	 "{\"timestamp\": 1, \"input_length\": 0, \"output_length\": 1}\n",
 	 "2:34: bad 'input_length' value '0' (expected an integer 1..2^40)", 1},
@@ -582,6 +613,36 @@ static void test_bad_records(void **state)
 		assert_string_equal(st.first_skipped, want);
 		assert_int_equal(st.calls, b->good_calls);
 	}
+}
+
+/* A record that starts more than 1e9 s after the first: the message names
+ * the file, whether the file is streamed (one request-level file) or its
+ * sessions are buffered and sorted (two files). */
+static void test_span_names_file(void **state)
+{
+	(void)state;
+	char in[512], in2[512], out[512], msg[DIAG_MSG_MAX], want[2 * DIAG_MSG_MAX];
+	testutil_scratch(in, sizeof(in), "span.csv");
+	testutil_scratch(in2, sizeof(in2), "span2.csv");
+	testutil_scratch(out, sizeof(out), "span_out.jsonl");
+	testutil_write_str(in, "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+			   "1971-01-01 00:00:00.0,10,1\n2024-01-01 00:00:00.0,10,1\n");
+	testutil_write_str(in2, "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+			   "1971-01-01 00:00:00.0,10,1\n");
+	remove(out);
+	assert_int_equal(imp("azure", in, NULL, out, NULL, msg), DIAG_EINPUT);
+	snprintf(want, sizeof(want), "%s:3: record starts 1672531200 s after the first one "
+		 "(expected time-ordered input spanning at most 1e9 s)", in);
+	assert_string_equal(msg, want);
+	struct diag d;
+	diag_init(&d);
+	const char *paths[2] = {in2, in};
+	assert_int_equal(import_files("azure", paths, 2, NULL, out, NULL, &d), DIAG_EINPUT);
+	snprintf(want, sizeof(want), "%s:3: session starts at t=1672531200 s (expected 0..1e9 s "
+		 "after the earliest session)", in);
+	assert_string_equal(d.msg, want);
+	struct stat sbuf;
+	assert_int_equal(stat(out, &sbuf), -1);
 }
 
 static void test_usage_errors(void **state)
@@ -842,6 +903,7 @@ int main(void)
 		cmocka_unit_test(test_azure_2023),
 		cmocka_unit_test(test_azure_2024),
 		cmocka_unit_test(test_burstgpt),
+		cmocka_unit_test(test_span_names_file),
 		cmocka_unit_test(test_weka),
 		cmocka_unit_test(test_openai_log),
 		cmocka_unit_test(test_mooncake),
