@@ -9,16 +9,30 @@
  * until both timelines have passed its last call (on the service-time
  * timeline, the end of its last call, when it leaves its turn).
  *
- * Prefix cache.  `pos` maps each block hash seen to the time of its last
- * access; the Fenwick tree `bit` has a 1 at every such time, so the number
- * of distinct blocks touched since block h was last touched (its LRU stack
- * distance) is live - prefix(pos[h]).  A block at distance d is cached by an
- * LRU cache of more than d blocks.  A call's leading run of blocks is served
- * up to the first block missing at capacity C, so block k of the run is a hit
- * at C iff the largest distance among blocks 0..k is below C: hist[that
- * maximum] += block_size.  When the access clock reaches the tree's size,
- * positions are renumbered 1..live in order (compaction), so the tree's size
- * stays within a small factor of the distinct blocks.
+ * Prefix cache.  The unbounded LRU stack of every block seen is kept as
+ * runs: a run is blocks lo..hi-1 of one chain of block hashes, lying next to
+ * each other in the stack with block lo the most recent, because a call
+ * touches its context's blocks last to first.  Since block hashes chain, two
+ * chains that agree on block k agree on every block before it; so a call's
+ * context is found run by run: `head` maps the hash of each run's first block
+ * to the run, a run agrees with the call up to the first block where their
+ * hashes differ (one comparison if the whole run agrees, else a binary
+ * search), and the next piece of the context starts a run of its own.  The
+ * Fenwick tree `bit` holds each run's size at its position (the time it was
+ * last moved), so block j of run R has LRU stack distance
+ * live - prefix(pos(R)) + (j - lo): the blocks touched since it.  A block at
+ * distance d is cached by an LRU cache of more than d blocks.  A call's
+ * leading blocks are served up to the first block missing at capacity C, so
+ * block k is a hit at C iff the largest distance among blocks 0..k is below
+ * C: hist[that maximum] += block_size, added per piece as one range of a
+ * difference array.  Then the call's pieces move to the top of the stack,
+ * whole runs in O(log runs); a piece that is only the front of a run is
+ * copied into a new run first (once per point where two chains part), and
+ * the call's new blocks extend its last piece.  A long session that extends
+ * its context thus costs O(new blocks + pieces x log) per call, not
+ * O(context).  When positions reach the tree's size they are renumbered
+ * 1..runs (compaction).  Hash collisions between chains (2^-64 per pair) are
+ * reported as an internal error, never merged silently.
  *
  * Turns.  Open turns sit in the pool `turns` (a free list threads the
  * unused entries) and are found by hash_combine(root id, task id) in
@@ -30,10 +44,11 @@
  * not in it is a root (parents start before their subagents).
  *
  * With no_curve, the segment trie `trie` counts the unbounded hits and
- * distinct blocks (call_cache_trie); pos, the tree and hist stay empty.
+ * distinct blocks (call_cache_trie); the runs, the tree and hist stay empty.
  *
- * Invariants (with the curve): live == pos.len == prefix(now); every pos value is in 1..now
- * and distinct; hits == sum(hist) (without no_curve); turn_of.len == the pool entries not on
+ * Invariants (with the curve): live == sum of run sizes == prefix(now); every
+ * run is non-empty, in `head` under the hash of its first block, at a distinct
+ * position in 1..now; hits == sum(hist) (without no_curve); turn_of.len == the pool entries not on
  * the free list, each with holders >= 1, and the sessions pointing at a turn
  * number its holders.
  */
@@ -49,6 +64,8 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -315,13 +332,15 @@ struct stats {
 	bool any_call;
 	int64_t first_ns, last_ns;
 
-	/* prefix cache: stack distances */
-	struct map pos;               /* block hash -> last access position 1..now */
-	int32_t *bit;                 /* Fenwick tree over positions 1..bit_cap */
+	/* prefix cache: stack distances over runs (see the design note) */
+	struct vec runs;              /* struct run */
+	struct map head;              /* hash of a run's first block -> run index */
+	int64_t *bit;                 /* Fenwick tree of run sizes over positions 1..bit_cap */
 	int64_t bit_cap;
-	int64_t now;
-	int64_t live;
-	struct vec hist;              /* int64 tokens per prefix-max distance */
+	int64_t now;                  /* positions handed out since the last compaction */
+	int64_t live;                 /* blocks in all runs: the distinct blocks seen */
+	struct vec pieces;            /* scratch: struct piece of the call being run */
+	struct vec hist;              /* int64: differences of tokens per prefix-max distance */
 	int64_t hits;
 	int64_t *cum;                 /* after finish: cum[k] = sum(hist[0..k)) */
 	size_t cum_len;
@@ -334,6 +353,21 @@ struct stats {
 	struct map roots;             /* subagent session id -> root session id */
 	struct vec overlap;           /* double per closed turn whose calls overlap */
 	bool finished;
+	const char *path;             /* the trace being read by stats_read, for messages */
+};
+
+/* Blocks lo..hi-1 of a chain, adjacent in the LRU stack, lo most recent. */
+struct run {
+	uint64_t *h;                  /* h[i - base]: hash of block i, lo <= i < hi */
+	int64_t base, lo, hi;
+	int64_t cap;                  /* entries allocated at h */
+	int64_t pos;                  /* position in the tree, 0 before it is placed */
+};
+
+/* Part of a call's context that lies in one run: its blocks lo..e-1. */
+struct piece {
+	int64_t run, lo, e;
+	bool whole;                   /* the piece is the whole run */
 };
 
 /* One open turn (see the header and the design note). */
@@ -367,6 +401,8 @@ int stats_new(struct stats **out, const struct stats_opts *o, struct diag *d)
 	if (!st)
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
 	st->o = *o;
+	if (st->o.max_curve_blocks <= 0)
+		st->o.max_curve_blocks = STATS_DEFAULT_MAX_CURVE_BLOCKS;
 	qhist_init(&st->input);
 	qhist_init(&st->fresh);
 	qhist_init(&st->output);
@@ -378,7 +414,9 @@ int stats_new(struct stats **out, const struct stats_opts *o, struct diag *d)
 	vec_init(&st->evq, sizeof(struct ev), VEC_NO_LIMIT);
 	vec_init(&st->ends, sizeof(int64_t), VEC_NO_LIMIT);
 	vec_init(&st->ctx, sizeof(struct trace_seg), VEC_NO_LIMIT);
-	map_init(&st->pos);
+	vec_init(&st->runs, sizeof(struct run), VEC_NO_LIMIT);
+	map_init(&st->head);
+	vec_init(&st->pieces, sizeof(struct piece), VEC_NO_LIMIT);
 	vec_init(&st->hist, sizeof(int64_t), VEC_NO_LIMIT);
 	segtrie_init(&st->trie, o->block_size);
 	vec_init(&st->turns, sizeof(struct turn), VEC_NO_LIMIT);
@@ -418,7 +456,11 @@ void stats_free(struct stats *st)
 	qhist_release(&st->gap_ms);
 	qhist_release(&st->conc);
 	map_release(&st->engineers);
-	map_release(&st->pos);
+	for (size_t i = 0; i < st->runs.len; i++)
+		free(VEC_AT(&st->runs, struct run, i).h);
+	vec_release(&st->runs);
+	map_release(&st->head);
+	vec_release(&st->pieces);
 	free(st->bit);
 	vec_release(&st->hist);
 	free(st->cum);
@@ -441,6 +483,21 @@ static int64_t sat_add(int64_t a, int64_t b)
 	return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
+/* An input error about line `line` of the trace: "PATH:LINE: ..." when the
+ * trace is read by stats_read, "line LINE: ..." for sessions added directly. */
+__attribute__((format(printf, 4, 5)))
+static int line_err(const struct stats *st, struct diag *d, long line, const char *fmt, ...)
+{
+	char msg[DIAG_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (st->path)
+		return diag_at(d, DIAG_EINPUT, st->path, line, 0, "%s", msg);
+	return diag_set(d, DIAG_EINPUT, "line %ld: %s", line, msg);
+}
+
 static int nomem(struct diag *d)
 {
 	return diag_set(d, DIAG_ENOMEM, "out of memory for trace statistics");
@@ -456,76 +513,180 @@ static int64_t bit_prefix(const struct stats *st, int64_t i)
 	return s;
 }
 
-static void bit_add(struct stats *st, int64_t i, int32_t v)
+static void bit_add(struct stats *st, int64_t i, int64_t v)
 {
-	for (; i <= st->bit_cap; i += i & -i)
+	for (; i > 0 && i <= st->bit_cap; i += i & -i)
 		st->bit[i] += v;
 }
 
-/* Renumber live positions 1..live in access order and make room.  In place:
- * the tree is first reused as the rank table. */
+static struct run *run_at(struct stats *st, int64_t i)
+{
+	return &VEC_AT(&st->runs, struct run, (size_t)i);
+}
+
+/* Renumber the placed runs 1..n in position order and make room: the tree
+ * is first reused as the rank table, then rebuilt in O(size). */
 static int compact(struct stats *st)
 {
+	int64_t placed = 0;
+	for (size_t i = 0; i < st->runs.len; i++)
+		placed += VEC_AT(&st->runs, struct run, i).pos > 0;
 	int64_t cap = st->bit_cap;
-	if (st->live > cap / 2 || cap == 0) {
-		int64_t ncap = cap ? cap * 2 : 4096;
-		if (ncap > INT32_MAX)
-			return DIAG_ENOMEM;
-		int32_t *nb = realloc(st->bit, (size_t)(ncap + 1) * sizeof(*nb));
+	if (placed + 1 > cap / 2) {
+		int64_t ncap = cap ? cap * 2 : 64;
+		while (placed + 1 > ncap / 2)
+			ncap *= 2;
+		int64_t *nb = realloc(st->bit, (size_t)(ncap + 1) * sizeof(*nb));
 		if (!nb)
 			return DIAG_ENOMEM;
 		st->bit = nb;
 		st->bit_cap = ncap;
 	}
-	int32_t *rank = st->bit;
+	int64_t *rank = st->bit;
 	memset(rank, 0, (size_t)(st->bit_cap + 1) * sizeof(*rank));
-	for (size_t i = 0; i < st->pos.cap; i++)
-		if (st->pos.used[i])
-			rank[st->pos.slots[i].val] = 1;
+	for (size_t i = 0; i < st->runs.len; i++) {
+		const struct run *r = &VEC_AT(&st->runs, struct run, i);
+		if (r->pos > 0)
+			rank[r->pos] = 1;
+	}
 	for (int64_t p = 1; p <= st->now; p++)
 		rank[p] += rank[p - 1];
-	for (size_t i = 0; i < st->pos.cap; i++)
-		if (st->pos.used[i])
-			st->pos.slots[i].val = (uint64_t)rank[st->pos.slots[i].val];
-	/* a Fenwick tree with ones at 1..live */
-	for (int64_t i = 1; i <= st->bit_cap; i++) {
-		int64_t lo = i - (i & -i);
-		int64_t hi = i < st->live ? i : st->live;
-		st->bit[i] = (int32_t)(hi > lo ? hi - lo : 0);
+	for (size_t i = 0; i < st->runs.len; i++) {
+		struct run *r = &VEC_AT(&st->runs, struct run, i);
+		if (r->pos > 0)
+			r->pos = rank[r->pos];
 	}
-	st->now = st->live;
+	memset(st->bit, 0, (size_t)(st->bit_cap + 1) * sizeof(*st->bit));
+	for (size_t i = 0; i < st->runs.len; i++) {
+		const struct run *r = &VEC_AT(&st->runs, struct run, i);
+		if (r->pos > 0)
+			st->bit[r->pos] = r->hi - r->lo;
+	}
+	for (int64_t i = 1; i <= st->bit_cap; i++) {
+		int64_t up = i + (i & -i);
+		if (up <= st->bit_cap)
+			st->bit[up] += st->bit[i];
+	}
+	st->now = placed;
 	return 0;
 }
 
-/* Make block h the most recently used. */
-static int touch(struct stats *st, uint64_t h)
+/* Make run i the most recently used. */
+static int to_top(struct stats *st, int64_t i)
 {
 	if (st->now == st->bit_cap && compact(st) != 0)
 		return DIAG_ENOMEM;
-	uint64_t *p = map_get(&st->pos, h);
-	st->now++;
-	if (p) {
-		bit_add(st, (int64_t)*p, -1);
-		*p = (uint64_t)st->now;
-	} else {
-		if (map_put(&st->pos, h, (uint64_t)st->now) != 0)
-			return DIAG_ENOMEM;
-		st->live++;
-	}
-	bit_add(st, st->now, 1);
+	struct run *r = run_at(st, i);
+	int64_t w = r->hi - r->lo;
+	bit_add(st, r->pos, -w);
+	r->pos = ++st->now;
+	bit_add(st, r->pos, w);
 	return 0;
 }
 
-static int hist_add(struct stats *st, int64_t dist, int64_t tokens)
+/* A new, unplaced run of blocks lo..lo+n-1 with hashes h; index in *out. */
+static int run_new(struct stats *st, int64_t lo, const uint64_t *h, int64_t n, int64_t *out)
 {
-	size_t i = (size_t)dist;
-	if (i >= st->hist.len) {
-		if (vec_reserve(&st->hist, i + 1) != 0)
-			return DIAG_ENOMEM;
-		memset(vec_at(&st->hist, st->hist.len), 0, (i + 1 - st->hist.len) * sizeof(int64_t));
-		st->hist.len = i + 1;
+	uint64_t *copy = malloc((size_t)n * sizeof(*copy));
+	struct run *r = copy ? vec_push(&st->runs) : NULL;
+	if (!r) {
+		free(copy);
+		return DIAG_ENOMEM;
 	}
-	VEC_AT(&st->hist, int64_t, i) += tokens;
+	memcpy(copy, h, (size_t)n * sizeof(*copy));
+	*r = (struct run){.h = copy, .base = lo, .lo = lo, .hi = lo + n, .cap = n};
+	*out = (int64_t)st->runs.len - 1;
+	if (map_put(&st->head, h[0], (uint64_t)*out) != 0) {
+		free(copy);
+		st->runs.len--;
+		return DIAG_ENOMEM;
+	}
+	return 0;
+}
+
+/* Append blocks hi..hi+n-1 (hashes h) to run i. */
+static int run_append(struct stats *st, int64_t i, const uint64_t *h, int64_t n)
+{
+	struct run *r = run_at(st, i);
+	if (r->hi - r->base + n > r->cap) {
+		if (r->lo > r->base) { /* drop the blocks cut from the front */
+			memmove(r->h, r->h + (r->lo - r->base), (size_t)(r->hi - r->lo) * sizeof(*r->h));
+			r->base = r->lo;
+		}
+		if (r->hi - r->base + n > r->cap) {
+			int64_t ncap = r->cap * 2 > r->hi - r->base + n ? r->cap * 2 : r->hi - r->base + n;
+			uint64_t *nh = realloc(r->h, (size_t)ncap * sizeof(*nh));
+			if (!nh)
+				return DIAG_ENOMEM;
+			r->h = nh;
+			r->cap = ncap;
+		}
+	}
+	memcpy(r->h + (r->hi - r->base), h, (size_t)n * sizeof(*h));
+	r->hi += n;
+	bit_add(st, r->pos, n);
+	return 0;
+}
+
+/* Cut blocks lo..e-1 (e < hi) from the front of run i into a new unplaced
+ * run; its index in *out.  The rest stays where it is in the stack. */
+static int run_split(struct stats *st, int64_t i, int64_t e, int64_t *out)
+{
+	struct run *r = run_at(st, i);
+	int64_t lo = r->lo;
+	int rc = run_new(st, lo, r->h + (lo - r->base), e - lo, out); /* re-points the head */
+	if (rc != 0)
+		return rc;
+	r = run_at(st, i); /* the pool may have moved */
+	r->lo = e;
+	bit_add(st, r->pos, -(e - lo));
+	if (map_put(&st->head, r->h[e - r->base], (uint64_t)i) != 0)
+		return DIAG_ENOMEM;
+	if (r->lo - r->base > r->hi - r->lo && r->lo - r->base > 64) { /* give memory back */
+		memmove(r->h, r->h + (r->lo - r->base), (size_t)(r->hi - r->lo) * sizeof(*r->h));
+		r->base = r->lo;
+		uint64_t *nh = realloc(r->h, (size_t)(r->hi - r->lo) * sizeof(*nh));
+		if (nh) {
+			r->h = nh;
+			r->cap = r->hi - r->lo;
+		}
+	}
+	return 0;
+}
+
+#ifndef NDEBUG
+/* The invariants of the design note, for asserts: O(runs). */
+static bool curve_ok(const struct stats *st)
+{
+	int64_t blocks = 0, placed = 0;
+	for (size_t i = 0; i < st->runs.len; i++) {
+		const struct run *r = &VEC_AT(&st->runs, struct run, i);
+		const uint64_t *at = map_get(&st->head, r->h[r->lo - r->base]);
+		if (r->lo >= r->hi || r->lo < r->base || r->hi - r->base > r->cap || r->pos < 1 ||
+		    r->pos > st->now || !at || *at != i)
+			return false;
+		if (bit_prefix(st, r->pos) - bit_prefix(st, r->pos - 1) != r->hi - r->lo)
+			return false;
+		blocks += r->hi - r->lo;
+		placed++;
+	}
+	return blocks == st->live && bit_prefix(st, st->now) == st->live &&
+	       (size_t)placed == st->head.len;
+}
+#endif
+
+/* tokens added to hist[a..b] (a difference array until stats_finish) */
+static int hist_add(struct stats *st, int64_t a, int64_t b, int64_t tokens)
+{
+	size_t need = (size_t)b + 2;
+	if (need > st->hist.len) {
+		if (vec_reserve(&st->hist, need) != 0)
+			return DIAG_ENOMEM;
+		memset(vec_at(&st->hist, st->hist.len), 0, (need - st->hist.len) * sizeof(int64_t));
+		st->hist.len = need;
+	}
+	VEC_AT(&st->hist, int64_t, (size_t)a) += tokens;
+	VEC_AT(&st->hist, int64_t, (size_t)b + 1) -= tokens;
 	return 0;
 }
 
@@ -566,6 +727,16 @@ static int call_cache(struct stats *st, struct ssess *ss, struct diag *d)
 	const int64_t B = st->o.block_size;
 	if (st->o.no_curve)
 		return call_cache_trie(st, ss, d);
+	/* check the limit on what the call may add before hashing any of it:
+	 * a 10^9-token segment is 62.5 million blocks of 16 tokens */
+	int64_t after = (c->prompt_tokens + c->output_tokens) / B;
+	int64_t before = c->extends_prev ? (int64_t)ss->hashes.len : 0;
+	int64_t max = st->o.max_curve_blocks;
+	if (after > max || st->live > max - (after - before))
+		return line_err(st, d, c->line ? c->line : ts->line, "call %lld needs the capacity "
+				"curve to track more than %lld blocks of %lld tokens (expected a smaller "
+				"trace, a larger --block-size, or --no-curve)", (long long)c->seq,
+				(long long)max, (long long)B);
 	if (!c->extends_prev) {
 		tchain_init(&ss->chain, B);
 		vec_clear(&ss->hashes);
@@ -588,21 +759,70 @@ static int call_cache(struct stats *st, struct ssess *ss, struct diag *d)
 	int64_t held = (c->prompt_tokens + c->output_tokens - 1) / B;
 	if (held > n_h)
 		held = n_h;
-	int64_t worst = 0;
-	for (int64_t k = 0; k < max_hit; k++) {
-		const uint64_t *p = map_get(&st->pos, h[k]);
-		if (!p)
+	/* find the context's pieces and count hits, before anything moves */
+	vec_clear(&st->pieces);
+	int64_t k = 0, worst = 0;
+	while (k < held) {
+		const uint64_t *ri = map_get(&st->head, h[k]);
+		if (!ri)
 			break;
-		int64_t dist = st->live - bit_prefix(st, (int64_t)*p);
-		if (dist > worst)
-			worst = dist;
-		if (hist_add(st, worst, B) != 0)
+		struct run *r = run_at(st, (int64_t)*ri);
+		if (r->lo != k)
+			return diag_set(d, DIAG_EINTERNAL, "session at line %ld call %lld: block hash "
+					"collision at block %lld", ts->line, (long long)c->seq, (long long)k);
+		int64_t end = r->hi < held ? r->hi : held, e = end;
+		if (r->h[end - 1 - r->base] != h[end - 1]) { /* they part: find where */
+			int64_t lo = k + 1, hi = end - 1; /* block lo-1 agrees, block hi does not */
+			while (lo < hi) {
+				int64_t mid = lo + (hi - lo) / 2;
+				if (r->h[mid - r->base] == h[mid])
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			e = lo;
+		}
+		if (k < max_hit) {
+			/* block k + i is at distance dist + i; hit at prefix max(worst, dist + i) */
+			int64_t m = (e < max_hit ? e : max_hit) - k;
+			int64_t dist = st->live - bit_prefix(st, r->pos);
+			int64_t flat = worst - dist + 1; /* blocks whose distance is <= worst */
+			flat = flat < 0 ? 0 : flat > m ? m : flat;
+			if (flat > 0 && hist_add(st, worst, worst, flat * B) != 0)
+				return nomem(d);
+			if (flat < m && hist_add(st, dist + flat, dist + m - 1, B) != 0)
+				return nomem(d);
+			if (dist + m - 1 > worst)
+				worst = dist + m - 1;
+			st->hits += m * B;
+		}
+		struct piece *p = vec_push(&st->pieces);
+		if (!p)
 			return nomem(d);
-		st->hits += B;
+		*p = (struct piece){.run = (int64_t)*ri, .lo = k, .e = e, .whole = e == r->hi};
+		k = e;
 	}
-	for (int64_t k = held - 1; k >= 0; k--)
-		if (touch(st, h[k]) != 0)
+	/* move the pieces to the top, last first, so block 0 ends most recent;
+	 * the blocks never seen (k..held-1) extend the last piece */
+	int64_t fresh = held - k;
+	st->live += fresh;
+	size_t np = st->pieces.len;
+	if (np == 0) {
+		int64_t i;
+		if (fresh > 0 && (run_new(st, 0, h, fresh, &i) != 0 || to_top(st, i) != 0))
 			return nomem(d);
+		return 0;
+	}
+	for (size_t q = np; q-- > 0;) {
+		struct piece p = VEC_AT(&st->pieces, struct piece, q);
+		int64_t i = p.run;
+		if (!p.whole && run_split(st, p.run, p.e, &i) != 0)
+			return nomem(d);
+		if (q == np - 1 && fresh > 0 && run_append(st, i, h + k, fresh) != 0)
+			return nomem(d);
+		if (to_top(st, i) != 0)
+			return nomem(d);
+	}
 	return 0;
 }
 
@@ -868,15 +1088,15 @@ int stats_add(struct stats *st, struct trace_session *s, struct diag *d)
 	if (!trace_session_check(s)) {
 		long line = s ? s->line : 0;
 		trace_session_free(s);
-		return diag_set(d, DIAG_EINPUT, "session at line %ld breaks the trace rules "
-				"(expected what trace_session_check accepts)", line);
+		return line_err(st, d, line, "session breaks the trace rules (expected what "
+				"trace_session_check accepts)");
 	}
 	int64_t t_ns = sec_to_ns(s->t_s);
 	if (t_ns < st->last_start_ns) {
 		long line = s->line;
 		trace_session_free(s);
-		return diag_set(d, DIAG_EINPUT, "session at line %ld starts before the previous one "
-				"(expected sessions in start order)", line);
+		return line_err(st, d, line, "session starts before the previous one (expected "
+				"sessions in start order)");
 	}
 	st->last_start_ns = t_ns;
 	int rc = drain(st, t_ns, false, d);
@@ -917,14 +1137,18 @@ int stats_finish(struct stats *st, struct stats_summary *out, struct diag *d)
 	int rc = drain(st, INT64_MAX, true, d);
 	if (rc != 0)
 		return rc;
+	assert(st->o.no_curve || curve_ok(st));
 	st->finished = true;
 	st->cum_len = st->hist.len + 1;
 	st->cum = malloc(st->cum_len * sizeof(*st->cum));
 	if (!st->cum)
 		return nomem(d);
 	st->cum[0] = 0;
-	for (size_t i = 0; i < st->hist.len; i++)
-		st->cum[i + 1] = st->cum[i] + VEC_AT(&st->hist, int64_t, i);
+	int64_t at = 0; /* hist[i], summed from its differences */
+	for (size_t i = 0; i < st->hist.len; i++) {
+		at += VEC_AT(&st->hist, int64_t, i);
+		st->cum[i + 1] = st->cum[i] + at;
+	}
 	if (!st->o.no_curve && st->cum[st->hist.len] != st->hits)
 		return diag_set(d, DIAG_EINTERNAL, "invariant: prefix hits %lld != histogram %lld",
 				(long long)st->hits, (long long)st->cum[st->hist.len]);
@@ -973,6 +1197,7 @@ int stats_read(struct stats *st, const char *path, enum trace_format fmt, bool s
 	if (rc != 0)
 		return rc;
 	trace_reader_set_skip_bad(r, skip_bad);
+	st->path = path;
 	struct trace_session *s = NULL;
 	while ((rc = trace_reader_next(r, &s, d)) == 1) {
 		rc = stats_add(st, s, d);
@@ -981,6 +1206,7 @@ int stats_read(struct stats *st, const char *path, enum trace_format fmt, bool s
 	}
 	if (rc == 0)
 		rc = stats_finish(st, out, d);
+	st->path = NULL;
 	if (src) {
 		memset(src, 0, sizeof(*src));
 		src->format = trace_reader_format(r);

@@ -83,9 +83,16 @@ struct stats_opts {
 	int64_t block_size;          /* tokens per KV block, >= 1 (engine default 16) */
 	double decode_tokens_per_s;  /* assumed decode rate for overlap concurrency, > 0 */
 	bool no_curve;               /* skip the capacity curve (see below) */
+	int64_t max_curve_blocks;    /* blocks the curve may track; 0: the default */
 };
 
 #define STATS_DEFAULT_BLOCK_SIZE 16
+/* The capacity curve keeps every distinct block's hash (about 24 bytes a
+ * block in all): 2^25 blocks bound it near 800 MB, 5.7 times what the
+ * bundled Mooncake conversation trace needs at 16-token blocks.  A call that
+ * would take the curve past it is refused before its blocks are hashed
+ * (DIAG_EINPUT, naming its line); no_curve needs memory per segment instead. */
+#define STATS_DEFAULT_MAX_CURVE_BLOCKS ((int64_t)1 << 25)
 #define STATS_DEFAULT_DECODE_TOKENS_PER_S 50.0
 
 /* Summary of one exactly counted distribution.  Percentiles interpolate

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <cmocka.h>
 
 #define HDR "{\"format\":\"agentcap-trace\",\"version\":1}\n"
@@ -477,7 +478,7 @@ static void test_errors(void **state)
 	assert_int_equal(stats_add(st, x, &d), 0);
 	assert_int_equal(trace_session_clone(&x, &b), 0);
 	assert_int_equal(stats_add(st, x, &d), DIAG_EINPUT);
-	assert_string_equal(d.msg, "session at line 3 starts before the previous one "
+	assert_string_equal(d.msg, "line 3: session starts before the previous one "
 			    "(expected sessions in start order)");
 	/* a session that breaks the rules (prompt tokens do not add up) */
 	diag_init(&d);
@@ -514,6 +515,59 @@ static void test_errors(void **state)
 	assert_int_equal(stats_new(&st, NULL, &d), 0);
 	assert_int_equal(stats_read(st, "/nonexistent/stats.jsonl", TRACE_FMT_AUTO, false, &s, NULL, &d),
 			 DIAG_EIO);
+	stats_free(st);
+}
+
+static long maxrss_mb(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss / 1024;
+}
+
+/* A two-line trace whose one call has a 10^9-token segment: 62.5 million
+ * blocks of 16 tokens, about 4 GB for the curve once.  Refused before any
+ * block is hashed, naming the file and line; without the curve (memory per
+ * segment) the same file is fine. */
+static void test_huge_segment_checked_first(void **state)
+{
+	(void)state;
+	char path[512];
+	testutil_scratch(path, sizeof(path), "huge_segment.jsonl");
+	testutil_write_str(path, "{\"format\":\"agentcap-trace\",\"version\":1}\n"
+			   "{\"session\":\"a\",\"t\":0,\"prompt\":[[\"x\",1000000000]],"
+			   "\"output_tokens\":1}\n");
+	long rss0 = maxrss_mb();
+	struct stats *st;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(stats_new(&st, NULL, &d), 0);
+	struct stats_summary s;
+	assert_int_equal(stats_read(st, path, TRACE_FMT_AUTO, false, &s, NULL, &d), DIAG_EINPUT);
+	char want[700];
+	snprintf(want, sizeof(want), "%s:2: call 0 needs the capacity curve to track more than "
+		 "33554432 blocks of 16 tokens (expected a smaller trace, a larger --block-size, or "
+		 "--no-curve)", path);
+	assert_string_equal(d.msg, want);
+	stats_free(st);
+	assert_true(maxrss_mb() < rss0 + 64);
+	struct stats_opts o = {.block_size = 16, .decode_tokens_per_s = 50, .no_curve = true};
+	diag_init(&d);
+	assert_int_equal(stats_new(&st, &o, &d), 0);
+	assert_int_equal(stats_read(st, path, TRACE_FMT_AUTO, false, &s, NULL, &d), 0);
+	assert_int_equal(s.prompt_tokens, 1000000000);
+	stats_free(st);
+	assert_true(maxrss_mb() < rss0 + 64);
+	/* a lower limit is honoured at the same point */
+	o = (struct stats_opts){.block_size = 16, .decode_tokens_per_s = 50, .max_curve_blocks = 100};
+	testutil_write_str(path, "{\"format\":\"agentcap-trace\",\"version\":1}\n"
+			   "{\"session\":\"a\",\"t\":0,\"prompt\":[[\"x\",1600]],\"output_tokens\":1}\n"
+			   "{\"session\":\"a\",\"gap\":1,\"extends\":true,\"prompt\":[[\"y\",15]],"
+			   "\"output_tokens\":1}\n");
+	diag_init(&d);
+	assert_int_equal(stats_new(&st, &o, &d), 0);
+	assert_int_equal(stats_read(st, path, TRACE_FMT_AUTO, false, &s, NULL, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, ":3: call 1 needs the capacity curve to track more than 100 "));
 	stats_free(st);
 }
 
@@ -557,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_percentiles),
 		cmocka_unit_test(test_curve_matches_naive_lru),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_huge_segment_checked_first),
 		cmocka_unit_test(test_empty_and_free_midway),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
