@@ -174,11 +174,18 @@ static int issue(struct replay *rp, struct rsess *rs, int64_t t_ns)
 		added += c->segs[i].tokens;
 	rs->ctx_tokens += added;
 	rs->recorded_tokens += added;
-	if (rs->chain_stale) { /* the last prompt was truncated: hash ctx afresh */
+	int64_t out = c->output_tokens, m = rp->max_model_len;
+	/* Decided from token counts before any hashing: a prompt past
+	 * max_model_len is compacted or truncated (which hash what they keep
+	 * afresh) or rejected on arrival, so its own segments, possibly 10^9
+	 * tokens, are never hashed whole. */
+	bool too_long = rs->ctx_tokens >= m || rs->ctx_tokens + out > m;
+	bool hashed = !too_long;
+	if (hashed && rs->chain_stale) { /* the last prompt was truncated: hash ctx afresh */
 		if (chain_rebuild(rp, rs, &rs->ctx) != 0)
 			return diag_set(rp->d, DIAG_ENOMEM, "out of memory for block hashes");
 		rs->chain_stale = false;
-	} else {
+	} else if (hashed) {
 		for (size_t i = 0; i < c->n_segs; i++)
 			if (tchain_feed(&rs->chain, c->segs[i].content, c->segs[i].tokens, &rs->hashes) != 0)
 				return diag_set(rp->d, DIAG_ENOMEM, "out of memory for block hashes");
@@ -188,13 +195,12 @@ static int issue(struct replay *rp, struct rsess *rs, int64_t t_ns)
 				"session at line %ld call %lld: %lld prompt tokens but segments add to %lld",
 				rs->ts->line, (long long)c->seq, (long long)c->prompt_tokens,
 				(long long)rs->recorded_tokens);
-	int64_t out = c->output_tokens, m = rp->max_model_len;
-	bool too_long = rs->ctx_tokens >= m || rs->ctx_tokens + out > m;
 	int rc = 0;
 	if (rp->policy == CONTEXT_COMPACT && too_long &&
 	    (rc = compact(rp, rs, c->seq)) != 0) {
 		if (rc < 0)
 			return rc;
+		hashed = true; /* compact hashed the compacted context */
 		too_long = rs->ctx_tokens >= m || rs->ctx_tokens + out > m;
 		if (too_long)
 			rp->st->calls_too_long++;
@@ -205,13 +211,15 @@ static int issue(struct replay *rp, struct rsess *rs, int64_t t_ns)
 		    chain_rebuild(rp, rs, cut) != 0)
 			return diag_set(rp->d, DIAG_ENOMEM, "out of memory for a truncated prompt");
 		rs->chain_stale = true;
+		hashed = true;
 		rp->st->calls_truncated++;
 	} else if (too_long) {
 		rp->st->calls_too_long++;
 	}
+	/* not hashed: the call is rejected on arrival and ends its session */
 	int64_t prompt = rs->chain_stale ? m - out : rs->ctx_tokens;
 	uint64_t oc = trace_output_content(rs->ts->id, c->seq);
-	if (tchain_feed(&rs->chain, oc, out, &rs->hashes) != 0)
+	if (hashed && tchain_feed(&rs->chain, oc, out, &rs->hashes) != 0)
 		return diag_set(rp->d, DIAG_ENOMEM, "out of memory for block hashes");
 	struct trace_seg oseg = {oc, out};
 	if (vec_append(&rs->ctx, &oseg, 1) != 0)
@@ -231,7 +239,7 @@ static int issue(struct replay *rp, struct rsess *rs, int64_t t_ns)
 		.prompt_tokens = prompt,
 		.output_tokens = out,
 		.block_hashes = rs->hashes.data,
-		.n_hashes = (int64_t)rs->hashes.len,
+		.n_hashes = hashed ? (int64_t)rs->hashes.len : 0,
 		.user = rs,
 	};
 	rs->next++;

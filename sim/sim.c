@@ -135,6 +135,23 @@ int64_t sim_seq_blocks(const struct engine_config *cfg, int64_t tokens)
 	return (int64_t)ceil(t / (double)cfg->block_size);
 }
 
+/* Why a call can never be served, or NULL. */
+static const char *reject_reason(const struct sim *s, const struct sim_call *c)
+{
+	const struct engine_config *cfg = &s->cfg;
+	int64_t total = c->prompt_tokens + c->output_tokens;
+	if (c->prompt_tokens >= cfg->max_model_len)
+		return "prompt does not fit max_model_len";
+	if (total > cfg->max_model_len)
+		return "prompt + output exceed max_model_len";
+	if ((total + cfg->block_size - 1) / cfg->block_size + sim_seq_blocks(cfg, total) >
+	    s->replicas[0].kv.total_blocks)
+		return "prompt + output need more KV blocks than the cache holds";
+	if (!cfg->enable_chunked_prefill && total > cfg->max_num_batched_tokens)
+		return "prompt exceeds max_num_batched_tokens with chunked prefill disabled";
+	return NULL;
+}
+
 int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct diag *d)
 {
 	if (t_ns < s->now_ns)
@@ -146,7 +163,10 @@ int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct dia
 	int64_t bs = s->cfg.block_size;
 	int64_t total = c->prompt_tokens + c->output_tokens;
 	int64_t n_hashes = c->n_hashes < total / bs ? c->n_hashes : total / bs;
-	struct sreq *r = sreq_get(s, (total + bs - 1) / bs, n_hashes);
+	int64_t max_blocks = (total + bs - 1) / bs;
+	if (reject_reason(s, c)) /* rejected on arrival: no room for its blocks */
+		n_hashes = max_blocks = 0;
+	struct sreq *r = sreq_get(s, max_blocks, n_hashes);
 	if (!r)
 		return diag_set(d, DIAG_ENOMEM, "out of memory for a call of %lld tokens", (long long)total);
 	r->call = *c;
@@ -214,26 +234,9 @@ void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
 	sreq_put(s, r);
 }
 
-/* Why a call can never be served, or NULL. */
-static const char *reject_reason(const struct sim *s, const struct sreq *r)
-{
-	const struct engine_config *cfg = &s->cfg;
-	int64_t total = r->call.prompt_tokens + r->call.output_tokens;
-	if (r->call.prompt_tokens >= cfg->max_model_len)
-		return "prompt does not fit max_model_len";
-	if (total > cfg->max_model_len)
-		return "prompt + output exceed max_model_len";
-	if ((total + cfg->block_size - 1) / cfg->block_size + r->seq_blocks >
-	    s->replicas[0].kv.total_blocks)
-		return "prompt + output need more KV blocks than the cache holds";
-	if (!cfg->enable_chunked_prefill && total > cfg->max_num_batched_tokens)
-		return "prompt exceeds max_num_batched_tokens with chunked prefill disabled";
-	return NULL;
-}
-
 static int on_arrival(struct sim *s, struct sreq *r)
 {
-	const char *why = reject_reason(s, r);
+	const char *why = reject_reason(s, &r->call);
 	if (why) {
 		s->stats.rejected++;
 		s->live_reqs--;

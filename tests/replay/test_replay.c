@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 /* linear step time: a + b * new_tokens ns; runs in closed form */
 struct lin {
@@ -255,6 +256,45 @@ static void test_time_horizon(void **state)
 	remove(path);
 }
 
+/* A call of 10^9 prompt tokens (max_model_len 2^20) is never hashed whole:
+ * under `reject` it is rejected on arrival without hashing its 62.5 million
+ * blocks or allocating room for them (about 750 MB); under `compact` and
+ * `truncate` only what the harness keeps is hashed.  Memory stays flat. */
+static void test_too_long_call_not_hashed(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/agentcap-toolong-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fprintf(f, "{\"format\":\"agentcap-trace\",\"version\":1}\n"
+		"{\"session\":\"s\",\"t\":0,\"prompt\":[[\"a\",100]],\"output_tokens\":1}\n"
+		"{\"session\":\"s\",\"gap\":1,\"extends\":true,\"prompt\":[[\"b\",1000000000]],"
+		"\"output_tokens\":1}\n");
+	fclose(f);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	long rss0 = ru.ru_maxrss;
+	struct engine_config cfg = cfg_default();
+	struct lin l = {.a = 1e6, .b = 1e4};
+	struct replay_stats st;
+	struct col *c = run_policy(path, &cfg, &l, &st, CONTEXT_REJECT);
+	assert_int_equal(c->n_req, 2);
+	const struct res_request *r = find(c, 1, 1000000101);
+	assert_int_equal(r->status, RES_REJECTED);
+	assert_string_equal(r->reason, "prompt does not fit max_model_len");
+	free(c);
+	for (int policy = CONTEXT_COMPACT; policy <= CONTEXT_TRUNCATE; policy++) {
+		c = run_policy(path, &cfg, &l, &st, (enum context_policy)policy);
+		assert_int_equal(c->n_req, 2);
+		assert_int_equal(c->req[1].status, RES_COMPLETED);
+		free(c);
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	assert_true(ru.ru_maxrss < rss0 + 64 * 1024);
+	remove(path);
+}
+
 /* ---- the Mooncake conversation trace against an offline count ---- */
 
 /* Reads the trace with zlib + cJSON directly (not through traces/), and
@@ -348,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_context_compact),
 		cmocka_unit_test(test_context_truncate),
 		cmocka_unit_test(test_time_horizon),
+		cmocka_unit_test(test_too_long_call_not_hashed),
 		cmocka_unit_test(test_mooncake_hits_match_offline_count),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
