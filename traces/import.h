@@ -33,6 +33,8 @@ struct import_opts {
 	 * every other id.  Request-level formats refuse both. */
 	const char *const *engineers;
 	bool engineer_dirs;
+	size_t max_calls_per_session; /* 0: TRACE_READER_MAX_CALLS_PER_SESSION; importers
+				       that collect records first check it as they read */
 };
 
 #define IMPORT_MSG_MAX 1024

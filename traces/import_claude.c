@@ -20,6 +20,7 @@
 #include "base/hash.h"
 #include "base/map.h"
 #include "traces/import_util.h"
+#include "traces/reader.h"
 
 #include <cjson/cJSON.h>
 
@@ -48,6 +49,7 @@ struct csess {
 	uint64_t task;
 	long line;
 	const char *path;
+	size_t n_calls;       /* calls collected so far: checked while reading */
 };
 
 struct claude_ctx {
@@ -271,9 +273,18 @@ static int assistant_record(const struct rec *r, const cJSON *root, int64_t t)
 		call->read = cr > call->read ? cr : call->read;
 		call->output = out > call->output ? out : call->output;
 	} else {
+		/* the session limit is checked as records arrive, so a session of
+		 * millions of calls is refused before it is all in memory */
+		size_t max = r->m->o->max_calls_per_session ? r->m->o->max_calls_per_session
+							    : TRACE_READER_MAX_CALLS_PER_SESSION;
+		if (s->n_calls >= max)
+			return diag_at(r->m->d, DIAG_EINPUT, r->path, r->line, 0, "session from %s:%ld has "
+				       "more than %zu calls (the limit of docs/trace-format.md; expected "
+				       "a shorter session)", s->path, s->line, max);
 		call = vec_push(&c->calls);
 		if (!call || map_put(&c->msg, mk, c->calls.len) != 0)
 			return diag_set(r->m->d, DIAG_ENOMEM, "out of memory");
+		s->n_calls++;
 		call->session = (uint64_t)(s - (struct csess *)c->sess.data);
 		call->t_first = call->t_last = t;
 		call->t_req = s->have_input ? s->last_input_t : t;

@@ -645,6 +645,32 @@ static void test_span_names_file(void **state)
 	assert_int_equal(stat(out, &sbuf), -1);
 }
 
+/* A session longer than the limit is refused at the record that passes it,
+ * while reading, not after the whole session (10 million calls) is held:
+ * here with a limit of 3 calls, the fourth call's line. */
+static void test_session_limit_while_reading(void **state)
+{
+	(void)state;
+	char in[512], out[512], msg[DIAG_MSG_MAX], want[2 * DIAG_MSG_MAX];
+	testutil_scratch(in, sizeof(in), "long_session.jsonl");
+	testutil_scratch(out, sizeof(out), "long_session_out.jsonl");
+	testutil_write_str(in, CL_OK("a", "2026-01-01T00:00:00Z") CL_OK("b", "2026-01-01T00:00:01Z")
+			   CL_OK("c", "2026-01-01T00:00:02Z") CL_OK("d", "2026-01-01T00:00:03Z")
+			   CL_OK("e", "2026-01-01T00:00:04Z"));
+	remove(out);
+	struct import_opts o = {.max_calls_per_session = 3};
+	assert_int_equal(imp("claude-code", in, &o, out, NULL, msg), DIAG_EINPUT);
+	snprintf(want, sizeof(want), "%s:4: session from %s:1 has more than 3 calls (the limit of "
+		 "docs/trace-format.md; expected a shorter session)", in, in);
+	assert_string_equal(msg, want);
+	struct stat sbuf;
+	assert_int_equal(stat(out, &sbuf), -1);
+	o.max_calls_per_session = 5;
+	struct import_stats st;
+	assert_int_equal(imp("claude-code", in, &o, out, &st, msg), 0);
+	assert_int_equal(st.calls, 5);
+}
+
 static void test_usage_errors(void **state)
 {
 	(void)state;
@@ -904,6 +930,7 @@ int main(void)
 		cmocka_unit_test(test_azure_2024),
 		cmocka_unit_test(test_burstgpt),
 		cmocka_unit_test(test_span_names_file),
+		cmocka_unit_test(test_session_limit_while_reading),
 		cmocka_unit_test(test_weka),
 		cmocka_unit_test(test_openai_log),
 		cmocka_unit_test(test_mooncake),
