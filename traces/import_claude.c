@@ -20,7 +20,6 @@
 #include "base/hash.h"
 #include "base/map.h"
 #include "traces/import_util.h"
-#include "traces/reader.h"
 
 #include <cjson/cJSON.h>
 
@@ -275,12 +274,9 @@ static int assistant_record(const struct rec *r, const cJSON *root, int64_t t)
 	} else {
 		/* the session limit is checked as records arrive, so a session of
 		 * millions of calls is refused before it is all in memory */
-		size_t max = r->m->o->max_calls_per_session ? r->m->o->max_calls_per_session
-							    : TRACE_READER_MAX_CALLS_PER_SESSION;
-		if (s->n_calls >= max)
-			return diag_at(r->m->d, DIAG_EINPUT, r->path, r->line, 0, "session from %s:%ld has "
-				       "more than %zu calls (the limit of docs/trace-format.md; expected "
-				       "a shorter session)", s->path, s->line, max);
+		rc = imp_check_calls(r->m, s->n_calls, r->path, r->line, s->path, s->line);
+		if (rc != 0)
+			return rc;
 		call = vec_push(&c->calls);
 		if (!call || map_put(&c->msg, mk, c->calls.len) != 0)
 			return diag_set(r->m->d, DIAG_ENOMEM, "out of memory");

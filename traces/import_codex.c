@@ -156,6 +156,9 @@ static int token_count(struct imp *m, struct codex_ctx *c, struct scan *sc, cons
 		if (same)
 			return 0; /* the same report again */
 	}
+	int rc = imp_check_calls(m, c->calls.len, path, line, path, 1); /* a file is a session */
+	if (rc != 0)
+		return rc;
 	struct xcall *x = vec_push(&c->calls);
 	if (!x)
 		return diag_set(m->d, DIAG_ENOMEM, "out of memory");

@@ -62,6 +62,9 @@ struct oreq {
 struct osess {
 	uint64_t id;
 	char *key;            /* raw session key, for task ids */
+	size_t n_reqs;        /* requests so far: the session limit is checked while reading */
+	long line;            /* where it began */
+	const char *path;     /* owned by ctx.paths */
 };
 
 struct openai_ctx {
@@ -328,6 +331,18 @@ static int request(struct imp *m, struct openai_ctx *c, const cJSON *root, const
 	} else if ((r.sess = session_index(m, c, key)) == SIZE_MAX) {
 		free(r.tools.text);
 		return diag_set(m->d, DIAG_ENOMEM, "out of memory");
+	} else {
+		struct osess *os = &VEC_AT(&c->sess, struct osess, r.sess);
+		if (os->n_reqs == 0) {
+			os->line = line;
+			os->path = path;
+		}
+		int rc = imp_check_calls(m, os->n_reqs, path, line, os->path, os->line);
+		if (rc != 0) {
+			free(r.tools.text);
+			return rc;
+		}
+		os->n_reqs++;
 	}
 	struct oreq *slot = vec_push(&c->reqs);
 	if (!slot) {

@@ -40,6 +40,9 @@ struct trow {
 
 struct tsess {
 	uint64_t id;
+	size_t n_rows;        /* rows so far: the session limit is checked while reading */
+	long line;            /* where it began */
+	const char *path;     /* owned by ctx.paths */
 };
 
 struct tracelab_ctx {
@@ -181,8 +184,15 @@ static int row(struct imp *m, struct tracelab_ctx *c, const cJSON *root, const c
 		if (!ts || map_put(&c->sess_of, id, c->sess.len) != 0)
 			return diag_set(m->d, DIAG_ENOMEM, "out of memory");
 		ts->id = id;
+		ts->line = line;
+		ts->path = r.path;
 		r.sess = c->sess.len - 1;
 	}
+	struct tsess *ts = &VEC_AT(&c->sess, struct tsess, r.sess);
+	int rc = imp_check_calls(m, ts->n_rows, path, line, ts->path, ts->line);
+	if (rc != 0)
+		return rc;
+	ts->n_rows++;
 	r.order = c->rows.len;
 	struct trow *slot = vec_push(&c->rows);
 	if (!slot)

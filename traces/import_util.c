@@ -55,6 +55,18 @@ int imp_bad(struct imp *m, const char *path, long line, long col, const char *fm
 	return diag_at(m->d, DIAG_EINPUT, path, line, col, "%s", msg);
 }
 
+int imp_check_calls(struct imp *m, size_t n_calls, const char *path, long line,
+		    const char *sess_path, long sess_line)
+{
+	size_t max = m->o->max_calls_per_session ? m->o->max_calls_per_session
+						 : TRACE_READER_MAX_CALLS_PER_SESSION;
+	if (n_calls < max)
+		return 0;
+	return diag_at(m->d, DIAG_EINPUT, path, line, 0, "session from %s:%ld has more than %zu "
+		       "calls (the limit of docs/trace-format.md; expected a shorter session)",
+		       sess_path, sess_line, max);
+}
+
 long imp_col(const char *s, size_t n, const char *key)
 {
 	size_t klen = strlen(key);

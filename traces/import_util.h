@@ -76,6 +76,14 @@ int imp_name_engineer(struct imp *m, const char *path, const char *name, size_t 
 int imp_bad(struct imp *m, const char *path, long line, long col, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
+/* Importers that collect a session's records before building it call this
+ * before adding call number `n_calls` + 1: 0, or DIAG_EINPUT at path:line
+ * once the session (which began at sess_path:sess_line) would pass the
+ * limit on calls per session, so it is refused while reading, not after
+ * being held whole. */
+int imp_check_calls(struct imp *m, size_t n_calls, const char *path, long line,
+		    const char *sess_path, long sess_line);
+
 /* Column (1-based) of the value of the first `"key":` in line s[0..n), or 0. */
 long imp_col(const char *s, size_t n, const char *key);
 

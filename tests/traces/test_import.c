@@ -669,6 +669,21 @@ static void test_session_limit_while_reading(void **state)
 	struct import_stats st;
 	assert_int_equal(imp("claude-code", in, &o, out, &st, msg), 0);
 	assert_int_equal(st.calls, 5);
+	/* every importer that collects a session's records checks as it reads */
+	static const char *const other[][2] = {
+		{"codex", FIX "codex_rollout.jsonl"},
+		{"tracelab", FIX "tracelab_round_trace.jsonl"},
+		{"openai-log", FIX "openai.jsonl"},
+	};
+	o.max_calls_per_session = 1;
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		remove(out);
+		int rc = imp(other[i][0], other[i][1], &o, out, NULL, msg);
+		if (rc != DIAG_EINPUT || !strstr(msg, " has more than 1 calls (the limit of "))
+			fail_msg("%s: rc %d: %s", other[i][0], rc, msg);
+		assert_int_equal(strncmp(msg, other[i][1], strlen(other[i][1])), 0);
+		assert_int_equal(stat(out, &sbuf), -1);
+	}
 }
 
 static void test_usage_errors(void **state)
