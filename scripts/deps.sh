@@ -30,6 +30,11 @@ agentcap_deps() {
   agentcap_apt_install "${AGENTCAP_PACKAGES[@]}"
 }
 
+# GNU time (peak RSS) for scripts/probe-limits.sh.
+agentcap_probe_deps() {
+  agentcap_apt_install time
+}
+
 # clang and its compiler runtime (libFuzzer, sanitizers) for the fuzz step of
 # check.sh.  Debian names the runtime libclang-rt-dev; Ubuntu only has the
 # versioned libclang-rt-NN-dev, so take the one matching the installed clang.

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Hostile and huge inputs under a memory cap: each probe runs agentcap under
+# `ulimit -v` and a timeout, and checks its exit status, its message and its
+# peak RSS (GNU time).  Inputs are generated in a temporary folder (about
+# 600 MB at most, removed at the end).  Run before a release, or after a change
+# to a reader, an importer or stats; see docs/testing.md.
+#
+#   scripts/probe-limits.sh [BUILD_DIR]      (default: build)
+#
+# Exit status 0 when every probe passes, 1 otherwise.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+agentcap_probe_deps
+set +e # deps.sh sets -e; a probe's non-zero exit is data here
+build="${1:-build}"
+A="$(pwd)/$build/cli/agentcap"
+[ -x "$A" ] || { echo "probe-limits: no $A (build it first)" >&2; exit 2; }
+
+dir="$(mktemp -d /tmp/agentcap-probe-XXXXXX)"
+trap 'rm -rf "$dir"' EXIT
+fails=0
+HDR='{"format":"agentcap-trace","version":1}'
+
+# probe NAME CAP_MB TIMEOUT_S WANT_STATUS MAX_RSS_MB PATTERN -- COMMAND...
+# PATTERN is an extended regex the standard error must match ('' for none).
+probe() {
+  local name="$1" cap_mb="$2" secs="$3" want="$4" max_rss="$5" pat="$6"
+  shift 7
+  local err="$dir/stderr" rss="$dir/rss"
+  ( ulimit -v $((cap_mb * 1024)); exec timeout "$secs" /usr/bin/time -f '%M' -o "$rss" "$@" ) \
+    >/dev/null 2>"$err"
+  local st=$?
+  local peak_kb
+  peak_kb="$(tail -n 1 "$rss" 2>/dev/null || echo 0)"
+  [[ "$peak_kb" =~ ^[0-9]+$ ]] || peak_kb=0
+  local peak=$((peak_kb / 1024)) why=""
+  [ "$st" -eq 124 ] && why="timed out after ${secs} s"
+  [ -z "$why" ] && [ "$st" -ne "$want" ] && why="exit status $st, expected $want"
+  [ -z "$why" ] && [ "$peak" -gt "$max_rss" ] && why="peak RSS $peak MB, expected at most $max_rss MB"
+  if [ -z "$why" ] && [ -n "$pat" ] && ! grep -Eq "$pat" "$err"; then
+    why="message does not match /$pat/"
+  fi
+  if [ -z "$why" ]; then
+    printf 'ok    %-52s exit %d, peak RSS %4d MB (cap %d MB)\n' "$name" "$st" "$peak" "$cap_mb"
+  else
+    printf 'FAIL  %-52s %s\n' "$name" "$why"
+    sed 's/^/        /' "$err" | head -n 3
+    fails=$((fails + 1))
+  fi
+}
+
+echo "== generating inputs in $dir"
+# gzip bombs: 512 MiB of NUL bytes (one endless line) and of newlines (blank lines)
+head -c 512M /dev/zero | gzip -1 >"$dir/bomb-nul.gz"
+head -c 512M /dev/zero | tr '\0' '\n' | gzip -1 >"$dir/bomb-nl.gz"
+# a valid 48 MB line (an unknown key holding a long string) and a 70 MB one
+# (past the 64 MiB line limit)
+big_line() { # FILE BYTES
+  { echo "$HDR"
+    printf '{"session":"a","t":0,"prompt":[["x",16]],"output_tokens":1,"junk":"'
+    head -c "$2" /dev/zero | tr '\0' 'x'
+    echo '"}'; } >"$1"
+}
+big_line "$dir/line48m.jsonl" $((48 * 1024 * 1024))
+big_line "$dir/line70m.jsonl" $((70 * 1024 * 1024))
+# a valid line of 4 million small numbers: 8 MB of text, 256 MB as parsed JSON
+{ echo "$HDR"
+  printf '{"session":"a","t":0,"prompt":[["x",16]],"output_tokens":1,"junk":['
+  awk 'BEGIN { for (i = 0; i < 4194304; i++) printf(i ? ",1" : "1") }'
+  echo ']}'; } >"$dir/items.jsonl"
+# huge token counts: a 1e9-token segment; t 1e9 followed by twelve gaps of 1e9
+{ echo "$HDR"
+  echo '{"session":"a","t":0,"prompt":[["x",1000000000]],"output_tokens":1}'; } >"$dir/tokens.jsonl"
+{ echo "$HDR"
+  echo '{"session":"s","t":1e9,"prompt":[["a",10]],"output_tokens":1}'
+  for i in $(seq 12); do
+    echo "{\"session\":\"s\",\"gap\":1e9,\"extends\":true,\"prompt\":[[\"b$i\",10]],\"output_tokens\":1}"
+  done; } >"$dir/horizon.jsonl"
+# long sessions: one canonical session of 200,000 extends calls; one Claude
+# Code session of 1,100,000 calls (past the 2^20 limit); 2,000,000 Mooncake
+# requests to stream through the importer
+awk -v hdr="$HDR" 'BEGIN { print hdr
+  print "{\"session\":\"s\",\"t\":0,\"prompt\":[[\"p0\",300]],\"output_tokens\":100}"
+  for (i = 1; i < 200000; i++)
+    printf("{\"session\":\"s\",\"gap\":1,\"extends\":true,\"prompt\":[[\"p%d\",300]],\"output_tokens\":100}\n", i) }' \
+  >"$dir/long.jsonl"
+awk 'BEGIN { for (i = 0; i < 1100000; i++)
+    printf("{\"type\":\"assistant\",\"sessionId\":\"s\",\"timestamp\":\"2026-01-01T00:00:%02d.%06dZ\",\"message\":{\"id\":\"m%d\",\"model\":\"m\",\"usage\":{\"input_tokens\":%d,\"output_tokens\":5}}}\n", int(i / 1000000) % 60, i % 1000000, i, 10 + i) }' \
+  >"$dir/claude-long.jsonl"
+awk 'BEGIN { for (i = 0; i < 2000000; i++)
+    printf("{\"timestamp\": %d, \"input_length\": 600, \"output_length\": 20, \"hash_ids\": [1, %d]}\n", i, i + 2) }' \
+  >"$dir/mooncake-2m.jsonl"
+
+echo "== probes (cap = ulimit -v; RSS = peak resident set)"
+probe "gzip bomb of NULs: stats" 1024 120 2 200 'line longer than' -- "$A" stats "$dir/bomb-nul.gz"
+probe "gzip bomb of NULs: replay" 1024 120 2 200 'line longer than' -- "$A" replay "$dir/bomb-nul.gz"
+probe "gzip bomb of NULs: import mooncake" 1024 120 2 200 'line longer than' -- \
+  "$A" import mooncake "$dir/bomb-nul.gz" -o "$dir/out.jsonl"
+probe "gzip bomb of blank lines: stats" 1024 300 2 200 '' -- "$A" stats "$dir/bomb-nl.gz"
+probe "valid 48 MB line: stats" 1024 120 0 400 '' -- "$A" stats "$dir/line48m.jsonl"
+probe "valid 48 MB line, 112 MB cap: out of memory, exit 3" 112 120 3 200 'out of memory' -- \
+  "$A" stats "$dir/line48m.jsonl"
+probe "valid 48 MB line, 112 MB cap, --skip-bad: still 3" 112 120 3 200 'out of memory' -- \
+  "$A" stats --skip-bad "$dir/line48m.jsonl"
+probe "valid 8 MB line of 4M numbers, 160 MB cap" 160 120 3 200 'out of memory parsing a line' -- \
+  "$A" stats --skip-bad "$dir/items.jsonl"
+probe "70 MB line: refused without buffering" 1024 120 2 100 'line longer than' -- \
+  "$A" stats "$dir/line70m.jsonl"
+probe "1e9-token segment: stats" 1024 60 2 100 'more than 33554432 blocks' -- \
+  "$A" stats "$dir/tokens.jsonl"
+probe "1e9-token segment: stats --no-curve" 1024 60 0 100 '' -- \
+  "$A" stats --no-curve "$dir/tokens.jsonl"
+probe "1e9-token segment: replay rejects it, flat memory" 1024 60 0 200 '' -- \
+  "$A" replay "$dir/tokens.jsonl"
+probe "t 1e9 + twelve gaps of 1e9: replay" 1024 60 2 200 'replay horizon' -- \
+  "$A" replay "$dir/horizon.jsonl"
+probe "one session of 200,000 extends calls: stats" 1024 300 0 400 '' -- \
+  "$A" stats "$dir/long.jsonl"
+probe "claude-code session of 1.1M calls: refused" 1024 600 2 600 'more than 1048576 calls' -- \
+  "$A" import claude-code "$dir/claude-long.jsonl" -o "$dir/out.jsonl"
+probe "2M Mooncake requests streamed by import" 256 600 0 100 '' -- \
+  "$A" import mooncake "$dir/mooncake-2m.jsonl" -o "$dir/out.jsonl.gz"
+
+if [ "$fails" -ne 0 ]; then
+  echo "probe-limits: $fails probe(s) failed"
+  exit 1
+fi
+echo "probe-limits: all probes passed"
