@@ -112,7 +112,7 @@ probe "1e9-token segment: stats" 1024 60 2 100 'more than 33554432 blocks' -- \
   "$A" stats "$dir/tokens.jsonl"
 probe "1e9-token segment: stats --no-curve" 1024 60 0 100 '' -- \
   "$A" stats --no-curve "$dir/tokens.jsonl"
-probe "1e9-token segment: replay rejects it, flat memory" 1024 60 0 200 '' -- \
+probe "1e9-token segment: replay compacts it, flat memory" 1024 60 0 200 '' -- \
   "$A" replay "$dir/tokens.jsonl"
 probe "t 1e9 + twelve gaps of 1e9: replay" 1024 60 2 200 'replay horizon' -- \
   "$A" replay "$dir/horizon.jsonl"
