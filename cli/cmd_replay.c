@@ -13,6 +13,7 @@
 #include "models/profile.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
+#include "reports/cluster.h"
 #include "reports/metrics.h"
 #include "reports/output.h"
 
@@ -34,8 +35,9 @@ static const char REPLAY_HELP[] =
 	"\n"
 	"DESCRIPTION\n"
 	"    Streams TRACE (an agentcap trace, docs/trace-format.md, or a Mooncake\n"
-	"    trace; plain or gzip-compressed, detected by content) through one\n"
-	"    vLLM-style engine replica on the scenario's model and hardware.  Sessions\n"
+	"    trace; plain or gzip-compressed, detected by content) through the\n"
+	"    scenario's vLLM-style engine replicas (one unless `replicas` says more)\n"
+	"    behind a router, on the scenario's model and hardware.  Sessions\n"
 	"    replay closed loop: each call is issued its recorded gap after the\n"
 	"    simulated completion of the previous one.  Request-level traces replay open\n"
 	"    loop at their timestamps.  Prints a table of vllm-bench-serve style\n"
@@ -79,6 +81,26 @@ static const char REPLAY_HELP[] =
 	"        Shift each drawn engineer-day by up to S seconds (default 0), so\n"
 	"        copies of one engineer-day do not arrive in lockstep.\n"
 	"\n"
+	"";
+
+/* Second half of the page (a C11 string literal is kept under 4095 bytes). */
+static const char REPLAY_HELP_CLUSTER[] =
+	"CLUSTER KEYS (docs/scenario.md)\n"
+	"    replicas                     engine instances of the scenario's shape (1)\n"
+	"    router.policy                round_robin (default), least_requests,\n"
+	"                                 least_tokens, power_of_two, session_affinity,\n"
+	"                                 prefix_aware\n"
+	"    router.max_outstanding       calls per replica before the router queues (0 = no limit)\n"
+	"    router.queue_limit           calls the router holds; more are refused (0 = no limit)\n"
+	"    router.affinity_saturation   session_affinity: leave a replica at this many calls\n"
+	"    router.prefix_load_cap       prefix_aware: skip replicas this many calls above the least\n"
+	"    router.prefix_weight         prefix_aware: weight of the cached share (3)\n"
+	"    router.load_weight           prefix_aware: weight of the load (2)\n"
+	"    With more than one replica the report adds a cluster section: GPU-hours\n"
+	"    provisioned and busy, the router's decisions, and one line per replica.\n"
+	"\n";
+
+static const char REPLAY_HELP_END[] =
 	"EXIT STATUS\n"
 	"    0 success; 2 bad usage or input (path:line:col: what was expected), or an\n"
 	"    output that cannot be written (the --json path is checked before the\n"
@@ -87,7 +109,8 @@ static const char REPLAY_HELP[] =
 	"\n"
 	"EXAMPLES\n"
 	"    agentcap replay traces/data/mooncake/conversation_trace.jsonl.gz\n"
-	"    agentcap replay trace.jsonl --set engine.enable_prefix_caching=false --json out.json\n";
+	"    agentcap replay trace.jsonl --set engine.enable_prefix_caching=false --json out.json\n"
+	"    agentcap replay team.jsonl.gz --set replicas=8 --set router.policy=prefix_aware\n";
 
 #define MAX_SETS 256
 
@@ -194,6 +217,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		case 'h':
 		case O_HELP:
 			fputs(REPLAY_HELP, stdout);
+			fputs(REPLAY_HELP_CLUSTER, stdout);
+			fputs(REPLAY_HELP_END, stdout);
 			return -1;
 		default:
 			fprintf(stderr, "agentcap replay: unknown or incomplete option '%s' (see agentcap replay --help)\n",
@@ -296,6 +321,8 @@ int cmd_replay(int argc, char **argv)
 	struct perf_profile *prof = NULL;
 	struct engine_config cfg;
 	struct metrics *m = NULL;
+	struct cluster *cl = NULL;
+	struct cluster_summary cls;
 	struct replay_stats st;
 	struct metrics_summary sum;
 	/* a bad output path fails now, not after the whole replay */
@@ -310,17 +337,40 @@ int cmd_replay(int argc, char **argv)
 		rc = resolve(&sc, cat, &pm, &prof, &cfg, &d);
 	if (rc == 0 && !(m = metrics_new()))
 		rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
+	/* Several replicas: a per-replica aggregator in front of the metrics. */
+	if (rc == 0 && sc.replicas > 1 && !(cl = cluster_new(sc.replicas, metrics_sink(m))))
+		rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
 	if (rc == 0) {
 		metrics_set_replicas(m, sc.replicas);
 		metrics_set_slo(m, sc.slo_ttft_ms, sc.slo_tpot_ms);
+		sc.router.seed = a->seed;
 		struct replay_opts o = {.trace_path = a->trace, .format = a->format,
 					.skip_bad = a->skip_bad, .seed = a->seed, .scale = a->scale,
-					.context_policy = sc.context_policy};
+					.context_policy = sc.context_policy,
+					.replicas = sc.replicas, .router = &sc.router};
 		o.scale.seed = a->seed;
-		rc = replay_run(&o, &cfg, sim_perf_from_model(&pm), metrics_sink(m), &st, &d);
+		rc = replay_run(&o, &cfg, sim_perf_from_model(&pm), cl ? cluster_sink(cl) : metrics_sink(m),
+				&st, &d);
 	}
 	if (rc == 0)
 		rc = metrics_summarize(m, &sum, &d);
+	if (rc == 0 && cl) {
+		cluster_summarize(cl, sum.duration_s,
+				  sc.tensor_parallel_size * sc.pipeline_parallel_size, &cls);
+		cls.router = (struct cluster_router){
+			.policy = router_policy_name(sc.router.policy),
+			.routed = st.router.routed,
+			.queued = st.router.queued,
+			.refused = st.router.refused,
+			.affinity_fallbacks = st.router.affinity_fallbacks,
+			.load_capped = st.router.load_capped,
+			.queue_peak = st.router.queue_peak,
+			.wait_mean_ms = st.router.queued
+						? (double)st.router.wait_ns_sum / (double)st.router.queued / 1e6
+						: 0.0,
+			.wait_max_ms = (double)st.router.wait_ns_max / 1e6,
+		};
+	}
 	if (rc == 0) {
 		struct report_meta meta = {
 			.version = AGENTCAP_VERSION,
@@ -355,6 +405,7 @@ int cmd_replay(int argc, char **argv)
 			.context = {.policy = context_policy_name(sc.context_policy),
 				    .compacted = st.calls_compacted, .truncated = st.calls_truncated,
 				    .too_long = st.calls_too_long},
+			.cluster = cl ? &cls : NULL,
 		};
 		bool json_stdout = a->json && strcmp(a->json, "-") == 0;
 		/* the table goes out even when the JSON cannot be written, so the
@@ -371,6 +422,7 @@ int cmd_replay(int argc, char **argv)
 			       (long long)st.scale.source_engineer_days,
 			       (long long)st.scale.active_engineer_days, (long long)st.scale.sessions_out);
 	}
+	cluster_free(cl);
 	metrics_free(m);
 	perf_profile_free(prof);
 	catalog_free(cat);

@@ -377,7 +377,9 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	rp->max_model_len = cfg->max_model_len;
 	rp->policy = o->context_policy;
 	vec_init(&rp->scratch, sizeof(struct trace_seg), VEC_NO_LIMIT);
-	rc = sim_init(&rp->sim, cfg, 1, perf, sink, on_done, rp, d);
+	rc = sim_init(&rp->sim, cfg, o->replicas > 0 ? o->replicas : 1, perf, sink, on_done, rp, d);
+	if (rc == 0 && o->router)
+		rc = sim_set_router(&rp->sim, o->router, d);
 	rp->sim.single_step = o->single_step;
 
 	struct trace_session *next = NULL;
@@ -406,6 +408,7 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	}
 	st->skipped_lines = trace_reader_skipped(tr);
 	st->sim = sim_get_stats(&rp->sim);
+	st->router = rp->sim.router.stats;
 	if (rc == 0)
 		rc = sim_check_end(&rp->sim, d);
 	if (rc == 0 && rp->in_flight != 0)

@@ -74,6 +74,8 @@ struct replay_opts {
 	struct scale_opts scale; /* engineers > 0: replay a team resampled from the
 				    trace (replay/scale.h), seeded with scale.seed */
 	enum context_policy context_policy;
+	int32_t replicas;        /* engine replicas behind the router; 0 = 1 */
+	const struct router_config *router; /* NULL = the default router */
 };
 
 struct replay_stats {
@@ -87,6 +89,7 @@ struct replay_stats {
 	long skipped_lines;      /* malformed lines dropped (skip_bad) */
 	int64_t peak_sessions_in_flight;
 	struct sim_stats sim;
+	struct router_stats router; /* what the router did */
 	char trace_format[32];   /* "agentcap-trace v1" or "mooncake" */
 	bool gzip;
 	struct scale_info scale; /* when scale.engineers > 0 */

@@ -15,7 +15,7 @@
 #include <string.h>
 
 enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_BOOL_OPT, K_POLICY,
-	    K_OBJ, K_TEXT };
+	    K_ROUTER, K_OBJ, K_TEXT };
 
 struct key {
 	const char *path;   /* dotted */
@@ -50,7 +50,22 @@ static const struct key KEYS[] = {
 	{"host.tflops", K_NUM, OFF(host_tflops), 0, 1e6, "CPU matmul peak, TFLOPS (0 = default)"},
 	{"host.link_gbs", K_NUM, OFF(host_link_gbs), 0, 1e5,
 	 "GPU-host link per direction, GB/s (0 = the hardware's)"},
-	{"replicas", K_INT, OFF(replicas), 1, 1, "engine instances (1 until routers land)"},
+	{"replicas", K_INT, OFF(replicas), 1, 4096, "engine instances of this shape behind the router"},
+	{"router", K_OBJ, 0, 0, 0, "how calls are spread over the replicas"},
+	{"router.policy", K_ROUTER, OFF(router.policy), 0, 0,
+	 "round_robin, least_requests, least_tokens, power_of_two, session_affinity, prefix_aware"},
+	{"router.max_outstanding", K_INT64, OFF(router.max_outstanding), 0, 1e9,
+	 "calls a replica may hold before the router queues (0 = no limit)"},
+	{"router.queue_limit", K_INT64, OFF(router.queue_limit), 0, 1e12,
+	 "calls the router may hold; more are refused (0 = no limit)"},
+	{"router.affinity_saturation", K_INT64, OFF(router.affinity_saturation), 0, 1e9,
+	 "session_affinity: outstanding calls at which a session leaves its replica (0 = auto)"},
+	{"router.prefix_load_cap", K_INT64, OFF(router.prefix_load_cap), 0, 1e9,
+	 "prefix_aware: skip replicas with more than the least loaded + this many calls"},
+	{"router.prefix_weight", K_NUM, OFF(router.prefix_weight), 0, 1e6,
+	 "prefix_aware: weight of the cached share of the prompt"},
+	{"router.load_weight", K_NUM, OFF(router.load_weight), 0, 1e6,
+	 "prefix_aware: weight of the (normalised) outstanding calls"},
 	{"engine", K_OBJ, 0, 0, 0, "engine settings"},
 	{"engine.max_num_seqs", K_INT_OPT, OFF(engine.max_num_seqs), 1, 1 << 20,
 	 "sequences per batch (null = the engine version's default for the GPU)"},
@@ -100,6 +115,9 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 		return "true, false or null";
 	case K_POLICY:
 		return "\"compact\", \"truncate\" or \"reject\"";
+	case K_ROUTER:
+		snprintf(buf, cap, "one of %s", router_policy_names());
+		return buf;
 	case K_OBJ:
 		return "an object";
 	case K_INT:
@@ -121,7 +139,7 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 static int key_store(struct scenario *sc, const struct key *k, const cJSON *v, const char *where,
 		     struct diag *d)
 {
-	char buf[128];
+	char buf[160];
 	char *field = (char *)sc + k->off;
 	bool ok = false;
 	switch (k->kind) {
@@ -136,6 +154,10 @@ static int key_store(struct scenario *sc, const struct key *k, const cJSON *v, c
 		     strlen(v->valuestring) < SCENARIO_STR_MAX;
 		if (ok)
 			snprintf(field, SCENARIO_STR_MAX, "%s", v->valuestring);
+		break;
+	case K_ROUTER:
+		ok = cJSON_IsString(v) &&
+		     router_policy_parse(v->valuestring, (enum router_policy *)(void *)field);
 		break;
 	case K_BOOL:
 		ok = cJSON_IsBool(v);
@@ -277,6 +299,7 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	sc->offload_gpu_expert_fraction = 1.0;
 	sc->reserve_full_prompt = -1;
 	sc->context_policy = CONTEXT_COMPACT;
+	router_config_default(&sc->router);
 	/* Anything the file leaves out keeps the built-in default. */
 	int rc = parse_text(sc, scenario_default_json, "(built-in default scenario)", d);
 	if (rc != 0)

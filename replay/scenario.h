@@ -17,6 +17,7 @@
 #include "models/catalog.h"
 #include "models/engine.h"
 #include "replay/replay.h"
+#include "sim/router.h"
 #include "sim/sim.h"
 
 #include <stdint.h>
@@ -38,7 +39,8 @@ struct scenario {
 	double host_mem_bw_gbs;
 	double host_tflops;
 	double host_link_gbs;
-	int32_t replicas;
+	int32_t replicas;             /* engine instances of this shape */
+	struct router_config router;  /* router.*: defaults from router_config_default */
 	struct engine_config engine;  /* kv_cache_tokens, max_model_len,
 					 max_num_seqs: 0 = derive */
 	int32_t reserve_full_prompt;  /* -1 = the engine profile's default */

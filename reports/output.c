@@ -11,6 +11,7 @@
 
 #include "base/diag.h"
 #include "base/outfile.h"
+#include "reports/cluster.h"
 #include "reports/metrics.h"
 
 #include <inttypes.h>
@@ -150,6 +151,31 @@ static void table_run(FILE *out, const struct report_meta *m)
 	table_int(out, "Engine steps:", m->engine_steps);
 }
 
+/* The cluster section: GPU-hours, router decisions, one line per replica. */
+static void table_cluster(FILE *out, const struct cluster_summary *c)
+{
+	const struct cluster_router *r = &c->router;
+	table_rule(out, "Cluster", '-');
+	table_int(out, "GPUs per replica:", c->gpus_per_replica);
+	table_num(out, "GPU-hours provisioned:", c->gpu_hours_provisioned);
+	table_num(out, "GPU-hours busy:", c->gpu_hours_busy);
+	table_str(out, "Router policy:", r->policy);
+	table_int(out, "Calls routed:", r->routed);
+	table_int(out, "Calls queued at the router:", r->queued);
+	table_int(out, "Calls refused by the router:", r->refused);
+	table_num(out, "Mean router wait of queued (ms):", r->wait_mean_ms);
+	table_num(out, "Max router wait (ms):", r->wait_max_ms);
+	table_int(out, "Peak router queue:", r->queue_peak);
+	table_int(out, "Affinity fallbacks:", r->affinity_fallbacks);
+	table_int(out, "Prefix picks moved by the load cap:", r->load_capped);
+	fprintf(out, "%-8s %10s %8s %8s %12s\n", "replica", "requests", "busy %", "hit %", "preemptions");
+	for (int32_t i = 0; i < c->replicas; i++) {
+		const struct cluster_replica *p = &c->per_replica[i];
+		fprintf(out, "%-8d %10" PRId64 " %8.2f %8.2f %12" PRId64 "\n", (int)i, p->requests,
+			100.0 * p->busy_fraction, 100.0 * p->prefix_cache_hit_rate, p->preemptions);
+	}
+}
+
 void report_table(FILE *out, const struct report_meta *meta, const struct metrics_summary *s)
 {
 	table_run(out, meta);
@@ -192,6 +218,9 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 	table_int(out, "Replicas:", s->replicas);
 	table_num(out, "GPU busy (%):", 100.0 * s->gpu_busy_fraction);
 
+	if (meta->cluster)
+		table_cluster(out, meta->cluster);
+
 	if (s->sessions > 0) {
 		table_rule(out, "Sessions", '-');
 		table_int(out, "Sessions:", s->sessions);
@@ -210,7 +239,7 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-#define JSON_MAX_DEPTH 4
+#define JSON_MAX_DEPTH 6
 
 struct json {
 	FILE *fp;
@@ -250,6 +279,34 @@ static void json_key(struct json *j, const char *key)
 		fputs("  ", j->fp);
 	json_string(j->fp, key);
 	fputs(": ", j->fp);
+}
+
+/* An array element: separator and indentation, no key. */
+static void json_elem(struct json *j)
+{
+	fputs(j->first[j->depth] ? "\n" : ",\n", j->fp);
+	j->first[j->depth] = 0;
+	for (int i = 0; i < j->depth; i++)
+		fputs("  ", j->fp);
+}
+
+static void json_open_array(struct json *j)
+{
+	fputc('[', j->fp);
+	j->depth++;
+	j->first[j->depth] = 1;
+}
+
+static void json_close_array(struct json *j)
+{
+	int empty = j->first[j->depth];
+	j->depth--;
+	if (!empty) {
+		fputc('\n', j->fp);
+		for (int i = 0; i < j->depth; i++)
+			fputs("  ", j->fp);
+	}
+	fputc(']', j->fp);
 }
 
 static void json_open(struct json *j)
@@ -387,6 +444,46 @@ static void json_run(struct json *j, const struct report_meta *m)
 	json_close(j);
 }
 
+static void json_cluster(struct json *j, const struct cluster_summary *c)
+{
+	const struct cluster_router *r = &c->router;
+	json_key(j, "cluster");
+	json_open(j);
+	json_int(j, "gpus_per_replica", c->gpus_per_replica);
+	json_num(j, "gpu_hours_provisioned", c->gpu_hours_provisioned);
+	json_num(j, "gpu_hours_busy", c->gpu_hours_busy);
+	json_key(j, "router");
+	json_open(j);
+	json_str(j, "policy", r->policy);
+	json_int(j, "routed", r->routed);
+	json_int(j, "queued", r->queued);
+	json_int(j, "refused", r->refused);
+	json_num(j, "wait_mean_ms", r->wait_mean_ms);
+	json_num(j, "wait_max_ms", r->wait_max_ms);
+	json_int(j, "queue_peak", r->queue_peak);
+	json_int(j, "affinity_fallbacks", r->affinity_fallbacks);
+	json_int(j, "load_capped", r->load_capped);
+	json_close(j);
+	json_key(j, "per_replica");
+	json_open_array(j);
+	for (int32_t i = 0; i < c->replicas; i++) {
+		const struct cluster_replica *p = &c->per_replica[i];
+		json_elem(j);
+		json_open(j);
+		json_int(j, "replica", i);
+		json_int(j, "requests", p->requests);
+		json_int(j, "prompt_tokens", p->prompt_tokens);
+		json_int(j, "cached_prompt_tokens", p->cached_prompt_tokens);
+		json_num(j, "prefix_cache_hit_rate", p->prefix_cache_hit_rate);
+		json_int(j, "preemptions", p->preemptions);
+		json_num(j, "busy_s", p->busy_s);
+		json_num(j, "busy_fraction", p->busy_fraction);
+		json_close(j);
+	}
+	json_close_array(j);
+	json_close(j);
+}
+
 static void json_document(FILE *fp, const struct report_meta *m, const struct metrics_summary *s)
 {
 	struct json j = {.fp = fp, .depth = 0};
@@ -436,6 +533,8 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 	json_int(&j, "tasks_accepted", s->tasks_accepted);
 	json_int(&j, "tasks_accept_known", s->tasks_accept_known);
 	json_stat_keys(&j, "task", &s->task_makespan_s, true);
+	if (m->cluster)
+		json_cluster(&j, m->cluster);
 	json_close(&j);
 	fputc('\n', fp);
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct cluster_summary;
 struct diag;
 struct metrics_summary;
 
@@ -65,6 +66,8 @@ struct report_meta {
 		int64_t truncated;            /* calls cut to max_model_len */
 		int64_t too_long;             /* calls sent over max_model_len */
 	} context;
+	const struct cluster_summary *cluster; /* several replicas: per-replica and
+						  router figures; NULL = none */
 };
 
 /* Human-readable table; write errors are left for the caller to see with

@@ -49,7 +49,22 @@ int sim_init(struct sim *s, const struct engine_config *cfg, int32_t n_replicas,
 		if (rc != 0)
 			return rc;
 	}
-	return 0;
+	s->caches = malloc((size_t)n_replicas * sizeof(*s->caches));
+	if (!s->caches)
+		return diag_set(d, DIAG_ENOMEM, "out of memory for %d replicas", (int)n_replicas);
+	for (int32_t i = 0; i < n_replicas; i++)
+		s->caches[i] = &s->replicas[i].kv;
+	struct router_config rc;
+	router_config_default(&rc);
+	return router_init(&s->router, &rc, n_replicas, cfg->max_num_seqs, d);
+}
+
+int sim_set_router(struct sim *s, const struct router_config *rc, struct diag *d)
+{
+	if (s->stats.submitted != 0)
+		return diag_set(d, DIAG_EINTERNAL, "router changed after calls were submitted");
+	router_release(&s->router);
+	return router_init(&s->router, rc, s->n_replicas, s->cfg.max_num_seqs, d);
 }
 
 static void sreq_destroy(struct sreq *r)
@@ -76,6 +91,12 @@ void sim_release(struct sim *s)
 		if (e.kind == EV_ARRIVAL)
 			sreq_destroy(e.obj);
 	evq_release(&s->q);
+	for (struct sreq *r; (r = router_queue_front(&s->router)) != NULL;) {
+		router_queue_pop(&s->router);
+		sreq_destroy(r);
+	}
+	router_release(&s->router);
+	free(s->caches);
 	free(s->replicas);
 	for (struct sreq *r = s->free_reqs, *next; r; r = next) {
 		next = r->next_free;
@@ -213,6 +234,23 @@ static void report(struct sim *s, struct sreq *r, int32_t replica, enum res_stat
 		s->done(s->done_ctx, &rec, r->call.user);
 }
 
+static int dispatch(struct sim *s, struct sreq *r, int32_t i);
+
+/* Hand waiting calls to replicas while the policy finds room (FIFO). */
+static void router_drain(struct sim *s)
+{
+	struct sreq *h;
+	while ((h = router_queue_front(&s->router)) != NULL) {
+		int32_t i = router_pick(&s->router, h, s->caches);
+		if (i < 0)
+			break;
+		router_queue_pop(&s->router);
+		int rc = dispatch(s, h, i);
+		if (rc != 0 && !s->err)
+			s->err = rc;
+	}
+}
+
 void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
 {
 	/* Every KV position was obtained once per admission, by cache or by
@@ -230,8 +268,11 @@ void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
 	r->state = SREQ_DONE;
 	s->stats.completed++;
 	s->live_reqs--;
+	router_done(&s->router, rep->id, r);
 	report(s, r, rep->id, RES_COMPLETED, NULL);
 	sreq_put(s, r);
+	if (s->router.q_len)
+		router_drain(s);
 }
 
 static int on_arrival(struct sim *s, struct sreq *r)
@@ -244,9 +285,40 @@ static int on_arrival(struct sim *s, struct sreq *r)
 		sreq_put(s, r);
 		return s->err;
 	}
-	/* One replica until routers arrive: every call goes to replica 0. */
-	int rc = replica_enqueue(s, &s->replicas[0], r);
+	struct router *rt = &s->router;
+	int32_t i = rt->q_len == 0 ? router_pick(rt, r, s->caches) : -1;
+	if (i >= 0)
+		return dispatch(s, r, i);
+	if (router_queue_full(rt)) {
+		rt->stats.refused++;
+		s->stats.rejected++;
+		s->live_reqs--;
+		report(s, r, -1, RES_REJECTED, "router queue full (router.queue_limit)");
+		sreq_put(s, r);
+		return s->err;
+	}
+	if (router_queue_push(rt, r) != 0) {
+		s->live_reqs--;
+		sreq_destroy(r);
+		return DIAG_ENOMEM;
+	}
+	return 0;
+}
+
+/* Hand r to replica i (chosen by the router). */
+static int dispatch(struct sim *s, struct sreq *r, int32_t i)
+{
+	struct router *rt = &s->router;
+	int64_t waited = s->now_ns - r->arrival_ns;
+	if (waited > 0) {
+		rt->stats.wait_ns_sum += waited;
+		if (waited > rt->stats.wait_ns_max)
+			rt->stats.wait_ns_max = waited;
+	}
+	router_sent(rt, i, r);
+	int rc = replica_enqueue(s, &s->replicas[i], r);
 	if (rc != 0 && r->state != SREQ_WAITING) {
+		router_done(rt, i, r);
 		s->live_reqs--;
 		sreq_destroy(r); /* never queued, so no one else will free it */
 	}
@@ -312,8 +384,15 @@ int sim_check_end(const struct sim *s, struct diag *d)
 		return diag_set(d, DIAG_EINTERNAL,
 				"invariant: %lld tokens scheduled but %lld credited to requests",
 				(long long)s->tokens_scheduled, (long long)s->tokens_applied);
+	if (s->router.q_len != 0)
+		return diag_set(d, DIAG_EINTERNAL, "invariant: %lld calls still wait at the router",
+				(long long)s->router.q_len);
 	for (int32_t i = 0; i < s->n_replicas; i++) {
 		const struct replica *rep = &s->replicas[i];
+		if (s->router.out_reqs[i] != 0 || s->router.out_tokens[i] != 0)
+			return diag_set(d, DIAG_EINTERNAL,
+					"invariant: the router counts %lld calls outstanding on replica %d",
+					(long long)s->router.out_reqs[i], (int)i);
 		if (rep->n_running || rep->wq_len || rep->busy)
 			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d still has work", (int)i);
 		if (rep->kv.reserved != 0)

@@ -12,6 +12,10 @@
  * arrival < step end < schedule, so a call issued at the instant a step ends
  * (a zero-gap follow-up, or an arrival) is seen by the next batch.
  *
+ * Calls reach the replicas through a router (sim/router.h): with one replica
+ * and the default router every call goes to replica 0 the instant it
+ * arrives, exactly as a lone engine would take it.
+ *
  * All state hangs off the struct; nothing is global.  Same inputs, same
  * event order, same results.
  */
@@ -22,6 +26,7 @@
 #include "models/perf.h"
 #include "sim/evq.h"
 #include "sim/results.h"
+#include "sim/router.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -100,6 +105,8 @@ struct sim {
 	int64_t now_ns;
 	struct replica *replicas;
 	int32_t n_replicas;
+	struct kvcache **caches;   /* caches[i] = &replicas[i].kv, for the router */
+	struct router router;
 	struct sim_stats stats;
 	int64_t tokens_scheduled;  /* sum of batch tokens given to the perf model */
 	int64_t tokens_applied;    /* sum of tokens credited to requests */
@@ -119,6 +126,11 @@ void sim_release(struct sim *s);
  * (sliding windows, linear-attention state). */
 int64_t sim_seq_blocks(const struct engine_config *cfg, int64_t tokens);
 
+/* Replace the default router (round_robin, no limits) by one built from rc;
+ * only before the first sim_submit.  0, DIAG_EINPUT, DIAG_ENOMEM, or
+ * DIAG_EINTERNAL when calls were already submitted. */
+int sim_set_router(struct sim *s, const struct router_config *rc, struct diag *d);
+
 /* Issue a call at time t_ns (>= the current time). */
 int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct diag *d);
 
@@ -131,8 +143,9 @@ int sim_step(struct sim *s, struct diag *d);
 /* The counters so far, the replicas' own included. */
 struct sim_stats sim_get_stats(const struct sim *s);
 
-/* End-of-run invariants: every call completed or rejected, no request left,
- * every KV block returned, token accounting balanced.  0 or DIAG_EINTERNAL
+/* End-of-run invariants: every call completed or rejected, no request left
+ * (in a replica or at the router), every KV block returned, token accounting
+ * balanced.  0 or DIAG_EINTERNAL
  * with what broke. */
 int sim_check_end(const struct sim *s, struct diag *d);
 
