@@ -197,7 +197,7 @@ static int32_t pick_affinity(struct router *rt, const struct sreq *r)
 	return i;
 }
 
-static int32_t pick_prefix(struct router *rt, const struct sreq *r, struct kvcache *const *caches)
+static int32_t pick_prefix(struct router *rt, const struct sreq *r, const struct replica *reps)
 {
 	int64_t min_load = INT64_MAX, max_load = -1;
 	for (int32_t i = 0; i < rt->n; i++)
@@ -209,7 +209,7 @@ static int32_t pick_prefix(struct router *rt, const struct sreq *r, struct kvcac
 		}
 	if (max_load < 0)
 		return -1;
-	int64_t bs = caches[0]->block_size;
+	int64_t bs = reps[0].kv.block_size;
 	int64_t blocks = r->call.prompt_tokens / bs;
 	if (blocks > r->call.n_hashes)
 		blocks = r->call.n_hashes;
@@ -220,7 +220,7 @@ static int32_t pick_prefix(struct router *rt, const struct sreq *r, struct kvcac
 	for (int32_t i = 0; i < rt->n; i++) {
 		if (!eligible(rt, i))
 			continue;
-		int64_t hit = blocks > 0 ? kvcache_match(caches[i], r->call.block_hashes, blocks, NULL) : 0;
+		int64_t hit = blocks > 0 ? kvcache_match(&reps[i].kv, r->call.block_hashes, blocks, NULL) : 0;
 		if (hit > hit_any) {
 			hit_any = hit;
 			best_hit_any = i;
@@ -232,7 +232,8 @@ static int32_t pick_prefix(struct router *rt, const struct sreq *r, struct kvcac
 				      : (double)(max_load - rt->out_reqs[i]) / (double)(max_load - min_load);
 		double score = rt->cfg.prefix_weight * (blocks > 0 ? (double)hit / (double)blocks : 0.0) +
 			       rt->cfg.load_weight * load;
-		if (best < 0 || score > best_score) {
+		if (best < 0 || score > best_score ||
+		    (score == best_score && rt->out_reqs[i] < rt->out_reqs[best])) {
 			best = i;
 			best_score = score;
 			best_hit = hit;
@@ -243,7 +244,7 @@ static int32_t pick_prefix(struct router *rt, const struct sreq *r, struct kvcac
 	return best;
 }
 
-int32_t router_pick(struct router *rt, const struct sreq *r, struct kvcache *const *caches)
+int32_t router_pick(struct router *rt, const struct sreq *r, const struct replica *reps)
 {
 	switch (rt->cfg.policy) {
 	case ROUTER_ROUND_ROBIN:
@@ -257,7 +258,7 @@ int32_t router_pick(struct router *rt, const struct sreq *r, struct kvcache *con
 	case ROUTER_SESSION_AFFINITY:
 		return pick_affinity(rt, r);
 	case ROUTER_PREFIX_AWARE:
-		return pick_prefix(rt, r, caches);
+		return pick_prefix(rt, r, reps);
 	case ROUTER_N_POLICIES:
 		break;
 	}

@@ -24,9 +24,10 @@
  *                     replica scores prefix_weight x (share of the call's
  *                     prompt blocks found in that replica's own cache index)
  *                     + load_weight x (max_load - load) / (max_load -
- *                     min_load) over outstanding calls (1 when all are
- *                     equal), weights 3 and 2 by default; highest score wins,
- *                     lowest index on a tie.  Before scoring, a load cap in
+ *                     min_load), a min-max normalised load score over
+ *                     outstanding calls (1 when all are equal), weights 3
+ *                     and 2 by default; highest score wins, then fewest
+ *                     outstanding calls, then lowest index.  Before scoring, a load cap in
  *                     the manner of SGLang's cache-aware router
  *                     (balance_abs_threshold) drops every replica with more
  *                     than min_load + prefix_load_cap outstanding calls, so
@@ -51,8 +52,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct replica;
 struct sreq;
-struct kvcache;
 
 enum router_policy {
 	ROUTER_ROUND_ROBIN = 0,
@@ -136,9 +137,10 @@ int router_init(struct router *rt, const struct router_config *cfg, int32_t n,
 void router_release(struct router *rt);
 
 /* The replica the policy picks for r now, or -1 if none is eligible.
- * `caches[i]` is replica i's KV cache (read by prefix_aware only).  Updates
- * the policy's own state (turn, draws, fallback counters) as if r were sent. */
-int32_t router_pick(struct router *rt, const struct sreq *r, struct kvcache *const *caches);
+ * `reps` are the n replicas (prefix_aware reads their prefix tables and
+ * waiting queues).  Updates the policy's own state (turn, draws, fallback
+ * counters) as if r were sent. */
+int32_t router_pick(struct router *rt, const struct sreq *r, const struct replica *reps);
 
 /* Account r as handed to replica i / finished on replica i. */
 void router_sent(struct router *rt, int32_t i, const struct sreq *r);

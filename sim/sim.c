@@ -49,11 +49,6 @@ int sim_init(struct sim *s, const struct engine_config *cfg, int32_t n_replicas,
 		if (rc != 0)
 			return rc;
 	}
-	s->caches = malloc((size_t)n_replicas * sizeof(*s->caches));
-	if (!s->caches)
-		return diag_set(d, DIAG_ENOMEM, "out of memory for %d replicas", (int)n_replicas);
-	for (int32_t i = 0; i < n_replicas; i++)
-		s->caches[i] = &s->replicas[i].kv;
 	struct router_config rc;
 	router_config_default(&rc);
 	return router_init(&s->router, &rc, n_replicas, cfg->max_num_seqs, d);
@@ -96,7 +91,6 @@ void sim_release(struct sim *s)
 		sreq_destroy(r);
 	}
 	router_release(&s->router);
-	free(s->caches);
 	free(s->replicas);
 	for (struct sreq *r = s->free_reqs, *next; r; r = next) {
 		next = r->next_free;
@@ -241,7 +235,7 @@ static void router_drain(struct sim *s)
 {
 	struct sreq *h;
 	while ((h = router_queue_front(&s->router)) != NULL) {
-		int32_t i = router_pick(&s->router, h, s->caches);
+		int32_t i = router_pick(&s->router, h, s->replicas);
 		if (i < 0)
 			break;
 		router_queue_pop(&s->router);
@@ -286,7 +280,7 @@ static int on_arrival(struct sim *s, struct sreq *r)
 		return s->err;
 	}
 	struct router *rt = &s->router;
-	int32_t i = rt->q_len == 0 ? router_pick(rt, r, s->caches) : -1;
+	int32_t i = rt->q_len == 0 ? router_pick(rt, r, s->replicas) : -1;
 	if (i >= 0)
 		return dispatch(s, r, i);
 	if (router_queue_full(rt)) {

@@ -105,7 +105,6 @@ struct sim {
 	int64_t now_ns;
 	struct replica *replicas;
 	int32_t n_replicas;
-	struct kvcache **caches;   /* caches[i] = &replicas[i].kv, for the router */
 	struct router router;
 	struct sim_stats stats;
 	int64_t tokens_scheduled;  /* sum of batch tokens given to the perf model */

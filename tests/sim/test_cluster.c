@@ -30,6 +30,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The oracles' size: 10^6 requests and 2% in the ordinary build.  Built
+ * with AddressSanitizer (about ten times slower) they run 10^5 requests
+ * against a 5% bound: that build is there to check memory, and the 2%
+ * figure is held by the other. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ORACLE_N 100000
+#define ORACLE_TOL 0.05
+#else
+#define ORACLE_N 1000000
+#define ORACLE_TOL 0.02
+#endif
+
 /* ---- step models ---- */
 
 /* a + b x new tokens + c x KV tokens read, per step */
@@ -190,7 +202,7 @@ static void run_cluster(const struct engine_config *cfg, int32_t replicas,
 static void test_md1_pollaczek_khinchine(void **state)
 {
 	(void)state;
-	const int64_t n = 1000000;
+	const int64_t n = ORACLE_N;
 	const double D_s = 0.010, rho = 0.7, lambda = rho / D_s;
 	const int64_t prompt = 100;
 	struct lin l = {.b = D_s * 1e9 / (double)prompt};
@@ -211,7 +223,7 @@ static void test_md1_pollaczek_khinchine(void **state)
 	double pk = rho * D_s / (2.0 * (1.0 - rho));
 	printf("M/D/1 rho %.2f: mean wait %.6f s, Pollaczek-Khinchine %.6f s (%+.2f%%)\n", rho, wq, pk,
 	       100.0 * (wq / pk - 1.0));
-	assert_true(fabs(wq / pk - 1.0) < 0.02);
+	assert_true(fabs(wq / pk - 1.0) < ORACLE_TOL);
 	gsl_rng_free(rng);
 	free(t);
 	free(p);
@@ -243,7 +255,7 @@ static double geom_mean(double m)
 static void test_mmc_erlang_c(void **state)
 {
 	(void)state;
-	const int64_t n = 1000000;
+	const int64_t n = ORACLE_N;
 	const int c = 4;
 	const double m = 20000.0, S_s = 0.010, rho = 0.7;
 	const double mean_tokens = geom_mean(m);
@@ -271,7 +283,7 @@ static void test_mmc_erlang_c(void **state)
 	double ec = erlang_c(c, lambda / mu) / (c * mu - lambda);
 	printf("M/M/%d rho %.2f: mean wait %.6f s, Erlang C %.6f s (%+.2f%%)\n", c, rho, wq, ec,
 	       100.0 * (wq / ec - 1.0));
-	assert_true(fabs(wq / ec - 1.0) < 0.02);
+	assert_true(fabs(wq / ec - 1.0) < ORACLE_TOL);
 	gsl_rng_free(rng);
 	free(t);
 	free(p);
