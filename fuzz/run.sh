@@ -5,6 +5,8 @@
 # a crash, a leak, a sanitizer error or a timeout.  New inputs go to a fresh
 # temporary folder, never into the repository; crashing inputs are kept in
 # BUILD_DIR/fuzz-artifacts/.  The importer target runs once per format.
+# Every harness in fuzz/ (a fuzz_*.c with LLVMFuzzerTestOneInput) must have
+# been built: a missing target is a failure, not a skip.
 #   fuzz/run.sh BUILD_DIR [SECONDS]
 #   fuzz/run.sh BUILD_DIR release
 # "release" is the long run made before each release (docs/testing.md):
@@ -54,16 +56,20 @@ run() { # target corpus-dir label
   fi
 }
 
-for t in trace_reader trace_mooncake trace_gzip scenario; do
-  run "fuzz_$t" "fuzz/corpus/$t" "$t"
+for src in $(grep -l '^int LLVMFuzzerTestOneInput(' fuzz/fuzz_*.c); do
+  target="$(basename "$src" .c)"
+  t="${target#fuzz_}"
+  if [ ! -x "$bin/$target" ]; then
+    echo "fuzz $t: FAILED ($bin/$target was not built)"
+    failed=$((failed + 1))
+  elif [ "$t" = import ]; then
+    for dir in fuzz/corpus/import/*/; do
+      fmt="$(basename "$dir")"
+      run fuzz_import "$dir" "import-$fmt"
+    done
+  else
+    run "$target" "fuzz/corpus/$t" "$t"
+  fi
 done
-if [ -x "$bin/fuzz_import" ]; then
-  for dir in fuzz/corpus/import/*/; do
-    fmt="$(basename "$dir")"
-    run fuzz_import "$dir" "import-$fmt"
-  done
-else
-  echo "fuzz import: not built (traces/import.c is not part of ac_traces)"
-fi
 echo "fuzz: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

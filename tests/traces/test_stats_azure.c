@@ -2,17 +2,15 @@
  * test_stats_azure: on the Azure 2023 code trace, the median input and
  * output lengths stats reports equal the ones counted independently: the
  * CSV parsed here with plain C and the lengths sorted.  Checked on the trace
- * imported by traces/import.h (import_files "azure") when the importer is
- * built in, and on a canonical file this test writes itself (one open-loop
- * call per row), which checks stats without the importer.
+ * imported by traces/import.h (import_files "azure"), and on a canonical
+ * file this test writes itself (one open-loop call per row), which checks
+ * stats without the importer.
  */
 #include "tests/traces/testutil.h"
 
 #include "base/diag.h"
 #include "traces/stats.h"
-#ifdef AC_HAVE_IMPORT
 #include "traces/import.h"
-#endif
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -117,7 +115,6 @@ static void test_own_conversion(void **state)
 static void test_imported(void **state)
 {
 	(void)state;
-#ifdef AC_HAVE_IMPORT
 	struct csv_counts *c = malloc(sizeof(*c));
 	read_csv(c);
 	char out[512];
@@ -131,9 +128,6 @@ static void test_imported(void **state)
 	check(&s, c);
 	assert_int_equal(s.open_loop_calls, (int64_t)c->n);
 	free(c);
-#else
-	skip();
-#endif
 }
 
 int main(void)

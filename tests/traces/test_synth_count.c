@@ -13,11 +13,17 @@
 #include "traces/reader.h"
 #include "traces/trace.h"
 
-#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* cmocka's assertions, not assert(): they also check in builds with NDEBUG. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
 
 #define CHAIN_SEED 0x51ec0c0a7c4a1115ULL
 
@@ -91,7 +97,7 @@ static void push_boundary(struct counter *c, uint64_t content, int64_t tokens)
 	int64_t before = n ? VEC_AT(&c->btok, int64_t, n - 1) : 0;
 	uint64_t *h = vec_push(&c->bhash);
 	int64_t *t = vec_push(&c->btok);
-	assert(h && t);
+	assert_true(h && t);
 	*h = hash_combine(prev, content);
 	*t = before + tokens;
 }
@@ -112,13 +118,11 @@ static void count_call(struct counter *c, const struct trace_session *s, size_t 
 		push_boundary(c, g->content, g->tokens);
 		if (!map_get(&c->contents, g->content)) {
 			o->new_tokens += g->tokens;
-			int rc = map_put(&c->contents, g->content, 1);
-			assert(rc == 0);
-			(void)rc;
+			assert_int_equal(map_put(&c->contents, g->content, 1), 0);
 		}
 	}
 	int64_t P = call->prompt_tokens;
-	assert(VEC_AT(&c->btok, int64_t, c->bhash.len - 1) == P);
+	assert_int_equal(VEC_AT(&c->btok, int64_t, c->bhash.len - 1), P);
 	/* Longest prefix an earlier call held: the deepest boundary seen. */
 	int64_t avail = 0;
 	for (size_t k = c->bhash.len; k-- > 0;) {
@@ -137,9 +141,7 @@ static void count_call(struct counter *c, const struct trace_session *s, size_t 
 	uint64_t out_content = trace_output_content(s->id, call->seq);
 	push_boundary(c, out_content, call->output_tokens);
 	if (!map_get(&c->contents, out_content)) {
-		int rc = map_put(&c->contents, out_content, 1);
-		assert(rc == 0);
-		(void)rc;
+		assert_int_equal(map_put(&c->contents, out_content, 1), 0);
 	}
 	int64_t held = P + call->output_tokens - 1;
 	for (size_t k = keep; k < c->bhash.len; k++) {
@@ -148,13 +150,11 @@ static void count_call(struct counter *c, const struct trace_session *s, size_t 
 		uint64_t key = VEC_AT(&c->bhash, uint64_t, k);
 		const uint64_t *old = map_get(&c->seen, key);
 		if (!old || *old < v) {
-			int rc = map_put(&c->seen, key, v);
-			assert(rc == 0);
-			(void)rc;
+			assert_int_equal(map_put(&c->seen, key, v), 0);
 		}
 	}
 	int64_t *pp = vec_push(&c->prompts), *op = vec_push(&c->outputs);
-	assert(pp && op);
+	assert_true(pp && op);
 	*pp = P;
 	*op = call->output_tokens;
 	if (call->tool == TRACE_TOOL_OK)
@@ -177,26 +177,24 @@ static void count_session(struct counter *c, const struct trace_session *s)
 	o->sessions++;
 	o->calls += (int64_t)s->n_calls;
 	if (s->engineer && !map_get(&c->engineers, s->engineer)) {
-		map_put(&c->engineers, s->engineer, 1);
+		assert_int_equal(map_put(&c->engineers, s->engineer, 1), 0);
 		o->engineers++;
 	}
 	int64_t tree;
 	if (s->parent) {
 		o->subagent_sessions++;
 		const uint64_t *pt = map_get(&c->trees, s->parent);
-		assert(pt); /* a parent starts before its subagents */
-		tree = pt ? (int64_t)*pt : -1;
+		assert_non_null(pt); /* a parent starts before its subagents */
+		tree = (int64_t)*pt;
 	} else {
 		tree = o->trees++;
 	}
-	map_put(&c->trees, s->id, (uint64_t)tree);
+	assert_int_equal(map_put(&c->trees, s->id, (uint64_t)tree), 0);
 	vec_clear(&c->bhash);
 	vec_clear(&c->btok);
 	double t = s->t_s;
 	vec_clear(&c->attempts);
-	int rc = vec_reserve(&c->attempts, s->n_calls);
-	assert(rc == 0);
-	(void)rc;
+	assert_int_equal(vec_reserve(&c->attempts, s->n_calls), 0);
 	memset(c->attempts.data, 0, s->n_calls * sizeof(int32_t));
 	c->attempts.len = s->n_calls;
 	for (size_t i = 0; i < s->n_calls; i++) {
@@ -205,11 +203,11 @@ static void count_session(struct counter *c, const struct trace_session *s)
 		if (i > 0)
 			t += call->gap_s;
 		struct interval *iv = vec_push(&c->intervals);
-		assert(iv);
+		assert_non_null(iv);
 		uint64_t key = hash_combine((uint64_t)tree, call->task);
 		const uint64_t *turn = map_get(&c->turns, key);
 		if (!turn) {
-			map_put(&c->turns, key, (uint64_t)c->n_turns++);
+			assert_int_equal(map_put(&c->turns, key, (uint64_t)c->n_turns++), 0);
 			turn = map_get(&c->turns, key);
 		}
 		iv->tree = (int64_t)*turn;
@@ -254,7 +252,7 @@ static void finish_counts(struct counter *c)
 	 * sum of call durations / length of the union of call intervals;
 	 * kept for the turns where calls overlap. */
 	double *conc = malloc(((size_t)c->n_turns + 1) * sizeof(double));
-	assert(conc);
+	assert_non_null(conc);
 	size_t nc = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i;

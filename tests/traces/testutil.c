@@ -7,12 +7,17 @@
 #include "traces/reader.h"
 #include "traces/trace.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+/* cmocka's assertions, not assert(): they also check in builds with NDEBUG. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <cmocka.h>
 
 void testutil_fixture(char *out, size_t outsz, const char *name)
 {
@@ -24,21 +29,18 @@ void testutil_scratch(char *out, size_t outsz, const char *name)
 	char dir[512];
 	snprintf(dir, sizeof(dir), "%s/tests/traces/scratch", AC_BIN_DIR);
 	int rc = mkdir(dir, 0777);
-	assert(rc == 0 || errno == EEXIST);
-	(void)rc;
+	if (rc != 0 && errno != EEXIST)
+		fail_msg("cannot create %s: %s", dir, strerror(errno));
 	snprintf(out, outsz, "%s/%s", dir, name);
 }
 
 void testutil_write(const char *path, const void *data, size_t len)
 {
 	FILE *f = fopen(path, "wb");
-	assert(f);
-	size_t n = fwrite(data, 1, len, f);
-	assert(n == len);
-	(void)n;
-	int rc = fclose(f);
-	assert(rc == 0);
-	(void)rc;
+	if (!f)
+		fail_msg("cannot write %s: %s", path, strerror(errno));
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
 }
 
 void testutil_write_str(const char *path, const char *text)
@@ -88,7 +90,7 @@ int testutil_read_all(const char *path, struct trace_session ***out, size_t *n, 
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 64;
 			*out = realloc(*out, cap * sizeof(**out));
-			assert(*out);
+			assert_non_null(*out);
 		}
 		(*out)[(*n)++] = s;
 	}
