@@ -2,8 +2,12 @@
  * Tests for replay/validate: on the shipped calibration set, without its
  * low-confidence rows, the median APE of decode and prefill throughput
  * stays at or under 15% and every row worse than 25% has its written reason
- * in docs/validation.md (so a model change that breaks either fails CI); on
- * small tables, each kind of row is predicted the way validate.h says,
+ * in docs/validation.md (so a model change that breaks either fails CI); the
+ * set's content and how many of its rows each metric predicts, excludes and
+ * skips are pinned (CALIBRATION_PIN); the summary (n, median and worst APE,
+ * and the median over original-source rows, per metric and per family)
+ * equals one computed here from the rows; on small tables, each kind of row
+ * is predicted the way validate.h says,
  * provenance and confidence select the summaries, malformed rows are
  * path:line errors, and the JSON carries rows and summary.
  */
@@ -20,12 +24,53 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "models/catalog.h"
 #include "models/perf_model.h"
 #include "replay/validate.h"
 
 #define CALIBRATION AC_SRC_DIR "/models/calibration/measurements.csv"
 #define VALIDATION_DOC AC_SRC_DIR "/docs/validation.md"
+
+/* The shipped calibration set, pinned.  Any edit to
+ * models/calibration/measurements.csv that changes what is measured (a row
+ * added, dropped or corrected; token counts filled in or blanked; a
+ * confidence or provenance changed) or how many rows each metric predicts,
+ * excludes (confidence below medium, as test_calibration_targets runs) and
+ * skips must update this table in the same commit, with the reason in the
+ * commit message.  The checksum is CRC-32 (zlib) over every row's
+ * measurement cells (CALIBRATION_KEY_COLS, each followed by a 0x1f byte,
+ * the row by a newline); the source and notes columns are free text and left
+ * out.  test_calibration_pin prints the figures to paste when they differ;
+ * the checksum can be recomputed apart:
+ *   python3 -c 'import csv,zlib
+ *   C=["hardware","n_gpus","model","quant","engine","concurrency",
+ *      "input_tokens","output_tokens","metric","value","unit","kv_dtype",
+ *      "provenance","confidence"]
+ *   R=list(csv.DictReader(open("models/calibration/measurements.csv")))
+ *   print(len(R),hex(zlib.crc32(b"".join(b"".join((r.get(c) or "").strip()
+ *     .encode()+b"\x1f" for c in C)+b"\n" for r in R))))'
+ */
+#define CALIBRATION_ROWS 86
+#define CALIBRATION_CRC 0x6f9924e1UL
+static const struct {
+	enum validate_metric metric;
+	size_t predicted, excluded, skipped;
+} CALIBRATION_PIN[VM_COUNT] = {
+	{VM_DECODE_TOK_S, 36, 2, 0},
+	{VM_PREFILL_TOK_S, 23, 0, 0},
+	{VM_OUTPUT_THROUGHPUT, 12, 0, 3},
+	{VM_TOTAL_THROUGHPUT, 0, 0, 0},
+	{VM_TTFT_MS, 0, 0, 4},
+	{VM_TPOT_MS, 0, 1, 5},
+	{VM_ITL_MS, 0, 0, 0},
+	{VM_E2EL_MS, 0, 0, 0},
+};
+static const char *const CALIBRATION_KEY_COLS[] = {
+	"hardware", "n_gpus", "model", "quant", "engine", "concurrency", "input_tokens",
+	"output_tokens", "metric", "value", "unit", "kv_dtype", "provenance", "confidence",
+};
 
 static int setup(void **state)
 {
@@ -59,6 +104,138 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The middle value of v[0..n) (sorted here), or the mean of the two middle
+ * ones; NAN for none. */
+static double median_here(double *v, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static bool same(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || fabs(a - b) <= 1e-9;
+}
+
+/* g against the summary rows for which member(row, key) holds: n, median
+ * and worst APE, count and median of the original-source ones. */
+static void check_group(const struct validate_report *rep, const struct validate_group *g,
+			bool (*member)(const struct validate_row *, const char *), const char *key,
+			double *v)
+{
+	size_t n = 0, no = 0;
+	double worst = 0;
+	for (size_t i = 0; i < rep->n_rows; i++) {
+		const struct validate_row *row = &rep->rows[i];
+		if (!row->skipped && !row->excluded && member(row, key)) {
+			v[n++] = row->ape_pct;
+			worst = fmax(worst, row->ape_pct);
+		}
+	}
+	double med = median_here(v, n);
+	for (size_t i = 0; i < rep->n_rows; i++) {
+		const struct validate_row *row = &rep->rows[i];
+		if (!row->skipped && !row->excluded && member(row, key) &&
+		    row->provenance == VP_ORIGINAL)
+			v[no++] = row->ape_pct;
+	}
+	double med_orig = median_here(v, no);
+	if (g->n != n || !same(g->median_ape_pct, med) || !same(g->max_ape_pct, worst) ||
+	    g->n_original != no || !same(g->median_ape_pct_original, med_orig))
+		fail_msg("summary of %s: n %zu, median %.6f, worst %.6f, original n %zu median %.6f; "
+			 "from the rows: n %zu, median %.6f, worst %.6f, original n %zu median %.6f",
+			 key, g->n, g->median_ape_pct, g->max_ape_pct, g->n_original,
+			 g->median_ape_pct_original, n, med, worst, no, med_orig);
+}
+
+static bool is_metric(const struct validate_row *row, const char *key)
+{
+	return strcmp(validate_metric_name(row->metric), key) == 0;
+}
+
+static bool is_family(const struct validate_row *row, const char *key)
+{
+	return strcmp(row->family, key) == 0;
+}
+
+/* Every figure of rep's summary equals one computed here from its rows:
+ * each row's APE from its predicted and measured values, then per metric
+ * and per family the figures of check_group over the rows in the summary
+ * (neither skipped nor excluded). */
+static void check_summary(const struct validate_report *rep)
+{
+	double *v = malloc((rep->n_rows + 1) * sizeof(double));
+	assert_non_null(v);
+	size_t skipped = 0, excluded = 0;
+	for (size_t i = 0; i < rep->n_rows; i++) {
+		const struct validate_row *row = &rep->rows[i];
+		if (row->skipped) {
+			skipped++;
+			assert_false(row->excluded);
+			assert_true(isnan(row->predicted));
+			continue;
+		}
+		excluded += row->excluded;
+		double ape = fabs(row->predicted - row->measured) / row->measured * 100;
+		if (!(fabs(row->ape_pct - ape) <= 1e-9 * fmax(1, ape)))
+			fail_msg("row at line %ld: APE %.9f, from its values %.9f", row->line,
+				 row->ape_pct, ape);
+	}
+	assert_int_equal(rep->n_skipped, skipped);
+	assert_int_equal(rep->n_excluded, excluded);
+	size_t groups = 0;
+	for (int m = 0; m < VM_COUNT; m++) {
+		const char *key = validate_metric_name((enum validate_metric)m);
+		size_t n = 0;
+		for (size_t i = 0; i < rep->n_rows; i++)
+			n += !rep->rows[i].skipped && !rep->rows[i].excluded &&
+			     rep->rows[i].metric == (enum validate_metric)m;
+		const struct validate_group *g = NULL;
+		for (size_t k = 0; k < rep->n_metrics; k++)
+			if (strcmp(rep->metrics[k].key, key) == 0)
+				g = &rep->metrics[k];
+		if (n == 0) {
+			if (g)
+				fail_msg("summary lists %s, which has no row in the summary", key);
+			assert_true(isnan(validate_median_ape(rep, (enum validate_metric)m)));
+			continue;
+		}
+		groups++;
+		if (!g)
+			fail_msg("summary leaves out %s (%zu rows)", key, n);
+		check_group(rep, g, is_metric, key, v);
+		assert_true(same(validate_median_ape(rep, (enum validate_metric)m), g->median_ape_pct));
+		assert_true(same(validate_median_ape_original(rep, (enum validate_metric)m),
+				 g->median_ape_pct_original));
+	}
+	assert_int_equal(rep->n_metrics, groups);
+	/* families: every family of a row in the summary, in id order */
+	size_t families = 0;
+	for (size_t i = 0; i < rep->n_rows; i++) {
+		const struct validate_row *row = &rep->rows[i];
+		bool first = !row->skipped && !row->excluded;
+		for (size_t j = 0; first && j < i; j++)
+			first = rep->rows[j].skipped || rep->rows[j].excluded ||
+				strcmp(rep->rows[j].family, row->family) != 0;
+		families += first;
+	}
+	assert_int_equal(rep->n_families, families);
+	for (size_t f = 0; f < rep->n_families; f++) {
+		if (f > 0)
+			assert_true(strcmp(rep->families[f - 1].key, rep->families[f].key) < 0);
+		check_group(rep, &rep->families[f], is_family, rep->families[f].key, v);
+	}
+	free(v);
+}
+
 static void test_calibration_targets(void **state)
 {
 	const struct catalog *cat = *state;
@@ -84,6 +261,7 @@ static void test_calibration_targets(void **state)
 		fail_msg("median APE decode %.1f%%, prefill %.1f%% (target <= 15%%)", dec, pre);
 	/* most rows are predicted; each row worse than 25% is explained */
 	assert_true(rep.n_rows - rep.n_skipped >= 60);
+	check_summary(&rep);
 	char *doc = slurp(VALIDATION_DOC);
 	assert_non_null(doc);
 	for (size_t i = 0; i < rep.n_rows; i++) {
@@ -202,6 +380,71 @@ static void test_single_gpu_not_worse(void **state)
 	validate_release(&rep);
 }
 
+/* CRC-32 of the measurement cells of every row (see CALIBRATION_PIN). */
+static unsigned long calibration_crc(const struct csvread *t)
+{
+	unsigned long crc = crc32(0L, Z_NULL, 0);
+	for (size_t r = 0; r < t->rows; r++) {
+		for (size_t k = 0; k < sizeof(CALIBRATION_KEY_COLS) / sizeof(CALIBRATION_KEY_COLS[0]); k++) {
+			const char *cell = csvread_cell(t, r, csvread_col(t, CALIBRATION_KEY_COLS[k]));
+			crc = crc32(crc, (const Bytef *)cell, (uInt)strlen(cell));
+			crc = crc32(crc, (const Bytef *)"\x1f", 1);
+		}
+		crc = crc32(crc, (const Bytef *)"\n", 1);
+	}
+	return crc;
+}
+
+/* The calibration set has the rows, the content and the per-metric counts
+ * of rows predicted, excluded and skipped pinned in CALIBRATION_PIN; every
+ * metric is in the pin, so a row leaving the check (skipped or excluded
+ * where it was predicted) or data changing shows up here. */
+static void test_calibration_pin(void **state)
+{
+	const struct catalog *cat = *state;
+	struct validate_opts o;
+	validate_opts_init(&o, cat);
+	o.min_confidence = VC_MEDIUM; /* as test_calibration_targets */
+	struct validate_report rep;
+	struct diag d;
+	diag_init(&d);
+	if (validate_run(&rep, CALIBRATION, &o, &d))
+		fail_msg("%s", d.msg);
+	size_t predicted[VM_COUNT] = {0}, excluded[VM_COUNT] = {0}, skipped[VM_COUNT] = {0};
+	for (size_t i = 0; i < rep.n_rows; i++) {
+		const struct validate_row *row = &rep.rows[i];
+		assert_true(row->metric >= 0 && row->metric < VM_COUNT);
+		if (row->skipped)
+			skipped[row->metric]++;
+		else if (row->excluded)
+			excluded[row->metric]++;
+		else
+			predicted[row->metric]++;
+	}
+	unsigned long crc = calibration_crc(&rep.table);
+	bool same_set = rep.n_rows == CALIBRATION_ROWS && crc == CALIBRATION_CRC;
+	for (int m = 0; m < VM_COUNT; m++) {
+		assert_int_equal(CALIBRATION_PIN[m].metric, m); /* every metric, in order */
+		same_set = same_set && predicted[m] == CALIBRATION_PIN[m].predicted &&
+			   excluded[m] == CALIBRATION_PIN[m].excluded &&
+			   skipped[m] == CALIBRATION_PIN[m].skipped;
+	}
+	if (!same_set) {
+		print_message("models/calibration/measurements.csv now reads:\n"
+			      "#define CALIBRATION_ROWS %zu\n#define CALIBRATION_CRC 0x%08lxUL\n",
+			      rep.n_rows, crc);
+		for (int m = 0; m < VM_COUNT; m++)
+			print_message("\t%-24s predicted %zu (pinned %zu), excluded %zu (%zu), "
+				      "skipped %zu (%zu)\n",
+				      validate_metric_name((enum validate_metric)m), predicted[m],
+				      CALIBRATION_PIN[m].predicted, excluded[m],
+				      CALIBRATION_PIN[m].excluded, skipped[m], CALIBRATION_PIN[m].skipped);
+		fail_msg("the calibration set or what validate makes of it changed: update "
+			 "CALIBRATION_PIN in tests/replay/test_validate.c with the reason");
+	}
+	validate_release(&rep);
+}
+
 static int run_text(struct validate_report *rep, const struct catalog *cat, const char *text,
 		    struct diag *d)
 {
@@ -269,6 +512,7 @@ static void test_row_kinds(void **state)
 	assert_int_equal(rep.rows[7].tp, 1);
 	/* summary per metric and family */
 	assert_int_equal(rep.n_metrics, 5);
+	check_summary(&rep);
 	assert_true(rep.n_families >= 2);
 	assert_string_equal(rep.families[0].key, "nvidia-ada");
 	assert_int_equal(rep.families[0].n, 3);
@@ -294,6 +538,16 @@ static void test_row_kinds(void **state)
 	assert_non_null(cJSON_GetObjectItem(pm_dec, "median_ape_pct"));
 	assert_non_null(cJSON_GetObjectItem(pm_dec, "max_ape_pct"));
 	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "per_family"), "nvidia-ada"));
+	/* the JSON summary carries the (checked) figures of the report */
+	for (size_t k = 0; k < rep.n_metrics; k++) {
+		cJSON *g = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "per_metric"), rep.metrics[k].key);
+		assert_non_null(g);
+		assert_int_equal(cJSON_GetObjectItem(g, "n")->valueint, rep.metrics[k].n);
+		assert_true(fabs(cJSON_GetObjectItem(g, "median_ape_pct")->valuedouble -
+				 rep.metrics[k].median_ape_pct) <= 1e-6 * fmax(1, rep.metrics[k].median_ape_pct));
+		assert_true(fabs(cJSON_GetObjectItem(g, "max_ape_pct")->valuedouble -
+				 rep.metrics[k].max_ape_pct) <= 1e-6 * fmax(1, rep.metrics[k].max_ape_pct));
+	}
 	cJSON_Delete(j);
 	free(buf);
 	f = open_memstream(&buf, &len);
@@ -338,6 +592,7 @@ static void test_provenance_confidence(void **state)
 	assert_true(fabs(validate_median_ape_original(&rep, VM_DECODE_TOK_S) - a0) < 1e-9);
 	assert_true(isnan(validate_median_ape_original(&rep, VM_PREFILL_TOK_S)));
 	assert_int_equal(rep.n_excluded, 0);
+	check_summary(&rep);
 	validate_release(&rep);
 
 	/* --min-confidence medium: the low row is predicted, listed, left out */
@@ -354,6 +609,7 @@ static void test_provenance_confidence(void **state)
 	assert_int_equal(rep.n_excluded, 1);
 	assert_int_equal(rep.metrics[0].n, 2);
 	assert_true(fabs(validate_median_ape(&rep, VM_DECODE_TOK_S) - (a0 + a1) / 2) < 1e-9);
+	check_summary(&rep);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -439,6 +695,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_calibration_targets),
 		cmocka_unit_test(test_single_gpu_not_worse),
+		cmocka_unit_test(test_calibration_pin),
 		cmocka_unit_test(test_row_kinds),
 		cmocka_unit_test(test_provenance_confidence),
 		cmocka_unit_test(test_bad_rows),
