@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Tests of the event queue, the KV cache and the vLLM-style replica, driven
- * with a linear step-time model whose answers are easy to compute by hand. */
+ * with a linear step-time model whose answers are easy to compute by hand.
+ * The invariant checks (kvcache_check, sim_check_end, the per-request token
+ * balance) are shown to fire on state corrupted on purpose; preemption's
+ * tail-first release and front-of-queue requeue each have a direct test. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -626,6 +629,209 @@ static void test_runs_match_single_steps(void **state)
 	}
 }
 
+
+/* ---- invariant checks fire on broken state ---- */
+
+/* A cache of 8 blocks: 0..3 hashed 100..103, blocks 1 and 3 released (in
+ * that order, so the free queue is 1, 3), 0 and 2 in use. */
+static void kv_sample(struct kvcache *kv)
+{
+	assert_int_equal(kvcache_init(kv, 16, 8, true), 0);
+	for (int i = 0; i < 4; i++) {
+		int32_t b = kvcache_alloc(kv);
+		assert_int_equal(b, i);
+		assert_int_equal(kvcache_register(kv, b, 100 + (uint64_t)i), 0);
+	}
+	kvcache_put(kv, 1);
+	kvcache_put(kv, 3);
+	assert_int_equal(kv->free_len, 2);
+	assert_int_equal(kv->head, 1);
+	assert_int_equal(kv->tail, 3);
+	assert_true(kvcache_check(kv));
+}
+
+static void test_kv_check_catches_corruption(void **state)
+{
+	(void)state;
+	enum { FREE_IN_USE, LEN, LINK, LOST, NEG_REF, TABLE_WRONG, HASH_WRONG, HASH_GONE, N_CASES };
+	static const char *const what[N_CASES] = {
+		"a queued block with a reference", "free_len off by one", "a broken prev link",
+		"a released block missing from the queue", "a negative reference count",
+		"a table entry naming another block", "a block's hash changed",
+		"a hashed block missing from the table",
+	};
+	for (int c = 0; c < N_CASES; c++) {
+		struct kvcache kv;
+		kv_sample(&kv);
+		switch (c) {
+		case FREE_IN_USE: kv.ref[3] = 1; break;
+		case LEN: kv.free_len++; break;
+		case LINK: kv.prev[3] = -1; break;
+		case LOST: kv.ref[0] = 0; break; /* dropped to zero without queueing */
+		case NEG_REF: kv.ref[2] = -1; break;
+		case TABLE_WRONG: assert_int_equal(map_put(&kv.table, 100, 2), 0); break;
+		case HASH_WRONG: kv.hash[2] = 999; break;
+		case HASH_GONE: map_del(&kv.table, 101); break;
+		}
+		if (kvcache_check(&kv))
+			fail_msg("kvcache_check missed %s", what[c]);
+		kvcache_release(&kv);
+	}
+}
+
+/* Five calls that share a prefix, run to the end (the checks hold). */
+static struct harness *finished_run(void)
+{
+	struct engine_config cfg = cfg_default();
+	cfg.kv_cache_tokens = 16 * 64;
+	struct harness *h = malloc(sizeof(*h));
+	assert_non_null(h);
+	h_init(h, &cfg, 1000, 1, 0);
+	for (int i = 0; i < 5; i++)
+		h_submit(h, i * 1000000LL, 200, 20, 128, 10 + (uint64_t)i);
+	h_run(h);
+	assert_int_equal(h->col.n, 5);
+	return h;
+}
+
+static void test_check_end_catches_corruption(void **state)
+{
+	(void)state;
+	enum { LEAK, PENDING, QUEUE, TOKENS, CALLS, EVENT, WORK, N_CASES };
+	static const char *const want[N_CASES] = {
+		"invariant: replica 0 leaked 1 KV blocks",
+		"invariant: replica 0 has 1 pending block hashes",
+		"invariant: replica 0 KV cache structure broken",
+		"tokens scheduled but",
+		"calls submitted but",
+		"events still queued",
+		"invariant: replica 0 still has work",
+	};
+	for (int c = 0; c < N_CASES; c++) {
+		struct harness *h = finished_run();
+		struct kvcache *kv = &h->s.replicas[0].kv;
+		struct event e = {.t_ns = h->s.now_ns, .kind = EV_SCHEDULE};
+		switch (c) {
+		case LEAK: assert_true(kvcache_alloc(kv) >= 0); break;
+		case PENDING: assert_int_equal(kvcache_pending_add(kv, 42), 0); break;
+		case QUEUE:
+			assert_true(kv->free_len >= 2);
+			kv->prev[kv->tail] = -1; /* the queue's tail loses its back link */
+			break;
+		case TOKENS: h->s.tokens_applied--; break;
+		case CALLS: h->s.stats.completed--; break;
+		case EVENT: assert_int_equal(evq_push(&h->s.q, &e), 0); break;
+		case WORK: h->s.replicas[0].busy = true; break;
+		}
+		diag_init(&h->d);
+		assert_int_equal(sim_check_end(&h->s, &h->d), DIAG_EINTERNAL);
+		if (!strstr(h->d.msg, want[c]))
+			fail_msg("corruption %d: sim_check_end said '%s', expected '%s'", c, h->d.msg,
+				 want[c]);
+		if (c == WORK)
+			h->s.replicas[0].busy = false;
+		sim_release(&h->s);
+		free(h);
+	}
+}
+
+/* A request whose KV accounting does not add up (KV obtained minus KV
+ * dropped must be prompt + output - 1 when it finishes) stops the run with
+ * an internal error. */
+static void test_token_balance_catches_corruption(void **state)
+{
+	(void)state;
+	for (int delta = -1; delta <= 1; delta += 2) {
+		struct engine_config cfg = cfg_default();
+		struct harness *h = malloc(sizeof(*h));
+		assert_non_null(h);
+		h_init(h, &cfg, 1000, 1, 0);
+		h_submit(h, 0, 100, 10, 0, 1);
+		struct replica *rep = &h->s.replicas[0];
+		int rc;
+		while ((rc = sim_step(&h->s, &h->d)) == 1 && rep->n_running == 0)
+			;
+		assert_int_equal(rc, 1);
+		assert_int_equal(rep->n_running, 1);
+		rep->running[0]->kv_obtained += delta;
+		while ((rc = sim_step(&h->s, &h->d)) == 1)
+			;
+		assert_int_equal(rc, DIAG_EINTERNAL);
+		assert_non_null(strstr(h->d.msg, "internal error in the simulator"));
+		sim_release(&h->s);
+		free(h);
+	}
+}
+
+/* ---- preemption ---- */
+
+/* Two requests outgrow a 12-block cache.  The later one, B, is preempted
+ * (the most recently admitted goes) and releases its blocks tail first, so
+ * the blocks A takes next are B's tail and B's head stays cached: when B is
+ * admitted again it recomputes less than its prompt.  Released head first,
+ * A would take B's first block and B would recompute everything. */
+static void test_preemption_releases_tail_first(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_default();
+	cfg.kv_cache_tokens = 16 * 12;
+	struct harness *h = malloc(sizeof(*h));
+	assert_non_null(h);
+	h_init(h, &cfg, 1000, 1, 0);
+	h_submit_pfx(h, 0, 96, 40, 0, 1, 0x1111);       /* A: 6 prompt blocks, 9 in all */
+	h_submit_pfx(h, 1, 64, 40, 0, 2, 0x2222);       /* B: 4 prompt blocks */
+	h_run(h);
+	assert_int_equal(h->col.n, 2);
+	const struct res_request *a = NULL, *b = NULL;
+	for (int i = 0; i < 2; i++) {
+		if (h->col.rec[i].session == 1)
+			a = &h->col.rec[i];
+		else
+			b = &h->col.rec[i];
+	}
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(a->preemptions, 0);
+	assert_int_equal(b->preemptions, 1);
+	assert_int_equal(a->computed_prefill_tokens, 96);
+	int64_t recomputed = b->computed_prefill_tokens - b->prompt_tokens;
+	printf("B recomputed %lld tokens after its preemption\n", (long long)recomputed);
+	assert_true(recomputed > 0);
+	assert_true(recomputed < b->prompt_tokens);
+	sim_release(&h->s);
+	free(h);
+}
+
+/* A preempted request goes back to the front of the waiting queue: C,
+ * which arrived later and waited for a sequence slot, is not admitted
+ * ahead of it.  Requeued at the back, C (small) would start while A still
+ * runs, since it fits where B does not. */
+static void test_preemption_requeues_at_front(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_default();
+	cfg.kv_cache_tokens = 16 * 12;
+	cfg.max_num_seqs = 2;
+	struct harness *h = malloc(sizeof(*h));
+	assert_non_null(h);
+	h_init(h, &cfg, 1000, 1, 0);
+	h_submit_pfx(h, 0, 96, 70, 0, 1, 0x1111);       /* A */
+	h_submit_pfx(h, 1, 64, 40, 0, 2, 0x2222);       /* B, preempted */
+	h_submit_pfx(h, 2, 16, 4, 0, 3, 0x3333);        /* C, waits for a slot */
+	h_run(h);
+	assert_int_equal(h->col.n, 3);
+	const struct res_request *r[4] = {NULL};
+	for (int i = 0; i < 3; i++)
+		r[h->col.rec[i].session] = &h->col.rec[i];
+	assert_int_equal(r[1]->preemptions, 0);
+	assert_int_equal(r[2]->preemptions, 1);
+	assert_int_equal(r[3]->preemptions, 0);
+	/* C starts only once A is done and B, ahead of it, is back */
+	assert_true(r[3]->first_token_ns > r[1]->done_ns);
+	sim_release(&h->s);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -644,6 +850,11 @@ int main(void)
 		cmocka_unit_test(test_whole_prompt_admission),
 		cmocka_unit_test(test_sequence_state_reserved),
 		cmocka_unit_test(test_runs_match_single_steps),
+		cmocka_unit_test(test_kv_check_catches_corruption),
+		cmocka_unit_test(test_check_end_catches_corruption),
+		cmocka_unit_test(test_token_balance_catches_corruption),
+		cmocka_unit_test(test_preemption_releases_tail_first),
+		cmocka_unit_test(test_preemption_requeues_at_front),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
