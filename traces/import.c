@@ -326,6 +326,8 @@ int import_files(const char *format, const char *const *paths, size_t n,
 	if (ctx && f->release)
 		f->release(ctx);
 	free(ctx);
+	if (rc == 0 && m.oom)
+		rc = diag_set(d, DIAG_ENOMEM, "out of memory hashing an id");
 	if (rc == 0)
 		rc = flush(&m);
 	drop_pending(&m);

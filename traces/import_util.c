@@ -482,10 +482,11 @@ static uint64_t id_of(struct imp *m, const char *a, const char *b)
 	const char *salt = m->keep_text ? "" : m->salt;
 	size_t ls = strlen(salt), la = strlen(a), lb = b ? strlen(b) : 0;
 	if (vec_reserve(&m->scratch, ls + la + lb + 3) != 0) {
-		/* Out of memory for a scratch string: fall back to combining
-		 * hashes, which is as unique, only not the documented form. */
-		uint64_t h = hash_combine(hash_str(salt, 0), hash_str(a, 1));
-		return b ? hash_combine(h, hash_str(b, 2)) : h;
+		/* Out of memory for the scratch string.  Any other id would
+		 * differ from the one the same string gets elsewhere in this
+		 * run, so the import fails instead (import_files checks). */
+		m->oom = true;
+		return 0;
 	}
 	char *p = m->scratch.data;
 	size_t at = 0;

@@ -53,6 +53,7 @@ struct imp {
 				 pointing into `paths` */
 	struct vec paths;     /* char *: copies of the files sessions came from */
 	struct vec scratch;   /* char: id strings being hashed */
+	bool oom;             /* an id could not be hashed: the import fails */
 	uint64_t emitted;     /* sessions handed to the sink */
 	bool have_t0;
 	int64_t t0_ns;        /* clock time that imp_rel_s maps to 0 */
@@ -158,7 +159,8 @@ const struct cJSON *imp_json_path(const struct cJSON *root, ...);
 /* ---- Ids and contents --------------------------------------------------- */
 
 /* Hash of id `id`: trace_id_hash(id) with keep_text, else
- * trace_id_hash(salt + ":" + id).  0 for NULL or "". */
+ * trace_id_hash(salt + ":" + id).  0 for NULL or "", and 0 with m->oom set
+ * when memory for the salted string runs out (the import then fails). */
 uint64_t imp_id(struct imp *m, const char *id);
 /* Same for an id made of two parts ("session" and a sub id). */
 uint64_t imp_id2(struct imp *m, const char *a, const char *b);

@@ -224,6 +224,44 @@ static void test_claude_code(void **state)
 	testutil_free_all(s, n);
 }
 
+/* Subagent (sidechain) records form sessions of their own whose parent is
+ * the main session: one keyed by agentId, one (older logs, no agentId) by
+ * the root of its parentUuid chain.  Written for this test:
+ * claude_subagents.jsonl, main session 0 s and 15 s, agent-7 from 6 s, the
+ * chain at 7 s. */
+static void test_claude_code_subagents(void **state)
+{
+	(void)state;
+	struct import_stats st;
+	struct trace_session **s;
+	size_t n;
+	struct sum u;
+	import_read("claude-code", FIX "claude_subagents.jsonl", NULL, &st, &s, &n, &u);
+	assert_int_equal(n, 3);
+	assert_int_equal(u.calls, 5);
+	assert_int_equal(u.prompt, 100 + 200 + 50 + 60 + 40);
+	assert_int_equal(u.output, 10 + 20 + 5 + 6 + 4);
+	/* sorted by start: main (0 s), agent-7 (6 s), the chain (7 s) */
+	const struct trace_session *main_s = s[0], *agent = s[1], *chain = s[2];
+	assert_int_equal(main_s->parent, 0);
+	assert_true(main_s->id != 0);
+	assert_true(agent->parent == main_s->id);
+	assert_true(chain->parent == main_s->id);
+	assert_true(agent->id != main_s->id && chain->id != main_s->id && agent->id != chain->id);
+	assert_int_equal(main_s->n_calls, 2);
+	assert_int_equal(main_s->calls[0].prompt_tokens, 100);
+	assert_int_equal(main_s->calls[1].prompt_tokens, 200);
+	assert_true(main_s->calls[1].gap_s == 7.0); /* tool result at 12 s - done at 5 s */
+	assert_int_equal(agent->n_calls, 2);
+	assert_true(agent->t_s == 6.0);
+	assert_int_equal(agent->calls[0].prompt_tokens, 50);
+	assert_true(agent->calls[1].gap_s == 1.0);
+	assert_int_equal(chain->n_calls, 1);
+	assert_true(chain->t_s == 7.0);
+	assert_int_equal(chain->calls[0].prompt_tokens, 40);
+	testutil_free_all(s, n);
+}
+
 static void check_codex(struct trace_session **s, size_t n, const struct sum *u,
 			const struct import_stats *st)
 {
@@ -938,6 +976,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_claude_code),
+		cmocka_unit_test(test_claude_code_subagents),
 		cmocka_unit_test(test_codex),
 		cmocka_unit_test(test_engineer_per_path),
 		cmocka_unit_test(test_tracelab),

@@ -2,8 +2,11 @@
  * Out-of-memory injection for every importer and for `stats`: the k-th
  * allocation made by our code fails, for every k until the run gets
  * through.  Each run must end with 0 or DIAG_ENOMEM (never a crash), leave
- * no output file behind on failure, and (under ASan) leak nothing.  The
- * allocator is wrapped at link time (-Wl,--wrap=...).
+ * no output file behind on failure, and (under ASan) leak nothing; a run
+ * that returns 0 despite the failed allocation (a fallback) must write
+ * exactly what a run without injection writes, so an importer cannot drop
+ * a session and report success.  The allocator is wrapped at link time
+ * (-Wl,--wrap=...).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -55,10 +58,32 @@ void *__wrap_realloc(void *p, size_t n)
 
 #define FIX AC_SRC_DIR "/tests/fixtures/import/"
 
+/* The whole of `path` (NUL-terminated, *len bytes); read with injection off. */
+static char *slurp(const char *path, size_t *len)
+{
+	long saved = fail_at;
+	fail_at = -1;
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	long n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	char *buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	fail_at = saved;
+	*len = (size_t)n;
+	return buf;
+}
+
 static const struct {
 	const char *format, *file;
 } CASES[] = {
 	{"claude-code", FIX "claude_session.jsonl"},
+	{"claude-code", FIX "claude_subagents.jsonl"},
 	{"codex", FIX "codex_rollout.jsonl"},
 	{"tracelab", FIX "tracelab_round_trace.jsonl"},
 	{"weka", FIX "weka.json"},
@@ -85,6 +110,9 @@ static void test_importers_oom(void **state)
 		if (import_files(CASES[c].format, paths, 1, NULL, out, &st, &d) != 0)
 			fail_msg("%s: %s", CASES[c].format, d.msg);
 		long total = n_allocs, step = total / 200 + 1;
+		struct import_stats want_st = st;
+		size_t want_len;
+		char *want = slurp(out, &want_len);
 		unlink(out);
 		for (long k = 0; k < total; k += step) {
 			fail_at = k;
@@ -93,14 +121,28 @@ static void test_importers_oom(void **state)
 			int rc = import_files(CASES[c].format, paths, 1, NULL, out, &st, &d);
 			fail_at = -1;
 			if (rc == 0) {
+				/* the failed allocation had a fallback: same output */
+				size_t got_len;
+				char *got = slurp(out, &got_len);
+				if (got_len != want_len || memcmp(got, want, want_len) != 0 ||
+				    st.sessions != want_st.sessions || st.calls != want_st.calls ||
+				    st.records != want_st.records || st.prompt_tokens != want_st.prompt_tokens ||
+				    st.output_tokens != want_st.output_tokens)
+					fail_msg("%s, allocation %ld of %ld failed: import returned 0 but wrote "
+						 "%lld sessions, %lld calls, %zu bytes (without the failure: %lld, "
+						 "%lld, %zu)", CASES[c].format, k, total, (long long)st.sessions,
+						 (long long)st.calls, got_len, (long long)want_st.sessions,
+						 (long long)want_st.calls, want_len);
+				free(got);
 				unlink(out);
-				continue; /* the failed allocation had a fallback */
+				continue;
 			}
 			if (rc != DIAG_ENOMEM)
 				fail_msg("%s, allocation %ld of %ld: expected DIAG_ENOMEM, got %d (%s)",
 					 CASES[c].format, k, total, rc, d.msg);
 			assert_int_equal(access(out, F_OK), -1); /* nothing half-written */
 		}
+		free(want);
 	}
 	rmdir(dir);
 }
