@@ -229,7 +229,39 @@ static void test_validate(void **state)
 	cli_out_free(&r);
 }
 
-/* The new scenario keys reach the model through replay. */
+/* Figures of one `agentcap replay --json -` run of the 200-request
+ * Mooncake fixture with the given --set arguments. */
+struct replay_figures {
+	double kv_capacity_tokens, median_ttft_ms, median_tpot_ms, duration_s;
+};
+
+static struct replay_figures replay_with(const char *sets)
+{
+	char args[1024];
+	snprintf(args, sizeof(args), "replay " MOONCAKE200 " --quiet --json - %s", sets);
+	struct cli_out r = cli_run(args);
+	if (r.status != 0)
+		fail_msg("agentcap %s: exit %d: %s", args, r.status, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	struct replay_figures f = {
+		.kv_capacity_tokens = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "run"),
+							  "kv_capacity_tokens")->valuedouble,
+		.median_ttft_ms = cJSON_GetObjectItem(j, "median_ttft_ms")->valuedouble,
+		.median_tpot_ms = cJSON_GetObjectItem(j, "median_tpot_ms")->valuedouble,
+		.duration_s = cJSON_GetObjectItem(j, "duration_s")->valuedouble,
+	};
+	cJSON_Delete(j);
+	cli_out_free(&r);
+	return f;
+}
+
+/* The scenario keys reach the model through replay, each changing the
+ * figure it should: pipeline stages add KV room (weights spread over more
+ * GPUs) and a hop per step; experts left in host RAM add KV room and slow
+ * every step; the host's RAM bandwidth and CPU peak slow the decode steps
+ * that run offloaded experts on the CPU, and its link slows the prefill
+ * chunks that stream them. */
 static void test_replay_scenario_keys(void **state)
 {
 	(void)state;
@@ -244,14 +276,43 @@ static void test_replay_scenario_keys(void **state)
 	assert_int_equal(a.status, 2);
 	assert_non_null(strstr(a.err, "unknown engine 'deepspeed'"));
 	cli_out_free(&a);
-	a = cli_run("replay " MOONCAKE200 " --quiet --set model=llama-3.1-70b --set tensor_parallel_size=4"
-		" --set pipeline_parallel_size=2");
-	assert_int_equal(a.status, 0);
-	cli_out_free(&a);
-	a = cli_run("replay " MOONCAKE200 " --quiet --set model=qwen3-30b-a3b "
-		"--set offload.gpu_expert_fraction=0.5 --set host.mem_bw_gbs=100");
-	assert_int_equal(a.status, 0);
-	cli_out_free(&a);
+
+	/* pipeline_parallel_size: the memory model (KV capacity) and the step time */
+#define L70 "--set model=llama-3.1-70b --set tensor_parallel_size=4 "
+	struct replay_figures pp1 = replay_with(L70 "--set pipeline_parallel_size=1");
+	struct replay_figures pp2 = replay_with(L70 "--set pipeline_parallel_size=2");
+	assert_true(pp2.kv_capacity_tokens > 2 * pp1.kv_capacity_tokens);
+	pp1 = replay_with(L70 "--set pipeline_parallel_size=1 --set engine.kv_cache_tokens=300000");
+	pp2 = replay_with(L70 "--set pipeline_parallel_size=2 --set engine.kv_cache_tokens=300000");
+	assert_true(pp2.median_tpot_ms > pp1.median_tpot_ms);
+	assert_true(pp2.duration_s > pp1.duration_s);
+
+	/* offload.gpu_expert_fraction: KV capacity, then step time at a fixed KV */
+#define MOE "--set model=qwen3-30b-a3b "
+	struct replay_figures all = replay_with(MOE);
+	struct replay_figures half = replay_with(MOE "--set offload.gpu_expert_fraction=0.5");
+	assert_true(half.kv_capacity_tokens > 2 * all.kv_capacity_tokens);
+#define MOE_KV MOE "--set engine.kv_cache_tokens=100000 "
+#define HALF MOE_KV "--set offload.gpu_expert_fraction=0.5 "
+	all = replay_with(MOE_KV);
+	half = replay_with(HALF);
+	assert_true(half.median_tpot_ms > 2 * all.median_tpot_ms);
+
+	/* host.*: each slows what it should once experts live in host RAM */
+	struct replay_figures bw = replay_with(HALF "--set host.mem_bw_gbs=100");
+	assert_true(bw.median_tpot_ms > 1.5 * half.median_tpot_ms);
+	struct replay_figures cpu = replay_with(HALF "--set host.tflops=0.2");
+	assert_true(cpu.median_tpot_ms > 1.5 * half.median_tpot_ms);
+	struct replay_figures link = replay_with(HALF "--set host.link_gbs=8");
+	assert_true(link.median_ttft_ms > 1.5 * half.median_ttft_ms);
+	/* the defaults are what an unset key means */
+	struct replay_figures dflt = replay_with(HALF "--set host.mem_bw_gbs=0 --set host.tflops=0");
+	assert_true(dflt.median_tpot_ms == half.median_tpot_ms);
+#undef HALF
+#undef MOE_KV
+#undef MOE
+#undef L70
+
 	a = cli_run("replay " MOONCAKE200 " --quiet --set offload.gpu_expert_fraction=2");
 	assert_int_equal(a.status, 2);
 	assert_non_null(strstr(a.err, "offload.gpu_expert_fraction: expected a number in [0, 1]"));
