@@ -7,6 +7,7 @@
 #include "base/diag.h"
 #include "base/outfile.h"
 #include "traces/import.h"
+#include "traces/rules.h"
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -21,6 +22,7 @@ static const char IMPORT_HELP_HEAD[] =
 	"SYNOPSIS\n"
 	"    agentcap import FORMAT [--engineer NAME] PATH... -o OUT.jsonl[.gz]\n"
 	"                    [--engineer-dirs] [--keep-text] [--skip-bad] [--salt S]\n"
+	"                    [--rules FILE]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Reads every PATH (a file, plain or gzip-compressed; for claude-code, codex,\n"
@@ -51,6 +53,10 @@ static const char IMPORT_HELP_TAIL[] =
 	"    --salt S\n"
 	"        Salt of the id hashes (default: a fixed salt, so that two imports of\n"
 	"        the same logs agree).  Use a secret salt to keep ids unlinkable.\n"
+	"    --rules FILE\n"
+	"        Apply volatile-span rules (docs/whatif.md: PCRE2 patterns, action pin\n"
+	"        or volatile) to each session's segment text before it is written, so a\n"
+	"        pinned timestamp no longer changes the content ids.  Needs --keep-text.\n"
 	"    --engineer NAME\n"
 	"        The PATHs after it (up to the next --engineer) are NAME's logs.\n"
 	"        Claude Code and Codex logs name no engineer: without this (or\n"
@@ -84,7 +90,7 @@ static void help(FILE *out)
 
 int cmd_import(int argc, char **argv)
 {
-	enum { O_KEEP = 1000, O_SKIP, O_SALT, O_ENGINEER, O_ENGINEER_DIRS, O_HELP };
+	enum { O_KEEP = 1000, O_SKIP, O_SALT, O_ENGINEER, O_ENGINEER_DIRS, O_HELP, O_RULES };
 	static const struct option opts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"keep-text", no_argument, NULL, O_KEEP},
@@ -92,11 +98,12 @@ int cmd_import(int argc, char **argv)
 		{"salt", required_argument, NULL, O_SALT},
 		{"engineer", required_argument, NULL, O_ENGINEER},
 		{"engineer-dirs", no_argument, NULL, O_ENGINEER_DIRS},
+		{"rules", required_argument, NULL, O_RULES},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
 	struct import_opts o = {0};
-	const char *out = NULL;
+	const char *out = NULL, *rules_path = NULL;
 	/* FORMAT and the PATHs in order, each PATH with the --engineer before it
 	 * ('-' in the option string keeps them in place: code 1) */
 	const char **pos = calloc((size_t)argc + 1, sizeof(*pos));
@@ -143,6 +150,9 @@ int cmd_import(int argc, char **argv)
 			break;
 		case O_SALT:
 			o.salt = optarg;
+			break;
+		case O_RULES:
+			rules_path = optarg;
 			break;
 		case 'h':
 		case O_HELP:
@@ -196,7 +206,27 @@ int cmd_import(int argc, char **argv)
 		free(eng);
 		return cli_fail(DIAG_ENOMEM, "out of memory");
 	}
+	if (rules_path && !o.keep_text) {
+		fprintf(stderr, "agentcap import: --rules matches segment text (expected --keep-text "
+			"with --rules)\n");
+		rc = 2;
+	} else if (rules_path && (rules_new(&o.rules, &d) != 0 ||
+				  rules_load(o.rules, rules_path, &d) != 0)) {
+		rc = cli_fail(d.code, d.msg);
+	}
+	if (rc != 0) {
+		rules_free(o.rules);
+		free(st);
+		free(pos);
+		free(eng);
+		return rc;
+	}
 	rc = import_files(pos[0], pos + 1, npos - 1, &o, out, st, &d);
+	if (rc == 0 && o.rules)
+		fprintf(stderr, "agentcap import: rules from %s: %lld segments pinned, %lld kept "
+			"volatile\n", rules_path, (long long)st->rules_pinned,
+			(long long)st->rules_volatile);
+	rules_free(o.rules);
 	if (rc == 0) {
 		fprintf(stderr, "agentcap import: %s: %lld files, %lld records -> %lld sessions, %lld "
 			"calls, %lld tasks; %lld prompt tokens (%lld reused), %lld output tokens; "

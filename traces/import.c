@@ -290,6 +290,9 @@ int import_files(const char *format, const char *const *paths, size_t n,
 		return diag_set(d, DIAG_EINPUT, "%s import: request-level rows belong to no engineer "
 				"(expected --engineer or --engineer-dirs only with session logs: "
 				"claude-code, codex, tracelab, weka)", f->name);
+	if (o->rules && !o->keep_text)
+		return diag_set(d, DIAG_EINPUT, "%s import: rules match segment text (expected "
+				"--keep-text with --rules)", f->name);
 
 	struct imp m = {
 		.o = o, .st = st, .d = d,

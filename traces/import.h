@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 struct diag;
+struct rules;
 
 struct import_opts {
 	bool keep_text;   /* keep segment text (openai-log) and unsalted ids */
@@ -35,6 +36,10 @@ struct import_opts {
 	bool engineer_dirs;
 	size_t max_calls_per_session; /* 0: TRACE_READER_MAX_CALLS_PER_SESSION; importers
 				       that collect records first check it as they read */
+	struct rules *rules; /* borrowed; volatile-span rules applied to each
+				session before it is written (traces/rules.h:
+				pinned spans get their constant content id);
+				needs keep_text */
 };
 
 #define IMPORT_MSG_MAX 1024
@@ -54,6 +59,8 @@ struct import_stats {
 	int64_t failed_requests; /* request-level rows that failed (BurstGPT: 0 response tokens) */
 	int64_t estimated;      /* calls with a token count estimated from text */
 	double gap_s;           /* sum of the gaps written */
+	int64_t rules_pinned;   /* segments a pin rule rewrote (rules) */
+	int64_t rules_volatile; /* segments a volatile rule marked (rules) */
 	char first_skipped[IMPORT_MSG_MAX]; /* message of the first dropped record, "" if none */
 };
 

@@ -17,6 +17,7 @@
 #include "base/hash.h"
 #include "traces/jsontext.h"
 #include "traces/reader.h"
+#include "traces/rules.h"
 #include "traces/writer.h"
 
 #include <cjson/cJSON.h>
@@ -830,6 +831,14 @@ int sb_emit(struct sb *b)
 int imp_write(struct imp *m, struct trace_session *s)
 {
 	struct import_stats *st = m->st;
+	if (m->o->rules) {
+		struct rules_stats rs = {0};
+		int rc = rules_apply(m->o->rules, s, &rs, m->d);
+		if (rc)
+			return rc;
+		st->rules_pinned += rs.segments_pinned;
+		st->rules_volatile += rs.segments_volatile;
+	}
 	st->sessions++;
 	uint64_t task = 0;
 	for (size_t i = 0; i < s->n_calls; i++) {

@@ -112,6 +112,9 @@ struct trace_reader {
 	bool have_pend;
 	struct pend pend;
 	struct vec pend_segs; /* struct trace_seg */
+	bool keep_text;       /* keep segment text (trace_reader_set_keep_text) */
+	struct vec pend_text; /* char *, owned: one per pend_segs entry when keep_text */
+	struct vec texts;     /* char *, owned: one per segs entry when keep_text */
 
 	int failed;
 	char fail_msg[DIAG_MSG_MAX];
@@ -506,6 +509,14 @@ static int parse_json(struct lctx *c)
 
 /* ---- Canonical lines ---------------------------------------------------- */
 
+/* Free the strings of a vec of owned char * and empty it. */
+static void texts_clear(struct vec *v)
+{
+	for (size_t i = 0; i < v->len; i++)
+		free(VEC_AT(v, char *, i));
+	vec_clear(v);
+}
+
 #define EXP_SEG "[content_id, tokens] or [content_id, tokens, {\"text\": ...}]"
 #define EXP_TOKENS "an integer 1..1000000000"
 
@@ -559,6 +570,17 @@ static int canon_prompt(struct lctx *c, const cJSON *prompt, int64_t *total)
 				return bad_at(c, seg_elem(c, k, 2), what,
 					      "an object like {\"text\": \"...\"}");
 			}
+		}
+		if (r->keep_text) {
+			const cJSON *text = ann ? cJSON_GetObjectItemCaseSensitive(ann, "text") : NULL;
+			char *copy = cJSON_IsString(text) ? strdup(text->valuestring) : NULL;
+			char **slot = (copy || !cJSON_IsString(text)) ? vec_push(&r->pend_text) : NULL;
+			if (!slot) {
+				free(copy);
+				return diag_set(c->d, DIAG_ENOMEM, "%s:%ld: out of memory", r->path,
+						r->line_no);
+			}
+			*slot = copy;
 		}
 		struct trace_seg *out = vec_push(&r->pend_segs);
 		if (!out)
@@ -668,6 +690,7 @@ static int canon_line(struct lctx *c, struct pend *p)
 	}
 
 	vec_clear(&r->pend_segs);
+	texts_clear(&r->pend_text);
 	int64_t own = 0;
 	if ((v = opt(c, "prompt"))) {
 		int rc = canon_prompt(c, v, &own);
@@ -1002,9 +1025,11 @@ static int take_pend(struct trace_reader *r, struct diag *d)
 {
 	struct trace_call *c = vec_push(&r->calls);
 	size_t *off = vec_push(&r->seg_off);
-	if (!c || !off || vec_append(&r->segs, r->pend_segs.data, r->pend_segs.len) != 0)
+	if (!c || !off || vec_append(&r->segs, r->pend_segs.data, r->pend_segs.len) != 0 ||
+	    (r->pend_text.len && vec_append(&r->texts, r->pend_text.data, r->pend_text.len) != 0))
 		return diag_set(d, DIAG_ENOMEM, "%s:%ld: out of memory assembling a session",
 				r->path, r->pend.line);
+	vec_clear(&r->pend_text); /* the strings now belong to r->texts */
 	*c = r->pend.call;
 	c->line = r->pend.line;
 	c->segs = NULL;
@@ -1018,8 +1043,13 @@ static int finish(struct trace_reader *r, struct trace_session **out, struct dia
 {
 	struct trace_call *calls = r->calls.data;
 	struct trace_seg *segs = r->segs.data;
-	for (size_t i = 0; i < r->calls.len; i++)
+	/* texts run parallel to segs only if every segment pushed one */
+	bool text = r->keep_text && r->texts.len == r->segs.len;
+	char **tx = r->texts.data;
+	for (size_t i = 0; i < r->calls.len; i++) {
 		calls[i].segs = calls[i].n_segs ? segs + VEC_AT(&r->seg_off, size_t, i) : NULL;
+		calls[i].seg_text = text && calls[i].n_segs ? tx + VEC_AT(&r->seg_off, size_t, i) : NULL;
+	}
 	struct trace_session view = {
 		.id = r->cur.id,
 		.engineer = r->cur.engineer,
@@ -1042,6 +1072,7 @@ static int finish(struct trace_reader *r, struct trace_session **out, struct dia
 	vec_clear(&r->calls);
 	vec_clear(&r->seg_off);
 	vec_clear(&r->segs);
+	texts_clear(&r->texts);
 	return 0;
 }
 
@@ -1063,6 +1094,7 @@ static int assemble(struct trace_reader *r, struct trace_session **out, struct d
 	vec_clear(&r->calls);
 	vec_clear(&r->seg_off);
 	vec_clear(&r->segs);
+	texts_clear(&r->texts);
 	if ((rc = take_pend(r, d)) < 0)
 		return rc;
 	while ((rc = fetch(r, d)) == 1 && r->pend.later)
@@ -1094,6 +1126,8 @@ int trace_reader_open(struct trace_reader **out, const char *path,
 	vec_init(&r->seg_off, sizeof(size_t), VEC_NO_LIMIT);
 	vec_init(&r->segs, sizeof(struct trace_seg), VEC_NO_LIMIT);
 	vec_init(&r->pend_segs, sizeof(struct trace_seg), VEC_NO_LIMIT);
+	vec_init(&r->pend_text, sizeof(char *), VEC_NO_LIMIT);
+	vec_init(&r->texts, sizeof(char *), VEC_NO_LIMIT);
 	r->path = strdup(path);
 	if (!r->path) {
 		trace_reader_free(r);
@@ -1197,6 +1231,11 @@ long trace_reader_line(const struct trace_reader *r)
 	return r->line_no;
 }
 
+void trace_reader_set_keep_text(struct trace_reader *r, bool keep_text)
+{
+	r->keep_text = keep_text;
+}
+
 void trace_reader_free(struct trace_reader *r)
 {
 	if (!r)
@@ -1211,5 +1250,9 @@ void trace_reader_free(struct trace_reader *r)
 	vec_release(&r->seg_off);
 	vec_release(&r->segs);
 	vec_release(&r->pend_segs);
+	texts_clear(&r->pend_text);
+	vec_release(&r->pend_text);
+	texts_clear(&r->texts);
+	vec_release(&r->texts);
 	free(r);
 }

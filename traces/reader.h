@@ -88,6 +88,11 @@ const char *trace_reader_source(const struct trace_reader *r);
 const char *trace_reader_path(const struct trace_reader *r);
 long trace_reader_line(const struct trace_reader *r);
 
+/* Keep each segment's {"text": ...} in trace_call.seg_text (default: the
+ * text is checked and dropped).  A session gets seg_text only when all its
+ * segments come from canonical lines; a segment without text is NULL. */
+void trace_reader_set_keep_text(struct trace_reader *r, bool keep_text);
+
 /* Close the file and free everything; accepts NULL. */
 void trace_reader_free(struct trace_reader *r);
 

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * rules: volatile-span rules over segment text (the cache-bust what-if).
+ *
+ * A rule is a name, a PCRE2 pattern (UTF-8, multi-line: ^ and $ match at
+ * line ends; JIT-compiled when the library has a JIT) and an action:
+ *   pin       the fix: every match is replaced by a constant ("<name>")
+ *             and the segment's content id is computed from the resulting
+ *             text and its token count, so segments that differ only in the
+ *             matched spans share one content id (and their KV cache);
+ *   volatile  the bug as recorded: the segment's content id is combined
+ *             with the matched text, so a span that changes per call makes
+ *             the segment (and everything after it) a cache miss.
+ * A segment that no rule matches, or that has no text, keeps its content id.
+ * Rules are applied in file order; pin wins over volatile when both match
+ * one segment.  rules_apply works on one session at a time, so a trace is
+ * transformed while it streams; nothing is kept between sessions.
+ *
+ * Cost: one pcre2 match per rule per text-bearing segment (plus one per
+ * extra match); a pinned segment's text is rewritten once into a buffer
+ * owned by the rule set.
+ */
+#ifndef TRACES_RULES_H
+#define TRACES_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct diag;
+struct trace_session;
+
+enum rule_action { RULE_PIN = 0, RULE_VOLATILE };
+
+#define RULES_MAX 256            /* rules in one set */
+#define RULES_MAX_FILE_BYTES ((size_t)1 << 20)
+
+struct rules;
+
+/* An empty rule set; 0 or DIAG_ENOMEM. */
+int rules_new(struct rules **out, struct diag *d);
+void rules_free(struct rules *r); /* accepts NULL */
+
+/* Compile and append one rule.  A pattern PCRE2 refuses is DIAG_EINPUT:
+ * "bad pattern 'P' (rule N): MESSAGE at offset K".  `where` (may be NULL)
+ * prefixes the message, e.g. "rules.json: rule 2". */
+int rules_add(struct rules *r, const char *name, const char *pattern, enum rule_action action,
+	      const char *where, struct diag *d);
+
+/* Append the rules of a JSON file: an array of {"name": str, "pattern":
+ * str, "action": "pin" | "volatile"} (or an object {"rules": [...]}).
+ * DIAG_EINPUT names the file and the rule at fault; DIAG_EIO. */
+int rules_load(struct rules *r, const char *path, struct diag *d);
+
+size_t rules_count(const struct rules *r);
+
+/* Whether the library JIT-compiled the patterns (all of them). */
+bool rules_jit(const struct rules *r);
+
+struct rules_stats {
+	int64_t segments_seen;   /* segments with text */
+	int64_t segments_pinned;
+	int64_t segments_volatile;
+	int64_t matches;
+};
+
+/* Rewrite the content ids of every text-bearing segment of `s` in place (see
+ * the top of this file).  Text is left as recorded.  0, DIAG_ENOMEM, or
+ * DIAG_EINPUT when a match fails on text PCRE2 rejects (invalid UTF-8),
+ * naming the session's line. */
+int rules_apply(struct rules *r, struct trace_session *s, struct rules_stats *st,
+		struct diag *d);
+
+#endif
