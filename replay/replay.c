@@ -38,7 +38,11 @@ struct replay {
 	struct replay_stats *st;
 	int64_t block_size;
 	int64_t max_model_len;
+	int64_t compact_at;         /* where the harness compacts (<= max_model_len) */
 	enum context_policy policy;
+	const struct xform_opts *xf;
+	struct trace_session *copy_of; /* a session still to be replayed again */
+	int copies_left, copy_k;
 	struct vec scratch;         /* struct trace_seg: a rebuilt prompt */
 	int64_t in_flight;
 	struct rsess *live;
@@ -124,7 +128,7 @@ static int chain_rebuild(struct replay *rp, struct rsess *rs, const struct vec *
  * 1 if it did, 0 if the context is too short to shrink, or an error. */
 static int compact(struct replay *rp, struct rsess *rs, int64_t seq)
 {
-	double m = (double)rp->max_model_len;
+	double m = (double)rp->compact_at;
 	int64_t head = llround(REPLAY_COMPACT_HEAD * m), tail = llround(REPLAY_COMPACT_TAIL * m);
 	int64_t summary = llround(REPLAY_COMPACT_SUMMARY * m);
 	if (summary < 1)
@@ -174,12 +178,13 @@ static int issue(struct replay *rp, struct rsess *rs, int64_t t_ns)
 		added += c->segs[i].tokens;
 	rs->ctx_tokens += added;
 	rs->recorded_tokens += added;
-	int64_t out = c->output_tokens, m = rp->max_model_len;
+	int64_t out = c->output_tokens, m = rp->max_model_len, h = rp->compact_at;
 	/* Decided from token counts before any hashing: a prompt past
 	 * max_model_len is compacted or truncated (which hash what they keep
 	 * afresh) or rejected on arrival, so its own segments, possibly 10^9
 	 * tokens, are never hashed whole. */
 	bool too_long = rs->ctx_tokens >= m || rs->ctx_tokens + out > m;
+	bool harness_limit = rs->ctx_tokens >= h || rs->ctx_tokens + out > h;
 	bool hashed = !too_long;
 	if (hashed && rs->chain_stale) { /* the last prompt was truncated: hash ctx afresh */
 		if (chain_rebuild(rp, rs, &rs->ctx) != 0)
@@ -196,7 +201,7 @@ static int issue(struct replay *rp, struct rsess *rs, int64_t t_ns)
 				rs->ts->line, (long long)c->seq, (long long)c->prompt_tokens,
 				(long long)rs->recorded_tokens);
 	int rc = 0;
-	if (rp->policy == CONTEXT_COMPACT && too_long &&
+	if (rp->policy == CONTEXT_COMPACT && (too_long || harness_limit) &&
 	    (rc = compact(rp, rs, c->seq)) != 0) {
 		if (rc < 0)
 			return rc;
@@ -314,12 +319,37 @@ static void on_done(void *ctx, const struct res_request *r, void *user)
 	rsess_free(rp, rs);
 }
 
-/* Next session from the trace, or from the resampled team when scaling. */
-static int next_session(struct trace_reader *tr, struct scale *sc, struct trace_session **out,
-			struct diag *d)
+/* Next session from the trace, or from the resampled team when scaling,
+ * through the what-if transforms when there are any. */
+static int next_session(struct replay *rp, struct trace_reader *tr, struct scale *sc,
+			struct trace_session **out, struct diag *d)
 {
-	int rc = sc ? scale_next(sc, out, d) : trace_reader_next(tr, out, d);
-	return rc > 0 ? 0 : rc;
+	if (rp->copies_left > 0) {
+		rp->copies_left--;
+		return xform_copy(out, rp->copy_of, ++rp->copy_k, d);
+	}
+	trace_session_free(rp->copy_of);
+	rp->copy_of = NULL;
+	for (;;) {
+		int rc = sc ? scale_next(sc, out, d) : trace_reader_next(tr, out, d);
+		if (rc <= 0 || !rp->xf)
+			return rc > 0 ? 0 : rc;
+		int n = xform_apply(rp->xf, out, &rp->st->xform, d);
+		if (n < 0) {
+			trace_session_free(*out);
+			*out = NULL;
+			return n;
+		}
+		if (n == 0)
+			continue; /* dropped (fewer subagents) */
+		if (n > 1) {
+			if (trace_session_clone(&rp->copy_of, *out) != 0)
+				return diag_set(d, DIAG_ENOMEM, "out of memory copying a session");
+			rp->copies_left = n - 1;
+			rp->copy_k = 0;
+		}
+		return 0;
+	}
 }
 
 static int start_session(struct replay *rp, struct trace_session *ts)
@@ -354,6 +384,8 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	if (rc != 0)
 		return rc;
 	trace_reader_set_skip_bad(tr, o->skip_bad);
+	if (o->xform && xform_needs_text(o->xform))
+		trace_reader_set_keep_text(tr, true);
 	snprintf(st->trace_format, sizeof(st->trace_format), "%s",
 		 trace_reader_format(tr) == TRACE_FMT_MOONCAKE ? "mooncake" : "agentcap-trace v1");
 	st->gzip = trace_reader_gzip(tr);
@@ -375,7 +407,10 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	rp->path = o->trace_path;
 	rp->block_size = cfg->block_size;
 	rp->max_model_len = cfg->max_model_len;
+	rp->compact_at = o->compact_at > 0 && o->compact_at < cfg->max_model_len ? o->compact_at
+										 : cfg->max_model_len;
 	rp->policy = o->context_policy;
+	rp->xf = o->xform && xform_active(o->xform) ? o->xform : NULL;
 	vec_init(&rp->scratch, sizeof(struct trace_seg), VEC_NO_LIMIT);
 	rc = sim_init(&rp->sim, cfg, o->replicas > 0 ? o->replicas : 1, perf, sink, on_done, rp, d);
 	if (rc == 0 && o->router)
@@ -384,7 +419,7 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 
 	struct trace_session *next = NULL;
 	if (rc == 0)
-		rc = next_session(tr, sc, &next, d);
+		rc = next_session(rp, tr, sc, &next, d);
 	while (rc == 0) {
 		int64_t t_sess = next ? sec_to_ns(next->t_s) : INT64_MAX;
 		int64_t t_ev = sim_next_time(&rp->sim);
@@ -395,7 +430,7 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 			next = NULL;
 			rc = start_session(rp, ts);
 			if (rc == 0)
-				rc = next_session(tr, sc, &next, d);
+				rc = next_session(rp, tr, sc, &next, d);
 			continue;
 		}
 		if (t_ev == INT64_MAX)
@@ -415,6 +450,7 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 		rc = diag_set(d, DIAG_EINTERNAL, "invariant: %lld sessions never finished",
 			      (long long)rp->in_flight);
 	trace_session_free(next);
+	trace_session_free(rp->copy_of);
 	sim_release(&rp->sim);
 	while (rp->live) /* only after an error */
 		rsess_free(rp, rp->live);

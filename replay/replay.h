@@ -37,6 +37,7 @@
 #include "replay/scale.h"
 #include "sim/sim.h"
 #include "traces/reader.h"
+#include "traces/xform.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -76,6 +77,13 @@ struct replay_opts {
 	enum context_policy context_policy;
 	int32_t replicas;        /* engine replicas behind the router; 0 = 1 */
 	const struct router_config *router; /* NULL = the default router */
+	int64_t compact_at;      /* > 0: the harness compacts at this many tokens
+				    of context (prompt + output) even when
+				    max_model_len is larger: the compact-at what-if;
+				    the shares above are then of compact_at */
+	const struct xform_opts *xform; /* NULL: the trace as recorded; else
+				    applied to every session as it streams in
+				    (after scaling), traces/xform.h */
 };
 
 struct replay_stats {
@@ -93,6 +101,7 @@ struct replay_stats {
 	char trace_format[32];   /* "agentcap-trace v1" or "mooncake" */
 	bool gzip;
 	struct scale_info scale; /* when scale.engineers > 0 */
+	struct xform_stats xform; /* when xform is set */
 };
 
 /* Replay the whole trace.  On success the sink has seen every call, session
