@@ -384,6 +384,76 @@ static int issue(struct synth_team *t, struct builder *b, int64_t out, enum trac
 	return rc;
 }
 
+/* The harness's timestamp line for a call nominally starting at t_s. */
+static void header_text(char *buf, size_t n, double t_s)
+{
+	double day = floor(t_s / DAY_S), in = t_s - day * DAY_S;
+	int h = (int)(in / 3600), m = (int)((in - h * 3600.0) / 60);
+	snprintf(buf, n, "Date: day %lld, %02d:%02d:%06.3f", (long long)day, h, m,
+		 in - h * 3600.0 - m * 60.0);
+}
+
+/* A copy of `src` in which every call restates its prompt in full behind a
+ * timestamp header segment that carries its text (harness.timestamp_header_tokens). */
+static int with_header(struct synth_team *t, const struct trace_session *src,
+		       struct trace_session **out)
+{
+	int64_t k = t->p.timestamp_header_tokens;
+	size_t n = src->n_calls;
+	struct vec full, segs, off;
+	vec_init(&full, sizeof(struct trace_seg), VEC_NO_LIMIT);
+	vec_init(&segs, sizeof(struct trace_seg), VEC_NO_LIMIT);
+	vec_init(&off, sizeof(size_t), VEC_NO_LIMIT);
+	struct trace_call *calls = calloc(n, sizeof(*calls));
+	char *texts = calloc(n, 64);
+	int rc = calls && texts ? 0 : DIAG_ENOMEM;
+	double start = src->t_s, end = src->t_s;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const struct trace_call *c = &src->calls[i];
+		start = i == 0 ? src->t_s : end + c->gap_s;
+		end = start + (double)c->output_tokens / t->p.decode_tokens_per_s;
+		char *text = texts + 64 * i;
+		header_text(text, 64, start);
+		struct trace_seg h = {trace_content_str(text, k), k};
+		size_t *po = vec_push(&off);
+		vec_clear(&full);
+		if (!po || trace_session_prompt(src, i, &full) != 0 || vec_append(&segs, &h, 1) != 0 ||
+		    vec_append(&segs, full.data, full.len) != 0) {
+			rc = DIAG_ENOMEM;
+			break;
+		}
+		*po = segs.len - full.len - 1;
+		calls[i] = *c;
+		calls[i].extends_prev = false;
+		calls[i].n_segs = full.len + 1;
+		calls[i].prompt_tokens = c->prompt_tokens + k;
+	}
+	char **seg_text = rc == 0 ? calloc(segs.len ? segs.len : 1, sizeof(char *)) : NULL;
+	if (rc == 0 && !seg_text)
+		rc = DIAG_ENOMEM;
+	if (rc == 0) {
+		for (size_t i = 0; i < n; i++) {
+			size_t o = VEC_AT(&off, size_t, i);
+			calls[i].segs = (struct trace_seg *)segs.data + o;
+			calls[i].seg_text = seg_text + o;
+			seg_text[o] = texts + 64 * i;
+		}
+		struct trace_session tmp = *src;
+		tmp.calls = calls;
+		if (trace_session_clone(out, &tmp) != 0)
+			rc = DIAG_ENOMEM;
+		else
+			t->st.prompt_tokens += k * (int64_t)n;
+	}
+	free(seg_text);
+	free(texts);
+	free(calls);
+	vec_release(&full);
+	vec_release(&segs);
+	vec_release(&off);
+	return rc;
+}
+
 /* Copy the builder into one heap session and add it to the engineer's day. */
 static int finish(struct synth_team *t, struct builder *b, struct eng *e)
 {
@@ -395,7 +465,8 @@ static int finish(struct synth_team *t, struct builder *b, struct eng *e)
 				    .t_s = b->t_s, .calls = calls, .n_calls = b->calls.len};
 	struct trace_session *s = NULL;
 	struct trace_session **slot = vec_push(&e->day);
-	if (!slot || trace_session_clone(&s, &tmp) != 0) {
+	if (!slot || (t->p.timestamp_header_tokens > 0 ? with_header(t, &tmp, &s)
+						       : trace_session_clone(&s, &tmp)) != 0) {
 		if (slot)
 			e->day.len--;
 		return DIAG_ENOMEM;

@@ -50,6 +50,7 @@ static const struct key KEYS[] = {
 	{"harness", K_OBJ, 0, 0, 0},
 	{"harness.system_prompt_tokens", K_INT64, OFF(system_prompt_tokens), 1, TOK},
 	{"harness.tool_definitions_tokens", K_INT64, OFF(tool_definitions_tokens), 0, TOK},
+	{"harness.timestamp_header_tokens", K_INT64, OFF(timestamp_header_tokens), 0, 1000},
 	{"harness.context_window_tokens", K_INT64, OFF(context_window_tokens), 1024, 1e8},
 	{"harness.compact_reserve_tokens", K_INT64, OFF(compact_reserve_tokens), 0, 1e8},
 	{"harness.compact_request_tokens", K_INT64, OFF(compact_request_tokens), 1, TOK},
@@ -410,7 +411,7 @@ int64_t synth_profile_step_cap(const struct synth_profile *p)
 {
 	double limit = (double)synth_profile_compact_threshold(p);
 	double base = (double)(p->system_prompt_tokens + p->tool_definitions_tokens +
-			       p->volatile_tokens) + dist_upper(&p->repo_context_tokens);
+			       p->timestamp_header_tokens + p->volatile_tokens) + dist_upper(&p->repo_context_tokens);
 	double cap = limit - base - dist_upper(&p->summary_tokens) - dist_upper(&p->output_tokens);
 	return cap < 1 ? 0 : cap > 1e15 ? (int64_t)1e15 : (int64_t)cap;
 }

@@ -75,6 +75,10 @@ struct synth_profile {
 	/* harness shared by the whole team */
 	int64_t system_prompt_tokens;
 	int64_t tool_definitions_tokens;      /* 0: no separate segment */
+	int64_t timestamp_header_tokens;      /* > 0: every call starts with a
+						 "Date: ..." line of this many
+						 tokens, with its text (a
+						 cache-busting harness) */
 	int64_t context_window_tokens;
 	int64_t compact_reserve_tokens;       /* compaction when a prompt would pass window - this */
 	int64_t compact_request_tokens;
