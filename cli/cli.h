@@ -9,6 +9,8 @@
 
 #include <stdio.h>
 
+struct diag;
+
 #define AGENTCAP_VERSION "0.1.0"
 
 /* Subcommands: argv[0] is the subcommand name. */
@@ -20,6 +22,20 @@ int cmd_fit(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
+int cmd_whatif(int argc, char **argv);
+
+struct scenario;
+struct catalog;
+struct perf_model;
+struct perf_profile;
+struct engine_config;
+
+/* The engine settings and performance model of a loaded, resolved scenario
+ * (KV capacity and max_model_len derived from the catalogue where the
+ * scenario leaves them out), as `replay` uses them.  0 or a DIAG code. */
+int cli_scenario_engine(const struct scenario *sc, const struct catalog *cat,
+			struct perf_model *pm, struct perf_profile **prof,
+			struct engine_config *cfg, struct diag *d);
 
 /* Print "agentcap: <msg>" to stderr and return the exit status for code. */
 int cli_fail(int code, const char *msg);

@@ -303,6 +303,13 @@ static int resolve(const struct scenario *sc, const struct catalog *cat, struct 
 	return 0;
 }
 
+int cli_scenario_engine(const struct scenario *sc, const struct catalog *cat,
+			struct perf_model *pm, struct perf_profile **prof,
+			struct engine_config *cfg, struct diag *d)
+{
+	return resolve(sc, cat, pm, prof, cfg, d);
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_args *a = malloc(sizeof(*a));

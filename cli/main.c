@@ -29,6 +29,7 @@ static const struct command COMMANDS[] = {
 	{"predict", cmd_predict, "step time and tokens/s of one model on one machine"},
 	{"validate", cmd_validate, "compare the performance model with published measurements"},
 	{"synth", cmd_synth, "write a synthetic trace: an agent-using team or a benchmark workload"},
+	{"whatif", cmd_whatif, "replay a trace as recorded and through a harness what-if, side by side"},
 };
 #define N_COMMANDS (sizeof(COMMANDS) / sizeof(COMMANDS[0]))
 
