@@ -227,7 +227,7 @@ static int pin_content(struct rules *r, struct trace_session *s, const char *tex
 			continue;
 		vec_clear(&next);
 		size_t from = 0, done = 0, a, b;
-		const char *t = buf->data;
+		const char *t = buf->data ? buf->data : "";
 		int got = 0;
 		while (from <= buf->len && (got = next_match(r, ru, t, buf->len, from, &a, &b)) == 1) {
 			(*matches)++;

@@ -92,6 +92,17 @@ static void test_pin_and_volatile(void **state)
 	struct trace_session *e = two_calls("Date: Mon\nrepo at /x", "Date: Tue\nrepo at /y");
 	assert_int_equal(rules_apply(pin, e, &st, &d), 0);
 	assert_int_not_equal(e->calls[0].segs[1].content, e->calls[1].segs[1].content);
+	/* an empty text and a pattern that matches the empty string */
+	struct rules *empty;
+	assert_int_equal(rules_new(&empty, &d), 0);
+	assert_int_equal(rules_add(empty, "any", "^", RULE_PIN, NULL, &d), 0);
+	struct trace_session *f = two_calls("", "");
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(rules_apply(empty, f, &st, &d), 0);
+	assert_int_equal(st.segments_pinned, 4);
+	assert_int_equal(f->calls[0].segs[1].content, f->calls[1].segs[1].content);
+	trace_session_free(f);
+	rules_free(empty);
 	trace_session_free(a);
 	trace_session_free(b);
 	trace_session_free(c);
