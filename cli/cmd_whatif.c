@@ -336,7 +336,8 @@ int cmd_whatif(int argc, char **argv)
 		struct whatif_setup s = {
 			.replay = {.trace_path = a->trace, .format = a->format, .skip_bad = a->skip_bad,
 				   .seed = a->seed, .scale = a->scale,
-				   .context_policy = v[1].compact_at ? CONTEXT_COMPACT : sc.context_policy},
+				   .context_policy = v[1].compact_at ? CONTEXT_COMPACT : sc.context_policy,
+				   .replicas = sc.replicas, .router = &sc.router},
 			.cfg = &cfg,
 			.perf = sim_perf_from_model(&pm),
 			.replicas = sc.replicas,
@@ -344,6 +345,7 @@ int cmd_whatif(int argc, char **argv)
 			.slo_tpot_ms = a->have_slo ? a->slo_tpot_ms : sc.slo_tpot_ms,
 		};
 		s.replay.scale.seed = a->seed;
+		sc.router.seed = a->seed;
 		rc = whatif_run(&s, v, &res, &d);
 	}
 	if (rc == 0) {
