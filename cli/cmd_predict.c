@@ -84,7 +84,9 @@ static const char PREDICT_HELP[] =
 	"        step floors).\n"
 	"\n"
 	"EXIT STATUS\n"
-	"    0 success; 2 bad usage or input, or an output that cannot be written (the\n"
+	"    0 batch x (context + 1) tokens fit in the KV cache; 1 the answer is no:\n"
+	"    they do not fit, or the weights alone do not fit (the figures are still\n"
+	"    printed); 2 bad usage or input, or an output that cannot be written (the\n"
 	"    table is still printed when the JSON fails); 3 internal error.\n"
 	"\n"
 	"EXAMPLES\n"
@@ -293,5 +295,10 @@ int cmd_predict(int argc, char **argv)
 	args_models_free(cat, et);
 	if (rc != 0)
 		return cli_fail(rc, d.msg);
+	if (!have_plan || !predict_fits(&r, &plan)) {
+		fprintf(stderr, "agentcap predict: the answer is no (exit status 1): batch %d x "
+			"context %lld does not fit in memory\n", (int)a.batch, (long long)a.context);
+		return 1;
+	}
 	return 0;
 }

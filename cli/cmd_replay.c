@@ -7,6 +7,7 @@
 
 #include "base/diag.h"
 #include "base/outfile.h"
+#include "base/warn.h"
 #include "models/catalog.h"
 #include "models/memory.h"
 #include "models/perf_model.h"
@@ -102,7 +103,13 @@ static const char REPLAY_HELP_CLUSTER[] =
 
 static const char REPLAY_HELP_END[] =
 	"EXIT STATUS\n"
-	"    0 success; 2 bad usage or input (path:line:col: what was expected), or an\n"
+	"    0 the deployment serves the trace: no call failed and, when latency\n"
+	"      objectives are set, at least slo.attainment of the calls (default\n"
+	"      0.9) met them;\n"
+	"    1 the answer is no: some calls failed (never served), or SLO\n"
+	"      attainment is below slo.attainment; the report is still written and\n"
+	"      starts with WARNINGS saying why;\n"
+	"    2 bad usage or input (path:line:col: what was expected), or an\n"
 	"    output that cannot be written (the --json path is checked before the\n"
 	"    replay, and the table is still printed if the JSON fails at the end);\n"
 	"    3 internal error (a simulator invariant failed).\n"
@@ -313,11 +320,17 @@ int cli_scenario_engine(const struct scenario *sc, const struct catalog *cat,
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_args *a = malloc(sizeof(*a));
-	if (!a)
+	struct warn_list *warns = malloc(sizeof(*warns));
+	if (!a || !warns) {
+		free(a);
+		free(warns);
 		return cli_fail(DIAG_ENOMEM, "out of memory");
+	}
+	warn_list_init(warns);
 	int prc = parse_args(argc, argv, a);
 	if (prc != 0) {
 		free(a);
+		free(warns);
 		return prc < 0 ? 0 : prc;
 	}
 	struct diag d;
@@ -332,6 +345,7 @@ int cmd_replay(int argc, char **argv)
 	struct cluster_summary cls;
 	struct replay_stats st;
 	struct metrics_summary sum;
+	bool answer_no = false;
 	/* a bad output path fails now, not after the whole replay */
 	int rc = a->json ? outfile_check(a->json, &d) : 0;
 	if (rc == 0)
@@ -413,7 +427,11 @@ int cmd_replay(int argc, char **argv)
 				    .compacted = st.calls_compacted, .truncated = st.calls_truncated,
 				    .too_long = st.calls_too_long},
 			.cluster = cl ? &cls : NULL,
+			.slo_attainment_target = sc.slo_attainment,
+			.warnings = warns,
 		};
+		report_run_warnings(&meta, &sum, warns);
+		answer_no = report_answer_no(&meta, &sum);
 		bool json_stdout = a->json && strcmp(a->json, "-") == 0;
 		/* the table goes out even when the JSON cannot be written, so the
 		 * run's results are not lost with it */
@@ -428,13 +446,20 @@ int cmd_replay(int argc, char **argv)
 			       (unsigned long long)a->seed, (long long)st.scale.source_engineers,
 			       (long long)st.scale.source_engineer_days,
 			       (long long)st.scale.active_engineer_days, (long long)st.scale.sessions_out);
+		if (rc == 0 && answer_no)
+			fprintf(stderr, "agentcap replay: the answer is no (exit status 1): %lld of %lld "
+				"calls failed; %lld met the latency objectives (%.1f%%, target %.1f%%)\n",
+				(long long)sum.failed, (long long)(sum.completed + sum.failed),
+				(long long)sum.good_requests, 100.0 * sum.slo_attainment,
+				100.0 * sc.slo_attainment);
 	}
 	cluster_free(cl);
 	metrics_free(m);
 	perf_profile_free(prof);
 	catalog_free(cat);
 	free(a);
+	free(warns);
 	if (rc != 0)
 		return cli_fail(rc, d.msg);
-	return 0;
+	return answer_no ? 1 : 0;
 }

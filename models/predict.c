@@ -84,13 +84,11 @@ int predict_write_text(FILE *out, const struct perf_model *pm, const struct pred
 		perf_bound_name(r->prefill.bound));
 	fprintf(out, "    throughput      %10.1f tok/s\n", r->prefill_tok_s);
 	describe(out, &r->prefill);
-	if (plan) {
-		double need = (double)r->batch * (double)(r->context + 1);
+	if (plan)
 		fprintf(out, "  memory: %.1f GB of weights per GPU, KV cache for %lld tokens: "
 			"batch x context %s\n", plan->weights_bytes / 1e9,
 			(long long)plan->kv_capacity_tokens,
-			need <= (double)plan->kv_capacity_tokens ? "fits" : "does NOT fit");
-	}
+			predict_fits(r, plan) ? "fits" : "does NOT fit");
 	return io_check(out, d);
 }
 
@@ -157,6 +155,11 @@ int predict_write_explain(FILE *out, const struct perf_model *pm, const struct p
 	return io_check(out, d);
 }
 
+bool predict_fits(const struct predict_result *r, const struct mem_plan *plan)
+{
+	return (double)r->batch * (double)(r->context + 1) <= (double)plan->kv_capacity_tokens;
+}
+
 static void jnum(FILE *out, const char *key, double v, bool last)
 {
 	if (isfinite(v))
@@ -211,6 +214,7 @@ int predict_write_json(FILE *out, const struct perf_model *pm, const struct pred
 	if (plan) {
 		jnum(out, "weights_gb_per_gpu", plan->weights_bytes / 1e9, false);
 		jnum(out, "kv_capacity_tokens", (double)plan->kv_capacity_tokens, false);
+		fprintf(out, "  \"fits\": %s,\n", predict_fits(r, plan) ? "true" : "false");
 	}
 	jnum(out, "compute_unknown", pm->compute_unknown ? 1 : 0, false);
 	jnum(out, "rate_estimated", pm->rate_estimated ? 1 : 0, true);

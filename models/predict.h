@@ -37,6 +37,9 @@ struct predict_result {
 int predict_run(struct predict_result *r, const struct perf_model *pm, int32_t batch,
 		int64_t context, int64_t chunk, struct diag *d);
 
+/* True when the KV cache of plan holds r's batch x (context + 1) tokens. */
+bool predict_fits(const struct predict_result *r, const struct mem_plan *plan);
+
 /* A readable report; plan (may be NULL) adds whether batch x context fits
  * in the KV cache.  DIAG_EIO when a write fails. */
 int predict_write_text(FILE *out, const struct perf_model *pm, const struct predict_result *r,

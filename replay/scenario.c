@@ -88,6 +88,8 @@ static const struct key KEYS[] = {
 	{"slo", K_OBJ, 0, 0, 0, "latency objectives"},
 	{"slo.ttft_ms", K_NUM, OFF(slo_ttft_ms), 0, 1e12, "time to first token objective, ms (0 = none)"},
 	{"slo.tpot_ms", K_NUM, OFF(slo_tpot_ms), 0, 1e12, "time per output token objective, ms (0 = none)"},
+	{"slo.attainment", K_NUM, OFF(slo_attainment), 0, 1,
+	 "share of calls that must meet the objectives for the answer to be yes (default 0.9)"},
 };
 #undef OFF
 #define N_KEYS (sizeof(KEYS) / sizeof(KEYS[0]))
@@ -300,6 +302,7 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	sc->reserve_full_prompt = -1;
 	sc->context_policy = CONTEXT_COMPACT;
 	router_config_default(&sc->router);
+	sc->slo_attainment = SCENARIO_DEFAULT_SLO_ATTAINMENT;
 	/* Anything the file leaves out keeps the built-in default. */
 	int rc = parse_text(sc, scenario_default_json, "(built-in default scenario)", d);
 	if (rc != 0)

@@ -24,6 +24,11 @@
 
 #define SCENARIO_STR_MAX 128
 
+/* Target share of calls (completed or failed) that must meet every latency
+ * objective when the scenario does not set slo.attainment: nine in ten, the
+ * P90 that the default objectives are written against. */
+#define SCENARIO_DEFAULT_SLO_ATTAINMENT 0.9
+
 struct scenario {
 	char name[SCENARIO_STR_MAX];
 	char model[SCENARIO_STR_MAX];
@@ -47,6 +52,8 @@ struct scenario {
 	enum context_policy context_policy; /* replay.context_policy */
 	double slo_ttft_ms;           /* 0 = no objective */
 	double slo_tpot_ms;
+	double slo_attainment;        /* share of calls within the objectives
+					 below which a replay's answer is "no" */
 	char source[512];             /* file it came from, "(built-in default)" */
 };
 

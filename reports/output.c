@@ -12,12 +12,77 @@
 #include "base/diag.h"
 #include "base/outfile.h"
 #include "reports/cluster.h"
+#include "base/warn.h"
 #include "reports/metrics.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- warnings ------------------------------------------------------------ */
+
+bool report_answer_no(const struct report_meta *meta, const struct metrics_summary *s)
+{
+	if (s->failed > 0)
+		return true;
+	bool slo = meta->slo_ttft_ms > 0.0 || meta->slo_tpot_ms > 0.0;
+	return slo && s->completed > 0 && s->slo_attainment < meta->slo_attainment_target;
+}
+
+/* What to change for a rejection reason of sim/sim.c (matched by the words
+ * that name its limit). */
+static const char *reason_hint(const char *reason)
+{
+	if (strstr(reason, "abandoned"))
+		return "these follow from the failures above: fix those and the sessions go on";
+	if (strstr(reason, "max_model_len"))
+		return "raise engine.max_model_len if it is below the model's context, else "
+		       "pick a model with a longer context";
+	if (strstr(reason, "KV"))
+		return "give the KV cache more room: more GPUs per replica (tensor_parallel_size), "
+		       "a smaller weight format, kv_cache_dtype fp8, or a higher "
+		       "engine.gpu_memory_utilization";
+	if (strstr(reason, "max_num_batched_tokens"))
+		return "set engine.enable_chunked_prefill=true or raise "
+		       "engine.max_num_batched_tokens";
+	return "see docs/metrics.md (failed_reasons)";
+}
+
+void report_run_warnings(const struct report_meta *meta, const struct metrics_summary *s,
+			 struct warn_list *w)
+{
+	int64_t calls = s->completed + s->failed;
+	if (s->failed > 0) {
+		warn_add(w, "failed_calls",
+			 "%" PRId64 " of %" PRId64 " calls failed (%.1f%%): they were never served, so "
+			 "the latency percentiles below cover the %" PRId64 " completed calls only and "
+			 "this deployment cannot serve the trace as it is.",
+			 s->failed, calls, 100.0 * (double)s->failed / (double)calls, s->completed);
+		for (size_t i = 0; i < s->n_failed_reasons; i++) {
+			const struct metrics_reason *r = &s->failed_reasons[i];
+			warn_add(w, "failed_reason", "%" PRId64 " calls: %s. To change: %s.", r->count,
+				 r->reason, reason_hint(r->reason));
+		}
+	}
+	bool slo = meta->slo_ttft_ms > 0.0 || meta->slo_tpot_ms > 0.0;
+	if (slo && calls > 0 && s->slo_attainment < meta->slo_attainment_target) {
+		char obj[96] = "";
+		if (meta->slo_ttft_ms > 0.0 && meta->slo_tpot_ms > 0.0)
+			snprintf(obj, sizeof(obj), "TTFT <= %g ms and TPOT <= %g ms", meta->slo_ttft_ms,
+				 meta->slo_tpot_ms);
+		else if (meta->slo_ttft_ms > 0.0)
+			snprintf(obj, sizeof(obj), "TTFT <= %g ms", meta->slo_ttft_ms);
+		else
+			snprintf(obj, sizeof(obj), "TPOT <= %g ms", meta->slo_tpot_ms);
+		warn_add(w, "slo_attainment",
+			 "SLO attainment %.1f%% is below the target %.1f%% (slo.attainment): %" PRId64
+			 " of %" PRId64 " calls met %s. The answer for this deployment is no: add "
+			 "GPUs or replicas, or choose a smaller or quantized model.",
+			 100.0 * s->slo_attainment, 100.0 * meta->slo_attainment_target,
+			 s->good_requests, calls, obj);
+	}
+}
 
 /* ---- terminal table ---------------------------------------------------- */
 
@@ -176,8 +241,49 @@ static void table_cluster(FILE *out, const struct cluster_summary *c)
 	}
 }
 
+#define WARN_WRAP 78
+
+/* One warning as "! " and its message wrapped at WARN_WRAP columns, the
+ * continuation lines indented by two spaces.  Control characters show as
+ * '?'. */
+static void table_warning(FILE *out, const struct warn *x)
+{
+	const char *p = x->msg;
+	const char *lead = "! ";
+	while (*p) {
+		size_t room = WARN_WRAP - 2, n = strlen(p), cut = n;
+		if (n > room) {
+			cut = room;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = room;
+		}
+		fputs(lead, out);
+		for (size_t i = 0; i < cut; i++)
+			fputc((unsigned char)p[i] < 0x20 || p[i] == 0x7f ? '?' : p[i], out);
+		fputc('\n', out);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		lead = "  ";
+	}
+}
+
+static void table_warnings(FILE *out, const struct warn_list *w)
+{
+	if (!w || (w->count == 0 && w->dropped == 0))
+		return;
+	table_rule(out, " WARNINGS ", '!');
+	for (size_t i = 0; i < w->count; i++)
+		table_warning(out, &w->items[i]);
+	if (w->dropped)
+		fprintf(out, "! ... and %zu more warnings (see --json)\n", w->dropped);
+}
+
 void report_table(FILE *out, const struct report_meta *meta, const struct metrics_summary *s)
 {
+	table_warnings(out, meta->warnings);
 	table_run(out, meta);
 
 	table_rule(out, " Serving Benchmark Result ", '=');
@@ -185,6 +291,8 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 	table_int(out, "Failed requests:", s->failed);
 	for (size_t i = 0; i < s->n_failed_reasons; i++)
 		table_reason(out, &s->failed_reasons[i]);
+	if (s->failed > 0)
+		table_str(out, "Latency percentiles cover:", "completed requests only");
 	table_dur(out, "Benchmark duration (s):", s->duration_s, "s");
 	table_int(out, "Total input tokens:", s->prompt_tokens);
 	table_int(out, "Total generated tokens:", s->output_tokens);
@@ -194,6 +302,7 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 	if (meta->slo_ttft_ms > 0.0 || meta->slo_tpot_ms > 0.0) {
 		table_num(out, "Request goodput (req/s):", s->request_goodput);
 		table_num(out, "SLO attainment (%):", 100.0 * s->slo_attainment);
+		table_num(out, "SLO attainment target (%):", 100.0 * meta->slo_attainment_target);
 	}
 
 	table_stats(out, "Time to First Token", "TTFT", "ms", &s->ttft_ms);
@@ -441,6 +550,7 @@ static void json_run(struct json *j, const struct report_meta *m)
 	json_int(j, "scaled_days", m->scaled_days);
 	json_slo(j, "slo_ttft_ms", m->slo_ttft_ms);
 	json_slo(j, "slo_tpot_ms", m->slo_tpot_ms);
+	json_num(j, "slo_attainment_target", m->slo_attainment_target);
 	json_close(j);
 }
 
@@ -484,6 +594,37 @@ static void json_cluster(struct json *j, const struct cluster_summary *c)
 	json_close(j);
 }
 
+/* "warnings": an array of {"code", "message"} in the order they were
+ * found, then "answer": "yes" or "no". */
+static void json_warnings(struct json *j, const struct report_meta *m,
+			  const struct metrics_summary *s)
+{
+	const struct warn_list *w = m->warnings;
+	json_key(j, "warnings");
+	if (!w || w->count == 0) {
+		fputs("[]", j->fp);
+	} else {
+		fputc('[', j->fp);
+		for (size_t i = 0; i < w->count; i++) {
+			fputs(i ? ",\n" : "\n", j->fp);
+			j->depth++; /* the array's own level */
+			for (int k = 0; k < j->depth; k++)
+				fputs("  ", j->fp);
+			json_open(j);
+			json_str(j, "code", w->items[i].code);
+			json_str(j, "message", w->items[i].msg);
+			json_close(j);
+			j->depth--;
+		}
+		fputc('\n', j->fp);
+		for (int k = 0; k < j->depth; k++)
+			fputs("  ", j->fp);
+		fputc(']', j->fp);
+	}
+	json_int(j, "warnings_dropped", w ? (int64_t)w->dropped : 0);
+	json_str(j, "answer", report_answer_no(m, s) ? "no" : "yes");
+}
+
 static void json_document(FILE *fp, const struct report_meta *m, const struct metrics_summary *s)
 {
 	struct json j = {.fp = fp, .depth = 0};
@@ -491,6 +632,7 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 	json_open(&j);
 	json_int(&j, "schema_version", REPORT_SCHEMA_VERSION);
 	json_run(&j, m);
+	json_warnings(&j, m, s);
 
 	json_int(&j, "completed", s->completed);
 	json_int(&j, "failed", s->failed);

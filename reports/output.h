@@ -19,6 +19,7 @@
 struct cluster_summary;
 struct diag;
 struct metrics_summary;
+struct warn_list;
 
 #define REPORT_SCHEMA_VERSION 1
 
@@ -68,7 +69,20 @@ struct report_meta {
 	} context;
 	const struct cluster_summary *cluster; /* several replicas: per-replica and
 						  router figures; NULL = none */
+	double slo_attainment_target; /* share of calls within the SLOs for "yes" */
+	const struct warn_list *warnings; /* shown first; NULL = none */
 };
+
+/* The run's answer is "no" when any call failed, or when latency objectives
+ * are set and fewer than slo_attainment_target of the calls met them. */
+bool report_answer_no(const struct report_meta *meta, const struct metrics_summary *s);
+
+/* Append what a reader must see before the figures: failed calls (how many,
+ * why, what to change; latency percentiles then cover completed calls only)
+ * and SLO attainment below its target.  Codes: "failed_calls",
+ * "failed_reason" (one per reason), "slo_attainment". */
+void report_run_warnings(const struct report_meta *meta, const struct metrics_summary *s,
+			 struct warn_list *w);
 
 /* Human-readable table; write errors are left for the caller to see with
  * ferror(out). */

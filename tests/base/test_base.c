@@ -13,6 +13,7 @@
 #include "base/outfile.h"
 #include "base/textfile.h"
 #include "base/vec.h"
+#include "base/warn.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -199,6 +200,28 @@ static void test_textfile(void **state)
 	assert_non_null(strstr(d.msg, "cannot open"));
 }
 
+/* Warnings keep their order, cut long messages and count what overflows. */
+static void test_warn(void **state)
+{
+	(void)state;
+	struct warn_list w;
+	warn_list_init(&w);
+	assert_false(warn_has(&w, "a"));
+	warn_add(&w, "a", "%d calls", 3);
+	char big[2 * WARN_MSG_MAX];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	warn_add(&w, "b", "%s", big);
+	assert_int_equal(w.count, 2);
+	assert_string_equal(w.items[0].msg, "3 calls");
+	assert_int_equal(strlen(w.items[1].msg), WARN_MSG_MAX - 1);
+	assert_true(warn_has(&w, "b"));
+	for (int i = 2; i < WARN_MAX + 3; i++)
+		warn_add(&w, "c", "more");
+	assert_int_equal(w.count, WARN_MAX);
+	assert_int_equal(w.dropped, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_outfile_atomic),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_textfile),
+		cmocka_unit_test(test_warn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

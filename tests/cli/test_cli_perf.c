@@ -240,7 +240,7 @@ static struct replay_figures replay_with(const char *sets)
 	char args[1024];
 	snprintf(args, sizeof(args), "replay " MOONCAKE200 " --quiet --json - %s", sets);
 	struct cli_out r = cli_run(args);
-	if (r.status != 0)
+	if (r.status != 0 && r.status != 1) /* 1: the answer is no, figures still out */
 		fail_msg("agentcap %s: exit %d: %s", args, r.status, r.err);
 	cJSON *j = cJSON_Parse(r.out);
 	assert_non_null(j);
@@ -265,8 +265,8 @@ static struct replay_figures replay_with(const char *sets)
 static void test_replay_scenario_keys(void **state)
 {
 	(void)state;
-	struct cli_out a = cli_run("replay " MOONCAKE200 " --quiet --json - --set engine_profile=llama.cpp");
-	struct cli_out b = cli_run("replay " MOONCAKE200 " --quiet --json - --set engine_profile=vllm");
+	struct cli_out a = cli_run("replay " MOONCAKE200 " --quiet --json - --set engine_profile=llama.cpp" NO_SLO);
+	struct cli_out b = cli_run("replay " MOONCAKE200 " --quiet --json - --set engine_profile=vllm" NO_SLO);
 	assert_int_equal(a.status, 0);
 	assert_int_equal(b.status, 0);
 	assert_true(strcmp(a.out, b.out) != 0);

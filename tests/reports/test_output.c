@@ -8,6 +8,7 @@
 #include "reports/output.h"
 
 #include "base/diag.h"
+#include "base/warn.h"
 #include "reports/metrics.h"
 #include "tests/reports/small_run.h"
 
@@ -26,7 +27,7 @@
 #include <cmocka.h>
 
 static const char *const top_keys[] = {
-	"schema_version", "run", "completed", "failed", "failed_reasons", "duration_s",
+	"schema_version", "run", "warnings", "warnings_dropped", "answer", "completed", "failed", "failed_reasons", "duration_s",
 	"request_throughput", "output_throughput", "total_token_throughput",
 	"good_requests", "request_goodput", "slo_attainment",
 	"mean_ttft_ms", "median_ttft_ms", "std_ttft_ms", "p90_ttft_ms", "p95_ttft_ms", "p99_ttft_ms",
@@ -50,6 +51,7 @@ static const char *const run_keys[] = {
 	"reserve_full_prompt", "context_policy", "seed", "kv_capacity_tokens", "block_size", "max_num_seqs", "max_num_batched_tokens",
 	"enable_prefix_caching", "enable_chunked_prefill", "skipped_bad_lines",
 	"events_processed", "engine_steps", "scaled_engineers", "scaled_days", "slo_ttft_ms", "slo_tpot_ms",
+	"slo_attainment_target",
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -85,6 +87,7 @@ static struct report_meta fixture_meta(void)
 		.engine = {.profile = "vllm", .pp = 3, .max_model_len = 131072,
 			   .gpu_memory_utilization = 0.85, .reserve_full_prompt = true},
 		.context = {.policy = "compact", .compacted = 17, .truncated = 0, .too_long = 1},
+		.slo_attainment_target = 0.9,
 	};
 	return m;
 }
@@ -420,6 +423,7 @@ static void test_table(void **state)
 		"Failed requests:                         3\n"
 		"  prompt exceeds KV capacity:            2\n"
 		"  unspecified:                           1\n"
+		"Latency percentiles cover:               completed requests only\n"
 		"Benchmark duration (s):                  1.80\n"
 		"Total input tokens:                      3500\n"
 		"Total generated tokens:                  16\n"
@@ -428,6 +432,7 @@ static void test_table(void **state)
 		"Total Token throughput (tok/s):          1953.33\n"
 		"Request goodput (req/s):                 1.67\n"
 		"SLO attainment (%):                      50.00\n"
+		"SLO attainment target (%):               90.00\n"
 		"---------------Time to First Token----------------\n"
 		"Mean TTFT (ms):                          200.00\n"
 		"Median TTFT (ms):                        200.00\n"
@@ -492,9 +497,83 @@ static void test_human_duration(void **state)
 	assert_string_equal(b, "");
 }
 
+/* Failed calls and SLO attainment below target are loud: warnings that say
+ * how many, why, what to change and that percentiles cover completed calls
+ * only, printed before anything else, and under "warnings" in JSON. */
+static void test_warnings(void **state)
+{
+	(void)state;
+	struct metrics_summary s;
+	struct metrics *m = small_metrics(&s); /* 3 completed, 3 failed, 50% attainment */
+	struct report_meta meta = fixture_meta();
+	assert_true(report_answer_no(&meta, &s));
+	struct warn_list w;
+	warn_list_init(&w);
+	report_run_warnings(&meta, &s, &w);
+	assert_int_equal(w.count, 4); /* failed_calls, two reasons, slo_attainment */
+	assert_string_equal(w.items[0].code, "failed_calls");
+	assert_non_null(strstr(w.items[0].msg, "3 of 6 calls failed (50.0%)"));
+	assert_non_null(strstr(w.items[0].msg, "cover the 3 completed calls only"));
+	assert_string_equal(w.items[1].code, "failed_reason");
+	assert_non_null(strstr(w.items[1].msg, "2 calls: prompt exceeds KV capacity"));
+	assert_non_null(strstr(w.items[1].msg, "tensor_parallel_size"));
+	assert_string_equal(w.items[3].code, "slo_attainment");
+	assert_non_null(strstr(w.items[3].msg, "50.0% is below the target 90.0%"));
+	meta.warnings = &w;
+
+	char *text = table_text(&meta, &s);
+	assert_true(strncmp(text, "!!!!!!!!!!!!!!!!!!!! WARNINGS !!!!!!!!!!!!!!!!!!!!\n! 3 of 6 calls failed",
+			    strlen("!!!!!!!!!!!!!!!!!!!! WARNINGS !!!!!!!!!!!!!!!!!!!!\n! 3 of 6 calls failed")) == 0);
+	assert_true(strstr(text, "! 3 of 6") < strstr(text, "agentcap run"));
+	for (const char *line = text; *line; line = strchr(line, '\n') + 1) {
+		const char *end = strchr(line, '\n');
+		assert_true(end - line <= 78); /* wrapped */
+	}
+	free(text);
+
+	struct tmpdir t;
+	tmpdir_make(&t);
+	char path[600];
+	snprintf(path, sizeof(path), "%s/run.json", t.path);
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(report_json_write(path, &meta, &s, &d), 0);
+	size_t json_len;
+	char *json = slurp(path, &json_len);
+	cJSON *doc = cJSON_Parse(json);
+	assert_non_null(doc);
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(doc, "warnings");
+	assert_true(cJSON_IsArray(arr));
+	assert_int_equal(cJSON_GetArraySize(arr), 4);
+	const cJSON *first = cJSON_GetArrayItem(arr, 0);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(first, "code")->valuestring, "failed_calls");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(first, "message")->valuestring, w.items[0].msg);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(doc, "answer")->valuestring, "no");
+	cJSON_Delete(doc);
+	free(json);
+	const char *const names[] = {"run.json"};
+	tmpdir_remove(&t, names, 1);
+
+	/* A clean run: no warning, the answer is yes. */
+	struct metrics_summary ok = s;
+	ok.failed = 0;
+	ok.n_failed_reasons = 0;
+	ok.slo_attainment = 0.95;
+	warn_list_init(&w);
+	report_run_warnings(&meta, &ok, &w);
+	assert_int_equal(w.count, 0);
+	assert_false(report_answer_no(&meta, &ok));
+	text = table_text(&meta, &ok);
+	assert_null(strstr(text, "WARNINGS"));
+	assert_null(strstr(text, "Latency percentiles cover"));
+	free(text);
+	metrics_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_json_parses_back),
 		cmocka_unit_test(test_human_duration),
 		cmocka_unit_test(test_json_deterministic),
