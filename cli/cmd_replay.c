@@ -365,6 +365,14 @@ int cmd_replay(int argc, char **argv)
 		metrics_set_replicas(m, sc.replicas);
 		metrics_set_slo(m, sc.slo_ttft_ms, sc.slo_tpot_ms);
 		sc.router.seed = a->seed;
+		double gpus = (double)pm.tp * (double)pm.pp;
+		struct metrics_capacity cap = {
+			.max_num_seqs = cfg.max_num_seqs,
+			.kv_blocks = cfg.kv_cache_tokens / cfg.block_size,
+			.peak_flops = pm.compute_unknown ? 0.0 : pm.matmul_peak_flops * gpus,
+			.peak_bytes_per_s = pm.mem_bw_bytes * gpus,
+		};
+		metrics_set_capacity(m, &cap);
 		struct replay_opts o = {.trace_path = a->trace, .format = a->format,
 					.skip_bad = a->skip_bad, .seed = a->seed, .scale = a->scale,
 					.context_policy = sc.context_policy,

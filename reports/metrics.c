@@ -22,7 +22,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One call as the peak window needs it. */
+struct metrics_call {
+	int64_t arrival_ns;
+	int64_t tokens;         /* prompt + output */
+	double ttft_ms;         /* completed calls */
+	double tpot_ms;         /* completed calls with output > 1 */
+	uint8_t completed;
+	uint8_t has_tpot;
+	uint8_t good;
+};
+
 struct metrics {
+	struct vec calls;       /* struct metrics_call per request */
 	struct vec ttft_ms;     /* double per completed request */
 	struct vec tpot_ms;     /* double per completed request with output > 1 */
 	struct vec e2el_ms;     /* double per completed request */
@@ -49,6 +61,13 @@ struct metrics {
 	int64_t preemptions;
 
 	int64_t busy_ns;
+	double busy_seq_ns;      /* sum of seqs x step time */
+	double busy_kv_block_ns; /* sum of mean KV blocks held x step time */
+	double flops;
+	double bytes;
+	int32_t max_seqs;
+	int64_t max_kv_blocks;
+	struct metrics_capacity cap;
 	int32_t max_replica;     /* -1 until a busy record arrives */
 	int32_t replicas_set;    /* 0: derive from max_replica */
 
@@ -68,6 +87,7 @@ struct metrics *metrics_new(void)
 	struct metrics *m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
+	vec_init(&m->calls, sizeof(struct metrics_call), METRICS_MAX_RECORDS);
 	vec_init(&m->ttft_ms, sizeof(double), METRICS_MAX_RECORDS);
 	vec_init(&m->tpot_ms, sizeof(double), METRICS_MAX_RECORDS);
 	vec_init(&m->e2el_ms, sizeof(double), METRICS_MAX_RECORDS);
@@ -89,6 +109,7 @@ void metrics_free(struct metrics *m)
 		free((char *)r->reason); /* owned: allocated in metrics_count_reason */
 	}
 	vec_release(&m->reasons);
+	vec_release(&m->calls);
 	vec_release(&m->ttft_ms);
 	vec_release(&m->tpot_ms);
 	vec_release(&m->e2el_ms);
@@ -109,8 +130,14 @@ void metrics_set_slo(struct metrics *m, double ttft_ms, double tpot_ms)
 	m->slo_tpot_ms = tpot_ms > 0.0 ? tpot_ms : 0.0;
 }
 
+void metrics_set_capacity(struct metrics *m, const struct metrics_capacity *c)
+{
+	m->cap = *c;
+}
+
 void metrics_set_max_records(struct metrics *m, size_t max_records)
 {
+	m->calls.max_len = max_records;
 	m->ttft_ms.max_len = max_records;
 	m->tpot_ms.max_len = max_records;
 	m->e2el_ms.max_len = max_records;
@@ -134,6 +161,22 @@ static void metrics_push(struct metrics *m, struct vec *v, double x, const char 
 		return;
 	}
 	*slot = x;
+}
+
+static void metrics_push_call(struct metrics *m, const struct metrics_call *c)
+{
+	if (m->calls.len >= m->calls.max_len) {
+		diag_set(&m->err, DIAG_ENOMEM, "metrics: more than %zu calls (the limit)",
+			 m->calls.max_len);
+		return;
+	}
+	struct metrics_call *slot = vec_push(&m->calls);
+	if (!slot) {
+		diag_set(&m->err, DIAG_ENOMEM, "metrics: out of memory after %zu calls",
+			 m->calls.len);
+		return;
+	}
+	*slot = *c;
 }
 
 static void metrics_count_reason(struct metrics *m, const char *reason)
@@ -193,9 +236,12 @@ static void metrics_on_request(void *ctx, const struct res_request *r)
 		m->last_end_ns = end_ns;
 	m->have_requests = true;
 
+	struct metrics_call call = {.arrival_ns = r->arrival_ns,
+				    .tokens = r->prompt_tokens + r->output_tokens};
 	if (r->status == RES_REJECTED) {
 		m->failed++;
 		metrics_count_reason(m, r->reason ? r->reason : "unspecified");
+		metrics_push_call(m, &call);
 		return;
 	}
 	m->completed++;
@@ -209,14 +255,21 @@ static void metrics_on_request(void *ctx, const struct res_request *r)
 	double tpot_ms = r->output_tokens > 1 ? (double)(r->done_ns - r->first_token_ns) / 1e6 /
 							(double)(r->output_tokens - 1)
 					      : 0.0;
-	if ((m->slo_ttft_ms == 0.0 || ttft_ms <= m->slo_ttft_ms) &&
-	    (m->slo_tpot_ms == 0.0 || tpot_ms <= m->slo_tpot_ms))
+	bool good = (m->slo_ttft_ms == 0.0 || ttft_ms <= m->slo_ttft_ms) &&
+		    (m->slo_tpot_ms == 0.0 || tpot_ms <= m->slo_tpot_ms);
+	if (good)
 		m->good++;
 	metrics_push(m, &m->ttft_ms, ttft_ms, "completed requests");
 	metrics_push(m, &m->e2el_ms, (double)(r->done_ns - r->arrival_ns) / 1e6,
 		     "completed requests");
 	if (r->output_tokens > 1)
 		metrics_push(m, &m->tpot_ms, tpot_ms, "completed requests");
+	call.completed = 1;
+	call.good = good;
+	call.ttft_ms = ttft_ms;
+	call.tpot_ms = tpot_ms;
+	call.has_tpot = r->output_tokens > 1;
+	metrics_push_call(m, &call);
 }
 
 /* A run is `seqs` copies of the arithmetic sequence first .. last of `steps`
@@ -276,7 +329,20 @@ static void metrics_on_busy(void *ctx, const struct res_busy *b)
 			 (int)b->replica, (long long)b->start_ns, (long long)b->end_ns);
 		return;
 	}
-	m->busy_ns += b->end_ns - b->start_ns;
+	int64_t ns = b->end_ns - b->start_ns;
+	m->busy_ns += ns;
+	m->busy_seq_ns += (double)b->seqs * (double)ns;
+	m->busy_kv_block_ns += 0.5 * (double)(b->kv_blocks_start + b->kv_blocks_end) * (double)ns;
+	if (isfinite(b->flops) && b->flops > 0)
+		m->flops += b->flops;
+	if (isfinite(b->bytes) && b->bytes > 0)
+		m->bytes += b->bytes;
+	if (b->seqs > m->max_seqs)
+		m->max_seqs = b->seqs;
+	if (b->kv_blocks_end > m->max_kv_blocks)
+		m->max_kv_blocks = b->kv_blocks_end;
+	if (b->kv_blocks_start > m->max_kv_blocks)
+		m->max_kv_blocks = b->kv_blocks_start;
 	if (b->replica > m->max_replica)
 		m->max_replica = b->replica;
 }
@@ -333,7 +399,8 @@ bool metrics_check(const struct metrics *m)
 	/* After a recorded error the counts may run ahead of the arrays. */
 	bool exact = m->err.code == DIAG_OK;
 	if (exact && (m->ttft_ms.len != (size_t)m->completed || m->e2el_ms.len != m->ttft_ms.len ||
-		      m->tpot_ms.len > m->ttft_ms.len))
+		      m->tpot_ms.len > m->ttft_ms.len ||
+		      m->calls.len != (size_t)(m->completed + m->failed)))
 		return false;
 	int64_t failed = 0;
 	for (size_t i = 0; i < m->reasons.len; i++) {
@@ -358,6 +425,78 @@ static void metrics_stats_copy(const struct vec *v, double *scratch, struct metr
 	if (v->len)
 		memcpy(scratch, v->data, v->len * sizeof(double));
 	metrics_stats_of(scratch, v->len, out);
+}
+
+static int call_cmp(const void *pa, const void *pb)
+{
+	const struct metrics_call *a = pa, *b = pb;
+	if (a->arrival_ns != b->arrival_ns)
+		return a->arrival_ns < b->arrival_ns ? -1 : 1;
+	/* the rest only makes the order total, so qsort's result is unique */
+	if (a->tokens != b->tokens)
+		return a->tokens < b->tokens ? -1 : 1;
+	if (a->completed != b->completed)
+		return a->completed < b->completed ? -1 : 1;
+	if (a->ttft_ms != b->ttft_ms)
+		return a->ttft_ms < b->ttft_ms ? -1 : 1;
+	if (a->tpot_ms != b->tpot_ms)
+		return a->tpot_ms < b->tpot_ms ? -1 : 1;
+	return 0;
+}
+
+/* The peak window of the summary (see metrics.h): calls sorted by arrival,
+ * a window [a_i, a_i + W) slid over every arrival with two cursors, the
+ * first window with the most tokens kept.  `scratch` holds at least one
+ * double per completed call.  O(n log n); 0 or DIAG_ENOMEM. */
+static int metrics_peak_window(const struct metrics *m, double *scratch,
+			       struct metrics_summary *out)
+{
+	size_t n = m->calls.len;
+	if (n == 0)
+		return 0;
+	struct metrics_call *c = malloc(n * sizeof(*c));
+	if (!c)
+		return DIAG_ENOMEM;
+	memcpy(c, m->calls.data, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), call_cmp);
+	const int64_t w = (int64_t)(METRICS_PEAK_WINDOW_S * 1e9);
+	size_t best_lo = 0, best_hi = n, hi = 0;
+	int64_t best = -1, sum = 0;
+	for (size_t lo = 0; lo < n; lo++) {
+		while (hi < n && c[hi].arrival_ns - c[lo].arrival_ns < w)
+			sum += c[hi++].tokens;
+		if (sum > best) {
+			best = sum;
+			best_lo = lo;
+			best_hi = hi;
+		}
+		sum -= c[lo].tokens;
+	}
+	int64_t span = c[n - 1].arrival_ns - c[0].arrival_ns;
+	out->peak_window_s = span < w ? (double)(out->duration_s) : METRICS_PEAK_WINDOW_S;
+	out->peak_offset_s = (double)(c[best_lo].arrival_ns - c[0].arrival_ns) / 1e9;
+	out->peak_tokens = best;
+	int64_t good = 0;
+	size_t nt = 0;
+	for (size_t i = best_lo; i < best_hi; i++) {
+		out->peak_calls++;
+		if (c[i].completed) {
+			out->peak_completed++;
+			good += c[i].good;
+			scratch[nt++] = c[i].ttft_ms;
+		} else {
+			out->peak_failed++;
+		}
+	}
+	metrics_stats_of(scratch, nt, &out->peak_ttft_ms);
+	nt = 0;
+	for (size_t i = best_lo; i < best_hi; i++)
+		if (c[i].completed && c[i].has_tpot)
+			scratch[nt++] = c[i].tpot_ms;
+	metrics_stats_of(scratch, nt, &out->peak_tpot_ms);
+	out->peak_slo_attainment = (double)good / (double)out->peak_calls;
+	free(c);
+	return 0;
 }
 
 int metrics_summarize(const struct metrics *m, struct metrics_summary *out, struct diag *d)
@@ -428,6 +567,35 @@ int metrics_summarize(const struct metrics *m, struct metrics_summary *out, stru
 	if (duration_ns > 0 && out->replicas > 0)
 		out->gpu_busy_fraction =
 			(double)m->busy_ns / ((double)duration_ns * (double)out->replicas);
+
+	double run_ns = (double)duration_ns * (double)(out->replicas > 0 ? out->replicas : 1);
+	double busy_ns = (double)m->busy_ns;
+	if (m->cap.peak_flops > 0 && run_ns > 0) {
+		out->compute_fraction = m->flops / (run_ns * 1e-9 * m->cap.peak_flops);
+		if (busy_ns > 0)
+			out->compute_fraction_busy = m->flops / (busy_ns * 1e-9 * m->cap.peak_flops);
+	}
+	if (m->cap.peak_bytes_per_s > 0 && run_ns > 0) {
+		out->bandwidth_fraction = m->bytes / (run_ns * 1e-9 * m->cap.peak_bytes_per_s);
+		if (busy_ns > 0)
+			out->bandwidth_fraction_busy =
+				m->bytes / (busy_ns * 1e-9 * m->cap.peak_bytes_per_s);
+	}
+	if (busy_ns > 0) {
+		out->batch_seqs_mean = m->busy_seq_ns / busy_ns;
+		if (m->cap.kv_blocks > 0)
+			out->kv_use_mean = m->busy_kv_block_ns / busy_ns / (double)m->cap.kv_blocks;
+	}
+	if (m->cap.max_num_seqs > 0)
+		out->batch_occupancy = out->batch_seqs_mean / (double)m->cap.max_num_seqs;
+	out->batch_seqs_max = m->max_seqs;
+	if (m->cap.kv_blocks > 0)
+		out->kv_use_peak = (double)m->max_kv_blocks / (double)m->cap.kv_blocks;
+	if (metrics_peak_window(m, scratch, out) != 0) {
+		free(scratch);
+		return diag_set(d, DIAG_ENOMEM, "metrics: out of memory sorting %zu calls",
+				m->calls.len);
+	}
 
 	out->sessions = (int64_t)m->session_s.len;
 	if (out->sessions > 0)

@@ -25,6 +25,9 @@
 struct diag;
 struct metrics;
 
+/* Length of the peak window: one hour of simulated time. */
+#define METRICS_PEAK_WINDOW_S 3600.0
+
 /* Default cap on the records kept per array (requests, sessions, tasks). */
 #define METRICS_MAX_RECORDS ((size_t)1 << 28)
 /* Cap on distinct rejection reasons; reasons longer than this are cut. */
@@ -73,7 +76,33 @@ struct metrics_summary {
 	double prefix_cache_hit_rate;   /* cached / prompt tokens, 0..1 */
 	int64_t preemptions;
 	int32_t replicas;               /* set, or 1 + highest replica in busy records */
-	double gpu_busy_fraction;       /* busy time / (duration * replicas) */
+	double gpu_busy_fraction;       /* busy time / (duration * replicas): the share of
+					   time any step ran, however small; not headroom */
+	/* Headroom (docs/metrics.md): what the steps achieved against the
+	 * capacity given by metrics_set_capacity (0 where it is not set).
+	 * "_busy" figures are weighted by step time, the others by run time. */
+	double compute_fraction;        /* FLOPs / (duration * replicas * peak FLOP/s) */
+	double bandwidth_fraction;      /* bytes / (duration * replicas * peak bytes/s) */
+	double compute_fraction_busy;   /* FLOPs / (busy time * peak FLOP/s) */
+	double bandwidth_fraction_busy;
+	double batch_seqs_mean;         /* sequences per step, step-time weighted */
+	double batch_occupancy;         /* batch_seqs_mean / max_num_seqs */
+	int32_t batch_seqs_max;
+	double kv_use_mean;             /* KV blocks held by running requests over the
+					   cache's blocks, step-time weighted */
+	double kv_use_peak;             /* the most held at any step end */
+	/* The busiest hour of simulated time: the window of METRICS_PEAK_WINDOW_S
+	 * (or the whole run if shorter) whose arriving calls bring the most
+	 * prompt + output tokens; figures of the calls that arrived in it. */
+	double peak_window_s;
+	double peak_offset_s;           /* window start after the first arrival */
+	int64_t peak_calls;
+	int64_t peak_completed;
+	int64_t peak_failed;
+	int64_t peak_tokens;            /* prompt + output tokens of its calls */
+	double peak_slo_attainment;
+	struct metrics_stats peak_ttft_ms;
+	struct metrics_stats peak_tpot_ms;
 	int64_t sessions;
 	double session_calls_mean;
 	struct metrics_stats session_makespan_s; /* std is computed, not reported */
@@ -94,6 +123,16 @@ struct res_sink metrics_sink(struct metrics *m);
  * never ran a step still count); 0 goes back to 1 + the highest replica index
  * seen in busy records. */
 void metrics_set_replicas(struct metrics *m, int32_t replicas);
+
+/* Capacity of one replica, the denominators of the headroom figures; a 0
+ * leaves the figures that need it at 0. */
+struct metrics_capacity {
+	int32_t max_num_seqs;
+	int64_t kv_blocks;
+	double peak_flops;             /* FLOP/s of all the replica's GPUs */
+	double peak_bytes_per_s;       /* memory bandwidth of all its GPUs */
+};
+void metrics_set_capacity(struct metrics *m, const struct metrics_capacity *c);
 
 /* Cap on the records kept per array (default METRICS_MAX_RECORDS); going past
  * it makes metrics_summarize fail with DIAG_ENOMEM.  Call before any record. */

@@ -323,9 +323,39 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 	table_int(out, "Calls truncated:", meta->context.truncated);
 	table_int(out, "Calls over max_model_len:", meta->context.too_long);
 
-	table_rule(out, "Utilisation", '-');
+		table_rule(out, "Utilisation and Headroom", '-');
 	table_int(out, "Replicas:", s->replicas);
-	table_num(out, "GPU busy (%):", 100.0 * s->gpu_busy_fraction);
+	table_num(out, "Time a step was running (%):", 100.0 * s->gpu_busy_fraction);
+	table_num(out, "Compute, run average (% of peak):", 100.0 * s->compute_fraction);
+	table_num(out, "Compute, while running (% of peak):", 100.0 * s->compute_fraction_busy);
+	table_num(out, "Bandwidth, run average (% of peak):", 100.0 * s->bandwidth_fraction);
+	table_num(out, "Bandwidth, while running (% of peak):", 100.0 * s->bandwidth_fraction_busy);
+	table_num(out, "Mean batch, while running (seqs):", s->batch_seqs_mean);
+	table_num(out, "Mean batch (% of max_num_seqs):", 100.0 * s->batch_occupancy);
+	table_int(out, "Largest batch (seqs):", s->batch_seqs_max);
+	table_num(out, "Mean KV in use, while running (%):", 100.0 * s->kv_use_mean);
+	table_num(out, "Peak KV in use (%):", 100.0 * s->kv_use_peak);
+
+	if (s->peak_calls > 0) {
+		char title[64];
+		if (s->peak_window_s < METRICS_PEAK_WINDOW_S)
+			snprintf(title, sizeof(title), "Peak Hour (whole run: %.0f s)", s->peak_window_s);
+		else
+			snprintf(title, sizeof(title), "Peak Hour (busiest by tokens arriving)");
+		table_rule(out, title, '-');
+		table_num(out, "Starts after the first call (s):", s->peak_offset_s);
+		table_int(out, "Calls arriving:", s->peak_calls);
+		table_int(out, "Failed calls:", s->peak_failed);
+		table_int(out, "Prompt + output tokens:", s->peak_tokens);
+		if (meta->slo_ttft_ms > 0.0 || meta->slo_tpot_ms > 0.0)
+			table_num(out, "SLO attainment (%):", 100.0 * s->peak_slo_attainment);
+		table_num(out, "Median TTFT (ms):", s->peak_ttft_ms.median);
+		table_num(out, "P90 TTFT (ms):", s->peak_ttft_ms.p90);
+		table_num(out, "P99 TTFT (ms):", s->peak_ttft_ms.p99);
+		table_num(out, "Median TPOT (ms):", s->peak_tpot_ms.median);
+		table_num(out, "P90 TPOT (ms):", s->peak_tpot_ms.p90);
+		table_num(out, "P99 TPOT (ms):", s->peak_tpot_ms.p99);
+	}
 
 	if (meta->cluster)
 		table_cluster(out, meta->cluster);
@@ -667,6 +697,24 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 	json_int(&j, "calls_over_max_model_len", m->context.too_long);
 	json_int(&j, "replicas", s->replicas);
 	json_num(&j, "gpu_busy_fraction", s->gpu_busy_fraction);
+	json_num(&j, "compute_fraction", s->compute_fraction);
+	json_num(&j, "compute_fraction_busy", s->compute_fraction_busy);
+	json_num(&j, "bandwidth_fraction", s->bandwidth_fraction);
+	json_num(&j, "bandwidth_fraction_busy", s->bandwidth_fraction_busy);
+	json_num(&j, "batch_seqs_mean", s->batch_seqs_mean);
+	json_num(&j, "batch_occupancy", s->batch_occupancy);
+	json_int(&j, "batch_seqs_max", s->batch_seqs_max);
+	json_num(&j, "kv_use_mean", s->kv_use_mean);
+	json_num(&j, "kv_use_peak", s->kv_use_peak);
+	json_num(&j, "peak_window_s", s->peak_window_s);
+	json_num(&j, "peak_offset_s", s->peak_offset_s);
+	json_int(&j, "peak_calls", s->peak_calls);
+	json_int(&j, "peak_completed", s->peak_completed);
+	json_int(&j, "peak_failed", s->peak_failed);
+	json_int(&j, "peak_tokens", s->peak_tokens);
+	json_num(&j, "peak_slo_attainment", s->peak_slo_attainment);
+	json_stat_keys(&j, "peak_ttft", &s->peak_ttft_ms, false);
+	json_stat_keys(&j, "peak_tpot", &s->peak_tpot_ms, false);
 
 	json_int(&j, "sessions", s->sessions);
 	json_num(&j, "session_calls_mean", s->session_calls_mean);

@@ -443,6 +443,7 @@ int replica_schedule(struct sim *s, struct replica *rep)
 	rep->run_k = k;
 	rep->run_total_ns = dur;
 	rep->run_b0 = pb;
+	rep->run_kv_start = kvcache_used(&rep->kv);
 	rep->run_gen++;
 	return push_event(s, s->now_ns + llround(dur), EV_STEP_END, PRIO_STEP_END, rep, rep->run_gen);
 }
@@ -474,10 +475,6 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen)
 	s->stats.steps += k;
 	s->stats.step_events++;
 	s->tokens_scheduled += rep->run_b0.new_tokens * k;
-	if (s->sink.busy) {
-		struct res_busy b = {.replica = rep->id, .start_ns = t0, .end_ns = s->now_ns, .steps = k};
-		s->sink.busy(s->sink.ctx, &b);
-	}
 
 	/* Apply the tokens.  Requests whose previous token came at t0 (the
 	 * usual case) share one ITL record; the rest report their own gap. */
@@ -517,6 +514,15 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen)
 		r->last_token_ns = s->now_ns;
 	}
 	emit_itl(s, first, last, total, k, steady);
+	if (s->sink.busy) {
+		struct res_busy b = {.replica = rep->id, .start_ns = t0, .end_ns = s->now_ns, .steps = k,
+				     .seqs = rep->run_b0.seqs, .kv_blocks_start = rep->run_kv_start,
+				     .kv_blocks_end = kvcache_used(&rep->kv)};
+		if (s->perf.work)
+			s->perf.work(s->perf.ctx, &rep->run_b0, rep->run_decode ? k : 0, &b.flops,
+				     &b.bytes);
+		s->sink.busy(s->sink.ctx, &b);
+	}
 
 	/* Finish requests, keeping the running list in admission order. */
 	int32_t w = 0;

@@ -110,6 +110,7 @@ struct replica {
 				       prefix (UINT64_MAX: none free) */
 	bool head_grows;            /* its prefix could grow by head_next_hash */
 	uint64_t head_next_hash;
+	int64_t run_kv_start;       /* blocks in use when the run was scheduled */
 };
 
 int replica_init(struct replica *rep, int32_t id, const struct engine_config *cfg, struct diag *d);

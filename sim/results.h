@@ -55,12 +55,21 @@ struct res_itl_run {
 	int32_t seqs;
 };
 
-/* One step (or run of identical-shape steps) of one replica, for utilisation. */
+/* One step (or run of identical-shape steps) of one replica, for
+ * utilisation and headroom.  A decode run's steps each add one token per
+ * sequence, so its KV use grows from kv_blocks_start to kv_blocks_end;
+ * flops and bytes are the work of all its steps as the step-time model
+ * counts it (0 when the model does not say). */
 struct res_busy {
 	int32_t replica;
 	int64_t start_ns;
 	int64_t end_ns;
 	int64_t steps;
+	int32_t seqs;              /* sequences in each step's batch */
+	int64_t kv_blocks_start;   /* KV blocks held by running requests, step start */
+	int64_t kv_blocks_end;     /* the same at its end, before finished requests free theirs */
+	double flops;              /* floating-point operations of all its steps */
+	double bytes;              /* bytes moved to and from GPU memory, all its steps */
 };
 
 /* A closed-loop session or a task (a span of calls) that finished. */

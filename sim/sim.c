@@ -3,6 +3,7 @@
 #include "sim/sim.h"
 
 #include "models/perf.h"
+#include "models/perf_model.h"
 #include "sim/replica.h"
 
 #include <math.h>
@@ -19,9 +20,28 @@ static double model_run_ns(const void *ctx, const struct perf_batch *b0, int64_t
 	return perf_decode_run_ns(ctx, b0, k);
 }
 
+static void model_work(const void *ctx, const struct perf_batch *b0, int64_t k, double *flops,
+		       double *bytes)
+{
+	struct perf_breakdown first, last;
+	perf_step_breakdown(ctx, b0, &first);
+	if (k <= 1) {
+		*flops = first.flops;
+		*bytes = first.bytes;
+		return;
+	}
+	struct perf_batch bk = *b0;
+	bk.attn_pairs += (k - 1) * b0->seqs;
+	bk.kv_read_tokens += (k - 1) * b0->seqs;
+	perf_step_breakdown(ctx, &bk, &last);
+	*flops = (double)k * 0.5 * (first.flops + last.flops);
+	*bytes = (double)k * 0.5 * (first.bytes + last.bytes);
+}
+
 struct sim_perf sim_perf_from_model(const struct perf_model *pm)
 {
-	struct sim_perf p = {.ctx = pm, .step_ns = model_step_ns, .decode_run_ns = model_run_ns};
+	struct sim_perf p = {.ctx = pm, .step_ns = model_step_ns, .decode_run_ns = model_run_ns,
+			     .work = model_work};
 	return p;
 }
 

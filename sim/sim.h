@@ -56,14 +56,21 @@ struct engine_config {
 					   first chunk */
 };
 
-/* Step-time source.  Production wires models/perf.h; tests inject their own. */
+/* Step-time source.  Production wires models/perf.h; tests inject their own.
+ * `work` (may be NULL) gives the FLOPs and bytes of one step (k == 0) or of
+ * a decode run of k >= 1 steps from b0, for the achieved fractions of peak. */
 struct sim_perf {
 	const void *ctx;
 	double (*step_ns)(const void *ctx, const struct perf_batch *b);
 	double (*decode_run_ns)(const void *ctx, const struct perf_batch *b0, int64_t k);
+	void (*work)(const void *ctx, const struct perf_batch *b0, int64_t k, double *flops,
+		     double *bytes);
 };
 
-/* Adapter: a sim_perf that calls perf_step_ns/perf_decode_run_ns on pm. */
+/* Adapter: a sim_perf that calls perf_step_ns/perf_decode_run_ns on pm, and
+ * perf_step_breakdown for the work (a decode run's as k times the mean of its
+ * first and last step: exact while FLOPs and bytes grow linearly with the
+ * context, as they do outside sliding-window layers). */
 struct sim_perf sim_perf_from_model(const struct perf_model *pm);
 
 /* One LLM call as the driver hands it in.  `block_hashes` holds the chained

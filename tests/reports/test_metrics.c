@@ -479,6 +479,104 @@ static void test_malformed_records(void **state)
 	metrics_free(m);
 }
 
+/* Headroom: achieved FLOPs and bytes against peak over run time and over
+ * step time, batch and KV use weighted by step time.  Two steps on one
+ * replica in a 10 s run: 2 s with 4 seqs, KV 100 -> 300 blocks, 2e15 FLOPs,
+ * 4e12 bytes; 3 s with 10 seqs, KV 500 -> 500, 3e15 FLOPs, 6e12 bytes.
+ * Capacity: 40 seqs, 1000 blocks, 1e15 FLOP/s, 2e12 B/s. */
+static void test_headroom(void **state)
+{
+	(void)state;
+	struct metrics *m = metrics_new();
+	assert_non_null(m);
+	struct metrics_capacity cap = {.max_num_seqs = 40, .kv_blocks = 1000, .peak_flops = 1e15,
+				       .peak_bytes_per_s = 2e12};
+	metrics_set_capacity(m, &cap);
+	struct res_sink sink = metrics_sink(m);
+	const int64_t S = 1000000000;
+	struct res_request a = {.status = RES_COMPLETED, .arrival_ns = 0, .first_token_ns = S,
+				.done_ns = 2 * S, .prompt_tokens = 10, .output_tokens = 2};
+	struct res_request b = a;
+	b.arrival_ns = 9 * S;
+	b.first_token_ns = b.done_ns = 10 * S;
+	b.output_tokens = 1;
+	sink.request(sink.ctx, &a);
+	sink.request(sink.ctx, &b);
+	struct res_busy s1 = {.replica = 0, .start_ns = 0, .end_ns = 2 * S, .steps = 5, .seqs = 4,
+			      .kv_blocks_start = 100, .kv_blocks_end = 300, .flops = 2e15,
+			      .bytes = 4e12};
+	struct res_busy s2 = {.replica = 0, .start_ns = 5 * S, .end_ns = 8 * S, .steps = 1,
+			      .seqs = 10, .kv_blocks_start = 500, .kv_blocks_end = 500,
+			      .flops = 3e15, .bytes = 6e12};
+	sink.busy(sink.ctx, &s1);
+	sink.busy(sink.ctx, &s2);
+	struct metrics_summary s;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(metrics_summarize(m, &s, &d), 0);
+	NEAR(s.gpu_busy_fraction, 0.5, 1e-15);
+	NEAR(s.compute_fraction, 5e15 / (10 * 1e15), 1e-15);
+	NEAR(s.compute_fraction_busy, 5e15 / (5 * 1e15), 1e-15);
+	NEAR(s.bandwidth_fraction, 10e12 / (10 * 2e12), 1e-15);
+	NEAR(s.bandwidth_fraction_busy, 10e12 / (5 * 2e12), 1e-15);
+	NEAR(s.batch_seqs_mean, (4.0 * 2 + 10.0 * 3) / 5, 1e-15);
+	NEAR(s.batch_occupancy, 7.6 / 40, 1e-15);
+	assert_int_equal(s.batch_seqs_max, 10);
+	NEAR(s.kv_use_mean, (200.0 * 2 + 500.0 * 3) / 5 / 1000, 1e-15);
+	NEAR(s.kv_use_peak, 0.5, 1e-15);
+	metrics_free(m);
+}
+
+/* The peak window is the hour whose arriving calls bring the most tokens,
+ * with its own latency figures.  Calls: one each minute for three hours
+ * with 100 tokens and TTFT 10 ms, plus 30 calls of 1000 tokens and TTFT
+ * 500 ms between 1:30 and 2:00; one of them fails. */
+static void test_peak_window(void **state)
+{
+	(void)state;
+	struct metrics *m = metrics_new();
+	assert_non_null(m);
+	metrics_set_slo(m, 100, 0);
+	struct res_sink sink = metrics_sink(m);
+	const int64_t MIN = 60LL * 1000000000;
+	for (int64_t i = 0; i < 180; i++) {
+		struct res_request r = {.status = RES_COMPLETED, .arrival_ns = i * MIN,
+					.first_token_ns = i * MIN + 10000000,
+					.done_ns = i * MIN + 20000000, .prompt_tokens = 90,
+					.output_tokens = 10};
+		sink.request(sink.ctx, &r);
+	}
+	for (int64_t i = 0; i < 30; i++) {
+		struct res_request r = {.status = RES_COMPLETED, .arrival_ns = 90 * MIN + i * MIN + 1,
+					.first_token_ns = 90 * MIN + i * MIN + 1 + 500000000,
+					.done_ns = 90 * MIN + i * MIN + 1 + 600000000,
+					.prompt_tokens = 999, .output_tokens = 1};
+		if (i == 29) {
+			r.status = RES_REJECTED;
+			r.reason = "too long";
+		}
+		sink.request(sink.ctx, &r);
+	}
+	struct metrics_summary s;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(metrics_summarize(m, &s, &d), 0);
+	NEAR(s.peak_window_s, 3600, 0);
+	/* every hour-long window holding all 30 big calls (the last arrives at
+	 * minute 119 + 1 ns) ties on tokens (60 small + 30 big); the first such
+	 * starts with the small call of minute 60 */
+	assert_int_equal(s.peak_calls, 90);
+	assert_int_equal(s.peak_failed, 1);
+	assert_int_equal(s.peak_completed, 89);
+	assert_int_equal(s.peak_tokens, 60 * 100 + 30 * 1000);
+	NEAR(s.peak_offset_s, 60 * 60, 1e-9);
+	NEAR(s.peak_ttft_ms.median, 10, 1e-12);
+	NEAR(s.peak_ttft_ms.p99, 500, 1e-12);
+	NEAR(s.peak_slo_attainment, 60.0 / 90, 1e-15);
+	NEAR(s.peak_tpot_ms.median, 10.0 / 9, 1e-12);
+	metrics_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,6 +592,8 @@ int main(void)
 		cmocka_unit_test(test_reason_limit),
 		cmocka_unit_test(test_record_limit),
 		cmocka_unit_test(test_malformed_records),
+		cmocka_unit_test(test_headroom),
+		cmocka_unit_test(test_peak_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,7 +37,14 @@ static const char *const top_keys[] = {
 	"prompt_tokens", "output_tokens", "cached_prompt_tokens", "computed_prefill_tokens",
 	"inflight_miss_tokens", "prefix_cache_hit_rate", "preemptions", "kv_evicted_blocks",
 	"calls_compacted", "calls_truncated", "calls_over_max_model_len", "replicas",
-	"gpu_busy_fraction", "sessions", "session_calls_mean", "session_makespan_s_mean",
+	"gpu_busy_fraction", "compute_fraction", "compute_fraction_busy", "bandwidth_fraction",
+	"bandwidth_fraction_busy", "batch_seqs_mean", "batch_occupancy", "batch_seqs_max",
+	"kv_use_mean", "kv_use_peak", "peak_window_s", "peak_offset_s", "peak_calls",
+	"peak_completed", "peak_failed", "peak_tokens", "peak_slo_attainment",
+	"mean_peak_ttft_ms", "median_peak_ttft_ms", "std_peak_ttft_ms", "p90_peak_ttft_ms",
+	"p95_peak_ttft_ms", "p99_peak_ttft_ms", "mean_peak_tpot_ms", "median_peak_tpot_ms",
+	"std_peak_tpot_ms", "p90_peak_tpot_ms", "p95_peak_tpot_ms", "p99_peak_tpot_ms", "sessions",
+	"session_calls_mean", "session_makespan_s_mean",
 	"session_makespan_s_median", "session_makespan_s_p90", "session_makespan_s_p95",
 	"session_makespan_s_p99", "tasks", "tasks_accepted", "tasks_accept_known",
 	"task_makespan_s_mean", "task_makespan_s_median", "task_makespan_s_p90",
@@ -447,7 +454,12 @@ static void test_table(void **state)
 		"\nPrefix cache hit rate (%):               40.00\n",
 		"\nPreemptions:                             3\n",
 		"\nReplicas:                                3\n"
-		"GPU busy (%):                            33.33\n",
+		"Time a step was running (%):             33.33\n",
+		"\n-------------Utilisation and Headroom-------------\n",
+		"\n------------Peak Hour (whole run: 2 s)------------\n"
+		"Starts after the first call (s):         0.00\n"
+		"Calls arriving:                          6\n"
+		"Failed calls:                            3\n",
 		"\nCalls per session (mean):                2.00\n",
 		"\nMean session makespan (s):               1.25\n",
 		"\nTasks accepted:                          1\n",

@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "base/hash.h"
+#include "models/catalog.h"
+#include "models/perf_model.h"
 #include "sim/evq.h"
 #include "sim/kvcache.h"
 #include "sim/replica.h"
@@ -43,6 +45,19 @@ static double lin_run(const void *ctx, const struct perf_batch *b0, int64_t k)
 	       l->c * (double)b0->seqs * kk * (kk - 1) / 2;
 }
 
+/* Work of a step linear in its counts, so a decode run's work is exactly
+ * the sum of its steps': FLOPs 1000 per new token + 1 per attention pair,
+ * bytes 1e6 per step + 2 per KV token read. */
+static void lin_work(const void *ctx, const struct perf_batch *b0, int64_t k, double *flops,
+		     double *bytes)
+{
+	(void)ctx;
+	double kk = k < 1 ? 1.0 : (double)k;
+	double grow = (double)b0->seqs * kk * (kk - 1) / 2; /* pairs and KV added over the run */
+	*flops = kk * (1000.0 * (double)b0->new_tokens + (double)b0->attn_pairs) + grow;
+	*bytes = kk * (1e6 + 2.0 * (double)b0->kv_read_tokens) + 2.0 * grow;
+}
+
 /* ---- a collecting sink ---- */
 #define MAXREC 4096
 struct col {
@@ -50,6 +65,9 @@ struct col {
 	int n;
 	int64_t itl_samples;
 	double itl_sum_ns;
+	double flops, bytes;     /* busy records */
+	int64_t seq_steps;       /* sum of seqs x steps */
+	int64_t max_kv_blocks;
 };
 
 static void col_req(void *ctx, const struct res_request *r)
@@ -64,6 +82,18 @@ static void col_itl(void *ctx, const struct res_itl_run *r)
 	struct col *c = ctx;
 	c->itl_samples += r->steps * r->seqs;
 	c->itl_sum_ns += r->total_ns * r->seqs;
+}
+
+static void col_busy(void *ctx, const struct res_busy *b)
+{
+	struct col *c = ctx;
+	c->flops += b->flops;
+	c->bytes += b->bytes;
+	c->seq_steps += (int64_t)b->seqs * b->steps;
+	if (b->kv_blocks_end > c->max_kv_blocks)
+		c->max_kv_blocks = b->kv_blocks_end;
+	if (b->kv_blocks_start > c->max_kv_blocks)
+		c->max_kv_blocks = b->kv_blocks_start;
 }
 
 static struct engine_config cfg_default(void)
@@ -110,8 +140,10 @@ static void h_init(struct harness *h, const struct engine_config *cfg, double a,
 	h->perf.b = b;
 	h->perf.c = c;
 	diag_init(&h->d);
-	struct sim_perf p = {.ctx = &h->perf, .step_ns = lin_step, .decode_run_ns = lin_run};
-	struct res_sink sink = {.ctx = &h->col, .request = col_req, .itl_run = col_itl};
+	struct sim_perf p = {.ctx = &h->perf, .step_ns = lin_step, .decode_run_ns = lin_run,
+			     .work = lin_work};
+	struct res_sink sink = {.ctx = &h->col, .request = col_req, .itl_run = col_itl,
+				.busy = col_busy};
 	assert_int_equal(sim_init(&h->s, cfg, 1, p, sink, NULL, NULL, &h->d), 0);
 }
 
@@ -624,6 +656,13 @@ static void test_runs_match_single_steps(void **state)
 		/* the mean ITL agrees too (runs sum their step times exactly) */
 		assert_true(fabs(res[0]->itl_sum_ns - res[1]->itl_sum_ns) <= 1e-6 * res[1]->itl_sum_ns);
 		assert_true(events[0] * 3 < events[1]);
+		/* busy records carry the same work, batch sizes and KV peak either way */
+		assert_true(res[1]->flops > 0 && res[1]->bytes > 0);
+		assert_true(fabs(res[0]->flops - res[1]->flops) <= 1e-9 * res[1]->flops);
+		assert_true(fabs(res[0]->bytes - res[1]->bytes) <= 1e-9 * res[1]->bytes);
+		assert_int_equal(res[0]->seq_steps, res[1]->seq_steps);
+		assert_int_equal(res[0]->max_kv_blocks, res[1]->max_kv_blocks);
+		assert_true(res[1]->max_kv_blocks > 0 && res[1]->max_kv_blocks <= 200);
 		free(res[0]);
 		free(res[1]);
 	}
@@ -830,6 +869,42 @@ static void test_preemption_requeues_at_front(void **state)
 	assert_true(r[3]->first_token_ns > r[1]->done_ns);
 	sim_release(&h->s);
 	free(h);
+
+/* The production work callback counts a decode run as the sum of its
+ * steps' breakdowns (exact for a model without sliding-window layers). */
+static void test_model_work_of_runs(void **state)
+{
+	(void)state;
+	struct catalog *cat = NULL;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	struct perf_model pm;
+	assert_int_equal(perf_model_init(&pm, cat, "h100-sxm", "llama-3.1-8b", "bf16", "bf16", 1, &d), 0);
+	struct sim_perf p = sim_perf_from_model(&pm);
+	assert_non_null(p.work);
+	struct perf_batch b0 = perf_decode_batch(12, 3000);
+	const int64_t k = 57;
+	double flops = 0, bytes = 0;
+	for (int64_t i = 0; i < k; i++) {
+		struct perf_batch bi = b0;
+		bi.attn_pairs += i * b0.seqs;
+		bi.kv_read_tokens += i * b0.seqs;
+		struct perf_breakdown br;
+		perf_step_breakdown(&pm, &bi, &br);
+		flops += br.flops;
+		bytes += br.bytes;
+	}
+	double rf, rb;
+	p.work(p.ctx, &b0, k, &rf, &rb);
+	assert_true(fabs(rf - flops) <= 1e-9 * flops);
+	assert_true(fabs(rb - bytes) <= 1e-9 * bytes);
+	/* a single step (k = 0) is its breakdown */
+	struct perf_breakdown one;
+	perf_step_breakdown(&pm, &b0, &one);
+	p.work(p.ctx, &b0, 0, &rf, &rb);
+	assert_true(rf == one.flops && rb == one.bytes);
+	catalog_free(cat);
 }
 
 int main(void)
@@ -855,6 +930,8 @@ int main(void)
 		cmocka_unit_test(test_token_balance_catches_corruption),
 		cmocka_unit_test(test_preemption_releases_tail_first),
 		cmocka_unit_test(test_preemption_requeues_at_front),
+
+		cmocka_unit_test(test_model_work_of_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
