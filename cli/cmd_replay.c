@@ -11,6 +11,7 @@
 #include "models/catalog.h"
 #include "models/memory.h"
 #include "models/perf_model.h"
+#include "models/preflight.h"
 #include "models/profile.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
@@ -43,6 +44,14 @@ static const char REPLAY_HELP[] =
 	"    simulated completion of the previous one.  Request-level traces replay open\n"
 	"    loop at their timestamps.  Prints a table of vllm-bench-serve style\n"
 	"    metrics plus prefix-cache, preemption, utilisation and session figures.\n"
+	"\n"
+	"    Before simulating it checks the deployment and reads the trace once:\n"
+	"    an engine without a backend for the hardware, a weight format the\n"
+	"    engine does not load, max_model_len past the model's context, or a\n"
+	"    trace none of whose calls fit stop it (exit 2); calls longer than\n"
+	"    max_model_len or the KV cache, and weight formats the hardware cannot\n"
+	"    compute in, are warned about on standard error and at the top of the\n"
+	"    report (docs/scenario.md, Pre-flight checks).\n"
 	"\n"
 	"OPTIONS\n"
 	"    --scenario FILE\n"
@@ -317,6 +326,60 @@ int cli_scenario_engine(const struct scenario *sc, const struct catalog *cat,
 	return resolve(sc, cat, pm, prof, cfg, d);
 }
 
+/* Turn the pre-flight pass over the trace into warnings; every call
+ * rejected makes the run meaningless: DIAG_EINPUT. */
+static int preflight_trace(const struct replay_scan *sc, const struct engine_config *cfg,
+			   enum context_policy policy, const char *model_id, int64_t context,
+			   const char *trace, struct warn_list *w, struct diag *d)
+{
+	if (sc->calls > 0 && sc->rejected == sc->calls)
+		return diag_set(d, DIAG_EINPUT,
+				"%s: none of its %lld calls can be served by this deployment "
+				"(max_model_len %lld, KV cache %lld tokens; longest call %lld tokens): "
+				"nothing to simulate", trace, (long long)sc->calls,
+				(long long)cfg->max_model_len, (long long)cfg->kv_cache_tokens,
+				(long long)sc->longest_call);
+	double pct = sc->calls ? 100.0 / (double)sc->calls : 0.0;
+	if (sc->over_max_model_len > 0) {
+		const char *hint = cfg->max_model_len < context
+					   ? "raise engine.max_model_len toward the model's context"
+					   : "pick a model with a longer context";
+		const char *fate =
+			policy == CONTEXT_REJECT
+				? "they will fail (replay.context_policy=reject), and the rest of "
+				  "their sessions with them"
+			: policy == CONTEXT_COMPACT
+				? "replay.context_policy=compact has the harness compact them, so the "
+				  "replay serves shorter prompts than recorded (counted as Calls "
+				  "compacted)"
+				: "replay.context_policy=truncate cuts them to their last max_model_len "
+				  "tokens, so the replay serves shorter prompts than recorded";
+		warn_add(w, "calls_over_max_model_len",
+			 "Pre-flight: %lld of %lld calls (%.1f%%) are longer than max_model_len %lld "
+			 "(%s's context is %lld tokens; the longest call has %lld): %s. To serve them "
+			 "as recorded: %s.",
+			 (long long)sc->over_max_model_len, (long long)sc->calls,
+			 pct * (double)sc->over_max_model_len, (long long)cfg->max_model_len, model_id,
+			 (long long)context, (long long)sc->longest_call, fate, hint);
+	}
+	if (sc->over_kv > 0)
+		warn_add(w, "calls_over_kv_cache",
+			 "Pre-flight: %lld of %lld calls (%.1f%%) need more KV cache than the %lld "
+			 "tokens this deployment has (the longest call has %lld): they will fail. "
+			 "To change: more GPUs per replica, a smaller weight format, kv_cache_dtype "
+			 "fp8, or a larger engine.kv_cache_tokens if it was set by hand.",
+			 (long long)sc->over_kv, (long long)sc->calls, pct * (double)sc->over_kv,
+			 (long long)cfg->kv_cache_tokens, (long long)sc->longest_call);
+	if (sc->over_budget > 0)
+		warn_add(w, "calls_over_batch_budget",
+			 "Pre-flight: %lld of %lld calls are larger than max_num_batched_tokens %lld "
+			 "with chunked prefill off: they will fail. To change: "
+			 "engine.enable_chunked_prefill=true.",
+			 (long long)sc->over_budget, (long long)sc->calls,
+			 (long long)cfg->max_num_batched_tokens);
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_args *a = malloc(sizeof(*a));
@@ -356,6 +419,20 @@ int cmd_replay(int argc, char **argv)
 		rc = scenario_resolve(&sc, cat, NULL, &d);
 	if (rc == 0)
 		rc = resolve(&sc, cat, &pm, &prof, &cfg, &d);
+	if (rc == 0)
+		rc = preflight_deployment(cat, NULL, &pm, sc.engine.max_model_len, warns, &d);
+	if (rc == 0) {
+		struct replay_opts so = {.trace_path = a->trace, .format = a->format,
+					 .skip_bad = a->skip_bad, .context_policy = sc.context_policy};
+		struct replay_scan scan;
+		int64_t context = catalog_model(cat, sc.model)->max_context;
+		rc = replay_scan(&so, &cfg, context, &scan, &d);
+		if (rc == 0)
+			rc = preflight_trace(&scan, &cfg, sc.context_policy, pm.model_id, context,
+					     a->trace, warns, &d);
+	}
+	for (size_t i = 0; rc == 0 && i < warns->count; i++)
+		fprintf(stderr, "agentcap replay: warning: %s\n", warns->items[i].msg);
 	if (rc == 0 && !(m = metrics_new()))
 		rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
 	/* Several replicas: a per-replica aggregator in front of the metrics. */

@@ -251,6 +251,7 @@ struct result {
 	int n_pts;
 	int64_t kv_bytes_per_token; /* 0 without --model */
 	const char *model_id;
+	int64_t model_context;      /* --model's context in tokens, 0 without */
 };
 
 static void curve(const struct stats *st, const struct stats_args *a, struct result *r)
@@ -316,6 +317,12 @@ static void table(FILE *o, const struct stats_args *a, const struct result *r)
 		fprintf(o, "Skipped bad lines       %ld (first: %s)\n", r->src.skipped_lines,
 			r->src.first_skipped);
 	fprintf(o, "Calls                   %lld\n", (long long)s->calls);
+	if (r->model_context > 0)
+		fprintf(o, "  longer than context   %lld (%.2f%%) exceed %s's %lld-token context (longest "
+			"%lld tokens)%s\n", (long long)s->calls_over_context,
+			s->calls ? 100.0 * (double)s->calls_over_context / (double)s->calls : 0.0,
+			r->model_id, (long long)r->model_context, (long long)s->longest_call_tokens,
+			s->calls_over_context ? ": a replay on it cannot serve them as recorded" : "");
 	fprintf(o, "Sessions                %lld (%lld of them one-call open-loop requests)\n",
 		(long long)s->sessions, (long long)s->open_loop_calls);
 	fprintf(o, "Tasks                   %lld (%lld accepted, %lld rejected, %lld unknown)",
@@ -452,6 +459,9 @@ static cJSON *build_json(const struct stats_args *a, const struct result *r)
 		ok = cJSON_AddStringToObject(o, "model", r->model_id) &&
 		     cJSON_AddStringToObject(o, "kv_cache_dtype", a->kv_dtype) &&
 		     add_num(o, "kv_bytes_per_token", (double)r->kv_bytes_per_token) &&
+		     add_num(o, "model_context_tokens", (double)r->model_context) &&
+		     add_num(o, "calls_over_model_context", (double)s->calls_over_context) &&
+		     add_num(o, "longest_call_tokens", (double)s->longest_call_tokens) &&
 		     add_num(o, "distinct_block_gb", gb(r, s->distinct_blocks * s->block_size));
 	cJSON *arr = ok ? cJSON_AddArrayToObject(o, "cache_curve") : NULL;
 	ok = arr != NULL;
@@ -511,6 +521,7 @@ static int kv_bytes(const struct stats_args *a, struct result *r, struct diag *d
 	else {
 		r->kv_bytes_per_token = mem_kv_bytes_per_token(m, k);
 		r->model_id = a->model;
+		r->model_context = m->max_context;
 	}
 	catalog_free(cat);
 	return rc;
@@ -538,6 +549,7 @@ int cmd_stats(int argc, char **argv)
 	int rc = a->json ? outfile_check(a->json, &d) : 0;
 	if (rc == 0 && a->model)
 		rc = kv_bytes(a, r, &d);
+	a->opts.context_tokens = r->model_context;
 	if (rc == 0)
 		rc = stats_new(&st, &a->opts, &d);
 	if (rc == 0)

@@ -271,7 +271,7 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 		"prefill_chunk_tokens", "reserve_full_prompt", "max_num_seqs_large_gpu",
 		"large_gpu_min_gib", "fp8_kv_with_fp8_weights", "kernel_graph_us",
 		"gemm_kernel_us", "kernel_eager_us", "graph_max_seqs", "host_overlap", "formats",
-		"mla_formats", "by_family", NULL };
+		"mla_formats", "runs_on", "runs_on_source", "by_family", NULL };
 	if (!cJSON_IsObject(e))
 		return ep_fail(p, "expected an object");
 	int rc = check_keys(p, e, keys);
@@ -308,8 +308,21 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 	if ((rc = str_list(p, e, "formats", x->formats, ENGINE_FORMATS_MAX, &x->format_count,
 			   true)) ||
 	    (rc = str_list(p, e, "mla_formats", x->mla_formats, ENGINE_FORMATS_MAX,
-			   &x->mla_format_count, true)))
+			   &x->mla_format_count, true)) ||
+	    (rc = str_list(p, e, "runs_on", x->runs_on, ENGINE_RUNS_ON_MAX, &x->runs_on_count,
+			   true)))
 		return rc;
+	const cJSON *ros = cJSON_GetObjectItemCaseSensitive(e, "runs_on_source");
+	if (ros) {
+		m = ep_push(p, ".runs_on_source");
+		if (!cJSON_IsString(ros) || strlen(ros->valuestring) >= sizeof(x->runs_on_source))
+			rc = ep_fail(p, "expected a string of fewer than 512 characters");
+		else
+			memcpy(x->runs_on_source, ros->valuestring, strlen(ros->valuestring) + 1);
+		ep_pop(p, m);
+		if (rc)
+			return rc;
+	}
 	const cJSON *bf = cJSON_GetObjectItemCaseSensitive(e, "by_family");
 	if (!bf)
 		return 0;
@@ -568,6 +581,20 @@ bool engine_runs_mla(const struct engine_profile *e, const char *format_id)
 	for (size_t i = 0; i < e->mla_format_count; i++)
 		if (catalog_name_eq(format_id, e->mla_formats[i]))
 			return true;
+	return false;
+}
+
+bool engine_runs_on(const struct engine_profile *e, const char *family_id)
+{
+	if (e->runs_on_count == 0)
+		return true;
+	for (size_t i = 0; i < e->runs_on_count; i++) {
+		const char *f = e->runs_on[i];
+		size_t n = strlen(f);
+		if (n && f[n - 1] == '*' ? strncmp(family_id, f, n - 1) == 0
+					 : catalog_name_eq(family_id, f))
+			return true;
+	}
 	return false;
 }
 

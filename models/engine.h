@@ -30,6 +30,8 @@
 #define ENGINE_MATCH_MAX 8
 #define ENGINE_OVERRIDES_MAX 12
 #define ENGINE_FORMATS_MAX 24
+#define ENGINE_RUNS_ON_MAX 8
+#define ENGINE_SOURCE_MAX 512
 #define ENGINE_FILE_MAX_BYTES (1u << 20)
 
 /* The numbers an engine contributes (after family overrides). */
@@ -111,6 +113,11 @@ struct engine_profile {
 					  multi-head attention); none listed =
 					  all */
 	size_t mla_format_count;
+	char runs_on[ENGINE_RUNS_ON_MAX][ENGINE_NAME_MAX]; /* hardware family ids,
+					  or prefixes ending in '*', it has a
+					  GPU backend for; none listed = any */
+	size_t runs_on_count;
+	char runs_on_source[ENGINE_SOURCE_MAX];
 };
 
 struct engine_table {
@@ -170,6 +177,10 @@ bool engine_supports_format(const struct engine_profile *e, const char *format_i
  * format `format_id` with its latent KV cache (mla_formats; none listed =
  * every format). */
 bool engine_runs_mla(const struct engine_profile *e, const char *format_id);
+
+/* True when engine e has a backend for hardware family `family_id` (exact
+ * id, or a listed prefix ending in '*'; an engine listing none runs on any). */
+bool engine_runs_on(const struct engine_profile *e, const char *family_id);
 
 /* Comma-separated ids of the table, for messages. */
 void engine_list_ids(const struct engine_table *t, char *buf, size_t size);

@@ -375,6 +375,56 @@ static int start_session(struct replay *rp, struct trace_session *ts)
 	return issue(rp, rs, rs->start_ns);
 }
 
+int replay_scan(const struct replay_opts *o, const struct engine_config *cfg,
+		int64_t context_tokens, struct replay_scan *out, struct diag *d)
+{
+	memset(out, 0, sizeof(*out));
+	struct trace_reader *tr = NULL;
+	int rc = trace_reader_open(&tr, o->trace_path, o->format, d);
+	if (rc != 0)
+		return rc;
+	trace_reader_set_skip_bad(tr, o->skip_bad);
+	int64_t kv_blocks = cfg->kv_cache_tokens / cfg->block_size;
+	for (;;) {
+		struct trace_session *ts = NULL;
+		rc = trace_reader_next(tr, &ts, d);
+		if (rc <= 0)
+			break;
+		for (size_t i = 0; i < ts->n_calls; i++) {
+			const struct trace_call *c = &ts->calls[i];
+			int64_t total = c->prompt_tokens + c->output_tokens;
+			out->calls++;
+			if (c->prompt_tokens > out->longest_prompt)
+				out->longest_prompt = c->prompt_tokens;
+			if (total > out->longest_call)
+				out->longest_call = total;
+			if (context_tokens > 0 && total > context_tokens)
+				out->over_context++;
+			int64_t prompt = c->prompt_tokens, m = cfg->max_model_len;
+			if (prompt >= m || total > m) {
+				out->over_max_model_len++;
+				if (o->context_policy == CONTEXT_REJECT) {
+					out->rejected++;
+					continue;
+				}
+				/* compacted or cut: at most max_model_len from here on */
+				prompt = m - c->output_tokens >= 1 ? m - c->output_tokens : 1;
+			}
+			const char *why = sim_reject_reason(cfg, kv_blocks, prompt, c->output_tokens);
+			if (!why)
+				continue;
+			out->rejected++;
+			if (strstr(why, "KV blocks"))
+				out->over_kv++;
+			else if (!strstr(why, "max_model_len"))
+				out->over_budget++;
+		}
+		trace_session_free(ts);
+	}
+	trace_reader_free(tr);
+	return rc < 0 ? rc : 0;
+}
+
 int replay_run(const struct replay_opts *o, const struct engine_config *cfg, struct sim_perf perf,
 	       struct res_sink sink, struct replay_stats *st, struct diag *d)
 {

@@ -104,6 +104,29 @@ struct replay_stats {
 	struct xform_stats xform; /* when xform is set */
 };
 
+/* What a pass over the trace finds before a replay: its calls as recorded
+ * against the engine's limits, by sim_reject_reason's rule.  A call longer
+ * than max_model_len is left to o->context_policy: under compact and
+ * truncate it is counted in over_max_model_len and then checked against the
+ * other limits at max_model_len tokens (at most what the policy leaves);
+ * under reject it is rejected. */
+struct replay_scan {
+	int64_t calls;
+	int64_t longest_prompt;      /* tokens */
+	int64_t longest_call;        /* prompt + output tokens */
+	int64_t over_context;        /* prompt + output beyond context_tokens */
+	int64_t over_max_model_len;  /* longer than max_model_len as recorded */
+	int64_t over_kv;             /* more KV blocks than the cache holds */
+	int64_t over_budget;         /* over the token budget (chunked prefill off) */
+	int64_t rejected;            /* calls the engine will reject, for any reason */
+};
+
+/* Read the trace o names (as recorded; not the scaled team) and count its
+ * calls against cfg and a model context of context_tokens (0 = none).
+ * O(trace); memory of one session at a time.  0 or the reader's error. */
+int replay_scan(const struct replay_opts *o, const struct engine_config *cfg,
+		int64_t context_tokens, struct replay_scan *out, struct diag *d);
+
 /* Replay the whole trace.  On success the sink has seen every call, session
  * and task, and the simulator's end-of-run invariants held. */
 int replay_run(const struct replay_opts *o, const struct engine_config *cfg, struct sim_perf perf,

@@ -323,7 +323,7 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 	table_int(out, "Calls truncated:", meta->context.truncated);
 	table_int(out, "Calls over max_model_len:", meta->context.too_long);
 
-		table_rule(out, "Utilisation and Headroom", '-');
+	table_rule(out, "Utilisation and Headroom", '-');
 	table_int(out, "Replicas:", s->replicas);
 	table_num(out, "Time a step was running (%):", 100.0 * s->gpu_busy_fraction);
 	table_num(out, "Compute, run average (% of peak):", 100.0 * s->compute_fraction);

@@ -171,20 +171,27 @@ int64_t sim_seq_blocks(const struct engine_config *cfg, int64_t tokens)
 }
 
 /* Why a call can never be served, or NULL. */
-static const char *reject_reason(const struct sim *s, const struct sim_call *c)
+const char *sim_reject_reason(const struct engine_config *cfg, int64_t kv_blocks,
+			      int64_t prompt_tokens, int64_t output_tokens)
 {
-	const struct engine_config *cfg = &s->cfg;
-	int64_t total = c->prompt_tokens + c->output_tokens;
-	if (c->prompt_tokens >= cfg->max_model_len)
+	int64_t total = prompt_tokens + output_tokens;
+	if (prompt_tokens >= cfg->max_model_len)
 		return "prompt does not fit max_model_len";
 	if (total > cfg->max_model_len)
 		return "prompt + output exceed max_model_len";
 	if ((total + cfg->block_size - 1) / cfg->block_size + sim_seq_blocks(cfg, total) >
-	    s->replicas[0].kv.total_blocks)
+	    kv_blocks)
 		return "prompt + output need more KV blocks than the cache holds";
 	if (!cfg->enable_chunked_prefill && total > cfg->max_num_batched_tokens)
 		return "prompt exceeds max_num_batched_tokens with chunked prefill disabled";
 	return NULL;
+}
+
+/* Why a call can never be served, or NULL. */
+static const char *reject_reason(const struct sim *s, const struct sim_call *c)
+{
+	return sim_reject_reason(&s->cfg, s->replicas[0].kv.total_blocks, c->prompt_tokens,
+				 c->output_tokens);
 }
 
 int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct diag *d)

@@ -137,6 +137,12 @@ int64_t sim_seq_blocks(const struct engine_config *cfg, int64_t tokens);
  * DIAG_EINTERNAL when calls were already submitted. */
 int sim_set_router(struct sim *s, const struct router_config *rc, struct diag *d);
 
+/* Why a call of prompt + output tokens can never be served under cfg with a
+ * cache of kv_blocks blocks (a static string), or NULL if it can be.  The
+ * simulator rejects exactly these calls on arrival. */
+const char *sim_reject_reason(const struct engine_config *cfg, int64_t kv_blocks,
+			      int64_t prompt_tokens, int64_t output_tokens);
+
 /* Issue a call at time t_ns (>= the current time). */
 int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct diag *d);
 

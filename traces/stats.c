@@ -1028,6 +1028,11 @@ static int session_figures(struct stats *st, const struct trace_session *s)
 		m->calls++;
 		m->prompt_tokens += c->prompt_tokens;
 		m->output_tokens += c->output_tokens;
+		int64_t len = c->prompt_tokens + c->output_tokens;
+		if (len > m->longest_call_tokens)
+			m->longest_call_tokens = len;
+		if (st->o.context_tokens > 0 && len > st->o.context_tokens)
+			m->calls_over_context++;
 		int64_t fresh;
 		if (i > 0 && c->extends_prev) {
 			const struct trace_call *p = &s->calls[i - 1];

@@ -84,6 +84,8 @@ struct stats_opts {
 	double decode_tokens_per_s;  /* assumed decode rate for overlap concurrency, > 0 */
 	bool no_curve;               /* skip the capacity curve (see below) */
 	int64_t max_curve_blocks;    /* blocks the curve may track; 0: the default */
+	int64_t context_tokens;      /* a model's context: count the calls whose
+					prompt + output exceed it (0 = none) */
 };
 
 #define STATS_DEFAULT_BLOCK_SIZE 16
@@ -120,6 +122,9 @@ struct stats_summary {
 
 	int64_t prompt_tokens;       /* sum of input (prompt) tokens */
 	int64_t output_tokens;
+	int64_t longest_call_tokens; /* largest prompt + output of one call */
+	int64_t calls_over_context;  /* calls whose prompt + output exceed
+					opts.context_tokens (0 when it is 0) */
 	int64_t new_tokens;          /* sum of new_tokens below */
 	struct stats_dist input_tokens;  /* per call: prompt tokens, prefix included */
 	struct stats_dist new_tokens_per_call; /* prompt tokens not in the previous

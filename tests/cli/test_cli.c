@@ -163,8 +163,12 @@ static void test_failures_are_loud(void **state)
 	(void)state;
 	struct cli_out r = cli_run("replay " MOONCAKE200 " --set engine.kv_cache_tokens=8000");
 	assert_int_equal(r.status, 1);
-	const char *head = "!!!!!!!!!!!!!!!!!!!! WARNINGS !!!!!!!!!!!!!!!!!!!!\n! 111 of 200 calls failed";
+	/* the pre-flight finding first, then what the run saw */
+	const char *head = "!!!!!!!!!!!!!!!!!!!! WARNINGS !!!!!!!!!!!!!!!!!!!!\n"
+			   "! Pre-flight: 111 of 200 calls (55.5%) need more KV cache than the 8000";
 	assert_true(strncmp(r.out, head, strlen(head)) == 0);
+	assert_non_null(strstr(r.out, "\n! 111 of 200 calls failed (55.5%)"));
+	assert_true(strstr(r.out, "\n! 111 of 200 calls failed") < strstr(r.out, "agentcap run"));
 	assert_non_null(strstr(r.out, "cover the 89 completed calls only"));
 	assert_non_null(strstr(r.out, "Latency percentiles cover:               completed requests only"));
 	assert_non_null(strstr(r.err, "the answer is no (exit status 1)"));
@@ -175,8 +179,10 @@ static void test_failures_are_loud(void **state)
 	cJSON *j = cJSON_Parse(r.out);
 	assert_non_null(j);
 	const cJSON *w = cJSON_GetObjectItemCaseSensitive(j, "warnings");
-	assert_true(cJSON_GetArraySize(w) >= 2);
+	assert_true(cJSON_GetArraySize(w) >= 3);
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(w, 0), "code")->valuestring,
+			    "calls_over_kv_cache");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(w, 1), "code")->valuestring,
 			    "failed_calls");
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "answer")->valuestring, "no");
 	cJSON_Delete(j);
@@ -267,6 +273,74 @@ static void test_headroom_is_not_busy(void **state)
 	unlink(path);
 }
 
+/* Pre-flight: a deployment that cannot run is an error before any
+ * simulation (exit 2), one that runs badly is warned about before it. */
+static void test_preflight(void **state)
+{
+	(void)state;
+	const char *two = FIX "/replay/two_sessions.jsonl --quiet";
+	char args[512];
+	/* vLLM has no Apple GPU backend; llama.cpp has */
+	snprintf(args, sizeof(args), "replay %s --set hardware=apple-m4-max-40c", two);
+	struct cli_out r = cli_run(args);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "engine_profile 'vllm' does not run on apple-m4-max-40c"));
+	assert_non_null(strstr(r.err, "Engines that do: llama.cpp, mlx"));
+	cli_out_free(&r);
+	snprintf(args, sizeof(args), "replay %s --set hardware=apple-m4-max-40c "
+		 "--set engine_profile=llama.cpp", two);
+	r = cli_run(args);
+	assert_int_equal(r.status, 0);
+	cli_out_free(&r);
+	/* TensorRT-LLM only on NVIDIA */
+	snprintf(args, sizeof(args), "replay %s --set hardware=mi300x --set engine_profile=trtllm", two);
+	r = cli_run(args);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "does not run on mi300x"));
+	cli_out_free(&r);
+	/* a format the engine does not load */
+	snprintf(args, sizeof(args), "replay %s --set engine_profile=llama.cpp --set weight_format=fp8", two);
+	r = cli_run(args);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "does not load weight format 'fp8'"));
+	cli_out_free(&r);
+	/* max_model_len past the model's context was accepted silently */
+	snprintf(args, sizeof(args), "replay %s --set engine.max_model_len=262144", two);
+	r = cli_run(args);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "engine.max_model_len 262144 is beyond llama-3.1-8b's context "
+				      "of 131072 tokens"));
+	cli_out_free(&r);
+	/* a format the hardware cannot compute in: FP8 on an A100 */
+	snprintf(args, sizeof(args), "replay %s --set hardware=a100-sxm-80gb --set weight_format=fp8 "
+		 "--json -", two);
+	r = cli_run(args);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "Weight format fp8 wants fp8 matmuls, which a100-sxm-80gb"));
+	assert_non_null(strstr(r.out, "\"code\": \"format_compute\""));
+	cli_out_free(&r);
+	/* prompts longer than max_model_len and the model's context, before the run */
+	r = cli_run("replay " MOONCAKE200 " --quiet --set engine.max_model_len=32768 --json -");
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "Pre-flight: 16 of 200 calls (8.0%) are longer than max_model_len "
+				      "32768 (llama-3.1-8b's context is 131072 tokens; the longest call "
+				      "has 121213)"));
+	assert_non_null(strstr(r.err, "raise engine.max_model_len toward the model's context"));
+	assert_non_null(strstr(r.out, "\"code\": \"calls_over_max_model_len\""));
+	cli_out_free(&r);
+	r = cli_run("replay " MOONCAKE200 " --quiet --set model=qwen3-30b-a3b");
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "Pre-flight: 13 of 200 calls (6.5%) are longer than max_model_len "
+				      "40960"));
+	assert_non_null(strstr(r.err, "pick a model with a longer context"));
+	cli_out_free(&r);
+	/* no call fits: nothing to simulate */
+	r = cli_run("replay " MOONCAKE200 " --quiet --set engine.kv_cache_tokens=100");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "none of its 200 calls can be served"));
+	cli_out_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_failures_are_loud),
 		cmocka_unit_test(test_exit_status_is_the_answer),
 		cmocka_unit_test(test_headroom_is_not_busy),
+		cmocka_unit_test(test_preflight),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,6 +43,16 @@ static void test_builtin_engines(void **state)
 	assert_ptr_equal(engine_find(&t, "TensorRT-LLM"), engine_find(&t, "trtllm"));
 	assert_ptr_equal(engine_find(&t, "Ollama"), engine_find(&t, "llama.cpp"));
 	assert_null(engine_find(&t, "deepspeed-mii"));
+	/* which hardware families each engine has a GPU backend for */
+	const struct engine_profile *vllm = engine_find(&t, "vllm"), *mlx = engine_find(&t, "mlx");
+	const struct engine_profile *trt = engine_find(&t, "trtllm"), *cpp = engine_find(&t, "llama.cpp");
+	assert_true(engine_runs_on(vllm, "nvidia-hopper") && engine_runs_on(vllm, "amd-cdna3"));
+	assert_false(engine_runs_on(vllm, "apple-silicon"));
+	assert_true(vllm->runs_on_source[0] != '\0');
+	assert_true(engine_runs_on(mlx, "apple-silicon") && !engine_runs_on(mlx, "nvidia-hopper"));
+	assert_true(engine_runs_on(trt, "nvidia-blackwell") && !engine_runs_on(trt, "amd-cdna3"));
+	assert_true(engine_runs_on(cpp, "apple-silicon") && engine_runs_on(cpp, "amd-strix-halo"));
+	assert_true(!engine_runs_on(engine_find(&t, "sglang"), "amd-strix-halo"));
 	/* free-text engine columns */
 	struct { const char *text, *id; } cases[] = {
 		{ "llama.cpp 8e672ef (Metal)", "llama.cpp" },

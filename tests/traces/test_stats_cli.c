@@ -207,6 +207,33 @@ static void test_replay_engineers(void **state)
 	cli_out_free(&bad);
 }
 
+/* stats --model M flags the calls longer than M's context: 13 of the first
+ * 200 Mooncake requests exceed Qwen3-30B-A3B's 40,960 tokens (the longest
+ * is 121,213), none exceed Llama-3.1-8B's 131,072. */
+static void test_calls_over_context(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("stats " MOON " --no-curve --model qwen3-30b-a3b --json -");
+	assert_int_equal(r.status, 0);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	assert_true(num(j, "model_context_tokens") == 40960);
+	assert_true(num(j, "calls_over_model_context") == 13);
+	assert_true(num(j, "longest_call_tokens") == 121213);
+	cJSON_Delete(j);
+	cli_out_free(&r);
+	r = cli_run("stats " MOON " --no-curve --model qwen3-30b-a3b");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "longer than context   13 (6.50%) exceed qwen3-30b-a3b's "
+				      "40960-token context (longest 121213 tokens): a replay on it "
+				      "cannot serve them as recorded"));
+	cli_out_free(&r);
+	r = cli_run("stats " MOON " --no-curve --model llama-3.1-8b");
+	assert_non_null(strstr(r.out, "longer than context   0 (0.00%)"));
+	assert_null(strstr(r.out, "cannot serve"));
+	cli_out_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_json_keys_and_determinism),
 		cmocka_unit_test(test_turns_and_no_curve),
 		cmocka_unit_test(test_replay_engineers),
+		cmocka_unit_test(test_calls_over_context),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
