@@ -281,14 +281,15 @@ static void test_preflight(void **state)
 	const char *two = FIX "/replay/two_sessions.jsonl --quiet";
 	char args[512];
 	/* vLLM has no Apple GPU backend; llama.cpp has */
-	snprintf(args, sizeof(args), "replay %s --set hardware=apple-m4-max-40c", two);
+	snprintf(args, sizeof(args), "replay %s --set hardware=apple-m4-max-40c --set engine_profile=vllm",
+		 two);
 	struct cli_out r = cli_run(args);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "engine_profile 'vllm' does not run on apple-m4-max-40c"));
 	assert_non_null(strstr(r.err, "Engines that do: llama.cpp, mlx"));
 	cli_out_free(&r);
 	snprintf(args, sizeof(args), "replay %s --set hardware=apple-m4-max-40c "
-		 "--set engine_profile=llama.cpp", two);
+		 "--set engine_profile=llama.cpp --set slo.attainment=0", two);
 	r = cli_run(args);
 	assert_int_equal(r.status, 0);
 	cli_out_free(&r);
@@ -326,7 +327,16 @@ static void test_preflight(void **state)
 				      "32768 (llama-3.1-8b's context is 131072 tokens; the longest call "
 				      "has 121213)"));
 	assert_non_null(strstr(r.err, "raise engine.max_model_len toward the model's context"));
+	assert_non_null(strstr(r.err, "replay.context_policy=compact has the harness compact them"));
 	assert_non_null(strstr(r.out, "\"code\": \"calls_over_max_model_len\""));
+	cli_out_free(&r);
+	/* under the reject policy they fail, and the run says so before and after */
+	r = cli_run("replay " MOONCAKE200 " --quiet --set engine.max_model_len=32768 "
+		    "--set replay.context_policy=reject");
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "the longest call has 121213): they will fail "
+				      "(replay.context_policy=reject)"));
+	assert_non_null(strstr(r.err, "16 of 200 calls failed"));
 	cli_out_free(&r);
 	r = cli_run("replay " MOONCAKE200 " --quiet --set model=qwen3-30b-a3b");
 	assert_int_equal(r.status, 1);

@@ -326,7 +326,7 @@ static void test_replay_hardware_defaults(void **state)
 {
 	(void)state;
 	struct cli_out a = cli_run("replay " MOONCAKE200 " --quiet --json - --set hardware=hgx-h100-8"
-				   " --set model=llama-3.1-70b");
+				   " --set model=llama-3.1-70b" NO_SLO);
 	assert_int_equal(a.status, 0);
 	assert_non_null(strstr(a.out, "\"tensor_parallel_size\": 8,"));
 	assert_non_null(strstr(a.out, "\"pipeline_parallel_size\": 1,"));
@@ -334,19 +334,19 @@ static void test_replay_hardware_defaults(void **state)
 	assert_non_null(strstr(a.out, "\"max_num_seqs\": 1024,"));
 	assert_non_null(strstr(a.out, "\"reserve_full_prompt\": true"));
 	cli_out_free(&a);
-	a = cli_run("replay " MOONCAKE200 " --quiet --json - --set hardware=mac-studio-m5-ultra-256gb");
+	a = cli_run("replay " MOONCAKE200 " --quiet --json - --set hardware=mac-studio-m5-ultra-256gb" NO_SLO);
 	assert_int_equal(a.status, 0);
 	assert_non_null(strstr(a.out, "\"engine_profile\": \"llama.cpp\""));
 	assert_non_null(strstr(a.out, "\"tensor_parallel_size\": 1,"));
 	cli_out_free(&a);
-	a = cli_run("replay " MOONCAKE200 " --quiet --json - --set hardware=a100-sxm-80gb");
+	a = cli_run("replay " MOONCAKE200 " --quiet --json - --set hardware=a100-sxm-80gb" NO_SLO);
 	assert_int_equal(a.status, 0);
 	assert_non_null(strstr(a.out, "\"max_num_seqs\": 256,"));
 	cli_out_free(&a);
 	/* set explicitly, they win; the table names what was used */
 	a = cli_run("replay " MOONCAKE200 " --set hardware=hgx-h100-8 --set model=llama-3.1-70b"
 		    " --set tensor_parallel_size=4 --set engine.max_num_seqs=64"
-		    " --set engine.reserve_full_prompt=false");
+		    " --set engine.reserve_full_prompt=false" NO_SLO);
 	assert_int_equal(a.status, 0);
 	assert_non_null(strstr(a.out, "Tensor parallel size:                    4\n"));
 	assert_non_null(strstr(a.out, "Pipeline parallel size:                  2\n"));

@@ -177,7 +177,8 @@ static void test_team_on_shorter_context(void **state)
 	testutil_scratch(trace, sizeof(trace), "cli_team_ctx.jsonl.gz");
 	snprintf(args, sizeof(args), "synth --engineers 2 --days 1 --seed 2 -o %s", trace);
 	expect(args, 0, NULL);
-	snprintf(args, sizeof(args), "replay %s --quiet --json -", trace);
+	/* slo.attainment=0: judged on failed calls only */
+	snprintf(args, sizeof(args), "replay %s --quiet --json - --set slo.attainment=0", trace);
 	struct cli_out r = cli_run(args);
 	assert_int_equal(r.status, 0);
 	cJSON *j = cJSON_Parse(r.out);
@@ -192,7 +193,7 @@ static void test_team_on_shorter_context(void **state)
 	cli_out_free(&r);
 	snprintf(args, sizeof(args), "replay %s --quiet --json - --set replay.context_policy=reject", trace);
 	r = cli_run(args);
-	assert_int_equal(r.status, 0);
+	assert_int_equal(r.status, 1); /* failed calls: the answer is no */
 	j = cJSON_Parse(r.out);
 	assert_non_null(j);
 	assert_true(num(j, "calls_compacted") == 0);
