@@ -231,6 +231,9 @@ static void test_validate(void **state)
 	cli_out_free(&r);
 }
 
+/* Judged on failed calls only: these runs check settings, not the SLO. */
+#define NO_SLO " --set slo.attainment=0"
+
 /* Figures of one `agentcap replay --json -` run of the 200-request
  * Mooncake fixture with the given --set arguments. */
 struct replay_figures {

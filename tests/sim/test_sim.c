@@ -869,6 +869,7 @@ static void test_preemption_requeues_at_front(void **state)
 	assert_true(r[3]->first_token_ns > r[1]->done_ns);
 	sim_release(&h->s);
 	free(h);
+}
 
 /* The production work callback counts a decode run as the sum of its
  * steps' breakdowns (exact for a model without sliding-window layers). */
