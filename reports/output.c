@@ -429,14 +429,15 @@ static void json_elem(struct json *j)
 		fputs("  ", j->fp);
 }
 
-static void json_open_array(struct json *j)
+/* One nesting level for an object ('{' '}') or an array ('[' ']'). */
+static void json_push(struct json *j, int open)
 {
-	fputc('[', j->fp);
+	fputc(open, j->fp);
 	j->depth++;
 	j->first[j->depth] = 1;
 }
 
-static void json_close_array(struct json *j)
+static void json_pop(struct json *j, int close)
 {
 	int empty = j->first[j->depth];
 	j->depth--;
@@ -445,27 +446,13 @@ static void json_close_array(struct json *j)
 		for (int i = 0; i < j->depth; i++)
 			fputs("  ", j->fp);
 	}
-	fputc(']', j->fp);
+	fputc(close, j->fp);
 }
 
-static void json_open(struct json *j)
-{
-	fputc('{', j->fp);
-	j->depth++;
-	j->first[j->depth] = 1;
-}
-
-static void json_close(struct json *j)
-{
-	int empty = j->first[j->depth];
-	j->depth--;
-	if (!empty) {
-		fputc('\n', j->fp);
-		for (int i = 0; i < j->depth; i++)
-			fputs("  ", j->fp);
-	}
-	fputc('}', j->fp);
-}
+static void json_open_array(struct json *j) { json_push(j, '['); }
+static void json_close_array(struct json *j) { json_pop(j, ']'); }
+static void json_open(struct json *j) { json_push(j, '{'); }
+static void json_close(struct json *j) { json_pop(j, '}'); }
 
 static void json_int(struct json *j, const char *key, int64_t v)
 {
