@@ -82,6 +82,13 @@ struct engine_params {
 	bool host_overlap;         /* the host's per-step work overlaps the GPU
 				      (step = max(host, GPU)) instead of
 				      preceding it (step = host + GPU) */
+	double expert_kernel_empty_us; /* > 0: the MoE GEMMs of weight-only
+				      quantized formats launch one kernel per
+				      expert (models/floors.h); the least time
+				      of one whose expert got no token, inside
+				      a CUDA graph */
+	double expert_kernel_eager_us; /* one such launch outside a graph (a
+				      C++ loop's launch rate) */
 };
 
 /* Overrides for hardware families whose id starts with family_prefix.

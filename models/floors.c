@@ -28,7 +28,8 @@ void floors_kernels_per_step(const struct cat_model *m, double *gemm, double *sm
 }
 
 void floors_init(struct floors *f, const struct cat_model *m, const struct engine_params *e,
-		 int ep, double moe_layers, double link_bytes_s, double link_latency_ns)
+		 int ep, double moe_layers, double link_bytes_s, double link_latency_ns,
+		 bool weight_only)
 {
 	memset(f, 0, sizeof(*f));
 	floors_kernels_per_step(m, &f->gemm_kernels, &f->small_kernels);
@@ -51,6 +52,20 @@ void floors_init(struct floors *f, const struct cat_model *m, const struct engin
 		f->a2a_ns_per_token = 2.0 * moe_layers * f->per_token * h * 2.0 * (epd - 1) /
 				      epd / epd / link_bytes_s * 1e9;
 	}
+	if (weight_only && e->expert_kernel_empty_us > 0 && f->experts > 0 && moe_layers > 0) {
+		/* the expert GEMMs run as one kernel per expert: they replace
+		 * the two grouped GEMMs of every MoE layer */
+		f->expert_kernels = f->experts / (double)f->ep;
+		f->expert_gemm_layers = 2.0 * moe_layers;
+		f->gemm_kernels -= 2.0 * moe_layers;
+		f->expert_empty_ns = e->expert_kernel_empty_us * 1e3;
+		f->expert_eager_ns = e->expert_kernel_eager_us * 1e3;
+	}
+}
+
+double floors_kernel_count(const struct floors *f)
+{
+	return f->gemm_kernels + f->small_kernels + f->expert_gemm_layers * f->expert_kernels;
 }
 
 bool floors_graphed(const struct floors *f, double seqs, double decode_seqs, double new_tokens)
@@ -59,17 +74,38 @@ bool floors_graphed(const struct floors *f, double seqs, double decode_seqs, dou
 	       f->graph_max_seqs > 0 && seqs <= f->graph_max_seqs && f->kernel_graph_ns > 0;
 }
 
+/* The per-expert kernels of a step: on each GPU, of its expert_kernels
+ * experts, `touched` receive tokens (a short GEMM each, a small kernel's
+ * least time) and the others exit at once. */
+static double expert_launch_ns(const struct floors *f, double touched, bool graphed)
+{
+	if (!(f->expert_kernels > 0))
+		return 0;
+	double busy = touched / (double)f->ep;
+	if (busy > f->expert_kernels)
+		busy = f->expert_kernels;
+	if (busy < 0)
+		busy = 0;
+	double idle = f->expert_kernels - busy;
+	if (graphed)
+		return f->expert_gemm_layers * (busy * f->kernel_graph_ns + idle * f->expert_empty_ns);
+	return f->expert_gemm_layers * (busy * fmax(f->kernel_graph_ns, f->expert_eager_ns) +
+					idle * fmax(f->expert_empty_ns, f->expert_eager_ns));
+}
+
 double floors_launch_ns(const struct floors *f, double seqs, double decode_seqs,
-			double new_tokens)
+			double new_tokens, double touched)
 {
 	if (!(new_tokens > 0))
 		return 0;
 	if (floors_graphed(f, seqs, decode_seqs, new_tokens))
-		return f->gemm_kernels * f->gemm_ns + f->small_kernels * f->kernel_graph_ns;
+		return f->gemm_kernels * f->gemm_ns + f->small_kernels * f->kernel_graph_ns +
+		       expert_launch_ns(f, touched, true);
 	if (f->kernel_eager_ns <= 0)
 		return 0;
 	return f->gemm_kernels * fmax(f->gemm_ns, f->kernel_eager_ns) +
-	       f->small_kernels * fmax(f->kernel_graph_ns, f->kernel_eager_ns);
+	       f->small_kernels * fmax(f->kernel_graph_ns, f->kernel_eager_ns) +
+	       expert_launch_ns(f, touched, false);
 }
 
 double floors_imbalance(const struct floors *f, double n_items, double per_gpu_capacity)

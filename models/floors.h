@@ -17,7 +17,13 @@
  *   - host: the engine's scheduler and input preparation per step;
  *   - load imbalance: under expert parallelism the GPU holding the busiest
  *     experts sets the pace: the expected maximum of the per-GPU loads
- *     under uniform top-k routing, not their mean.
+ *     under uniform top-k routing, not their mean;
+ *   - per-expert launches: an engine whose MoE GEMMs for weight-only
+ *     quantized formats launch one kernel per expert (vLLM's first Marlin
+ *     MoE kernel, v0.5-v0.7: a host loop over every expert of the layer)
+ *     pays, for each of the two expert GEMMs of a MoE layer, one kernel per
+ *     expert on the GPU: a short GEMM for each expert the batch routes
+ *     tokens to, an almost empty kernel for each it does not.
  *
  * How they combine (perf_model.c):
  *
@@ -95,6 +101,13 @@ struct floors {
 	double a2a_fixed_ns;       /* per step: latency of every dispatch and
 				      combine */
 	double a2a_ns_per_token;   /* per step and new token: their bytes */
+	/* per-expert launches (0 = the engine runs grouped expert GEMMs) */
+	double expert_kernels;     /* experts each GPU launches a kernel for,
+				      per expert GEMM (experts / ep); 0 none */
+	double expert_gemm_layers; /* MoE layers x 2 expert GEMMs */
+	double expert_empty_ns;    /* a kernel for an expert no token chose,
+				      inside a CUDA graph */
+	double expert_eager_ns;    /* one such launch outside a graph */
 };
 
 /* GEMM-class and small kernels of one step of model m (the counts
@@ -104,9 +117,12 @@ void floors_kernels_per_step(const struct cat_model *m, double *gemm, double *sm
 /* Fill f for model m under engine parameters e (after family overrides),
  * with ep expert-parallel GPUs (1 = none), the model's MoE layer count,
  * hidden size, the peer link's bytes/s and latency.  ep > 1 requires a
- * mixture of experts whose routed experts divide evenly over ep GPUs. */
+ * mixture of experts whose routed experts divide evenly over ep GPUs.
+ * weight_only: the weight format is dequantized in the kernels (the path
+ * an engine's per-expert kernels, e->expert_kernel_empty_us > 0, take). */
 void floors_init(struct floors *f, const struct cat_model *m, const struct engine_params *e,
-		 int ep, double moe_layers, double link_bytes_s, double link_latency_ns);
+		 int ep, double moe_layers, double link_bytes_s, double link_latency_ns,
+		 bool weight_only);
 
 /* True when a step of this shape runs as a captured CUDA graph: decode
  * only, at most graph_max_seqs sequences, an engine that captures. */
@@ -115,9 +131,15 @@ bool floors_graphed(const struct floors *f, double seqs, double decode_seqs, dou
 /* Kernel floor of a step: GEMM-class kernels x their least time plus small
  * kernels x theirs, inside a graph when the step is decode only with at
  * most graph_max_seqs sequences; launched one by one, no kernel costs less
- * than the host's launch time. */
+ * than the host's launch time.  With per-expert launches, `touched` (the
+ * expected distinct experts a MoE layer's tokens go to) of each GPU's
+ * expert kernels run as short GEMMs (a small kernel's least time) and the
+ * rest as empty ones, in place of the two grouped GEMMs. */
 double floors_launch_ns(const struct floors *f, double seqs, double decode_seqs,
-			double new_tokens);
+			double new_tokens, double touched);
+
+/* Kernels of one step (GEMM-class, small and per-expert). */
+double floors_kernel_count(const struct floors *f);
 
 /* Expected busiest-GPU load over the mean load under expert parallelism,
  * >= 1 (1 without EP).  n_items items (token-expert assignments, or the

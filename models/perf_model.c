@@ -375,7 +375,7 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 	/* kernels follow the checkpoint's projections even when its latent
 	 * attention runs as plain multi-head attention */
 	floors_init(&pm->floors, arch, e, pm->ep, L_moe, pm->link_bw_bytes * PERF_LINK_EFF,
-		    pm->link_latency_ns);
+		    pm->link_latency_ns, pm->dequantizing);
 
 	/* expert offload */
 	pm->gpu_expert_fraction = E > 0 ? o->gpu_expert_fraction : 1.0;
@@ -428,6 +428,8 @@ bool perf_model_check(const struct perf_model *pm)
 	    !finite_nonneg(f->kernel_graph_ns) || !finite_nonneg(f->gemm_ns) ||
 	    !finite_nonneg(f->kernel_eager_ns) || !finite_nonneg(f->host_ns) ||
 	    !finite_nonneg(f->a2a_fixed_ns) || !finite_nonneg(f->a2a_ns_per_token) ||
+	    !finite_nonneg(f->expert_kernels) || !finite_nonneg(f->expert_empty_ns) ||
+	    !finite_nonneg(f->expert_eager_ns) || !finite_nonneg(f->gemm_kernels) ||
 	    !finite_nonneg(pm->gpu_fixed_ns) || pm->gpu_fixed_ns > pm->overhead_ns * (1 + 1e-12) ||
 	    f->ep != pm->ep)
 		return false;
@@ -560,7 +562,8 @@ static double analytic_terms(const struct perf_model *pm, const struct shape *x,
 	double t = sum + comm;
 	/* floors: the kernel floor overlaps the roofline, the all-to-alls
 	 * add, the host adds or overlaps */
-	double launch = floors_launch_ns(&pm->floors, x->s, x->d, x->t);
+	double touched = pm->experts > 0 ? moe_distinct_experts(&pm->routing, x->t) : 0;
+	double launch = floors_launch_ns(&pm->floors, x->s, x->d, x->t, touched);
 	if (launch > ops)
 		t += launch - ops;
 	t += a2a;
@@ -576,7 +579,7 @@ static double analytic_terms(const struct perf_model *pm, const struct shape *x,
 		br->alltoall_ns = a2a;
 		br->ops_ns = ops;
 		br->launch_ns = launch;
-		br->kernels = pm->floors.gemm_kernels + pm->floors.small_kernels;
+		br->kernels = floors_kernel_count(&pm->floors);
 		br->floor_binds = launch > ops;
 		br->graphed = floors_graphed(&pm->floors, x->s, x->d, x->t);
 		br->gpu_fixed_ns = pm->gpu_fixed_ns;

@@ -123,12 +123,18 @@ int predict_write_explain(FILE *out, const struct perf_model *pm, const struct p
 		"%.3f ms (each operation's larger side, summed)\n",
 		best == 0 && !br->floor_binds ? '*' : ' ', br->ops_ns / 1e6, br->weights_ns / 1e6,
 		br->kv_ns / 1e6, br->compute_bound_ns / 1e6);
-	if (br->kernels > 0 && (f->kernel_graph_ns > 0 || f->kernel_eager_ns > 0))
-		fprintf(out, "   %c kernel launches %9.3f ms   %.0f GEMM-class + %.0f small kernels, "
-			"%s%s\n", best == 0 && br->floor_binds ? '*' : ' ', br->launch_ns / 1e6,
-			f->gemm_kernels, f->small_kernels,
-			br->graphed ? "inside a CUDA graph" : "launched one by one",
+	if (br->kernels > 0 && (f->kernel_graph_ns > 0 || f->kernel_eager_ns > 0)) {
+		fprintf(out, "   %c kernel launches %9.3f ms   %.0f GEMM-class + %.0f small kernels",
+			best == 0 && br->floor_binds ? '*' : ' ', br->launch_ns / 1e6,
+			f->gemm_kernels, f->small_kernels);
+		if (f->expert_kernels > 0)
+			fprintf(out, " + %.0f per-expert kernels (%.0f x %.0f experts; %.1f of "
+				"them with tokens)", f->expert_gemm_layers * f->expert_kernels,
+				f->expert_gemm_layers, f->expert_kernels,
+				fmin(br->experts_touched / (double)f->ep, f->expert_kernels));
+		fprintf(out, ", %s%s\n", br->graphed ? "inside a CUDA graph" : "launched one by one",
 			br->floor_binds ? " (above the roofline: it sets the GPU time)" : "");
+	}
 	else
 		fprintf(out, "     kernel launches       -      the engine has no kernel floor "
 			"(its per-layer costs are in fixed GPU)\n");

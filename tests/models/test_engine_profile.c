@@ -119,6 +119,7 @@ static void test_engine_errors(void **state)
 	assert_true(t.engines[0].p.step_overhead_us == 100);
 	/* without floor figures an engine has no floors and runs MLA everywhere */
 	assert_true(t.engines[0].p.kernel_graph_us == 0 && t.engines[0].p.gemm_kernel_us == 0);
+	assert_true(t.engines[0].p.expert_kernel_empty_us == 0);
 	assert_false(t.engines[0].p.host_overlap);
 	assert_true(engine_runs_mla(&t.engines[0], "int4-awq"));
 	const char *floors = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": "
@@ -126,13 +127,19 @@ static void test_engine_errors(void **state)
 			     FIG(4, "us") ", \"gemm_kernel_us\": " FIG(9, "us") ", \"kernel_eager_us\": "
 			     FIG(10, "us") ", \"graph_max_seqs\": " FIG(512, "sequences")
 			     ", \"host_overlap\": true, \"mla_formats\": [\"bf16\", \"fp8\"], "
+			     "\"expert_kernel_empty_us\": " FIG(0.5, "us") ", "
+			     "\"expert_kernel_eager_us\": " FIG(3.8, "us") ", "
 			     "\"by_family\": [{\"family_prefix\": \"nvidia-ampere\", "
-			     "\"gemm_kernel_us\": " FIG(12, "us") "}]}]}";
+			     "\"gemm_kernel_us\": " FIG(12, "us") ", \"expert_kernel_empty_us\": "
+			     FIG(0.7, "us") "}]}]}";
 	assert_int_equal(parse(&t, floors, &d), 0);
 	struct engine_params fp;
 	engine_resolve(&t.engines[0], "nvidia-ampere", &fp);
 	assert_true(fp.kernel_graph_us == 4 && fp.gemm_kernel_us == 12 && fp.kernel_eager_us == 10 &&
 		    fp.graph_max_seqs == 512 && fp.host_overlap);
+	/* per-expert launches: the override replaces one figure, keeps the other */
+	assert_true(fp.expert_kernel_empty_us == 0.7 && fp.expert_kernel_eager_us == 3.8);
+	assert_true(t.engines[0].p.expert_kernel_empty_us == 0.5);
 	assert_true(engine_runs_mla(&t.engines[0], "FP8"));
 	assert_false(engine_runs_mla(&t.engines[0], "int4-awq"));
 	const char *bad_graph = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": "

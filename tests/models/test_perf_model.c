@@ -174,6 +174,83 @@ static void test_floors_tp8_decode(void **state)
 	assert_true(br.launch_ns == 0 && !br.floor_binds);
 }
 
+/* Per-expert launches (vLLM before v0.8 on AWQ/GPTQ MoE: marlin_mm_moe
+ * launches one kernel per expert of the layer for each expert GEMM).
+ * DeepSeek-V3 INT4-AWQ on 8 H100s under vllm-v0, batch 1:
+ *   the two grouped GEMMs of the 58 MoE layers leave the GEMM-class count:
+ *     602 - 2 x 58 = 486 at 9 us
+ *   845 small kernels at 4 us
+ *   per-expert kernels: 2 x 58 x 256 = 29,696; 8 experts get the token
+ *     (a short GEMM each at the small kernel's 4 us), 248 exit at once
+ *     (0.5 us inside the graph)
+ *   kernel floor = 486 x 9 + 845 x 4 + 116 x (8 x 4 + 248 x 0.5) us
+ *                = 4,374 + 3,380 + 18,096 us = 25.850 ms
+ * Formats the engine runs with its Triton fused-MoE kernel (FP8) and
+ * engines with the later one-kernel Marlin MoE (vLLM V1) keep the grouped
+ * count. */
+static void test_floors_per_expert_launches(void **state)
+{
+	const struct fixture *f = *state;
+	struct perf_model pm;
+	init_spec(&pm, f, (struct spec){ "h100-sxm", "deepseek-v3", "int4-awq", NULL, "vllm-v0",
+					 8, 1, 1 });
+	assert_true(pm.floors.gemm_kernels == 486 && pm.floors.small_kernels == 845);
+	assert_true(pm.floors.expert_kernels == 256 && pm.floors.expert_gemm_layers == 116);
+	assert_true(pm.floors.expert_empty_ns == 500 && pm.floors.expert_eager_ns == 3800);
+	struct perf_batch b = perf_decode_batch(1, 1024);
+	struct perf_breakdown br;
+	perf_step_breakdown(&pm, &b, &br);
+	assert_close(br.experts_touched, 8, 1e-12);
+	assert_close(br.launch_ns, 25850e3, 1e-12);
+	assert_true(br.kernels == 486 + 845 + 29696);
+	assert_true(br.floor_binds && br.graphed);
+
+	/* at 100 sequences most experts get tokens: each of them a short GEMM */
+	struct perf_batch wide = perf_decode_batch(100, 1152);
+	perf_step_breakdown(&pm, &wide, &br);
+	double dx = moe_distinct_experts(&pm.routing, 100);
+	assert_true(dx > 240 && dx < 250);
+	assert_close(br.launch_ns, (486 * 9 + 845 * 4 + 116 * (dx * 4 + (256 - dx) * 0.5)) * 1e3,
+		     1e-12);
+	assert_true(br.floor_binds);
+
+	/* a prefill chunk runs outside the graph: every kernel launched one by
+	 * one, the per-expert ones at the C++ loop's 3.8 us or their 4 us */
+	struct perf_batch pre = perf_prefill_batch(1024, 0);
+	perf_step_breakdown(&pm, &pre, &br);
+	dx = moe_distinct_experts(&pm.routing, 1024);
+	assert_close(br.launch_ns, (486 * 10 + 845 * 10 + 116 * (dx * 4 + (256 - dx) * 3.8)) * 1e3,
+		     1e-12);
+
+	/* FP8 runs the Triton fused-MoE kernel: no per-expert launches */
+	struct perf_model fp8;
+	init_spec(&fp8, f, (struct spec){ "h100-sxm", "deepseek-v3", "fp8", NULL, "vllm-v0", 8, 1,
+					  1 });
+	assert_true(fp8.floors.expert_kernels == 0 && fp8.floors.gemm_kernels == 602);
+	/* vLLM V1 runs one Marlin MoE kernel for all experts */
+	struct perf_model v1;
+	init_spec(&v1, f, (struct spec){ "h100-sxm", "deepseek-v3", "int4-awq", NULL, "vllm", 8, 1,
+					 1 });
+	assert_true(v1.floors.expert_kernels == 0 && v1.floors.gemm_kernels == 602);
+	/* under expert parallelism each GPU launches for its own experts only */
+	struct perf_opts o;
+	perf_opts_init(&o);
+	o.hardware = "h100-sxm";
+	o.model = "deepseek-v3";
+	o.weight_format = "int4-awq";
+	o.engine = "vllm-v0";
+	o.tp = 8;
+	o.ep = 8;
+	o.engines = &f->et;
+	struct diag d;
+	diag_init(&d);
+	struct perf_model ep;
+	assert_int_equal(perf_model_init_opts(&ep, f->cat, &o, &d), 0);
+	assert_true(ep.floors.expert_kernels == 32);
+	perf_step_breakdown(&ep, &b, &br);
+	assert_close(br.launch_ns, (486 * 9 + 845 * 4 + 116 * (1 * 4 + 31 * 0.5)) * 1e3, 1e-12);
+}
+
 /* Decode runs stay exact when the roofline crosses the kernel floor as the
  * context grows, and when the host overlaps the GPU (SGLang). */
 static void test_floors_decode_run(void **state)
@@ -881,6 +958,7 @@ int main(void)
 		cmocka_unit_test(test_every_catalogue_pair),
 		cmocka_unit_test(test_floors_tp8_decode),
 		cmocka_unit_test(test_floors_decode_run),
+		cmocka_unit_test(test_floors_per_expert_launches),
 		cmocka_unit_test(test_floors_expert_parallel),
 		cmocka_unit_test(test_mla_fallback),
 	};
