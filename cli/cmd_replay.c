@@ -299,14 +299,7 @@ static int resolve(const struct scenario *sc, const struct catalog *cat, struct 
 		if (rc == 0) {
 			/* the cache as vLLM's hybrid manager sizes it; with the capacity
 			 * given, the per-sequence part still applies */
-			if (cfg->kv_cache_tokens == 0)
-				cfg->kv_cache_tokens = plan.kv_capacity_tokens;
-			int64_t per = plan.kv_gpu_bytes_per_token;
-			cfg->seq_state_tokens = (plan.state_bytes_per_seq + per - 1) / per;
-			if (plan.groups.window_tokens > 0) {
-				cfg->window_tokens = plan.groups.window_tokens + cfg->block_size;
-				cfg->window_kv_tokens = (plan.window_bytes_per_seq + per - 1) / per;
-			}
+			sim_engine_hybrid(cfg, &plan);
 		}
 		diag_init(d);
 		rc = 0;

@@ -503,7 +503,7 @@ static int write_json(const char *path, const struct stats_args *a, const struct
 	return rc;
 }
 
-/* KV bytes per token of the model, for the GB columns. */
+/* KV bytes per token of context of the model, for the GB columns. */
 static int kv_bytes(const struct stats_args *a, struct result *r, struct diag *d)
 {
 	struct catalog *cat = NULL;
@@ -519,7 +519,10 @@ static int kv_bytes(const struct stats_args *a, struct result *r, struct diag *d
 		rc = diag_set(d, DIAG_EINPUT, "--kv-cache-dtype '%s': not in the catalogue "
 			      "(expected e.g. bf16 or fp8)", a->kv_dtype);
 	else {
-		r->kv_bytes_per_token = mem_kv_bytes_per_token(m, k);
+		/* what a token of context costs in the cache: the full-attention
+		 * groups (sliding-window layers hold only their window per running
+		 * sequence, whatever the cache size) */
+		r->kv_bytes_per_token = mem_kv_context_bytes_per_token(m, k);
 		r->model_id = a->model;
 		r->model_context = m->max_context;
 	}

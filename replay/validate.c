@@ -546,16 +546,19 @@ static int predict_row(struct validate_report *rep, size_t r, const struct cols 
 		skip(row, pd.msg);
 		return 0;
 	}
+	/* the engine settings a replay of this deployment would use: the
+	 * profile's defaults for the GPU and the hybrid KV layout of the plan */
 	struct engine_config cfg = {
-		.max_num_seqs = (int32_t)ep_par.max_num_seqs,
+		.max_num_seqs = (int32_t)engine_default_max_num_seqs(&ep_par, hw),
 		.max_num_batched_tokens = chunk,
 		.block_size = 16,
 		.gpu_memory_utilization = mo.gpu_memory_utilization,
 		.enable_chunked_prefill = true,
 		.enable_prefix_caching = true,
-		.kv_cache_tokens = plan.kv_capacity_tokens,
 		.max_model_len = in + out + 16,
+		.reserve_full_prompt = ep_par.reserve_full_prompt > 0,
 	};
+	sim_engine_hybrid(&cfg, &plan);
 	int clients = row->concurrency >= 1 ? (int)row->concurrency : o->offline_requests;
 	int per_client = row->concurrency >= 1 ? o->requests_per_client : 1;
 	if (row->concurrency >= 1 && cfg.max_num_seqs < clients)

@@ -4,6 +4,7 @@
 #include "sim/replica.h"
 
 #include "base/diag.h"
+#include "base/hash.h"
 
 #include <assert.h>
 #include <math.h>
@@ -26,6 +27,18 @@ int replica_init(struct replica *rep, int32_t id, const struct engine_config *cf
 	rep->batch = calloc((size_t)cfg->max_num_seqs, sizeof(*rep->batch));
 	if (!rep->running || !rep->batch)
 		return diag_set(d, DIAG_ENOMEM, "out of memory for %d sequence slots", (int)cfg->max_num_seqs);
+	if (cfg->sliding_window_tokens > 0 && cfg->window_group_blocks > 0) {
+		rep->win_tokens = cfg->sliding_window_tokens;
+		rep->win_groups = cfg->window_group_blocks;
+		rep->win_hit_blocks = ceil_div(cfg->sliding_window_tokens - 1, cfg->block_size);
+		if (rep->win_hit_blocks < 1)
+			rep->win_hit_blocks = 1;
+		rep->scratch = calloc((size_t)cfg->max_num_seqs, sizeof(*rep->scratch));
+		rep->bucket = calloc((size_t)cfg->block_size + 1, sizeof(*rep->bucket));
+		if (!rep->scratch || !rep->bucket)
+			return diag_set(d, DIAG_ENOMEM, "out of memory for %d sequence slots",
+					(int)cfg->max_num_seqs);
+	}
 	return 0;
 }
 
@@ -35,6 +48,8 @@ void replica_release(struct replica *rep)
 	free(rep->wq);
 	free(rep->running);
 	free(rep->batch);
+	free(rep->scratch);
+	free(rep->bucket);
 	memset(rep, 0, sizeof(*rep));
 }
 
@@ -104,19 +119,58 @@ static void sreq_drop_pending(struct replica *rep, struct sreq *r)
 	r->pend_lo = r->pend_hi = 0;
 }
 
-/* Release all blocks, tail first so that a prefix's head outlives its tail. */
-static void sreq_free_blocks(struct replica *rep, struct sreq *r)
+/* The hash under which a sliding-window group enters a block: vLLM keys its
+ * table by (block hash, group id), so each group finds only its own blocks. */
+static uint64_t group_hash(uint64_t h, int64_t g)
 {
+	return hash_mix64(h ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(g + 1)));
+}
+
+static int32_t *wslot(const struct replica *rep, const struct sreq *r, int64_t j, int64_t g)
+{
+	return &r->wblocks[j * rep->win_groups + g];
+}
+
+/* Leading positions a sliding-window group no longer needs once `computed`
+ * tokens exist: those before the window of the next token (vLLM's
+ * SlidingWindowManager.get_num_skipped_tokens, in blocks). */
+static int64_t window_skipped(const struct replica *rep, int64_t computed)
+{
+	int64_t t = computed - rep->win_tokens + 1;
+	return t > 0 ? t / rep->kv.block_size : 0;
+}
+
+void replica_free_blocks(struct replica *rep, struct sreq *r)
+{
+	for (int64_t g = 0; g < rep->win_groups; g++)
+		for (int64_t j = r->n_blocks - 1; j >= r->w_lo; j--)
+			kvcache_put(&rep->kv, *wslot(rep, r, j, g));
 	for (int64_t j = r->n_blocks - 1; j >= 0; j--)
 		kvcache_put(&rep->kv, r->blocks[j]);
 	r->n_blocks = 0;
+	r->w_lo = 0;
 	r->n_registered = 0;
 	sreq_drop_pending(rep, r);
 }
 
-/* Grow the block table to cover `tokens` tokens; the caller checked that
- * enough blocks are available, so the only failure is running out of
- * memory for the cache's own arrays: DIAG_ENOMEM. */
+/* Free the sliding-window blocks that left the window once `computed`
+ * tokens exist, latest position first (vLLM's remove_skipped_blocks, which
+ * allocate_slots calls before it allocates).  They keep their hashes and
+ * stay findable until evicted. */
+static void sreq_leave_window(struct replica *rep, struct sreq *r, int64_t computed)
+{
+	int64_t to = min64(window_skipped(rep, computed), r->n_blocks);
+	if (to <= r->w_lo)
+		return;
+	for (int64_t g = 0; g < rep->win_groups; g++)
+		for (int64_t j = to - 1; j >= r->w_lo; j--)
+			kvcache_put(&rep->kv, *wslot(rep, r, j, g));
+	r->w_lo = to;
+}
+
+/* Grow the block table to cover `tokens` tokens in every group; the caller
+ * checked that enough blocks are available, so the only failure is running
+ * out of memory for the cache's own arrays: DIAG_ENOMEM. */
 static int sreq_cover(struct replica *rep, struct sreq *r, int64_t tokens)
 {
 	int64_t want = ceil_div(tokens, rep->kv.block_size);
@@ -125,6 +179,12 @@ static int sreq_cover(struct replica *rep, struct sreq *r, int64_t tokens)
 		int32_t b = kvcache_alloc(&rep->kv);
 		if (b < 0)
 			return DIAG_ENOMEM;
+		for (int64_t g = 0; g < rep->win_groups; g++) {
+			int32_t w = kvcache_alloc(&rep->kv);
+			if (w < 0)
+				return DIAG_ENOMEM;
+			*wslot(rep, r, r->n_blocks, g) = w;
+		}
 		r->blocks[r->n_blocks++] = b;
 	}
 	return 0;
@@ -138,6 +198,9 @@ static int sreq_register(struct replica *rep, struct sreq *r, int64_t tokens)
 	for (int64_t j = r->n_registered; j < full; j++) {
 		if (kvcache_register(&rep->kv, r->blocks[j], r->hashes[j]) != 0)
 			return DIAG_ENOMEM;
+		for (int64_t g = 0; g < rep->win_groups && j >= r->w_lo; g++)
+			if (kvcache_register(&rep->kv, *wslot(rep, r, j, g), group_hash(r->hashes[j], g)) != 0)
+				return DIAG_ENOMEM;
 		if (j >= r->pend_lo && j < r->pend_hi) {
 			kvcache_pending_del(&rep->kv, r->hashes[j]);
 			r->pend_lo = j + 1;
@@ -157,7 +220,7 @@ static int preempt_last(struct sim *s, struct replica *rep, struct sreq **victim
 		return DIAG_ENOMEM;
 	struct sreq *r = rep->running[--rep->n_running];
 	r->kv_dropped += r->computed;
-	sreq_free_blocks(rep, r);
+	replica_free_blocks(rep, r);
 	rep->kv.reserved -= r->seq_blocks;
 	r->computed = 0;
 	r->preemptions++;
@@ -239,9 +302,11 @@ static bool schedule_running(struct sim *s, struct replica *rep, struct perf_bat
 	bool preempted = false;
 	for (int32_t i = 0; i < rep->n_running && *budget > 0; i++) {
 		struct sreq *r = rep->running[i];
+		sreq_leave_window(rep, r, r->computed);
 		int64_t need = sreq_total(r) - r->computed;
 		int64_t n = min64(need, *budget);
-		int64_t want = ceil_div(r->computed + n, rep->kv.block_size) - r->n_blocks;
+		int64_t want = (ceil_div(r->computed + n, rep->kv.block_size) - r->n_blocks) *
+			       (1 + rep->win_groups);
 		bool self_preempted = false;
 		while (want > kvcache_available(&rep->kv)) {
 			struct sreq *victim;
@@ -268,20 +333,71 @@ static bool schedule_running(struct sim *s, struct replica *rep, struct perf_bat
 	return preempted;
 }
 
+/* Whether every sliding-window group holds a block for r's position j; the
+ * ids go to r's window table (scratch while r waits). */
+static bool window_cached(const struct replica *rep, struct sreq *r, int64_t j)
+{
+	for (int64_t g = 0; g < rep->win_groups; g++) {
+		const uint64_t *b = map_get(&rep->kv.table, group_hash(r->hashes[j], g));
+		if (!b)
+			return false;
+		*wslot(rep, r, j, g) = (int32_t)*b;
+	}
+	return true;
+}
+
+/* The prefix hit of a model with sliding-window groups, given the
+ * full-attention hit of `full` blocks (vLLM's HybridKVCacheCoordinator with
+ * one full and one sliding-window kind: full attention first, then
+ * SlidingWindowManager.find_longest_cache_hit up to that length).  A
+ * window group serves a prefix of L blocks only if it still holds the
+ * win_hit_blocks blocks just before L; the hit is the longest such L, or,
+ * when there is none, the blocks it holds from the start (fewer than
+ * win_hit_blocks).  The search looks at the leftmost block of each
+ * candidate run first and skips the whole run when that one is gone, so a
+ * prefix whose window blocks were evicted costs O(full / win_hit_blocks)
+ * lookups.  The ids of the blocks in [result - win_hit_blocks, result) are
+ * left in r's window table. */
+static int64_t window_hit(const struct replica *rep, struct sreq *r, int64_t full)
+{
+	int64_t need = rep->win_hit_blocks;
+	int64_t e = full - 1; /* the candidate run ends here */
+	while (e - need + 1 >= 0) {
+		int64_t lo = e - need + 1;
+		if (!window_cached(rep, r, lo)) {
+			e = lo - 1;
+			continue;
+		}
+		int64_t j = e;
+		while (j > lo && window_cached(rep, r, j))
+			j--;
+		if (j == lo)
+			return e + 1;
+		e = j - 1;
+	}
+	int64_t j = 0;
+	while (j < full && j < need && window_cached(rep, r, j))
+		j++;
+	return j;
+}
+
 /* Admit waiting requests in FCFS order; returns how many. */
 static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batch *pb, int64_t *budget)
 {
 	const struct engine_config *cfg = &s->cfg;
 	int64_t bs = rep->kv.block_size;
+	int64_t wg = rep->win_groups;
 	int admitted = 0;
 	rep->head_blocked = false;
 	while (rep->wq_len > 0 && rep->n_running < cfg->max_num_seqs && *budget > 0) {
 		struct sreq *r = wq_front(rep);
 		int64_t total = sreq_total(r);
 		int64_t max_hit = min64((total - 1) / bs, r->call.n_hashes);
-		/* r holds no blocks while waiting: its table is scratch for the
+		/* r holds no blocks while waiting: its tables are scratch for the
 		 * ids of the cached prefix */
-		int64_t hit = kvcache_match(&rep->kv, r->hashes, max_hit, r->blocks);
+		int64_t full_hit = kvcache_match(&rep->kv, r->hashes, max_hit, r->blocks);
+		int64_t hit = wg && full_hit > 0 ? window_hit(rep, r, full_hit) : full_hit;
+		int64_t skip = wg ? window_skipped(rep, hit * bs) : 0;
 		int64_t cached = hit * bs;
 		int64_t need = total - cached;
 		int64_t n = min64(need, *budget);
@@ -290,20 +406,39 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		int64_t evictable_hits = 0;
 		for (int64_t j = 0; j < hit; j++)
 			evictable_hits += rep->kv.ref[r->blocks[j]] == 0;
+		for (int64_t g = 0; g < wg; g++)
+			for (int64_t j = skip; j < hit; j++)
+				evictable_hits += rep->kv.ref[*wslot(rep, r, j, g)] == 0;
 		/* blocks the admission check asks for: the first chunk's, or
-		 * (reserve_full_prompt) the whole current sequence's; only the
+		 * (reserve_full_prompt) the whole current sequence's, in the
+		 * window groups capped at what they hold at once; only the
 		 * chunk's are allocated now */
-		int64_t want = ceil_div(cfg->reserve_full_prompt ? total : cached + n, bs) - hit;
-		if (want + r->seq_blocks > kvcache_available(&rep->kv) - evictable_hits) {
+		int64_t tokens = cfg->reserve_full_prompt ? total : cached + n;
+		int64_t want = ceil_div(tokens, bs) - hit;
+		if (wg) {
+			int64_t wreq = cfg->reserve_full_prompt ? sim_window_peak_blocks(cfg, total)
+								: ceil_div(tokens, bs);
+			want += (wreq > hit ? wreq - hit : 0) * wg;
+		}
+		int64_t room = kvcache_available(&rep->kv) - evictable_hits;
+		if (want + r->seq_blocks > room) {
 			/* what a decode run must leave alone (see replica.h) */
 			rep->head_blocked = true;
+			rep->head = r;
+			rep->head_hit = hit;
+			rep->head_grow_end = rep->kv.prefix_caching ? min64(full_hit + 1, max_hit) : hit;
+			rep->head_deficit = want + r->seq_blocks - room;
 			rep->head_first_stamp = UINT64_MAX;
 			for (int64_t j = 0; j < hit; j++)
 				if (rep->kv.ref[r->blocks[j]] == 0 &&
 				    rep->kv.stamp[r->blocks[j]] < rep->head_first_stamp)
 					rep->head_first_stamp = rep->kv.stamp[r->blocks[j]];
-			rep->head_grows = rep->kv.prefix_caching && hit < max_hit;
-			rep->head_next_hash = rep->head_grows ? r->hashes[hit] : 0;
+			for (int64_t g = 0; g < wg; g++)
+				for (int64_t j = skip; j < hit; j++) {
+					int32_t b = *wslot(rep, r, j, g);
+					if (rep->kv.ref[b] == 0 && rep->kv.stamp[b] < rep->head_first_stamp)
+						rep->head_first_stamp = rep->kv.stamp[b];
+				}
 			break;
 		}
 		wq_pop_front(rep);
@@ -313,11 +448,15 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		if (!r->admitted_once) {
 			r->admitted_once = true;
 			r->cached_first = cached;
-			r->inflight_miss = kvcache_match_pending(&rep->kv, r->hashes, hit, max_hit) * bs;
+			r->inflight_miss = kvcache_match_pending(&rep->kv, r->hashes, full_hit, max_hit) * bs;
 		}
 		for (int64_t j = 0; j < hit; j++)
 			kvcache_take(&rep->kv, r->blocks[j]);
+		for (int64_t g = 0; g < wg; g++)
+			for (int64_t j = skip; j < hit; j++)
+				kvcache_take(&rep->kv, *wslot(rep, r, j, g));
 		r->n_blocks = hit;
+		r->w_lo = skip;
 		r->n_registered = hit;
 		r->computed = cached;
 		r->kv_obtained += cached;
@@ -340,22 +479,105 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 	return admitted;
 }
 
-/* The longest decode run (<= kmax) that fills no block carrying the blocked
- * head's next prefix hash: a run ending with tokens computed + k must keep
- * computed + k below the end of such a block. */
+/* The longest decode run (<= kmax) that fills no block that could lengthen
+ * the blocked head's hit: one at a position in [head_hit, head_grow_end)
+ * carrying the head's hash there (chained hashes agree only on the same
+ * prefix).  A run ending with tokens computed + k must keep computed + k
+ * below the end of such a block. */
 static int64_t run_k_before_head_grows(const struct replica *rep, int64_t kmax)
 {
 	int64_t bs = rep->kv.block_size;
+	const struct sreq *h = rep->head;
 	for (int32_t i = 0; i < rep->n_batch; i++) {
 		const struct sreq *r = rep->batch[i].r;
-		int64_t end = min64(ceil_div(r->computed + kmax, bs), r->call.n_hashes);
-		for (int64_t j = r->n_registered; j < end; j++)
-			if (r->hashes[j] == rep->head_next_hash) {
+		int64_t end = min64(min64(ceil_div(r->computed + kmax, bs), r->call.n_hashes),
+				    rep->head_grow_end);
+		for (int64_t j = r->n_registered > rep->head_hit ? r->n_registered : rep->head_hit;
+		     j < end; j++)
+			if (r->hashes[j] == h->hashes[j]) {
 				kmax = min64(kmax, (j + 1) * bs - r->computed - 1);
 				break;
 			}
 	}
 	return kmax < 1 ? 1 : kmax;
+}
+
+/* The first step (>= 1) of a decode run from the current state at whose
+ * schedule r frees a sliding-window block: when the window's start passes
+ * the end of position w_lo. */
+static int64_t first_window_free(const struct replica *rep, const struct sreq *r)
+{
+	int64_t s = (r->w_lo + 1) * rep->kv.block_size + rep->win_tokens - 1 - r->computed;
+	return s < 1 ? 1 : s;
+}
+
+/* Blocks the schedules of a decode run's steps 1..s free in the window
+ * groups (one position per request every block_size steps). */
+static int64_t run_window_frees(const struct replica *rep, int64_t s)
+{
+	int64_t n = 0;
+	for (int32_t i = 0; i < rep->n_batch; i++) {
+		int64_t f = first_window_free(rep, rep->batch[i].r);
+		if (s >= f)
+			n += (s - f) / rep->kv.block_size + 1;
+	}
+	return n * rep->win_groups;
+}
+
+/* The longest decode run (<= kmax) that ends before the window blocks it
+ * frees could cover the blocked head's deficit: a run of k steps leaves the
+ * frees of step k to the next real schedule, where the head is checked. */
+static int64_t run_k_before_frees(const struct replica *rep, int64_t kmax)
+{
+	if (kmax <= 1 || run_window_frees(rep, kmax - 1) < rep->head_deficit)
+		return kmax;
+	int64_t lo = 1, hi = kmax - 1; /* the first s with frees >= deficit */
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (run_window_frees(rep, mid) >= rep->head_deficit)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Apply the window frees of a decode run's steps 1..k-1 (the run's first
+ * schedule made its own) in the order single steps make them: step by step,
+ * and within a step in batch order.  Each request frees every block_size
+ * steps from its first free, so requests are bucketed by that step modulo
+ * block_size.  Called when the run's tokens are applied, so each request's
+ * count at the run's start is computed - k. */
+static void run_leave_window(struct replica *rep, int64_t k)
+{
+	if (!rep->win_groups || k < 2 || rep->n_batch == 0)
+		return;
+	int64_t bs = rep->kv.block_size;
+	int64_t *start = rep->bucket;
+	memset(start, 0, (size_t)(bs + 1) * sizeof(*start));
+	for (int32_t i = 0; i < rep->n_batch; i++) {
+		struct sreq *r = rep->batch[i].r;
+		r->computed -= k; /* back to the run's start while we look */
+		start[first_window_free(rep, r) % bs + 1]++;
+		r->computed += k;
+	}
+	for (int64_t m = 0; m < bs; m++)
+		start[m + 1] += start[m];
+	for (int32_t i = 0; i < rep->n_batch; i++) {
+		struct sreq *r = rep->batch[i].r;
+		r->computed -= k;
+		int64_t m = first_window_free(rep, r) % bs;
+		r->computed += k;
+		rep->scratch[start[m]++] = i;
+	}
+	/* start[m] now ends bucket m; bucket m begins where bucket m-1 ends */
+	for (int64_t s = 1; s < k; s++) {
+		int64_t m = s % bs;
+		for (int64_t x = m ? start[m - 1] : 0; x < start[m]; x++) {
+			struct sreq *r = rep->batch[rep->scratch[x]].r;
+			sreq_leave_window(rep, r, r->computed - k + s);
+		}
+	}
 }
 
 /* Blocks the batch needs to run k decode steps beyond what it holds. */
@@ -366,7 +588,7 @@ static int64_t run_blocks_needed(const struct replica *rep, int64_t k)
 		const struct sreq *r = rep->batch[i].r;
 		need += ceil_div(r->computed + k, rep->kv.block_size) - r->n_blocks;
 	}
-	return need;
+	return need * (1 + rep->win_groups);
 }
 
 /* The largest k in [1, kmax] whose extra blocks are at most `limit`. */
@@ -421,12 +643,14 @@ int replica_schedule(struct sim *s, struct replica *rep)
 		k = run_k_fits(rep, kmax, avail);
 		if (rep->head_blocked && rep->wq_len > 0) {
 			/* nor may it change what the blocked head would find cached */
-			int64_t kh = rep->head_grows ? run_k_before_head_grows(rep, k) : k;
+			int64_t kh = run_k_before_head_grows(rep, k);
 			int64_t limit = avail;
 			if (rep->head_first_stamp != UINT64_MAX)
 				limit = kvcache_allocs_before(&rep->kv, rep->head_first_stamp, avail);
 			if (limit < avail)
 				kh = run_k_fits(rep, kh, limit);
+			if (rep->win_groups)
+				kh = run_k_before_frees(rep, kh);
 			if (kh < k) {
 				k = kh;
 				s->stats.head_cut_runs++;
@@ -514,6 +738,8 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen)
 		r->last_token_ns = s->now_ns;
 	}
 	emit_itl(s, first, last, total, k, steady);
+	if (rep->run_decode)
+		run_leave_window(rep, k);
 	if (s->sink.busy) {
 		struct res_busy b = {.replica = rep->id, .start_ns = t0, .end_ns = s->now_ns, .steps = k,
 				     .seqs = rep->run_b0.seqs, .kv_blocks_start = rep->run_kv_start,

@@ -13,10 +13,16 @@
  * (never the whole prompt: the last token is always computed).  It is
  * admitted if the free and evictable blocks cover its first chunk, or, with
  * reserve_full_prompt (vLLM's scheduler_reserve_full_isl), its whole current
- * sequence; either way only the chunk's blocks are allocated.  A model with
- * sliding-window or linear-attention layers also keeps per running sequence
- * its window's blocks and its recurrent state: those are reserved from the
- * same pool (seq_blocks) on admission and returned on preemption or finish.
+ * sequence; either way only the chunk's blocks are allocated.
+ *
+ * Hybrid models.  With sliding-window layers every request has a second
+ * block table (wblocks) for the window groups, filled and hashed with the
+ * first (under each group's own key) from the same pool; before a request's
+ * next allocation the blocks that left the window are freed (w_lo), and a
+ * prefix hit is the longest one whose window blocks just before its end are
+ * still cached (vLLM's HybridKVCacheCoordinator and SlidingWindowManager).
+ * Linear-attention state is reserved from the pool (seq_blocks) on admission
+ * and returned on preemption or finish.
  *
  * Decode runs.  When a step is decode-only, admits nobody and preempts nobody,
  * the next steps would be identical in shape until a request finishes, KV
@@ -28,9 +34,11 @@
  * after the arrival.  A waiting head that KV blocks held back can become
  * admissible in two ways while a run allocates and caches blocks: an
  * allocation evicts a free block of its cached prefix (its hit shrinks, and
- * the free blocks after it stop counting as its own), or a block the run
- * fills carries the next hash of that prefix (its hit grows).  The run stops
- * before either, so it stays exactly what single steps would do.
+ * the free blocks after it stop counting as its own), a block the run fills
+ * carries a hash that lengthens that prefix in some group (its hit grows), or
+ * the window blocks the run frees add up to the blocks it lacked.  The run
+ * stops before any of these, and applies its window frees step by step in
+ * batch order, so it stays exactly what single steps would do.
  *
  * Timing: a step's tokens exist at its end.  Blocks of a step are allocated
  * when it is scheduled, and those it fills are entered in the prefix table
@@ -58,8 +66,12 @@ enum sreq_state { SREQ_WAITING = 1, SREQ_RUNNING, SREQ_DONE };
 struct sreq {
 	struct sim_call call;       /* block_hashes points at `hashes` below */
 	uint64_t *hashes;           /* owned copy of the full-block hashes */
-	int32_t *blocks;            /* block table */
-	int64_t n_blocks;
+	int32_t *blocks;            /* block table (full-attention group) */
+	int32_t *wblocks;           /* sliding-window groups: position j of
+				       group g at [j * window_group_blocks + g];
+				       live for j in [w_lo, n_blocks) */
+	int64_t w_lo;               /* positions before it left the window */
+	int64_t n_blocks;           /* positions allocated, in every group */
 	int64_t max_blocks;         /* ceil((prompt + output) / block_size) */
 	int64_t seq_blocks;         /* reserved while running (hybrid attention) */
 	int64_t n_registered;       /* leading blocks whose hash is entered */
@@ -106,11 +118,22 @@ struct replica {
 	struct perf_batch run_b0;
 	/* the waiting head, when KV blocks held it back at the last schedule */
 	bool head_blocked;
+	const struct sreq *head;
+	int64_t head_hit;           /* its prefix hit, in blocks */
+	int64_t head_grow_end;      /* a block filled at a position in
+				       [head_hit, head_grow_end) with its hash
+				       could lengthen the hit */
+	int64_t head_deficit;       /* blocks it lacked */
 	uint64_t head_first_stamp;  /* oldest free-queue stamp of its cached
 				       prefix (UINT64_MAX: none free) */
-	bool head_grows;            /* its prefix could grow by head_next_hash */
-	uint64_t head_next_hash;
 	int64_t run_kv_start;       /* blocks in use when the run was scheduled */
+	/* sliding-window KV-cache groups (0 groups: none) */
+	int64_t win_tokens;         /* the window */
+	int64_t win_groups;         /* blocks one position costs in them */
+	int64_t win_hit_blocks;     /* cached blocks a hit needs just before its
+				       end: cdiv(window - 1, block_size) */
+	int32_t *scratch;           /* max_num_seqs entries */
+	int64_t *bucket;            /* block_size + 1 entries */
 };
 
 int replica_init(struct replica *rep, int32_t id, const struct engine_config *cfg, struct diag *d);
@@ -123,6 +146,11 @@ int replica_enqueue(struct sim *s, struct replica *rep, struct sreq *r);
 /* Event handlers. */
 int replica_schedule(struct sim *s, struct replica *rep);
 int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen);
+
+/* Return every block r holds (sliding-window groups first, each tail first,
+ * then the full-attention group tail first: vLLM's coordinator frees group
+ * by group) and drop its pending marks. */
+void replica_free_blocks(struct replica *rep, struct sreq *r);
 
 /* Called by sim when a request finishes (sim frees it after the callback). */
 void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r);

@@ -119,13 +119,17 @@ void sim_release(struct sim *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* A pooled request whose block table holds max_blocks positions for the
+ * full-attention group and, after them, max_blocks x window_group_blocks
+ * for the sliding-window groups. */
 static struct sreq *sreq_get(struct sim *s, int64_t max_blocks, int64_t n_hashes)
 {
+	int64_t table = max_blocks * (1 + s->cfg.window_group_blocks);
 	struct sreq *r = s->free_reqs;
 	if (r) {
 		s->free_reqs = r->next_free;
 		uint64_t *h = realloc(r->hashes, (size_t)(n_hashes ? n_hashes : 1) * sizeof(*h));
-		int32_t *b = realloc(r->blocks, (size_t)(max_blocks ? max_blocks : 1) * sizeof(*b));
+		int32_t *b = realloc(r->blocks, (size_t)(table ? table : 1) * sizeof(*b));
 		if (h)
 			r->hashes = h;
 		if (b)
@@ -139,7 +143,7 @@ static struct sreq *sreq_get(struct sim *s, int64_t max_blocks, int64_t n_hashes
 		if (!r)
 			return NULL;
 		r->hashes = malloc((size_t)(n_hashes ? n_hashes : 1) * sizeof(*r->hashes));
-		r->blocks = malloc((size_t)(max_blocks ? max_blocks : 1) * sizeof(*r->blocks));
+		r->blocks = malloc((size_t)(table ? table : 1) * sizeof(*r->blocks));
 		if (!r->hashes || !r->blocks) {
 			sreq_destroy(r);
 			return NULL;
@@ -150,6 +154,7 @@ static struct sreq *sreq_get(struct sim *s, int64_t max_blocks, int64_t n_hashes
 	memset(r, 0, sizeof(*r));
 	r->hashes = h;
 	r->blocks = b;
+	r->wblocks = b + max_blocks;
 	r->max_blocks = max_blocks;
 	return r;
 }
@@ -160,14 +165,34 @@ static void sreq_put(struct sim *s, struct sreq *r)
 	s->free_reqs = r;
 }
 
-int64_t sim_seq_blocks(const struct engine_config *cfg, int64_t tokens)
+int64_t sim_state_blocks(const struct engine_config *cfg)
 {
-	double t = (double)cfg->seq_state_tokens;
-	if (cfg->window_tokens > 0 && cfg->window_kv_tokens > 0)
-		t += (double)cfg->window_kv_tokens *
-		     (double)(tokens < cfg->window_tokens ? tokens : cfg->window_tokens) /
-		     (double)cfg->window_tokens;
-	return (int64_t)ceil(t / (double)cfg->block_size);
+	return (cfg->seq_state_tokens + cfg->block_size - 1) / cfg->block_size;
+}
+
+int64_t sim_window_peak_blocks(const struct engine_config *cfg, int64_t tokens)
+{
+	if (cfg->sliding_window_tokens <= 0 || cfg->window_group_blocks <= 0)
+		return 0;
+	int64_t bs = cfg->block_size;
+	int64_t all = (tokens + bs - 1) / bs;
+	int64_t cap = (cfg->sliding_window_tokens - 1 + cfg->max_num_batched_tokens + bs - 1) / bs + 1;
+	return all < cap ? all : cap;
+}
+
+void sim_engine_hybrid(struct engine_config *cfg, const struct mem_plan *plan)
+{
+	if (cfg->kv_cache_tokens == 0)
+		cfg->kv_cache_tokens = plan->kv_capacity_tokens;
+	int64_t per = plan->kv_gpu_bytes_per_token > 0 ? plan->kv_gpu_bytes_per_token : 1;
+	cfg->seq_state_tokens = (plan->state_bytes_per_seq + per - 1) / per;
+	cfg->sliding_window_tokens = 0;
+	cfg->window_group_blocks = 0;
+	const struct mem_kv_groups *g = &plan->groups;
+	if (g->window_tokens > 0 && g->window_groups > 0 && g->full_groups > 0) {
+		cfg->sliding_window_tokens = g->window_tokens;
+		cfg->window_group_blocks = (g->window_groups + g->full_groups - 1) / g->full_groups;
+	}
 }
 
 /* Why a call can never be served, or NULL. */
@@ -179,7 +204,9 @@ const char *sim_reject_reason(const struct engine_config *cfg, int64_t kv_blocks
 		return "prompt does not fit max_model_len";
 	if (total > cfg->max_model_len)
 		return "prompt + output exceed max_model_len";
-	if ((total + cfg->block_size - 1) / cfg->block_size + sim_seq_blocks(cfg, total) >
+	if ((total + cfg->block_size - 1) / cfg->block_size +
+		    sim_window_peak_blocks(cfg, total) * cfg->window_group_blocks +
+		    sim_state_blocks(cfg) >
 	    kv_blocks)
 		return "prompt + output need more KV blocks than the cache holds";
 	if (!cfg->enable_chunked_prefill && total > cfg->max_num_batched_tokens)
@@ -217,7 +244,7 @@ int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct dia
 	r->call.block_hashes = r->hashes;
 	r->call.n_hashes = n_hashes;
 	r->arrival_ns = t_ns;
-	r->seq_blocks = sim_seq_blocks(&s->cfg, total);
+	r->seq_blocks = sim_state_blocks(&s->cfg);
 	s->live_reqs++;
 	s->stats.submitted++;
 	struct event e = {.t_ns = t_ns, .prio = PRIO_ARRIVAL, .kind = EV_ARRIVAL, .obj = r};
@@ -280,12 +307,8 @@ void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
 	if (r->kv_obtained - r->kv_dropped != r->call.prompt_tokens + r->call.output_tokens - 1 &&
 	    !s->err)
 		s->err = DIAG_EINTERNAL;
-	for (int64_t j = r->n_blocks - 1; j >= 0; j--)
-		kvcache_put(&rep->kv, r->blocks[j]);
-	r->n_blocks = 0;
+	replica_free_blocks(rep, r);
 	rep->kv.reserved -= r->seq_blocks;
-	for (int64_t j = r->pend_lo; j < r->pend_hi; j++)
-		kvcache_pending_del(&rep->kv, r->hashes[j]);
 	r->state = SREQ_DONE;
 	s->stats.completed++;
 	s->live_reqs--;

@@ -23,6 +23,7 @@
 #define SIM_SIM_H
 
 #include "base/diag.h"
+#include "models/memory.h"
 #include "models/perf.h"
 #include "sim/evq.h"
 #include "sim/results.h"
@@ -43,13 +44,16 @@ struct engine_config {
 	bool enable_prefix_caching;
 	int64_t kv_cache_tokens;        /* KV capacity in tokens per replica */
 	int64_t max_model_len;          /* longest prompt + output accepted */
-	/* hybrid attention (models/memory.h): what each running sequence holds
-	 * besides its context, in KV tokens of this cache */
-	int64_t seq_state_tokens;       /* linear-attention state */
-	int64_t window_tokens;          /* sliding window + one block; 0 none */
-	int64_t window_kv_tokens;       /* a full window in the sliding-window
-					   groups (a shorter sequence holds its
-					   share) */
+	/* hybrid attention (models/memory.h, sim_engine_hybrid) */
+	int64_t seq_state_tokens;       /* linear-attention state each running
+					   sequence holds, in KV tokens of this
+					   cache */
+	int64_t sliding_window_tokens;  /* the sliding-window layers' window;
+					   0: no sliding-window KV-cache group */
+	int64_t window_group_blocks;    /* blocks of this cache one block of
+					   positions costs in the sliding-window
+					   groups (their count over the
+					   full-attention groups', rounded up) */
 	bool reserve_full_prompt;       /* admit a waiting request only if blocks for
 					   its whole current sequence are free (vLLM
 					   scheduler_reserve_full_isl); else for its
@@ -128,9 +132,21 @@ int sim_init(struct sim *s, const struct engine_config *cfg, int32_t n_replicas,
 	     struct diag *d);
 void sim_release(struct sim *s);
 
-/* Blocks a running sequence of `tokens` tokens holds besides its context
- * (sliding windows, linear-attention state). */
-int64_t sim_seq_blocks(const struct engine_config *cfg, int64_t tokens);
+/* Blocks a running sequence holds besides its blocks of positions: the
+ * linear-attention state. */
+int64_t sim_state_blocks(const struct engine_config *cfg);
+
+/* Most blocks of positions a sequence of `tokens` tokens holds at once in
+ * the sliding-window groups (per group): a chunk of up to
+ * max_num_batched_tokens plus the window before it, as vLLM's
+ * SlidingWindowSpec.max_admission_blocks_per_request bounds it; 0 without
+ * a window. */
+int64_t sim_window_peak_blocks(const struct engine_config *cfg, int64_t tokens);
+
+/* Set cfg's hybrid-attention fields from a memory plan of the same model and
+ * parallelism: the linear layers' state in KV tokens, the sliding window and
+ * the cost of its groups; and kv_cache_tokens from the plan when it is 0. */
+void sim_engine_hybrid(struct engine_config *cfg, const struct mem_plan *plan);
 
 /* Replace the default router (round_robin, no limits) by one built from rc;
  * only before the first sim_submit.  0, DIAG_EINPUT, DIAG_ENOMEM, or

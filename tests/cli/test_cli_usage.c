@@ -253,6 +253,17 @@ static void test_stats_curve_range(void **state)
 	assert_true(prev == distinct);
 	cJSON_Delete(j);
 	cli_out_free(&r);
+	/* a hybrid model's GB count the full-attention layers: gpt-oss-120b's
+	 * 18 of 36 layers x 8 KV heads x 64 x K and V x 2 bytes */
+	r = cli_run("stats " SCRATCH "/two.jsonl --model gpt-oss-120b --json -");
+	assert_int_equal(r.status, 0);
+	j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	cJSON *kvb = cJSON_GetObjectItem(j, "kv_bytes_per_token");
+	assert_non_null(kvb);
+	assert_true(kvb->valuedouble == 18.0 * 8 * 64 * 2 * 2);
+	cJSON_Delete(j);
+	cli_out_free(&r);
 }
 
 int main(void)
