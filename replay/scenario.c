@@ -41,6 +41,8 @@ static const struct key KEYS[] = {
 	 "engine profile: vllm, vllm-v0, sglang, trtllm, llama.cpp, mlx (unset = the hardware's)"},
 	{"profile", K_STR, OFF(profile), 0, 0,
 	 "measured step profile CSV overriding the performance model"},
+	{"prices", K_STR, OFF(prices), 0, 0,
+	 "price file of the shape of models/catalog/prices.json (unset = the built-in one)"},
 	{"offload", K_OBJ, 0, 0, 0, "mixture-of-experts weights in host RAM"},
 	{"offload.gpu_expert_fraction", K_NUM, OFF(offload_gpu_expert_fraction), 0, 1,
 	 "share of routed experts kept on the GPUs (1 = no offload)"},

@@ -39,6 +39,8 @@ struct scenario {
 	int32_t pipeline_parallel_size;   /* 0 = derived */
 	char engine_profile[SCENARIO_STR_MAX]; /* "" = the hardware's default */
 	char profile[SCENARIO_STR_MAX];   /* measured step profile CSV; "" = none */
+	char prices[SCENARIO_STR_MAX];    /* price file (models/prices.h); "" = the
+					     built-in prices.json */
 	double offload_gpu_expert_fraction; /* 1 unless set: MoE experts on GPU */
 	double host_memory_gb;            /* host side of expert offload; 0 = default */
 	double host_mem_bw_gbs;

@@ -26,6 +26,7 @@ static void test_default(void **state)
 	assert_true(sc.engine.enable_prefix_caching);
 	assert_int_equal(sc.engine.kv_cache_tokens, 0);
 	assert_string_equal(sc.source, "(built-in default)");
+	assert_string_equal(sc.prices, ""); /* the built-in price catalogue */
 }
 
 static void test_sets(void **state)
@@ -35,8 +36,10 @@ static void test_sets(void **state)
 	struct diag d;
 	diag_init(&d);
 	const char *sets[] = {"engine.enable_prefix_caching=false", "engine.kv_cache_tokens=200000",
-			      "model=llama-2-7b", "slo.ttft_ms=1500.5", "engine.kv_cache_tokens=300000"};
-	assert_int_equal(scenario_load(&sc, NULL, sets, 5, &d), 0);
+			      "model=llama-2-7b", "slo.ttft_ms=1500.5", "engine.kv_cache_tokens=300000",
+			      "prices=my-prices.json"};
+	assert_int_equal(scenario_load(&sc, NULL, sets, 6, &d), 0);
+	assert_string_equal(sc.prices, "my-prices.json");
 	assert_false(sc.engine.enable_prefix_caching);
 	assert_int_equal(sc.engine.kv_cache_tokens, 300000);
 	assert_string_equal(sc.model, "llama-2-7b");

@@ -1,0 +1,667 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * cost: the arithmetic of each way of paying (see cost.h and docs/cost.md
+ * for every formula), and the helpers that fill an option's parameters from
+ * the price and hardware catalogues.
+ *
+ * Every eval function validates its inputs, computes the monthly total as a
+ * sum of named parts, then the per-token, per-task and per-engineer figures
+ * from that total, and records every figure it used as an assumption.  No
+ * function here allocates.
+ */
+#include "models/cost.h"
+
+#include "models/catalog.h"
+#include "models/prices.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const option_names[COST_OPTION_COUNT] = {
+	"purchase", "dedicated", "elastic", "seats", "api",
+};
+
+const char *cost_option_name(enum cost_option o)
+{
+	return ((int)o >= 0 && (int)o < COST_OPTION_COUNT) ? option_names[o] : "?";
+}
+
+void cost_fig_set(struct cost_fig *f, double value, const char *fmt, ...)
+{
+	f->value = value;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->source, sizeof(f->source), fmt, ap);
+	va_end(ap);
+}
+
+void cost_task_default(struct cost_task *t)
+{
+	cost_fig_set(&t->acceptance_rate, -1,
+		     "default: the trace's own accepted / tasks with a known outcome "
+		     "(docs/cost.md)");
+	cost_fig_set(&t->turns_factor, 1, "default: as the trace recorded (docs/cost.md)");
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+static void result_init(struct cost_result *r, enum cost_option o, const char *label)
+{
+	memset(r, 0, sizeof(*r));
+	r->option = o;
+	snprintf(r->label, sizeof(r->label), "%s", label[0] ? label : option_names[o]);
+}
+
+static void assume(struct cost_result *r, const char *name, double value, const char *unit,
+		   const char *source)
+{
+	if (r->assumption_count == COST_MAX_ASSUMPTIONS)
+		return; /* the array is sized for the longest option */
+	struct cost_assumption *a = &r->assumptions[r->assumption_count++];
+	snprintf(a->name, sizeof(a->name), "%s", name);
+	a->value = value;
+	snprintf(a->unit, sizeof(a->unit), "%s", unit);
+	snprintf(a->source, sizeof(a->source), "%s", source);
+}
+
+static void assume_fig(struct cost_result *r, const char *name, const struct cost_fig *f,
+		       const char *unit)
+{
+	assume(r, name, f->value, unit, f->source);
+}
+
+static void part(struct cost_result *r, const char *name, double usd_month)
+{
+	if (r->part_count == COST_MAX_PARTS)
+		return;
+	struct cost_part *p = &r->parts[r->part_count++];
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->usd_month = usd_month;
+	r->usd_month += usd_month;
+}
+
+/* ---- checks ------------------------------------------------------------- */
+
+static bool finite_ge(double x, double lo)
+{
+	return isfinite(x) && x >= lo;
+}
+
+int cost_usage_check(const struct cost_usage *u, struct diag *d)
+{
+	if (!finite_ge(u->duration_s, 0) || u->duration_s <= 0)
+		return diag_set(d, DIAG_EINPUT, "cost: usage duration %g s (expected a duration > 0)",
+				u->duration_s);
+	if (!finite_ge(u->periods_per_month, 0))
+		return diag_set(d, DIAG_EINPUT, "cost: periods_per_month %g (expected >= 0; 0 = "
+				"continuous traffic)", u->periods_per_month);
+	if (u->gpus_per_replica < 1 || u->replicas < 1)
+		return diag_set(d, DIAG_EINPUT, "cost: %lld replicas of %lld GPUs (expected at least "
+				"one replica of at least one GPU)", (long long)u->replicas,
+				(long long)u->gpus_per_replica);
+	if (!finite_ge(u->gpu_hours_provisioned, 0) || !finite_ge(u->gpu_hours_busy, 0) ||
+	    !finite_ge(u->busy_s_per_gpu, 0) || !finite_ge(u->idle_s_per_gpu, 0))
+		return diag_set(d, DIAG_EINPUT, "cost: GPU-hours and busy/idle seconds must be "
+				"finite and >= 0 (expected measured times)");
+	if (u->busy_s_per_gpu + u->idle_s_per_gpu > u->duration_s * (1 + 1e-9))
+		return diag_set(d, DIAG_EINPUT, "cost: busy %g s + idle %g s per GPU exceed the span "
+				"of %g s (expected at most the span)", u->busy_s_per_gpu,
+				u->idle_s_per_gpu, u->duration_s);
+	if (u->prompt_tokens < 0 || u->cached_tokens < 0 || u->output_tokens < 0 ||
+	    u->calls < 0 || u->tasks < 0 || u->engineers < 0)
+		return diag_set(d, DIAG_EINPUT, "cost: negative token, call, task or engineer count "
+				"(expected counts >= 0)");
+	if (u->cached_tokens > u->prompt_tokens)
+		return diag_set(d, DIAG_EINPUT, "cost: %lld cached tokens of %lld prompt tokens "
+				"(expected cached <= prompt)", (long long)u->cached_tokens,
+				(long long)u->prompt_tokens);
+	if (u->tasks_accept_known < 0 || u->tasks_accepted < 0 ||
+	    u->tasks_accepted > u->tasks_accept_known || u->tasks_accept_known > u->tasks)
+		return diag_set(d, DIAG_EINPUT, "cost: %lld accepted of %lld tasks with a known "
+				"outcome of %lld tasks (expected accepted <= known <= tasks)",
+				(long long)u->tasks_accepted, (long long)u->tasks_accept_known,
+				(long long)u->tasks);
+	for (size_t i = 0; i < u->replica_up_count; i++)
+		if (!u->replica_up_s || !finite_ge(u->replica_up_s[i], 0))
+			return diag_set(d, DIAG_EINPUT, "cost: replica stretch %zu is not a time >= 0 "
+					"(expected seconds)", i);
+	return 0;
+}
+
+double cost_periods_per_month(const struct cost_usage *u)
+{
+	if (u->periods_per_month > 0)
+		return u->periods_per_month;
+	return COST_HOURS_PER_MONTH * 3600.0 / u->duration_s;
+}
+
+static int check_fig(const struct cost_fig *f, const char *name, double lo, double hi,
+		     struct diag *d)
+{
+	if (!isfinite(f->value) || f->value < lo || f->value > hi)
+		return diag_set(d, DIAG_EINPUT, "cost: %s = %g (expected a value from %g to %g; "
+				"source: %s)", name, f->value, lo, hi, f->source);
+	return 0;
+}
+
+/* The usage-driven figures every option shares. */
+struct common {
+	double periods;       /* per month */
+	double turns;
+	double acceptance;
+};
+
+static int common_begin(const struct cost_usage *u, const struct cost_task *t,
+			struct cost_result *r, struct common *c, struct diag *d)
+{
+	int rc = cost_usage_check(u, d);
+	if (rc)
+		return rc;
+	struct cost_task def;
+	if (!t) {
+		cost_task_default(&def);
+		t = &def;
+	}
+	if (!isfinite(t->turns_factor.value) || !(t->turns_factor.value > 0) ||
+	    t->turns_factor.value > 100)
+		return diag_set(d, DIAG_EINPUT, "cost: turns factor %g (expected a number in (0, "
+				"100]; source: %s)", t->turns_factor.value, t->turns_factor.source);
+	double acc = t->acceptance_rate.value;
+	if (!isfinite(acc) || acc > 1 || acc == 0)
+		return diag_set(d, DIAG_EINPUT, "cost: acceptance rate %g (expected a share in "
+				"(0, 1], or < 0 for the trace's own; source: %s)", acc,
+				t->acceptance_rate.source);
+	c->periods = cost_periods_per_month(u);
+	c->turns = t->turns_factor.value;
+	const char *acc_src = t->acceptance_rate.source;
+	char buf[COST_SOURCE_MAX];
+	if (acc < 0) {
+		if (u->tasks_accept_known > 0) {
+			acc = (double)u->tasks_accepted / (double)u->tasks_accept_known;
+			snprintf(buf, sizeof(buf), "the trace: %lld accepted of %lld tasks with a "
+				 "known outcome", (long long)u->tasks_accepted,
+				 (long long)u->tasks_accept_known);
+		} else {
+			acc = 1;
+			snprintf(buf, sizeof(buf), "the trace records no acceptance: every task "
+				 "counted as accepted");
+		}
+		acc_src = buf;
+	}
+	c->acceptance = acc;
+	r->output_tokens_month = (double)u->output_tokens * c->periods * c->turns;
+	r->tasks_month = (double)u->tasks * c->periods;
+	r->accepted_tasks_month = r->tasks_month * acc;
+	char src[COST_SOURCE_MAX];
+	if (u->periods_per_month > 0)
+		snprintf(src, sizeof(src), "given: the %.6g h replayed repeat %.6g times a month",
+			 u->duration_s / 3600.0, c->periods);
+	else
+		snprintf(src, sizeof(src), "continuous traffic: %.0f h a month / %.6g h replayed",
+			 COST_HOURS_PER_MONTH, u->duration_s / 3600.0);
+	assume(r, "periods_per_month", c->periods, "1/month", src);
+	assume(r, "acceptance_rate", acc, "share of tasks", acc_src);
+	assume(r, "turns_factor", c->turns, "x trace", t->turns_factor.source);
+	return 0;
+}
+
+static void common_end(const struct cost_usage *u, struct cost_result *r)
+{
+	if (r->output_tokens_month > 0)
+		r->usd_per_mtok_output = r->usd_month / (r->output_tokens_month / 1e6);
+	if (r->accepted_tasks_month > 0)
+		r->usd_per_accepted_task = r->usd_month / r->accepted_tasks_month;
+	if (u->engineers > 0)
+		r->usd_per_engineer_month = r->usd_month / (double)u->engineers;
+}
+
+static double gpus_of(const struct cost_usage *u)
+{
+	return (double)u->replicas * (double)u->gpus_per_replica;
+}
+
+/* ---- energy ------------------------------------------------------------- */
+
+int cost_energy_eval(const struct cost_usage *u, double busy_w, double idle_w, double pue,
+		     const struct cost_task *t, struct cost_energy *e, struct diag *d)
+{
+	memset(e, 0, sizeof(*e));
+	int rc = cost_usage_check(u, d);
+	if (rc)
+		return rc;
+	if (!finite_ge(busy_w, 0) || !finite_ge(idle_w, 0) || !finite_ge(pue, 1) || pue > 10)
+		return diag_set(d, DIAG_EINPUT, "cost: busy %g W, idle %g W, PUE %g (expected watts "
+				">= 0 and a PUE from 1 to 10)", busy_w, idle_w, pue);
+	double turns = t ? t->turns_factor.value : 1;
+	if (!isfinite(turns) || !(turns > 0))
+		return diag_set(d, DIAG_EINPUT, "cost: turns factor %g (expected > 0)", turns);
+	double gpus = gpus_of(u);
+	double month_h = COST_HOURS_PER_MONTH;
+	double busy_h = u->busy_s_per_gpu / 3600.0 * cost_periods_per_month(u) * turns;
+	if (busy_h > month_h)
+		busy_h = month_h; /* a GPU cannot be busy longer than the month */
+	e->gpus = gpus;
+	e->busy_gpu_hours_month = busy_h * gpus;
+	e->idle_gpu_hours_month = (month_h - busy_h) * gpus;
+	e->kwh_month_it = (e->busy_gpu_hours_month * busy_w + e->idle_gpu_hours_month * idle_w) /
+			  1000.0;
+	e->kwh_month_facility = e->kwh_month_it * pue;
+	if (u->output_tokens > 0)
+		e->j_per_output_token = (u->busy_s_per_gpu * busy_w + u->idle_s_per_gpu * idle_w) *
+					gpus / (double)u->output_tokens;
+	return 0;
+}
+
+/* ---- purchase ----------------------------------------------------------- */
+
+int cost_purchase_eval(const struct cost_purchase *p, const struct cost_usage *u,
+		       const struct cost_task *t, struct cost_result *r, struct diag *d)
+{
+	result_init(r, COST_PURCHASE, p->label);
+	int rc;
+	if ((rc = check_fig(&p->system_usd, "purchase.system_usd", 0, 1e10, d)) ||
+	    (rc = check_fig(&p->gpus_per_system, "purchase.gpus_per_system", 1, 4096, d)) ||
+	    (rc = check_fig(&p->amortisation_months, "purchase.amortisation_months", 1, 600, d)) ||
+	    (rc = check_fig(&p->resale_fraction, "purchase.resale_fraction", 0, 1, d)) ||
+	    (rc = check_fig(&p->busy_w, "purchase.busy_w", 0, 1e5, d)) ||
+	    (rc = check_fig(&p->idle_w, "purchase.idle_w", 0, 1e5, d)) ||
+	    (rc = check_fig(&p->pue, "purchase.pue", 1, 10, d)) ||
+	    (rc = check_fig(&p->electricity_usd_kwh, "purchase.electricity_usd_kwh", 0, 100, d)) ||
+	    (rc = check_fig(&p->hosting_usd_month, "purchase.hosting_usd_month", 0, 1e9, d)) ||
+	    (rc = check_fig(&p->operator_usd_month, "purchase.operator_usd_month", 0, 1e9, d)))
+		return rc;
+	if (p->gpus_per_system.value != floor(p->gpus_per_system.value))
+		return diag_set(d, DIAG_EINPUT, "cost: purchase.gpus_per_system = %g (expected a "
+				"whole number)", p->gpus_per_system.value);
+	struct common c;
+	if ((rc = common_begin(u, t, r, &c, d)))
+		return rc;
+	double gpus = gpus_of(u);
+	double systems = ceil(gpus / p->gpus_per_system.value);
+	struct cost_task tt = { .turns_factor = { .value = c.turns } };
+	struct cost_energy e;
+	if ((rc = cost_energy_eval(u, p->busy_w.value, p->idle_w.value, p->pue.value, &tt, &e, d)))
+		return rc;
+	double capital = systems * p->system_usd.value * (1 - p->resale_fraction.value) /
+			 p->amortisation_months.value;
+	part(r, "capital", capital);
+	part(r, "power", e.kwh_month_facility * p->electricity_usd_kwh.value);
+	part(r, "hosting", systems * p->hosting_usd_month.value);
+	part(r, "operator", p->operator_usd_month.value);
+	char src[COST_SOURCE_MAX];
+	snprintf(src, sizeof(src), "%lld replicas x %lld GPUs in systems of %g",
+		 (long long)u->replicas, (long long)u->gpus_per_replica, p->gpus_per_system.value);
+	assume(r, "systems", systems, "systems", src);
+	assume_fig(r, "system_price", &p->system_usd, "USD per system");
+	assume_fig(r, "amortisation", &p->amortisation_months, "months");
+	assume_fig(r, "resale", &p->resale_fraction, "share of price");
+	assume_fig(r, "busy_power", &p->busy_w, "W per GPU");
+	assume_fig(r, "idle_power", &p->idle_w, "W per GPU");
+	snprintf(src, sizeof(src), "replay: %.6g s busy per GPU per %.6g h, x periods x turns; "
+		 "idle the rest of %.0f h", u->busy_s_per_gpu, u->duration_s / 3600.0,
+		 COST_HOURS_PER_MONTH);
+	assume(r, "busy_gpu_hours", e.busy_gpu_hours_month, "GPU-h per month", src);
+	assume(r, "energy_it", e.kwh_month_it, "kWh per month", "busy x busy W + idle x idle W");
+	assume_fig(r, "pue", &p->pue, "ratio");
+	assume_fig(r, "electricity", &p->electricity_usd_kwh, "USD per kWh");
+	assume_fig(r, "hosting", &p->hosting_usd_month, "USD per system-month");
+	assume_fig(r, "operator", &p->operator_usd_month, "USD per month");
+	common_end(u, r);
+	return 0;
+}
+
+/* ---- dedicated ---------------------------------------------------------- */
+
+int cost_dedicated_eval(const struct cost_dedicated *p, const struct cost_usage *u,
+			const struct cost_task *t, struct cost_result *r, struct diag *d)
+{
+	result_init(r, COST_DEDICATED, p->label);
+	int rc;
+	if ((rc = check_fig(&p->server_usd_month, "dedicated.server_usd_month", 0, 1e9, d)) ||
+	    (rc = check_fig(&p->gpus_per_server, "dedicated.gpus_per_server", 1, 4096, d)) ||
+	    (rc = check_fig(&p->operator_usd_month, "dedicated.operator_usd_month", 0, 1e9, d)))
+		return rc;
+	if (p->gpus_per_server.value != floor(p->gpus_per_server.value))
+		return diag_set(d, DIAG_EINPUT, "cost: dedicated.gpus_per_server = %g (expected a "
+				"whole number)", p->gpus_per_server.value);
+	struct common c;
+	if ((rc = common_begin(u, t, r, &c, d)))
+		return rc;
+	double servers = ceil(gpus_of(u) / p->gpus_per_server.value);
+	part(r, "rent", servers * p->server_usd_month.value);
+	part(r, "operator", p->operator_usd_month.value);
+	char src[COST_SOURCE_MAX];
+	snprintf(src, sizeof(src), "%lld replicas x %lld GPUs in servers of %g",
+		 (long long)u->replicas, (long long)u->gpus_per_replica, p->gpus_per_server.value);
+	assume(r, "servers", servers, "servers", src);
+	assume_fig(r, "server_price", &p->server_usd_month, "USD per server-month");
+	assume_fig(r, "operator", &p->operator_usd_month, "USD per month");
+	common_end(u, r);
+	return 0;
+}
+
+/* ---- elastic ------------------------------------------------------------ */
+
+int cost_elastic_eval(const struct cost_elastic *p, const struct cost_usage *u,
+		      const struct cost_task *t, struct cost_result *r, struct diag *d)
+{
+	result_init(r, COST_ELASTIC, p->label);
+	int rc;
+	if ((rc = check_fig(&p->usd_per_gpu_hour, "elastic.usd_per_gpu_hour", 0, 1e6, d)) ||
+	    (rc = check_fig(&p->billing_granularity_s, "elastic.billing_granularity_s", 1,
+			    31 * 86400.0, d)) ||
+	    (rc = check_fig(&p->min_replicas, "elastic.min_replicas", 0, 4096, d)) ||
+	    (rc = check_fig(&p->operator_usd_month, "elastic.operator_usd_month", 0, 1e9, d)))
+		return rc;
+	struct common c;
+	if ((rc = common_begin(u, t, r, &c, d)))
+		return rc;
+	double g = p->billing_granularity_s.value;
+	double span_h;
+	char src[COST_SOURCE_MAX];
+	if (u->replica_up_count > 0) {
+		double billed_s = 0;
+		for (size_t i = 0; i < u->replica_up_count; i++)
+			billed_s += ceil(u->replica_up_s[i] / g - 1e-9) * g;
+		span_h = billed_s * (double)u->gpus_per_replica / 3600.0;
+		snprintf(src, sizeof(src), "replay: %zu replica stretches, each rounded up to %g s, "
+			 "x %lld GPUs", u->replica_up_count, g, (long long)u->gpus_per_replica);
+	} else if (u->gpu_hours_provisioned > 0) {
+		span_h = u->gpu_hours_provisioned;
+		snprintf(src, sizeof(src), "replay: GPU-hours the autoscaler kept up (no replica "
+			 "stretches given: granularity not applied)");
+	} else {
+		span_h = gpus_of(u) * u->duration_s / 3600.0;
+		snprintf(src, sizeof(src), "replay: %lld replicas x %lld GPUs kept up the whole "
+			 "%.6g h", (long long)u->replicas, (long long)u->gpus_per_replica,
+			 u->duration_s / 3600.0);
+	}
+	double traced_h = span_h * c.periods * c.turns;
+	/* outside the replayed periods only min_replicas stay up */
+	double off_h = COST_HOURS_PER_MONTH - c.periods * u->duration_s / 3600.0;
+	if (off_h < 0)
+		off_h = 0;
+	double floor_h = off_h * p->min_replicas.value * (double)u->gpus_per_replica;
+	part(r, "gpu_hours", traced_h * p->usd_per_gpu_hour.value);
+	part(r, "min_replicas", floor_h * p->usd_per_gpu_hour.value);
+	part(r, "operator", p->operator_usd_month.value);
+	assume(r, "gpu_hours_per_period", span_h, "GPU-h", src);
+	assume(r, "gpu_hours_month", traced_h, "GPU-h per month", "per period x periods x turns");
+	snprintf(src, sizeof(src), "%.6g h outside the replayed periods x min replicas x %lld GPUs",
+		 off_h, (long long)u->gpus_per_replica);
+	assume(r, "floor_gpu_hours_month", floor_h, "GPU-h per month", src);
+	assume_fig(r, "gpu_hour_price", &p->usd_per_gpu_hour, "USD per GPU-hour");
+	assume_fig(r, "billing_granularity", &p->billing_granularity_s, "s");
+	assume_fig(r, "min_replicas", &p->min_replicas, "replicas");
+	assume_fig(r, "operator", &p->operator_usd_month, "USD per month");
+	common_end(u, r);
+	return 0;
+}
+
+/* ---- API and seats ------------------------------------------------------ */
+
+static int check_api(const struct cost_api *p, struct diag *d)
+{
+	int rc;
+	if ((rc = check_fig(&p->input_usd_mtok, "api.input_usd_mtok", 0, 1e4, d)) ||
+	    (rc = check_fig(&p->cached_usd_mtok, "api.cached_usd_mtok", 0, 1e4, d)) ||
+	    (rc = check_fig(&p->output_usd_mtok, "api.output_usd_mtok", 0, 1e4, d)))
+		return rc;
+	return 0;
+}
+
+/* List-price value of the month's tokens. */
+static double api_month(const struct cost_api *p, const struct cost_usage *u,
+			const struct common *c, double *in, double *cached, double *out)
+{
+	double scale = c->periods * c->turns / 1e6;
+	*in = (double)(u->prompt_tokens - u->cached_tokens) * scale * p->input_usd_mtok.value;
+	*cached = (double)u->cached_tokens * scale * p->cached_usd_mtok.value;
+	*out = (double)u->output_tokens * scale * p->output_usd_mtok.value;
+	return *in + *cached + *out;
+}
+
+int cost_api_eval(const struct cost_api *p, const struct cost_usage *u,
+		  const struct cost_task *t, struct cost_result *r, struct diag *d)
+{
+	result_init(r, COST_API, p->label);
+	int rc;
+	if ((rc = check_api(p, d)))
+		return rc;
+	struct common c;
+	if ((rc = common_begin(u, t, r, &c, d)))
+		return rc;
+	double in, cached, out;
+	api_month(p, u, &c, &in, &cached, &out);
+	part(r, "input", in);
+	part(r, "cached_input", cached);
+	part(r, "output", out);
+	double scale = c.periods * c.turns / 1e6;
+	assume(r, "input_tokens", (double)(u->prompt_tokens - u->cached_tokens) * scale,
+	       "M tokens per month", "replay: prompt tokens not read from the prefix cache");
+	assume(r, "cached_tokens", (double)u->cached_tokens * scale, "M tokens per month",
+	       "replay: prefix-cache hits, priced as cache reads (cache writes priced as input)");
+	assume(r, "output_tokens", (double)u->output_tokens * scale, "M tokens per month",
+	       "replay");
+	assume_fig(r, "input_price", &p->input_usd_mtok, "USD per 1M tokens");
+	assume_fig(r, "cached_price", &p->cached_usd_mtok, "USD per 1M tokens");
+	assume_fig(r, "output_price", &p->output_usd_mtok, "USD per 1M tokens");
+	common_end(u, r);
+	return 0;
+}
+
+int cost_seats_eval(const struct cost_seats *p, const struct cost_usage *u,
+		    const struct cost_task *t, struct cost_result *r, struct diag *d)
+{
+	result_init(r, COST_SEATS, p->label);
+	int rc;
+	if ((rc = check_fig(&p->usd_per_seat_month, "seats.usd_per_seat_month", 0, 1e6, d)) ||
+	    (rc = check_fig(&p->min_seats, "seats.min_seats", 0, 1e6, d)) ||
+	    (rc = check_fig(&p->included_usage_usd, "seats.included_usage_usd", -1, 1e6, d)) ||
+	    (rc = check_fig(&p->overage_at_api_list, "seats.overage_at_api_list", 0, 1, d)) ||
+	    (rc = check_api(&p->list, d)))
+		return rc;
+	if (u->engineers < 1)
+		return diag_set(d, DIAG_EINPUT, "cost: seats need the number of engineers (expected "
+				"at least 1)");
+	struct common c;
+	if ((rc = common_begin(u, t, r, &c, d)))
+		return rc;
+	double seats = (double)u->engineers;
+	if (seats < p->min_seats.value)
+		seats = p->min_seats.value;
+	part(r, "seats", seats * p->usd_per_seat_month.value);
+	double in, cached, out;
+	double usage = api_month(&p->list, u, &c, &in, &cached, &out);
+	double included = p->included_usage_usd.value * seats;
+	char src[COST_SOURCE_MAX];
+	snprintf(src, sizeof(src), "%lld engineers, plan minimum %g", (long long)u->engineers,
+		 p->min_seats.value);
+	assume(r, "seats", seats, "seats", src);
+	assume_fig(r, "seat_price", &p->usd_per_seat_month, "USD per seat-month");
+	snprintf(src, sizeof(src), "the team's tokens at %s list prices", p->list.label);
+	assume(r, "usage_at_list", usage, "USD per month", src);
+	if (p->included_usage_usd.value < 0) {
+		assume(r, "included_usage", -1, "USD per seat-month",
+		       "the plan states no usage allowance: usage limits not modelled");
+	} else {
+		assume_fig(r, "included_usage", &p->included_usage_usd, "USD per seat-month");
+		if (p->overage_at_api_list.value > 0) {
+			double over = usage > included ? usage - included : 0;
+			part(r, "overage", over);
+			assume(r, "overage", over, "USD per month",
+			       "usage beyond the included, pooled over seats, at list prices");
+		} else {
+			assume(r, "usage_over_included", included > 0 ? usage / included : 0,
+			       "x included", "the plan states no overage price: usage past the "
+			       "allowance not priced (limits apply)");
+		}
+	}
+	common_end(u, r);
+	return 0;
+}
+
+/* ---- parameters from the catalogues ------------------------------------- */
+
+static void fig_row(struct cost_fig *f, double value, const struct price_row *row,
+		    const char *extra)
+{
+	cost_fig_set(f, value, "prices.json %s%s: %s, %s, %s %g %s %s, %s (%s)", row->id, extra,
+		     row->item, row->provider, row->currency, row->amount, row->unit,
+		     strcmp(row->currency, "USD") && strcmp(row->currency, "none") ? "converted"
+										    : "",
+		     row->date, row->source);
+}
+
+static int default_row(const struct prices *pr, enum price_kind kind, const char *id,
+		       struct cost_fig *f, struct diag *d)
+{
+	const struct price_row *row = prices_find(pr, kind, id);
+	if (!row)
+		return diag_set(d, DIAG_EINPUT, "cost: the price file has no %s row '%s' (expected "
+				"the default row docs/cost.md names)", price_kind_name(kind), id);
+	fig_row(f, row->usd, row, " (default)");
+	return 0;
+}
+
+int cost_watts(const struct cat_hardware *hw, struct cost_fig *busy_w, struct cost_fig *idle_w,
+	       struct diag *d)
+{
+	const struct cat_hardware *dev = hw->device ? hw->device : hw;
+	if (dev->inference_w_max > 0)
+		cost_fig_set(busy_w, dev->inference_w_max, "hardware.json %s: measured while "
+			     "serving an LLM (upper end)", dev->id);
+	else if (dev->tdp_w > 0)
+		cost_fig_set(busy_w, dev->tdp_w, "hardware.json %s: TDP (no measured serving power; "
+			     "an upper bound)", dev->id);
+	else
+		return diag_set(d, DIAG_EINPUT, "cost: hardware %s has no measured power and no TDP "
+				"(expected tdp_w or inference_w in hardware.json)", dev->id);
+	if (dev->idle_w > 0)
+		cost_fig_set(idle_w, dev->idle_w, "hardware.json %s: measured idle", dev->id);
+	else if (dev->tdp_w > 0)
+		cost_fig_set(idle_w, dev->tdp_w * COST_IDLE_TDP_FRACTION, "%.3g x TDP %g W (no "
+			     "measured idle; H200 SXM 80.3 W idle of 700 W, docs/cost.md)",
+			     COST_IDLE_TDP_FRACTION, dev->tdp_w);
+	else
+		cost_fig_set(idle_w, busy_w->value * COST_IDLE_TDP_FRACTION, "%.3g x busy power "
+			     "(no measured idle, no TDP; docs/cost.md)", COST_IDLE_TDP_FRACTION);
+	return 0;
+}
+
+static int operator_default(const struct prices *pr, struct cost_fig *f, struct diag *d)
+{
+	return default_row(pr, PRICE_OPERATOR_MONTH, COST_DEFAULT_OPERATOR, f, d);
+}
+
+int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
+			      const struct cat_hardware *hw, struct diag *d)
+{
+	memset(p, 0, sizeof(*p));
+	const struct cat_hardware *dev = hw->device ? hw->device : hw;
+	const struct price_row *row = prices_median_for_hardware(pr, PRICE_PURCHASE, hw->id);
+	double count = (double)(hw->device_count > 0 ? hw->device_count : 1);
+	if (row) {
+		fig_row(&p->system_usd, row->usd, row, "");
+		cost_fig_set(&p->gpus_per_system, (double)row->gpus, "prices.json %s: gpus",
+			     row->id);
+	} else if (dev != hw && (row = prices_median_for_hardware(pr, PRICE_PURCHASE, dev->id))) {
+		fig_row(&p->system_usd, row->usd * count, row, " x GPUs (GPUs only: chassis, CPUs "
+			"and network not priced)");
+		cost_fig_set(&p->gpus_per_system, count * (double)row->gpus,
+			     "hardware.json %s: %g x %s", hw->id, count, dev->id);
+	} else {
+		return COST_NO_PRICE;
+	}
+	snprintf(p->label, sizeof(p->label), "purchase %s", hw->id);
+	cost_fig_set(&p->amortisation_months, COST_DEFAULT_AMORTISATION_MONTHS,
+		     "default: three years, docs/cost.md");
+	cost_fig_set(&p->resale_fraction, 0, "default: no resale counted, docs/cost.md");
+	cost_fig_set(&p->hosting_usd_month, 0, "default: not priced (own premises), docs/cost.md");
+	int rc;
+	if ((rc = cost_watts(hw, &p->busy_w, &p->idle_w, d)) ||
+	    (rc = default_row(pr, PRICE_PUE, COST_DEFAULT_PUE, &p->pue, d)) ||
+	    (rc = default_row(pr, PRICE_ELECTRICITY, COST_DEFAULT_ELECTRICITY,
+			      &p->electricity_usd_kwh, d)) ||
+	    (rc = operator_default(pr, &p->operator_usd_month, d)))
+		return rc;
+	return 0;
+}
+
+int cost_dedicated_from_prices(struct cost_dedicated *p, const struct prices *pr,
+			       const struct cat_hardware *hw, struct diag *d)
+{
+	memset(p, 0, sizeof(*p));
+	const struct price_row *row = prices_median_for_hardware(pr, PRICE_DEDICATED_MONTH, hw->id);
+	if (!row)
+		return COST_NO_PRICE;
+	snprintf(p->label, sizeof(p->label), "dedicated %s", row->id);
+	fig_row(&p->server_usd_month, row->usd, row, "");
+	cost_fig_set(&p->gpus_per_server, (double)row->gpus, "prices.json %s: gpus", row->id);
+	return operator_default(pr, &p->operator_usd_month, d);
+}
+
+int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,
+			     const struct cat_hardware *hw, struct diag *d)
+{
+	memset(p, 0, sizeof(*p));
+	const struct cat_hardware *dev = hw->device ? hw->device : hw;
+	const struct price_row *row = prices_median_for_hardware(pr, PRICE_GPU_HOUR, hw->id);
+	if (!row && dev != hw)
+		row = prices_median_for_hardware(pr, PRICE_GPU_HOUR, dev->id);
+	if (!row)
+		return COST_NO_PRICE;
+	snprintf(p->label, sizeof(p->label), "elastic %s", row->id);
+	fig_row(&p->usd_per_gpu_hour, row->usd, row, " (median of the hardware's rows)");
+	cost_fig_set(&p->billing_granularity_s, 1, "default: per-second billing, docs/cost.md");
+	cost_fig_set(&p->min_replicas, 0, "default: scale to zero outside the traced periods, "
+		     "docs/cost.md");
+	return operator_default(pr, &p->operator_usd_month, d);
+}
+
+int cost_api_from_prices(struct cost_api *p, const struct prices *pr, const char *id,
+			 struct diag *d)
+{
+	memset(p, 0, sizeof(*p));
+	const struct price_row *in = prices_find(pr, PRICE_API_INPUT, id);
+	const struct price_row *out = prices_find(pr, PRICE_API_OUTPUT, id);
+	const struct price_row *cached = prices_find(pr, PRICE_API_CACHED_INPUT, id);
+	if (!in || !out)
+		return diag_set(d, DIAG_EINPUT, "cost: no API prices for '%s' (expected an id of an "
+				"api_input row: agentcap catalog --prices)", id);
+	snprintf(p->label, sizeof(p->label), "api %s", in->id);
+	fig_row(&p->input_usd_mtok, in->usd, in, "");
+	fig_row(&p->output_usd_mtok, out->usd, out, "");
+	if (cached)
+		fig_row(&p->cached_usd_mtok, cached->usd, cached, "");
+	else
+		fig_row(&p->cached_usd_mtok, in->usd, in, " (no cached price published: cache "
+			"reads priced as input)");
+	return 0;
+}
+
+int cost_seats_from_prices(struct cost_seats *p, const struct prices *pr, const char *seat_id,
+			   const char *api_id, struct diag *d)
+{
+	memset(p, 0, sizeof(*p));
+	const struct price_row *row = prices_find(pr, PRICE_SEAT, seat_id);
+	if (!row)
+		return diag_set(d, DIAG_EINPUT, "cost: no seat plan '%s' (expected an id of a seat "
+				"row: agentcap catalog --prices)", seat_id);
+	int rc = cost_api_from_prices(&p->list, pr, api_id, d);
+	if (rc)
+		return rc;
+	snprintf(p->label, sizeof(p->label), "seats %s", row->id);
+	fig_row(&p->usd_per_seat_month, row->usd, row, "");
+	cost_fig_set(&p->min_seats, (double)row->min_seats, "prices.json %s: %s", row->id,
+		     row->min_seats ? "plan minimum" : "no minimum stated");
+	cost_fig_set(&p->included_usage_usd, row->included_usage_usd, "prices.json %s: %s",
+		     row->id, row->included_usage_usd >= 0 ? "usage included per seat"
+							   : "no allowance stated");
+	cost_fig_set(&p->overage_at_api_list, row->overage_at_api_list ? 1 : 0,
+		     "prices.json %s: %s", row->id, row->overage_at_api_list
+		     ? "usage beyond the allowance billed at API list prices"
+		     : "no overage price stated");
+	return 0;
+}

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * cost: what a team's coding-agent work costs per month, per 1M output
+ * tokens and per accepted task under each way of paying for it - buying
+ * servers (purchase), renting them by the month (dedicated) or by the
+ * GPU-hour as an autoscaler keeps them up (elastic), paying per seat, or
+ * paying an API per token - and the energy the self-hosted GPUs use.
+ *
+ * The arithmetic is pure: its inputs are the plain numbers a replay
+ * produces (struct cost_usage) and the parameters of one option, each a
+ * struct cost_fig (a value and where it comes from); its output is a struct
+ * cost_result whose assumptions list every figure used, with unit and
+ * source, so a report can print them beside the total.  Nothing here reads
+ * files or prints; the *_from_prices helpers fill an option's parameters
+ * from the price and hardware catalogues, with the defaults docs/cost.md
+ * gives and sources.
+ *
+ * Months: a month is COST_HOURS_PER_MONTH hours (8,760 / 12).  A replay
+ * covers duration_s; traffic-driven figures (tokens, tasks, GPU-hours, busy
+ * time) are scaled to a month by periods_per_month, which the caller sets
+ * (a one-workday trace: working days per month) or leaves 0 for continuous
+ * traffic (730 h / duration).  Fixed prices (a server, a seat) are already
+ * per month.
+ *
+ * Task economics: an option has an acceptance rate (share of tasks whose
+ * result is kept) and a turns factor (calls and tokens per task relative to
+ * the trace: a weaker model may need more turns).  Usage-priced figures
+ * (API tokens, elastic GPU-hours, busy energy) grow with the turns factor;
+ * cost per accepted task = monthly cost / (tasks per month x acceptance).
+ */
+#ifndef MODELS_COST_H
+#define MODELS_COST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/diag.h"
+
+struct catalog;
+struct cat_hardware;
+struct prices;
+
+#define COST_HOURS_PER_MONTH 730.0
+#define COST_LABEL_MAX 128
+#define COST_NAME_MAX 48
+#define COST_UNIT_MAX 32
+#define COST_SOURCE_MAX 320
+#define COST_MAX_ASSUMPTIONS 24
+#define COST_MAX_PARTS 8
+
+enum cost_option {
+	COST_PURCHASE = 0,
+	COST_DEDICATED,
+	COST_ELASTIC,
+	COST_SEATS,
+	COST_API,
+	COST_OPTION_COUNT
+};
+
+/* "purchase", "dedicated", "elastic", "seats", "api" (static strings). */
+const char *cost_option_name(enum cost_option o);
+
+/* One input figure and where it comes from ("prices.json h100-sxm-street
+ * (2026 mid, https://...)", "default, docs/cost.md", "--set ..."). */
+struct cost_fig {
+	double value;
+	char source[COST_SOURCE_MAX];
+};
+
+/* Set f to value with a printf-style source. */
+void cost_fig_set(struct cost_fig *f, double value, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* What one replay measured, as plain numbers.  Counts are totals over
+ * duration_s. */
+struct cost_usage {
+	double duration_s;            /* span the figures cover (> 0) */
+	double periods_per_month;     /* spans per month; 0 = continuous
+					 (COST_HOURS_PER_MONTH h / duration) */
+	int64_t gpus_per_replica;     /* tp x pp (>= 1) */
+	int64_t replicas;             /* replicas provisioned (the peak, when an
+					 autoscaler varied them) (>= 1) */
+	double gpu_hours_provisioned; /* GPU-hours kept up within duration_s;
+					 0 = replicas x gpus x duration */
+	double gpu_hours_busy;        /* GPU-hours with work in them */
+	double busy_s_per_gpu;        /* mean over the provisioned GPUs of the
+					 seconds with work (<= duration_s) */
+	double idle_s_per_gpu;        /* mean seconds powered without work */
+	const double *replica_up_s;   /* optional: every stretch one replica was
+					 kept up, in seconds (for billing
+					 granularity); NULL = not known */
+	size_t replica_up_count;
+	int64_t prompt_tokens;        /* every prompt token of the calls, cached
+					 ones included */
+	int64_t cached_tokens;        /* of those, read from the prefix cache */
+	int64_t output_tokens;
+	int64_t calls;
+	int64_t tasks;
+	int64_t tasks_accept_known;   /* of those, tasks whose outcome the trace
+					 records (0: none) */
+	int64_t tasks_accepted;       /* of those, accepted */
+	int64_t engineers;            /* >= 1 for seats; 0 = unknown */
+};
+
+/* Acceptance and turns of one option (see the file comment). */
+struct cost_task {
+	struct cost_fig acceptance_rate; /* (0, 1]; < 0 = the trace's own
+					    tasks_accepted / tasks_accept_known
+					    (1 when it records no outcome) */
+	struct cost_fig turns_factor;    /* > 0; 1 = as the trace recorded */
+};
+
+/* acceptance = trace's, turns 1, sourced as the defaults of docs/cost.md. */
+void cost_task_default(struct cost_task *t);
+
+struct cost_purchase {
+	char label[COST_LABEL_MAX];
+	struct cost_fig system_usd;          /* price of one server/unit */
+	struct cost_fig gpus_per_system;
+	struct cost_fig amortisation_months;
+	struct cost_fig resale_fraction;     /* of system_usd, at the end */
+	struct cost_fig busy_w;              /* per GPU while it has work */
+	struct cost_fig idle_w;              /* per GPU while powered, idle */
+	struct cost_fig pue;                 /* facility / IT power */
+	struct cost_fig electricity_usd_kwh;
+	struct cost_fig hosting_usd_month;   /* per system: rack, colocation */
+	struct cost_fig operator_usd_month;  /* whole deployment */
+};
+
+struct cost_dedicated {
+	char label[COST_LABEL_MAX];
+	struct cost_fig server_usd_month;
+	struct cost_fig gpus_per_server;
+	struct cost_fig operator_usd_month;
+};
+
+struct cost_elastic {
+	char label[COST_LABEL_MAX];
+	struct cost_fig usd_per_gpu_hour;
+	struct cost_fig billing_granularity_s; /* each replica stretch is billed
+						  in whole units of this; 1 =
+						  per second */
+	struct cost_fig min_replicas;        /* kept up outside the traced
+						periods (nights, weekends) */
+	struct cost_fig operator_usd_month;
+};
+
+struct cost_api {
+	char label[COST_LABEL_MAX];
+	struct cost_fig input_usd_mtok;      /* per 1M uncached prompt tokens */
+	struct cost_fig cached_usd_mtok;     /* per 1M cache-read tokens */
+	struct cost_fig output_usd_mtok;
+};
+
+struct cost_seats {
+	char label[COST_LABEL_MAX];
+	struct cost_fig usd_per_seat_month;
+	struct cost_fig min_seats;           /* 0 = none */
+	struct cost_fig included_usage_usd;  /* per seat per month at API list
+						prices; < 0 = the plan states
+						none (usage not priced) */
+	struct cost_fig overage_at_api_list; /* 1: usage beyond the included
+						is billed at list; 0: no
+						overage rule stated */
+	struct cost_api list;                /* what the team's usage is worth
+						at list prices (for included
+						usage and overage) */
+};
+
+/* A line of the breakdown of a monthly total. */
+struct cost_part {
+	char name[COST_NAME_MAX];            /* "capital", "power", ... */
+	double usd_month;
+};
+
+struct cost_assumption {
+	char name[COST_NAME_MAX];
+	double value;
+	char unit[COST_UNIT_MAX];
+	char source[COST_SOURCE_MAX];
+};
+
+struct cost_result {
+	enum cost_option option;
+	char label[COST_LABEL_MAX];
+	double usd_month;                    /* per month, whole team */
+	double usd_per_mtok_output;          /* per 1M output tokens; 0 when the
+						month has no output */
+	double usd_per_accepted_task;        /* 0 when no task is accepted */
+	double usd_per_engineer_month;       /* 0 when engineers is 0 */
+	double output_tokens_month;          /* with the turns factor */
+	double tasks_month;
+	double accepted_tasks_month;
+	struct cost_part parts[COST_MAX_PARTS];
+	size_t part_count;
+	struct cost_assumption assumptions[COST_MAX_ASSUMPTIONS];
+	size_t assumption_count;
+};
+
+/* Energy of the self-hosted GPUs over a month (IT power; facility power
+ * is that x PUE). */
+struct cost_energy {
+	double gpus;                         /* replicas x gpus per replica */
+	double busy_gpu_hours_month;         /* with the turns factor */
+	double idle_gpu_hours_month;         /* powered, no work: the rest of the
+						month */
+	double kwh_month_it;
+	double kwh_month_facility;
+	double j_per_output_token;           /* IT energy of the traced span /
+						its output tokens (0 without
+						output) */
+};
+
+/* Input errors (DIAG_EINPUT, message naming the field and what was
+ * expected) for usage that cannot be priced: duration <= 0, no GPUs,
+ * negative counts, cached > prompt tokens, busy time past the span. */
+int cost_usage_check(const struct cost_usage *u, struct diag *d);
+
+/* periods_per_month, or 730 h / duration when it is 0. */
+double cost_periods_per_month(const struct cost_usage *u);
+
+/* The figures of each option.  t may be NULL (cost_task_default).
+ * Returns 0, or DIAG_EINPUT when usage or a parameter is out of range
+ * (negative price, acceptance outside (0, 1], amortisation <= 0, ...). */
+int cost_purchase_eval(const struct cost_purchase *p, const struct cost_usage *u,
+		       const struct cost_task *t, struct cost_result *r, struct diag *d);
+int cost_dedicated_eval(const struct cost_dedicated *p, const struct cost_usage *u,
+			const struct cost_task *t, struct cost_result *r, struct diag *d);
+int cost_elastic_eval(const struct cost_elastic *p, const struct cost_usage *u,
+		      const struct cost_task *t, struct cost_result *r, struct diag *d);
+int cost_seats_eval(const struct cost_seats *p, const struct cost_usage *u,
+		    const struct cost_task *t, struct cost_result *r, struct diag *d);
+int cost_api_eval(const struct cost_api *p, const struct cost_usage *u,
+		  const struct cost_task *t, struct cost_result *r, struct diag *d);
+
+/* Energy from busy/idle time and watts: a GPU is powered the whole month
+ * (owned hardware); busy time is the replay's, scaled to the month.  t may
+ * be NULL. */
+int cost_energy_eval(const struct cost_usage *u, double busy_w, double idle_w, double pue,
+		     const struct cost_task *t, struct cost_energy *e, struct diag *d);
+
+/* ---- parameters from the catalogues (defaults: docs/cost.md) ---- */
+
+/* Returned by the *_from_prices helpers when the catalogue has no price for
+ * the hardware (not an error: that option is simply not on offer). */
+#define COST_NO_PRICE 1
+
+/* Idle power as a share of TDP where the catalogue has no measured idle
+ * figure: H200 SXM measured 80.3 W idle against its 700 W TDP (docs/cost.md). */
+#define COST_IDLE_TDP_FRACTION 0.115
+
+/* Busy and idle watts per GPU of hw, with how each is sourced: busy = the
+ * measured inference power (upper end of its range) else the TDP; idle =
+ * the measured idle power else COST_IDLE_TDP_FRACTION x TDP.  DIAG_EINPUT
+ * when hw has neither a measured figure nor a TDP. */
+int cost_watts(const struct cat_hardware *hw, struct cost_fig *busy_w, struct cost_fig *idle_w,
+	       struct diag *d);
+
+/* Purchase of hw: its purchase row (the median of several), else its
+ * accelerator's times the GPU count (GPUs only, said so in the source);
+ * watts by cost_watts; PUE, electricity and operator time from the default
+ * rows; amortisation 36 months, resale 0, hosting 0 (docs/cost.md).
+ * COST_NO_PRICE when neither hw nor its accelerator has a purchase row. */
+int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
+			      const struct cat_hardware *hw, struct diag *d);
+
+/* Dedicated rental of hw (its dedicated_month row, the median of several),
+ * operator time from the default row.  COST_NO_PRICE when none. */
+int cost_dedicated_from_prices(struct cost_dedicated *p, const struct prices *pr,
+			       const struct cat_hardware *hw, struct diag *d);
+
+/* Elastic rental of hw: the median gpu_hour row of hw or its accelerator;
+ * billing per second, min replicas 0, operator time from the default row.
+ * COST_NO_PRICE when none. */
+int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,
+			     const struct cat_hardware *hw, struct diag *d);
+
+/* The API prices of model id (api_input/api_cached_input/api_output rows);
+ * without a cached row, cache reads are priced as input (said so).
+ * DIAG_EINPUT when the id has no API rows. */
+int cost_api_from_prices(struct cost_api *p, const struct prices *pr, const char *id,
+			 struct diag *d);
+
+/* A seat plan (seat row id) with the API model whose list prices value its
+ * usage (api_id).  DIAG_EINPUT for an unknown id. */
+int cost_seats_from_prices(struct cost_seats *p, const struct prices *pr, const char *seat_id,
+			   const char *api_id, struct diag *d);
+
+/* The default rows (ids in prices.json): electricity, PUE and operator time
+ * used by the helpers above. */
+#define COST_DEFAULT_ELECTRICITY "us-median-all-sectors"
+#define COST_DEFAULT_PUE "uptime-global-2025"
+#define COST_DEFAULT_OPERATOR "field-notes-loaded"
+#define COST_DEFAULT_AMORTISATION_MONTHS 36.0
+
+#endif

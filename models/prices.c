@@ -1,0 +1,868 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * prices: parse and validate prices.json (see prices.h), look rows up and
+ * render the listing of `agentcap catalog --prices`.
+ *
+ * The file is parsed once by cJSON and every row checked on the tree.
+ * cJSON keeps no positions, so when a row is bad the place is found again
+ * in the text by a small cursor (locate) that steps over the document's
+ * punctuation and lets cJSON read each key and skip each value: the message
+ * then points at the offending value.  Every allocation is registered in
+ * p->owned and freed in one sweep, so a failure half-way leaks nothing.
+ */
+#include "models/prices.h"
+
+#include "base/textfile.h"
+#include "models/catalog.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PRICES_MAX_ROWS 10000
+#define PRICES_MAX_TEXT 4096
+
+static const char *const kind_names[PRICE_KIND_COUNT] = {
+	"seat", "overage", "api_input", "api_cached_input", "api_output", "gpu_hour",
+	"dedicated_month", "purchase", "electricity", "pue", "operator_month",
+};
+
+/* The unit each kind must state; NULL: any text starting "per ". */
+static const char *const kind_units[PRICE_KIND_COUNT] = {
+	"per user per month", NULL, "per 1M tokens", "per 1M tokens", "per 1M tokens",
+	"per GPU-hour", "per server per month", "per unit", "per kWh", "ratio",
+	"per deployment per month",
+};
+
+const char *price_kind_name(enum price_kind k)
+{
+	return ((int)k >= 0 && (int)k < PRICE_KIND_COUNT) ? kind_names[k] : "?";
+}
+
+/* ---- ownership ---------------------------------------------------------- */
+
+static void *own(struct prices *p, void *ptr)
+{
+	if (!ptr)
+		return NULL;
+	if (p->owned_count == p->owned_cap) {
+		size_t cap = p->owned_cap ? p->owned_cap * 2 : 256;
+		void **grown = realloc(p->owned, cap * sizeof(*grown));
+		if (!grown) {
+			free(ptr);
+			return NULL;
+		}
+		p->owned = grown;
+		p->owned_cap = cap;
+	}
+	p->owned[p->owned_count++] = ptr;
+	return ptr;
+}
+
+static char *own_strdup(struct prices *p, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *c = malloc(n);
+	if (c)
+		memcpy(c, s, n);
+	return own(p, c);
+}
+
+void prices_free(struct prices *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->owned_count; i++)
+		free(p->owned[i]);
+	free(p->owned);
+	free(p);
+}
+
+/* ---- finding a place in the text again ---------------------------------- */
+
+static const char *skip_ws(const char *s, const char *end)
+{
+	while (s < end && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
+		s++;
+	return s;
+}
+
+/* End of the JSON value starting at s (cJSON reads it); NULL if none. */
+static const char *skip_value(const char *s, const char *end)
+{
+	const char *stop = NULL;
+	cJSON *v = cJSON_ParseWithLengthOpts(s, (size_t)(end - s), &stop, 0);
+	if (!v)
+		return NULL;
+	cJSON_Delete(v);
+	return stop;
+}
+
+/* In the object whose '{' is at obj: the first member named key.  Returns
+ * the start of its value and sets *key_at to the key's opening quote; NULL
+ * when there is no such member. */
+static const char *member_at(const char *obj, const char *end, const char *key,
+			     const char **key_at)
+{
+	if (!obj || obj >= end || *obj != '{')
+		return NULL;
+	const char *s = skip_ws(obj + 1, end);
+	while (s < end && *s == '"') {
+		const char *k = s, *stop = NULL;
+		cJSON *name = cJSON_ParseWithLengthOpts(s, (size_t)(end - s), &stop, 0);
+		if (!name)
+			return NULL;
+		bool match = cJSON_IsString(name) && strcmp(name->valuestring, key) == 0;
+		cJSON_Delete(name);
+		s = skip_ws(stop, end);
+		if (s >= end || *s != ':')
+			return NULL;
+		s = skip_ws(s + 1, end);
+		if (match) {
+			if (key_at)
+				*key_at = k;
+			return s;
+		}
+		s = skip_value(s, end);
+		if (!s)
+			return NULL;
+		s = skip_ws(s, end);
+		if (s < end && *s == ',')
+			s = skip_ws(s + 1, end);
+	}
+	return NULL;
+}
+
+/* The start of element index of the array whose '[' is at arr; NULL. */
+static const char *element_at(const char *arr, const char *end, size_t index)
+{
+	if (!arr || arr >= end || *arr != '[')
+		return NULL;
+	const char *s = skip_ws(arr + 1, end);
+	for (size_t i = 0; s < end && *s != ']'; i++) {
+		if (i == index)
+			return s;
+		s = skip_value(s, end);
+		if (!s)
+			return NULL;
+		s = skip_ws(s, end);
+		if (s < end && *s == ',')
+			s = skip_ws(s + 1, end);
+	}
+	return NULL;
+}
+
+/* What a message points at. */
+enum at { AT_VALUE, AT_KEY, AT_OBJECT };
+
+struct pctx {
+	struct prices *p;
+	const char *text;
+	size_t len;
+	struct diag *d;
+};
+
+/* Position of top[index].key (index < 0: top itself; key NULL: the
+ * element), falling back to the deepest place found. */
+static const char *locate(const struct pctx *c, const char *top, long index, const char *key,
+			  enum at at)
+{
+	const char *end = c->text + c->len;
+	const char *best = skip_ws(c->text, end);
+	const char *k = NULL;
+	const char *v = top ? member_at(best, end, top, &k) : best;
+	if (!v)
+		return best;
+	if (top && !key && index < 0 && at == AT_KEY)
+		return k;
+	best = v;
+	if (index >= 0) {
+		v = element_at(v, end, (size_t)index);
+		if (!v)
+			return best;
+		best = v;
+	}
+	if (!key || at == AT_OBJECT)
+		return best;
+	v = member_at(best, end, key, &k);
+	if (!v)
+		return best;
+	return at == AT_KEY ? k : v;
+}
+
+static int fail_at(const struct pctx *c, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail_at(const struct pctx *c, const char *where, const char *fmt, ...)
+{
+	char msg[DIAG_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* textfile_line_col wants a NUL-terminated text; count by hand */
+	long line = 1, col = 1;
+	for (const char *s = c->text; s < where && s < c->text + c->len; s++) {
+		if (*s == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	return diag_at(c->d, DIAG_EINPUT, c->p->name, line, col, "%s", msg);
+}
+
+static long line_of(const struct pctx *c, const char *where)
+{
+	long line = 1;
+	for (const char *s = c->text; s < where && s < c->text + c->len; s++)
+		line += *s == '\n';
+	return line;
+}
+
+/* ---- reading rows ------------------------------------------------------- */
+
+static const char *const row_keys[] = {
+	"id", "kind", "item", "provider", "price", "unit", "currency", "date", "source",
+	"note", "hardware", "gpus", "min_seats", "included_usage_usd", "overage_at_api_list",
+	"csv_line", NULL,
+};
+
+static const char ROW_KEYS_TEXT[] =
+	"id, kind, item, provider, price, unit, currency, date, source, note, hardware, "
+	"gpus, min_seats, included_usage_usd, overage_at_api_list, csv_line";
+
+struct rowctx {
+	const struct pctx *c;
+	long index;
+	const char *id;           /* for messages; "" until known */
+};
+
+static int row_fail(const struct rowctx *r, const char *key, enum at at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int row_fail(const struct rowctx *r, const char *key, enum at at, const char *fmt, ...)
+{
+	char msg[DIAG_MSG_MAX / 2];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	const char *where = locate(r->c, "prices", r->index, key, at);
+	if (r->id[0])
+		return fail_at(r->c, where, "prices[%ld] '%s': %s", r->index, r->id, msg);
+	return fail_at(r->c, where, "prices[%ld]: %s", r->index, msg);
+}
+
+static const char *json_type(const cJSON *v)
+{
+	if (cJSON_IsString(v))
+		return "a string";
+	if (cJSON_IsNumber(v))
+		return "a number";
+	if (cJSON_IsBool(v))
+		return "a boolean";
+	if (cJSON_IsNull(v))
+		return "null";
+	if (cJSON_IsArray(v))
+		return "an array";
+	return "an object";
+}
+
+static bool valid_id(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n >= 64)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '.'))
+			return false;
+	}
+	return true;
+}
+
+/* A required (or, with optional, possibly absent) non-empty string. */
+static int get_text(const struct rowctx *r, const cJSON *row, const char *key, bool optional,
+		    const char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, key);
+	*out = NULL;
+	if (!v) {
+		if (optional)
+			return 0;
+		return row_fail(r, key, AT_OBJECT, "missing key '%s' (expected a non-empty string)",
+				key);
+	}
+	if (!cJSON_IsString(v) || !v->valuestring[0] || strlen(v->valuestring) > PRICES_MAX_TEXT)
+		return row_fail(r, key, AT_VALUE, "%s is %s (expected a non-empty string of at most "
+				"%d characters)", key, cJSON_IsString(v) ? "an empty or too long string"
+				: json_type(v), PRICES_MAX_TEXT);
+	*out = v->valuestring;
+	return 0;
+}
+
+static int get_count(const struct rowctx *r, const cJSON *row, const char *key, int64_t lo,
+		     int64_t hi, int64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, key);
+	if (!v)
+		return 0;
+	double x = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	if (!cJSON_IsNumber(v))
+		return row_fail(r, key, AT_VALUE, "%s is %s (expected an integer from %lld to %lld)",
+				key, json_type(v), (long long)lo, (long long)hi);
+	if (x != floor(x) || x < (double)lo || x > (double)hi)
+		return row_fail(r, key, AT_VALUE, "%s is %g (expected an integer from %lld to %lld)",
+				key, x, (long long)lo, (long long)hi);
+	*out = (int64_t)x;
+	return 0;
+}
+
+static double rate_of(const struct prices *p, const char *currency)
+{
+	if (strcmp(currency, "USD") == 0 || strcmp(currency, "none") == 0)
+		return 1.0;
+	for (size_t i = 0; i < p->rate_count; i++)
+		if (strcmp(p->rates[i].currency, currency) == 0)
+			return p->rates[i].usd_per_unit;
+	return 0;
+}
+
+static int parse_row(const struct pctx *c, const cJSON *row, long index, struct price_row *out)
+{
+	struct prices *p = c->p;
+	struct rowctx r = { .c = c, .index = index, .id = "" };
+	if (!cJSON_IsObject(row))
+		return row_fail(&r, NULL, AT_VALUE, "a row is %s (expected an object)", json_type(row));
+	const cJSON *idv = cJSON_GetObjectItemCaseSensitive(row, "id");
+	if (cJSON_IsString(idv) && valid_id(idv->valuestring))
+		r.id = idv->valuestring;
+	for (const cJSON *k = row->child; k; k = k->next) {
+		bool known = false;
+		for (size_t i = 0; row_keys[i]; i++)
+			known |= strcmp(k->string, row_keys[i]) == 0;
+		if (!known)
+			return row_fail(&r, k->string, AT_KEY, "unknown key '%s' (expected one of %s)",
+					k->string, ROW_KEYS_TEXT);
+		for (const cJSON *l = k->next; l; l = l->next)
+			if (strcmp(k->string, l->string) == 0)
+				return row_fail(&r, k->string, AT_KEY,
+						"key '%s' given twice (expected each key once)",
+						k->string);
+	}
+	const char *id, *kind, *item, *provider, *unit, *currency, *date, *source, *note, *hw;
+	int rc;
+	if ((rc = get_text(&r, row, "id", false, &id)))
+		return rc;
+	if (!valid_id(id))
+		return row_fail(&r, "id", AT_VALUE, "id '%s' is not an id (expected 1-63 characters "
+				"of a-z 0-9 - .)", id);
+	if ((rc = get_text(&r, row, "kind", false, &kind)))
+		return rc;
+	int k = -1;
+	for (int i = 0; i < PRICE_KIND_COUNT; i++)
+		if (strcmp(kind, kind_names[i]) == 0)
+			k = i;
+	if (k < 0)
+		return row_fail(&r, "kind", AT_VALUE, "unknown kind '%s' (expected seat, overage, "
+				"api_input, api_cached_input, api_output, gpu_hour, dedicated_month, "
+				"purchase, electricity, pue or operator_month)", kind);
+	if ((rc = get_text(&r, row, "item", false, &item)) ||
+	    (rc = get_text(&r, row, "provider", false, &provider)))
+		return rc;
+	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(row, "price");
+	if (!pv)
+		return row_fail(&r, "price", AT_OBJECT, "missing key 'price' (expected a number > 0)");
+	if (!cJSON_IsNumber(pv) || !(pv->valuedouble > 0) || !isfinite(pv->valuedouble))
+		return row_fail(&r, "price", AT_VALUE, "price is %s (expected a number > 0)",
+				cJSON_IsNumber(pv) ? "not positive" : json_type(pv));
+	if ((rc = get_text(&r, row, "unit", false, &unit)))
+		return rc;
+	if (kind_units[k] ? strcmp(unit, kind_units[k]) != 0 : strncmp(unit, "per ", 4) != 0)
+		return row_fail(&r, "unit", AT_VALUE, "unit '%s' does not fit kind %s (expected "
+				"\"%s\")", unit, kind, kind_units[k] ? kind_units[k] : "per ...");
+	if ((rc = get_text(&r, row, "currency", false, &currency)))
+		return rc;
+	if (k == PRICE_PUE ? strcmp(currency, "none") != 0 : strcmp(currency, "none") == 0)
+		return row_fail(&r, "currency", AT_VALUE, "currency '%s' does not fit kind %s "
+				"(expected %s)", currency, kind,
+				k == PRICE_PUE ? "\"none\": a ratio" : "a currency code");
+	double rate = rate_of(p, currency);
+	if (!(rate > 0))
+		return row_fail(&r, "currency", AT_VALUE, "currency '%s' has no exchange rate "
+				"(expected USD or a currency listed in exchange_rates)", currency);
+	if ((rc = get_text(&r, row, "date", false, &date)) ||
+	    (rc = get_text(&r, row, "source", false, &source)) ||
+	    (rc = get_text(&r, row, "note", true, &note)) ||
+	    (rc = get_text(&r, row, "hardware", true, &hw)))
+		return rc;
+	out->gpus = 0;
+	out->min_seats = 0;
+	out->included_usage_usd = -1;
+	out->overage_at_api_list = false;
+	bool per_gpus = k == PRICE_PURCHASE || k == PRICE_DEDICATED_MONTH;
+	if (per_gpus && !cJSON_GetObjectItemCaseSensitive(row, "gpus"))
+		return row_fail(&r, "gpus", AT_OBJECT, "missing key 'gpus' (expected the GPUs one "
+				"%s holds, an integer from 1 to 4096)",
+				k == PRICE_PURCHASE ? "unit" : "server");
+	if (!per_gpus && cJSON_GetObjectItemCaseSensitive(row, "gpus"))
+		return row_fail(&r, "gpus", AT_KEY, "gpus given for kind %s (expected it only on "
+				"purchase and dedicated_month rows)", kind);
+	if ((rc = get_count(&r, row, "gpus", 1, 4096, &out->gpus)))
+		return rc;
+	if (hw && k != PRICE_PURCHASE && k != PRICE_DEDICATED_MONTH && k != PRICE_GPU_HOUR)
+		return row_fail(&r, "hardware", AT_KEY, "hardware given for kind %s (expected it only "
+				"on gpu_hour, dedicated_month and purchase rows)", kind);
+	static const char *const seat_keys[] = {"min_seats", "included_usage_usd",
+						"overage_at_api_list"};
+	for (size_t i = 0; i < 3; i++)
+		if (k != PRICE_SEAT && cJSON_GetObjectItemCaseSensitive(row, seat_keys[i]))
+			return row_fail(&r, seat_keys[i], AT_KEY, "%s given for kind %s (expected it "
+					"only on seat rows)", seat_keys[i], kind);
+	if ((rc = get_count(&r, row, "min_seats", 1, 1000000, &out->min_seats)))
+		return rc;
+	const cJSON *iv = cJSON_GetObjectItemCaseSensitive(row, "included_usage_usd");
+	if (iv) {
+		if (!cJSON_IsNumber(iv) || !(iv->valuedouble >= 0) || !isfinite(iv->valuedouble))
+			return row_fail(&r, "included_usage_usd", AT_VALUE, "included_usage_usd is %s "
+					"(expected a number >= 0: US dollars of usage at API list "
+					"prices per seat per month)",
+					cJSON_IsNumber(iv) ? "negative" : json_type(iv));
+		out->included_usage_usd = iv->valuedouble;
+	}
+	const cJSON *ov = cJSON_GetObjectItemCaseSensitive(row, "overage_at_api_list");
+	if (ov) {
+		if (!cJSON_IsBool(ov))
+			return row_fail(&r, "overage_at_api_list", AT_VALUE, "overage_at_api_list is "
+					"%s (expected true or false)", json_type(ov));
+		out->overage_at_api_list = cJSON_IsTrue(ov);
+	}
+	int64_t csv_line = 0;
+	if ((rc = get_count(&r, row, "csv_line", 2, 100000000, &csv_line)))
+		return rc;
+	out->kind = (enum price_kind)k;
+	out->amount = pv->valuedouble;
+	out->usd = pv->valuedouble * rate;
+	out->id = own_strdup(p, id);
+	out->item = own_strdup(p, item);
+	out->provider = own_strdup(p, provider);
+	out->unit = own_strdup(p, unit);
+	out->currency = own_strdup(p, currency);
+	out->date = own_strdup(p, date);
+	out->source = own_strdup(p, source);
+	out->note = note ? own_strdup(p, note) : NULL;
+	out->hardware = hw ? own_strdup(p, hw) : NULL;
+	out->line = line_of(c, locate(c, "prices", index, NULL, AT_VALUE));
+	if (!out->id || !out->item || !out->provider || !out->unit || !out->currency ||
+	    !out->date || !out->source || (note && !out->note) || (hw && !out->hardware))
+		return diag_set(c->d, DIAG_ENOMEM, "%s: out of memory", p->name);
+	return 0;
+}
+
+static int parse_rates(const struct pctx *c, const cJSON *arr)
+{
+	struct prices *p = c->p;
+	if (!arr)
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return fail_at(c, locate(c, "exchange_rates", -1, NULL, AT_VALUE),
+			       "exchange_rates is %s (expected an array)", json_type(arr));
+	size_t n = (size_t)cJSON_GetArraySize(arr);
+	p->rates = own(p, calloc(n ? n : 1, sizeof(*p->rates)));
+	if (!p->rates)
+		return diag_set(c->d, DIAG_ENOMEM, "%s: out of memory", p->name);
+	long i = 0;
+	for (const cJSON *e = arr->child; e; e = e->next, i++) {
+		const cJSON *cur = cJSON_GetObjectItemCaseSensitive(e, "currency");
+		const cJSON *rate = cJSON_GetObjectItemCaseSensitive(e, "usd_per_unit");
+		const cJSON *date = cJSON_GetObjectItemCaseSensitive(e, "date");
+		const cJSON *src = cJSON_GetObjectItemCaseSensitive(e, "source");
+		const char *where = locate(c, "exchange_rates", i, NULL, AT_VALUE);
+		if (!cJSON_IsObject(e) || !cJSON_IsString(cur) || strlen(cur->valuestring) != 3 ||
+		    strcmp(cur->valuestring, "USD") == 0 || !cJSON_IsNumber(rate) ||
+		    !(rate->valuedouble > 0) || !isfinite(rate->valuedouble) ||
+		    !cJSON_IsString(date) || !date->valuestring[0] || !cJSON_IsString(src) ||
+		    !src->valuestring[0])
+			return fail_at(c, where, "exchange_rates[%ld]: expected {\"currency\": a "
+				       "three-letter code other than USD, \"usd_per_unit\": a number "
+				       "> 0, \"date\", \"source\": non-empty strings}", i);
+		for (size_t j = 0; j < (size_t)i; j++)
+			if (strcmp(p->rates[j].currency, cur->valuestring) == 0)
+				return fail_at(c, where, "exchange_rates[%ld]: currency '%s' given "
+					       "twice (expected one rate per currency)", i,
+					       cur->valuestring);
+		struct price_rate *pr = &p->rates[p->rate_count];
+		pr->currency = own_strdup(p, cur->valuestring);
+		pr->date = own_strdup(p, date->valuestring);
+		pr->source = own_strdup(p, src->valuestring);
+		pr->usd_per_unit = rate->valuedouble;
+		if (!pr->currency || !pr->date || !pr->source)
+			return diag_set(c->d, DIAG_ENOMEM, "%s: out of memory", p->name);
+		p->rate_count++;
+	}
+	return 0;
+}
+
+static int parse_doc(const struct pctx *c, const cJSON *root)
+{
+	struct prices *p = c->p;
+	static const char *const top_keys[] = {"schema_version", "description", "provenance",
+					       "exchange_rates", "prices", NULL};
+	if (!cJSON_IsObject(root))
+		return fail_at(c, skip_ws(c->text, c->text + c->len),
+			       "the document is %s (expected an object with schema_version, "
+			       "exchange_rates and prices)", json_type(root));
+	for (const cJSON *k = root->child; k; k = k->next) {
+		bool known = false;
+		for (size_t i = 0; top_keys[i]; i++)
+			known |= strcmp(k->string, top_keys[i]) == 0;
+		if (!known)
+			return fail_at(c, locate(c, k->string, -1, NULL, AT_KEY),
+				       "unknown key '%s' (expected schema_version, description, "
+				       "provenance, exchange_rates, prices)", k->string);
+	}
+	const cJSON *sv = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
+	if (!cJSON_IsNumber(sv) || sv->valuedouble != 1)
+		return fail_at(c, locate(c, sv ? "schema_version" : NULL, -1, NULL, AT_VALUE),
+			       "schema_version is %s (expected 1)",
+			       sv ? "not 1" : "missing");
+	int rc = parse_rates(c, cJSON_GetObjectItemCaseSensitive(root, "exchange_rates"));
+	if (rc)
+		return rc;
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "prices");
+	if (!cJSON_IsArray(rows))
+		return fail_at(c, locate(c, rows ? "prices" : NULL, -1, NULL, AT_VALUE),
+			       "prices is %s (expected an array of rows)",
+			       rows ? json_type(rows) : "missing");
+	size_t n = (size_t)cJSON_GetArraySize(rows);
+	if (n > PRICES_MAX_ROWS)
+		return fail_at(c, locate(c, "prices", -1, NULL, AT_VALUE),
+			       "%zu rows (expected at most %d)", n, PRICES_MAX_ROWS);
+	p->rows = own(p, calloc(n ? n : 1, sizeof(*p->rows)));
+	if (!p->rows)
+		return diag_set(c->d, DIAG_ENOMEM, "%s: out of memory", p->name);
+	long i = 0;
+	for (const cJSON *e = rows->child; e; e = e->next, i++) {
+		struct price_row *row = &p->rows[p->row_count];
+		if ((rc = parse_row(c, e, i, row)))
+			return rc;
+		for (size_t j = 0; j < p->row_count; j++) {
+			if (p->rows[j].kind == row->kind && strcmp(p->rows[j].id, row->id) == 0) {
+				struct rowctx r = { .c = c, .index = i, .id = row->id };
+				return row_fail(&r, "id", AT_VALUE, "a second %s row with id '%s' (expected "
+						"ids unique per kind; the first is on line %ld)",
+						price_kind_name(row->kind), row->id, p->rows[j].line);
+			}
+		}
+		p->row_count++;
+	}
+	/* an API model needs its input and output prices (a cached price may be
+	 * missing: cache reads are then priced as input) */
+	for (size_t j = 0; j < p->row_count; j++) {
+		const struct price_row *r = &p->rows[j];
+		if (r->kind != PRICE_API_INPUT && r->kind != PRICE_API_OUTPUT &&
+		    r->kind != PRICE_API_CACHED_INPUT)
+			continue;
+		enum price_kind need[2] = {PRICE_API_INPUT, PRICE_API_OUTPUT};
+		for (size_t q = 0; q < 2; q++)
+			if (!prices_find(p, need[q], r->id)) {
+				struct rowctx rc2 = { .c = c, .index = (long)j, .id = r->id };
+				return row_fail(&rc2, "id", AT_VALUE, "API model '%s' has no %s row "
+						"(expected api_input and api_output rows for every API "
+						"model)", r->id, price_kind_name(need[q]));
+			}
+	}
+	return 0;
+}
+
+int prices_parse(struct prices **out, const char *name, const char *text, size_t len,
+		 struct diag *d)
+{
+	*out = NULL;
+	if (len > PRICES_FILE_MAX_BYTES)
+		return diag_at(d, DIAG_EINPUT, name, 0, 0, "larger than %u bytes (expected a price "
+			       "file)", PRICES_FILE_MAX_BYTES);
+	struct prices *p = calloc(1, sizeof(*p));
+	if (!p)
+		return diag_set(d, DIAG_ENOMEM, "%s: out of memory", name);
+	p->name = own_strdup(p, name);
+	if (!p->name) {
+		prices_free(p);
+		return diag_set(d, DIAG_ENOMEM, "%s: out of memory", name);
+	}
+	struct pctx c = { .p = p, .text = text, .len = len, .d = d };
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	int rc;
+	if (!root) {
+		const char *at = (end && end >= text && end <= text + len) ? end : text;
+		rc = fail_at(&c, at, "invalid JSON (expected a JSON object; or out of memory while "
+			     "parsing)");
+	} else {
+		const char *rest = skip_ws(end, text + len);
+		rc = rest < text + len ? fail_at(&c, rest, "text after the JSON document (expected "
+						  "the end of the file)")
+				       : parse_doc(&c, root);
+		cJSON_Delete(root);
+	}
+	if (rc) {
+		prices_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int prices_load(struct prices **out, const char *path, struct diag *d)
+{
+	*out = NULL;
+	if (!path) {
+		size_t len = 0;
+		const char *text = prices_embedded(&len);
+		return prices_parse(out, "prices.json", text, len, d);
+	}
+	char *text = textfile_read(path, PRICES_FILE_MAX_BYTES, "a price file", d);
+	if (!text)
+		return d->code;
+	int rc = prices_parse(out, path, text, strlen(text), d);
+	free(text);
+	return rc;
+}
+
+bool prices_check(const struct prices *p)
+{
+	if (!p)
+		return false;
+	for (size_t i = 0; i < p->row_count; i++) {
+		const struct price_row *r = &p->rows[i];
+		if (!r->id || !valid_id(r->id) || (int)r->kind < 0 || r->kind >= PRICE_KIND_COUNT ||
+		    !(r->amount > 0) || !(r->usd > 0) || !r->source || !r->date || r->line < 1)
+			return false;
+		if (fabs(r->usd - r->amount * rate_of(p, r->currency)) > 1e-9 * r->usd)
+			return false;
+		if ((r->kind == PRICE_PURCHASE || r->kind == PRICE_DEDICATED_MONTH) && r->gpus < 1)
+			return false;
+		for (size_t j = 0; j < i; j++)
+			if (p->rows[j].kind == r->kind && strcmp(p->rows[j].id, r->id) == 0)
+				return false;
+	}
+	return true;
+}
+
+/* ---- lookups ------------------------------------------------------------ */
+
+const struct price_row *prices_find(const struct prices *p, enum price_kind kind, const char *id)
+{
+	for (size_t i = 0; i < p->row_count; i++)
+		if (p->rows[i].kind == kind && catalog_name_eq(p->rows[i].id, id))
+			return &p->rows[i];
+	return NULL;
+}
+
+size_t prices_for_hardware(const struct prices *p, enum price_kind kind, const char *hw,
+			   const struct price_row **out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->row_count; i++) {
+		const struct price_row *r = &p->rows[i];
+		if (r->kind != kind || !r->hardware || strcmp(r->hardware, hw) != 0)
+			continue;
+		if (n < max)
+			out[n] = r;
+		n++;
+	}
+	return n;
+}
+
+const struct price_row *prices_median_for_hardware(const struct prices *p, enum price_kind kind,
+						    const char *hw)
+{
+	/* selection by counting: the row with n/2 rows cheaper than it (ties
+	 * broken by file order), so no buffer is needed; O(rows^2) over the
+	 * few rows of one kind and hardware */
+	size_t n = prices_for_hardware(p, kind, hw, NULL, 0);
+	if (n == 0)
+		return NULL;
+	size_t want = n / 2;
+	for (size_t i = 0; i < p->row_count; i++) {
+		const struct price_row *a = &p->rows[i];
+		if (a->kind != kind || !a->hardware || strcmp(a->hardware, hw) != 0)
+			continue;
+		size_t below = 0;
+		for (size_t j = 0; j < p->row_count; j++) {
+			const struct price_row *b = &p->rows[j];
+			if (b->kind != kind || !b->hardware || strcmp(b->hardware, hw) != 0)
+				continue;
+			below += b->usd < a->usd || (b->usd == a->usd && j < i);
+		}
+		if (below == want)
+			return a;
+	}
+	return NULL;
+}
+
+int prices_check_hardware(const struct prices *p, const struct catalog *cat, struct diag *d)
+{
+	for (size_t i = 0; i < p->row_count; i++) {
+		const struct price_row *r = &p->rows[i];
+		if (!r->hardware)
+			continue;
+		const struct cat_hardware *h = catalog_hardware(cat, r->hardware);
+		if (!h || strcmp(h->id, r->hardware) != 0)
+			return diag_at(d, DIAG_EINPUT, p->name, r->line, 0,
+				       "%s '%s': hardware '%s' is not a hardware id of the catalogue "
+				       "(expected an id listed by agentcap catalog)",
+				       price_kind_name(r->kind), r->id, r->hardware);
+	}
+	return 0;
+}
+
+/* ---- listings ----------------------------------------------------------- */
+
+static bool hw_priced(const struct prices *p, const char *id)
+{
+	static const enum price_kind kinds[] = {PRICE_GPU_HOUR, PRICE_DEDICATED_MONTH,
+						PRICE_PURCHASE};
+	for (size_t i = 0; i < 3; i++)
+		if (prices_for_hardware(p, kinds[i], id, NULL, 0))
+			return true;
+	return false;
+}
+
+int prices_write_table(const struct prices *p, const struct catalog *cat, FILE *out,
+		       struct diag *d)
+{
+	for (int k = 0; k < PRICE_KIND_COUNT; k++) {
+		size_t n = 0;
+		for (size_t i = 0; i < p->row_count; i++)
+			n += p->rows[i].kind == (enum price_kind)k;
+		if (!n)
+			continue;
+		fprintf(out, "%s (%zu)\n", kind_names[k], n);
+		fprintf(out, "  %-34s %12s %-4s %12s  %-26s %-14s %s\n", "id", "price", "cur",
+			"USD", "unit", "hardware", "date");
+		for (size_t i = 0; i < p->row_count; i++) {
+			const struct price_row *r = &p->rows[i];
+			if (r->kind != (enum price_kind)k)
+				continue;
+			fprintf(out, "  %-34s %12.4g %-4s %12.4g  %-26s %-14s %s\n", r->id, r->amount,
+				strcmp(r->currency, "none") ? r->currency : "-", r->usd, r->unit,
+				r->hardware ? r->hardware : "-", r->date);
+			fprintf(out, "  %-34s source: %s\n", "", r->source);
+		}
+		fputc('\n', out);
+	}
+	fputs("exchange rates\n", out);
+	if (!p->rate_count)
+		fputs("  (none: every row is in USD)\n", out);
+	for (size_t i = 0; i < p->rate_count; i++)
+		fprintf(out, "  1 %s = %.4g USD (%s; %s)\n", p->rates[i].currency,
+			p->rates[i].usd_per_unit, p->rates[i].date, p->rates[i].source);
+	if (cat) {
+		fputs("\nhardware without a rental, dedicated or purchase price:\n  ", out);
+		size_t col = 2, none = 0;
+		for (size_t i = 0; i < cat->hardware_count; i++) {
+			const char *id = cat->hardware[i].id;
+			if (hw_priced(p, id))
+				continue;
+			size_t w = strlen(id) + 1;
+			if (col + w > 100) {
+				fputs("\n  ", out);
+				col = 2;
+			}
+			fprintf(out, "%s ", id);
+			col += w;
+			none++;
+		}
+		fprintf(out, "%s\n", none ? "" : "(none)");
+	}
+	if (ferror(out))
+		return diag_set(d, DIAG_EIO, "write failed");
+	return 0;
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(out, "\\%c", *c);
+		else if (*c < 0x20)
+			fprintf(out, "\\u%04x", *c);
+		else
+			fputc(*c, out);
+	}
+	fputc('"', out);
+}
+
+int prices_write_json(const struct prices *p, const struct catalog *cat, FILE *out,
+		      struct diag *d)
+{
+	fputs("{\"schema_version\": 1, \"exchange_rates\": [", out);
+	for (size_t i = 0; i < p->rate_count; i++) {
+		fputs(i ? ", {\"currency\": " : "{\"currency\": ", out);
+		json_str(out, p->rates[i].currency);
+		fprintf(out, ", \"usd_per_unit\": %.10g, \"date\": ", p->rates[i].usd_per_unit);
+		json_str(out, p->rates[i].date);
+		fputs(", \"source\": ", out);
+		json_str(out, p->rates[i].source);
+		fputc('}', out);
+	}
+	fputs("],\n \"prices\": [\n", out);
+	for (size_t i = 0; i < p->row_count; i++) {
+		const struct price_row *r = &p->rows[i];
+		fputs("  {\"id\": ", out);
+		json_str(out, r->id);
+		fprintf(out, ", \"kind\": \"%s\", \"item\": ", kind_names[r->kind]);
+		json_str(out, r->item);
+		fputs(", \"provider\": ", out);
+		json_str(out, r->provider);
+		fprintf(out, ", \"price\": %.10g, \"unit\": ", r->amount);
+		json_str(out, r->unit);
+		fputs(", \"currency\": ", out);
+		json_str(out, r->currency);
+		fprintf(out, ", \"usd\": %.10g, \"date\": ", r->usd);
+		json_str(out, r->date);
+		fputs(", \"source\": ", out);
+		json_str(out, r->source);
+		fputs(", \"hardware\": ", out);
+		json_str(out, r->hardware);
+		fprintf(out, ", \"gpus\": %lld, \"line\": %ld}%s\n", (long long)r->gpus, r->line,
+			i + 1 < p->row_count ? "," : "");
+	}
+	fputs(" ]", out);
+	if (cat) {
+		fputs(",\n \"hardware_without_price\": [", out);
+		bool first = true;
+		for (size_t i = 0; i < cat->hardware_count; i++) {
+			if (hw_priced(p, cat->hardware[i].id))
+				continue;
+			fputs(first ? "" : ", ", out);
+			json_str(out, cat->hardware[i].id);
+			first = false;
+		}
+		fputc(']', out);
+	}
+	fputs("}\n", out);
+	if (ferror(out))
+		return diag_set(d, DIAG_EIO, "write failed");
+	return 0;
+}
+
+/* ---- the built-in copy -------------------------------------------------- */
+
+extern const char prices_json[]; /* generated from models/catalog/prices.json */
+
+const char *prices_embedded(size_t *len)
+{
+	*len = strlen(prices_json);
+	return prices_json;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * prices: the dated price catalogue (models/catalog/prices.json) - seats,
+ * API token prices, GPU-hour rental, dedicated servers, purchase prices,
+ * electricity, PUE and operator time - loaded and validated.
+ *
+ * Every row keeps the amount, unit and currency it was published in, its
+ * date and source; usd is the amount converted at the exchange rate the
+ * file states (the only conversion; a currency without a stated rate is an
+ * input error).  The catalogue is read-only once loaded; every string is
+ * owned by the struct prices and stays valid until prices_free.
+ *
+ * A bad file is an input error naming the place: a row with a wrong value
+ * is "prices.json:LINE:COL: prices[3] 'claude-pro': price is a string
+ * (expected a number > 0)", where LINE:COL is the value (or the key, for an
+ * unknown key; the row's '{' for a missing one).  Positions are worked out
+ * only when there is something to report, so a good file costs one parse.
+ */
+#ifndef MODELS_PRICES_H
+#define MODELS_PRICES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/diag.h"
+
+struct catalog;
+
+/* What a row prices, with the unit every row of that kind must state. */
+enum price_kind {
+	PRICE_SEAT = 0,           /* "per user per month" */
+	PRICE_OVERAGE,            /* usage beyond a seat plan: "per <unit>" */
+	PRICE_API_INPUT,          /* "per 1M tokens" */
+	PRICE_API_CACHED_INPUT,   /* "per 1M tokens" (a cache read) */
+	PRICE_API_OUTPUT,         /* "per 1M tokens" */
+	PRICE_GPU_HOUR,           /* "per GPU-hour" */
+	PRICE_DEDICATED_MONTH,    /* "per server per month" (gpus: per server) */
+	PRICE_PURCHASE,           /* "per unit" (gpus: per unit) */
+	PRICE_ELECTRICITY,        /* "per kWh" */
+	PRICE_PUE,                /* "ratio" (facility / IT power; currency "none") */
+	PRICE_OPERATOR_MONTH,     /* "per deployment per month" */
+	PRICE_KIND_COUNT
+};
+
+/* "seat", "api_input", ... as written in the file (static strings). */
+const char *price_kind_name(enum price_kind k);
+
+struct price_row {
+	char *id;                 /* unique within its kind; the three API kinds
+				     of one model share an id */
+	enum price_kind kind;
+	char *item;               /* what is priced, as published */
+	char *provider;
+	double amount;            /* in currency, per unit */
+	char *unit;
+	char *currency;           /* "USD", "EUR", ...; "none" for a ratio */
+	double usd;               /* amount in US dollars (= amount for USD and
+				     for a ratio) */
+	char *date;               /* as the source dates it (free text: some
+				     sources carry no date) */
+	char *source;
+	char *note;               /* NULL when none */
+	char *hardware;           /* hardware.json id this row prices; NULL */
+	int64_t gpus;             /* GPUs per server or unit (dedicated,
+				     purchase); 0 for other kinds */
+	int64_t min_seats;        /* seat plans: 0 = no minimum stated */
+	double included_usage_usd;/* seat plans: usage included per seat per
+				     month, worth this much at API list prices;
+				     < 0 = the plan states none */
+	bool overage_at_api_list; /* seat plans: usage beyond what is included
+				     is billed at API list prices */
+	long line;                /* 1-based line of the row in its file */
+};
+
+struct price_rate {
+	char *currency;           /* "EUR" */
+	double usd_per_unit;
+	char *date;
+	char *source;
+};
+
+struct prices {
+	char *name;               /* file name used in messages */
+	struct price_rate *rates;
+	size_t rate_count;
+	struct price_row *rows;   /* in file order */
+	size_t row_count;
+	void **owned;             /* every allocation, freed by prices_free */
+	size_t owned_count;
+	size_t owned_cap;
+};
+
+/* Largest price file accepted, in bytes. */
+#define PRICES_FILE_MAX_BYTES (4u << 20)
+
+/* Load prices from path, or the copy built into the library when path is
+ * NULL.  On success *out owns a new catalogue (free with prices_free).
+ * Returns 0, DIAG_EINPUT (unreadable file, bad JSON, a bad row: the message
+ * names file:line:col and what was expected), DIAG_EIO or DIAG_ENOMEM; *out
+ * is NULL on failure. */
+int prices_load(struct prices **out, const char *path, struct diag *d);
+
+/* Same from text in memory (need not be NUL-terminated); name is used in
+ * messages ("prices.json"). */
+int prices_parse(struct prices **out, const char *name, const char *text, size_t len,
+		 struct diag *d);
+
+/* The embedded prices.json (static storage, NUL-terminated). */
+const char *prices_embedded(size_t *len);
+
+void prices_free(struct prices *p); /* accepts NULL */
+
+/* True when the invariants of a loaded catalogue hold (ids valid and unique
+ * per kind, amounts positive, usd consistent with the stated rates).  For
+ * assert() and tests. */
+bool prices_check(const struct prices *p);
+
+/* The row of that kind and id (ids compared as catalog_name_eq does);
+ * NULL when there is none.  O(rows). */
+const struct price_row *prices_find(const struct prices *p, enum price_kind kind, const char *id);
+
+/* The rows of one kind that price hardware id hw (exactly), in out[0..max);
+ * returns how many there are (may exceed max; only max are written). */
+size_t prices_for_hardware(const struct prices *p, enum price_kind kind, const char *hw,
+			   const struct price_row **out, size_t max);
+
+/* The representative row of those: the median by usd (the higher of the
+ * two middle rows when their number is even; ties by file order), so one
+ * spot floor or hyperscaler list price does not decide.  NULL when none. */
+const struct price_row *prices_median_for_hardware(const struct prices *p, enum price_kind kind,
+						    const char *hw);
+
+/* Every row naming a hardware id must name one of cat (DIAG_EINPUT naming
+ * the row's file:line otherwise). */
+int prices_check_hardware(const struct prices *p, const struct catalog *cat, struct diag *d);
+
+/* `agentcap catalog --prices`: every row grouped by kind (amount and
+ * currency as published, USD, unit, date, hardware id, source), the stated
+ * exchange rates, then the hardware entries of cat with no rental, dedicated
+ * or purchase row (cat may be NULL: that part is left out).  0 or DIAG_EIO. */
+int prices_write_table(const struct prices *p, const struct catalog *cat, FILE *out,
+		       struct diag *d);
+
+/* The same as one JSON document (fixed key order, rows in file order). */
+int prices_write_json(const struct prices *p, const struct catalog *cat, FILE *out,
+		      struct diag *d);
+
+#endif

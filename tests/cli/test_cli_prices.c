@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * End-to-end tests of `agentcap catalog --prices`: the built-in price
+ * catalogue as a table and as JSON, a user's price file, and a bad price
+ * file (exit status 2, the message naming file:line:col and what was
+ * expected, nothing written). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tests/support/cli_run.h"
+
+#include <cjson/cJSON.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SCRATCH AC_BIN_DIR "/tests/cli/scratch_prices"
+#define PRICES AC_SRC_DIR "/models/catalog/prices.json"
+
+static void test_prices_listing(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("catalog --prices");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "gpu_hour (21)"));
+	assert_non_null(strstr(r.out, "mercatus-h100-sxm"));
+	assert_non_null(strstr(r.out, "1 EUR = 1.068 USD"));
+	assert_non_null(strstr(r.out, "hardware without a rental, dedicated or purchase price:"));
+	cli_out_free(&r);
+
+	r = cli_run("catalog --prices --json -");
+	assert_int_equal(r.status, 0);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "prices")), 117);
+	cJSON_Delete(j);
+	/* the file given explicitly reads the same */
+	struct cli_out f = cli_run("catalog --prices " PRICES " --json -");
+	assert_int_equal(f.status, 0);
+	assert_string_equal(f.out, r.out);
+	cli_out_free(&f);
+	cli_out_free(&r);
+
+	r = cli_run("catalog --prices --sources");
+	assert_int_equal(r.status, 2);
+	cli_out_free(&r);
+}
+
+static void test_bad_price_file(void **state)
+{
+	(void)state;
+	mkdir(SCRATCH, 0777);
+	char *text = cli_slurp(PRICES, NULL);
+	assert_non_null(text);
+	char *hit = strstr(text, "\"price\": 150,");
+	assert_non_null(hit);
+	memcpy(hit, "\"price\":\"15\",", 13); /* the same length */
+	long line = 1, col = 1;
+	for (const char *s = text; s < hit + 8; s++) {
+		if (*s == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	FILE *f = fopen(SCRATCH "/bad.json", "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	unlink(SCRATCH "/out.json");
+
+	struct cli_out r = cli_run("catalog --prices " SCRATCH "/bad.json --json " SCRATCH "/out.json");
+	assert_int_equal(r.status, 2);
+	char want[512];
+	snprintf(want, sizeof(want), "agentcap: " SCRATCH "/bad.json:%ld:%ld: prices[2] "
+		 "'claude-team-premium': price is a string (expected a number > 0)\n", line, col);
+	assert_string_equal(r.err, want);
+	assert_string_equal(r.out, "");
+	assert_int_equal(access(SCRATCH "/out.json", F_OK), -1); /* nothing written */
+	cli_out_free(&r);
+
+	r = cli_run("catalog --prices " SCRATCH "/no-such.json");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "no-such.json"));
+	cli_out_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_prices_listing),
+		cmocka_unit_test(test_bad_price_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

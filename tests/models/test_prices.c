@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Tests for models/prices: the embedded price catalogue loads, holds every
+ * row of the shared prices.csv with source, date and currency, converts
+ * only at its stated rate and names real hardware ids; lookups and the
+ * median rule; and every kind of bad row gives the exact message, with the
+ * line and column of the offending value (table-driven: one textual edit of
+ * the shipped file -> the message expected).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/catalog.h"
+#include "models/prices.h"
+
+static struct prices *load_embedded(void)
+{
+	struct diag d;
+	diag_init(&d);
+	struct prices *p = NULL;
+	if (prices_load(&p, NULL, &d))
+		fail_msg("embedded prices: %s", d.msg);
+	assert_true(prices_check(p));
+	return p;
+}
+
+static void test_embedded(void **state)
+{
+	(void)state;
+	struct prices *p = load_embedded();
+	/* 115 rows of prices.csv plus two from field-notes.md */
+	assert_int_equal(p->row_count, 117);
+	size_t per_kind[PRICE_KIND_COUNT] = {0};
+	for (size_t i = 0; i < p->row_count; i++) {
+		const struct price_row *r = &p->rows[i];
+		assert_true(r->source[0] && r->date[0] && r->currency[0]);
+		per_kind[r->kind]++;
+		if (strcmp(r->currency, "EUR") == 0)
+			assert_true(fabs(r->usd - r->amount * 1.068) < 1e-9);
+		else
+			assert_true(r->usd == r->amount);
+	}
+	assert_int_equal(per_kind[PRICE_SEAT], 24);
+	assert_int_equal(per_kind[PRICE_OVERAGE], 2);
+	assert_int_equal(per_kind[PRICE_API_INPUT], 15);
+	assert_int_equal(per_kind[PRICE_API_CACHED_INPUT], 14);
+	assert_int_equal(per_kind[PRICE_API_OUTPUT], 15);
+	assert_int_equal(per_kind[PRICE_GPU_HOUR], 21);
+	assert_int_equal(per_kind[PRICE_DEDICATED_MONTH], 4);
+	assert_int_equal(per_kind[PRICE_PURCHASE], 13);
+	assert_int_equal(per_kind[PRICE_ELECTRICITY], 7);
+	assert_int_equal(per_kind[PRICE_PUE], 1);
+	assert_int_equal(per_kind[PRICE_OPERATOR_MONTH], 1);
+	assert_int_equal(p->rate_count, 1);
+	assert_string_equal(p->rates[0].currency, "EUR");
+
+	const struct price_row *r = prices_find(p, PRICE_SEAT, "claude-team-premium");
+	assert_non_null(r);
+	assert_true(r->amount == 150 && r->min_seats == 5);
+	assert_true(r->line > 8);
+	r = prices_find(p, PRICE_API_OUTPUT, "Claude Opus 5-5"); /* lookups as catalog's */
+	assert_non_null(r);
+	assert_true(r->usd == 20);
+	assert_null(prices_find(p, PRICE_API_OUTPUT, "claude-team-premium"));
+
+	/* median of the H100 rental rows: nine rows, 1.52 ... 10.08 -> 2.50 */
+	const struct price_row *rows[16];
+	assert_int_equal(prices_for_hardware(p, PRICE_GPU_HOUR, "h100-sxm", rows, 16), 9);
+	r = prices_median_for_hardware(p, PRICE_GPU_HOUR, "h100-sxm");
+	assert_non_null(r);
+	assert_string_equal(r->id, "mercatus-h100-sxm");
+	/* two purchase rows: the higher middle (street, not used) */
+	r = prices_median_for_hardware(p, PRICE_PURCHASE, "h100-sxm");
+	assert_string_equal(r->id, "h100-sxm-street");
+	assert_null(prices_median_for_hardware(p, PRICE_PURCHASE, "rtx-3090"));
+
+	/* every hardware id a row names is in the hardware catalogue */
+	struct catalog *cat = NULL;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	assert_int_equal(prices_check_hardware(p, cat, &d), 0);
+	catalog_free(cat);
+	prices_free(p);
+}
+
+/* The shipped file equals the copy built in. */
+static void test_file_matches_embedded(void **state)
+{
+	(void)state;
+	struct diag d;
+	diag_init(&d);
+	struct prices *p = NULL;
+	assert_int_equal(prices_load(&p, AC_SRC_DIR "/models/catalog/prices.json", &d), 0);
+	struct prices *e = load_embedded();
+	assert_int_equal(p->row_count, e->row_count);
+	for (size_t i = 0; i < p->row_count; i++) {
+		assert_string_equal(p->rows[i].id, e->rows[i].id);
+		assert_true(p->rows[i].usd == e->rows[i].usd);
+	}
+	prices_free(e);
+	prices_free(p);
+	diag_init(&d);
+	assert_int_equal(prices_load(&p, AC_SRC_DIR "/no/such/prices.json", &d), DIAG_EINPUT);
+	assert_null(p);
+}
+
+struct bad_case {
+	const char *from;    /* first occurrence replaced ... */
+	const char *to;      /* ... by this */
+	const char *at;      /* the message points at the first occurrence of this
+				in the edited text (NULL: line and column given) */
+	const char *msg;     /* after "prices.json:LINE:COL: " */
+};
+
+static const struct bad_case BAD[] = {
+	{ "\"price\": 25,", "\"price\": \"25\",", "\"25\"",
+	  "prices[0] 'claude-team-standard-annual': price is a string (expected a number > 0)" },
+	{ "\"price\": 25,", "\"price\": -25,", "-25",
+	  "prices[0] 'claude-team-standard-annual': price is not positive (expected a number > 0)" },
+	{ "\"price\": 25,", "", "{\"id\": \"claude-team-standard-annual\"",
+	  "prices[0] 'claude-team-standard-annual': missing key 'price' (expected a number > 0)" },
+	{ "\"kind\": \"seat\"", "\"kind\": \"seats\"", "\"seats\"",
+	  "prices[0] 'claude-team-standard-annual': unknown kind 'seats' (expected seat, overage, "
+	  "api_input, api_cached_input, api_output, gpu_hour, dedicated_month, purchase, "
+	  "electricity, pue or operator_month)" },
+	{ "\"unit\": \"per user per month\"", "\"unit\": \"per seat per year\"",
+	  "\"per seat per year\"",
+	  "prices[0] 'claude-team-standard-annual': unit 'per seat per year' does not fit kind seat "
+	  "(expected \"per user per month\")" },
+	{ "\"currency\": \"USD\"", "\"currency\": \"GBP\"", "\"GBP\"",
+	  "prices[0] 'claude-team-standard-annual': currency 'GBP' has no exchange rate (expected "
+	  "USD or a currency listed in exchange_rates)" },
+	{ "\"provider\": \"Anthropic\"", "\"provder\": \"Anthropic\"", "\"provder\"",
+	  "prices[0] 'claude-team-standard-annual': unknown key 'provder' (expected one of id, kind, "
+	  "item, provider, price, unit, currency, date, source, note, hardware, gpus, min_seats, "
+	  "included_usage_usd, overage_at_api_list, csv_line)" },
+	{ "\"date\": \"n.d. (stored copy; current in 2026)\"", "\"date\": \"\"", "\"\", \"source\"",
+	  "prices[0] 'claude-team-standard-annual': date is an empty or too long string (expected "
+	  "a non-empty string of at most 4096 characters)" },
+	{ "\"id\": \"claude-team-standard-monthly\"", "\"id\": \"claude-team-standard-annual\"",
+	  "\"claude-team-standard-annual\", \"kind\": \"seat\", \"item\": \"Claude Team Standard "
+	  "seat (monthly",
+	  "prices[1] 'claude-team-standard-annual': a second seat row with id "
+	  "'claude-team-standard-annual' (expected ids unique per kind; the first is on line 9)" },
+	{ "\"id\": \"claude-pro\"", "\"id\": \"Claude Pro\"", "\"Claude Pro\"",
+	  "prices[4]: id 'Claude Pro' is not an id (expected 1-63 characters of a-z 0-9 - .)" },
+	{ "\"gpus\": 8", "\"gpus\": 8.5", "8.5",
+	  "prices[93] 'lambda-hgx-h100-8-reserved': gpus is 8.5 (expected an integer from 1 "
+	  "to 4096)" },
+	{ "\"min_seats\": 5,", "\"min_seats\": 5, \"gpus\": 2,", "\"gpus\": 2",
+	  "prices[0] 'claude-team-standard-annual': gpus given for kind seat (expected it only on "
+	  "purchase and dedicated_month rows)" },
+	{ "\"kind\": \"api_output\"", "\"kind\": \"api_outputs\"", "\"api_outputs\"",
+	  "prices[28] 'claude-opus-5-5': unknown kind 'api_outputs' (expected seat, overage, "
+	  "api_input, api_cached_input, api_output, gpu_hour, dedicated_month, purchase, "
+	  "electricity, pue or operator_month)" },
+	{ "{\"id\": \"claude-opus-5-5\", \"kind\": \"api_input\"",
+	  "{\"id\": \"claude-opus-5-6\", \"kind\": \"api_input\"", "\"claude-opus-5-6\"",
+	  "prices[26] 'claude-opus-5-6': API model 'claude-opus-5-6' has no api_output row (expected "
+	  "api_input and api_output rows for every API model)" },
+	{ "\"usd_per_unit\": 1.068", "\"usd_per_unit\": 0", "{\"currency\": \"EUR\"",
+	  "exchange_rates[0]: expected {\"currency\": a three-letter code other than USD, "
+	  "\"usd_per_unit\": a number > 0, \"date\", \"source\": non-empty strings}" },
+	{ "\"schema_version\": 1", "\"schema_version\": 2", "2,",
+	  "schema_version is not 1 (expected 1)" },
+	{ "\"prices\": [", "\"rows\": [", "\"rows\"",
+	  "unknown key 'rows' (expected schema_version, description, provenance, exchange_rates, "
+	  "prices)" },
+	{ "\"price\": 25,", "\"price\": 25,,", ",,", NULL /* invalid JSON: checked below */ },
+};
+
+static void test_bad_rows(void **state)
+{
+	(void)state;
+	size_t len = 0;
+	const char *orig = prices_embedded(&len);
+	for (size_t i = 0; i < sizeof(BAD) / sizeof(BAD[0]); i++) {
+		const struct bad_case *c = &BAD[i];
+		const char *hit = strstr(orig, c->from);
+		assert_non_null(hit);
+		size_t head = (size_t)(hit - orig), fl = strlen(c->from), tl = strlen(c->to);
+		char *text = malloc(len - fl + tl + 1);
+		assert_non_null(text);
+		memcpy(text, orig, head);
+		memcpy(text + head, c->to, tl);
+		memcpy(text + head + tl, hit + fl, len - head - fl + 1);
+		struct diag d;
+		diag_init(&d);
+		struct prices *p = NULL;
+		int rc = prices_parse(&p, "prices.json", text, strlen(text), &d);
+		if (rc != DIAG_EINPUT)
+			fail_msg("case %zu: rc %d, %s", i, rc, d.msg);
+		assert_null(p);
+		if (c->msg) {
+			/* the place: the first occurrence of `at` from a little
+			 * before the edit (a missing key points at its row's '{') */
+			const char *at = strstr(text + (head > 300 ? head - 300 : 0), c->at);
+			assert_non_null(at);
+			long line = 1, col = 1;
+			for (const char *s = text; s < at; s++) {
+				if (*s == '\n') {
+					line++;
+					col = 1;
+				} else {
+					col++;
+				}
+			}
+			char want[2048];
+			snprintf(want, sizeof(want), "prices.json:%ld:%ld: %s", line, col, c->msg);
+			if (strcmp(d.msg, want) != 0)
+				fail_msg("case %zu:\n got  %s\n want %s", i, d.msg, want);
+		} else {
+			assert_non_null(strstr(d.msg, "invalid JSON"));
+			assert_true(strncmp(d.msg, "prices.json:9:", 14) == 0);
+		}
+		free(text);
+	}
+}
+
+static void test_unknown_hardware(void **state)
+{
+	(void)state;
+	size_t len = 0;
+	const char *orig = prices_embedded(&len);
+	const char *from = "\"hardware\": \"l40s\"";
+	const char *hit = strstr(orig, from);
+	assert_non_null(hit);
+	char *text = strdup(orig);
+	assert_non_null(text);
+	memcpy(text + (hit - orig), "\"hardware\": \"l41s\"", strlen(from));
+	struct diag d;
+	diag_init(&d);
+	struct prices *p = NULL;
+	assert_int_equal(prices_parse(&p, "prices.json", text, len, &d), 0);
+	struct catalog *cat = NULL;
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	assert_int_equal(prices_check_hardware(p, cat, &d), DIAG_EINPUT);
+	long line = 1;
+	for (const char *s = text; s < text + (hit - orig); s++)
+		line += *s == '\n';
+	char want[256];
+	snprintf(want, sizeof(want), "prices.json:%ld: gpu_hour 'runpod-l40s': hardware 'l41s' is "
+		 "not a hardware id of the catalogue (expected an id listed by agentcap catalog)",
+		 line);
+	assert_string_equal(d.msg, want);
+	catalog_free(cat);
+	prices_free(p);
+	free(text);
+}
+
+static void test_listing(void **state)
+{
+	(void)state;
+	struct prices *p = load_embedded();
+	struct catalog *cat = NULL;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	assert_non_null(f);
+	assert_int_equal(prices_write_table(p, cat, f, &d), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "seat (24)"));
+	assert_non_null(strstr(buf, "1 EUR = 1.068 USD"));
+	const char *none = strstr(buf, "hardware without a rental, dedicated or purchase price:");
+	assert_non_null(none);
+	assert_non_null(strstr(none, "rtx-3090"));
+	assert_null(strstr(none, " h100-sxm "));
+	free(buf);
+	catalog_free(cat);
+	prices_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_embedded),
+		cmocka_unit_test(test_file_matches_embedded),
+		cmocka_unit_test(test_bad_rows),
+		cmocka_unit_test(test_unknown_hardware),
+		cmocka_unit_test(test_listing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
