@@ -8,6 +8,7 @@
 #include "traces/trace.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,118 @@ struct replay {
 	int err;
 	struct diag *d;
 	const char *path;       /* the trace, for messages */
+	/* early verdict (replay.h); early == NULL: off */
+	const struct replay_early *early;
+	int64_t miss[SLO_MAX_OBJECTIVES];   /* completed calls over each limit */
+	int64_t budget[SLO_MAX_OBJECTIVES]; /* misses that settle the objective */
+	int64_t window_ns, next_sample_ns;
+	int64_t last_waiting;
+	int32_t growth_run, growth_windows;
+	int64_t finished;                   /* calls completed or rejected */
+	bool stop;
 };
+
+static const char *const VERDICT_NAMES[] = {"ran", "failed", "slo", "queue"};
+
+const char *replay_verdict_name(enum replay_verdict v)
+{
+	return (int)v >= 0 && (int)v < 4 ? VERDICT_NAMES[v] : "?";
+}
+
+static void early_stop(struct replay *rp, enum replay_verdict v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void early_stop(struct replay *rp, enum replay_verdict v, const char *fmt, ...)
+{
+	if (rp->stop)
+		return;
+	rp->stop = true;
+	rp->st->verdict = v;
+	rp->st->verdict_ns = rp->sim.now_ns;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(rp->st->verdict_why, sizeof(rp->st->verdict_why), fmt, ap);
+	va_end(ap);
+}
+
+/* A finished call against the objectives. */
+static void early_done(struct replay *rp, const struct res_request *r)
+{
+	rp->finished++;
+	if (r->status != RES_COMPLETED) {
+		rp->st->verdict_share = 1;
+		early_stop(rp, REPLAY_STOPPED_FAILED, "a call was rejected: %s",
+			   r->reason ? r->reason : "?");
+		return;
+	}
+	const struct slo *slo = rp->early->slo;
+	if (!slo || rp->early->total_calls <= 0)
+		return;
+	for (int i = 0; i < slo->n; i++) {
+		const struct slo_objective *o = &slo->obj[i];
+		if (slo_request_ms(o->metric, r) > o->limit_ms && ++rp->miss[i] >= rp->budget[i]) {
+			char k[16];
+			rp->st->verdict_share = (double)rp->miss[i] / (double)rp->finished;
+			early_stop(rp, REPLAY_STOPPED_SLO,
+				   "%s over %g ms in %lld of %lld calls (the percentile is over "
+				   "its limit from %lld on)", slo_key(o, k, sizeof(k)), o->limit_ms,
+				   (long long)rp->miss[i], (long long)rp->early->total_calls,
+				   (long long)rp->budget[i]);
+			return;
+		}
+	}
+}
+
+/* The state at simulated time t_ns (a sample every window_ns). */
+static void early_sample(struct replay *rp, int64_t t_ns)
+{
+	struct sim_backlog b;
+	sim_backlog(&rp->sim, INT64_MIN, &b);
+	if (b.waiting > rp->last_waiting && ++rp->growth_run >= rp->growth_windows) {
+		rp->st->verdict_share = (double)b.waiting / (double)(b.waiting + rp->finished);
+		early_stop(rp, REPLAY_STOPPED_QUEUE,
+			   "the waiting queue grew at each of %d samples %g s apart, to %lld calls",
+			   rp->growth_run, (double)rp->window_ns / 1e9, (long long)b.waiting);
+		return;
+	}
+	if (b.waiting <= rp->last_waiting)
+		rp->growth_run = 0;
+	rp->last_waiting = b.waiting;
+	const struct slo *slo = rp->early->slo;
+	if (!slo || rp->early->total_calls <= 0)
+		return;
+	for (int i = 0; i < slo->n; i++) {
+		const struct slo_objective *o = &slo->obj[i];
+		if (o->metric == SLO_TPOT)
+			continue; /* not settled before the call ends */
+		int64_t limit_ns = (int64_t)ceil(o->limit_ms * 1e6);
+		if (t_ns - limit_ns <= 0)
+			continue;
+		sim_backlog(&rp->sim, t_ns - limit_ns, &b);
+		int64_t late = o->metric == SLO_TTFT ? b.no_token_before : b.arrived_before;
+		if (rp->miss[i] + late >= rp->budget[i]) {
+			char k[16];
+			rp->st->verdict_share =
+				(double)(rp->miss[i] + late) / (double)(rp->finished + late);
+			early_stop(rp, REPLAY_STOPPED_SLO,
+				   "%s over %g ms in %lld of %lld calls, %lld of them still waiting "
+				   "(the percentile is over its limit from %lld on)",
+				   slo_key(o, k, sizeof(k)), o->limit_ms, (long long)(rp->miss[i] + late),
+				   (long long)rp->early->total_calls, (long long)late,
+				   (long long)rp->budget[i]);
+			return;
+		}
+	}
+}
+
+/* Samples due before the next thing happens at t_ns. */
+static void early_tick(struct replay *rp, int64_t t_ns)
+{
+	while (!rp->stop && t_ns != INT64_MAX && rp->next_sample_ns <= t_ns) {
+		early_sample(rp, rp->next_sample_ns);
+		rp->next_sample_ns += rp->window_ns;
+	}
+}
 
 static int64_t sec_to_ns(double s)
 {
@@ -280,6 +392,8 @@ static void on_done(void *ctx, const struct res_request *r, void *user)
 	const struct trace_session *ts = rs->ts;
 	const struct trace_call *c = &ts->calls[rs->next - 1];
 	rs->calls_done++;
+	if (rp->early)
+		early_done(rp, r);
 	bool last_of_task = rs->next == ts->n_calls || ts->calls[rs->next].task != c->task;
 	bool ok = r->status == RES_COMPLETED;
 	/* a task is a root session's run of one task id; a subagent's run is
@@ -425,6 +539,41 @@ int replay_scan(const struct replay_opts *o, const struct engine_config *cfg,
 	return rc < 0 ? rc : 0;
 }
 
+int replay_count(const struct replay_opts *o, int64_t *calls, struct diag *d)
+{
+	*calls = 0;
+	struct trace_reader *tr = NULL;
+	int rc = trace_reader_open(&tr, o->trace_path, o->format, d);
+	if (rc != 0)
+		return rc;
+	trace_reader_set_skip_bad(tr, o->skip_bad);
+	if (o->xform && xform_needs_text(o->xform))
+		trace_reader_set_keep_text(tr, true);
+	struct scale *sc = NULL;
+	if (o->scale.engineers > 0 && (rc = scale_open(&sc, tr, &o->scale, d)) != 0) {
+		trace_reader_free(tr);
+		return rc;
+	}
+	struct replay_stats st;
+	struct replay rp;
+	memset(&st, 0, sizeof(st));
+	memset(&rp, 0, sizeof(rp));
+	rp.st = &st;
+	rp.xf = o->xform && xform_active(o->xform) ? o->xform : NULL;
+	for (;;) {
+		struct trace_session *ts = NULL;
+		rc = next_session(&rp, tr, sc, &ts, d);
+		if (rc != 0 || !ts)
+			break;
+		*calls += (int64_t)ts->n_calls;
+		trace_session_free(ts);
+	}
+	trace_session_free(rp.copy_of);
+	scale_free(sc);
+	trace_reader_free(tr);
+	return rc;
+}
+
 int replay_run(const struct replay_opts *o, const struct engine_config *cfg, struct sim_perf perf,
 	       struct res_sink sink, struct replay_stats *st, struct diag *d)
 {
@@ -466,15 +615,34 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	if (rc == 0 && o->router)
 		rc = sim_set_router(&rp->sim, o->router, d);
 	rp->sim.single_step = o->single_step;
+	if (o->early) {
+		rp->early = o->early;
+		const struct slo *slo = o->early->slo;
+		for (int i = 0; slo && i < slo->n; i++)
+			rp->budget[i] = slo_miss_budget(slo->obj[i].percentile, o->early->total_calls);
+		double w = o->early->window_s > 0 ? o->early->window_s : REPLAY_EARLY_WINDOW_S;
+		rp->window_ns = sec_to_ns(w) > 0 ? sec_to_ns(w) : 1;
+		rp->next_sample_ns = INT64_MIN; /* set at the first arrival */
+		rp->growth_windows = o->early->growth_windows > 0 ? o->early->growth_windows
+								 : REPLAY_EARLY_GROWTH;
+	}
 
 	struct trace_session *next = NULL;
 	if (rc == 0)
 		rc = next_session(rp, tr, sc, &next, d);
-	while (rc == 0) {
+	while (rc == 0 && !rp->stop) {
 		int64_t t_sess = next ? sec_to_ns(next->t_s) : INT64_MAX;
 		int64_t t_ev = sim_next_time(&rp->sim);
 		if (next && t_sess < rp->sim.now_ns)
 			t_sess = rp->sim.now_ns; /* cannot happen for sorted input */
+		if (rp->early) {
+			int64_t t = t_sess < t_ev ? t_sess : t_ev;
+			if (rp->next_sample_ns == INT64_MIN && t != INT64_MAX)
+				rp->next_sample_ns = t + rp->window_ns;
+			early_tick(rp, t);
+			if (rp->stop)
+				break;
+		}
 		if (next && t_sess <= t_ev) {
 			struct trace_session *ts = next;
 			next = NULL;
@@ -494,9 +662,9 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	st->skipped_lines = trace_reader_skipped(tr);
 	st->sim = sim_get_stats(&rp->sim);
 	st->router = rp->sim.router.stats;
-	if (rc == 0)
+	if (rc == 0 && !rp->stop)
 		rc = sim_check_end(&rp->sim, d);
-	if (rc == 0 && rp->in_flight != 0)
+	if (rc == 0 && !rp->stop && rp->in_flight != 0)
 		rc = diag_set(d, DIAG_EINTERNAL, "invariant: %lld sessions never finished",
 			      (long long)rp->in_flight);
 	trace_session_free(next);

@@ -35,6 +35,7 @@
 #define REPLAY_REPLAY_H
 
 #include "replay/scale.h"
+#include "replay/slo.h"
 #include "sim/sim.h"
 #include "traces/reader.h"
 #include "traces/xform.h"
@@ -66,6 +67,48 @@ bool context_policy_parse(const char *s, enum context_policy *out);
  * naming the call's line, never an int64 overflow. */
 #define REPLAY_HORIZON_NS (INT64_C(1) << 62)
 
+/* Early verdict (off unless replay_opts.early is set, so a plain replay
+ * runs to the end and its output does not change).  A replay stops, with
+ * replay_stats.verdict saying why, as soon as its answer is known to be no:
+ *   failed   a call was rejected (a replay with failed calls is a "no");
+ *   slo      an objective of early->slo can no longer be met: of the
+ *            early->total_calls calls the replay will issue, at least
+ *            slo_miss_budget(p, total_calls) are already over the limit, so
+ *            the percentile is over it whatever the rest do.  Counted are
+ *            completed calls over the limit, and at every sample (below)
+ *            the calls in flight that already waited longer than a TTFT or
+ *            E2EL limit without a first token / without finishing;
+ *   queue    the calls waiting (router queue and replicas' waiting queues)
+ *            grew from each sample to the next for early->growth_windows
+ *            samples in a row, early->window_s seconds of simulated time
+ *            apart: an hour of unbroken growth with the defaults, far
+ *            longer than any call's service time, which a deployment that
+ *            keeps up does not show.  A closed-loop team cannot queue more
+ *            calls than it has sessions open, so for agent traces the slo
+ *            rule is the one that fires; the queue rule catches open-loop
+ *            (request-level) traces without a TTFT objective.
+ * The sink then holds the records of the calls finished so far. */
+#define REPLAY_EARLY_WINDOW_S 60.0
+#define REPLAY_EARLY_GROWTH 60
+
+struct replay_early {
+	const struct slo *slo;    /* NULL: only the failed and queue rules */
+	int64_t total_calls;      /* calls the replay will issue (replay_count);
+				     0: the slo rule is off */
+	double window_s;          /* 0: REPLAY_EARLY_WINDOW_S */
+	int32_t growth_windows;   /* 0: REPLAY_EARLY_GROWTH */
+};
+
+enum replay_verdict {
+	REPLAY_RAN_TO_END = 0,
+	REPLAY_STOPPED_FAILED,
+	REPLAY_STOPPED_SLO,
+	REPLAY_STOPPED_QUEUE,
+};
+
+/* "ran", "failed", "slo", "queue" (static). */
+const char *replay_verdict_name(enum replay_verdict v);
+
 struct replay_opts {
 	const char *trace_path;
 	enum trace_format format;
@@ -84,6 +127,7 @@ struct replay_opts {
 	const struct xform_opts *xform; /* NULL: the trace as recorded; else
 				    applied to every session as it streams in
 				    (after scaling), traces/xform.h */
+	const struct replay_early *early; /* NULL: run to the end */
 };
 
 struct replay_stats {
@@ -102,6 +146,12 @@ struct replay_stats {
 	bool gzip;
 	struct scale_info scale; /* when scale.engineers > 0 */
 	struct xform_stats xform; /* when xform is set */
+	enum replay_verdict verdict; /* REPLAY_RAN_TO_END unless stopped early */
+	int64_t verdict_ns;      /* simulated time it stopped at */
+	char verdict_why[192];   /* what settled it, for the search path */
+	double verdict_share;    /* how far past saving it was: of the calls
+				    finished or already late when it stopped,
+				    the share that missed (failed: 1) */
 };
 
 /* What a pass over the trace finds before a replay: its calls as recorded
@@ -127,8 +177,15 @@ struct replay_scan {
 int replay_scan(const struct replay_opts *o, const struct engine_config *cfg,
 		int64_t context_tokens, struct replay_scan *out, struct diag *d);
 
+/* How many calls a replay of o issues: the sessions o's reader, scaling
+ * and what-if transforms yield, counted without simulating.  0 or the
+ * reader's error. */
+int replay_count(const struct replay_opts *o, int64_t *calls, struct diag *d);
+
 /* Replay the whole trace.  On success the sink has seen every call, session
- * and task, and the simulator's end-of-run invariants held. */
+ * and task, and the simulator's end-of-run invariants held; or, with
+ * o->early, the replay stopped early (st->verdict) and the sink has seen
+ * the calls finished by then. */
 int replay_run(const struct replay_opts *o, const struct engine_config *cfg, struct sim_perf perf,
 	       struct res_sink sink, struct replay_stats *st, struct diag *d);
 

@@ -5,6 +5,9 @@
 #include "base/diag.h"
 #include "base/keys.h"
 #include "base/textfile.h"
+#include "models/memory.h"
+#include "models/perf_model.h"
+#include "models/profile.h"
 
 #include <cjson/cJSON.h>
 
@@ -383,5 +386,61 @@ int scenario_resolve(struct scenario *sc, const struct catalog *cat, const struc
 	if (sc->reserve_full_prompt < 0)
 		sc->reserve_full_prompt = par.reserve_full_prompt > 0 ? 1 : 0;
 	sc->engine.reserve_full_prompt = sc->reserve_full_prompt == 1;
+	return 0;
+}
+
+int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct perf_model *pm,
+		   struct perf_profile **prof, struct engine_config *cfg, struct diag *d)
+{
+	struct perf_opts po;
+	perf_opts_init(&po);
+	po.hardware = sc->hardware;
+	po.model = sc->model;
+	po.weight_format = sc->weight_format;
+	po.kv_dtype = sc->kv_cache_dtype;
+	po.engine = sc->engine_profile[0] ? sc->engine_profile : NULL;
+	po.tp = sc->tensor_parallel_size;
+	po.pp = sc->pipeline_parallel_size;
+	po.gpu_expert_fraction = sc->offload_gpu_expert_fraction;
+	po.host = (struct offload_host){ sc->host_memory_gb, sc->host_mem_bw_gbs, sc->host_tflops,
+					 sc->host_link_gbs };
+	int rc = perf_model_init_opts(pm, cat, &po, d);
+	if (rc == 0 && sc->profile[0]) {
+		rc = perf_profile_load(prof, sc->profile, pm, d);
+		perf_model_set_profile(pm, *prof);
+	}
+	if (rc != 0)
+		return rc;
+	*cfg = sc->engine;
+	{
+		struct mem_plan plan;
+		struct mem_opts mo;
+		mem_opts_init(&mo);
+		mo.hardware = sc->hardware;
+		mo.model = sc->model;
+		mo.weight_format = sc->weight_format;
+		mo.kv_dtype = sc->kv_cache_dtype;
+		mo.tp = sc->tensor_parallel_size;
+		mo.pp = sc->pipeline_parallel_size;
+		mo.gpu_memory_utilization = cfg->gpu_memory_utilization;
+		mo.max_num_batched_tokens = cfg->max_num_batched_tokens;
+		mo.gpu_expert_fraction = sc->offload_gpu_expert_fraction;
+		mo.mla_expanded = pm->mla_expanded;
+		rc = mem_plan_opts(&plan, cat, &mo, d);
+		if (rc != 0 && cfg->kv_cache_tokens == 0)
+			return rc;
+		if (rc == 0) {
+			/* the cache as vLLM's hybrid manager sizes it; with the capacity
+			 * given, the per-sequence part still applies */
+			sim_engine_hybrid(cfg, &plan);
+		}
+		diag_init(d);
+		rc = 0;
+	}
+	if (cfg->max_model_len == 0)
+		cfg->max_model_len = catalog_model(cat, sc->model)->max_context;
+	if (cfg->kv_cache_tokens < cfg->block_size)
+		return diag_set(d, DIAG_EINPUT, "%s: KV cache of %lld tokens is smaller than one block of %lld",
+				sc->source, (long long)cfg->kv_cache_tokens, (long long)cfg->block_size);
 	return 0;
 }

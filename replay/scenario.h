@@ -79,4 +79,15 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 int scenario_resolve(struct scenario *sc, const struct catalog *cat, const struct engine_table *et,
 		     struct diag *d);
 
+struct perf_model;
+struct perf_profile;
+
+/* The engine settings and performance model of a loaded, resolved scenario
+ * (scenario_resolve): KV capacity and max_model_len derived from the
+ * memory model and the catalogue where the scenario leaves them out, the
+ * measured step profile loaded when it names one (*prof, freed by the
+ * caller with perf_profile_free).  0 or a DIAG code. */
+int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct perf_model *pm,
+		    struct perf_profile **prof, struct engine_config *cfg, struct diag *d);
+
 #endif

@@ -369,6 +369,33 @@ static int dispatch(struct sim *s, struct sreq *r, int32_t i)
 	return rc;
 }
 
+static void backlog_add(const struct sreq *r, int64_t t_ns, struct sim_backlog *out)
+{
+	if (r->arrival_ns >= t_ns)
+		return;
+	out->arrived_before++;
+	if (r->generated == 0)
+		out->no_token_before++;
+}
+
+void sim_backlog(const struct sim *s, int64_t t_ns, struct sim_backlog *out)
+{
+	memset(out, 0, sizeof(*out));
+	const struct router *rt = &s->router;
+	for (int64_t j = 0; j < rt->q_len; j++) {
+		backlog_add(rt->q[(rt->q_head + j) % rt->q_cap], t_ns, out);
+		out->waiting++;
+	}
+	for (int32_t i = 0; i < s->n_replicas; i++) {
+		const struct replica *rep = &s->replicas[i];
+		for (int64_t j = 0; j < rep->wq_len; j++)
+			backlog_add(rep->wq[(rep->wq_head + j) % rep->wq_cap], t_ns, out);
+		out->waiting += rep->wq_len;
+		for (int32_t j = 0; j < rep->n_running; j++)
+			backlog_add(rep->running[j], t_ns, out);
+	}
+}
+
 int64_t sim_next_time(const struct sim *s)
 {
 	const struct event *e = evq_peek(&s->q);

@@ -168,6 +168,19 @@ int64_t sim_next_time(const struct sim *s);
 /* Dispatch one event: 1 if one ran, 0 if the queue was empty, or an error. */
 int sim_step(struct sim *s, struct diag *d);
 
+/* What waits in a running simulation (for early verdicts, replay.h):
+ * `waiting` counts the calls at the router and in the replicas' waiting
+ * queues; `no_token_before` the calls in flight anywhere (router, waiting,
+ * running) that arrived before t_ns and have no output token yet;
+ * `arrived_before` those that arrived before t_ns, token or not.  Calls
+ * whose arrival event has not run are not counted.  O(calls in flight). */
+struct sim_backlog {
+	int64_t waiting;
+	int64_t no_token_before;
+	int64_t arrived_before;
+};
+void sim_backlog(const struct sim *s, int64_t t_ns, struct sim_backlog *out);
+
 /* The counters so far, the replicas' own included. */
 struct sim_stats sim_get_stats(const struct sim *s);
 
