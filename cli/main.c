@@ -30,6 +30,7 @@ static const struct command COMMANDS[] = {
 	{"validate", cmd_validate, "compare the performance model with published measurements"},
 	{"synth", cmd_synth, "write a synthetic trace: an agent-using team or a benchmark workload"},
 	{"whatif", cmd_whatif, "replay a trace as recorded and through a harness what-if, side by side"},
+	{"size", cmd_size, "the smallest deployment per hardware option that meets the SLOs"},
 };
 #define N_COMMANDS (sizeof(COMMANDS) / sizeof(COMMANDS[0]))
 
@@ -66,7 +67,8 @@ static void usage(FILE *out)
 	      "    0  success\n"
 	      "    1  the answer is no: replay with failed calls or SLO attainment below\n"
 	      "       slo.attainment (default 0.9); predict whose batch x context does\n"
-	      "       not fit (the report is still printed)\n"
+	      "       not fit; size when no deployment meets the objectives (the\n"
+	      "       report is still printed)\n"
 	      "    2  bad usage or bad input (the message names the file, line and column),\n"
 	      "       or an output that cannot be written: a missing folder, a full disk,\n"
 	      "       standard output closed or full (the message names it and says why)\n"
@@ -75,7 +77,8 @@ static void usage(FILE *out)
 	      "SEE ALSO\n"
 	      "    README.md, docs/architecture.md, docs/trace-format.md, docs/scenario.md,\n"
 	      "    docs/metrics.md, docs/importers.md, docs/synth-profile.md, docs/stats.md,\n"
-	      "    docs/catalog.md, docs/performance-model.md, docs/validation.md\n",
+	      "    docs/catalog.md, docs/performance-model.md, docs/validation.md,\n"
+	      "    docs/whatif.md, docs/size.md\n",
 	      out);
 }
 

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * cmd_size: `agentcap size` - the smallest deployment per hardware option
+ * whose replay of a team meets the latency objectives (plan/size.h). */
+#define _GNU_SOURCE
+#include "cli/cli.h"
+
+#include "cli/args.h"
+
+#include "base/diag.h"
+#include "base/outfile.h"
+#include "models/catalog.h"
+#include "plan/size.h"
+#include "replay/scenario.h"
+#include "replay/slo.h"
+#include "traces/synth.h"
+#include "traces/synth_profile.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char SIZE_HELP[] =
+	"NAME\n"
+	"    agentcap size - the smallest deployment per hardware option that meets the SLOs\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    agentcap size --engineers N (--trace T | --profile P) [--slo OBJECTIVES]\n"
+	"                  [--hardware ID[,ID...]] [--model M] [--format F] [--engine E]\n"
+	"                  [--days D] [--replicates K [--confidence C]] [--seed S]\n"
+	"                  [--max-replicas R] [--no-early] [--scenario FILE]\n"
+	"                  [--set KEY=VALUE]... [--catalog DIR] [--skip-bad]\n"
+	"                  [--json FILE] [--quiet]\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    For each hardware option, drops the replica shapes whose weights do not\n"
+	"    fit (memory model, before any replay), then replays the team on 1, 2, 4,\n"
+	"    ... replicas until one count meets every objective and bisects down to\n"
+	"    the smallest that does (docs/size.md).  Replays stop early once their\n"
+	"    answer is known to be no.  Prints per option the GPUs, replicas x TP,\n"
+	"    goodput, busy fraction, prefix-cache hit rate, P95 TTFT and P50 TPOT of\n"
+	"    the winner, then the search path.\n"
+	"\n"
+	"OPTIONS\n"
+	"    --engineers N       team size (1..1000000)\n"
+	"    --trace T           a recorded team, resampled to N engineers by whole\n"
+	"                        engineer-days (as replay --engineers)\n"
+	"    --profile P         a synthetic team from profile file P ('default': the\n"
+	"                        built-in profile, docs/synth-profile.md)\n"
+	"    --days D            days of the team to replay (default: 1 for --profile,\n"
+	"                        the trace's span for --trace)\n"
+	"    --slo OBJECTIVES    KEY=DURATION,...: KEY ttft, tpot or e2el with _p50,\n"
+	"                        _p90, _p95 or _p99; DURATION with ms or s\n"
+	"                        (default ttft_p95=2s,tpot_p50=50ms)\n"
+	"    --hardware IDS      hardware options, comma-separated catalogue ids\n"
+	"                        (default: the scenario's)\n"
+	"    --model M, --format F, --engine E\n"
+	"                        model, weight format and engine profile (default:\n"
+	"                        the scenario's)\n"
+	"    --replicates K      replay each candidate on K teams (seeds S..S+K-1,\n"
+	"                        1..32; default 1) and report spreads\n"
+	"    --confidence C      share of replicates a deployment must meet the\n"
+	"                        objectives in (default 0.9: with K = 5, all five)\n"
+	"    --max-replicas R    gallop cap per shape (default 256)\n"
+	"    --no-early          run every replay to the end\n"
+	"    --scenario, --set, --catalog, --skip-bad, --seed: as for agentcap replay\n"
+	"    --json FILE         also write the result as JSON ('-': standard output)\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0 a deployment was found for at least one option; 1 none meets the\n"
+	"    objectives (the closest miss is printed); 2 bad usage or input (an\n"
+	"    unknown hardware id, objectives that do not parse); 3 internal error.\n"
+	"\n"
+	"EXAMPLES\n"
+	"    agentcap size --engineers 50 --profile default --hardware h100-sxm,l40s\n"
+	"    agentcap size --engineers 300 --trace pilot.jsonl.gz --slo ttft_p95=2s \\\n"
+	"        --replicates 5 --confidence 0.8 --json size.json\n";
+
+#define MAX_SETS 256
+
+struct size_args {
+	int64_t engineers;
+	int64_t days;
+	const char *trace;
+	const char *profile;
+	const char *slo;
+	char *hardware;           /* copy of --hardware, split in place */
+	const char *model, *weight_format, *engine;
+	const char *scenario;
+	const char *json;
+	const char *catalog;
+	const char *sets[MAX_SETS];
+	int n_sets;
+	uint64_t seed;
+	int64_t replicates;
+	double confidence;
+	int64_t max_replicas;
+	bool no_early, skip_bad, quiet;
+};
+
+static int bad(const char *msg)
+{
+	fprintf(stderr, "agentcap size: %s (see agentcap size --help)\n", msg);
+	return 2;
+}
+
+static int parse_args(int argc, char **argv, struct size_args *a)
+{
+	enum { O_ENG = 1000, O_DAYS, O_TRACE, O_PROFILE, O_SLO, O_HW, O_MODEL, O_FORMAT, O_ENGINE,
+	       O_SCENARIO, O_SET, O_JSON, O_CATALOG, O_SEED, O_REPS, O_CONF, O_MAXR, O_NOEARLY,
+	       O_SKIP, O_QUIET, O_HELP };
+	static const struct option opts[] = {
+		{"engineers", required_argument, NULL, O_ENG},
+		{"days", required_argument, NULL, O_DAYS},
+		{"trace", required_argument, NULL, O_TRACE},
+		{"profile", required_argument, NULL, O_PROFILE},
+		{"slo", required_argument, NULL, O_SLO},
+		{"hardware", required_argument, NULL, O_HW},
+		{"model", required_argument, NULL, O_MODEL},
+		{"format", required_argument, NULL, O_FORMAT},
+		{"engine", required_argument, NULL, O_ENGINE},
+		{"scenario", required_argument, NULL, O_SCENARIO},
+		{"set", required_argument, NULL, O_SET},
+		{"json", required_argument, NULL, O_JSON},
+		{"catalog", required_argument, NULL, O_CATALOG},
+		{"seed", required_argument, NULL, O_SEED},
+		{"replicates", required_argument, NULL, O_REPS},
+		{"confidence", required_argument, NULL, O_CONF},
+		{"max-replicas", required_argument, NULL, O_MAXR},
+		{"no-early", no_argument, NULL, O_NOEARLY},
+		{"skip-bad", no_argument, NULL, O_SKIP},
+		{"quiet", no_argument, NULL, O_QUIET},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	memset(a, 0, sizeof(*a));
+	a->seed = 1;
+	a->replicates = 1;
+	a->confidence = 0.9;
+	a->slo = "ttft_p95=2s,tpot_p50=50ms";
+	optind = 1;
+	opterr = 0;
+	int c;
+	int64_t v64;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_ENG:
+			if (!args_int(optarg, 1, 1000000, &a->engineers))
+				return args_bad("size", "--engineers", optarg, "an integer 1..1000000");
+			break;
+		case O_DAYS:
+			if (!args_int(optarg, 1, SYNTH_MAX_DAYS, &a->days))
+				return args_bad("size", "--days", optarg, "an integer 1..3660");
+			break;
+		case O_TRACE: a->trace = optarg; break;
+		case O_PROFILE: a->profile = optarg; break;
+		case O_SLO: a->slo = optarg; break;
+		case O_HW:
+			free(a->hardware);
+			if (!(a->hardware = strdup(optarg)))
+				return bad("out of memory");
+			break;
+		case O_MODEL: a->model = optarg; break;
+		case O_FORMAT: a->weight_format = optarg; break;
+		case O_ENGINE: a->engine = optarg; break;
+		case O_SCENARIO: a->scenario = optarg; break;
+		case O_SET:
+			if (a->n_sets == MAX_SETS - 4)
+				return bad("too many --set options");
+			a->sets[a->n_sets++] = optarg;
+			break;
+		case O_JSON: a->json = optarg; break;
+		case O_CATALOG: a->catalog = optarg; break;
+		case O_SEED:
+			if (!args_int(optarg, 0, INT64_MAX / 2, &v64))
+				return args_bad("size", "--seed", optarg, "a non-negative integer");
+			a->seed = (uint64_t)v64;
+			break;
+		case O_REPS:
+			if (!args_int(optarg, 1, SIZE_MAX_REPLICATES, &a->replicates))
+				return args_bad("size", "--replicates", optarg, "an integer 1..32");
+			break;
+		case O_CONF:
+			if (!args_number(optarg, 0, 1, false, &a->confidence) || !(a->confidence > 0))
+				return args_bad("size", "--confidence", optarg, "a share in (0, 1]");
+			break;
+		case O_MAXR:
+			if (!args_int(optarg, 1, 65536, &a->max_replicas))
+				return args_bad("size", "--max-replicas", optarg, "an integer 1..65536");
+			break;
+		case O_NOEARLY: a->no_early = true; break;
+		case O_SKIP: a->skip_bad = true; break;
+		case O_QUIET: a->quiet = true; break;
+		case 'h':
+		case O_HELP:
+			fputs(SIZE_HELP, stdout);
+			return -1;
+		default:
+			fprintf(stderr, "agentcap size: unknown or incomplete option '%s' (see agentcap "
+				"size --help)\n", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind != argc)
+		return bad("unexpected argument; the team comes with --trace or --profile");
+	if (!a->engineers)
+		return bad("--engineers N is required");
+	if ((a->trace != NULL) == (a->profile != NULL))
+		return bad("expected exactly one of --trace T and --profile P");
+	return 0;
+}
+
+/* The replicates' traces: the recorded one (resampled per seed), or one
+ * synthetic team per seed written to a temporary file. */
+struct teams {
+	char *paths[SIZE_MAX_REPLICATES];
+	bool temp[SIZE_MAX_REPLICATES];
+	uint64_t seeds[SIZE_MAX_REPLICATES];
+};
+
+static void teams_release(struct teams *t)
+{
+	for (int i = 0; i < SIZE_MAX_REPLICATES; i++) {
+		if (t->temp[i] && t->paths[i])
+			unlink(t->paths[i]);
+		free(t->paths[i]);
+		t->paths[i] = NULL;
+	}
+}
+
+static int teams_make(const struct size_args *a, struct teams *t, struct diag *d)
+{
+	memset(t, 0, sizeof(*t));
+	for (int64_t k = 0; k < a->replicates; k++)
+		t->seeds[k] = a->seed + (uint64_t)k;
+	if (a->trace) {
+		for (int64_t k = 0; k < a->replicates; k++)
+			if (!(t->paths[k] = strdup(a->trace)))
+				return diag_set(d, DIAG_ENOMEM, "out of memory");
+		return 0;
+	}
+	struct synth_profile *p = malloc(sizeof(*p));
+	if (!p)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	int rc = synth_profile_load(p, strcmp(a->profile, "default") == 0 ? NULL : a->profile, d);
+	const char *tmp = getenv("TMPDIR");
+	for (int64_t k = 0; rc == 0 && k < a->replicates; k++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/agentcap-size-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		int fd = mkstemp(path);
+		if (fd < 0) {
+			rc = diag_set(d, DIAG_EIO, "%s: cannot make a temporary file for the team", path);
+			break;
+		}
+		close(fd);
+		t->temp[k] = true;
+		if (!(t->paths[k] = strdup(path))) {
+			unlink(path);
+			rc = diag_set(d, DIAG_ENOMEM, "out of memory");
+			break;
+		}
+		struct synth_team_opts o = {.engineers = (int32_t)a->engineers,
+					    .days = a->days ? (int32_t)a->days : 1,
+					    .seed = t->seeds[k]};
+		rc = synth_team_write(p, &o, path, true, NULL, d);
+	}
+	free(p);
+	return rc;
+}
+
+/* Split "a,b,c" in place into ids. */
+static size_t split_ids(char *s, const char **ids, size_t max)
+{
+	size_t n = 0;
+	for (char *save = NULL, *tok = strtok_r(s, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == max)
+			return max + 1;
+		ids[n++] = tok;
+	}
+	return n;
+}
+
+int cmd_size(int argc, char **argv)
+{
+	struct size_args *a = malloc(sizeof(*a));
+	struct size_result *res = calloc(1, sizeof(*res));
+	struct teams *teams = calloc(1, sizeof(*teams));
+	struct scenario *sc = malloc(sizeof(*sc));
+	if (!a || !res || !teams || !sc) {
+		free(a);
+		free(res);
+		free(teams);
+		free(sc);
+		return cli_fail(DIAG_ENOMEM, "out of memory");
+	}
+	int prc = parse_args(argc, argv, a);
+	if (prc != 0) {
+		free(a->hardware);
+		free(a);
+		free(res);
+		free(teams);
+		free(sc);
+		return prc < 0 ? 0 : prc;
+	}
+	struct diag d;
+	diag_init(&d);
+	struct catalog *cat = NULL;
+	struct slo slo;
+	const char *hw_ids[SIZE_MAX_HARDWARE];
+	size_t n_hw = 0;
+	/* checks first: nothing is replayed or written before they pass */
+	int rc = slo_parse(&slo, a->slo, "--slo", &d);
+	if (rc == 0 && a->json)
+		rc = outfile_check(a->json, &d);
+	char model_set[SCENARIO_STR_MAX + 8], format_set[SCENARIO_STR_MAX + 16],
+		engine_set[SCENARIO_STR_MAX + 16];
+	if (a->model) {
+		snprintf(model_set, sizeof(model_set), "model=%s", a->model);
+		a->sets[a->n_sets++] = model_set;
+	}
+	if (a->weight_format) {
+		snprintf(format_set, sizeof(format_set), "weight_format=%s", a->weight_format);
+		a->sets[a->n_sets++] = format_set;
+	}
+	if (a->engine) {
+		snprintf(engine_set, sizeof(engine_set), "engine_profile=%s", a->engine);
+		a->sets[a->n_sets++] = engine_set;
+	}
+	if (rc == 0)
+		rc = scenario_load(sc, a->scenario, a->sets, a->n_sets, &d);
+	if (rc == 0)
+		rc = catalog_load(&cat, a->catalog, &d);
+	if (rc == 0 && !catalog_model(cat, sc->model))
+		rc = diag_set(&d, DIAG_EINPUT, "--model: unknown model id '%s' (see agentcap catalog)",
+			      sc->model);
+	if (rc == 0) {
+		if (a->hardware) {
+			n_hw = split_ids(a->hardware, hw_ids, SIZE_MAX_HARDWARE);
+			if (n_hw == 0 || n_hw > SIZE_MAX_HARDWARE)
+				rc = diag_set(&d, DIAG_EINPUT, "--hardware '%s': expected 1..%d catalogue "
+					      "ids separated by commas", a->hardware, SIZE_MAX_HARDWARE);
+		} else {
+			hw_ids[0] = sc->hardware;
+			n_hw = 1;
+		}
+	}
+	for (size_t i = 0; rc == 0 && i < n_hw; i++)
+		if (!catalog_hardware(cat, hw_ids[i]))
+			rc = diag_set(&d, DIAG_EINPUT, "--hardware: unknown hardware id '%s' (expected "
+				      "a catalogue id: see agentcap catalog)", hw_ids[i]);
+	if (rc == 0)
+		rc = teams_make(a, teams, &d);
+	struct size_setup s = {
+		.cat = cat,
+		.base = sc,
+		.hardware = hw_ids,
+		.n_hardware = n_hw,
+		.slo = &slo,
+		.replay = {.skip_bad = a->skip_bad, .context_policy = sc->context_policy,
+			   .scale = {.engineers = a->trace ? a->engineers : 0,
+				     .days = a->trace ? a->days : 0}},
+		.traces = (const char *const *)teams->paths,
+		.seeds = teams->seeds,
+		.replicates = (int32_t)a->replicates,
+		.confidence = a->confidence,
+		.max_replicas = (int32_t)a->max_replicas,
+		.no_early = a->no_early,
+	};
+	if (rc == 0)
+		rc = size_run(&s, res, &d);
+	bool found = rc == 0 && size_found(res) > 0;
+	if (rc == 0) {
+		bool json_stdout = a->json && strcmp(a->json, "-") == 0;
+		if (!a->quiet && !json_stdout) {
+			size_table(stdout, &s, res);
+			printf("Team: %lld engineers, %s %s; model %s, weights %s, KV cache %s\n",
+			       (long long)a->engineers, a->trace ? "resampled from" : "synthetic, profile",
+			       a->trace ? a->trace : a->profile, sc->model, sc->weight_format,
+			       sc->kv_cache_dtype);
+		}
+		if (a->json) {
+			struct outfile of;
+			rc = outfile_open(&of, a->json, &d);
+			if (rc == 0) {
+				struct diag wd;
+				diag_init(&wd);
+				int wrc = size_json(of.fp, &s, res);
+				if (wrc)
+					diag_set(&wd, wrc, "%s: write failed", a->json);
+				rc = outfile_finish(&of, wrc, &wd, &d);
+			}
+		}
+		if (rc == 0 && !found)
+			fprintf(stderr, "agentcap size: the answer is no (exit status 1): no deployment "
+				"of %zu hardware option%s meets %s\n", n_hw, n_hw == 1 ? "" : "s", a->slo);
+	}
+	size_result_release(res);
+	teams_release(teams);
+	catalog_free(cat);
+	free(a->hardware);
+	free(a);
+	free(res);
+	free(teams);
+	free(sc);
+	if (rc != 0)
+		return cli_fail(rc, d.msg);
+	return found ? 0 : 1;
+}

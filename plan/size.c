@@ -1,0 +1,623 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * size: gallop-and-bisect search for the smallest deployment meeting the
+ * objectives, per hardware option (see size.h). */
+#include "plan/size.h"
+
+#include "base/diag.h"
+#include "models/catalog.h"
+#include "models/perf_model.h"
+#include "models/profile.h"
+#include "reports/metrics.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A replica shape with its engine settings and performance model. */
+struct shape {
+	struct scenario sc;
+	struct engine_config cfg;
+	struct perf_model pm;
+	struct perf_profile *prof;
+	int32_t gpus_per_replica;
+};
+
+/* The figure of metrics_stats a percentile names. */
+static double stat_at(const struct metrics_stats *st, int percentile)
+{
+	switch (percentile) {
+	case 50: return st->median;
+	case 90: return st->p90;
+	case 95: return st->p95;
+	default: return st->p99;
+	}
+}
+
+static double objective_value(const struct slo_objective *o, const struct metrics_summary *m)
+{
+	const struct metrics_stats *st = o->metric == SLO_TTFT   ? &m->ttft_ms
+					 : o->metric == SLO_TPOT ? &m->tpot_ms
+								 : &m->e2el_ms;
+	return stat_at(st, o->percentile);
+}
+
+/* The first limit of each metric, for goodput (metrics_set_slo). */
+static double first_limit(const struct slo *slo, enum slo_metric m)
+{
+	for (int i = 0; i < slo->n; i++)
+		if (slo->obj[i].metric == m)
+			return slo->obj[i].limit_ms;
+	return 0;
+}
+
+/* Replay replicate k of candidate e on shape sh. */
+static int replay_one(const struct size_setup *s, const struct size_result *res,
+		      const struct shape *sh, int k, struct size_eval *e, struct diag *d)
+{
+	struct size_fig *f = &e->fig[k];
+	memset(f, 0, sizeof(*f));
+	struct metrics *m = metrics_new();
+	if (!m)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	metrics_set_replicas(m, e->replicas);
+	metrics_set_slo(m, first_limit(s->slo, SLO_TTFT), first_limit(s->slo, SLO_TPOT));
+	double gpus = (double)sh->pm.tp * (double)sh->pm.pp;
+	struct metrics_capacity cap = {
+		.max_num_seqs = sh->cfg.max_num_seqs,
+		.kv_blocks = sh->cfg.kv_cache_tokens / sh->cfg.block_size,
+		.peak_flops = sh->pm.compute_unknown ? 0.0 : sh->pm.matmul_peak_flops * gpus,
+		.peak_bytes_per_s = sh->pm.mem_bw_bytes * gpus,
+	};
+	metrics_set_capacity(m, &cap);
+	struct router_config router = sh->sc.router;
+	router.seed = s->seeds[k];
+	struct replay_early early = {.slo = s->slo, .total_calls = res->total_calls[k]};
+	struct replay_opts o = s->replay;
+	o.trace_path = s->traces[k];
+	o.seed = s->seeds[k];
+	o.scale.seed = s->seeds[k];
+	o.replicas = e->replicas;
+	o.router = &router;
+	o.early = s->no_early ? NULL : &early;
+	struct replay_stats *st = malloc(sizeof(*st));
+	struct metrics_summary sum;
+	int rc = st ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
+	if (rc == 0)
+		rc = replay_run(&o, &sh->cfg, sim_perf_from_model(&sh->pm), metrics_sink(m), st, d);
+	if (rc == 0)
+		rc = metrics_summarize(m, &sum, d);
+	if (rc == 0) {
+		f->verdict = st->verdict;
+		f->calls = sum.completed + sum.failed;
+		f->failed = sum.failed;
+		f->goodput = sum.request_goodput;
+		f->busy = sum.gpu_busy_fraction;
+		f->hit = sum.prefix_cache_hit_rate;
+		f->ttft_p95_ms = sum.ttft_ms.p95;
+		f->tpot_p50_ms = sum.tpot_ms.median;
+		f->duration_s = sum.duration_s;
+		f->output_tokens = (double)sum.output_tokens;
+		f->miss_share = st->verdict_share;
+		f->sim_s = st->verdict != REPLAY_RAN_TO_END ? (double)st->verdict_ns / 1e9
+							    : sum.duration_s;
+		f->events = st->sim.events;
+		bool met = st->verdict == REPLAY_RAN_TO_END && sum.failed == 0;
+		const char *why = st->verdict_why;
+		char buf[192];
+		for (int i = 0; i < s->slo->n; i++) {
+			const struct slo_objective *ob = &s->slo->obj[i];
+			f->obj_ms[i] = objective_value(ob, &sum);
+			if (met && f->obj_ms[i] > ob->limit_ms) {
+				char key[16];
+				snprintf(buf, sizeof(buf), "%s %.1f ms over the limit of %g ms",
+					 slo_key(ob, key, sizeof(key)), f->obj_ms[i], ob->limit_ms);
+				why = buf;
+				met = false;
+			}
+		}
+		if (st->verdict == REPLAY_RAN_TO_END && sum.failed > 0) {
+			snprintf(buf, sizeof(buf), "%lld calls failed", (long long)sum.failed);
+			why = buf;
+		}
+		f->met = met;
+		if (!met && !e->why[0])
+			snprintf(e->why, sizeof(e->why), "%s%s", st->verdict == REPLAY_RAN_TO_END ? ""
+				 : "stopped early: ", why);
+	}
+	free(st);
+	metrics_free(m);
+	return rc;
+}
+
+/* Replay the candidate of `replicas` replicas of shape sh. */
+static int evaluate(const struct size_setup *s, const struct size_result *res, struct size_option *opt,
+		    const struct shape *sh, int32_t replicas, struct size_eval *e, struct diag *d)
+{
+	memset(e, 0, sizeof(*e));
+	e->tp = sh->sc.tensor_parallel_size;
+	e->pp = sh->sc.pipeline_parallel_size;
+	e->replicas = replicas;
+	e->gpus_per_replica = sh->gpus_per_replica;
+	e->gpus = replicas * sh->gpus_per_replica;
+	e->kv_cache_tokens = sh->cfg.kv_cache_tokens;
+	int32_t k_all = s->replicates;
+	int32_t need = (int32_t)ceil(s->confidence * k_all - 1e-9);
+	if (need < 1)
+		need = 1;
+	for (int32_t k = 0; k < k_all; k++) {
+		int rc = replay_one(s, res, sh, k, e, d);
+		if (rc != 0)
+			return rc;
+		e->ran++;
+		opt->replays++;
+		opt->events += e->fig[k].events;
+		if (e->fig[k].met)
+			e->met++;
+		if (e->ran - e->met > k_all - need)
+			break; /* the confidence can no longer be reached */
+	}
+	e->meets = e->met >= need;
+	if (opt->path && opt->n_path < SIZE_MAX_PATH)
+		opt->path[opt->n_path++] = *e;
+	return 0;
+}
+
+/* Shapes a replica of hardware hw can take, as (tp, pp) pairs. */
+static int shapes_of(const struct scenario *base, const struct cat_hardware *hw, int32_t tp[4],
+		     int32_t pp[4])
+{
+	if (base->tensor_parallel_size || base->pipeline_parallel_size ||
+	    (hw->system_kind && hw->device_count > 1)) {
+		tp[0] = base->tensor_parallel_size; /* 0: scenario_resolve decides */
+		pp[0] = base->pipeline_parallel_size;
+		return 1;
+	}
+	static const int32_t TPS[] = {1, 2, 4, 8};
+	for (int i = 0; i < 4; i++) {
+		tp[i] = TPS[i];
+		pp[i] = 1;
+	}
+	return 4;
+}
+
+/* Resolve shape (tp, pp) of hardware id; 1 if the memory model rules it
+ * out (the reason appended to opt->pruned), 0 if it fits, or an error. */
+static int shape_init(const struct size_setup *s, const char *hw, int32_t tp, int32_t pp,
+		      struct shape *sh, struct size_option *opt, struct diag *d)
+{
+	memset(sh, 0, sizeof(*sh));
+	sh->sc = *s->base;
+	snprintf(sh->sc.hardware, sizeof(sh->sc.hardware), "%s", hw);
+	sh->sc.tensor_parallel_size = tp;
+	sh->sc.pipeline_parallel_size = pp;
+	sh->sc.replicas = 1;
+	int rc = scenario_resolve(&sh->sc, s->cat, NULL, d);
+	if (rc != 0)
+		return rc;
+	snprintf(opt->engine_profile, sizeof(opt->engine_profile), "%s", sh->sc.engine_profile);
+	struct diag sd;
+	diag_init(&sd);
+	rc = scenario_engine(&sh->sc, s->cat, &sh->pm, &sh->prof, &sh->cfg, &sd);
+	if (rc == DIAG_EINPUT) {
+		size_t at = strlen(opt->pruned);
+		snprintf(opt->pruned + at, sizeof(opt->pruned) - at, "%sTP%d/PP%d: %.200s",
+			 at ? "; " : "", sh->sc.tensor_parallel_size, sh->sc.pipeline_parallel_size,
+			 sd.msg);
+		perf_profile_free(sh->prof);
+		sh->prof = NULL;
+		return 1;
+	}
+	if (rc != 0) {
+		perf_profile_free(sh->prof);
+		sh->prof = NULL;
+		return diag_set(d, rc, "%s", sd.msg);
+	}
+	sh->gpus_per_replica = sh->sc.tensor_parallel_size * sh->sc.pipeline_parallel_size;
+	return 0;
+}
+
+/* Keep the largest candidate that missed as the closest miss. */
+static void note_miss(struct size_option *opt, const struct size_eval *e)
+{
+	if (!opt->have_closest || e->gpus >= opt->closest.gpus) {
+		opt->closest = *e;
+		opt->have_closest = true;
+	}
+}
+
+/* Gallop then bisect on one shape, below max_gpus (0: no bound). */
+static int search_shape(const struct size_setup *s, struct size_result *res,
+			struct size_option *opt, const struct shape *sh, int32_t max_gpus,
+			struct size_eval *scratch, struct diag *d)
+{
+	int32_t cap = s->max_replicas > 0 ? s->max_replicas : SIZE_DEFAULT_MAX_REPLICAS;
+	if (max_gpus > 0 && (max_gpus - 1) / sh->gpus_per_replica < cap)
+		cap = (max_gpus - 1) / sh->gpus_per_replica;
+	int32_t lo = 0, hi = 0; /* lo missed (0: none tried), hi met (0: none yet) */
+	double prev_share = 0, prev_ratio = 0;
+	bool prev_stopped = false;
+	for (int32_t r = 1; r <= cap;) {
+		int rc = evaluate(s, res, opt, sh, r, scratch, d);
+		if (rc != 0)
+			return rc;
+		if (scratch->meets) {
+			hi = r;
+			opt->best = *scratch;
+			break;
+		}
+		lo = r;
+		note_miss(opt, scratch);
+		if (r == cap)
+			break;
+		double share = size_eval_median(scratch, offsetof(struct size_fig, miss_share));
+		double ratio = size_eval_worst_ratio(s->slo, scratch);
+		bool stopped = scratch->fig[0].verdict != REPLAY_RAN_TO_END;
+		bool rejected = false;
+		for (int32_t k = 0; k < scratch->ran; k++)
+			rejected = rejected || scratch->fig[k].verdict == REPLAY_STOPPED_FAILED ||
+				   scratch->fig[k].failed > 0;
+		const char *stall = rejected ? "calls were rejected"
+				    : r > 1 && stopped && prev_stopped && share > 0.95 * prev_share
+					? "nearly the same share of calls missed"
+				    : r > 1 && !stopped && !prev_stopped && ratio > 0.99 * prev_ratio
+					? "the worst objective came no nearer its limit"
+					: NULL;
+		if (stall) {
+			size_t at = strlen(opt->stalled);
+			if (rejected)
+				snprintf(opt->stalled + at, sizeof(opt->stalled) - at,
+					 "%sTP%d/PP%d at %d replicas: calls were rejected, which more "
+					 "replicas of this shape do not change", at ? "; " : "",
+					 scratch->tp, scratch->pp, r);
+			else
+				snprintf(opt->stalled + at, sizeof(opt->stalled) - at,
+					 "%sTP%d/PP%d: %d replicas did little better than %d (%s): "
+					 "single calls on this shape miss the objectives", at ? "; " : "",
+					 scratch->tp, scratch->pp, r, r / 2, stall);
+			break;
+		}
+		prev_share = share;
+		prev_ratio = ratio;
+		prev_stopped = stopped;
+		r = r > cap / 2 ? cap : 2 * r;
+	}
+	if (!hi)
+		return 0;
+	while (hi - lo > 1) {
+		int32_t mid = lo + (hi - lo) / 2;
+		int rc = evaluate(s, res, opt, sh, mid, scratch, d);
+		if (rc != 0)
+			return rc;
+		if (scratch->meets) {
+			hi = mid;
+			opt->best = *scratch;
+		} else {
+			lo = mid;
+			note_miss(opt, scratch);
+		}
+	}
+	opt->found = true;
+	return 0;
+}
+
+static int search_option(const struct size_setup *s, struct size_result *res,
+			 struct size_option *opt, const struct cat_hardware *hw, struct diag *d)
+{
+	snprintf(opt->hardware, sizeof(opt->hardware), "%s", hw->id);
+	opt->path = calloc(SIZE_MAX_PATH, sizeof(*opt->path));
+	struct size_eval *scratch = malloc(sizeof(*scratch));
+	struct shape *sh = malloc(sizeof(*sh));
+	int rc = opt->path && scratch && sh ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
+	int32_t tp[4], pp[4];
+	int n = rc == 0 ? shapes_of(s->base, hw, tp, pp) : 0;
+	for (int i = 0; rc == 0 && i < n; i++) {
+		int fit = shape_init(s, hw->id, tp[i], pp[i], sh, opt, d);
+		if (fit < 0)
+			rc = fit;
+		if (fit != 0)
+			continue;
+		if (!opt->found || sh->gpus_per_replica < opt->best.gpus)
+			rc = search_shape(s, res, opt, sh, opt->found ? opt->best.gpus : 0, scratch, d);
+		perf_profile_free(sh->prof);
+	}
+	free(sh);
+	free(scratch);
+	return rc;
+}
+
+int size_evaluate(const struct size_setup *s, const struct size_result *r, const char *hw,
+		  int32_t tp, int32_t pp, int32_t replicas, struct size_eval *e, struct diag *d)
+{
+	struct size_option *opt = calloc(1, sizeof(*opt));
+	struct shape *sh = malloc(sizeof(*sh));
+	int rc = opt && sh ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
+	if (rc == 0)
+		rc = shape_init(s, hw, tp, pp, sh, opt, d);
+	if (rc == 0) {
+		rc = evaluate(s, r, opt, sh, replicas, e, d);
+		perf_profile_free(sh->prof);
+	}
+	free(sh);
+	free(opt);
+	return rc;
+}
+
+int size_run(const struct size_setup *s, struct size_result *r, struct diag *d)
+{
+	memset(r, 0, sizeof(*r));
+	if (s->n_hardware < 1 || s->n_hardware > SIZE_MAX_HARDWARE)
+		return diag_set(d, DIAG_EINPUT, "--hardware: %zu options (expected 1..%d)",
+				s->n_hardware, SIZE_MAX_HARDWARE);
+	if (s->replicates < 1 || s->replicates > SIZE_MAX_REPLICATES)
+		return diag_set(d, DIAG_EINPUT, "--replicates %d (expected 1..%d)", s->replicates,
+				SIZE_MAX_REPLICATES);
+	if (!(s->confidence > 0 && s->confidence <= 1))
+		return diag_set(d, DIAG_EINPUT, "--confidence %g (expected a share in (0, 1])",
+				s->confidence);
+	const struct cat_hardware *hw[SIZE_MAX_HARDWARE];
+	for (size_t i = 0; i < s->n_hardware; i++) {
+		hw[i] = catalog_hardware(s->cat, s->hardware[i]);
+		if (!hw[i]) {
+			char ids[2048];
+			size_t at = 0;
+			ids[0] = '\0';
+			for (size_t j = 0; j < s->cat->hardware_count && at < sizeof(ids); j++) {
+				int w = snprintf(ids + at, sizeof(ids) - at, "%s%s", j ? ", " : "",
+						 s->cat->hardware[j].id);
+				at += w > 0 ? (size_t)w : 0;
+			}
+			return diag_set(d, DIAG_EINPUT,
+					"--hardware: unknown hardware id '%s' (expected one of: %s)",
+					s->hardware[i], ids);
+		}
+	}
+	for (int32_t k = 0; k < s->replicates; k++) {
+		struct replay_opts o = s->replay;
+		o.trace_path = s->traces[k];
+		o.scale.seed = s->seeds[k];
+		int rc = replay_count(&o, &r->total_calls[k], d);
+		if (rc != 0)
+			return rc;
+	}
+	for (size_t i = 0; i < s->n_hardware; i++) {
+		r->n = i + 1;
+		int rc = search_option(s, r, &r->opt[i], hw[i], d);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+void size_result_release(struct size_result *r)
+{
+	for (size_t i = 0; i < SIZE_MAX_HARDWARE; i++) {
+		free(r->opt[i].path);
+		r->opt[i].path = NULL;
+	}
+}
+
+size_t size_found(const struct size_result *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n; i++)
+		n += r->opt[i].found;
+	return n;
+}
+
+/* The figure at field_offset of each replicate that ran, sorted. */
+static size_t gather(const struct size_eval *e, size_t field_offset, double *x)
+{
+	size_t n = 0;
+	for (int32_t k = 0; k < e->ran; k++) {
+		double v;
+		memcpy(&v, (const char *)&e->fig[k] + field_offset, sizeof(v));
+		x[n++] = v;
+	}
+	gsl_sort(x, 1, n);
+	return n;
+}
+
+double size_eval_quantile(const struct size_eval *e, size_t field_offset, double q)
+{
+	double x[SIZE_MAX_REPLICATES];
+	size_t n = gather(e, field_offset, x);
+	return n ? gsl_stats_quantile_from_sorted_data(x, 1, n, q) : 0.0;
+}
+
+double size_eval_median(const struct size_eval *e, size_t field_offset)
+{
+	return size_eval_quantile(e, field_offset, 0.5);
+}
+
+double size_eval_worst_ratio(const struct slo *slo, const struct size_eval *e)
+{
+	double worst = 0;
+	for (int i = 0; i < slo->n; i++) {
+		double v = size_eval_median(e, offsetof(struct size_fig, obj_ms) +
+						     (size_t)i * sizeof(double));
+		double ratio = v / slo->obj[i].limit_ms;
+		if (ratio > worst)
+			worst = ratio;
+	}
+	return worst;
+}
+
+int size_closest(const struct size_setup *s, const struct size_result *r)
+{
+	int best = -1;
+	double best_ratio = INFINITY;
+	for (size_t i = 0; i < r->n; i++) {
+		if (!r->opt[i].have_closest)
+			continue;
+		double ratio = size_eval_worst_ratio(s->slo, &r->opt[i].closest);
+		if (ratio < best_ratio) {
+			best_ratio = ratio;
+			best = (int)i;
+		}
+	}
+	return best;
+}
+
+#define MED(e, field) size_eval_median((e), offsetof(struct size_fig, field))
+
+static void eval_deployment(const struct size_eval *e, char *buf, size_t size)
+{
+	if (e->pp > 1)
+		snprintf(buf, size, "%d x TP%d/PP%d", e->replicas, e->tp, e->pp);
+	else
+		snprintf(buf, size, "%d x TP%d", e->replicas, e->tp);
+}
+
+static void eval_row(FILE *fp, const char *hw, const struct size_eval *e)
+{
+	char dep[48], met[24];
+	eval_deployment(e, dep, sizeof(dep));
+	snprintf(met, sizeof(met), "%d/%d", e->met, e->ran);
+	fprintf(fp, "%-22s %6d %-14s %10.3f %7.1f %7.1f %11.1f %10.2f %8s\n", hw, e->gpus, dep,
+		MED(e, goodput), 100 * MED(e, busy), 100 * MED(e, hit), MED(e, ttft_p95_ms),
+		MED(e, tpot_p50_ms), met);
+}
+
+void size_table(FILE *fp, const struct size_setup *s, const struct size_result *r)
+{
+	char slo[256];
+	slo_format(s->slo, slo, sizeof(slo));
+	fprintf(fp, "================ agentcap size ================\n");
+	fprintf(fp, "Objectives: %s; no call may fail\n", slo);
+	fprintf(fp, "Replicates: %d (seeds %llu..%llu); a deployment must meet the objectives in "
+		"at least %.0f%% of them\n", s->replicates, (unsigned long long)s->seeds[0],
+		(unsigned long long)s->seeds[s->replicates - 1], 100 * s->confidence);
+	fprintf(fp, "Calls per replicate: %lld", (long long)r->total_calls[0]);
+	for (int32_t k = 1; k < s->replicates; k++)
+		fprintf(fp, ", %lld", (long long)r->total_calls[k]);
+	fprintf(fp, "\n\n");
+	fprintf(fp, "%-22s %6s %-14s %10s %7s %7s %11s %10s %8s\n", "Hardware", "GPUs",
+		"Replicas x TP", "Goodput", "Busy", "Hit", "P95 TTFT", "P50 TPOT", "Met");
+	fprintf(fp, "%-22s %6s %-14s %10s %7s %7s %11s %10s %8s\n", "", "", "", "(req/s)", "(%)",
+		"(%)", "(ms)", "(ms)", "(reps)");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct size_option *o = &r->opt[i];
+		if (o->found)
+			eval_row(fp, o->hardware, &o->best);
+		else
+			fprintf(fp, "%-22s %6s %s\n", o->hardware, "-",
+				o->n_path ? "nothing up to the replica cap meets the objectives"
+					  : "no shape fits the model's weights");
+	}
+	if (s->replicates > 1) {
+		fprintf(fp, "\nSpread over replicates (GSL quantiles 10%% / 50%% / 90%%):\n");
+		for (size_t i = 0; i < r->n; i++) {
+			const struct size_option *o = &r->opt[i];
+			if (!o->found)
+				continue;
+			for (int j = 0; j < s->slo->n; j++) {
+				size_t off = offsetof(struct size_fig, obj_ms) + (size_t)j * sizeof(double);
+				char key[16];
+				fprintf(fp, "  %-20s %-9s %10.1f / %10.1f / %10.1f ms\n", o->hardware,
+					slo_key(&s->slo->obj[j], key, sizeof(key)),
+					size_eval_quantile(&o->best, off, 0.1),
+					size_eval_quantile(&o->best, off, 0.5),
+					size_eval_quantile(&o->best, off, 0.9));
+			}
+		}
+	}
+	fprintf(fp, "\nSearch path (replicas tried, in order; gallop 1, 2, 4, ... then bisect):\n");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct size_option *o = &r->opt[i];
+		fprintf(fp, "  %s (engine %s): %d replays, %lld simulator events\n", o->hardware,
+			o->engine_profile, o->replays, (long long)o->events);
+		if (o->pruned[0])
+			fprintf(fp, "    pruned before any replay: %s\n", o->pruned);
+		if (o->stalled[0])
+			fprintf(fp, "    gallop ended: %s\n", o->stalled);
+		for (int j = 0; j < o->n_path; j++) {
+			const struct size_eval *e = &o->path[j];
+			char dep[48];
+			eval_deployment(e, dep, sizeof(dep));
+			fprintf(fp, "    %-16s %4d GPUs  %-4s %d/%d%s%s\n", dep, e->gpus,
+				e->meets ? "yes" : "no", e->met, e->ran, e->why[0] ? "  " : "", e->why);
+		}
+	}
+	if (!size_found(r)) {
+		int c = size_closest(s, r);
+		if (c >= 0) {
+			const struct size_eval *e = &r->opt[c].closest;
+			char dep[48];
+			eval_deployment(e, dep, sizeof(dep));
+			fprintf(fp, "\nClosest miss: %s %s (%d GPUs): worst objective at %.2fx its limit; %s\n",
+				r->opt[c].hardware, dep, e->gpus, size_eval_worst_ratio(s->slo, e), e->why);
+		}
+	}
+	fprintf(fp, "===============================================\n");
+}
+
+static void json_eval(FILE *fp, const struct slo *slo, const struct size_eval *e)
+{
+	fprintf(fp, "{\"replicas\":%d,\"tensor_parallel_size\":%d,\"pipeline_parallel_size\":%d,"
+		"\"gpus\":%d,\"kv_cache_tokens_per_replica\":%lld,\"meets\":%s,"
+		"\"replicates_run\":%d,\"replicates_met\":%d,\"why\":\"",
+		e->replicas, e->tp, e->pp, e->gpus, (long long)e->kv_cache_tokens,
+		e->meets ? "true" : "false", e->ran, e->met);
+	for (const char *p = e->why; *p; p++)
+		fprintf(fp, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
+	fprintf(fp, "\",\"request_goodput\":%.17g,\"gpu_busy_fraction\":%.17g,"
+		"\"prefix_cache_hit_rate\":%.17g,\"p95_ttft_ms\":%.17g,\"median_tpot_ms\":%.17g,"
+		"\"objectives_ms\":{", MED(e, goodput), MED(e, busy), MED(e, hit), MED(e, ttft_p95_ms),
+		MED(e, tpot_p50_ms));
+	for (int i = 0; i < slo->n; i++) {
+		size_t off = offsetof(struct size_fig, obj_ms) + (size_t)i * sizeof(double);
+		char key[16];
+		fprintf(fp, "%s\"%s\":{\"p10\":%.17g,\"p50\":%.17g,\"p90\":%.17g}", i ? "," : "",
+			slo_key(&slo->obj[i], key, sizeof(key)), size_eval_quantile(e, off, 0.1),
+			size_eval_quantile(e, off, 0.5), size_eval_quantile(e, off, 0.9));
+	}
+	fprintf(fp, "},\"verdicts\":[");
+	for (int32_t k = 0; k < e->ran; k++)
+		fprintf(fp, "%s\"%s\"", k ? "," : "",
+			e->fig[k].met ? "met" : replay_verdict_name(e->fig[k].verdict));
+	fprintf(fp, "]}");
+}
+
+int size_json(FILE *fp, const struct size_setup *s, const struct size_result *r)
+{
+	char slo[256];
+	fprintf(fp, "{\"schema\":\"agentcap-size\",\"version\":1,\"slo\":\"%s\",\"replicates\":%d,"
+		"\"confidence\":%.17g,\"seeds\":[", slo_format(s->slo, slo, sizeof(slo)),
+		s->replicates, s->confidence);
+	for (int32_t k = 0; k < s->replicates; k++)
+		fprintf(fp, "%s%llu", k ? "," : "", (unsigned long long)s->seeds[k]);
+	fprintf(fp, "],\"calls\":[");
+	for (int32_t k = 0; k < s->replicates; k++)
+		fprintf(fp, "%s%lld", k ? "," : "", (long long)r->total_calls[k]);
+	fprintf(fp, "],\"options\":[");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct size_option *o = &r->opt[i];
+		fprintf(fp, "%s{\"hardware\":\"%s\",\"engine_profile\":\"%s\",\"found\":%s,"
+			"\"replays\":%d,\"events\":%lld,\"pruned\":\"", i ? "," : "", o->hardware,
+			o->engine_profile, o->found ? "true" : "false", o->replays, (long long)o->events);
+		for (const char *p = o->pruned; *p; p++)
+			fprintf(fp, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
+		fprintf(fp, "\",\"best\":");
+		if (o->found)
+			json_eval(fp, s->slo, &o->best);
+		else
+			fprintf(fp, "null");
+		fprintf(fp, ",\"closest_miss\":");
+		if (o->have_closest)
+			json_eval(fp, s->slo, &o->closest);
+		else
+			fprintf(fp, "null");
+		fprintf(fp, ",\"path\":[");
+		for (int j = 0; j < o->n_path; j++) {
+			fprintf(fp, "%s", j ? "," : "");
+			json_eval(fp, s->slo, &o->path[j]);
+		}
+		fprintf(fp, "]}");
+	}
+	fprintf(fp, "]}\n");
+	return ferror(fp) ? DIAG_EIO : 0;
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * size: the smallest deployment of each hardware option whose replay meets
+ * a set of latency objectives (`agentcap size`).
+ *
+ * For each hardware option the search first lists the shapes a replica can
+ * take (a bare GPU: tensor parallel 1, 2, 4, 8; a multi-GPU system: its own
+ * shape, one replica per system; a scenario that fixes TP or PP: that
+ * shape) and drops, before any replay, those whose weights the memory
+ * model says do not fit.  On each remaining shape it gallops on the replica
+ * count (1, 2, 4, ... up to max_replicas) until a count meets the
+ * objectives, then bisects between the last count that did not and the
+ * first that did.  That relies on monotonicity, more replicas never making
+ * latency worse, and costs at most 2 log2(n) + 2 candidates for an answer
+ * of n replicas.  The gallop also ends when doubling the replicas did not
+ * help: a call was rejected (the shape's KV cache cannot hold it), or the
+ * doubled candidate, stopped early like the one before, missed the
+ * objectives in nearly the same share of the calls it had finished (less
+ * than 5% fewer), or, run to the end like the one before, came less than
+ * 1% nearer its worst limit.  Then single calls on that shape are too slow
+ * whatever the load, and only another shape can help.  A later shape is searched only below the GPUs of the best
+ * deployment found so far, since its answer is only of interest if it
+ * needs fewer GPUs.
+ *
+ * A candidate is replayed once per replicate (a team resampled or
+ * synthesised with another seed); it meets the objectives when at least
+ * `confidence` of the replicates do, and a replicate does when no call
+ * failed and every objective's percentile is within its limit.  Replays
+ * stop early once their answer is known to be no (replay.h), and a
+ * candidate's remaining replicates are skipped once too many failed for
+ * the confidence to be reached.
+ *
+ * Everything is deterministic: same inputs and seeds, same search, same
+ * figures.  Nothing here prints to the terminal; size_table and size_json
+ * write to the stream they are given.
+ */
+#ifndef PLAN_SIZE_H
+#define PLAN_SIZE_H
+
+#include "replay/replay.h"
+#include "replay/scenario.h"
+#include "replay/slo.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct catalog;
+struct diag;
+
+#define SIZE_MAX_REPLICATES 32
+#define SIZE_MAX_HARDWARE 16
+#define SIZE_MAX_PATH 64
+#define SIZE_DEFAULT_MAX_REPLICAS 256
+
+struct size_setup {
+	const struct catalog *cat;
+	const struct scenario *base;      /* loaded (scenario_load), not resolved:
+					     model, formats, engine settings and
+					     router; its hardware, replicas and,
+					     unless set, TP/PP are the search's */
+	const char *const *hardware;      /* ids to size, n_hardware >= 1 */
+	size_t n_hardware;
+	const struct slo *slo;
+	struct replay_opts replay;        /* format, skip_bad, context policy and
+					     scale (engineers, days); trace_path
+					     and seeds are set per replicate */
+	const char *const *traces;        /* per replicate: the trace to replay */
+	const uint64_t *seeds;            /* per replicate: scale and router seed */
+	int32_t replicates;               /* 1..SIZE_MAX_REPLICATES */
+	double confidence;                /* (0, 1]: share of replicates to meet */
+	int32_t max_replicas;             /* gallop cap per shape; 0 = default */
+	bool no_early;                    /* run every replay to the end */
+};
+
+/* One replicate's figures (of the calls finished so far when it stopped
+ * early). */
+struct size_fig {
+	bool met;
+	enum replay_verdict verdict;
+	int64_t calls, failed;
+	double obj_ms[SLO_MAX_OBJECTIVES];  /* each objective's percentile */
+	double goodput;                     /* req/s within the objectives' limits */
+	double busy;                        /* GPU busy fraction, 0..1 */
+	double hit;                         /* prefix-cache hit rate, 0..1 */
+	double ttft_p95_ms, tpot_p50_ms;
+	double duration_s;                  /* simulated, first arrival to last */
+	double output_tokens;               /* tokens generated */
+	double sim_s;                       /* simulated time the replay reached */
+	double miss_share;                  /* stopped early: replay_stats.verdict_share */
+	int64_t events;                     /* simulator events dispatched */
+};
+
+/* One candidate deployment and what its replicates said. */
+struct size_eval {
+	int32_t tp, pp, replicas;
+	int32_t gpus;                     /* replicas x tp x pp */
+	int32_t gpus_per_replica;
+	int64_t kv_cache_tokens;          /* per replica */
+	int32_t ran, met;                 /* replicates replayed, and met */
+	bool meets;
+	char why[256];                    /* the first failing replicate's reason */
+	struct size_fig fig[SIZE_MAX_REPLICATES];
+};
+
+struct size_option {
+	char hardware[SCENARIO_STR_MAX];
+	char engine_profile[SCENARIO_STR_MAX];
+	char pruned[512];                 /* shapes the memory model ruled out */
+	char stalled[512];                /* shapes where doubling the replicas
+					     did not help (no gallop further) */
+	bool found;
+	struct size_eval best;
+	bool have_closest;
+	struct size_eval closest;         /* the largest candidate that missed */
+	struct size_eval *path;           /* every candidate, in search order */
+	int n_path;
+	int32_t replays;                  /* replays run, replicates counted */
+	int64_t events;                   /* simulator events of all of them */
+};
+
+struct size_result {
+	struct size_option opt[SIZE_MAX_HARDWARE];
+	size_t n;
+	int64_t total_calls[SIZE_MAX_REPLICATES]; /* calls each replicate issues */
+};
+
+/* Check the hardware ids (an unknown one is DIAG_EINPUT naming it and the
+ * catalogue's ids), then search each option.  0 (whether or not anything
+ * met the objectives: see size_found), or the first replay's error. */
+int size_run(const struct size_setup *s, struct size_result *r, struct diag *d);
+
+/* Replay one candidate, `replicas` replicas of shape (tp, pp) (0, 0: the
+ * scenario's) of hardware hw, on every replicate, as the search does (with
+ * s->no_early, to the end), for checks and tests.  r holds the calls per
+ * replicate (size_run's, or replay_count's).  0, 1 when the memory model
+ * rules the shape out, or an error. */
+int size_evaluate(const struct size_setup *s, const struct size_result *r, const char *hw,
+		  int32_t tp, int32_t pp, int32_t replicas, struct size_eval *e, struct diag *d);
+
+/* Options that found a deployment. */
+size_t size_found(const struct size_result *r);
+
+/* The option whose closest miss came nearest the objectives (the smallest
+ * worst ratio of percentile to limit over its replicates), or -1. */
+int size_closest(const struct size_setup *s, const struct size_result *r);
+
+void size_result_release(struct size_result *r);
+
+/* The worst ratio of percentile to limit over the objectives, median over
+ * the replicates that ran (an early stop's partial figures included). */
+double size_eval_worst_ratio(const struct slo *slo, const struct size_eval *e);
+
+/* The median over the replicates that ran of one figure, picked by offset
+ * into struct size_fig (offsetof). */
+double size_eval_median(const struct size_eval *e, size_t field_offset);
+
+/* GSL quantile q (0..1) over the replicates that ran of the same figure. */
+double size_eval_quantile(const struct size_eval *e, size_t field_offset, double q);
+
+/* The winners' table and the search path. */
+void size_table(FILE *fp, const struct size_setup *s, const struct size_result *r);
+
+/* The JSON document (docs/size.md); 0 or DIAG_EIO. */
+int size_json(FILE *fp, const struct size_setup *s, const struct size_result *r);
+
+#endif

@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * test_size: the sizing search and the early verdict it leans on.
+ *   - the deployment size returns meets the objectives when replayed to the
+ *     end, and the same shape with one replica fewer does not;
+ *   - the search replays O(log n) candidates per shape: at most
+ *     2 ceil(log2 n) + 1 on the winning shape of n replicas, at most
+ *     log2(cap) + 1 on a shape that never meets;
+ *   - every candidate the search rejected early also misses when replayed
+ *     to the end (an early "no" is never wrong);
+ *   - 300 engineers on one GPU are answered "no" early: the replay stops
+ *     having simulated under a tenth of the team's day and a bounded number
+ *     of events;
+ *   - --confidence: the winner fails in no more replicates than the share
+ *     allows, each checked by a replay to the end, and a lower share never
+ *     asks for more GPUs;
+ *   - an unknown hardware id or objectives that do not parse: exit 2, a
+ *     message naming what was expected, no JSON written.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "base/diag.h"
+#include "models/catalog.h"
+#include "plan/size.h"
+#include "replay/scenario.h"
+#include "replay/slo.h"
+#include "tests/support/cli_run.h"
+#include "traces/synth.h"
+#include "traces/synth_profile.h"
+
+#define SCRATCH AC_BIN_DIR "/tests/plan/scratch_size"
+#define HEAD200 AC_SRC_DIR "/tests/fixtures/traces/mooncake_head200.jsonl"
+
+struct fixture {
+	struct catalog *cat;
+	struct scenario sc;
+	struct slo slo;
+	struct size_setup s;
+	struct size_result *res;
+	const char *traces[SIZE_MAX_REPLICATES];
+	uint64_t seeds[SIZE_MAX_REPLICATES];
+	const char *hw[4];
+};
+
+static void fixture_init(struct fixture *f, const char *slo, int replicates, double confidence)
+{
+	memset(f, 0, sizeof(*f));
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(catalog_load(&f->cat, NULL, &d), 0);
+	assert_int_equal(scenario_load(&f->sc, NULL, NULL, 0, &d), 0);
+	assert_int_equal(slo_parse(&f->slo, slo, "--slo", &d), 0);
+	f->res = calloc(1, sizeof(*f->res));
+	assert_non_null(f->res);
+	f->hw[0] = "h100-sxm";
+	f->s = (struct size_setup){
+		.cat = f->cat, .base = &f->sc, .hardware = f->hw, .n_hardware = 1, .slo = &f->slo,
+		.replay = {.context_policy = f->sc.context_policy},
+		.traces = f->traces, .seeds = f->seeds, .replicates = replicates,
+		.confidence = confidence,
+	};
+	for (int k = 0; k < replicates; k++)
+		f->seeds[k] = 1 + (uint64_t)k;
+}
+
+static void fixture_release(struct fixture *f)
+{
+	size_result_release(f->res);
+	free(f->res);
+	catalog_free(f->cat);
+}
+
+static void run_size(struct fixture *f)
+{
+	struct diag d;
+	diag_init(&d);
+	int rc = size_run(&f->s, f->res, &d);
+	if (rc != 0)
+		fail_msg("size_run: %s", d.msg);
+}
+
+static struct size_eval *eval_full(struct fixture *f, const struct size_eval *like,
+				   int32_t replicas)
+{
+	struct size_eval *e = malloc(sizeof(*e));
+	assert_non_null(e);
+	struct diag d;
+	diag_init(&d);
+	bool was = f->s.no_early;
+	f->s.no_early = true;
+	int rc = size_evaluate(&f->s, f->res, f->hw[0], like->tp, like->pp, replicas, e, &d);
+	f->s.no_early = was;
+	if (rc != 0)
+		fail_msg("size_evaluate: rc %d %s", rc, d.msg);
+	return e;
+}
+
+static int ceil_log2(int32_t n)
+{
+	int k = 0;
+	while ((INT32_C(1) << k) < n)
+		k++;
+	return k;
+}
+
+/* The Mooncake head (200 open-loop calls in 72 s) on H100s: the winner
+ * needs several replicas of its shape. */
+static void test_winner_and_one_fewer(void **state)
+{
+	(void)state;
+	struct fixture f;
+	fixture_init(&f, "ttft_p95=2s,tpot_p50=50ms", 1, 1.0);
+	f.traces[0] = HEAD200;
+	f.s.replay.scale.engineers = 1;
+	run_size(&f);
+	const struct size_option *o = &f.res->opt[0];
+	assert_true(o->found);
+	const struct size_eval *b = &o->best;
+	assert_true(b->replicas >= 2); /* else "one fewer" says nothing */
+	struct size_eval *e = eval_full(&f, b, b->replicas);
+	assert_true(e->meets);
+	assert_int_equal(e->fig[0].verdict, REPLAY_RAN_TO_END);
+	assert_int_equal(e->fig[0].failed, 0);
+	for (int i = 0; i < f.slo.n; i++)
+		assert_true(e->fig[0].obj_ms[i] <= f.slo.obj[i].limit_ms);
+	free(e);
+	e = eval_full(&f, b, b->replicas - 1);
+	assert_false(e->meets);
+	free(e);
+
+	/* O(log n) candidates per shape */
+	int32_t cap = SIZE_DEFAULT_MAX_REPLICAS;
+	for (int32_t tp = 1; tp <= 8; tp *= 2) {
+		int n = 0;
+		int32_t least = 0; /* fewest replicas of this shape that met */
+		for (int j = 0; j < o->n_path; j++) {
+			const struct size_eval *p = &o->path[j];
+			n += p->tp == tp;
+			if (p->tp == tp && p->meets && (!least || p->replicas < least))
+				least = p->replicas;
+		}
+		int bound = least ? 2 * ceil_log2(least) + 1 : ceil_log2(cap) + 1;
+		if (n > bound)
+			fail_msg("TP%d: %d candidates, more than %d", tp, n, bound);
+	}
+	assert_int_equal(o->replays, o->n_path);
+
+	/* an early "no" is never wrong */
+	int checked = 0;
+	for (int j = 0; j < o->n_path && checked < 6; j++) {
+		const struct size_eval *p = &o->path[j];
+		if (p->fig[0].verdict == REPLAY_RAN_TO_END)
+			continue;
+		assert_false(p->meets);
+		e = eval_full(&f, p, p->replicas);
+		if (e->meets)
+			fail_msg("%d x TP%d stopped early (%s) but meets when run to the end",
+				 p->replicas, p->tp, p->why);
+		free(e);
+		checked++;
+	}
+	assert_true(checked >= 2);
+	fixture_release(&f);
+}
+
+static void write_team(const char *path, int engineers, uint64_t seed,
+		       struct synth_team_stats *st)
+{
+	struct synth_profile *p = malloc(sizeof(*p));
+	assert_non_null(p);
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(synth_profile_load(p, NULL, &d), 0);
+	struct synth_team_opts o = {.engineers = engineers, .days = 1, .seed = seed};
+	int rc = synth_team_write(p, &o, path, true, st, &d);
+	if (rc != 0)
+		fail_msg("synth: %s", d.msg);
+	free(p);
+}
+
+/* 300 engineers on one H100 (TP 1): the replay stops with the TTFT
+ * objective lost, long before the day is over. */
+static void test_300_on_one_gpu(void **state)
+{
+	(void)state;
+	const char *path = SCRATCH "/team300.jsonl.gz";
+	struct synth_team_stats ts;
+	write_team(path, 300, 7, &ts);
+	struct fixture f;
+	fixture_init(&f, "ttft_p95=2s,tpot_p50=50ms", 1, 1.0);
+	f.traces[0] = path;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(replay_count(&(struct replay_opts){.trace_path = path},
+				      &f.res->total_calls[0], &d), 0);
+	assert_true(f.res->total_calls[0] > 100000);
+	struct size_eval *e = malloc(sizeof(*e));
+	assert_non_null(e);
+	assert_int_equal(size_evaluate(&f.s, f.res, "h100-sxm", 1, 1, 1, e, &d), 0);
+	assert_false(e->meets);
+	assert_int_equal(e->fig[0].verdict, REPLAY_STOPPED_SLO);
+	/* the team works across a day in four time zones; the verdict comes
+	 * before its last session has even started, after far fewer events
+	 * than a deployment that holds the objectives needs for the day (about
+	 * 1.6 million for 1 x TP8 here: bench/bench_size) */
+	print_message("stopped at %.0f s of simulated time (last session starts at %.0f s) "
+		      "after %lld events: %s\n", e->fig[0].sim_s, ts.last_start_s,
+		      (long long)e->fig[0].events, e->why);
+	assert_true(e->fig[0].sim_s < 0.6 * ts.last_start_s);
+	assert_true(e->fig[0].events < 250000);
+	free(e);
+	unlink(path);
+	fixture_release(&f);
+}
+
+/* Three synthetic teams of six engineers (seeds 1..3). */
+static void test_confidence(void **state)
+{
+	(void)state;
+	char paths[3][256];
+	struct fixture f;
+	fixture_init(&f, "ttft_p95=1500ms,tpot_p50=50ms", 3, 1.0);
+	for (int k = 0; k < 3; k++) {
+		snprintf(paths[k], sizeof(paths[k]), SCRATCH "/team6_%d.jsonl.gz", k + 1);
+		write_team(paths[k], 6, (uint64_t)k + 1, NULL);
+		f.traces[k] = paths[k];
+	}
+	f.sc.tensor_parallel_size = 0;
+	run_size(&f);
+	const struct size_option *all = &f.res->opt[0];
+	assert_true(all->found);
+	struct size_eval *e = eval_full(&f, &all->best, all->best.replicas);
+	assert_int_equal(e->ran, 3);
+	assert_int_equal(e->met, 3); /* confidence 1: every replicate meets */
+	free(e);
+	int32_t gpus_all = all->best.gpus;
+	size_result_release(f.res);
+
+	f.s.confidence = 0.34; /* one replicate of three is enough */
+	run_size(&f);
+	const struct size_option *one = &f.res->opt[0];
+	assert_true(one->found);
+	assert_true(one->best.gpus <= gpus_all);
+	e = eval_full(&f, &one->best, one->best.replicas);
+	assert_true(e->met >= 1);
+	free(e);
+	print_message("confidence 1: %d GPUs; 0.34: %d GPUs\n", gpus_all, one->best.gpus);
+	for (int k = 0; k < 3; k++)
+		unlink(paths[k]);
+	fixture_release(&f);
+}
+
+static void test_cli_errors(void **state)
+{
+	(void)state;
+	const char *json = SCRATCH "/out.json";
+	unlink(json);
+	struct cli_out r = cli_run("size --engineers 2 --profile default --hardware h100-sxm,nosuch "
+				   "--json " SCRATCH "/out.json");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "unknown hardware id 'nosuch'"));
+	assert_non_null(strstr(r.err, "expected"));
+	cli_out_free(&r);
+	assert_int_not_equal(access(json, F_OK), 0);
+	r = cli_run("size --engineers 2 --profile default --slo ttft=2s --json " SCRATCH "/out.json");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "'ttft=2s'"));
+	assert_non_null(strstr(r.err, "expected KEY=DURATION"));
+	cli_out_free(&r);
+	assert_int_not_equal(access(json, F_OK), 0);
+	r = cli_run("size --engineers 2 --slo ttft_p95=2s");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--trace"));
+	cli_out_free(&r);
+	r = cli_run("size --help");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "--confidence"));
+	cli_out_free(&r);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	mkdir(AC_BIN_DIR "/tests/plan", 0777);
+	mkdir(SCRATCH, 0777);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_winner_and_one_fewer),
+		cmocka_unit_test(test_300_on_one_gpu),
+		cmocka_unit_test(test_confidence),
+		cmocka_unit_test(test_cli_errors),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
