@@ -101,6 +101,11 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 		f->tpot_p50_ms = sum.tpot_ms.median;
 		f->duration_s = sum.duration_s;
 		f->output_tokens = (double)sum.output_tokens;
+		f->prompt_tokens = sum.prompt_tokens;
+		f->cached_tokens = sum.cached_prompt_tokens;
+		f->tasks = sum.tasks;
+		f->tasks_accept_known = sum.tasks_accept_known;
+		f->tasks_accepted = sum.tasks_accepted;
 		f->miss_share = st->verdict_share;
 		f->sim_s = st->verdict != REPLAY_RAN_TO_END ? (double)st->verdict_ns / 1e9
 							    : sum.duration_s;

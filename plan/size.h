@@ -86,6 +86,9 @@ struct size_fig {
 	double ttft_p95_ms, tpot_p50_ms;
 	double duration_s;                  /* simulated, first arrival to last */
 	double output_tokens;               /* tokens generated */
+	int64_t prompt_tokens;              /* of completed calls, cached included */
+	int64_t cached_tokens;              /* of those, prefix-cache hits */
+	int64_t tasks, tasks_accept_known, tasks_accepted;
 	double sim_s;                       /* simulated time the replay reached */
 	double miss_share;                  /* stopped early: replay_stats.verdict_share */
 	int64_t events;                     /* simulator events dispatched */
