@@ -24,6 +24,7 @@ int cmd_validate(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_whatif(int argc, char **argv);
 int cmd_size(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 struct scenario;
 struct catalog;

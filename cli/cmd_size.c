@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * cmd_size: `agentcap size` - the smallest deployment per hardware option
- * whose replay of a team meets the latency objectives (plan/size.h). */
+ * whose replay of a team meets the latency objectives (plan/size.h) - and
+ * `agentcap compare`, which prices those deployments beside seats and an
+ * API (plan/compare.h).  Both take the same team and sizing options. */
 #define _GNU_SOURCE
 #include "cli/cli.h"
 
@@ -9,6 +11,9 @@
 #include "base/diag.h"
 #include "base/outfile.h"
 #include "models/catalog.h"
+#include "models/cost.h"
+#include "models/prices.h"
+#include "plan/compare.h"
 #include "plan/size.h"
 #include "replay/scenario.h"
 #include "replay/slo.h"
@@ -77,6 +82,45 @@ static const char SIZE_HELP[] =
 	"    agentcap size --engineers 300 --trace pilot.jsonl.gz --slo ttft_p95=2s \\\n"
 	"        --replicates 5 --confidence 0.8 --json size.json\n";
 
+static const char COMPARE_HELP[] =
+	"NAME\n"
+	"    agentcap compare - cost per accepted task: self-hosting against seats and APIs\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    agentcap compare --engineers N (--trace T | --profile P) [SIZE OPTIONS]\n"
+	"                     [--api ID] [--seats ID] [--prices FILE]\n"
+	"                     [--acceptance R] [--turns F]\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    Sizes the team as agentcap size does, then prices each option's\n"
+	"    deployment as purchase, dedicated rental and elastic rental (where the\n"
+	"    price catalogue has a price for that hardware), beside the seat plan and\n"
+	"    the API named: USD per month, per engineer-month, per 1M output tokens\n"
+	"    and per accepted task.  Then the break-even team size and GPU busy\n"
+	"    fraction of each self-hosted option against the API, a sensitivity\n"
+	"    table (self-hosted prices, acceptance rate and traffic moved by 20%),\n"
+	"    and every price used with its source and date (docs/size.md, docs/cost.md).\n"
+	"\n"
+	"OPTIONS\n"
+	"    SIZE OPTIONS        as for agentcap size (--slo, --hardware, --model, ...)\n"
+	"    --api ID            the API the team could pay instead (default\n"
+	"                        claude-sonnet-5-5; ids: agentcap catalog --prices)\n"
+	"    --seats ID          the seat plan (default claude-team-premium-2026-06-16)\n"
+	"    --prices FILE       a price file of the shape of models/catalog/prices.json\n"
+	"                        (default: the scenario's 'prices', else the built-in one)\n"
+	"    --acceptance R      the self-hosted model's share of tasks accepted, (0, 1]\n"
+	"                        (default: the trace's own)\n"
+	"    --turns F           its calls and tokens per task relative to the trace\n"
+	"                        (default 1)\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0 the table was printed; 1 no option found a deployment meeting the\n"
+	"    objectives (only the closest miss is printed); 2 bad usage or input;\n"
+	"    3 internal error.\n"
+	"\n"
+	"EXAMPLES\n"
+	"    agentcap compare --engineers 50 --profile default --hardware h100-sxm,hgx-h100-8\n";
+
 #define MAX_SETS 256
 
 struct size_args {
@@ -93,15 +137,19 @@ struct size_args {
 	const char *sets[MAX_SETS];
 	int n_sets;
 	uint64_t seed;
+	bool compare;             /* agentcap compare */
+	const char *api, *seats, *prices;
+	double acceptance, turns; /* 0: default */
 	int64_t replicates;
 	double confidence;
 	int64_t max_replicas;
 	bool no_early, skip_bad, quiet;
 };
 
-static int bad(const char *msg)
+static int bad(const struct size_args *a, const char *msg)
 {
-	fprintf(stderr, "agentcap size: %s (see agentcap size --help)\n", msg);
+	const char *cmd = a->compare ? "compare" : "size";
+	fprintf(stderr, "agentcap %s: %s (see agentcap %s --help)\n", cmd, msg, cmd);
 	return 2;
 }
 
@@ -109,7 +157,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 {
 	enum { O_ENG = 1000, O_DAYS, O_TRACE, O_PROFILE, O_SLO, O_HW, O_MODEL, O_FORMAT, O_ENGINE,
 	       O_SCENARIO, O_SET, O_JSON, O_CATALOG, O_SEED, O_REPS, O_CONF, O_MAXR, O_NOEARLY,
-	       O_SKIP, O_QUIET, O_HELP };
+	       O_SKIP, O_QUIET, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS };
 	static const struct option opts[] = {
 		{"engineers", required_argument, NULL, O_ENG},
 		{"days", required_argument, NULL, O_DAYS},
@@ -132,26 +180,36 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		{"skip-bad", no_argument, NULL, O_SKIP},
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"help", no_argument, NULL, O_HELP},
+		{"api", required_argument, NULL, O_API},
+		{"seats", required_argument, NULL, O_SEATS},
+		{"prices", required_argument, NULL, O_PRICES},
+		{"acceptance", required_argument, NULL, O_ACCEPT},
+		{"turns", required_argument, NULL, O_TURNS},
 		{NULL, 0, NULL, 0},
 	};
+	bool compare = a->compare;
 	memset(a, 0, sizeof(*a));
+	a->compare = compare;
+	a->api = "claude-sonnet-5-5";
+	a->seats = "claude-team-premium-2026-06-16";
 	a->seed = 1;
 	a->replicates = 1;
 	a->confidence = 0.9;
 	a->slo = "ttft_p95=2s,tpot_p50=50ms";
 	optind = 1;
 	opterr = 0;
+	const char *cmd = compare ? "compare" : "size";
 	int c;
 	int64_t v64;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_ENG:
 			if (!args_int(optarg, 1, 1000000, &a->engineers))
-				return args_bad("size", "--engineers", optarg, "an integer 1..1000000");
+				return args_bad(cmd, "--engineers", optarg, "an integer 1..1000000");
 			break;
 		case O_DAYS:
 			if (!args_int(optarg, 1, SYNTH_MAX_DAYS, &a->days))
-				return args_bad("size", "--days", optarg, "an integer 1..3660");
+				return args_bad(cmd, "--days", optarg, "an integer 1..3660");
 			break;
 		case O_TRACE: a->trace = optarg; break;
 		case O_PROFILE: a->profile = optarg; break;
@@ -159,7 +217,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		case O_HW:
 			free(a->hardware);
 			if (!(a->hardware = strdup(optarg)))
-				return bad("out of memory");
+				return bad(a, "out of memory");
 			break;
 		case O_MODEL: a->model = optarg; break;
 		case O_FORMAT: a->weight_format = optarg; break;
@@ -167,47 +225,61 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		case O_SCENARIO: a->scenario = optarg; break;
 		case O_SET:
 			if (a->n_sets == MAX_SETS - 4)
-				return bad("too many --set options");
+				return bad(a, "too many --set options");
 			a->sets[a->n_sets++] = optarg;
 			break;
 		case O_JSON: a->json = optarg; break;
 		case O_CATALOG: a->catalog = optarg; break;
 		case O_SEED:
 			if (!args_int(optarg, 0, INT64_MAX / 2, &v64))
-				return args_bad("size", "--seed", optarg, "a non-negative integer");
+				return args_bad(cmd, "--seed", optarg, "a non-negative integer");
 			a->seed = (uint64_t)v64;
 			break;
 		case O_REPS:
 			if (!args_int(optarg, 1, SIZE_MAX_REPLICATES, &a->replicates))
-				return args_bad("size", "--replicates", optarg, "an integer 1..32");
+				return args_bad(cmd, "--replicates", optarg, "an integer 1..32");
 			break;
 		case O_CONF:
 			if (!args_number(optarg, 0, 1, false, &a->confidence) || !(a->confidence > 0))
-				return args_bad("size", "--confidence", optarg, "a share in (0, 1]");
+				return args_bad(cmd, "--confidence", optarg, "a share in (0, 1]");
 			break;
 		case O_MAXR:
 			if (!args_int(optarg, 1, 65536, &a->max_replicas))
-				return args_bad("size", "--max-replicas", optarg, "an integer 1..65536");
+				return args_bad(cmd, "--max-replicas", optarg, "an integer 1..65536");
 			break;
 		case O_NOEARLY: a->no_early = true; break;
+		case O_API: a->api = optarg; break;
+		case O_SEATS: a->seats = optarg; break;
+		case O_PRICES: a->prices = optarg; break;
+		case O_ACCEPT:
+			if (!args_number(optarg, 0, 1, false, &a->acceptance) || !(a->acceptance > 0))
+				return args_bad(cmd, "--acceptance", optarg, "a share in (0, 1]");
+			break;
+		case O_TURNS:
+			if (!args_number(optarg, 0, 1000, false, &a->turns) || !(a->turns > 0))
+				return args_bad(cmd, "--turns", optarg, "a factor in (0, 1000]");
+			break;
 		case O_SKIP: a->skip_bad = true; break;
 		case O_QUIET: a->quiet = true; break;
 		case 'h':
 		case O_HELP:
-			fputs(SIZE_HELP, stdout);
+			fputs(compare ? COMPARE_HELP : SIZE_HELP, stdout);
 			return -1;
 		default:
-			fprintf(stderr, "agentcap size: unknown or incomplete option '%s' (see agentcap "
-				"size --help)\n", argv[optind - 1]);
+			fprintf(stderr, "agentcap %s: unknown or incomplete option '%s' (see agentcap "
+				"%s --help)\n", cmd, argv[optind - 1], cmd);
 			return 2;
 		}
 	}
+	if (!compare && (a->prices || a->acceptance || a->turns || strcmp(a->api, "claude-sonnet-5-5") ||
+			 strcmp(a->seats, "claude-team-premium-2026-06-16")))
+		return bad(a, "--api, --seats, --prices, --acceptance and --turns belong to compare");
 	if (optind != argc)
-		return bad("unexpected argument; the team comes with --trace or --profile");
+		return bad(a, "unexpected argument; the team comes with --trace or --profile");
 	if (!a->engineers)
-		return bad("--engineers N is required");
+		return bad(a, "--engineers N is required");
 	if ((a->trace != NULL) == (a->profile != NULL))
-		return bad("expected exactly one of --trace T and --profile P");
+		return bad(a, "expected exactly one of --trace T and --profile P");
 	return 0;
 }
 
@@ -282,9 +354,9 @@ static size_t split_ids(char *s, const char **ids, size_t max)
 	return n;
 }
 
-int cmd_size(int argc, char **argv)
+static int run(int argc, char **argv, bool compare)
 {
-	struct size_args *a = malloc(sizeof(*a));
+	struct size_args *a = calloc(1, sizeof(*a));
 	struct size_result *res = calloc(1, sizeof(*res));
 	struct teams *teams = calloc(1, sizeof(*teams));
 	struct scenario *sc = malloc(sizeof(*sc));
@@ -295,7 +367,9 @@ int cmd_size(int argc, char **argv)
 		free(sc);
 		return cli_fail(DIAG_ENOMEM, "out of memory");
 	}
-	int prc = parse_args(argc, argv, a);
+	if (a)
+		a->compare = compare;
+	int prc = a ? parse_args(argc, argv, a) : 0;
 	if (prc != 0) {
 		free(a->hardware);
 		free(a);
@@ -350,6 +424,16 @@ int cmd_size(int argc, char **argv)
 		if (!catalog_hardware(cat, hw_ids[i]))
 			rc = diag_set(&d, DIAG_EINPUT, "--hardware: unknown hardware id '%s' (expected "
 				      "a catalogue id: see agentcap catalog)", hw_ids[i]);
+	/* compare: the prices and the baselines' ids, before any replay */
+	struct prices *prices = NULL;
+	if (rc == 0 && a->compare)
+		rc = prices_load(&prices, a->prices ? a->prices : sc->prices[0] ? sc->prices : NULL, &d);
+	if (rc == 0 && a->compare && !prices_find(prices, PRICE_API_OUTPUT, a->api))
+		rc = diag_set(&d, DIAG_EINPUT, "--api: no API prices for '%s' (expected an id of an "
+			      "api_output row: see agentcap catalog --prices)", a->api);
+	if (rc == 0 && a->compare && !prices_find(prices, PRICE_SEAT, a->seats))
+		rc = diag_set(&d, DIAG_EINPUT, "--seats: no seat plan '%s' (expected an id of a seat "
+			      "row: see agentcap catalog --prices)", a->seats);
 	if (rc == 0)
 		rc = teams_make(a, teams, &d);
 	struct size_setup s = {
@@ -371,6 +455,21 @@ int cmd_size(int argc, char **argv)
 	if (rc == 0)
 		rc = size_run(&s, res, &d);
 	bool found = rc == 0 && size_found(res) > 0;
+	struct compare_result *cmp = NULL;
+	struct compare_setup cs = {.size = &s, .cat = cat, .prices = prices, .api_id = a->api,
+				   .seat_id = a->seats, .engineers = a->engineers,
+				   .days = a->days ? a->days : 1};
+	cost_task_default(&cs.task);
+	if (a->acceptance > 0)
+		cost_fig_set(&cs.task.acceptance_rate, a->acceptance, "--acceptance");
+	if (a->turns > 0)
+		cost_fig_set(&cs.task.turns_factor, a->turns, "--turns");
+	if (rc == 0 && found && a->compare) {
+		if (!(cmp = malloc(sizeof(*cmp))))
+			rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
+		else
+			rc = compare_run(&cs, res, cmp, &d);
+	}
 	if (rc == 0) {
 		bool json_stdout = a->json && strcmp(a->json, "-") == 0;
 		if (!a->quiet && !json_stdout) {
@@ -379,6 +478,10 @@ int cmd_size(int argc, char **argv)
 			       (long long)a->engineers, a->trace ? "resampled from" : "synthetic, profile",
 			       a->trace ? a->trace : a->profile, sc->model, sc->weight_format,
 			       sc->kv_cache_dtype);
+			if (cmp) {
+				printf("\n");
+				compare_table(stdout, &cs, cmp);
+			}
 		}
 		if (a->json) {
 			struct outfile of;
@@ -386,16 +489,20 @@ int cmd_size(int argc, char **argv)
 			if (rc == 0) {
 				struct diag wd;
 				diag_init(&wd);
-				int wrc = size_json(of.fp, &s, res);
+				int wrc = cmp ? compare_json(of.fp, &cs, cmp) : size_json(of.fp, &s, res);
 				if (wrc)
 					diag_set(&wd, wrc, "%s: write failed", a->json);
 				rc = outfile_finish(&of, wrc, &wd, &d);
 			}
 		}
 		if (rc == 0 && !found)
-			fprintf(stderr, "agentcap size: the answer is no (exit status 1): no deployment "
-				"of %zu hardware option%s meets %s\n", n_hw, n_hw == 1 ? "" : "s", a->slo);
+			fprintf(stderr, "agentcap %s: the answer is no (exit status 1): no deployment "
+				"of %zu hardware option%s meets %s%s\n", a->compare ? "compare" : "size",
+				n_hw, n_hw == 1 ? "" : "s", a->slo,
+				a->compare ? ", so there is nothing self-hosted to price" : "");
 	}
+	free(cmp);
+	prices_free(prices);
 	size_result_release(res);
 	teams_release(teams);
 	catalog_free(cat);
@@ -407,4 +514,14 @@ int cmd_size(int argc, char **argv)
 	if (rc != 0)
 		return cli_fail(rc, d.msg);
 	return found ? 0 : 1;
+}
+
+int cmd_size(int argc, char **argv)
+{
+	return run(argc, argv, false);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	return run(argc, argv, true);
 }

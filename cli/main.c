@@ -31,6 +31,7 @@ static const struct command COMMANDS[] = {
 	{"synth", cmd_synth, "write a synthetic trace: an agent-using team or a benchmark workload"},
 	{"whatif", cmd_whatif, "replay a trace as recorded and through a harness what-if, side by side"},
 	{"size", cmd_size, "the smallest deployment per hardware option that meets the SLOs"},
+	{"compare", cmd_compare, "cost per accepted task: sized self-hosting against seats and APIs"},
 };
 #define N_COMMANDS (sizeof(COMMANDS) / sizeof(COMMANDS[0]))
 

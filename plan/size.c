@@ -106,6 +106,7 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 		f->tasks = sum.tasks;
 		f->tasks_accept_known = sum.tasks_accept_known;
 		f->tasks_accepted = sum.tasks_accepted;
+		f->days = o.scale.engineers > 0 ? st->scale.days : 0;
 		f->miss_share = st->verdict_share;
 		f->sim_s = st->verdict != REPLAY_RAN_TO_END ? (double)st->verdict_ns / 1e9
 							    : sum.duration_s;

@@ -89,6 +89,7 @@ struct size_fig {
 	int64_t prompt_tokens;              /* of completed calls, cached included */
 	int64_t cached_tokens;              /* of those, prefix-cache hits */
 	int64_t tasks, tasks_accept_known, tasks_accepted;
+	int64_t days;                       /* days of a resampled team; 0: not scaled */
 	double sim_s;                       /* simulated time the replay reached */
 	double miss_share;                  /* stopped early: replay_stats.verdict_share */
 	int64_t events;                     /* simulator events dispatched */

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * compare: the sized deployments priced beside seats and an API (see
+ * compare.h). */
+#include "plan/compare.h"
+
+#include "base/diag.h"
+#include "models/catalog.h"
+#include "models/prices.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The usage of a winner's first replicate, its traffic scaled by util. */
+static void usage_of(const struct compare_setup *c, const struct size_eval *e, double util,
+		     struct cost_usage *u)
+{
+	const struct size_fig *f = &e->fig[0];
+	memset(u, 0, sizeof(*u));
+	double days = f->days > 0 ? (double)f->days : (double)c->days;
+	u->duration_s = f->duration_s > 0 ? f->duration_s : 1;
+	u->periods_per_month = COMPARE_WORKDAYS_PER_MONTH / (days > 0 ? days : 1);
+	u->gpus_per_replica = e->gpus_per_replica;
+	u->replicas = e->replicas;
+	double busy_s = f->busy * u->duration_s * util;
+	if (busy_s > u->duration_s)
+		busy_s = u->duration_s;
+	u->busy_s_per_gpu = busy_s;
+	u->idle_s_per_gpu = u->duration_s - busy_s;
+	u->gpu_hours_busy = busy_s * (double)e->gpus / 3600.0;
+	u->prompt_tokens = llround((double)f->prompt_tokens * util);
+	u->cached_tokens = llround((double)f->cached_tokens * util);
+	if (u->cached_tokens > u->prompt_tokens)
+		u->cached_tokens = u->prompt_tokens;
+	u->output_tokens = llround(f->output_tokens * util);
+	u->calls = llround((double)f->calls * util);
+	u->tasks = llround((double)f->tasks * util);
+	u->tasks_accept_known = llround((double)f->tasks_accept_known * util);
+	u->tasks_accepted = llround((double)f->tasks_accepted * util);
+	if (u->tasks_accepted > u->tasks_accept_known)
+		u->tasks_accepted = u->tasks_accept_known;
+	u->engineers = c->engineers;
+}
+
+/* The self-hosted task figures with the acceptance rate scaled by acc. */
+static void task_of(const struct compare_setup *c, const struct cost_usage *u, double acc,
+		    struct cost_task *t)
+{
+	*t = c->task;
+	if (acc == 1.0)
+		return;
+	double a = t->acceptance_rate.value;
+	if (a < 0)
+		a = u->tasks_accept_known > 0 ? (double)u->tasks_accepted / (double)u->tasks_accept_known
+					      : 1.0;
+	a *= acc;
+	if (a > 1)
+		a = 1;
+	cost_fig_set(&t->acceptance_rate, a, "%s x %.2f (sensitivity)", t->acceptance_rate.source,
+		     acc);
+}
+
+/* Price one row; COST_NO_PRICE when the catalogue has no price for it. */
+static int price_row(const struct compare_setup *c, const struct compare_row *row,
+		     const struct size_eval *e, double price_f, double acc_f, double util_f,
+		     struct cost_result *out, struct diag *d)
+{
+	struct cost_usage u;
+	usage_of(c, e, util_f, &u);
+	struct cost_task t;
+	const struct cat_hardware *hw = row->hardware[0] ? catalog_hardware(c->cat, row->hardware)
+							 : NULL;
+	int rc;
+	switch (row->option) {
+	case COST_PURCHASE: {
+		struct cost_purchase p;
+		task_of(c, &u, acc_f, &t);
+		rc = cost_purchase_from_prices(&p, c->prices, hw, d);
+		if (rc != 0)
+			return rc;
+		p.system_usd.value *= price_f;
+		return cost_purchase_eval(&p, &u, &t, out, d);
+	}
+	case COST_DEDICATED: {
+		struct cost_dedicated p;
+		task_of(c, &u, acc_f, &t);
+		rc = cost_dedicated_from_prices(&p, c->prices, hw, d);
+		if (rc != 0)
+			return rc;
+		p.server_usd_month.value *= price_f;
+		return cost_dedicated_eval(&p, &u, &t, out, d);
+	}
+	case COST_ELASTIC: {
+		struct cost_elastic p;
+		task_of(c, &u, acc_f, &t);
+		rc = cost_elastic_from_prices(&p, c->prices, hw, d);
+		if (rc != 0)
+			return rc;
+		p.usd_per_gpu_hour.value *= price_f;
+		return cost_elastic_eval(&p, &u, &t, out, d);
+	}
+	case COST_SEATS: {
+		struct cost_seats p;
+		cost_task_default(&t);
+		rc = cost_seats_from_prices(&p, c->prices, c->seat_id, c->api_id, d);
+		return rc != 0 ? rc : cost_seats_eval(&p, &u, &t, out, d);
+	}
+	case COST_API: {
+		struct cost_api p;
+		cost_task_default(&t);
+		rc = cost_api_from_prices(&p, c->prices, c->api_id, d);
+		return rc != 0 ? rc : cost_api_eval(&p, &u, &t, out, d);
+	}
+	default:
+		return diag_set(d, DIAG_EINTERNAL, "compare: option %d", (int)row->option);
+	}
+}
+
+static const double SENS_F[COMPARE_SENS][3] = {
+	/* price, acceptance, utilisation */
+	{1 - COMPARE_SWING, 1, 1}, {1 + COMPARE_SWING, 1, 1},
+	{1, 1 - COMPARE_SWING, 1}, {1, 1 + COMPARE_SWING, 1},
+	{1, 1, 1 - COMPARE_SWING}, {1, 1, 1 + COMPARE_SWING},
+};
+
+static int fill_row(const struct compare_setup *c, struct compare_row *row,
+		    const struct size_eval *e, struct diag *d)
+{
+	int rc = price_row(c, row, e, 1, 1, 1, &row->r, d);
+	if (rc != 0)
+		return rc;
+	row->busy = e->fig[0].busy;
+	for (int k = 0; k < COMPARE_SENS; k++) {
+		struct cost_result *tmp = malloc(sizeof(*tmp));
+		if (!tmp)
+			return diag_set(d, DIAG_ENOMEM, "out of memory");
+		rc = price_row(c, row, e, SENS_F[k][0], SENS_F[k][1], SENS_F[k][2], tmp, d);
+		row->sens[k] = tmp->usd_per_accepted_task;
+		free(tmp);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int compare_run(const struct compare_setup *c, const struct size_result *sr,
+		struct compare_result *out, struct diag *d)
+{
+	memset(out, 0, sizeof(*out));
+	out->engineers = c->engineers;
+	const struct size_eval *first = NULL;
+	for (size_t i = 0; i < sr->n; i++) {
+		const struct size_option *o = &sr->opt[i];
+		if (!o->found)
+			continue;
+		if (!first)
+			first = &o->best;
+		static const enum cost_option SELF[] = {COST_PURCHASE, COST_DEDICATED, COST_ELASTIC};
+		for (int k = 0; k < 3; k++) {
+			struct compare_row *row = &out->rows[out->n];
+			memset(row, 0, sizeof(*row));
+			row->option = SELF[k];
+			snprintf(row->hardware, sizeof(row->hardware), "%s", o->hardware);
+			row->gpus = o->best.gpus;
+			if (o->best.pp > 1)
+				snprintf(row->deployment, sizeof(row->deployment), "%d x TP%d/PP%d",
+					 o->best.replicas, o->best.tp, o->best.pp);
+			else
+				snprintf(row->deployment, sizeof(row->deployment), "%d x TP%d",
+					 o->best.replicas, o->best.tp);
+			struct diag pd;
+			diag_init(&pd);
+			int rc = fill_row(c, row, &o->best, &pd);
+			if (rc == COST_NO_PRICE) {
+				size_t at = strlen(out->unpriced);
+				snprintf(out->unpriced + at, sizeof(out->unpriced) - at, "%s%s %s",
+					 at ? ", " : "", o->hardware, cost_option_name(SELF[k]));
+				continue;
+			}
+			if (rc != 0)
+				return diag_set(d, rc, "%s %s: %s", o->hardware, cost_option_name(SELF[k]),
+						pd.msg);
+			out->n++;
+		}
+	}
+	if (!first)
+		return 0;
+	out->periods_per_month = COMPARE_WORKDAYS_PER_MONTH /
+				 (first->fig[0].days > 0 ? (double)first->fig[0].days
+							 : (double)(c->days > 0 ? c->days : 1));
+	static const enum cost_option BASE[] = {COST_SEATS, COST_API};
+	size_t api_row = 0;
+	for (int k = 0; k < 2; k++) {
+		struct compare_row *row = &out->rows[out->n];
+		memset(row, 0, sizeof(*row));
+		row->option = BASE[k];
+		int rc = fill_row(c, row, first, d);
+		if (rc == COST_NO_PRICE)
+			rc = diag_set(d, DIAG_EINPUT, "%s: no price", BASE[k] == COST_API ? c->api_id
+											 : c->seat_id);
+		if (rc != 0)
+			return rc;
+		if (BASE[k] == COST_API)
+			api_row = out->n;
+		out->n++;
+	}
+	const struct cost_result *api = &out->rows[api_row].r;
+	double api_per_eng = c->engineers > 0 ? api->usd_month / (double)c->engineers : 0;
+	for (size_t i = 0; i < out->n; i++) {
+		struct compare_row *row = &out->rows[i];
+		if (row->option == COST_SEATS || row->option == COST_API)
+			continue;
+		row->breakeven_engineers = api_per_eng > 0 ? row->r.usd_month / api_per_eng : 0;
+		row->breakeven_utilisation =
+			api->usd_month > 0 ? row->busy * row->r.usd_month / api->usd_month : 0;
+	}
+	return 0;
+}
+
+static const char *row_label(const struct compare_setup *c, const struct compare_row *row,
+			     char *buf, size_t size)
+{
+	if (row->option == COST_API)
+		snprintf(buf, size, "API %s", c->api_id);
+	else if (row->option == COST_SEATS)
+		snprintf(buf, size, "seats %s", c->seat_id);
+	else
+		snprintf(buf, size, "%s %s", row->hardware, cost_option_name(row->option));
+	return buf;
+}
+
+/* The index of the row cheapest per accepted task in column k (-1: base). */
+static size_t cheapest(const struct compare_result *r, int k)
+{
+	size_t best = 0;
+	for (size_t i = 1; i < r->n; i++) {
+		double a = k < 0 ? r->rows[i].r.usd_per_accepted_task : r->rows[i].sens[k];
+		double b = k < 0 ? r->rows[best].r.usd_per_accepted_task : r->rows[best].sens[k];
+		if (a > 0 && (b <= 0 || a < b))
+			best = i;
+	}
+	return best;
+}
+
+void compare_table(FILE *fp, const struct compare_setup *c, const struct compare_result *r)
+{
+	char label[160];
+	fprintf(fp, "================ agentcap compare: %lld engineers ================\n",
+		(long long)r->engineers);
+	fprintf(fp, "All money in USD (other currencies at the price catalogue's stated rate). A month "
+		"is %.0f h; one replayed day counts as one of %.2f working days a month "
+		"(%.2f replays a month).\n", COST_HOURS_PER_MONTH, COMPARE_WORKDAYS_PER_MONTH,
+		r->periods_per_month);
+	fprintf(fp, "%-36s %5s %-10s %14s %14s %14s %14s\n", "Option", "GPUs", "Deployment",
+		"USD/month", "USD/engineer", "USD/1M output", "USD/accepted");
+	fprintf(fp, "%-36s %5s %-10s %14s %14s %14s %14s\n", "", "", "", "(whole team)",
+		"(per month)", "(tokens)", "(task)");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct compare_row *row = &r->rows[i];
+		char gpus[16] = "-";
+		if (row->gpus)
+			snprintf(gpus, sizeof(gpus), "%d", row->gpus);
+		fprintf(fp, "%-36s %5s %-10s %14.2f %14.2f %14.2f %14.2f\n",
+			row_label(c, row, label, sizeof(label)), gpus,
+			row->deployment[0] ? row->deployment : "-", row->r.usd_month,
+			row->r.usd_per_engineer_month, row->r.usd_per_mtok_output,
+			row->r.usd_per_accepted_task);
+	}
+	if (r->unpriced[0])
+		fprintf(fp, "Not on offer in the price catalogue: %s\n", r->unpriced);
+	if (r->n)
+		fprintf(fp, "Cheapest per accepted task: %s\n",
+			row_label(c, &r->rows[cheapest(r, -1)], label, sizeof(label)));
+
+	fprintf(fp, "\nBreak-even against the API (%s), per self-hosted option:\n", c->api_id);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct compare_row *row = &r->rows[i];
+		if (row->option == COST_SEATS || row->option == COST_API)
+			continue;
+		fprintf(fp, "  %-34s team of %.1f engineers (its USD/month / the API's USD per "
+			"engineer-month)%s; GPU busy fraction %.1f%% (now %.1f%%)\n",
+			row_label(c, row, label, sizeof(label)), row->breakeven_engineers,
+			row->breakeven_engineers > (double)r->engineers
+				? ", more than this deployment was sized for"
+				: "",
+			100 * row->breakeven_utilisation, 100 * row->busy);
+	}
+
+	fprintf(fp, "\nSensitivity: USD per accepted task with one input moved by %.0f%% "
+		"(price: self-hosted hardware and rental prices; acceptance: the self-hosted model's "
+		"acceptance rate; utilisation: traffic on the same deployment)\n",
+		100 * COMPARE_SWING);
+	fprintf(fp, "%-36s %11s %11s %11s %11s %11s %11s %11s\n", "Option", "base", "price-20%",
+		"price+20%", "accept-20%", "accept+20%", "util-20%", "util+20%");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct compare_row *row = &r->rows[i];
+		fprintf(fp, "%-36s %11.2f", row_label(c, row, label, sizeof(label)),
+			row->r.usd_per_accepted_task);
+		for (int k = 0; k < COMPARE_SENS; k++)
+			fprintf(fp, " %11.2f", row->sens[k]);
+		fprintf(fp, "\n");
+	}
+	if (r->n) {
+		fprintf(fp, "%-36s %11s", "Cheapest (row number above)", "");
+		for (int k = 0; k < COMPARE_SENS; k++)
+			fprintf(fp, " %11zu", cheapest(r, k) + 1);
+		fprintf(fp, "\n");
+	}
+
+	fprintf(fp, "\nEvery figure used, with its unit, source and date:\n");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct compare_row *row = &r->rows[i];
+		fprintf(fp, "  %s:\n", row_label(c, row, label, sizeof(label)));
+		for (size_t j = 0; j < row->r.assumption_count; j++) {
+			const struct cost_assumption *a = &row->r.assumptions[j];
+			fprintf(fp, "    %-26s %14.6g %-22s %s\n", a->name, a->value, a->unit, a->source);
+		}
+	}
+	fprintf(fp, "=================================================================\n");
+}
+
+static void json_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(fp, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(fp, "\\u%04x", *p);
+		else
+			fputc(*p, fp);
+	}
+	fputc('"', fp);
+}
+
+int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_result *r)
+{
+	fprintf(fp, "{\"schema\":\"agentcap-compare\",\"version\":1,\"currency\":\"USD\","
+		"\"engineers\":%lld,\"periods_per_month\":%.17g,\"api\":", (long long)r->engineers,
+		r->periods_per_month);
+	json_str(fp, c->api_id);
+	fprintf(fp, ",\"seats\":");
+	json_str(fp, c->seat_id);
+	fprintf(fp, ",\"swing\":%.17g,\"rows\":[", COMPARE_SWING);
+	static const char *const SENS_KEYS[COMPARE_SENS] = {
+		"price_minus", "price_plus", "acceptance_minus", "acceptance_plus",
+		"utilisation_minus", "utilisation_plus"};
+	for (size_t i = 0; i < r->n; i++) {
+		const struct compare_row *row = &r->rows[i];
+		fprintf(fp, "%s{\"option\":\"%s\",\"hardware\":", i ? "," : "",
+			cost_option_name(row->option));
+		json_str(fp, row->hardware);
+		fprintf(fp, ",\"gpus\":%d,\"deployment\":", row->gpus);
+		json_str(fp, row->deployment);
+		fprintf(fp, ",\"usd_per_month\":%.17g,\"usd_per_engineer_month\":%.17g,"
+			"\"usd_per_1m_output_tokens\":%.17g,\"usd_per_accepted_task\":%.17g,"
+			"\"gpu_busy_fraction\":%.17g,\"breakeven_engineers\":%.17g,"
+			"\"breakeven_gpu_busy_fraction\":%.17g,\"sensitivity_usd_per_accepted_task\":{",
+			row->r.usd_month, row->r.usd_per_engineer_month, row->r.usd_per_mtok_output,
+			row->r.usd_per_accepted_task, row->busy, row->breakeven_engineers,
+			row->breakeven_utilisation);
+		for (int k = 0; k < COMPARE_SENS; k++)
+			fprintf(fp, "%s\"%s\":%.17g", k ? "," : "", SENS_KEYS[k], row->sens[k]);
+		fprintf(fp, "},\"assumptions\":[");
+		for (size_t j = 0; j < row->r.assumption_count; j++) {
+			const struct cost_assumption *a = &row->r.assumptions[j];
+			fprintf(fp, "%s{\"name\":", j ? "," : "");
+			json_str(fp, a->name);
+			fprintf(fp, ",\"value\":%.17g,\"unit\":", a->value);
+			json_str(fp, a->unit);
+			fprintf(fp, ",\"source\":");
+			json_str(fp, a->source);
+			fprintf(fp, "}");
+		}
+		fprintf(fp, "]}");
+	}
+	fprintf(fp, "]}\n");
+	return ferror(fp) ? DIAG_EIO : 0;
+}
