@@ -45,7 +45,8 @@ static const char SIZE_HELP[] =
 	"    the smallest that does (docs/size.md).  Replays stop early once their\n"
 	"    answer is known to be no.  Prints per option the GPUs, replicas x TP,\n"
 	"    goodput, busy fraction, prefix-cache hit rate, P95 TTFT and P50 TPOT of\n"
-	"    the winner, then the search path.\n"
+	"    the winner, the search path, and each winner's monthly cost bought,\n"
+	"    rented by the month and rented by the GPU-hour (docs/cost.md).\n"
 	"\n"
 	"OPTIONS\n"
 	"    --engineers N       team size (1..1000000)\n"
@@ -69,6 +70,8 @@ static const char SIZE_HELP[] =
 	"                        objectives in (default 0.9: with K = 5, all five)\n"
 	"    --max-replicas R    gallop cap per shape (default 256)\n"
 	"    --no-early          run every replay to the end\n"
+	"    --prices FILE       prices for the monthly cost lines (default: the\n"
+	"                        scenario's 'prices', else the built-in catalogue)\n"
 	"    --scenario, --set, --catalog, --skip-bad, --seed: as for agentcap replay\n"
 	"    --json FILE         also write the result as JSON ('-': standard output)\n"
 	"\n"
@@ -271,9 +274,9 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 			return 2;
 		}
 	}
-	if (!compare && (a->prices || a->acceptance || a->turns || strcmp(a->api, "claude-sonnet-5-5") ||
+	if (!compare && (a->acceptance || a->turns || strcmp(a->api, "claude-sonnet-5-5") ||
 			 strcmp(a->seats, "claude-team-premium-2026-06-16")))
-		return bad(a, "--api, --seats, --prices, --acceptance and --turns belong to compare");
+		return bad(a, "--api, --seats, --acceptance and --turns belong to compare");
 	if (optind != argc)
 		return bad(a, "unexpected argument; the team comes with --trace or --profile");
 	if (!a->engineers)
@@ -426,7 +429,7 @@ static int run(int argc, char **argv, bool compare)
 				      "a catalogue id: see agentcap catalog)", hw_ids[i]);
 	/* compare: the prices and the baselines' ids, before any replay */
 	struct prices *prices = NULL;
-	if (rc == 0 && a->compare)
+	if (rc == 0)
 		rc = prices_load(&prices, a->prices ? a->prices : sc->prices[0] ? sc->prices : NULL, &d);
 	if (rc == 0 && a->compare && !prices_find(prices, PRICE_API_OUTPUT, a->api))
 		rc = diag_set(&d, DIAG_EINPUT, "--api: no API prices for '%s' (expected an id of an "
@@ -464,7 +467,7 @@ static int run(int argc, char **argv, bool compare)
 		cost_fig_set(&cs.task.acceptance_rate, a->acceptance, "--acceptance");
 	if (a->turns > 0)
 		cost_fig_set(&cs.task.turns_factor, a->turns, "--turns");
-	if (rc == 0 && found && a->compare) {
+	if (rc == 0 && found) {
 		if (!(cmp = malloc(sizeof(*cmp))))
 			rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
 		else
@@ -478,9 +481,11 @@ static int run(int argc, char **argv, bool compare)
 			       (long long)a->engineers, a->trace ? "resampled from" : "synthetic, profile",
 			       a->trace ? a->trace : a->profile, sc->model, sc->weight_format,
 			       sc->kv_cache_dtype);
-			if (cmp) {
+			if (cmp && a->compare) {
 				printf("\n");
 				compare_table(stdout, &cs, cmp);
+			} else if (cmp) {
+				compare_monthly(stdout, cmp);
 			}
 		}
 		if (a->json) {
@@ -489,7 +494,8 @@ static int run(int argc, char **argv, bool compare)
 			if (rc == 0) {
 				struct diag wd;
 				diag_init(&wd);
-				int wrc = cmp ? compare_json(of.fp, &cs, cmp) : size_json(of.fp, &s, res);
+				int wrc = cmp && a->compare ? compare_json(of.fp, &cs, cmp)
+							    : size_json(of.fp, &s, res);
 				if (wrc)
 					diag_set(&wd, wrc, "%s: write failed", a->json);
 				rc = outfile_finish(&of, wrc, &wd, &d);

@@ -319,6 +319,34 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 	fprintf(fp, "=================================================================\n");
 }
 
+void compare_monthly(FILE *fp, const struct compare_result *r)
+{
+	fprintf(fp, "Monthly cost of each winner, USD per month for the whole team (docs/cost.md; "
+		"'-': no price in the catalogue; agentcap compare for the details):\n");
+	fprintf(fp, "%-22s %14s %14s %14s\n", "Hardware", "purchase", "dedicated", "elastic");
+	for (size_t i = 0; i < r->n;) {
+		const struct compare_row *row = &r->rows[i];
+		if (row->option == COST_SEATS || row->option == COST_API) {
+			i++;
+			continue;
+		}
+		double usd[3] = {-1, -1, -1};
+		size_t j = i;
+		for (; j < r->n && strcmp(r->rows[j].hardware, row->hardware) == 0; j++)
+			if (r->rows[j].option <= COST_ELASTIC)
+				usd[r->rows[j].option] = r->rows[j].r.usd_month;
+		fprintf(fp, "%-22s", row->hardware);
+		for (int k = 0; k < 3; k++) {
+			if (usd[k] < 0)
+				fprintf(fp, " %14s", "-");
+			else
+				fprintf(fp, " %14.2f", usd[k]);
+		}
+		fprintf(fp, "\n");
+		i = j;
+	}
+}
+
 static void json_str(FILE *fp, const char *s)
 {
 	fputc('"', fp);

@@ -85,6 +85,10 @@ int compare_run(const struct compare_setup *c, const struct size_result *sr,
  * price's source and date. */
 void compare_table(FILE *fp, const struct compare_setup *c, const struct compare_result *r);
 
+/* Monthly cost of each option's winner under purchase, dedicated and
+ * elastic rental, one line per option (for `agentcap size`). */
+void compare_monthly(FILE *fp, const struct compare_result *r);
+
 /* The JSON document (docs/size.md); 0 or DIAG_EIO. */
 int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_result *r);
 

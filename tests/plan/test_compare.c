@@ -11,7 +11,8 @@
  *     accepted tasks or less traffic make a self-hosted task dearer, and
  *     leave the API's per-task cost alone where they do not touch it;
  *   - an unknown API id or a bad price file: exit 2, nothing written; the
- *     compare options are refused by size.
+ *     compare options are refused by size, whose table ends with each
+ *     winner's monthly cost.
  */
 #include <cjson/cJSON.h>
 
@@ -133,6 +134,11 @@ static void test_compare_errors(void **state)
 	cli_out_free(&r);
 	assert_int_not_equal(access(json, F_OK), 0);
 
+	r = cli_run("size --engineers 3 --profile default --hardware hgx-h100-8");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Monthly cost of each winner, USD per month"));
+	assert_non_null(strstr(r.out, "dedicated"));
+	cli_out_free(&r);
 	r = cli_run("size " TEAM " --api claude-sonnet-5-5x");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "belong to compare"));
