@@ -176,14 +176,16 @@ static char *read_in(const char *dir, const char *name)
 }
 
 /* A full disk, with a file size limit standing in for it (writes past it
- * fail with EFBIG): an import and a replay's JSON report it and leave no
- * temporary file, the replay still prints its table, and --engineers names
- * its spill file. */
+ * fail with EFBIG): an import and a replay's JSON report it, leave the
+ * previous output as it was and no temporary file, the replay still prints
+ * its table, and --engineers names its spill file. */
 static void test_full_disk(void **state)
 {
 	(void)state;
 	char *dir = tmpdir();
 	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "cd %s && echo previous >out.json", dir);
+	assert_int_equal(system(cmd), 0);
 	snprintf(cmd, sizeof(cmd), "cd %s && (ulimit -f 1; " AGENTCAP " import mooncake " MOONCAKE
 		 " -o out.jsonl; echo $? >rc) 2>err", dir);
 	(void)!system(cmd);
@@ -209,6 +211,9 @@ static void test_full_disk(void **state)
 	free(rc);
 	free(table);
 	assert_int_equal(temps_in(dir), 0);
+	char *prev = read_in(dir, "out.json");
+	assert_string_equal(prev, "previous\n");
+	free(prev);
 
 	snprintf(cmd, sizeof(cmd), "cd %s && (ulimit -f 4; " AGENTCAP " replay " MOONCAKE
 		 " --engineers 3 >/dev/null; echo $? >rc) 2>err", dir);
@@ -289,7 +294,8 @@ static void test_devices_fifos_links(void **state)
 
 /* Start `agentcap import mooncake FIFO -o OUT` reading a FIFO that is fed a
  * few lines and kept open, so the import is running with its temporary file
- * in place; send sig; it must die of sig and leave nothing behind. */
+ * in place; send sig; it must die of sig, leave the previous OUT as it was
+ * and no temporary file behind. */
 static void interrupt_import(int sig)
 {
 	char *dir = tmpdir();
@@ -297,6 +303,10 @@ static void interrupt_import(int sig)
 	snprintf(fifo, sizeof(fifo), "%s/in.jsonl", dir);
 	snprintf(out, sizeof(out), "%s/out.jsonl", dir);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
+	FILE *prev = fopen(out, "w");
+	assert_non_null(prev);
+	fputs("previous\n", prev);
+	assert_int_equal(fclose(prev), 0);
 	int wr = open(fifo, O_RDWR);
 	assert_true(wr >= 0);
 	char *lines = cli_slurp(MOONCAKE, NULL);
@@ -333,7 +343,9 @@ static void interrupt_import(int sig)
 	assert_true(WIFSIGNALED(st));
 	assert_int_equal(WTERMSIG(st), sig);
 	assert_int_equal(temps_in(dir), 0);
-	assert_int_equal(access(out, F_OK), -1);
+	char *kept = read_in(dir, "out.jsonl");
+	assert_string_equal(kept, "previous\n");
+	free(kept);
 	rmtree(dir);
 }
 
