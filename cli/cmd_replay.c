@@ -18,6 +18,7 @@
 #include "reports/cluster.h"
 #include "reports/metrics.h"
 #include "reports/output.h"
+#include "reports/reqcsv.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -32,7 +33,7 @@ static const char REPLAY_HELP[] =
 	"\n"
 	"SYNOPSIS\n"
 	"    agentcap replay TRACE [--scenario FILE] [--set KEY=VALUE]... [--json FILE]\n"
-	"                    [--seed N] [--format auto|canonical|mooncake] [--skip-bad]\n"
+	"                    [--csv FILE] [--seed N] [--format auto|canonical|mooncake] [--skip-bad]\n"
 	"                    [--catalog DIR] [--quiet] [--engineers N [--days D] [--jitter S]]\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -65,6 +66,10 @@ static const char REPLAY_HELP[] =
 	"    --json FILE\n"
 	"        Also write every metric as JSON (docs/metrics.md) to FILE, atomically;\n"
 	"        '-' writes to standard output and suppresses the table.\n"
+	"    --csv FILE\n"
+	"        Also write one row per call (session, call, replica, arrival, router\n"
+	"        wait, queue, TTFT, TPOT, E2E, tokens, preemptions, outcome) to FILE,\n"
+	"        as calls finish, atomically (docs/output-schema.md).\n"
 	"    --seed N\n"
 	"        In a plain replay nothing is drawn at random: the seed is only\n"
 	"        reported, and any seed gives the same figures.  With --engineers it\n"
@@ -134,6 +139,7 @@ struct replay_args {
 	const char *trace;
 	const char *scenario;
 	const char *json;
+	const char *csv;
 	const char *catalog;
 	const char *sets[MAX_SETS];
 	int n_sets;
@@ -147,11 +153,12 @@ struct replay_args {
 static int parse_args(int argc, char **argv, struct replay_args *a)
 {
 	enum { O_SCENARIO = 1000, O_SET, O_JSON, O_SEED, O_FORMAT, O_SKIP, O_CATALOG, O_QUIET, O_HELP,
-	       O_ENGINEERS, O_DAYS, O_JITTER };
+	       O_ENGINEERS, O_DAYS, O_JITTER, O_CSV };
 	static const struct option opts[] = {
 		{"scenario", required_argument, NULL, O_SCENARIO},
 		{"set", required_argument, NULL, O_SET},
 		{"json", required_argument, NULL, O_JSON},
+		{"csv", required_argument, NULL, O_CSV},
 		{"seed", required_argument, NULL, O_SEED},
 		{"format", required_argument, NULL, O_FORMAT},
 		{"skip-bad", no_argument, NULL, O_SKIP},
@@ -182,6 +189,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			break;
 		case O_JSON:
 			a->json = optarg;
+			break;
+		case O_CSV:
+			a->csv = optarg;
 			break;
 		case O_SEED: {
 			char *end;
@@ -343,9 +353,19 @@ int cmd_replay(int argc, char **argv)
 	struct cluster_summary cls;
 	struct replay_stats st;
 	struct metrics_summary sum;
+	struct outfile csv_out = {.slot = -1};
+	struct reqcsv csv;
+	struct diag csv_d;
+	int csv_rc = 0;
+	diag_init(&csv_d);
 	bool answer_no = false;
 	/* a bad output path fails now, not after the whole replay */
 	int rc = a->json ? outfile_check(a->json, &d) : 0;
+	if (rc == 0 && a->csv)
+		rc = outfile_check(a->csv, &d);
+	if (rc == 0 && a->json && a->csv && strcmp(a->json, "-") == 0 && strcmp(a->csv, "-") == 0)
+		rc = diag_set(&d, DIAG_EINPUT, "--json - and --csv - would both write to standard "
+			      "output (expected at most one of them to be '-')");
 	if (rc == 0)
 		rc = scenario_load(&sc, a->scenario, a->sets, a->n_sets, &d);
 	if (rc == 0)
@@ -390,8 +410,26 @@ int cmd_replay(int argc, char **argv)
 					.context_policy = sc.context_policy,
 					.replicas = sc.replicas, .router = &sc.router};
 		o.scale.seed = a->seed;
-		rc = replay_run(&o, &cfg, sim_perf_from_model(&pm), cl ? cluster_sink(cl) : metrics_sink(m),
-				&st, &d);
+		struct res_sink sink = cl ? cluster_sink(cl) : metrics_sink(m);
+		if (a->csv) {
+			rc = outfile_open(&csv_out, a->csv, &d);
+			if (rc == 0) {
+				reqcsv_init(&csv, csv_out.fp, sink);
+				sink = reqcsv_sink(&csv);
+			}
+		}
+		if (rc == 0)
+			rc = replay_run(&o, &cfg, sim_perf_from_model(&pm), sink, &st, &d);
+		if (a->csv && csv_out.fp) {
+			/* kept aside, so the table and the JSON still go out */
+			struct diag wd;
+			diag_init(&wd);
+			if (rc != 0)
+				outfile_abort(&csv_out);
+			else
+				csv_rc = outfile_finish(&csv_out, reqcsv_status(&csv, a->csv, &wd), &wd,
+							&csv_d);
+		}
 	}
 	if (rc == 0)
 		rc = metrics_summarize(m, &sum, &d);
@@ -452,7 +490,9 @@ int cmd_replay(int argc, char **argv)
 		};
 		report_run_warnings(&meta, &sum, warns);
 		answer_no = report_answer_no(&meta, &sum);
-		bool json_stdout = a->json && strcmp(a->json, "-") == 0;
+		/* the table keeps out of a JSON or CSV on standard output */
+		bool json_stdout = (a->json && strcmp(a->json, "-") == 0) ||
+				   (a->csv && strcmp(a->csv, "-") == 0);
 		/* the table goes out even when the JSON cannot be written, so the
 		 * run's results are not lost with it */
 		if (a->json)
@@ -466,6 +506,10 @@ int cmd_replay(int argc, char **argv)
 			       (unsigned long long)a->seed, (long long)st.scale.source_engineers,
 			       (long long)st.scale.source_engineer_days,
 			       (long long)st.scale.active_engineer_days, (long long)st.scale.sessions_out);
+		if (rc == 0 && csv_rc != 0) {
+			rc = csv_rc;
+			d = csv_d;
+		}
 		if (rc == 0 && answer_no)
 			fprintf(stderr, "agentcap replay: the answer is no (exit status 1): %lld of %lld "
 				"calls failed; %lld met the latency objectives (%.1f%%, target %.1f%%)\n",

@@ -419,7 +419,8 @@ static void on_done(void *ctx, const struct res_request *r, void *user)
 			.session = ts->id, .task = rest->task, .seq = rest->seq, .replica = -1,
 			.status = RES_REJECTED,
 			.reason = "session abandoned after an earlier call was rejected",
-			.arrival_ns = r->done_ns, .first_token_ns = r->done_ns, .done_ns = r->done_ns,
+			.arrival_ns = r->done_ns, .dispatched_ns = r->done_ns,
+			.scheduled_ns = r->done_ns, .first_token_ns = r->done_ns, .done_ns = r->done_ns,
 			.prompt_tokens = rest->prompt_tokens, .output_tokens = rest->output_tokens,
 		};
 		if (rp->sink.request)

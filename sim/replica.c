@@ -447,6 +447,7 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		rep->running[rep->n_running++] = r; /* owned by the running list from here */
 		if (!r->admitted_once) {
 			r->admitted_once = true;
+			r->scheduled_ns = s->now_ns;
 			r->cached_first = cached;
 			r->inflight_miss = kvcache_match_pending(&rep->kv, r->hashes, full_hit, max_hit) * bs;
 		}

@@ -28,6 +28,10 @@ struct res_request {
 	enum res_status status;
 	const char *reason;        /* static string when rejected, else NULL */
 	int64_t arrival_ns;        /* when the call was issued */
+	int64_t dispatched_ns;     /* when the router handed it to a replica
+				      (arrival_ns unless the router queued it) */
+	int64_t scheduled_ns;      /* when the replica first admitted it to its
+				      running batch */
 	int64_t first_token_ns;    /* end of the step that produced token 1 */
 	int64_t done_ns;           /* end of the step that produced the last token */
 	int64_t prompt_tokens;

@@ -267,6 +267,8 @@ static void report(struct sim *s, struct sreq *r, int32_t replica, enum res_stat
 		.status = st,
 		.reason = reason,
 		.arrival_ns = r->arrival_ns,
+		.dispatched_ns = st == RES_COMPLETED ? r->dispatched_ns : s->now_ns,
+		.scheduled_ns = st == RES_COMPLETED ? r->scheduled_ns : s->now_ns,
 		.first_token_ns = st == RES_COMPLETED ? r->first_token_ns : s->now_ns,
 		.done_ns = s->now_ns,
 		.prompt_tokens = r->call.prompt_tokens,
@@ -359,6 +361,7 @@ static int dispatch(struct sim *s, struct sreq *r, int32_t i)
 		if (waited > rt->stats.wait_ns_max)
 			rt->stats.wait_ns_max = waited;
 	}
+	r->dispatched_ns = s->now_ns;
 	router_sent(rt, i, r);
 	int rc = replica_enqueue(s, &s->replicas[i], r);
 	if (rc != 0 && r->state != SREQ_WAITING) {
