@@ -183,6 +183,7 @@ int predict_write_json(FILE *out, const struct perf_model *pm, const struct pred
 		       const struct mem_plan *plan, struct diag *d)
 {
 	fputs("{\n", out);
+	jnum(out, "schema_version", 1, false);
 	jstr(out, "hardware", pm->hardware_id);
 	jstr(out, "model", pm->model_id);
 	jstr(out, "weight_format", pm->weight_format_id);

@@ -98,6 +98,9 @@ static void test_predict(void **state)
 	fclose(f);
 	cJSON *j = cJSON_Parse(buf);
 	assert_non_null(j);
+	/* versioned like every other JSON agentcap writes, and first */
+	assert_string_equal(j->child->string, "schema_version");
+	assert_int_equal(j->child->valueint, 1);
 	assert_string_equal(cJSON_GetObjectItem(j, "decode_bound")->valuestring, "memory");
 	assert_true(fabs(cJSON_GetObjectItem(j, "decode_tok_s")->valuedouble - r.decode_tok_s) <
 		    1e-6 * r.decode_tok_s);
