@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 
 #include "cli/args.h"
+#include "cli/progress.h"
 
 #include "base/diag.h"
 #include "base/outfile.h"
@@ -82,7 +83,10 @@ static const char REPLAY_HELP[] =
 	"    --catalog DIR\n"
 	"        Read hardware/model catalogue JSON from DIR instead of the built-in copy.\n"
 	"    --quiet\n"
-	"        Do not print the table.\n"
+	"        Do not print the table, nor the progress line.  On a terminal, a run\n"
+	"        longer than a second shows on standard error the simulated time,\n"
+	"        calls done, calls per second and the time left (NO_COLOR turns its\n"
+	"        colour off); nothing is shown when standard error is not a terminal.\n"
 	"    --engineers N\n"
 	"        Replay a team of N engineers resampled from the trace: whole\n"
 	"        engineer-days (engineer, day of the session start in the engineer's\n"
@@ -357,6 +361,8 @@ int cmd_replay(int argc, char **argv)
 	struct reqcsv csv;
 	struct diag csv_d;
 	int csv_rc = 0;
+	int64_t trace_calls = 0;
+	struct progress prog;
 	diag_init(&csv_d);
 	bool answer_no = false;
 	/* a bad output path fails now, not after the whole replay */
@@ -382,6 +388,7 @@ int cmd_replay(int argc, char **argv)
 		struct replay_scan scan;
 		int64_t context = catalog_model(cat, sc.model)->max_context;
 		rc = replay_scan(&so, &cfg, context, &scan, &d);
+		trace_calls = scan.calls;
 		if (rc == 0)
 			rc = preflight_trace(&scan, &cfg, sc.context_policy, pm.model_id, context,
 					     a->trace, warns, &d);
@@ -418,8 +425,13 @@ int cmd_replay(int argc, char **argv)
 				sink = reqcsv_sink(&csv);
 			}
 		}
+		/* a scaled team has as many calls as the draw gives: no total */
+		progress_init(&prog, a->quiet ? NULL : stderr, "agentcap replay",
+			      a->scale.engineers ? 0 : trace_calls, sink);
 		if (rc == 0)
-			rc = replay_run(&o, &cfg, sim_perf_from_model(&pm), sink, &st, &d);
+			rc = replay_run(&o, &cfg, sim_perf_from_model(&pm), progress_sink(&prog), &st,
+					&d);
+		progress_end(&prog);
 		if (a->csv && csv_out.fp) {
 			/* kept aside, so the table and the JSON still go out */
 			struct diag wd;
