@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #define AGENTCAP AC_BIN_DIR "/cli/agentcap"
-/* 12,031 calls: several seconds of replay, well past the first second */
-#define LONG_TRACE AC_SRC_DIR "/traces/data/mooncake/conversation_trace.jsonl.gz"
+/* 3,993 calls: seconds of replay, past the first second even unloaded */
+#define LONG_TRACE AC_SRC_DIR "/traces/data/mooncake/synthetic_trace.jsonl.gz"
 
 /* Run `agentcap replay LONG_TRACE --json /dev/null [extra]` with standard
  * error on a pseudo-terminal and standard output on /dev/null; what the
@@ -75,7 +75,7 @@ static void test_progress_on_terminal(void **state)
 	(void)state;
 	char *out = run_on_pty(NULL, false);
 	/* drawn in place, with how far and how fast, in colour */
-	if (!strstr(out, "\r\033[Kagentcap replay: simulated ") || !strstr(out, " of 12031 calls (") ||
+	if (!strstr(out, "\r\033[Kagentcap replay: simulated ") || !strstr(out, " of 3993 calls (") ||
 	    !strstr(out, " calls/s") || !strstr(out, "\033[1m"))
 		fail_msg("no progress line on the terminal: %.800s", out);
 	/* and erased at the end: after the last drawing, the line is cleared
