@@ -11,6 +11,7 @@
 #include "base/warn.h"
 #include "models/catalog.h"
 #include "models/memory.h"
+#include "models/offload.h"
 #include "models/perf_model.h"
 #include "models/preflight.h"
 #include "models/profile.h"
@@ -106,6 +107,10 @@ static const char REPLAY_HELP[] =
 static const char REPLAY_HELP_CLUSTER[] =
 	"CLUSTER KEYS (docs/scenario.md)\n"
 	"    replicas                     engine instances of the scenario's shape (1)\n"
+	"    kv_tiers.host_gb             host-DRAM KV tier below each GPU cache, GB (0 = off)\n"
+	"    kv_tiers.host_gbs            its load bandwidth per GPU, GB/s (0 = the host link)\n"
+	"    kv_tiers.disk_gb, .disk_gbs  a disk/remote tier below it, GB and GB/s (0 = none)\n"
+	"    kv_tiers.shared_by           replicas sharing one set of tiers (1)\n"
 	"    router.policy                round_robin (default), least_requests,\n"
 	"                                 least_tokens, power_of_two, session_affinity,\n"
 	"                                 prefix_aware\n"
@@ -268,6 +273,65 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	return 0;
 }
 
+/* kv_tiers in blocks of this cache: a block is block_size tokens of the
+ * model's context KV on every GPU of a replica (kv_gpu_bytes_per_token per
+ * GPU); each GPU loads its share over its own link, so a block loads in
+ * (per-GPU share) / (per-GPU bandwidth). */
+static int resolve_tiers(const struct scenario *sc, const struct catalog *cat,
+			 const struct perf_model *pm, const struct engine_config *cfg,
+			 struct sim_tiers_config *tc, struct report_tiers *rt, struct diag *d)
+{
+	memset(tc, 0, sizeof(*tc));
+	memset(rt, 0, sizeof(*rt));
+	const struct scenario_kv_tiers *k = &sc->kv_tiers;
+	if (!(k->host_gb > 0)) {
+		if (k->disk_gb > 0)
+			return diag_set(d, DIAG_EINPUT, "%s: kv_tiers.disk_gb is set without a host tier "
+					"above it (expected kv_tiers.host_gb > 0)", sc->source);
+		return 0;
+	}
+	if (k->disk_gb > 0 && !(k->disk_gbs > 0))
+		return diag_set(d, DIAG_EINPUT, "%s: kv_tiers.disk_gb is set without its bandwidth "
+				"(expected kv_tiers.disk_gbs > 0, GB/s per GPU)", sc->source);
+	struct mem_plan plan;
+	struct mem_opts mo;
+	mem_opts_init(&mo);
+	mo.hardware = sc->hardware;
+	mo.model = sc->model;
+	mo.weight_format = sc->weight_format;
+	mo.kv_dtype = sc->kv_cache_dtype;
+	mo.tp = sc->tensor_parallel_size;
+	mo.pp = sc->pipeline_parallel_size;
+	mo.gpu_memory_utilization = cfg->gpu_memory_utilization;
+	mo.max_num_batched_tokens = cfg->max_num_batched_tokens;
+	mo.gpu_expert_fraction = sc->offload_gpu_expert_fraction;
+	mo.mla_expanded = pm->mla_expanded;
+	struct diag pd;
+	diag_init(&pd);
+	if (mem_plan_opts(&plan, cat, &mo, &pd) != 0)
+		return diag_set(d, DIAG_EINPUT, "%s: kv_tiers need the model's KV size: %s", sc->source,
+				pd.msg);
+	double block_gpu = (double)plan.kv_gpu_bytes_per_token * (double)cfg->block_size;
+	double block_all = block_gpu * (double)plan.gpus;
+	double host_gbs = k->host_gbs > 0 ? k->host_gbs : pm->host.link_gbs * OFFLOAD_LINK_EFF;
+	double gb[2] = {k->host_gb, k->disk_gb}, gbs[2] = {host_gbs, k->disk_gbs};
+	tc->n = k->disk_gb > 0 ? 2 : 1;
+	tc->shared_by = k->shared_by > 0 ? k->shared_by : 1;
+	for (int t = 0; t < tc->n; t++) {
+		double blocks = floor(gb[t] * 1e9 / block_all);
+		if (blocks < 1 || blocks > INT32_MAX)
+			return diag_set(d, DIAG_EINPUT, "%s: kv_tiers.%s_gb = %g holds %.0f KV blocks of "
+					"%.0f bytes (expected 1 to 2^31-1 blocks)", sc->source,
+					t ? "disk" : "host", gb[t], blocks, block_all);
+		tc->tier[t].blocks = (int64_t)blocks;
+		tc->tier[t].ns_per_block = block_gpu / gbs[t]; /* bytes / (GB/s) = ns */
+	}
+	*rt = (struct report_tiers){.n = tc->n, .host_gb = k->host_gb, .disk_gb = k->disk_gb,
+				    .host_gbs = host_gbs, .disk_gbs = tc->n > 1 ? k->disk_gbs : 0,
+				    .shared_by = tc->shared_by};
+	return 0;
+}
+
 int cli_scenario_engine(const struct scenario *sc, const struct catalog *cat,
 			struct perf_model *pm, struct perf_profile **prof,
 			struct engine_config *cfg, struct diag *d)
@@ -380,6 +444,10 @@ int cmd_replay(int argc, char **argv)
 		rc = scenario_resolve(&sc, cat, NULL, &d);
 	if (rc == 0)
 		rc = scenario_engine(&sc, cat, &pm, &prof, &cfg, &d);
+	struct sim_tiers_config tiers;
+	struct report_tiers rtiers;
+	if (rc == 0)
+		rc = resolve_tiers(&sc, cat, &pm, &cfg, &tiers, &rtiers, &d);
 	if (rc == 0)
 		rc = preflight_deployment(cat, NULL, &pm, sc.engine.max_model_len, warns, &d);
 	if (rc == 0) {
@@ -415,7 +483,8 @@ int cmd_replay(int argc, char **argv)
 		struct replay_opts o = {.trace_path = a->trace, .format = a->format,
 					.skip_bad = a->skip_bad, .seed = a->seed, .scale = a->scale,
 					.context_policy = sc.context_policy,
-					.replicas = sc.replicas, .router = &sc.router};
+					.replicas = sc.replicas, .router = &sc.router,
+					.tiers = tiers.n > 0 ? &tiers : NULL};
 		o.scale.seed = a->seed;
 		struct res_sink sink = cl ? cluster_sink(cl) : metrics_sink(m);
 		if (a->csv) {
@@ -496,10 +565,13 @@ int cmd_replay(int argc, char **argv)
 			.context = {.policy = context_policy_name(sc.context_policy),
 				    .compacted = st.calls_compacted, .truncated = st.calls_truncated,
 				    .too_long = st.calls_too_long},
+			.tiers = rtiers,
 			.cluster = cl ? &cls : NULL,
 			.slo_attainment_target = sc.slo_attainment,
 			.warnings = warns,
 		};
+		meta.tiers.loaded_blocks = st.sim.tier_loaded_blocks;
+		meta.tiers.load_s = st.sim.tier_load_ns / 1e9;
 		report_run_warnings(&meta, &sum, warns);
 		answer_no = report_answer_no(&meta, &sum);
 		/* the table keeps out of a JSON or CSV on standard output */

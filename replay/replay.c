@@ -615,6 +615,8 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	rc = sim_init(&rp->sim, cfg, o->replicas > 0 ? o->replicas : 1, perf, sink, on_done, rp, d);
 	if (rc == 0 && o->router)
 		rc = sim_set_router(&rp->sim, o->router, d);
+	if (rc == 0 && o->tiers)
+		rc = sim_set_tiers(&rp->sim, o->tiers, d);
 	rp->sim.single_step = o->single_step;
 	if (o->early) {
 		rp->early = o->early;

@@ -120,6 +120,7 @@ struct replay_opts {
 	enum context_policy context_policy;
 	int32_t replicas;        /* engine replicas behind the router; 0 = 1 */
 	const struct router_config *router; /* NULL = the default router */
+	const struct sim_tiers_config *tiers; /* NULL or n = 0: no KV tiers */
 	int64_t compact_at;      /* > 0: the harness compacts at this many tokens
 				    of context (prompt + output) even when
 				    max_model_len is larger: the compact-at what-if;

@@ -56,6 +56,17 @@ static const struct key KEYS[] = {
 	{"host.link_gbs", K_NUM, OFF(host_link_gbs), 0, 1e5,
 	 "GPU-host link per direction, GB/s (0 = the hardware's)"},
 	{"replicas", K_INT, OFF(replicas), 1, 4096, "engine instances of this shape behind the router"},
+	{"kv_tiers", K_OBJ, 0, 0, 0, "KV-cache tiers below each replica's GPU cache (off by default)"},
+	{"kv_tiers.host_gb", K_NUM, OFF(kv_tiers.host_gb), 0, 1e7,
+	 "host DRAM tier, GB per replica or per sharing group (0 = no tiers)"},
+	{"kv_tiers.host_gbs", K_NUM, OFF(kv_tiers.host_gbs), 0, 1e5,
+	 "host-to-GPU load bandwidth per GPU, GB/s (0 = the hardware's host link)"},
+	{"kv_tiers.disk_gb", K_NUM, OFF(kv_tiers.disk_gb), 0, 1e9,
+	 "disk or remote tier below the host tier, GB (0 = none)"},
+	{"kv_tiers.disk_gbs", K_NUM, OFF(kv_tiers.disk_gbs), 0, 1e5,
+	 "its load bandwidth per GPU, GB/s (needed with disk_gb)"},
+	{"kv_tiers.shared_by", K_INT, OFF(kv_tiers.shared_by), 1, 4096,
+	 "replicas in a row sharing one set of tiers (one node's, LMCache-style)"},
 	{"router", K_OBJ, 0, 0, 0, "how calls are spread over the replicas"},
 	{"router.policy", K_ROUTER, OFF(router.policy), 0, 0,
 	 "round_robin, least_requests, least_tokens, power_of_two, session_affinity, prefix_aware"},
@@ -306,6 +317,7 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	sc->offload_gpu_expert_fraction = 1.0;
 	sc->reserve_full_prompt = -1;
 	sc->context_policy = CONTEXT_COMPACT;
+	sc->kv_tiers.shared_by = 1;
 	router_config_default(&sc->router);
 	sc->slo_attainment = SCENARIO_DEFAULT_SLO_ATTAINMENT;
 	/* Anything the file leaves out keeps the built-in default. */

@@ -47,6 +47,15 @@ struct scenario {
 	double host_tflops;
 	double host_link_gbs;
 	int32_t replicas;             /* engine instances of this shape */
+	struct scenario_kv_tiers {    /* kv_tiers.*: lower KV-cache tiers, off
+					 while host_gb is 0 */
+		double host_gb;       /* host DRAM for the tier, GB */
+		double host_gbs;      /* GPU <- host load bandwidth per GPU, GB/s
+					 (0: the hardware's host link) */
+		double disk_gb;       /* a disk or remote tier below it (0: none) */
+		double disk_gbs;      /* its load bandwidth per GPU, GB/s */
+		int32_t shared_by;    /* replicas sharing one set of tiers */
+	} kv_tiers;
 	struct router_config router;  /* router.*: defaults from router_config_default */
 	struct engine_config engine;  /* kv_cache_tokens, max_model_len,
 					 max_num_seqs: 0 = derive */

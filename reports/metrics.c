@@ -58,6 +58,7 @@ struct metrics {
 	int64_t cached_prompt_tokens;
 	int64_t computed_prefill_tokens;
 	int64_t inflight_miss_tokens;
+	int64_t tier_cached_tokens[RES_MAX_TIERS];
 	int64_t preemptions;
 
 	int64_t busy_ns;
@@ -250,6 +251,8 @@ static void metrics_on_request(void *ctx, const struct res_request *r)
 	m->cached_prompt_tokens += r->cached_prompt_tokens;
 	m->computed_prefill_tokens += r->computed_prefill_tokens;
 	m->inflight_miss_tokens += r->inflight_miss_tokens;
+	for (int t = 0; t < RES_MAX_TIERS; t++)
+		m->tier_cached_tokens[t] += r->tier_cached_tokens[t];
 	m->preemptions += r->preemptions;
 	double ttft_ms = (double)(r->first_token_ns - r->arrival_ns) / 1e6;
 	double tpot_ms = r->output_tokens > 1 ? (double)(r->done_ns - r->first_token_ns) / 1e6 /
@@ -558,6 +561,8 @@ int metrics_summarize(const struct metrics *m, struct metrics_summary *out, stru
 	out->cached_prompt_tokens = m->cached_prompt_tokens;
 	out->computed_prefill_tokens = m->computed_prefill_tokens;
 	out->inflight_miss_tokens = m->inflight_miss_tokens;
+	for (int t = 0; t < RES_MAX_TIERS; t++)
+		out->tier_cached_tokens[t] = m->tier_cached_tokens[t];
 	if (m->prompt_tokens > 0)
 		out->prefix_cache_hit_rate =
 			(double)m->cached_prompt_tokens / (double)m->prompt_tokens;

@@ -73,6 +73,8 @@ struct metrics_summary {
 	int64_t cached_prompt_tokens;
 	int64_t computed_prefill_tokens;
 	int64_t inflight_miss_tokens;
+	int64_t tier_cached_tokens[RES_MAX_TIERS]; /* of cached_prompt_tokens, loaded
+					   from the host [0] and disk/remote [1] tiers */
 	double prefix_cache_hit_rate;   /* cached / prompt tokens, 0..1 */
 	int64_t preemptions;
 	int32_t replicas;               /* set, or 1 + highest replica in busy records */

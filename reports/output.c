@@ -315,6 +315,15 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 	table_num(out, "Prefix cache hit rate (%):", 100.0 * s->prefix_cache_hit_rate);
 	table_int(out, "Prefill tokens computed:", s->computed_prefill_tokens);
 	table_int(out, "In-flight miss tokens:", s->inflight_miss_tokens);
+	if (meta->tiers.n > 0) {
+		int64_t lower = s->tier_cached_tokens[0] + s->tier_cached_tokens[1];
+		table_int(out, "Cached tokens from GPU:", s->cached_prompt_tokens - lower);
+		table_int(out, "Cached tokens from host tier:", s->tier_cached_tokens[0]);
+		if (meta->tiers.n > 1)
+			table_int(out, "Cached tokens from disk tier:", s->tier_cached_tokens[1]);
+		table_int(out, "KV blocks loaded from tiers:", meta->tiers.loaded_blocks);
+		table_num(out, "KV tier load time (s):", meta->tiers.load_s);
+	}
 	table_int(out, "Preemptions:", s->preemptions);
 	table_int(out, "KV blocks evicted:", meta->kv_evicted_blocks);
 
@@ -676,6 +685,19 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 	json_int(&j, "cached_prompt_tokens", s->cached_prompt_tokens);
 	json_int(&j, "computed_prefill_tokens", s->computed_prefill_tokens);
 	json_int(&j, "inflight_miss_tokens", s->inflight_miss_tokens);
+	if (m->tiers.n > 0) {
+		json_int(&j, "cached_tokens_gpu", s->cached_prompt_tokens - s->tier_cached_tokens[0] -
+							  s->tier_cached_tokens[1]);
+		json_int(&j, "cached_tokens_host", s->tier_cached_tokens[0]);
+		json_int(&j, "cached_tokens_disk", s->tier_cached_tokens[1]);
+		json_int(&j, "kv_tier_loaded_blocks", m->tiers.loaded_blocks);
+		json_num(&j, "kv_tier_load_s", m->tiers.load_s);
+		json_num(&j, "kv_tier_host_gb", m->tiers.host_gb);
+		json_num(&j, "kv_tier_host_gbs", m->tiers.host_gbs);
+		json_num(&j, "kv_tier_disk_gb", m->tiers.disk_gb);
+		json_num(&j, "kv_tier_disk_gbs", m->tiers.disk_gbs);
+		json_int(&j, "kv_tier_shared_by", m->tiers.shared_by);
+	}
 	json_num(&j, "prefix_cache_hit_rate", s->prefix_cache_hit_rate);
 	json_int(&j, "preemptions", s->preemptions);
 	json_int(&j, "kv_evicted_blocks", m->kv_evicted_blocks);

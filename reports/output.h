@@ -67,6 +67,15 @@ struct report_meta {
 		int64_t truncated;            /* calls cut to max_model_len */
 		int64_t too_long;             /* calls sent over max_model_len */
 	} context;
+	/* kv_tiers: lower KV-cache tiers (n = 0: off, nothing printed). */
+	struct report_tiers {
+		int32_t n;                    /* 1: host, 2: host and disk/remote */
+		double host_gb, disk_gb;      /* capacity of each tier */
+		double host_gbs, disk_gbs;    /* load bandwidth per GPU */
+		int32_t shared_by;            /* replicas sharing one set */
+		int64_t loaded_blocks;        /* blocks loaded back into GPUs */
+		double load_s;                /* step time spent loading them */
+	} tiers;
 	const struct cluster_summary *cluster; /* several replicas: per-replica and
 						  router figures; NULL = none */
 	double slo_attainment_target; /* share of calls within the SLOs for "yes" */

@@ -164,6 +164,8 @@ int32_t kvcache_alloc(struct kvcache *kv)
 		if (kv->hashed[b]) {
 			unhash(kv, b);
 			kv->evictions++;
+			if (kv->on_evict)
+				kv->on_evict(kv->evict_ctx, kv->hash[b]);
 		}
 	} else {
 		return -1;
@@ -228,6 +230,16 @@ int64_t kvcache_allocs_before(const struct kvcache *kv, uint64_t stamp, int64_t 
 	if (n >= limit)
 		return limit;
 	for (int32_t b = kv->head; b >= 0 && n < limit && kv->stamp[b] < stamp; b = kv->next[b])
+		n++;
+	return n;
+}
+
+int64_t kvcache_allocs_before_hashed(const struct kvcache *kv, int64_t limit)
+{
+	int64_t n = kv->total_blocks - kv->touched;
+	if (n >= limit)
+		return limit;
+	for (int32_t b = kv->head; b >= 0 && n < limit && !kv->hashed[b]; b = kv->next[b])
 		n++;
 	return n;
 }

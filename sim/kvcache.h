@@ -58,6 +58,10 @@ struct kvcache {
 	struct map table;     /* hash -> block id */
 	struct map pending;   /* hash -> count of running requests computing it */
 	int64_t evictions;    /* cached blocks whose hash was dropped to reuse them */
+	/* called with the hash of each cached block evicted (a lower tier
+	 * keeps it); NULL: none */
+	void (*on_evict)(void *ctx, uint64_t hash);
+	void *evict_ctx;
 	int64_t duplicates;   /* blocks entered under a hash another block held */
 };
 
@@ -102,6 +106,11 @@ void kvcache_pending_del(struct kvcache *kv, uint64_t h);
  * first, then the free queue from its head), how many come before the first
  * free block whose stamp is at least `stamp`: at most limit. */
 int64_t kvcache_allocs_before(const struct kvcache *kv, uint64_t stamp, int64_t limit);
+
+/* Of the next `limit` blocks an allocation would take, how many come
+ * before the first free block that carries a hash (whose eviction a lower
+ * tier would see): at most limit. */
+int64_t kvcache_allocs_before_hashed(const struct kvcache *kv, int64_t limit);
 
 /* Blocks in use (ref > 0). */
 int64_t kvcache_used(const struct kvcache *kv);

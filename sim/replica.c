@@ -5,6 +5,7 @@
 
 #include "base/diag.h"
 #include "base/hash.h"
+#include "sim/kvtier.h"
 
 #include <assert.h>
 #include <math.h>
@@ -333,17 +334,83 @@ static bool schedule_running(struct sim *s, struct replica *rep, struct perf_bat
 	return preempted;
 }
 
-/* Whether every sliding-window group holds a block for r's position j; the
- * ids go to r's window table (scratch while r waits). */
+/* The lower tier (0 host, 1 disk/remote) holding h, or -1. */
+static int tier_of(const struct replica *rep, uint64_t h)
+{
+	int i = 0;
+	for (const struct kvtier *t = rep->tier; t; t = t->lower, i++)
+		if (kvtier_has(t, h))
+			return i;
+	return -1;
+}
+
+static struct kvtier *tier_at(const struct replica *rep, int i)
+{
+	struct kvtier *t = rep->tier;
+	while (i-- > 0)
+		t = t->lower;
+	return t;
+}
+
+/* Whether every sliding-window group holds a block for r's position j, in
+ * the GPU cache or a lower tier; the ids go to r's window table (scratch
+ * while r waits), -1 for a block a tier would load. */
 static bool window_cached(const struct replica *rep, struct sreq *r, int64_t j)
 {
 	for (int64_t g = 0; g < rep->win_groups; g++) {
-		const uint64_t *b = map_get(&rep->kv.table, group_hash(r->hashes[j], g));
-		if (!b)
+		uint64_t h = group_hash(r->hashes[j], g);
+		const uint64_t *b = map_get(&rep->kv.table, h);
+		if (b)
+			*wslot(rep, r, j, g) = (int32_t)*b;
+		else if (rep->tier && tier_of(rep, h) >= 0)
+			*wslot(rep, r, j, g) = -1;
+		else
 			return false;
-		*wslot(rep, r, j, g) = (int32_t)*b;
 	}
 	return true;
+}
+
+/* A new GPU block entered under h, for a block a tier loads.  DIAG_ENOMEM. */
+static int load_block(struct replica *rep, uint64_t h, int32_t *slot)
+{
+	int32_t b = kvcache_alloc(&rep->kv);
+	if (b < 0 || kvcache_register(&rep->kv, b, h) != 0)
+		return DIAG_ENOMEM;
+	*slot = b;
+	return 0;
+}
+
+/* Mark the tier blocks r's hit of `hit` positions loads (full-attention
+ * positions from `full_gpu`, window positions from `skip`): each becomes
+ * its tier's most recent, and its transfer time joins the step.  Done
+ * before any allocation, so demotions that allocation causes cannot push
+ * them out first. */
+static void mark_loads(struct sim *s, struct replica *rep, struct sreq *r, int64_t full_gpu,
+		       int64_t hit, int64_t skip)
+{
+	int64_t bs = rep->kv.block_size;
+	for (int64_t j = full_gpu; j < hit; j++) {
+		int t = tier_of(rep, r->hashes[j]);
+		assert(t >= 0);
+		struct kvtier *k = tier_at(rep, t);
+		kvtier_load(k, r->hashes[j]);
+		rep->load_ns += k->ns_per_block;
+		s->stats.tier_loaded_blocks++;
+		if (!r->admitted_once)
+			r->tier_first[t] += bs;
+	}
+	for (int64_t g = 0; g < rep->win_groups; g++)
+		for (int64_t j = skip; j < hit; j++) {
+			if (*wslot(rep, r, j, g) >= 0)
+				continue;
+			uint64_t h = group_hash(r->hashes[j], g);
+			int t = tier_of(rep, h);
+			assert(t >= 0);
+			struct kvtier *k = tier_at(rep, t);
+			kvtier_load(k, h);
+			rep->load_ns += k->ns_per_block;
+			s->stats.tier_loaded_blocks++;
+		}
 }
 
 /* The prefix hit of a model with sliding-window groups, given the
@@ -395,7 +462,12 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		int64_t max_hit = min64((total - 1) / bs, r->call.n_hashes);
 		/* r holds no blocks while waiting: its tables are scratch for the
 		 * ids of the cached prefix */
-		int64_t full_hit = kvcache_match(&rep->kv, r->hashes, max_hit, r->blocks);
+		int64_t gpu_hit = kvcache_match(&rep->kv, r->hashes, max_hit, r->blocks);
+		/* then the lower tiers continue the match (-1: loaded from one) */
+		int64_t full_hit = gpu_hit;
+		if (rep->tier && rep->kv.prefix_caching)
+			while (full_hit < max_hit && tier_of(rep, r->hashes[full_hit]) >= 0)
+				r->blocks[full_hit++] = -1;
 		int64_t hit = wg && full_hit > 0 ? window_hit(rep, r, full_hit) : full_hit;
 		int64_t skip = wg ? window_skipped(rep, hit * bs) : 0;
 		int64_t cached = hit * bs;
@@ -403,18 +475,29 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		int64_t n = min64(need, *budget);
 		if (!cfg->enable_chunked_prefill && n < need)
 			break;
-		int64_t evictable_hits = 0;
-		for (int64_t j = 0; j < hit; j++)
-			evictable_hits += rep->kv.ref[r->blocks[j]] == 0;
+		/* GPU hits in the free queue count as blocks the request takes;
+		 * blocks loaded from a tier need new ones */
+		int64_t evictable_hits = 0, loads = 0;
+		for (int64_t j = 0; j < hit; j++) {
+			if (r->blocks[j] < 0)
+				loads++;
+			else
+				evictable_hits += rep->kv.ref[r->blocks[j]] == 0;
+		}
 		for (int64_t g = 0; g < wg; g++)
-			for (int64_t j = skip; j < hit; j++)
-				evictable_hits += rep->kv.ref[*wslot(rep, r, j, g)] == 0;
+			for (int64_t j = skip; j < hit; j++) {
+				int32_t b = *wslot(rep, r, j, g);
+				if (b < 0)
+					loads++;
+				else
+					evictable_hits += rep->kv.ref[b] == 0;
+			}
 		/* blocks the admission check asks for: the first chunk's, or
 		 * (reserve_full_prompt) the whole current sequence's, in the
 		 * window groups capped at what they hold at once; only the
 		 * chunk's are allocated now */
 		int64_t tokens = cfg->reserve_full_prompt ? total : cached + n;
-		int64_t want = ceil_div(tokens, bs) - hit;
+		int64_t want = ceil_div(tokens, bs) - hit + loads;
 		if (wg) {
 			int64_t wreq = cfg->reserve_full_prompt ? sim_window_peak_blocks(cfg, total)
 								: ceil_div(tokens, bs);
@@ -428,15 +511,17 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 			rep->head_hit = hit;
 			rep->head_grow_end = rep->kv.prefix_caching ? min64(full_hit + 1, max_hit) : hit;
 			rep->head_deficit = want + r->seq_blocks - room;
+			rep->head_loads = loads;
 			rep->head_first_stamp = UINT64_MAX;
 			for (int64_t j = 0; j < hit; j++)
-				if (rep->kv.ref[r->blocks[j]] == 0 &&
+				if (r->blocks[j] >= 0 && rep->kv.ref[r->blocks[j]] == 0 &&
 				    rep->kv.stamp[r->blocks[j]] < rep->head_first_stamp)
 					rep->head_first_stamp = rep->kv.stamp[r->blocks[j]];
 			for (int64_t g = 0; g < wg; g++)
 				for (int64_t j = skip; j < hit; j++) {
 					int32_t b = *wslot(rep, r, j, g);
-					if (rep->kv.ref[b] == 0 && rep->kv.stamp[b] < rep->head_first_stamp)
+					if (b >= 0 && rep->kv.ref[b] == 0 &&
+					    rep->kv.stamp[b] < rep->head_first_stamp)
 						rep->head_first_stamp = rep->kv.stamp[b];
 				}
 			break;
@@ -445,6 +530,8 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		rep->kv.reserved += r->seq_blocks;
 		r->state = SREQ_RUNNING;
 		rep->running[rep->n_running++] = r; /* owned by the running list from here */
+		if (loads)
+			mark_loads(s, rep, r, gpu_hit, hit, skip);
 		if (!r->admitted_once) {
 			r->admitted_once = true;
 			r->scheduled_ns = s->now_ns;
@@ -452,10 +539,20 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 			r->inflight_miss = kvcache_match_pending(&rep->kv, r->hashes, full_hit, max_hit) * bs;
 		}
 		for (int64_t j = 0; j < hit; j++)
-			kvcache_take(&rep->kv, r->blocks[j]);
+			if (r->blocks[j] >= 0)
+				kvcache_take(&rep->kv, r->blocks[j]);
 		for (int64_t g = 0; g < wg; g++)
 			for (int64_t j = skip; j < hit; j++)
-				kvcache_take(&rep->kv, *wslot(rep, r, j, g));
+				if (*wslot(rep, r, j, g) >= 0)
+					kvcache_take(&rep->kv, *wslot(rep, r, j, g));
+		for (int64_t j = gpu_hit; loads && j < hit; j++)
+			if (load_block(rep, r->hashes[j], &r->blocks[j]) != 0)
+				return DIAG_ENOMEM;
+		for (int64_t g = 0; loads && g < wg; g++)
+			for (int64_t j = skip; j < hit; j++)
+				if (*wslot(rep, r, j, g) < 0 &&
+				    load_block(rep, group_hash(r->hashes[j], g), wslot(rep, r, j, g)) != 0)
+					return DIAG_ENOMEM;
 		r->n_blocks = hit;
 		r->w_lo = skip;
 		r->n_registered = hit;
@@ -613,6 +710,7 @@ int replica_schedule(struct sim *s, struct replica *rep)
 	rep->n_batch = 0;
 	struct perf_batch pb = {0};
 	int64_t budget = s->cfg.max_num_batched_tokens;
+	rep->load_ns = 0;
 	bool preempted = schedule_running(s, rep, &pb, &budget);
 	int admitted = 0;
 	rep->head_blocked = false;
@@ -642,14 +740,25 @@ int replica_schedule(struct sim *s, struct replica *rep)
 		/* largest k <= kmax whose extra blocks are available */
 		int64_t avail = kvcache_available(&rep->kv);
 		k = run_k_fits(rep, kmax, avail);
+		/* a tier other replicas read sees this one's evictions as they
+		 * happen: a run evicts no cached block */
+		if (rep->tier_shared && k > 1)
+			k = run_k_fits(rep, k, kvcache_allocs_before_hashed(&rep->kv, avail));
 		if (rep->head_blocked && rep->wq_len > 0) {
 			/* nor may it change what the blocked head would find cached */
 			int64_t kh = run_k_before_head_grows(rep, k);
 			int64_t limit = avail;
 			if (rep->head_first_stamp != UINT64_MAX)
 				limit = kvcache_allocs_before(&rep->kv, rep->head_first_stamp, avail);
+			/* with tiers, an eviction changes what they hold for the head */
+			if (rep->tier)
+				limit = min64(limit, kvcache_allocs_before_hashed(&rep->kv, avail));
 			if (limit < avail)
 				kh = run_k_fits(rep, kh, limit);
+			/* a shared tier can lose the head's loaded blocks to another
+			 * replica's demotions at any step */
+			if (rep->tier_shared && rep->head_loads > 0)
+				kh = 1;
 			if (rep->win_groups)
 				kh = run_k_before_frees(rep, kh);
 			if (kh < k) {
@@ -661,6 +770,10 @@ int replica_schedule(struct sim *s, struct replica *rep)
 	double dur = decode ? s->perf.decode_run_ns(s->perf.ctx, &pb, k) : s->perf.step_ns(s->perf.ctx, &pb);
 	if (!(dur >= 0.0) || !isfinite(dur))
 		return DIAG_EINTERNAL;
+	if (rep->load_ns > 0) { /* tier loads finish before the step's compute */
+		dur += rep->load_ns;
+		s->stats.tier_load_ns += rep->load_ns;
+	}
 	rep->busy = true;
 	rep->run_decode = decode;
 	rep->run_cuttable = rep->wq_len == 0;

@@ -89,6 +89,8 @@ struct sreq {
 	int64_t prefill_computed;   /* prefill tokens computed, recompute included */
 	int64_t kv_obtained;        /* cached + computed tokens over all admissions */
 	int64_t kv_dropped;         /* computed tokens thrown away by preemption */
+	int64_t tier_first[RES_MAX_TIERS]; /* tokens loaded from each lower tier
+				       at first admission */
 	int32_t preemptions;
 	bool admitted_once;
 	struct sreq *next_free;
@@ -126,6 +128,7 @@ struct replica {
 				       [head_hit, head_grow_end) with its hash
 				       could lengthen the hit */
 	int64_t head_deficit;       /* blocks it lacked */
+	int64_t head_loads;         /* blocks of its hit a lower tier holds */
 	uint64_t head_first_stamp;  /* oldest free-queue stamp of its cached
 				       prefix (UINT64_MAX: none free) */
 	int64_t run_kv_start;       /* blocks in use when the run was scheduled */
@@ -134,6 +137,10 @@ struct replica {
 	int64_t win_groups;         /* blocks one position costs in them */
 	int64_t win_hit_blocks;     /* cached blocks a hit needs just before its
 				       end: cdiv(window - 1, block_size) */
+	/* lower KV tiers (sim_set_tiers): the top of the chain, NULL when off */
+	struct kvtier *tier;
+	bool tier_shared;           /* other replicas read and fill it too */
+	double load_ns;             /* loads of the step being scheduled */
 	int32_t *scratch;           /* max_num_seqs entries */
 	int64_t *bucket;            /* block_size + 1 entries */
 };

@@ -19,6 +19,9 @@ enum res_status {
 	RES_REJECTED = 1, /* could never be served; `reason` says why */
 };
 
+/* Lower KV-cache tiers below a replica's GPU cache: host, disk/remote. */
+#define RES_MAX_TIERS 2
+
 /* One LLM call, reported once when it completes or is rejected. */
 struct res_request {
 	uint64_t session;          /* session id hash (0 for open-loop requests) */
@@ -40,6 +43,9 @@ struct res_request {
 	int64_t computed_prefill_tokens;/* prefill computed, recomputation included */
 	int64_t inflight_miss_tokens;   /* prefix tokens missed only because another
 					   request was still computing them */
+	int64_t tier_cached_tokens[RES_MAX_TIERS]; /* of cached_prompt_tokens, those
+					   loaded from the host tier [0] and the
+					   disk/remote tier [1] (kv_tiers) */
 	int32_t preemptions;
 };
 

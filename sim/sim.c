@@ -4,6 +4,7 @@
 
 #include "models/perf.h"
 #include "models/perf_model.h"
+#include "sim/kvtier.h"
 #include "sim/replica.h"
 
 #include <math.h>
@@ -74,6 +75,46 @@ int sim_init(struct sim *s, const struct engine_config *cfg, int32_t n_replicas,
 	return router_init(&s->router, &rc, n_replicas, cfg->max_num_seqs, d);
 }
 
+static void tier_demote(void *ctx, uint64_t hash)
+{
+	kvtier_put(ctx, hash);
+}
+
+int sim_set_tiers(struct sim *s, const struct sim_tiers_config *tc, struct diag *d)
+{
+	if (s->stats.submitted != 0 || s->tiers)
+		return diag_set(d, DIAG_EINTERNAL, "KV tiers set after calls were submitted");
+	if (tc->n <= 0)
+		return 0;
+	if (tc->n > RES_MAX_TIERS || tc->shared_by < 1)
+		return diag_set(d, DIAG_EINPUT, "kv_tiers: %d tiers shared by %d replicas "
+				"(expected 1 to %d tiers, shared by 1 or more)", (int)tc->n,
+				(int)tc->shared_by, RES_MAX_TIERS);
+	int32_t sets = (s->n_replicas + tc->shared_by - 1) / tc->shared_by;
+	s->tiers = calloc((size_t)sets * (size_t)tc->n, sizeof(*s->tiers));
+	if (!s->tiers)
+		return diag_set(d, DIAG_ENOMEM, "out of memory for %d KV tiers", (int)(sets * tc->n));
+	s->n_tier_sets = sets;
+	s->tiers_cfg = *tc;
+	for (int32_t i = 0; i < sets; i++)
+		for (int32_t t = tc->n - 1; t >= 0; t--) {
+			struct kvtier *k = &s->tiers[i * tc->n + t];
+			struct kvtier *lower = t + 1 < tc->n ? k + 1 : NULL;
+			if (kvtier_init(k, tc->tier[t].blocks, tc->tier[t].ns_per_block, lower) != 0)
+				return diag_set(d, DIAG_EINPUT,
+						"kv_tiers: tier %d holds %lld blocks (expected 1 to 2^31-1)",
+						(int)t, (long long)tc->tier[t].blocks);
+		}
+	for (int32_t r = 0; r < s->n_replicas; r++) {
+		struct replica *rep = &s->replicas[r];
+		rep->tier = &s->tiers[(r / tc->shared_by) * tc->n];
+		rep->tier_shared = tc->shared_by > 1 && s->n_replicas > 1;
+		rep->kv.on_evict = tier_demote;
+		rep->kv.evict_ctx = rep->tier;
+	}
+	return 0;
+}
+
 int sim_set_router(struct sim *s, const struct router_config *rc, struct diag *d)
 {
 	if (s->stats.submitted != 0)
@@ -111,6 +152,9 @@ void sim_release(struct sim *s)
 		sreq_destroy(r);
 	}
 	router_release(&s->router);
+	for (int32_t i = 0; s->tiers && i < s->n_tier_sets * s->tiers_cfg.n; i++)
+		kvtier_release(&s->tiers[i]);
+	free(s->tiers);
 	free(s->replicas);
 	for (struct sreq *r = s->free_reqs, *next; r; r = next) {
 		next = r->next_free;
@@ -278,6 +322,8 @@ static void report(struct sim *s, struct sreq *r, int32_t replica, enum res_stat
 		.inflight_miss_tokens = r->inflight_miss,
 		.preemptions = r->preemptions,
 	};
+	for (int t = 0; t < RES_MAX_TIERS; t++)
+		rec.tier_cached_tokens[t] = r->tier_first[t];
 	if (s->sink.request)
 		s->sink.request(s->sink.ctx, &rec);
 	if (s->done)
@@ -428,6 +474,8 @@ int sim_step(struct sim *s, struct diag *d)
 	}
 	if (rc == 0 && s->err)
 		rc = s->err;
+	for (int32_t i = 0; rc == 0 && s->tiers && i < s->n_tier_sets * s->tiers_cfg.n; i++)
+		rc = s->tiers[i].err;
 	if (rc == DIAG_ENOMEM)
 		return diag_set(d, rc, "out of memory at t=%.6f s", (double)s->now_ns / 1e9);
 	if (rc != 0)

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 struct replica;
+struct kvtier;
 
 /* Engine settings with vLLM's names and meanings. */
 struct engine_config {
@@ -104,6 +105,21 @@ struct sim_stats {
 	int64_t truncated_runs;  /* decode runs cut short by an arrival */
 	int64_t head_cut_runs;   /* decode runs shortened so the blocked waiting
 				    head's cached prefix stays as it was */
+	int64_t tier_loaded_blocks; /* blocks loaded from lower tiers */
+	double tier_load_ns;     /* time steps spent loading them */
+};
+
+/* Lower KV-cache tiers (kv_tiers): tier[0] the host, tier[1] (when n is 2)
+ * a disk or remote store below it; shared_by replicas in a row (one node's)
+ * share one set.  Off (n = 0) by default. */
+struct sim_tier_config {
+	int64_t blocks;          /* capacity, in blocks of this cache */
+	double ns_per_block;     /* time to load one block into a replica's GPUs */
+};
+struct sim_tiers_config {
+	int32_t n;               /* 0..RES_MAX_TIERS */
+	struct sim_tier_config tier[RES_MAX_TIERS];
+	int32_t shared_by;       /* >= 1 */
 };
 
 struct sim {
@@ -117,6 +133,9 @@ struct sim {
 	struct replica *replicas;
 	int32_t n_replicas;
 	struct router router;
+	struct kvtier *tiers;      /* n_tier_sets x tiers.n, NULL when off */
+	int32_t n_tier_sets;
+	struct sim_tiers_config tiers_cfg;
 	struct sim_stats stats;
 	int64_t tokens_scheduled;  /* sum of batch tokens given to the perf model */
 	int64_t tokens_applied;    /* sum of tokens credited to requests */
@@ -147,6 +166,11 @@ int64_t sim_window_peak_blocks(const struct engine_config *cfg, int64_t tokens);
  * parallelism: the linear layers' state in KV tokens, the sliding window and
  * the cost of its groups; and kv_cache_tokens from the plan when it is 0. */
 void sim_engine_hybrid(struct engine_config *cfg, const struct mem_plan *plan);
+
+/* Put tiers below the replicas' caches; only before the first sim_submit.
+ * 0, DIAG_EINPUT (a capacity out of 1..2^31-1, shared_by < 1), DIAG_ENOMEM,
+ * or DIAG_EINTERNAL when calls were already submitted. */
+int sim_set_tiers(struct sim *s, const struct sim_tiers_config *tc, struct diag *d);
 
 /* Replace the default router (round_robin, no limits) by one built from rc;
  * only before the first sim_submit.  0, DIAG_EINPUT, DIAG_ENOMEM, or

@@ -266,10 +266,87 @@ static void test_stats_curve_range(void **state)
 	cli_out_free(&r);
 }
 
+static cJSON *summary_of(cJSON *j)
+{
+	if (cJSON_GetObjectItem(j, "cached_prompt_tokens"))
+		return j;
+	for (cJSON *c = j->child; c; c = c->next)
+		if (cJSON_IsObject(c)) {
+			cJSON *x = summary_of(c);
+			if (x)
+				return x;
+		}
+	return NULL;
+}
+
+/* kv_tiers: a team whose sessions idle through tool calls in a small GPU
+ * cache gets some of their evicted prefixes back from a host tier (cached
+ * tokens by tier in the JSON and the table); without the tier the keys are
+ * absent, so a run without tiers prints what it always did. */
+static void test_replay_kv_tiers(void **state)
+{
+	(void)state;
+	mkdir(SCRATCH, 0777);
+	struct cli_out r = cli_run("synth --engineers 4 --days 1 -o " SCRATCH "/four.jsonl");
+	assert_int_equal(r.status, 0);
+	cli_out_free(&r);
+	r = cli_run("replay " SCRATCH "/four.jsonl --set engine.kv_cache_tokens=300000 --json -");
+	assert_int_equal(r.status, 0);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	cJSON *s0 = summary_of(j);
+	assert_non_null(s0);
+	assert_null(cJSON_GetObjectItem(s0, "cached_tokens_host"));
+	double cached0 = cJSON_GetObjectItem(s0, "cached_prompt_tokens")->valuedouble;
+	cJSON_Delete(j);
+	cli_out_free(&r);
+	r = cli_run("replay " SCRATCH "/four.jsonl --set engine.kv_cache_tokens=300000 "
+		    "--set kv_tiers.host_gb=200 --json " SCRATCH "/tiers.json");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Cached tokens from host tier:"));
+	cli_out_free(&r);
+	char *text = NULL;
+	{
+		FILE *f = fopen(SCRATCH "/tiers.json", "rb");
+		assert_non_null(f);
+		text = calloc(1, 1 << 22);
+		assert_non_null(text);
+		size_t n = fread(text, 1, (1 << 22) - 1, f);
+		assert_true(n > 0);
+		fclose(f);
+	}
+	j = cJSON_Parse(text);
+	free(text);
+	assert_non_null(j);
+	cJSON *s1 = summary_of(j);
+	double cached = cJSON_GetObjectItem(s1, "cached_prompt_tokens")->valuedouble;
+	double gpu = cJSON_GetObjectItem(s1, "cached_tokens_gpu")->valuedouble;
+	double host = cJSON_GetObjectItem(s1, "cached_tokens_host")->valuedouble;
+	double loaded = cJSON_GetObjectItem(s1, "kv_tier_loaded_blocks")->valuedouble;
+	printf("cached tokens: %.0f without a tier; with one %.0f (GPU %.0f, host %.0f)\n", cached0,
+	       cached, gpu, host);
+	assert_true(host > 0);
+	assert_true(gpu + host == cached);
+	assert_true(cached > cached0);
+	assert_true(loaded * 16 >= host);
+	assert_true(cJSON_GetObjectItem(s1, "kv_tier_load_s")->valuedouble > 0);
+	cJSON_Delete(j);
+	/* a disk tier needs its bandwidth and a host tier above it */
+	r = cli_run("replay " SCRATCH "/four.jsonl --set kv_tiers.host_gb=10 --set kv_tiers.disk_gb=100");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "kv_tiers.disk_gbs"));
+	cli_out_free(&r);
+	r = cli_run("replay " SCRATCH "/four.jsonl --set kv_tiers.disk_gb=100 --set kv_tiers.disk_gbs=5");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "kv_tiers.host_gb"));
+	cli_out_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_import_names_engineers),
+		cmocka_unit_test(test_replay_kv_tiers),
 		cmocka_unit_test(test_raw_logs_say_import),
 		cmocka_unit_test(test_synth_one_office_and_stderr),
 		cmocka_unit_test(test_catalog_outputs),

@@ -16,6 +16,7 @@
 #include "models/perf_model.h"
 #include "sim/evq.h"
 #include "sim/kvcache.h"
+#include "sim/kvtier.h"
 #include "sim/replica.h"
 #include "sim/sim.h"
 
@@ -134,7 +135,16 @@ struct harness {
 	struct diag d;
 };
 
+static void h_init_n(struct harness *h, const struct engine_config *cfg, int32_t replicas, double a,
+		     double b, double c);
+
 static void h_init(struct harness *h, const struct engine_config *cfg, double a, double b, double c)
+{
+	h_init_n(h, cfg, 1, a, b, c);
+}
+
+static void h_init_n(struct harness *h, const struct engine_config *cfg, int32_t replicas, double a,
+		     double b, double c)
 {
 	memset(h, 0, sizeof(*h));
 	h->perf.a = a;
@@ -145,7 +155,7 @@ static void h_init(struct harness *h, const struct engine_config *cfg, double a,
 			     .work = lin_work};
 	struct res_sink sink = {.ctx = &h->col, .request = col_req, .itl_run = col_itl,
 				.busy = col_busy};
-	assert_int_equal(sim_init(&h->s, cfg, 1, p, sink, NULL, NULL, &h->d), 0);
+	assert_int_equal(sim_init(&h->s, cfg, replicas, p, sink, NULL, NULL, &h->d), 0);
 }
 
 static void h_submit_pfx(struct harness *h, int64_t t_ns, int64_t prompt, int64_t out, int64_t shared,
@@ -689,6 +699,138 @@ static void test_window_hit_gpt_oss(void **state)
 	}
 }
 
+/* A tier of 3 blocks over one of 2: least recent first out, a loaded block
+ * becomes the most recent, a block is held once; kvtier_check catches a
+ * broken link. */
+static void test_kvtier_lru(void **state)
+{
+	(void)state;
+	struct kvtier lo, hi;
+	assert_int_equal(kvtier_init(&lo, 2, 5.0, NULL), 0);
+	assert_int_equal(kvtier_init(&hi, 3, 1.0, &lo), 0);
+	for (uint64_t h = 1; h <= 4; h++)
+		kvtier_put(&hi, h);
+	assert_false(kvtier_has(&hi, 1));
+	assert_true(kvtier_has(&lo, 1));
+	kvtier_load(&hi, 2);        /* 2 is now the most recent: 3, 4, 2 */
+	kvtier_put(&hi, 4);         /* already held: 3, 2, 4 */
+	kvtier_put(&hi, 5);         /* 3 goes down: 2, 4, 5; lo: 1, 3 */
+	assert_false(kvtier_has(&hi, 3));
+	assert_true(kvtier_has(&hi, 2) && kvtier_has(&hi, 4) && kvtier_has(&hi, 5));
+	assert_true(kvtier_has(&lo, 3) && kvtier_has(&lo, 1));
+	kvtier_put(&hi, 6);         /* 2 goes down and pushes 1 out of lo */
+	assert_true(kvtier_has(&lo, 2) && !kvtier_has(&lo, 1));
+	assert_int_equal(hi.evicted, 3);
+	assert_int_equal(lo.evicted, 1);
+	assert_int_equal(hi.loaded, 1);
+	assert_true(kvtier_check(&hi) && kvtier_check(&lo));
+	hi.prev[hi.mru] = hi.mru; /* a broken link */
+	assert_false(kvtier_check(&hi));
+	kvtier_release(&hi);
+	kvtier_release(&lo);
+}
+
+/* A host tier below the GPU cache (kv_tiers): a session whose tool wait
+ * outlasts its blocks' GPU residency gets them back from the tier instead
+ * of recomputing them.  A cache of 24 blocks: A (160 tokens, 10 blocks)
+ * finishes, then C (383 unique tokens, 24 blocks: the 14 never used, then
+ * A's 10) evicts all of A's blocks, which the GPU demotes to the tier.  B extends A's 160 tokens by 40: no GPU
+ * hit, 10 blocks from the tier, loaded at 1,000 ns a block before its step
+ * computes the 40 new tokens (1,000 + 40 ns): TTFT 11,040 ns.  Without the
+ * tier B computes all 200 tokens (1,200 ns). */
+static void test_tier_hit_after_eviction(void **state)
+{
+	(void)state;
+	for (int v = 0; v < 2; v++) {
+		struct engine_config cfg = cfg_default();
+		cfg.kv_cache_tokens = 16 * 24;
+		struct harness *h = malloc(sizeof(*h));
+		h_init(h, &cfg, 1000, 1, 0);
+		if (v == 1) {
+			struct sim_tiers_config tc = {.n = 1, .shared_by = 1,
+						      .tier = {{.blocks = 100, .ns_per_block = 1000}}};
+			assert_int_equal(sim_set_tiers(&h->s, &tc, &h->d), 0);
+		}
+		h_submit_pfx(h, 0, 160, 1, 160, 1, 0xAB);
+		h_submit_pfx(h, 1000000000LL, 383, 1, 0, 2, 0xCD);
+		h_submit_pfx(h, 2000000000LL, 200, 1, 160, 3, 0xAB);
+		h_run(h);
+		const struct res_request *b = rec_of(&h->col, 3);
+		assert_int_equal(b->status, RES_COMPLETED);
+		if (v == 0) {
+			assert_int_equal(b->cached_prompt_tokens, 0);
+			assert_int_equal(b->first_token_ns - b->arrival_ns, 1200);
+		} else {
+			assert_int_equal(b->cached_prompt_tokens, 160);
+			assert_int_equal(b->tier_cached_tokens[0], 160);
+			assert_int_equal(b->tier_cached_tokens[1], 0);
+			assert_int_equal(b->computed_prefill_tokens, 40);
+			assert_int_equal(b->first_token_ns - b->arrival_ns, 11040);
+			struct sim_stats st = sim_get_stats(&h->s);
+			assert_int_equal(st.tier_loaded_blocks, 10);
+			assert_true(kvtier_check(&h->s.tiers[0]));
+			assert_int_equal(h->s.tiers[0].loaded, 10);
+		}
+		sim_release(&h->s);
+		free(h);
+	}
+}
+
+/* A tier with room for 4 blocks passes its least recent ones to a second
+ * tier below it (a disk or remote store), from which they load at that
+ * tier's cost; and a tier shared by two replicas serves one replica's
+ * demoted blocks to the other (round-robin routing sends A and B to
+ * different replicas), where private tiers cannot. */
+static void test_tier_chain_and_sharing(void **state)
+{
+	(void)state;
+	/* the chain: host 4 blocks at 1,000 ns, disk 100 blocks at 5,000 ns */
+	struct engine_config cfg = cfg_default();
+	cfg.kv_cache_tokens = 16 * 24;
+	struct harness *h = malloc(sizeof(*h));
+	h_init(h, &cfg, 1000, 1, 0);
+	struct sim_tiers_config tc = {.n = 2, .shared_by = 1,
+				      .tier = {{.blocks = 4, .ns_per_block = 1000},
+					       {.blocks = 100, .ns_per_block = 5000}}};
+	assert_int_equal(sim_set_tiers(&h->s, &tc, &h->d), 0);
+	h_submit_pfx(h, 0, 160, 1, 160, 1, 0xAB);
+	h_submit_pfx(h, 1000000000LL, 383, 1, 0, 2, 0xCD);
+	h_submit_pfx(h, 2000000000LL, 200, 1, 160, 3, 0xAB);
+	h_run(h);
+	const struct res_request *b = rec_of(&h->col, 3);
+	/* A's 10 blocks were evicted in queue order (its tail first), so the
+	 * host keeps the last 4 evicted (its first 4 blocks) and the disk the
+	 * other 6; C's own blocks were never evicted */
+	assert_int_equal(b->cached_prompt_tokens, 160);
+	assert_int_equal(b->tier_cached_tokens[0], 4 * 16);
+	assert_int_equal(b->tier_cached_tokens[1], 6 * 16);
+	assert_int_equal(b->first_token_ns - b->arrival_ns, 1000 + 40 + 4 * 1000 + 6 * 5000);
+	assert_true(kvtier_check(&h->s.tiers[0]) && kvtier_check(&h->s.tiers[1]));
+	sim_release(&h->s);
+	free(h);
+
+	for (int shared = 0; shared < 2; shared++) {
+		cfg = cfg_default();
+		cfg.kv_cache_tokens = 16 * 24;
+		h = malloc(sizeof(*h));
+		h_init_n(h, &cfg, 2, 1000, 1, 0);
+		struct sim_tiers_config t2 = {.n = 1, .shared_by = shared ? 2 : 1,
+					      .tier = {{.blocks = 100, .ns_per_block = 1000}}};
+		assert_int_equal(sim_set_tiers(&h->s, &t2, &h->d), 0);
+		h_submit_pfx(h, 0, 160, 1, 160, 1, 0xAB);           /* replica 0 */
+		h_submit_pfx(h, 1000000000LL, 64, 1, 0, 2, 0xCD);   /* replica 1 */
+		h_submit_pfx(h, 2000000000LL, 383, 1, 0, 4, 0xEF); /* replica 0: evicts A */
+		h_submit_pfx(h, 3000000000LL, 200, 1, 160, 3, 0xAB); /* replica 1 */
+		h_run(h);
+		b = rec_of(&h->col, 3);
+		assert_int_equal(b->replica, 1);
+		assert_int_equal(b->tier_cached_tokens[0], shared ? 160 : 0);
+		assert_int_equal(b->cached_prompt_tokens, shared ? 160 : 0);
+		sim_release(&h->s);
+		free(h);
+	}
+}
+
 /* Coalesced decode runs give the same answers as stepping one by one.
  * Workload 0: mixed lengths, half sharing one prefix, a small cache.
  * Workload 1: families of prefixes of many lengths arriving in bursts under
@@ -721,7 +863,7 @@ static void test_runs_match_single_steps(void **state)
 {
 	(void)state;
 	uint64_t *queue[2] = {malloc(400 * sizeof(uint64_t)), malloc(400 * sizeof(uint64_t))};
-	for (int w = 0; w < 3; w++) {
+	for (int w = 0; w < 4; w++) {
 		int64_t qlen[2];
 		struct col *res[2];
 		int64_t events[2];
@@ -743,7 +885,14 @@ static void test_runs_match_single_steps(void **state)
 			 * any difference is a scheduling difference, not rounding */
 			h_init(h, &cfg, 5000, 3, 1);
 			h->s.single_step = mode == 1;
-			submit_workload(h, w == 2 ? 1 : w);
+			if (w == 3) { /* host and disk tiers, blocks coming back from both */
+				struct sim_tiers_config tc = {
+					.n = 2, .shared_by = 1,
+					.tier = {{.blocks = 60, .ns_per_block = 700},
+						 {.blocks = 200, .ns_per_block = 3000}}};
+				assert_int_equal(sim_set_tiers(&h->s, &tc, &h->d), 0);
+			}
+			submit_workload(h, w >= 2 ? 1 : w);
 			h_run(h);
 			res[mode] = malloc(sizeof(struct col));
 			*res[mode] = h->col;
@@ -768,6 +917,8 @@ static void test_runs_match_single_steps(void **state)
 				assert_true(st.kv_evictions > 0);
 				if (w == 0) /* outputs written into a shared prefix's blocks */
 					assert_true(h->s.replicas[0].kv.duplicates > 0);
+				if (w == 3)
+					assert_true(st.tier_loaded_blocks > 0 && h->s.tiers[1].loaded > 0);
 			}
 			sim_release(&h->s);
 			free(h);
@@ -1070,6 +1221,9 @@ int main(void)
 		cmocka_unit_test(test_sequence_state_reserved),
 		cmocka_unit_test(test_window_hit_by_hand),
 		cmocka_unit_test(test_window_hit_gpt_oss),
+		cmocka_unit_test(test_kvtier_lru),
+		cmocka_unit_test(test_tier_hit_after_eviction),
+		cmocka_unit_test(test_tier_chain_and_sharing),
 		cmocka_unit_test(test_runs_match_single_steps),
 		cmocka_unit_test(test_kv_check_catches_corruption),
 		cmocka_unit_test(test_check_end_catches_corruption),
