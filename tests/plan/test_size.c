@@ -13,6 +13,8 @@
  *   - --confidence: the winner fails in no more replicates than the share
  *     allows, each checked by a replay to the end, and a lower share never
  *     asks for more GPUs;
+ *   - --replicates 5 prints each objective's spread over the replicates
+ *     (GSL quantiles, in order);
  *   - an unknown hardware id or objectives that do not parse: exit 2, a
  *     message naming what was expected, no JSON written.
  */
@@ -209,8 +211,8 @@ static void test_300_on_one_gpu(void **state)
 	assert_int_equal(e->fig[0].verdict, REPLAY_STOPPED_SLO);
 	/* the team works across a day in four time zones; the verdict comes
 	 * before its last session has even started, after far fewer events
-	 * than a deployment that holds the objectives needs for the day (about
-	 * 1.6 million for 1 x TP8 here: bench/bench_size) */
+	 * than a deployment that holds the objectives needs for the day (over
+	 * a million for 1 x TP8 on bench/bench_size's 300-engineer team) */
 	print_message("stopped at %.0f s of simulated time (last session starts at %.0f s) "
 		      "after %lld events: %s\n", e->fig[0].sim_s, ts.last_start_s,
 		      (long long)e->fig[0].events, e->why);
@@ -286,6 +288,34 @@ static void test_cli_errors(void **state)
 	cli_out_free(&r);
 }
 
+/* --replicates 5: five teams, each objective's spread over them, quantiles
+ * in order and the JSON's replicate count. */
+static void test_replicates_spread(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("size --engineers 2 --profile default --hardware hgx-h100-8 "
+				   "--replicates 5 --confidence 0.8 --json " SCRATCH "/spread.json");
+	if (r.status != 0)
+		fail_msg("status %d: %s", r.status, r.err);
+	assert_non_null(strstr(r.out, "Replicates: 5 (seeds 1..5)"));
+	assert_non_null(strstr(r.out, "Spread over replicates (GSL quantiles 10% / 50% / 90%)"));
+	assert_non_null(strstr(r.out, "ttft_p95"));
+	cli_out_free(&r);
+	char *text = cli_slurp(SCRATCH "/spread.json", NULL);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"replicates\":5"));
+	const char *p = strstr(text, "\"best\":{");
+	assert_non_null(p);
+	assert_non_null(strstr(p, "\"replicates_run\":5"));
+	const char *q = strstr(p, "\"ttft_p95\":{\"p10\":");
+	assert_non_null(q);
+	double p10, p50, p90;
+	assert_int_equal(sscanf(q, "\"ttft_p95\":{\"p10\":%lf,\"p50\":%lf,\"p90\":%lf", &p10, &p50,
+				&p90), 3);
+	assert_true(p10 <= p50 && p50 <= p90 && p10 > 0);
+	free(text);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -301,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_300_on_one_gpu),
 		cmocka_unit_test(test_confidence),
 		cmocka_unit_test(test_cli_errors),
+		cmocka_unit_test(test_replicates_spread),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
