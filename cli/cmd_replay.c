@@ -18,6 +18,7 @@
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "reports/cluster.h"
+#include "reports/html.h"
 #include "reports/metrics.h"
 #include "reports/output.h"
 #include "reports/reqcsv.h"
@@ -35,7 +36,7 @@ static const char REPLAY_HELP[] =
 	"\n"
 	"SYNOPSIS\n"
 	"    agentcap replay TRACE [--scenario FILE] [--set KEY=VALUE]... [--json FILE]\n"
-	"                    [--csv FILE] [--seed N] [--format auto|canonical|mooncake] [--skip-bad]\n"
+	"                    [--csv FILE] [--html FILE] [--seed N] [--format auto|canonical|mooncake] [--skip-bad]\n"
 	"                    [--catalog DIR] [--quiet] [--engineers N [--days D] [--jitter S]]\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -68,10 +69,6 @@ static const char REPLAY_HELP[] =
 	"    --json FILE\n"
 	"        Also write every metric as JSON (docs/metrics.md) to FILE, atomically;\n"
 	"        '-' writes to standard output and suppresses the table.\n"
-	"    --csv FILE\n"
-	"        Also write one row per call (session, call, replica, arrival, router\n"
-	"        wait, queue, TTFT, TPOT, E2E, tokens, preemptions, outcome) to FILE,\n"
-	"        as calls finish, atomically (docs/output-schema.md).\n"
 	"    --seed N\n"
 	"        In a plain replay nothing is drawn at random: the seed is only\n"
 	"        reported, and any seed gives the same figures.  With --engineers it\n"
@@ -100,8 +97,20 @@ static const char REPLAY_HELP[] =
 	"    --jitter S\n"
 	"        Shift each drawn engineer-day by up to S seconds (default 0), so\n"
 	"        copies of one engineer-day do not arrive in lockstep.\n"
-	"\n"
 	"";
+
+/* The options for more outputs (a C11 string literal is kept under 4095 bytes). */
+static const char REPLAY_HELP_OUTPUTS[] =
+	"    --csv FILE\n"
+	"        Also write one row per call (session, call, replica, arrival, router\n"
+	"        wait, queue, TTFT, TPOT, E2E, tokens, preemptions, outcome) to FILE,\n"
+	"        as calls finish, atomically (docs/output-schema.md).\n"
+	"    --html FILE\n"
+	"        Also write the report as one self-contained HTML page (inline CSS and\n"
+	"        SVG charts, no scripts, nothing fetched): what was run, the answer,\n"
+	"        latency figures, CDFs of TTFT, TPOT and E2E with the SLO lines, and\n"
+	"        calls arriving over time.  Written atomically.\n"
+	"\n";
 
 /* Second half of the page (a C11 string literal is kept under 4095 bytes). */
 static const char REPLAY_HELP_CLUSTER[] =
@@ -149,6 +158,7 @@ struct replay_args {
 	const char *scenario;
 	const char *json;
 	const char *csv;
+	const char *html;
 	const char *catalog;
 	const char *sets[MAX_SETS];
 	int n_sets;
@@ -162,12 +172,13 @@ struct replay_args {
 static int parse_args(int argc, char **argv, struct replay_args *a)
 {
 	enum { O_SCENARIO = 1000, O_SET, O_JSON, O_SEED, O_FORMAT, O_SKIP, O_CATALOG, O_QUIET, O_HELP,
-	       O_ENGINEERS, O_DAYS, O_JITTER, O_CSV };
+	       O_ENGINEERS, O_DAYS, O_JITTER, O_CSV, O_HTML };
 	static const struct option opts[] = {
 		{"scenario", required_argument, NULL, O_SCENARIO},
 		{"set", required_argument, NULL, O_SET},
 		{"json", required_argument, NULL, O_JSON},
 		{"csv", required_argument, NULL, O_CSV},
+		{"html", required_argument, NULL, O_HTML},
 		{"seed", required_argument, NULL, O_SEED},
 		{"format", required_argument, NULL, O_FORMAT},
 		{"skip-bad", no_argument, NULL, O_SKIP},
@@ -201,6 +212,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			break;
 		case O_CSV:
 			a->csv = optarg;
+			break;
+		case O_HTML:
+			a->html = optarg;
 			break;
 		case O_SEED: {
 			char *end;
@@ -252,6 +266,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		case 'h':
 		case O_HELP:
 			fputs(REPLAY_HELP, stdout);
+			fputs(REPLAY_HELP_OUTPUTS, stdout);
 			fputs(REPLAY_HELP_CLUSTER, stdout);
 			fputs(REPLAY_HELP_END, stdout);
 			return -1;
@@ -433,6 +448,8 @@ int cmd_replay(int argc, char **argv)
 	int rc = a->json ? outfile_check(a->json, &d) : 0;
 	if (rc == 0 && a->csv)
 		rc = outfile_check(a->csv, &d);
+	if (rc == 0 && a->html)
+		rc = outfile_check(a->html, &d);
 	if (rc == 0 && a->json && a->csv && strcmp(a->json, "-") == 0 && strcmp(a->csv, "-") == 0)
 		rc = diag_set(&d, DIAG_EINPUT, "--json - and --csv - would both write to standard "
 			      "output (expected at most one of them to be '-')");
@@ -576,7 +593,8 @@ int cmd_replay(int argc, char **argv)
 		answer_no = report_answer_no(&meta, &sum);
 		/* the table keeps out of a JSON or CSV on standard output */
 		bool json_stdout = (a->json && strcmp(a->json, "-") == 0) ||
-				   (a->csv && strcmp(a->csv, "-") == 0);
+				   (a->csv && strcmp(a->csv, "-") == 0) ||
+				   (a->html && strcmp(a->html, "-") == 0);
 		/* the table goes out even when the JSON cannot be written, so the
 		 * run's results are not lost with it */
 		if (a->json)
@@ -590,6 +608,14 @@ int cmd_replay(int argc, char **argv)
 			       (unsigned long long)a->seed, (long long)st.scale.source_engineers,
 			       (long long)st.scale.source_engineer_days,
 			       (long long)st.scale.active_engineer_days, (long long)st.scale.sessions_out);
+		if (rc == 0 && a->html) {
+			struct outfile hf;
+			struct diag wd;
+			diag_init(&wd);
+			rc = outfile_open(&hf, a->html, &d);
+			if (rc == 0)
+				rc = outfile_finish(&hf, html_replay(hf.fp, &meta, &sum, m, &wd), &wd, &d);
+		}
 		if (rc == 0 && csv_rc != 0) {
 			rc = csv_rc;
 			d = csv_d;

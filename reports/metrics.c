@@ -614,3 +614,49 @@ int metrics_summarize(const struct metrics *m, struct metrics_summary *out, stru
 	free(scratch);
 	return 0;
 }
+
+double *metrics_series_sorted(const struct metrics *m, enum metrics_series which, size_t *n)
+{
+	const struct vec *v = which == METRICS_TTFT_MS ? &m->ttft_ms :
+			      which == METRICS_TPOT_MS ? &m->tpot_ms : &m->e2el_ms;
+	*n = 0;
+	if (v->len == 0)
+		return NULL;
+	double *x = malloc(v->len * sizeof(*x));
+	if (!x) {
+		*n = SIZE_MAX;
+		return NULL;
+	}
+	memcpy(x, v->data, v->len * sizeof(*x));
+	gsl_sort(x, 1, v->len);
+	*n = v->len;
+	return x;
+}
+
+double *metrics_arrivals_per_bin(const struct metrics *m, double bin_s, size_t *n)
+{
+	*n = 0;
+	if (!m->have_requests || m->calls.len == 0 || !(bin_s > 0.0))
+		return NULL;
+	int64_t bin_ns = (int64_t)(bin_s * 1e9);
+	if (bin_ns < 1)
+		bin_ns = 1;
+	int64_t last = 0;
+	for (size_t i = 0; i < m->calls.len; i++) {
+		const struct metrics_call *c = vec_at(&m->calls, i);
+		if (c->arrival_ns - m->first_arrival_ns > last)
+			last = c->arrival_ns - m->first_arrival_ns;
+	}
+	size_t bins = (size_t)(last / bin_ns) + 1;
+	double *counts = calloc(bins, sizeof(*counts));
+	if (!counts) {
+		*n = SIZE_MAX;
+		return NULL;
+	}
+	for (size_t i = 0; i < m->calls.len; i++) {
+		const struct metrics_call *c = vec_at(&m->calls, i);
+		counts[(size_t)((c->arrival_ns - m->first_arrival_ns) / bin_ns)] += 1.0;
+	}
+	*n = bins;
+	return counts;
+}

@@ -157,6 +157,22 @@ bool metrics_check(const struct metrics *m);
  * and stays valid until the next record is pushed or m is freed. */
 int metrics_summarize(const struct metrics *m, struct metrics_summary *out, struct diag *d);
 
+/* The per-call values behind the latency figures, for charts. */
+enum metrics_series {
+	METRICS_TTFT_MS,   /* one per completed call */
+	METRICS_TPOT_MS,   /* one per completed call with more than one output token */
+	METRICS_E2EL_MS,   /* one per completed call */
+};
+
+/* A sorted copy of one series (free it), its length in *n; NULL with *n 0
+ * when it is empty or memory runs out (then *n is SIZE_MAX). */
+double *metrics_series_sorted(const struct metrics *m, enum metrics_series which, size_t *n);
+
+/* Calls arriving in each bin_s-second bin from the first arrival, as a
+ * new array (free it) of *n counts; NULL with *n 0 when there was no call,
+ * or with *n SIZE_MAX when memory runs out. */
+double *metrics_arrivals_per_bin(const struct metrics *m, double bin_s, size_t *n);
+
 /* Statistics of x[0..n-1] as numpy computes them; sorts x in place.  All
  * fields are 0 when n == 0 (as `vllm bench serve` reports an empty set). */
 void metrics_stats_of(double *x, size_t n, struct metrics_stats *out);

@@ -6,7 +6,8 @@
 set -euo pipefail
 
 AGENTCAP_PACKAGES=(build-essential cmake pkg-config zlib1g-dev libcjson-dev libgsl-dev
-                   libpcre2-dev libcsv-dev libcmocka-dev)
+                   libpcre2-dev libcsv-dev libcmocka-dev
+                   chromium libxml2-utils)  # the HTML report's tests: a browser, a strict XML parser
 
 agentcap_apt_install() {
   local missing=()

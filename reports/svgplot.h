@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * svgplot: line charts as inline SVG, for the HTML report.
+ *
+ * One chart is a <figure> holding an <svg> (title, axes with ticks and
+ * units, one polyline per series, optional vertical marker lines such as an
+ * SLO) and a <figcaption> with the one line that says what to read from it.
+ * The output is well-formed XML (every text is escaped), needs no script
+ * and no font or file from elsewhere, and is the same bytes for the same
+ * input (numbers with two decimals).
+ */
+#ifndef REPORTS_SVGPLOT_H
+#define REPORTS_SVGPLOT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define SVGPLOT_MAX_MARKERS 4
+
+struct svgplot_series {
+	const char *name;      /* legend text */
+	const double *x;       /* n points, x ascending */
+	const double *y;
+	size_t n;
+};
+
+struct svgplot_marker {
+	double x;              /* a vertical line at x */
+	const char *label;     /* drawn beside it */
+};
+
+struct svgplot_chart {
+	const char *id;        /* the figure's id attribute */
+	const char *title;
+	const char *x_label;   /* with the unit: "TTFT (ms)" */
+	const char *y_label;
+	const char *caption;   /* what to read from the chart */
+	struct svgplot_marker markers[SVGPLOT_MAX_MARKERS];
+	int n_markers;
+};
+
+/* Write text with &, <, >, " and ' escaped for XML. */
+void svgplot_escape(FILE *out, const char *text);
+
+/* Write one chart.  Series with no points are left out of the plot area but
+ * kept in the legend; with no point at all, the axes span 0..1.  Non-finite
+ * values are skipped. */
+void svgplot_lines(FILE *out, const struct svgplot_chart *c, const struct svgplot_series *s,
+		   size_t n_series);
+
+#endif
