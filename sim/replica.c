@@ -15,10 +15,14 @@
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-int replica_init(struct replica *rep, int32_t id, const struct engine_config *cfg, struct diag *d)
+int replica_init(struct replica *rep, int32_t id, int32_t pool, const struct engine_config *cfg,
+		 const struct sim_perf *perf, struct diag *d)
 {
 	memset(rep, 0, sizeof(*rep));
 	rep->id = id;
+	rep->pool = pool;
+	rep->cfg = cfg;
+	rep->perf = perf;
 	int64_t blocks = cfg->kv_cache_tokens / cfg->block_size;
 	if (kvcache_init(&rep->kv, cfg->block_size, blocks, cfg->enable_prefix_caching) != 0)
 		return diag_set(d, DIAG_EINPUT,
@@ -266,7 +270,7 @@ int replica_enqueue(struct sim *s, struct replica *rep, struct sreq *r)
 		int64_t lo = 1, hi = rep->run_k;
 		while (lo < hi) {
 			int64_t mid = lo + (hi - lo) / 2;
-			int64_t end = rep->run_t0_ns + llround(s->perf.decode_run_ns(s->perf.ctx, &rep->run_b0, mid));
+			int64_t end = rep->run_t0_ns + llround(rep->perf->decode_run_ns(rep->perf->ctx, &rep->run_b0, mid));
 			if (end >= s->now_ns)
 				hi = mid;
 			else
@@ -274,7 +278,7 @@ int replica_enqueue(struct sim *s, struct replica *rep, struct sreq *r)
 		}
 		if (lo < rep->run_k) {
 			rep->run_k = lo;
-			rep->run_total_ns = s->perf.decode_run_ns(s->perf.ctx, &rep->run_b0, lo);
+			rep->run_total_ns = rep->perf->decode_run_ns(rep->perf->ctx, &rep->run_b0, lo);
 			rep->run_gen++;
 			s->stats.truncated_runs++;
 			return push_event(s, rep->run_t0_ns + llround(rep->run_total_ns), EV_STEP_END,
@@ -449,9 +453,9 @@ static int64_t window_hit(const struct replica *rep, struct sreq *r, int64_t ful
 }
 
 /* Admit waiting requests in FCFS order; returns how many. */
-static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batch *pb, int64_t *budget)
+static int schedule_waiting(struct replica *rep, struct perf_batch *pb, int64_t *budget)
 {
-	const struct engine_config *cfg = &s->cfg;
+	const struct engine_config *cfg = rep->cfg;
 	int64_t bs = rep->kv.block_size;
 	int64_t wg = rep->win_groups;
 	int admitted = 0;
@@ -709,13 +713,13 @@ int replica_schedule(struct sim *s, struct replica *rep)
 	assert(!rep->busy);
 	rep->n_batch = 0;
 	struct perf_batch pb = {0};
-	int64_t budget = s->cfg.max_num_batched_tokens;
+	int64_t budget = rep->cfg->max_num_batched_tokens;
 	rep->load_ns = 0;
 	bool preempted = schedule_running(s, rep, &pb, &budget);
 	int admitted = 0;
 	rep->head_blocked = false;
 	if (!preempted) {
-		admitted = schedule_waiting(s, rep, &pb, &budget);
+		admitted = schedule_waiting(rep, &pb, &budget);
 		if (admitted < 0)
 			return admitted;
 	}
@@ -767,7 +771,7 @@ int replica_schedule(struct sim *s, struct replica *rep)
 			}
 		}
 	}
-	double dur = decode ? s->perf.decode_run_ns(s->perf.ctx, &pb, k) : s->perf.step_ns(s->perf.ctx, &pb);
+	double dur = decode ? rep->perf->decode_run_ns(rep->perf->ctx, &pb, k) : rep->perf->step_ns(rep->perf->ctx, &pb);
 	if (!(dur >= 0.0) || !isfinite(dur))
 		return DIAG_EINTERNAL;
 	if (rep->load_ns > 0) { /* tier loads finish before the step's compute */
@@ -806,8 +810,8 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen)
 	double total = rep->run_total_ns;
 	double first = total, last = total;
 	if (rep->run_decode && k > 1) {
-		first = s->perf.decode_run_ns(s->perf.ctx, &rep->run_b0, 1);
-		last = total - s->perf.decode_run_ns(s->perf.ctx, &rep->run_b0, k - 1);
+		first = rep->perf->decode_run_ns(rep->perf->ctx, &rep->run_b0, 1);
+		last = total - rep->perf->decode_run_ns(rep->perf->ctx, &rep->run_b0, k - 1);
 	}
 	rep->busy = false;
 	s->stats.steps += k;
@@ -858,8 +862,8 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen)
 		struct res_busy b = {.replica = rep->id, .start_ns = t0, .end_ns = s->now_ns, .steps = k,
 				     .seqs = rep->run_b0.seqs, .kv_blocks_start = rep->run_kv_start,
 				     .kv_blocks_end = kvcache_used(&rep->kv)};
-		if (s->perf.work)
-			s->perf.work(s->perf.ctx, &rep->run_b0, rep->run_decode ? k : 0, &b.flops,
+		if (rep->perf->work)
+			rep->perf->work(rep->perf->ctx, &rep->run_b0, rep->run_decode ? k : 0, &b.flops,
 				     &b.bytes);
 		s->sink.busy(s->sink.ctx, &b);
 	}

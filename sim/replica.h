@@ -76,6 +76,7 @@ struct sreq {
 	int64_t seq_blocks;         /* reserved while running (hybrid attention) */
 	int64_t n_registered;       /* leading blocks whose hash is entered */
 	int64_t pend_lo, pend_hi;   /* hashes[pend_lo..pend_hi) counted pending */
+	uint64_t pools_ok;          /* bit p: pool p can serve the call */
 	enum sreq_state state;
 	int64_t arrival_ns;
 	int64_t dispatched_ns;      /* the router handed it to a replica */
@@ -103,6 +104,9 @@ struct batch_item {
 
 struct replica {
 	int32_t id;
+	int32_t pool;               /* index of its pool in the sim */
+	const struct engine_config *cfg; /* its pool's settings */
+	const struct sim_perf *perf;     /* its pool's step-time model */
 	struct kvcache kv;
 	struct sreq **wq;           /* waiting ring buffer */
 	int64_t wq_head, wq_len, wq_cap;
@@ -145,7 +149,10 @@ struct replica {
 	int64_t *bucket;            /* block_size + 1 entries */
 };
 
-int replica_init(struct replica *rep, int32_t id, const struct engine_config *cfg, struct diag *d);
+/* Replica `id` of pool `pool`, whose cfg and perf it keeps pointers to (they
+ * must outlive it). */
+int replica_init(struct replica *rep, int32_t id, int32_t pool, const struct engine_config *cfg,
+		 const struct sim_perf *perf, struct diag *d);
 void replica_release(struct replica *rep);
 
 /* A request arrives (already validated).  On failure r is not queued

@@ -111,7 +111,8 @@ void router_release(struct router *rt)
 
 static bool eligible(const struct router *rt, int32_t i)
 {
-	return rt->cfg.max_outstanding == 0 || rt->out_reqs[i] < rt->cfg.max_outstanding;
+	return (rt->cfg.max_outstanding == 0 || rt->out_reqs[i] < rt->cfg.max_outstanding) &&
+	       ((rt->cur_pools >> rt->cur_reps[i].pool) & 1u);
 }
 
 /* Eligible replica with the least of key[] (lowest index on a tie), or -1. */
@@ -157,11 +158,13 @@ static int32_t pick_two(struct router *rt)
 	return least_of(rt, rt->out_reqs);
 }
 
-static int64_t affinity_saturation(const struct router *rt)
+/* Outstanding calls at which replica i counts as saturated. */
+static int64_t affinity_saturation(const struct router *rt, int32_t i)
 {
 	if (rt->cfg.affinity_saturation > 0)
 		return rt->cfg.affinity_saturation;
-	return rt->cfg.max_outstanding > 0 ? rt->cfg.max_outstanding : rt->max_num_seqs;
+	return rt->cfg.max_outstanding > 0 ? rt->cfg.max_outstanding
+					   : rt->cur_reps[i].cfg->max_num_seqs;
 }
 
 static int32_t pick_affinity(struct router *rt, const struct sreq *r)
@@ -179,14 +182,13 @@ static int32_t pick_affinity(struct router *rt, const struct sreq *r)
 		else
 			hi = mid;
 	}
-	int64_t sat = affinity_saturation(rt);
 	int32_t owner = rt->ring_rep[lo % rt->ring_len];
-	if (eligible(rt, owner) && rt->out_reqs[owner] < sat)
+	if (eligible(rt, owner) && rt->out_reqs[owner] < affinity_saturation(rt, owner))
 		return owner;
 	/* walk clockwise to the next replica that is neither full nor saturated */
 	for (int64_t k = 1; k < rt->ring_len; k++) {
 		int32_t i = rt->ring_rep[(lo + k) % rt->ring_len];
-		if (i != owner && eligible(rt, i) && rt->out_reqs[i] < sat) {
+		if (i != owner && eligible(rt, i) && rt->out_reqs[i] < affinity_saturation(rt, i)) {
 			rt->stats.affinity_fallbacks++;
 			return i;
 		}
@@ -246,6 +248,8 @@ static int32_t pick_prefix(struct router *rt, const struct sreq *r, const struct
 
 int32_t router_pick(struct router *rt, const struct sreq *r, const struct replica *reps)
 {
+	rt->cur_reps = reps;
+	rt->cur_pools = r->pools_ok;
 	switch (rt->cfg.policy) {
 	case ROUTER_ROUND_ROBIN:
 		return pick_round_robin(rt);

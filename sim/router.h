@@ -33,6 +33,13 @@
  *                     than min_load + prefix_load_cap outstanding calls, so
  *                     one hot replica is not buried under its own hits.
  *
+ * Pools (sim/sim.h): a replica is eligible for a call only if its pool can
+ * serve the call (the call's pools_ok), and session_affinity's default
+ * saturation is each replica's own max_num_seqs.  The policies compare raw
+ * outstanding counts across pools, as llm-d's queue scorer and SGLang's
+ * router do: a faster pool finishes its calls sooner and so holds fewer,
+ * and takes more of the new ones without the router knowing its speed.
+ *
  * When no replica is eligible, or calls are already waiting (first come,
  * first served), a call waits in the router's queue; with `queue_limit`
  * calls already waiting (0 = no limit) it is refused instead.  When a call
@@ -124,6 +131,10 @@ struct router {
 	int64_t ring_len;
 	int32_t rr_next;
 	uint64_t draws;              /* power_of_two draws so far */
+	/* the pick in progress (router_pick): the replicas and the pools that
+	 * can serve the call */
+	const struct replica *cur_reps;
+	uint64_t cur_pools;
 	struct sreq **q;             /* waiting calls, ring buffer */
 	int64_t q_head, q_len, q_cap;
 	struct router_stats stats;

@@ -50,29 +50,59 @@ int sim_init(struct sim *s, const struct engine_config *cfg, int32_t n_replicas,
 	     struct sim_perf perf, struct res_sink sink, sim_done_fn done, void *done_ctx,
 	     struct diag *d)
 {
+	struct sim_pool one = {.cfg = *cfg, .perf = perf, .replicas = n_replicas};
+	return sim_init_pools(s, &one, 1, sink, done, done_ctx, d);
+}
+
+int sim_init_pools(struct sim *s, const struct sim_pool *pools, int32_t n_pools,
+		   struct res_sink sink, sim_done_fn done, void *done_ctx, struct diag *d)
+{
 	memset(s, 0, sizeof(*s));
-	s->cfg = *cfg;
-	s->perf = perf;
 	s->sink = sink;
 	s->done = done;
 	s->done_ctx = done_ctx;
 	evq_init(&s->q);
-	if (cfg->max_num_seqs < 1 || cfg->max_num_batched_tokens < 1 || cfg->block_size < 1 ||
-	    cfg->max_model_len < 1 || n_replicas < 1)
-		return diag_set(d, DIAG_EINPUT,
-				"engine settings out of range (max_num_seqs, max_num_batched_tokens, block_size, max_model_len and replicas must be >= 1)");
+	if (n_pools < 1 || n_pools > SIM_MAX_POOLS)
+		return diag_set(d, DIAG_EINPUT, "%d pools (expected 1 to %d)", (int)n_pools,
+				SIM_MAX_POOLS);
+	int64_t n_replicas = 0;
+	for (int32_t p = 0; p < n_pools; p++) {
+		const struct engine_config *cfg = &pools[p].cfg;
+		if (cfg->max_num_seqs < 1 || cfg->max_num_batched_tokens < 1 || cfg->block_size < 1 ||
+		    cfg->max_model_len < 1 || pools[p].replicas < 1)
+			return diag_set(d, DIAG_EINPUT,
+					"engine settings out of range (max_num_seqs, max_num_batched_tokens, block_size, max_model_len and replicas must be >= 1)");
+		if (cfg->block_size != pools[0].cfg.block_size)
+			return diag_set(d, DIAG_EINPUT,
+					"pools[%d]: block size %lld differs from pools[0]'s %lld (expected one "
+					"KV block size for every pool: a call carries one chain of block hashes)",
+					(int)p, (long long)cfg->block_size,
+					(long long)pools[0].cfg.block_size);
+		n_replicas += pools[p].replicas;
+	}
+	if (n_replicas > INT32_MAX / 2)
+		return diag_set(d, DIAG_EINPUT, "%lld replicas in all (too many)", (long long)n_replicas);
+	s->pools = calloc((size_t)n_pools, sizeof(*s->pools));
 	s->replicas = calloc((size_t)n_replicas, sizeof(*s->replicas));
-	if (!s->replicas)
-		return diag_set(d, DIAG_ENOMEM, "out of memory for %d replicas", (int)n_replicas);
-	s->n_replicas = n_replicas;
-	for (int32_t i = 0; i < n_replicas; i++) {
-		int rc = replica_init(&s->replicas[i], i, cfg, d);
-		if (rc != 0)
-			return rc;
+	if (!s->pools || !s->replicas)
+		return diag_set(d, DIAG_ENOMEM, "out of memory for %lld replicas", (long long)n_replicas);
+	s->n_pools = n_pools;
+	s->cfg = pools[0].cfg;
+	int32_t next = 0;
+	for (int32_t p = 0; p < n_pools; p++) {
+		struct sim_pool *pl = &s->pools[p];
+		*pl = pools[p];
+		pl->first = next;
+		for (int32_t k = 0; k < pl->replicas; k++, next++) {
+			int rc = replica_init(&s->replicas[next], next, p, &pl->cfg, &pl->perf, d);
+			s->n_replicas = next + 1;
+			if (rc != 0)
+				return rc;
+		}
 	}
 	struct router_config rc;
 	router_config_default(&rc);
-	return router_init(&s->router, &rc, n_replicas, cfg->max_num_seqs, d);
+	return router_init(&s->router, &rc, s->n_replicas, s->cfg.max_num_seqs, d);
 }
 
 static void tier_demote(void *ctx, uint64_t hash)
@@ -156,6 +186,7 @@ void sim_release(struct sim *s)
 		kvtier_release(&s->tiers[i]);
 	free(s->tiers);
 	free(s->replicas);
+	free(s->pools);
 	for (struct sreq *r = s->free_reqs, *next; r; r = next) {
 		next = r->next_free;
 		sreq_destroy(r);
@@ -165,10 +196,15 @@ void sim_release(struct sim *s)
 
 /* A pooled request whose block table holds max_blocks positions for the
  * full-attention group and, after them, max_blocks x window_group_blocks
- * for the sliding-window groups. */
+ * for the sliding-window groups (the most of any pool: the router has not
+ * picked a replica yet). */
 static struct sreq *sreq_get(struct sim *s, int64_t max_blocks, int64_t n_hashes)
 {
-	int64_t table = max_blocks * (1 + s->cfg.window_group_blocks);
+	int64_t groups = 0;
+	for (int32_t p = 0; p < s->n_pools; p++)
+		if (s->pools[p].cfg.window_group_blocks > groups)
+			groups = s->pools[p].cfg.window_group_blocks;
+	int64_t table = max_blocks * (1 + groups);
 	struct sreq *r = s->free_reqs;
 	if (r) {
 		s->free_reqs = r->next_free;
@@ -258,11 +294,24 @@ const char *sim_reject_reason(const struct engine_config *cfg, int64_t kv_blocks
 	return NULL;
 }
 
-/* Why a call can never be served, or NULL. */
-static const char *reject_reason(const struct sim *s, const struct sim_call *c)
+/* The pools that can serve call c (bit p for pool p); when none can, *why
+ * is pools[0]'s reason. */
+static uint64_t pools_ok(const struct sim *s, const struct sim_call *c, const char **why)
 {
-	return sim_reject_reason(&s->cfg, s->replicas[0].kv.total_blocks, c->prompt_tokens,
-				 c->output_tokens);
+	uint64_t ok = 0;
+	*why = NULL;
+	for (int32_t p = 0; p < s->n_pools; p++) {
+		const struct sim_pool *pl = &s->pools[p];
+		const char *w = sim_reject_reason(&pl->cfg, s->replicas[pl->first].kv.total_blocks,
+						  c->prompt_tokens, c->output_tokens);
+		if (!w)
+			ok |= UINT64_C(1) << p;
+		else if (p == 0)
+			*why = w;
+	}
+	if (ok)
+		*why = NULL;
+	return ok;
 }
 
 int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct diag *d)
@@ -277,7 +326,9 @@ int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct dia
 	int64_t total = c->prompt_tokens + c->output_tokens;
 	int64_t n_hashes = c->n_hashes < total / bs ? c->n_hashes : total / bs;
 	int64_t max_blocks = (total + bs - 1) / bs;
-	if (reject_reason(s, c)) /* rejected on arrival: no room for its blocks */
+	const char *why;
+	uint64_t ok = pools_ok(s, c, &why);
+	if (!ok) /* rejected on arrival: no room for its blocks */
 		n_hashes = max_blocks = 0;
 	struct sreq *r = sreq_get(s, max_blocks, n_hashes);
 	if (!r)
@@ -288,7 +339,7 @@ int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct dia
 	r->call.block_hashes = r->hashes;
 	r->call.n_hashes = n_hashes;
 	r->arrival_ns = t_ns;
-	r->seq_blocks = sim_state_blocks(&s->cfg);
+	r->pools_ok = ok;
 	s->live_reqs++;
 	s->stats.submitted++;
 	struct event e = {.t_ns = t_ns, .prio = PRIO_ARRIVAL, .kind = EV_ARRIVAL, .obj = r};
@@ -369,7 +420,9 @@ void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
 
 static int on_arrival(struct sim *s, struct sreq *r)
 {
-	const char *why = reject_reason(s, &r->call);
+	const char *why = NULL;
+	if (!r->pools_ok)
+		pools_ok(s, &r->call, &why);
 	if (why) {
 		s->stats.rejected++;
 		s->live_reqs--;
@@ -409,7 +462,9 @@ static int dispatch(struct sim *s, struct sreq *r, int32_t i)
 	}
 	r->dispatched_ns = s->now_ns;
 	router_sent(rt, i, r);
-	int rc = replica_enqueue(s, &s->replicas[i], r);
+	struct replica *rep = &s->replicas[i];
+	r->seq_blocks = sim_state_blocks(rep->cfg);
+	int rc = replica_enqueue(s, rep, r);
 	if (rc != 0 && r->state != SREQ_WAITING) {
 		router_done(rt, i, r);
 		s->live_reqs--;

@@ -16,6 +16,14 @@
  * and the default router every call goes to replica 0 the instant it
  * arrives, exactly as a lone engine would take it.
  *
+ * Pools.  The replicas may come in pools (sim_init_pools), each with its own
+ * engine settings, step-time model and KV capacity: replicas are numbered
+ * pool after pool, and the router sees them all.  Pools share the KV block
+ * size, since a call carries one chain of block hashes.  A call that one
+ * pool cannot serve (past its max_model_len, more KV blocks than its cache
+ * holds) is routed only to the pools that can; it is rejected on arrival
+ * only when no pool can, with pools[0]'s reason.
+ *
  * All state hangs off the struct; nothing is global.  Same inputs, same
  * event order, same results.
  */
@@ -92,6 +100,18 @@ struct sim_call {
 	void *user;              /* handed back in the done callback */
 };
 
+/* One pool of identical replicas: their engine settings and step-time
+ * model.  sim_init_pools copies it and fills `first`. */
+struct sim_pool {
+	struct engine_config cfg;
+	struct sim_perf perf;
+	int32_t replicas;        /* >= 1 */
+	int32_t first;           /* index of its first replica (output) */
+};
+
+/* At most this many pools (a call keeps a bit per pool that can serve it). */
+#define SIM_MAX_POOLS 64
+
 /* Called once per call when it completes or is rejected; may call sim_submit. */
 typedef void (*sim_done_fn)(void *ctx, const struct res_request *r, void *user);
 
@@ -123,8 +143,9 @@ struct sim_tiers_config {
 };
 
 struct sim {
-	struct engine_config cfg;
-	struct sim_perf perf;
+	struct engine_config cfg;  /* pools[0]'s (block_size is every pool's) */
+	struct sim_pool *pools;    /* [n_pools]; each replica points into it */
+	int32_t n_pools;
 	struct res_sink sink;
 	sim_done_fn done;
 	void *done_ctx;
@@ -145,10 +166,17 @@ struct sim {
 	bool single_step;          /* verification aid: never coalesce decode runs */
 };
 
-/* kv_blocks: blocks per replica (cfg.kv_cache_tokens / block_size). */
+/* kv_blocks: blocks per replica (cfg.kv_cache_tokens / block_size).  One
+ * pool of n_replicas replicas. */
 int sim_init(struct sim *s, const struct engine_config *cfg, int32_t n_replicas,
 	     struct sim_perf perf, struct res_sink sink, sim_done_fn done, void *done_ctx,
 	     struct diag *d);
+
+/* The same over pools[0..n_pools) (1..SIM_MAX_POOLS), copied.  DIAG_EINPUT
+ * when their block sizes differ or a setting is out of range.  After a
+ * failure, sim_release still frees what was built. */
+int sim_init_pools(struct sim *s, const struct sim_pool *pools, int32_t n_pools,
+		   struct res_sink sink, sim_done_fn done, void *done_ctx, struct diag *d);
 void sim_release(struct sim *s);
 
 /* Blocks a running sequence holds besides its blocks of positions: the
