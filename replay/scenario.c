@@ -18,7 +18,7 @@
 #include <string.h>
 
 enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_BOOL_OPT, K_POLICY,
-	    K_ROUTER, K_OBJ, K_TEXT };
+	    K_ROUTER, K_OBJ, K_TEXT, K_POOLS };
 
 struct key {
 	const char *path;   /* dotted */
@@ -40,6 +40,8 @@ static const struct key KEYS[] = {
 	 "GPUs per pipeline stage (null = the system's GPUs)"},
 	{"pipeline_parallel_size", K_INT_OPT, OFF(pipeline_parallel_size), 1, 64,
 	 "pipeline stages per replica (null = 1, or what the system's GPUs leave)"},
+	{"expert_parallel_size", K_INT_OPT, OFF(expert_parallel_size), 1, 64,
+	 "GPUs a MoE model's experts are spread over: 1 or tensor_parallel_size (null = 1)"},
 	{"engine_profile", K_STR, OFF(engine_profile), 0, 0,
 	 "engine profile: vllm, vllm-v0, sglang, trtllm, llama.cpp, mlx (unset = the hardware's)"},
 	{"profile", K_STR, OFF(profile), 0, 0,
@@ -67,6 +69,8 @@ static const struct key KEYS[] = {
 	 "its load bandwidth per GPU, GB/s (needed with disk_gb)"},
 	{"kv_tiers.shared_by", K_INT, OFF(kv_tiers.shared_by), 1, 4096,
 	 "replicas in a row sharing one set of tiers (one node's, LMCache-style)"},
+	{"pools", K_POOLS, 0, 1, SCENARIO_MAX_POOLS,
+	 "replica pools of their own shapes behind the router (keys as above, per pool)"},
 	{"router", K_OBJ, 0, 0, 0, "how calls are spread over the replicas"},
 	{"router.policy", K_ROUTER, OFF(router.policy), 0, 0,
 	 "round_robin, least_requests, least_tokens, power_of_two, session_affinity, prefix_aware"},
@@ -110,6 +114,48 @@ static const struct key KEYS[] = {
 #undef OFF
 #define N_KEYS (sizeof(KEYS) / sizeof(KEYS[0]))
 
+/* The keys a pool may set: a top-level key's path (its kind, range and help
+ * come from KEYS) and where the pool keeps it.  Objects have no field. */
+struct pool_key {
+	const char *path;
+	size_t off;         /* into struct scenario_pool */
+};
+
+#define POFF(f) offsetof(struct scenario_pool, f)
+static const struct pool_key POOL_KEYS[] = {
+	{"name", POFF(name)},
+	{"model", POFF(model)},
+	{"hardware", POFF(hardware)},
+	{"weight_format", POFF(weight_format)},
+	{"kv_cache_dtype", POFF(kv_cache_dtype)},
+	{"tensor_parallel_size", POFF(tensor_parallel_size)},
+	{"pipeline_parallel_size", POFF(pipeline_parallel_size)},
+	{"expert_parallel_size", POFF(expert_parallel_size)},
+	{"engine_profile", POFF(engine_profile)},
+	{"profile", POFF(profile)},
+	{"offload", 0},
+	{"offload.gpu_expert_fraction", POFF(offload_gpu_expert_fraction)},
+	{"host", 0},
+	{"host.memory_gb", POFF(host_memory_gb)},
+	{"host.mem_bw_gbs", POFF(host_mem_bw_gbs)},
+	{"host.tflops", POFF(host_tflops)},
+	{"host.link_gbs", POFF(host_link_gbs)},
+	{"replicas", POFF(replicas)},
+	{"engine", 0},
+	{"engine.max_num_seqs", POFF(engine.max_num_seqs)},
+	{"engine.reserve_full_prompt", POFF(reserve_full_prompt)},
+	{"engine.max_num_batched_tokens", POFF(engine.max_num_batched_tokens)},
+	{"engine.block_size", POFF(engine.block_size)},
+	{"engine.gpu_memory_utilization", POFF(engine.gpu_memory_utilization)},
+	{"engine.enable_chunked_prefill", POFF(engine.enable_chunked_prefill)},
+	{"engine.enable_prefix_caching", POFF(engine.enable_prefix_caching)},
+	{"engine.kv_cache_tokens", POFF(engine.kv_cache_tokens)},
+	{"engine.max_model_len", POFF(engine.max_model_len)},
+};
+#undef POFF
+#define N_POOL_KEYS (sizeof(POOL_KEYS) / sizeof(POOL_KEYS[0]))
+_Static_assert(N_POOL_KEYS <= 64, "struct scenario_pool.set has a bit per pool key");
+
 static const struct key *key_find(const char *path)
 {
 	return keys_find(KEYS, N_KEYS, sizeof(KEYS[0]), path);
@@ -138,6 +184,9 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 		return buf;
 	case K_OBJ:
 		return "an object";
+	case K_POOLS:
+		snprintf(buf, cap, "an array of 1 to %d pool objects", SCENARIO_MAX_POOLS);
+		return buf;
 	case K_INT:
 	case K_INT64:
 		snprintf(buf, cap, "an integer in [%.15g, %.15g]", k->lo, k->hi);
@@ -153,14 +202,16 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 	return "?";
 }
 
-/* Store one value; `where` names the file or the --set argument. */
-static int key_store(struct scenario *sc, const struct key *k, const cJSON *v, const char *where,
-		     struct diag *d)
+/* Store one value of kind k->kind at `field`; `where` names the file or the
+ * --set argument, `shown` the key as messages give it. */
+static int store_value(char *field, const struct key *k, const cJSON *v, const char *where,
+		       const char *shown, struct diag *d)
 {
 	char buf[160];
-	char *field = (char *)sc + k->off;
 	bool ok = false;
 	switch (k->kind) {
+	case K_POOLS: /* key_store's */
+		break;
 	case K_TEXT:
 		ok = cJSON_IsString(v);
 		break;
@@ -219,9 +270,132 @@ static int key_store(struct scenario *sc, const struct key *k, const cJSON *v, c
 		break;
 	}
 	if (!ok)
-		return diag_set(d, DIAG_EINPUT, "%s: %s: expected %s", where, k->path,
+		return diag_set(d, DIAG_EINPUT, "%s: %s: expected %s", where, shown,
 				kind_expect(k, buf, sizeof(buf)));
 	return 0;
+}
+
+/* Bytes a value of kind `kind` takes in its struct. */
+static size_t kind_size(enum kind kind)
+{
+	switch (kind) {
+	case K_STR:
+		return SCENARIO_STR_MAX;
+	case K_INT:
+	case K_INT_OPT:
+	case K_BOOL_OPT:
+		return sizeof(int32_t);
+	case K_INT64:
+	case K_INT64_OPT:
+		return sizeof(int64_t);
+	case K_NUM:
+		return sizeof(double);
+	case K_BOOL:
+		return sizeof(bool);
+	default:
+		return 0;
+	}
+}
+
+static const struct pool_key *pool_key_find(const char *path)
+{
+	return keys_find(POOL_KEYS, N_POOL_KEYS, sizeof(POOL_KEYS[0]), path);
+}
+
+/* Store value v of pool key pk in pool p (index i, for messages). */
+static int pool_store(struct scenario_pool *p, int32_t i, const struct pool_key *pk, const cJSON *v,
+		      const char *where, struct diag *d)
+{
+	char shown[300];
+	snprintf(shown, sizeof(shown), "pools[%d].%s", (int)i, pk->path);
+	const struct key *k = key_find(pk->path);
+	int rc = store_value((char *)p + pk->off, k, v, where, shown, d);
+	if (rc == 0)
+		p->set |= UINT64_C(1) << (pk - POOL_KEYS);
+	return rc;
+}
+
+/* Walk one pool object (or a nested object at `prefix`). */
+static int walk_pool(struct scenario_pool *p, int32_t i, const cJSON *obj, const char *prefix,
+		     const char *where, struct diag *d)
+{
+	for (const cJSON *c = obj->child; c; c = c->next) {
+		char path[256];
+		snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", c->string);
+		const struct pool_key *pk = pool_key_find(path);
+		if (!pk) {
+			char kids[1024];
+			keys_children(POOL_KEYS, N_POOL_KEYS, sizeof(POOL_KEYS[0]), prefix, kids,
+				      sizeof(kids));
+			return diag_set(d, DIAG_EINPUT,
+					"%s: pools[%d].%s: unknown key (expected one of: %s)", where,
+					(int)i, path, kids);
+		}
+		const struct key *k = key_find(pk->path);
+		int rc;
+		if (k->kind == K_OBJ) {
+			if (!cJSON_IsObject(c))
+				return diag_set(d, DIAG_EINPUT, "%s: pools[%d].%s: expected an object",
+						where, (int)i, path);
+			rc = walk_pool(p, i, c, path, where, d);
+		} else {
+			rc = pool_store(p, i, pk, c, where, d);
+		}
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* `pools`: an array of 1..SCENARIO_MAX_POOLS objects, replacing any given
+ * before. */
+static int parse_pools(struct scenario *sc, const cJSON *v, const char *where, struct diag *d)
+{
+	int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;
+	if (n < 1 || n > SCENARIO_MAX_POOLS)
+		return diag_set(d, DIAG_EINPUT, "%s: pools: expected an array of 1 to %d pool objects",
+				where, SCENARIO_MAX_POOLS);
+	sc->n_pools = 0;
+	memset(sc->pools, 0, sizeof(sc->pools));
+	int32_t i = 0;
+	for (const cJSON *c = v->child; c; c = c->next, i++) {
+		if (!cJSON_IsObject(c))
+			return diag_set(d, DIAG_EINPUT, "%s: pools[%d]: expected an object", where,
+					(int)i);
+		int rc = walk_pool(&sc->pools[i], i, c, "", where, d);
+		if (rc != 0)
+			return rc;
+		sc->n_pools = i + 1;
+	}
+	return 0;
+}
+
+/* Store one value; `where` names the file or the --set argument. */
+static int key_store(struct scenario *sc, const struct key *k, const cJSON *v, const char *where,
+		     struct diag *d)
+{
+	if (k->kind == K_POOLS)
+		return parse_pools(sc, v, where, d);
+	return store_value((char *)sc + k->off, k, v, where, k->path, d);
+}
+
+void scenario_pool_view(const struct scenario *sc, int32_t i, struct scenario *out)
+{
+	*out = *sc;
+	const struct scenario_pool *p = &sc->pools[i];
+	for (size_t j = 0; j < N_POOL_KEYS; j++) {
+		if (!((p->set >> j) & 1) || strcmp(POOL_KEYS[j].path, "name") == 0)
+			continue;
+		const struct key *k = key_find(POOL_KEYS[j].path);
+		memcpy((char *)out + k->off, (const char *)p + POOL_KEYS[j].off, kind_size(k->kind));
+	}
+	out->n_pools = 0;
+	memset(out->pools, 0, sizeof(out->pools));
+	if (p->name[0])
+		snprintf(out->name, sizeof(out->name), "%s", p->name);
+	else
+		snprintf(out->name, sizeof(out->name), "pools[%d]", (int)i);
+	snprintf(out->key_prefix, sizeof(out->key_prefix), "pools[%d].", (int)i);
 }
 
 /* Walk a parsed object, storing every known key and rejecting unknown ones. */
@@ -273,6 +447,48 @@ static int parse_text(struct scenario *sc, const char *text, const char *where, 
 	return rc;
 }
 
+/* Parse a --set value as JSON, else as a bare string; NULL when out of memory. */
+static cJSON *set_value(const char *val)
+{
+	cJSON *v = cJSON_Parse(val);
+	return v ? v : cJSON_CreateString(val);
+}
+
+/* --set pools[i].key=value: one key of a pool the scenario lists. */
+static int apply_pool_set(struct scenario *sc, const char *path, const char *val, const char *where,
+			  struct diag *d)
+{
+	char *end;
+	long i = strtol(path + 6, &end, 10);
+	if (end == path + 6 || path[6] == '-' || path[6] == '+' || end[0] != ']' || end[1] != '.')
+		return diag_set(d, DIAG_EINPUT, "%s: %s: expected pools[i].key with i an index",
+				where, path);
+	if (i >= sc->n_pools)
+		return diag_set(d, DIAG_EINPUT,
+				"%s: pools[%ld]: no such pool (the scenario lists %d; expected an index "
+				"below %d)", where, i, (int)sc->n_pools, (int)sc->n_pools);
+	const struct pool_key *pk = pool_key_find(end + 2);
+	const struct key *k = pk ? key_find(pk->path) : NULL;
+	if (!k || k->kind == K_OBJ) {
+		char prefix[256], kids[1024];
+		snprintf(prefix, sizeof(prefix), "%s", end + 2);
+		char *dot = strrchr(prefix, '.');
+		if (dot)
+			*dot = '\0';
+		if (!dot || !pool_key_find(prefix))
+			prefix[0] = '\0';
+		keys_children(POOL_KEYS, N_POOL_KEYS, sizeof(POOL_KEYS[0]), prefix, kids, sizeof(kids));
+		return diag_set(d, DIAG_EINPUT, "%s: %s: unknown key (expected one of: %s)", where,
+				path, kids);
+	}
+	cJSON *v = set_value(val);
+	if (!v)
+		return diag_set(d, DIAG_ENOMEM, "%s: out of memory", where);
+	int rc = pool_store(&sc->pools[i], (int32_t)i, pk, v, where, d);
+	cJSON_Delete(v);
+	return rc;
+}
+
 static int apply_set(struct scenario *sc, const char *arg, struct diag *d)
 {
 	char where[300];
@@ -286,6 +502,8 @@ static int apply_set(struct scenario *sc, const char *arg, struct diag *d)
 		return diag_set(d, DIAG_EINPUT, "%s: key too long", where);
 	memcpy(path, arg, plen);
 	path[plen] = '\0';
+	if (strncmp(path, "pools[", 6) == 0)
+		return apply_pool_set(sc, path, eq + 1, where, d);
 	const struct key *k = key_find(path);
 	if (!k || k->kind == K_OBJ) {
 		char prefix[256], kids[1024];
@@ -299,10 +517,7 @@ static int apply_set(struct scenario *sc, const char *arg, struct diag *d)
 		return diag_set(d, DIAG_EINPUT, "%s: %s: unknown key (expected one of: %s)", where, path,
 				kids);
 	}
-	const char *val = eq + 1;
-	cJSON *v = cJSON_Parse(val);
-	if (!v)
-		v = cJSON_CreateString(val);
+	cJSON *v = set_value(eq + 1);
 	if (!v)
 		return diag_set(d, DIAG_ENOMEM, "%s: out of memory", where);
 	int rc = key_store(sc, k, v, where, d);
@@ -346,8 +561,8 @@ int scenario_resolve(struct scenario *sc, const struct catalog *cat, const struc
 {
 	const struct cat_hardware *hw = catalog_hardware(cat, sc->hardware);
 	if (!hw)
-		return diag_set(d, DIAG_EINPUT, "%s: hardware: unknown id '%s' (see agentcap catalog)",
-				sc->source, sc->hardware);
+		return diag_set(d, DIAG_EINPUT, "%s: %shardware: unknown id '%s' (see agentcap catalog)",
+				sc->source, sc->key_prefix, sc->hardware);
 	struct engine_table *own = NULL;
 	if (!et) {
 		own = malloc(sizeof(*own));
@@ -367,8 +582,8 @@ int scenario_resolve(struct scenario *sc, const struct catalog *cat, const struc
 		char ids[512];
 		engine_list_ids(et, ids, sizeof(ids));
 		free(own);
-		return diag_set(d, DIAG_EINPUT, "%s: engine_profile: unknown engine '%s' (expected one of: %s)",
-				sc->source, sc->engine_profile, ids);
+		return diag_set(d, DIAG_EINPUT, "%s: %sengine_profile: unknown engine '%s' (expected one of: %s)",
+				sc->source, sc->key_prefix, sc->engine_profile, ids);
 	}
 	snprintf(sc->engine_profile, sizeof(sc->engine_profile), "%s", ep->id);
 	struct engine_params par;

@@ -29,6 +29,34 @@
  * P90 that the default objectives are written against. */
 #define SCENARIO_DEFAULT_SLO_ATTAINMENT 0.9
 
+/* Pools a scenario may list (`pools`). */
+#define SCENARIO_MAX_POOLS 16
+
+/* One entry of `pools`: the keys it sets; every other shape key comes from
+ * the scenario's top level (after all --set).  The fields mean what the
+ * same keys of struct scenario mean. */
+struct scenario_pool {
+	char name[SCENARIO_STR_MAX];      /* "" = "pools[i]" */
+	char model[SCENARIO_STR_MAX];
+	char hardware[SCENARIO_STR_MAX];
+	char weight_format[SCENARIO_STR_MAX];
+	char kv_cache_dtype[SCENARIO_STR_MAX];
+	int32_t tensor_parallel_size;
+	int32_t pipeline_parallel_size;
+	int32_t expert_parallel_size;
+	char engine_profile[SCENARIO_STR_MAX];
+	char profile[SCENARIO_STR_MAX];
+	double offload_gpu_expert_fraction;
+	double host_memory_gb;
+	double host_mem_bw_gbs;
+	double host_tflops;
+	double host_link_gbs;
+	int32_t replicas;
+	struct engine_config engine;
+	int32_t reserve_full_prompt;
+	uint64_t set;                     /* bit k: the k-th pool key was given */
+};
+
 struct scenario {
 	char name[SCENARIO_STR_MAX];
 	char model[SCENARIO_STR_MAX];
@@ -37,6 +65,7 @@ struct scenario {
 	char kv_cache_dtype[SCENARIO_STR_MAX];
 	int32_t tensor_parallel_size;     /* 0 = derived (scenario_resolve) */
 	int32_t pipeline_parallel_size;   /* 0 = derived */
+	int32_t expert_parallel_size;     /* 0 = 1: experts split by TP */
 	char engine_profile[SCENARIO_STR_MAX]; /* "" = the hardware's default */
 	char profile[SCENARIO_STR_MAX];   /* measured step profile CSV; "" = none */
 	char prices[SCENARIO_STR_MAX];    /* price file (models/prices.h); "" = the
@@ -66,6 +95,10 @@ struct scenario {
 	double slo_attainment;        /* share of calls within the objectives
 					 below which a replay's answer is "no" */
 	char source[512];             /* file it came from, "(built-in default)" */
+	char key_prefix[32];          /* "" or "pools[i]." (a pool's view): what
+					 messages put before a key */
+	int32_t n_pools;              /* 0: one shape (the top-level keys) */
+	struct scenario_pool pools[SCENARIO_MAX_POOLS];
 };
 
 /* The default scenario shipped with agentcap (scenarios/default.json). */
@@ -76,6 +109,12 @@ extern const char scenario_default_json[];
  * (numbers, true/false, null, quoted strings), else as a bare string. */
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, int n_sets,
 		  struct diag *d);
+
+/* Pool i of sc (0 <= i < sc->n_pools) as a one-shape scenario: sc's keys
+ * with the pool's on top, n_pools 0, name the pool's (or "pools[i]"), and
+ * key_prefix "pools[i]." so that scenario_resolve's messages name the
+ * pool's key. */
+void scenario_pool_view(const struct scenario *sc, int32_t i, struct scenario *out);
 
 /* What a scenario leaves to the hardware and the engine version, decided:
  * the engine profile (engine_default_for the hardware when unset), TP and
