@@ -490,16 +490,44 @@ static int start_session(struct replay *rp, struct trace_session *ts)
 	return issue(rp, rs, rs->start_ns);
 }
 
-int replay_scan(const struct replay_opts *o, const struct engine_config *cfg,
-		int64_t context_tokens, struct replay_scan *out, struct diag *d)
+/* What the harness sends for a call of prompt + output tokens under the
+ * context policy at max_model_len m: the prompt (at most m - output), or -1
+ * when the call is rejected as too long (policy reject). */
+static int64_t scan_prompt(enum context_policy policy, int64_t prompt, int64_t output, int64_t m)
 {
-	memset(out, 0, sizeof(*out));
+	if (prompt < m && prompt + output <= m)
+		return prompt;
+	if (policy == CONTEXT_REJECT)
+		return -1;
+	/* compacted or cut: at most max_model_len from here on */
+	return m - output >= 1 ? m - output : 1;
+}
+
+/* Count a rejection's reason in out. */
+static void scan_reason(struct replay_scan *out, const char *why)
+{
+	out->rejected++;
+	if (strstr(why, "KV blocks"))
+		out->over_kv++;
+	else if (!strstr(why, "max_model_len"))
+		out->over_budget++;
+}
+
+int replay_scan_pools(const struct replay_opts *o, const struct engine_config *cfgs, int32_t n,
+		      int64_t context_tokens, struct replay_scan *each, struct replay_scan *all,
+		      struct diag *d)
+{
+	memset(all, 0, sizeof(*all));
+	memset(each, 0, (size_t)n * sizeof(*each));
+	int64_t m = 0;
+	for (int32_t p = 0; p < n; p++)
+		if (cfgs[p].max_model_len > m)
+			m = cfgs[p].max_model_len;
 	struct trace_reader *tr = NULL;
 	int rc = trace_reader_open(&tr, o->trace_path, o->format, d);
 	if (rc != 0)
 		return rc;
 	trace_reader_set_skip_bad(tr, o->skip_bad);
-	int64_t kv_blocks = cfg->kv_cache_tokens / cfg->block_size;
 	for (;;) {
 		struct trace_session *ts = NULL;
 		rc = trace_reader_next(tr, &ts, d);
@@ -508,31 +536,42 @@ int replay_scan(const struct replay_opts *o, const struct engine_config *cfg,
 		for (size_t i = 0; i < ts->n_calls; i++) {
 			const struct trace_call *c = &ts->calls[i];
 			int64_t total = c->prompt_tokens + c->output_tokens;
-			out->calls++;
-			if (c->prompt_tokens > out->longest_prompt)
-				out->longest_prompt = c->prompt_tokens;
-			if (total > out->longest_call)
-				out->longest_call = total;
-			if (context_tokens > 0 && total > context_tokens)
-				out->over_context++;
-			int64_t prompt = c->prompt_tokens, m = cfg->max_model_len;
-			if (prompt >= m || total > m) {
-				out->over_max_model_len++;
-				if (o->context_policy == CONTEXT_REJECT) {
-					out->rejected++;
-					continue;
-				}
-				/* compacted or cut: at most max_model_len from here on */
-				prompt = m - c->output_tokens >= 1 ? m - c->output_tokens : 1;
+			for (int32_t p = -1; p < n; p++) {
+				struct replay_scan *out = p < 0 ? all : &each[p];
+				out->calls++;
+				if (c->prompt_tokens > out->longest_prompt)
+					out->longest_prompt = c->prompt_tokens;
+				if (total > out->longest_call)
+					out->longest_call = total;
+				if (context_tokens > 0 && total > context_tokens)
+					out->over_context++;
+				int64_t mm = p < 0 ? m : cfgs[p].max_model_len;
+				if (c->prompt_tokens >= mm || total > mm)
+					out->over_max_model_len++;
 			}
-			const char *why = sim_reject_reason(cfg, kv_blocks, prompt, c->output_tokens);
-			if (!why)
+			int64_t prompt = scan_prompt(o->context_policy, c->prompt_tokens,
+						     c->output_tokens, m);
+			if (prompt < 0) {
+				all->rejected++;
+				for (int32_t p = 0; p < n; p++)
+					each[p].rejected++;
 				continue;
-			out->rejected++;
-			if (strstr(why, "KV blocks"))
-				out->over_kv++;
-			else if (!strstr(why, "max_model_len"))
-				out->over_budget++;
+			}
+			const char *first = NULL;
+			bool served = false;
+			for (int32_t p = 0; p < n; p++) {
+				const struct engine_config *cfg = &cfgs[p];
+				const char *why = sim_reject_reason(
+					cfg, cfg->kv_cache_tokens / cfg->block_size, prompt, c->output_tokens);
+				if (p == 0)
+					first = why;
+				if (why)
+					scan_reason(&each[p], why);
+				else
+					served = true;
+			}
+			if (!served)
+				scan_reason(all, first);
 		}
 		trace_session_free(ts);
 	}
@@ -575,6 +614,15 @@ int replay_count(const struct replay_opts *o, int64_t *calls, struct diag *d)
 	return rc;
 }
 
+int replay_scan(const struct replay_opts *o, const struct engine_config *cfg,
+		int64_t context_tokens, struct replay_scan *out, struct diag *d)
+{
+	struct replay_scan all;
+	int rc = replay_scan_pools(o, cfg, 1, context_tokens, out, &all, d);
+	*out = all;
+	return rc;
+}
+
 int replay_run(const struct replay_opts *o, const struct engine_config *cfg, struct sim_perf perf,
 	       struct res_sink sink, struct replay_stats *st, struct diag *d)
 {
@@ -605,14 +653,20 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	rp->st = st;
 	rp->d = d;
 	rp->path = o->trace_path;
-	rp->block_size = cfg->block_size;
-	rp->max_model_len = cfg->max_model_len;
-	rp->compact_at = o->compact_at > 0 && o->compact_at < cfg->max_model_len ? o->compact_at
-										 : cfg->max_model_len;
+	rp->block_size = o->n_pools > 0 ? o->pools[0].cfg.block_size : cfg->block_size;
+	rp->max_model_len = o->n_pools > 0 ? 0 : cfg->max_model_len;
+	for (int32_t p = 0; p < o->n_pools; p++)
+		if (o->pools[p].cfg.max_model_len > rp->max_model_len)
+			rp->max_model_len = o->pools[p].cfg.max_model_len;
+	rp->compact_at = o->compact_at > 0 && o->compact_at < rp->max_model_len ? o->compact_at
+										 : rp->max_model_len;
 	rp->policy = o->context_policy;
 	rp->xf = o->xform && xform_active(o->xform) ? o->xform : NULL;
 	vec_init(&rp->scratch, sizeof(struct trace_seg), VEC_NO_LIMIT);
-	rc = sim_init(&rp->sim, cfg, o->replicas > 0 ? o->replicas : 1, perf, sink, on_done, rp, d);
+	rc = o->n_pools > 0
+		     ? sim_init_pools(&rp->sim, o->pools, o->n_pools, sink, on_done, rp, d)
+		     : sim_init(&rp->sim, cfg, o->replicas > 0 ? o->replicas : 1, perf, sink, on_done,
+				rp, d);
 	if (rc == 0 && o->router)
 		rc = sim_set_router(&rp->sim, o->router, d);
 	if (rc == 0 && o->tiers)

@@ -119,6 +119,12 @@ struct replay_opts {
 				    trace (replay/scale.h), seeded with scale.seed */
 	enum context_policy context_policy;
 	int32_t replicas;        /* engine replicas behind the router; 0 = 1 */
+	const struct sim_pool *pools; /* n_pools > 0: the cluster is these pools
+				    (sim_init_pools), and replay_run's cfg and
+				    perf and `replicas` are not used; the
+				    harness compacts at the largest
+				    max_model_len of any pool */
+	int32_t n_pools;
 	const struct router_config *router; /* NULL = the default router */
 	const struct sim_tiers_config *tiers; /* NULL or n = 0: no KV tiers */
 	int64_t compact_at;      /* > 0: the harness compacts at this many tokens
@@ -177,6 +183,15 @@ struct replay_scan {
  * O(trace); memory of one session at a time.  0 or the reader's error. */
 int replay_scan(const struct replay_opts *o, const struct engine_config *cfg,
 		int64_t context_tokens, struct replay_scan *out, struct diag *d);
+
+/* The same over the n engines of a cluster's pools (cfgs[0..n)): each[p]
+ * counts the calls pool p cannot serve (over_max_model_len against its own
+ * max_model_len), and *all counts them against the cluster: the context
+ * policy applied at the largest max_model_len, a call rejected only when
+ * every pool rejects it (over_kv and over_budget by pools[0]'s reason). */
+int replay_scan_pools(const struct replay_opts *o, const struct engine_config *cfgs, int32_t n,
+		      int64_t context_tokens, struct replay_scan *each, struct replay_scan *all,
+		      struct diag *d);
 
 /* How many calls a replay of o issues: the sessions o's reader, scaling
  * and what-if transforms yield, counted without simulating.  0 or the
