@@ -2,6 +2,9 @@
  * cluster: per-replica aggregation over the records of a run (see cluster.h). */
 #include "reports/cluster.h"
 
+#include "base/diag.h"
+#include "reports/loghist.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +14,11 @@ struct cluster {
 	struct cluster_replica *rep;
 	int64_t *busy_ns;
 	int64_t stray;
+	int32_t n_pools;            /* 0: one shape */
+	struct cluster_pool *pools;
+	int32_t *pool_of;           /* per replica */
+	struct loghist *ttft_ns;    /* per pool */
+	bool ttft_lost;             /* a TTFT could not be added (no memory) */
 };
 
 struct cluster *cluster_new(int32_t replicas, struct res_sink inner)
@@ -37,7 +45,48 @@ void cluster_free(struct cluster *c)
 		return;
 	free(c->rep);
 	free(c->busy_ns);
+	for (int32_t p = 0; p < c->n_pools; p++)
+		loghist_release(&c->ttft_ns[p]);
+	free(c->ttft_ns);
+	free(c->pools);
+	free(c->pool_of);
 	free(c);
+}
+
+int cluster_set_pools(struct cluster *c, const struct cluster_pool *pools, int32_t n_pools)
+{
+	if (c->n_pools || n_pools < 1)
+		return DIAG_EINPUT;
+	int32_t next = 0;
+	for (int32_t p = 0; p < n_pools; p++) {
+		if (pools[p].first != next || pools[p].replicas < 1 || pools[p].gpus_per_replica < 1 ||
+		    pools[p].replicas > c->n - next)
+			return DIAG_EINPUT;
+		next += pools[p].replicas;
+	}
+	if (next != c->n)
+		return DIAG_EINPUT;
+	c->pools = calloc((size_t)n_pools, sizeof(*c->pools));
+	c->pool_of = calloc((size_t)c->n, sizeof(*c->pool_of));
+	c->ttft_ns = calloc((size_t)n_pools, sizeof(*c->ttft_ns));
+	if (!c->pools || !c->pool_of || !c->ttft_ns) {
+		free(c->pools);
+		free(c->pool_of);
+		free(c->ttft_ns);
+		c->pools = NULL;
+		c->pool_of = NULL;
+		c->ttft_ns = NULL;
+		return DIAG_ENOMEM;
+	}
+	for (int32_t p = 0; p < n_pools; p++) {
+		struct cluster_pool *q = &c->pools[p];
+		*q = pools[p];
+		loghist_init(&c->ttft_ns[p]);
+		for (int32_t k = 0; k < q->replicas; k++)
+			c->pool_of[q->first + k] = p;
+	}
+	c->n_pools = n_pools;
+	return 0;
 }
 
 static void on_request(void *ctx, const struct res_request *r)
@@ -52,6 +101,13 @@ static void on_request(void *ctx, const struct res_request *r)
 			p->prompt_tokens += r->prompt_tokens;
 			p->cached_prompt_tokens += r->cached_prompt_tokens;
 			p->preemptions += r->preemptions;
+			if (c->n_pools) {
+				double ttft = (double)(r->first_token_ns - r->arrival_ns);
+				/* a histogram that cannot get its bins loses only
+				 * this percentile: the summary gives -1 */
+				if (loghist_add(&c->ttft_ns[c->pool_of[r->replica]], ttft, ttft, 1.0) != 0)
+					c->ttft_lost = true;
+			}
 		}
 	}
 	if (c->inner.request)
@@ -97,6 +153,44 @@ struct res_sink cluster_sink(struct cluster *c)
 	return s;
 }
 
+/* The pools' figures, and the cluster's GPU-hours replica by replica at
+ * each one's pool's GPU count. */
+static void summarize_pools(struct cluster *c, double duration_s, struct cluster_summary *out)
+{
+	double gpus_total = 0.0, gpu_busy_s = 0.0;
+	out->gpus_per_replica = c->pools[0].gpus_per_replica;
+	for (int32_t p = 0; p < c->n_pools; p++) {
+		struct cluster_pool *q = &c->pools[p];
+		if (q->gpus_per_replica != out->gpus_per_replica)
+			out->gpus_per_replica = 0;
+		q->requests = q->prompt_tokens = q->cached_prompt_tokens = q->preemptions = 0;
+		q->busy_s = 0.0;
+		for (int32_t k = 0; k < q->replicas; k++) {
+			const struct cluster_replica *r = &c->rep[q->first + k];
+			q->requests += r->requests;
+			q->prompt_tokens += r->prompt_tokens;
+			q->cached_prompt_tokens += r->cached_prompt_tokens;
+			q->preemptions += r->preemptions;
+			q->busy_s += r->busy_s;
+			gpus_total += (double)q->gpus_per_replica;
+			gpu_busy_s += (double)q->gpus_per_replica * r->busy_s;
+		}
+		q->prefix_cache_hit_rate = q->prompt_tokens > 0 ? (double)q->cached_prompt_tokens /
+									  (double)q->prompt_tokens
+								: 0.0;
+		q->busy_fraction = duration_s > 0.0 ? q->busy_s / ((double)q->replicas * duration_s)
+						    : 0.0;
+		q->ttft_p95_ms = c->ttft_lost ? -1.0 : loghist_percentile(&c->ttft_ns[p], 95.0) / 1e6;
+		q->gpu_hours_provisioned =
+			(double)q->replicas * (double)q->gpus_per_replica * duration_s / 3600.0;
+		q->gpu_hours_busy = (double)q->gpus_per_replica * q->busy_s / 3600.0;
+	}
+	out->gpu_hours_provisioned = gpus_total * duration_s / 3600.0;
+	out->gpu_hours_busy = gpu_busy_s / 3600.0;
+	out->n_pools = c->n_pools;
+	out->pools = c->pools;
+}
+
 void cluster_summarize(struct cluster *c, double duration_s, int32_t gpus_per_replica,
 		       struct cluster_summary *out)
 {
@@ -115,6 +209,8 @@ void cluster_summarize(struct cluster *c, double duration_s, int32_t gpus_per_re
 	out->gpu_hours_provisioned = (double)c->n * gpus_per_replica * duration_s / 3600.0;
 	out->gpu_hours_busy = (double)gpus_per_replica * busy_s / 3600.0;
 	out->per_replica = c->rep;
+	if (c->n_pools)
+		summarize_pools(c, duration_s, out);
 }
 
 int64_t cluster_stray(const struct cluster *c)

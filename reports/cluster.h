@@ -10,6 +10,13 @@
  * GPU-hours: provisioned = replicas x GPUs per replica x the run's duration;
  * busy = GPUs per replica x the summed step time of every replica.  Both in
  * hours; the cost model prices them.  docs/metrics.md defines every key.
+ *
+ * Pools (cluster_set_pools): replicas of different shapes, numbered pool
+ * after pool.  Each pool gets the per-replica figures summed over its
+ * replicas, its p95 TTFT (from a log histogram: within 0.1%) and its own
+ * GPU-hours at its GPUs per replica; the cluster's GPU-hours are then summed
+ * replica by replica, each at its pool's GPU count, so the pools' add up to
+ * them (to rounding).
  */
 #ifndef REPORTS_CLUSTER_H
 #define REPORTS_CLUSTER_H
@@ -43,13 +50,46 @@ struct cluster_router {
 	double wait_max_ms;
 };
 
-struct cluster_summary {
+/* One pool: its shape (the caller's, to cluster_set_pools) and its figures. */
+struct cluster_pool {
+	/* the shape, given by the caller; strings borrowed (valid while the
+	 * caller's are) */
+	const char *name;
+	const char *model_id;
+	const char *hardware_id;
+	const char *weight_format;
+	const char *kv_dtype;
+	const char *engine_profile;
+	int32_t tp, pp, ep;
+	int64_t kv_capacity_tokens;     /* per replica */
+	int32_t max_num_seqs;
+	int64_t max_model_len;
+	int32_t first;                  /* its first replica */
 	int32_t replicas;
 	int32_t gpus_per_replica;
+	/* the figures, filled by cluster_summarize */
+	int64_t requests;               /* completed on its replicas */
+	int64_t prompt_tokens;
+	int64_t cached_prompt_tokens;
+	double prefix_cache_hit_rate;
+	int64_t preemptions;
+	double busy_s;                  /* summed step time of its replicas */
+	double busy_fraction;           /* busy_s / (replicas x duration) */
+	double ttft_p95_ms;             /* of the calls it completed; -1 when the
+					   histogram ran out of memory */
+	double gpu_hours_provisioned;   /* replicas x GPUs x duration */
+	double gpu_hours_busy;          /* GPUs x busy_s */
+};
+
+struct cluster_summary {
+	int32_t replicas;
+	int32_t gpus_per_replica;       /* with pools: 0 unless every pool has the same */
 	double gpu_hours_provisioned;
 	double gpu_hours_busy;
 	struct cluster_router router;
 	const struct cluster_replica *per_replica; /* [replicas], owned by the struct cluster */
+	int32_t n_pools;                /* 0: one shape */
+	const struct cluster_pool *pools; /* [n_pools], owned by the struct cluster */
 };
 
 /* An aggregator over `replicas` replicas forwarding to `inner`; NULL when out
@@ -59,6 +99,12 @@ void cluster_free(struct cluster *c); /* accepts NULL */
 
 /* A sink feeding c (and through it the inner sink); valid while c is. */
 struct res_sink cluster_sink(struct cluster *c);
+
+/* Split c's replicas into n_pools pools: pools[p].first, .replicas and
+ * .gpus_per_replica (and .name) say which, consecutive and covering every
+ * replica; the figures are filled by cluster_summarize.  Before any record.
+ * 0, DIAG_EINPUT when the pools do not tile the replicas, DIAG_ENOMEM. */
+int cluster_set_pools(struct cluster *c, const struct cluster_pool *pools, int32_t n_pools);
 
 /* Fill *out (router left zero) for a run of duration_s seconds on replicas
  * of gpus_per_replica GPUs each.  out->per_replica stays valid until c is

@@ -195,6 +195,8 @@ static void table_run(FILE *out, const struct report_meta *m)
 	table_str(out, "Engine profile:", m->engine.profile);
 	table_int(out, "Tensor parallel size:", m->tp);
 	table_int(out, "Pipeline parallel size:", m->engine.pp);
+	if (m->ep > 1)
+		table_int(out, "Expert parallel size:", m->ep);
 	table_num(out, "GPU memory utilization:", m->engine.gpu_memory_utilization);
 	table_int(out, "Max model len:", m->engine.max_model_len);
 	table_int(out, "KV cache capacity (tokens/replica):", m->kv_capacity_tokens);
@@ -216,6 +218,41 @@ static void table_run(FILE *out, const struct report_meta *m)
 	table_int(out, "Engine steps:", m->engine_steps);
 }
 
+/* Printable (control characters as '?'), at most n bytes. */
+static void table_name(FILE *out, const char *s, int n)
+{
+	for (int k = 0; s && s[k] && k < n; k++)
+		fputc((unsigned char)s[k] < 0x20 || s[k] == 0x7f ? '?' : s[k], out);
+}
+
+/* One block per pool: its shape, then its figures. */
+static void table_pools(FILE *out, const struct cluster_summary *c)
+{
+	for (int32_t p = 0; p < c->n_pools; p++) {
+		const struct cluster_pool *q = &c->pools[p];
+		fprintf(out, "pool %d ", (int)p);
+		table_name(out, q->name, 40);
+		fprintf(out, ": %d x ", (int)q->replicas);
+		table_name(out, q->hardware_id, 40);
+		fprintf(out, " (TP %d, PP %d, EP %d, %d GPU%s each), ", (int)q->tp, (int)q->pp,
+			(int)q->ep, (int)q->gpus_per_replica, q->gpus_per_replica > 1 ? "s" : "");
+		table_name(out, q->model_id, 60);
+		fputc(' ', out);
+		table_name(out, q->weight_format, 20);
+		fputs(", ", out);
+		table_name(out, q->engine_profile, 20);
+		fprintf(out, ", KV %" PRId64 " tokens/replica\n", q->kv_capacity_tokens);
+	}
+	fprintf(out, "%-6s %10s %8s %8s %12s %12s %12s %12s\n", "pool", "requests", "busy %", "hit %",
+		"preemptions", "p95 TTFT ms", "GPU-h prov", "GPU-h busy");
+	for (int32_t p = 0; p < c->n_pools; p++) {
+		const struct cluster_pool *q = &c->pools[p];
+		fprintf(out, "%-6d %10" PRId64 " %8.2f %8.2f %12" PRId64 " %12.2f %12.3f %12.3f\n",
+			(int)p, q->requests, 100.0 * q->busy_fraction, 100.0 * q->prefix_cache_hit_rate,
+			q->preemptions, q->ttft_p95_ms, q->gpu_hours_provisioned, q->gpu_hours_busy);
+	}
+}
+
 /* The cluster section: GPU-hours, router decisions, one line per replica. */
 static void table_cluster(FILE *out, const struct cluster_summary *c)
 {
@@ -233,11 +270,20 @@ static void table_cluster(FILE *out, const struct cluster_summary *c)
 	table_int(out, "Peak router queue:", r->queue_peak);
 	table_int(out, "Affinity fallbacks:", r->affinity_fallbacks);
 	table_int(out, "Prefix picks moved by the load cap:", r->load_capped);
-	fprintf(out, "%-8s %10s %8s %8s %12s\n", "replica", "requests", "busy %", "hit %", "preemptions");
-	for (int32_t i = 0; i < c->replicas; i++) {
-		const struct cluster_replica *p = &c->per_replica[i];
-		fprintf(out, "%-8d %10" PRId64 " %8.2f %8.2f %12" PRId64 "\n", (int)i, p->requests,
-			100.0 * p->busy_fraction, 100.0 * p->prefix_cache_hit_rate, p->preemptions);
+	if (c->n_pools)
+		table_pools(out, c);
+	fprintf(out, "%-8s %10s %8s %8s %12s%s\n", "replica", "requests", "busy %", "hit %",
+		"preemptions", c->n_pools ? "  pool" : "");
+	for (int32_t i = 0, p = 0; i < c->replicas; i++) {
+		const struct cluster_replica *x = &c->per_replica[i];
+		fprintf(out, "%-8d %10" PRId64 " %8.2f %8.2f %12" PRId64, (int)i, x->requests,
+			100.0 * x->busy_fraction, 100.0 * x->prefix_cache_hit_rate, x->preemptions);
+		if (c->n_pools) {
+			while (i >= c->pools[p].first + c->pools[p].replicas)
+				p++;
+			fprintf(out, "  %d", (int)p);
+		}
+		fputc('\n', out);
 	}
 }
 
@@ -558,6 +604,8 @@ static void json_run(struct json *j, const struct report_meta *m)
 	json_str(j, "engine_profile", m->engine.profile);
 	json_int(j, "tensor_parallel_size", m->tp);
 	json_int(j, "pipeline_parallel_size", m->engine.pp);
+	if (m->ep > 1)
+		json_int(j, "expert_parallel_size", m->ep);
 	json_num(j, "gpu_memory_utilization", m->engine.gpu_memory_utilization);
 	json_int(j, "max_model_len", m->engine.max_model_len);
 	json_bool(j, "reserve_full_prompt", m->engine.reserve_full_prompt);
@@ -578,6 +626,46 @@ static void json_run(struct json *j, const struct report_meta *m)
 	json_slo(j, "slo_tpot_ms", m->slo_tpot_ms);
 	json_num(j, "slo_attainment_target", m->slo_attainment_target);
 	json_close(j);
+}
+
+/* "pools": each pool's shape and figures. */
+static void json_pools(struct json *j, const struct cluster_summary *c)
+{
+	json_key(j, "pools");
+	json_open_array(j);
+	for (int32_t p = 0; p < c->n_pools; p++) {
+		const struct cluster_pool *q = &c->pools[p];
+		json_elem(j);
+		json_open(j);
+		json_int(j, "pool", p);
+		json_str(j, "name", q->name);
+		json_str(j, "model_id", q->model_id);
+		json_str(j, "hardware_id", q->hardware_id);
+		json_str(j, "weight_format", q->weight_format);
+		json_str(j, "kv_cache_dtype", q->kv_dtype);
+		json_str(j, "engine_profile", q->engine_profile);
+		json_int(j, "tensor_parallel_size", q->tp);
+		json_int(j, "pipeline_parallel_size", q->pp);
+		json_int(j, "expert_parallel_size", q->ep);
+		json_int(j, "replicas", q->replicas);
+		json_int(j, "first_replica", q->first);
+		json_int(j, "gpus_per_replica", q->gpus_per_replica);
+		json_int(j, "kv_capacity_tokens", q->kv_capacity_tokens);
+		json_int(j, "max_num_seqs", q->max_num_seqs);
+		json_int(j, "max_model_len", q->max_model_len);
+		json_int(j, "requests", q->requests);
+		json_int(j, "prompt_tokens", q->prompt_tokens);
+		json_int(j, "cached_prompt_tokens", q->cached_prompt_tokens);
+		json_num(j, "prefix_cache_hit_rate", q->prefix_cache_hit_rate);
+		json_int(j, "preemptions", q->preemptions);
+		json_num(j, "busy_s", q->busy_s);
+		json_num(j, "busy_fraction", q->busy_fraction);
+		json_num(j, "ttft_p95_ms", q->ttft_p95_ms);
+		json_num(j, "gpu_hours_provisioned", q->gpu_hours_provisioned);
+		json_num(j, "gpu_hours_busy", q->gpu_hours_busy);
+		json_close(j);
+	}
+	json_close_array(j);
 }
 
 static void json_cluster(struct json *j, const struct cluster_summary *c)
@@ -607,6 +695,12 @@ static void json_cluster(struct json *j, const struct cluster_summary *c)
 		json_elem(j);
 		json_open(j);
 		json_int(j, "replica", i);
+		if (c->n_pools) {
+			int32_t q = 0;
+			while (i >= c->pools[q].first + c->pools[q].replicas)
+				q++;
+			json_int(j, "pool", q);
+		}
 		json_int(j, "requests", p->requests);
 		json_int(j, "prompt_tokens", p->prompt_tokens);
 		json_int(j, "cached_prompt_tokens", p->cached_prompt_tokens);
@@ -617,6 +711,8 @@ static void json_cluster(struct json *j, const struct cluster_summary *c)
 		json_close(j);
 	}
 	json_close_array(j);
+	if (c->n_pools)
+		json_pools(j, c);
 	json_close(j);
 }
 

@@ -36,6 +36,7 @@ struct report_meta {
 	const char *weight_format;    /* e.g. "bf16", "fp8", "int4-awq" */
 	const char *kv_dtype;
 	int32_t tp;
+	int32_t ep;                   /* expert parallelism; shown only when > 1 */
 	uint64_t seed;
 	int64_t kv_capacity_tokens;   /* per replica */
 	int32_t block_size;           /* tokens per KV block */
