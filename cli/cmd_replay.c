@@ -129,8 +129,18 @@ static const char REPLAY_HELP_CLUSTER[] =
 	"    router.prefix_load_cap       prefix_aware: skip replicas this many calls above the least\n"
 	"    router.prefix_weight         prefix_aware: weight of the cached share (3)\n"
 	"    router.load_weight           prefix_aware: weight of the load (2)\n"
-	"    With more than one replica the report adds a cluster section: GPU-hours\n"
-	"    provisioned and busy, the router's decisions, and one line per replica.\n"
+	"    expert_parallel_size         1 (default) or tensor_parallel_size: MoE experts\n"
+	"                                 spread whole over the replica's GPUs\n"
+	"    pools                        [{name, hardware, model, weight_format, replicas,\n"
+	"                                 tensor_parallel_size, engine.*, ...}, ...]: replicas\n"
+	"                                 of different shapes behind the router; a key a pool\n"
+	"                                 leaves out comes from the top level.  One tokenizer\n"
+	"                                 (vocabulary size) and one engine.block_size for all;\n"
+	"                                 --set pools[0].replicas=3 sets one pool's key\n"
+	"    With more than one replica, or pools, the report adds a cluster section:\n"
+	"    GPU-hours provisioned and busy, the router's decisions, one line per replica\n"
+	"    and, with pools, each pool's shape, requests, busy %, hit %, preemptions,\n"
+	"    P95 TTFT and GPU-hours.\n"
 	"\n";
 
 static const char REPLAY_HELP_END[] =
@@ -347,6 +357,93 @@ static int resolve_tiers(const struct scenario *sc, const struct catalog *cat,
 	return 0;
 }
 
+/* One pool of a scenario with `pools`, resolved as its own deployment. */
+struct pool_run {
+	struct scenario sc;          /* scenario_pool_view, then resolved */
+	struct perf_model pm;
+	struct perf_profile *prof;
+	struct engine_config cfg;
+};
+
+/* Name pool i in d's message ("file: pools[i] (name): ..."), unless the
+ * message already names the pool's key ("file: pools[i].key: ..."). */
+static int pool_error(const struct scenario *top, int32_t i, const struct scenario *v, int rc,
+		      struct diag *d)
+{
+	char head[600];
+	snprintf(head, sizeof(head), "%s: pools[%d].", top->source, (int)i);
+	if (strncmp(d->msg, head, strlen(head)) == 0)
+		return rc;
+	char msg[DIAG_MSG_MAX];
+	int n = snprintf(msg, sizeof(msg), "%s: pools[%d] (%s): ", top->source, (int)i, v->name);
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		return rc;
+	size_t room = sizeof(msg) - (size_t)n - 1, len = strlen(d->msg);
+	memcpy(msg + n, d->msg, len < room ? len : room);
+	msg[(size_t)n + (len < room ? len : room)] = '\0';
+	memcpy(d->msg, msg, sizeof(msg));
+	return rc;
+}
+
+/* Resolve every pool of sc: its view, the hardware's defaults, the
+ * performance and memory models, the catalogue's pre-flight checks (warnings
+ * naming the pool), and one tokenizer for all (the same vocabulary size as
+ * pools[0]'s model: the router sends every pool the same calls, counted in
+ * the same tokens).  *out: sc->n_pools runs, the caller frees them with
+ * pool_runs_free. */
+static int pools_resolve(const struct scenario *sc, const struct catalog *cat,
+			 struct pool_run **out, struct warn_list *w, struct diag *d)
+{
+	struct pool_run *pr = calloc((size_t)sc->n_pools, sizeof(*pr));
+	*out = pr;
+	if (!pr)
+		return diag_set(d, DIAG_ENOMEM, "out of memory for %d pools", (int)sc->n_pools);
+	for (int32_t i = 0; i < sc->n_pools; i++) {
+		struct pool_run *p = &pr[i];
+		scenario_pool_view(sc, i, &p->sc);
+		int rc = scenario_resolve(&p->sc, cat, NULL, d);
+		if (rc == 0)
+			rc = scenario_engine(&p->sc, cat, &p->pm, &p->prof, &p->cfg, d);
+		size_t before = w->count;
+		if (rc == 0)
+			rc = preflight_deployment(cat, NULL, &p->pm, p->sc.engine.max_model_len, w, d);
+		if (rc != 0)
+			return pool_error(sc, i, &p->sc, rc, d);
+		for (size_t k = before; k < w->count; k++) {
+			char msg[WARN_MSG_MAX];
+			int n = snprintf(msg, sizeof(msg), "pools[%d] (%.64s): ", (int)i, p->sc.name);
+			size_t room = sizeof(msg) - (size_t)n - 1, len = strlen(w->items[k].msg);
+			memcpy(msg + n, w->items[k].msg, len < room ? len : room);
+			msg[(size_t)n + (len < room ? len : room)] = '\0';
+			memcpy(w->items[k].msg, msg, sizeof(msg));
+		}
+		if (p->cfg.block_size != pr[0].cfg.block_size)
+			return diag_set(d, DIAG_EINPUT,
+					"%s: pools[%d].engine.block_size: %lld differs from pools[0]'s "
+					"%lld (expected one KV block size for every pool: a call carries "
+					"one chain of block hashes)",
+					sc->source, (int)i, (long long)p->cfg.block_size,
+					(long long)pr[0].cfg.block_size);
+		const struct cat_model *m0 = catalog_model(cat, pr[0].sc.model);
+		const struct cat_model *mi = catalog_model(cat, p->sc.model);
+		if (mi->vocab_size != m0->vocab_size)
+			return diag_set(d, DIAG_EINPUT,
+					"%s: pools[%d].model: '%s' has a vocabulary of %lld tokens, "
+					"pools[0]'s '%s' %lld (expected models with one tokenizer: the "
+					"router sends every pool the same calls, counted in the same tokens)",
+					sc->source, (int)i, mi->id, (long long)mi->vocab_size, m0->id,
+					(long long)m0->vocab_size);
+	}
+	return 0;
+}
+
+static void pool_runs_free(struct pool_run *pr, int32_t n)
+{
+	for (int32_t i = 0; pr && i < n; i++)
+		perf_profile_free(pr[i].prof);
+	free(pr);
+}
+
 int cli_scenario_engine(const struct scenario *sc, const struct catalog *cat,
 			struct perf_model *pm, struct perf_profile **prof,
 			struct engine_config *cfg, struct diag *d)
@@ -408,6 +505,73 @@ static int preflight_trace(const struct replay_scan *sc, const struct engine_con
 	return 0;
 }
 
+/* Pre-flight over the trace for a cluster of pools: the cluster-wide
+ * warnings (calls no pool can serve) as for one shape, against the largest
+ * pool's limits, and one warning per pool that cannot serve calls the
+ * others can (the router sends those elsewhere). */
+static int preflight_pools(const struct replay_opts *so, const struct pool_run *pr, int32_t n,
+			   const struct scenario *sc, const struct catalog *cat, const char *trace,
+			   struct warn_list *w, struct diag *d)
+{
+	struct engine_config *cfgs = calloc((size_t)n, sizeof(*cfgs));
+	struct replay_scan *each = calloc((size_t)n, sizeof(*each));
+	int rc = cfgs && each ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
+	struct engine_config big = pr[0].cfg;
+	for (int32_t i = 0; rc == 0 && i < n; i++) {
+		cfgs[i] = pr[i].cfg;
+		if (cfgs[i].max_model_len > big.max_model_len)
+			big.max_model_len = cfgs[i].max_model_len;
+		if (cfgs[i].kv_cache_tokens > big.kv_cache_tokens)
+			big.kv_cache_tokens = cfgs[i].kv_cache_tokens;
+		if (cfgs[i].max_num_batched_tokens > big.max_num_batched_tokens)
+			big.max_num_batched_tokens = cfgs[i].max_num_batched_tokens;
+	}
+	struct replay_scan all;
+	int64_t context = catalog_model(cat, pr[0].sc.model)->max_context;
+	if (rc == 0)
+		rc = replay_scan_pools(so, cfgs, n, context, each, &all, d);
+	if (rc == 0)
+		rc = preflight_trace(&all, &big, sc->context_policy, pr[0].pm.model_id, context, trace,
+				     w, d);
+	for (int32_t i = 0; rc == 0 && i < n; i++) {
+		int64_t elsewhere = each[i].rejected - all.rejected;
+		if (elsewhere <= 0)
+			continue;
+		warn_add(w, "pool_calls_elsewhere",
+			 "Pre-flight: pools[%d] (%s) cannot serve %lld of %lld calls that another "
+			 "pool can (its max_model_len is %lld, its KV cache %lld tokens per "
+			 "replica): the router sends them to the other pools only.",
+			 (int)i, pr[i].sc.name, (long long)elsewhere, (long long)all.calls,
+			 (long long)pr[i].cfg.max_model_len, (long long)pr[i].cfg.kv_cache_tokens);
+	}
+	free(cfgs);
+	free(each);
+	return rc;
+}
+
+/* The metrics' capacity of a cluster of pools: per replica, the mean over
+ * all replicas (so that fractions of peak over replicas x duration stay
+ * exact); no compute peak if any pool lacks one. */
+static void pools_capacity(const struct pool_run *pr, int32_t n, int32_t n_rep,
+			   struct metrics_capacity *cap)
+{
+	double seqs = 0, blocks = 0, flops = 0, bytes = 0;
+	bool unknown = false;
+	for (int32_t i = 0; i < n; i++) {
+		const struct pool_run *p = &pr[i];
+		double r = (double)p->sc.replicas, gpus = (double)p->pm.tp * (double)p->pm.pp;
+		seqs += r * p->cfg.max_num_seqs;
+		blocks += r * (double)(p->cfg.kv_cache_tokens / p->cfg.block_size);
+		flops += r * p->pm.matmul_peak_flops * gpus;
+		bytes += r * p->pm.mem_bw_bytes * gpus;
+		unknown = unknown || p->pm.compute_unknown;
+	}
+	cap->max_num_seqs = (int32_t)llround(seqs / n_rep);
+	cap->kv_blocks = llround(blocks / n_rep);
+	cap->peak_flops = unknown ? 0.0 : flops / n_rep;
+	cap->peak_bytes_per_s = bytes / n_rep;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_args *a = malloc(sizeof(*a));
@@ -431,6 +595,7 @@ int cmd_replay(int argc, char **argv)
 	struct perf_model pm;
 	struct perf_profile *prof = NULL;
 	struct engine_config cfg;
+	struct pool_run *pr = NULL; /* with pools: one per pool */
 	struct metrics *m = NULL;
 	struct cluster *cl = NULL;
 	struct cluster_summary cls;
@@ -457,17 +622,41 @@ int cmd_replay(int argc, char **argv)
 		rc = scenario_load(&sc, a->scenario, a->sets, a->n_sets, &d);
 	if (rc == 0)
 		rc = catalog_load(&cat, a->catalog, &d);
-	if (rc == 0)
-		rc = scenario_resolve(&sc, cat, NULL, &d);
-	if (rc == 0)
-		rc = scenario_engine(&sc, cat, &pm, &prof, &cfg, &d);
 	struct sim_tiers_config tiers;
 	struct report_tiers rtiers;
-	if (rc == 0)
-		rc = resolve_tiers(&sc, cat, &pm, &cfg, &tiers, &rtiers, &d);
-	if (rc == 0)
-		rc = preflight_deployment(cat, NULL, &pm, sc.engine.max_model_len, warns, &d);
-	if (rc == 0) {
+	memset(&tiers, 0, sizeof(tiers));
+	memset(&rtiers, 0, sizeof(rtiers));
+	if (rc == 0 && sc.n_pools > 0 && (sc.kv_tiers.host_gb > 0 || sc.kv_tiers.disk_gb > 0))
+		rc = diag_set(&d, DIAG_EINPUT, "%s: kv_tiers: not modelled with pools yet (a tier's "
+			      "block and load time follow each pool's model and GPUs; expected "
+			      "kv_tiers.host_gb 0 with pools)", sc.source);
+	if (rc == 0 && sc.n_pools > 0) {
+		rc = pools_resolve(&sc, cat, &pr, warns, &d);
+	} else if (rc == 0) {
+		rc = scenario_resolve(&sc, cat, NULL, &d);
+		if (rc == 0)
+			rc = scenario_engine(&sc, cat, &pm, &prof, &cfg, &d);
+		if (rc == 0)
+			rc = resolve_tiers(&sc, cat, &pm, &cfg, &tiers, &rtiers, &d);
+		if (rc == 0)
+			rc = preflight_deployment(cat, NULL, &pm, sc.engine.max_model_len, warns, &d);
+	}
+	/* with pools, the run's own lines describe pools[0]; the cluster
+	 * section describes each */
+	const struct scenario *shape = sc.n_pools ? &pr[0].sc : &sc;
+	const struct perf_model *pm0 = sc.n_pools ? &pr[0].pm : &pm;
+	const struct engine_config *cfg0 = sc.n_pools ? &pr[0].cfg : &cfg;
+	int32_t n_rep = sc.replicas;
+	if (sc.n_pools) {
+		n_rep = 0;
+		for (int32_t i = 0; i < sc.n_pools; i++)
+			n_rep += pr ? pr[i].sc.replicas : 0;
+	}
+	if (rc == 0 && sc.n_pools) {
+		struct replay_opts so = {.trace_path = a->trace, .format = a->format,
+					 .skip_bad = a->skip_bad, .context_policy = sc.context_policy};
+		rc = preflight_pools(&so, pr, sc.n_pools, &sc, cat, a->trace, warns, &d);
+	} else if (rc == 0) {
 		struct replay_opts so = {.trace_path = a->trace, .format = a->format,
 					 .skip_bad = a->skip_bad, .context_policy = sc.context_policy};
 		struct replay_scan scan;
@@ -482,26 +671,51 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "agentcap replay: warning: %s\n", warns->items[i].msg);
 	if (rc == 0 && !(m = metrics_new()))
 		rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
-	/* Several replicas: a per-replica aggregator in front of the metrics. */
-	if (rc == 0 && sc.replicas > 1 && !(cl = cluster_new(sc.replicas, metrics_sink(m))))
+	/* Several replicas, or pools: a per-replica aggregator in front of the
+	 * metrics. */
+	if (rc == 0 && (n_rep > 1 || sc.n_pools) && !(cl = cluster_new(n_rep, metrics_sink(m))))
 		rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
+	struct sim_pool sp[SCENARIO_MAX_POOLS];
+	if (rc == 0 && sc.n_pools) {
+		struct cluster_pool cp[SCENARIO_MAX_POOLS];
+		for (int32_t i = 0, first = 0; i < sc.n_pools; i++) {
+			const struct pool_run *p = &pr[i];
+			cp[i] = (struct cluster_pool){
+				.name = p->sc.name, .model_id = p->pm.model_id,
+				.hardware_id = p->pm.hardware_id, .weight_format = p->pm.weight_format_id,
+				.kv_dtype = p->pm.kv_dtype_id, .engine_profile = p->sc.engine_profile,
+				.tp = p->pm.tp, .pp = p->pm.pp, .ep = p->pm.ep,
+				.kv_capacity_tokens = p->cfg.kv_cache_tokens,
+				.max_num_seqs = p->cfg.max_num_seqs, .max_model_len = p->cfg.max_model_len,
+				.first = first, .replicas = p->sc.replicas,
+				.gpus_per_replica = p->pm.tp * p->pm.pp};
+			sp[i] = (struct sim_pool){.cfg = p->cfg, .perf = sim_perf_from_model(&p->pm),
+						  .replicas = p->sc.replicas};
+			first += p->sc.replicas;
+		}
+		if (cluster_set_pools(cl, cp, sc.n_pools) != 0)
+			rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
+	}
 	if (rc == 0) {
-		metrics_set_replicas(m, sc.replicas);
+		metrics_set_replicas(m, n_rep);
 		metrics_set_slo(m, sc.slo_ttft_ms, sc.slo_tpot_ms);
 		sc.router.seed = a->seed;
-		double gpus = (double)pm.tp * (double)pm.pp;
+		double gpus = (double)pm0->tp * (double)pm0->pp;
 		struct metrics_capacity cap = {
-			.max_num_seqs = cfg.max_num_seqs,
-			.kv_blocks = cfg.kv_cache_tokens / cfg.block_size,
-			.peak_flops = pm.compute_unknown ? 0.0 : pm.matmul_peak_flops * gpus,
-			.peak_bytes_per_s = pm.mem_bw_bytes * gpus,
+			.max_num_seqs = cfg0->max_num_seqs,
+			.kv_blocks = cfg0->kv_cache_tokens / cfg0->block_size,
+			.peak_flops = pm0->compute_unknown ? 0.0 : pm0->matmul_peak_flops * gpus,
+			.peak_bytes_per_s = pm0->mem_bw_bytes * gpus,
 		};
+		if (sc.n_pools)
+			pools_capacity(pr, sc.n_pools, n_rep, &cap);
 		metrics_set_capacity(m, &cap);
 		struct replay_opts o = {.trace_path = a->trace, .format = a->format,
 					.skip_bad = a->skip_bad, .seed = a->seed, .scale = a->scale,
 					.context_policy = sc.context_policy,
 					.replicas = sc.replicas, .router = &sc.router,
-					.tiers = tiers.n > 0 ? &tiers : NULL};
+					.tiers = tiers.n > 0 ? &tiers : NULL,
+					.pools = sc.n_pools ? sp : NULL, .n_pools = sc.n_pools};
 		o.scale.seed = a->seed;
 		struct res_sink sink = cl ? cluster_sink(cl) : metrics_sink(m);
 		if (a->csv) {
@@ -515,7 +729,7 @@ int cmd_replay(int argc, char **argv)
 		progress_init(&prog, a->quiet ? NULL : stderr, "agentcap replay",
 			      a->scale.engineers ? 0 : trace_calls, sink);
 		if (rc == 0)
-			rc = replay_run(&o, &cfg, sim_perf_from_model(&pm), progress_sink(&prog), &st,
+			rc = replay_run(&o, cfg0, sim_perf_from_model(pm0), progress_sink(&prog), &st,
 					&d);
 		progress_end(&prog);
 		if (a->csv && csv_out.fp) {
@@ -533,7 +747,7 @@ int cmd_replay(int argc, char **argv)
 		rc = metrics_summarize(m, &sum, &d);
 	if (rc == 0 && cl) {
 		cluster_summarize(cl, sum.duration_s,
-				  sc.tensor_parallel_size * sc.pipeline_parallel_size, &cls);
+				  shape->tensor_parallel_size * shape->pipeline_parallel_size, &cls);
 		cls.router = (struct cluster_router){
 			.policy = router_policy_name(sc.router.policy),
 			.routed = st.router.routed,
@@ -555,18 +769,19 @@ int cmd_replay(int argc, char **argv)
 			.trace_format = st.trace_format,
 			.scenario_name = sc.name,
 			.scenario_path = sc.source,
-			.model_id = sc.model,
-			.hardware_id = sc.hardware,
-			.weight_format = sc.weight_format,
-			.kv_dtype = sc.kv_cache_dtype,
-			.tp = sc.tensor_parallel_size,
+			.model_id = shape->model,
+			.hardware_id = shape->hardware,
+			.weight_format = shape->weight_format,
+			.kv_dtype = shape->kv_cache_dtype,
+			.tp = shape->tensor_parallel_size,
+			.ep = pm0->ep,
 			.seed = a->seed,
-			.kv_capacity_tokens = cfg.kv_cache_tokens,
-			.block_size = (int32_t)cfg.block_size,
-			.max_num_seqs = cfg.max_num_seqs,
-			.max_num_batched_tokens = cfg.max_num_batched_tokens,
-			.prefix_caching = cfg.enable_prefix_caching,
-			.chunked_prefill = cfg.enable_chunked_prefill,
+			.kv_capacity_tokens = cfg0->kv_cache_tokens,
+			.block_size = (int32_t)cfg0->block_size,
+			.max_num_seqs = cfg0->max_num_seqs,
+			.max_num_batched_tokens = cfg0->max_num_batched_tokens,
+			.prefix_caching = cfg0->enable_prefix_caching,
+			.chunked_prefill = cfg0->enable_chunked_prefill,
 			.skipped_bad_lines = st.skipped_lines,
 			.events_processed = st.sim.events,
 			.engine_steps = st.sim.steps,
@@ -575,10 +790,10 @@ int cmd_replay(int argc, char **argv)
 			.scaled_days = a->scale.engineers ? st.scale.days : 0,
 			.slo_ttft_ms = sc.slo_ttft_ms,
 			.slo_tpot_ms = sc.slo_tpot_ms,
-			.engine = {.profile = sc.engine_profile, .pp = sc.pipeline_parallel_size,
-				   .max_model_len = cfg.max_model_len,
-				   .gpu_memory_utilization = cfg.gpu_memory_utilization,
-				   .reserve_full_prompt = cfg.reserve_full_prompt},
+			.engine = {.profile = shape->engine_profile, .pp = shape->pipeline_parallel_size,
+				   .max_model_len = cfg0->max_model_len,
+				   .gpu_memory_utilization = cfg0->gpu_memory_utilization,
+				   .reserve_full_prompt = cfg0->reserve_full_prompt},
 			.context = {.policy = context_policy_name(sc.context_policy),
 				    .compacted = st.calls_compacted, .truncated = st.calls_truncated,
 				    .too_long = st.calls_too_long},
@@ -629,6 +844,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	cluster_free(cl);
 	metrics_free(m);
+	pool_runs_free(pr, sc.n_pools);
 	perf_profile_free(prof);
 	catalog_free(cat);
 	free(a);

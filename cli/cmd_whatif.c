@@ -326,6 +326,9 @@ int cmd_whatif(int argc, char **argv)
 		rc = variant_of(a, &rules, &v[1], &d);
 	if (rc == 0)
 		rc = scenario_load(&sc, a->scenario, a->sets, a->n_sets, &d);
+	if (rc == 0 && sc.n_pools > 0)
+		rc = diag_set(&d, DIAG_EINPUT, "%s: pools: whatif runs one replica shape (expected a "
+			      "scenario without pools; replay takes pools)", sc.source);
 	if (rc == 0)
 		rc = catalog_load(&cat, a->catalog, &d);
 	if (rc == 0)

@@ -628,6 +628,7 @@ int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct
 	po.engine = sc->engine_profile[0] ? sc->engine_profile : NULL;
 	po.tp = sc->tensor_parallel_size;
 	po.pp = sc->pipeline_parallel_size;
+	po.ep = sc->expert_parallel_size;
 	po.gpu_expert_fraction = sc->offload_gpu_expert_fraction;
 	po.host = (struct offload_host){ sc->host_memory_gb, sc->host_mem_bw_gbs, sc->host_tflops,
 					 sc->host_link_gbs };
@@ -667,7 +668,8 @@ int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct
 	if (cfg->max_model_len == 0)
 		cfg->max_model_len = catalog_model(cat, sc->model)->max_context;
 	if (cfg->kv_cache_tokens < cfg->block_size)
-		return diag_set(d, DIAG_EINPUT, "%s: KV cache of %lld tokens is smaller than one block of %lld",
-				sc->source, (long long)cfg->kv_cache_tokens, (long long)cfg->block_size);
+		return diag_set(d, DIAG_EINPUT, "%s%sKV cache of %lld tokens is smaller than one block of %lld",
+				sc->key_prefix[0] ? "" : sc->source, sc->key_prefix[0] ? "" : ": ",
+				(long long)cfg->kv_cache_tokens, (long long)cfg->block_size);
 	return 0;
 }

@@ -453,7 +453,8 @@ static int64_t window_hit(const struct replica *rep, struct sreq *r, int64_t ful
 }
 
 /* Admit waiting requests in FCFS order; returns how many. */
-static int schedule_waiting(struct replica *rep, struct perf_batch *pb, int64_t *budget)
+static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batch *pb,
+			    int64_t *budget)
 {
 	const struct engine_config *cfg = rep->cfg;
 	int64_t bs = rep->kv.block_size;
@@ -719,7 +720,7 @@ int replica_schedule(struct sim *s, struct replica *rep)
 	int admitted = 0;
 	rep->head_blocked = false;
 	if (!preempted) {
-		admitted = schedule_waiting(rep, &pb, &budget);
+		admitted = schedule_waiting(s, rep, &pb, &budget);
 		if (admitted < 0)
 			return admitted;
 	}
