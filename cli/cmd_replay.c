@@ -618,19 +618,22 @@ int cmd_replay(int argc, char **argv)
 	if (rc == 0 && a->json && a->csv && strcmp(a->json, "-") == 0 && strcmp(a->csv, "-") == 0)
 		rc = diag_set(&d, DIAG_EINPUT, "--json - and --csv - would both write to standard "
 			      "output (expected at most one of them to be '-')");
+	int32_t n_pools = 0; /* the scenario's, once it is loaded */
 	if (rc == 0)
 		rc = scenario_load(&sc, a->scenario, a->sets, a->n_sets, &d);
+	if (rc == 0)
+		n_pools = sc.n_pools;
 	if (rc == 0)
 		rc = catalog_load(&cat, a->catalog, &d);
 	struct sim_tiers_config tiers;
 	struct report_tiers rtiers;
 	memset(&tiers, 0, sizeof(tiers));
 	memset(&rtiers, 0, sizeof(rtiers));
-	if (rc == 0 && sc.n_pools > 0 && (sc.kv_tiers.host_gb > 0 || sc.kv_tiers.disk_gb > 0))
+	if (rc == 0 && n_pools > 0 && (sc.kv_tiers.host_gb > 0 || sc.kv_tiers.disk_gb > 0))
 		rc = diag_set(&d, DIAG_EINPUT, "%s: kv_tiers: not modelled with pools yet (a tier's "
 			      "block and load time follow each pool's model and GPUs; expected "
 			      "kv_tiers.host_gb 0 with pools)", sc.source);
-	if (rc == 0 && sc.n_pools > 0) {
+	if (rc == 0 && n_pools > 0) {
 		rc = pools_resolve(&sc, cat, &pr, warns, &d);
 	} else if (rc == 0) {
 		rc = scenario_resolve(&sc, cat, NULL, &d);
@@ -643,19 +646,19 @@ int cmd_replay(int argc, char **argv)
 	}
 	/* with pools, the run's own lines describe pools[0]; the cluster
 	 * section describes each */
-	const struct scenario *shape = sc.n_pools ? &pr[0].sc : &sc;
-	const struct perf_model *pm0 = sc.n_pools ? &pr[0].pm : &pm;
-	const struct engine_config *cfg0 = sc.n_pools ? &pr[0].cfg : &cfg;
-	int32_t n_rep = sc.replicas;
-	if (sc.n_pools) {
+	const struct scenario *shape = n_pools && pr ? &pr[0].sc : &sc;
+	const struct perf_model *pm0 = n_pools && pr ? &pr[0].pm : &pm;
+	const struct engine_config *cfg0 = n_pools && pr ? &pr[0].cfg : &cfg;
+	int32_t n_rep = rc == 0 ? sc.replicas : 1;
+	if (n_pools && pr) {
 		n_rep = 0;
-		for (int32_t i = 0; i < sc.n_pools; i++)
-			n_rep += pr ? pr[i].sc.replicas : 0;
+		for (int32_t i = 0; i < n_pools; i++)
+			n_rep += pr[i].sc.replicas;
 	}
-	if (rc == 0 && sc.n_pools) {
+	if (rc == 0 && n_pools) {
 		struct replay_opts so = {.trace_path = a->trace, .format = a->format,
 					 .skip_bad = a->skip_bad, .context_policy = sc.context_policy};
-		rc = preflight_pools(&so, pr, sc.n_pools, &sc, cat, a->trace, warns, &d);
+		rc = preflight_pools(&so, pr, n_pools, &sc, cat, a->trace, warns, &d);
 	} else if (rc == 0) {
 		struct replay_opts so = {.trace_path = a->trace, .format = a->format,
 					 .skip_bad = a->skip_bad, .context_policy = sc.context_policy};
@@ -673,12 +676,12 @@ int cmd_replay(int argc, char **argv)
 		rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
 	/* Several replicas, or pools: a per-replica aggregator in front of the
 	 * metrics. */
-	if (rc == 0 && (n_rep > 1 || sc.n_pools) && !(cl = cluster_new(n_rep, metrics_sink(m))))
+	if (rc == 0 && (n_rep > 1 || n_pools) && !(cl = cluster_new(n_rep, metrics_sink(m))))
 		rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
 	struct sim_pool sp[SCENARIO_MAX_POOLS];
-	if (rc == 0 && sc.n_pools) {
+	if (rc == 0 && n_pools) {
 		struct cluster_pool cp[SCENARIO_MAX_POOLS];
-		for (int32_t i = 0, first = 0; i < sc.n_pools; i++) {
+		for (int32_t i = 0, first = 0; i < n_pools; i++) {
 			const struct pool_run *p = &pr[i];
 			cp[i] = (struct cluster_pool){
 				.name = p->sc.name, .model_id = p->pm.model_id,
@@ -693,7 +696,7 @@ int cmd_replay(int argc, char **argv)
 						  .replicas = p->sc.replicas};
 			first += p->sc.replicas;
 		}
-		if (cluster_set_pools(cl, cp, sc.n_pools) != 0)
+		if (cluster_set_pools(cl, cp, n_pools) != 0)
 			rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
 	}
 	if (rc == 0) {
@@ -707,15 +710,15 @@ int cmd_replay(int argc, char **argv)
 			.peak_flops = pm0->compute_unknown ? 0.0 : pm0->matmul_peak_flops * gpus,
 			.peak_bytes_per_s = pm0->mem_bw_bytes * gpus,
 		};
-		if (sc.n_pools)
-			pools_capacity(pr, sc.n_pools, n_rep, &cap);
+		if (n_pools)
+			pools_capacity(pr, n_pools, n_rep, &cap);
 		metrics_set_capacity(m, &cap);
 		struct replay_opts o = {.trace_path = a->trace, .format = a->format,
 					.skip_bad = a->skip_bad, .seed = a->seed, .scale = a->scale,
 					.context_policy = sc.context_policy,
 					.replicas = sc.replicas, .router = &sc.router,
 					.tiers = tiers.n > 0 ? &tiers : NULL,
-					.pools = sc.n_pools ? sp : NULL, .n_pools = sc.n_pools};
+					.pools = n_pools ? sp : NULL, .n_pools = n_pools};
 		o.scale.seed = a->seed;
 		struct res_sink sink = cl ? cluster_sink(cl) : metrics_sink(m);
 		if (a->csv) {
@@ -844,7 +847,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	cluster_free(cl);
 	metrics_free(m);
-	pool_runs_free(pr, sc.n_pools);
+	pool_runs_free(pr, n_pools);
 	perf_profile_free(prof);
 	catalog_free(cat);
 	free(a);

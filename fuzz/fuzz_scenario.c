@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * fuzz_scenario: the scenario reader (replay/scenario.h).  The input up to
  * the first NUL byte is the scenario file; what follows is a list of
- * NUL-separated --set arguments (at most 16) applied after it. */
+ * NUL-separated --set arguments (at most 16) applied after it.  Each pool
+ * of a scenario that loads is also viewed (scenario_pool_view). */
 #include "fuzz/fuzz_util.h"
 
 #include "base/diag.h"
@@ -42,6 +43,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = scenario_load(sc, path, (const char *const *)sets, n, &d);
 	if (rc > 0 || (rc < 0 && !d.msg[0]))
 		abort();
+	/* every pool's view: the keys it set laid over the top level */
+	struct scenario *v = malloc(sizeof(*v));
+	if (!v)
+		abort();
+	for (int32_t i = 0; rc == 0 && i < sc->n_pools; i++) {
+		scenario_pool_view(sc, i, v);
+		if (v->n_pools != 0 || v->replicas < 1)
+			abort();
+	}
+	free(v);
 	/* the built-in default with the same overrides */
 	diag_init(&d);
 	rc = scenario_load(sc, NULL, (const char *const *)sets, n, &d);

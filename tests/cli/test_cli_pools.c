@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,10 +143,13 @@ static void expect_error(const char *extra, const char *msg)
 	char args[2048];
 	snprintf(args, sizeof(args), "replay " MOONCAKE200 " --quiet %s", extra);
 	struct cli_out r = cli_run(args);
-	if (r.status != 2 || !strstr(r.err, msg))
-		fail_msg("agentcap %s: status %d, stderr '%s' (expected 2 and '%s')", args, r.status,
-			 r.err, msg);
+	char why[4096];
+	bool ok = r.status == 2 && strstr(r.err, msg);
+	snprintf(why, sizeof(why), "agentcap %s: status %d, stderr '%s' (expected 2 and '%s')", args,
+		 r.status, r.err, msg);
 	cli_out_free(&r);
+	if (!ok)
+		fail_msg("%s", why);
 }
 
 /* Errors name the pool: the one that cannot hold the model, a key a pool
