@@ -407,6 +407,9 @@ static int run(int argc, char **argv, bool compare)
 	}
 	if (rc == 0)
 		rc = scenario_load(sc, a->scenario, a->sets, a->n_sets, &d);
+	if (rc == 0 && sc->n_pools > 0)
+		rc = diag_set(&d, DIAG_EINPUT, "%s: pools: size searches one replica shape at a time "
+			      "(expected a scenario without pools; replay takes pools)", sc->source);
 	if (rc == 0)
 		rc = catalog_load(&cat, a->catalog, &d);
 	if (rc == 0 && !catalog_model(cat, sc->model))

@@ -204,13 +204,18 @@ static void test_expert_parallel(void **state)
 		     "mixture of experts");
 }
 
-/* whatif runs one shape: a scenario with pools is refused, not half-used. */
+/* whatif and size run one shape: a scenario with pools is refused, not
+ * half-used. */
 static void test_whatif_refuses_pools(void **state)
 {
 	(void)state;
 	struct cli_out r = cli_run("whatif no-retry " MOONCAKE200 " --set 'pools=[{}]'");
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "pools: whatif runs one replica shape"));
+	cli_out_free(&r);
+	r = cli_run("size --engineers 2 --trace " MOONCAKE200 " --set 'pools=[{}]'");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "pools: size searches one replica shape at a time"));
 	cli_out_free(&r);
 }
 
