@@ -173,6 +173,7 @@ static void test_errors_name_the_pool(void **state)
 		     "pools[1].model: 'qwen2.5-7b' has a vocabulary of 152064 tokens, pools[0]'s "
 		     "'llama-3.1-8b' 128256 (expected models with one tokenizer");
 	expect_error("--set 'pools=[]'", "pools: expected an array of 1 to 16 pool objects");
+	expect_error(TWO_POOLS " --set kv_tiers.host_gb=64", "kv_tiers: not modelled with pools yet");
 	expect_error(TWO_POOLS " --set 'pools[1].engine.block_size=32'",
 		     "(built-in default): pools[1].engine.block_size: 32 differs from pools[0]'s 16");
 }
