@@ -85,6 +85,8 @@ static const char REPLAY_HELP[] =
 	"        longer than a second shows on standard error the simulated time,\n"
 	"        calls done, calls per second and the time left (NO_COLOR turns its\n"
 	"        colour off); nothing is shown when standard error is not a terminal.\n"
+	"        AGENTCAP_PROGRESS_AFTER=S in the environment: S seconds of quiet\n"
+	"        instead of one.\n"
 	"    --engineers N\n"
 	"        Replay a team of N engineers resampled from the trace: whole\n"
 	"        engineer-days (engineer, day of the session start in the engineer's\n"

@@ -67,7 +67,7 @@ static void on_request(void *ctx, const struct res_request *r)
 		p->sim_ns = r->done_ns;
 	if (p->out && p->calls_done % PROGRESS_EVERY == 0) {
 		double now = now_s();
-		if (now - p->start_s >= PROGRESS_AFTER_S && now - p->last_draw_s >= PROGRESS_PERIOD_S)
+		if (now - p->start_s >= p->after_s && now - p->last_draw_s >= PROGRESS_PERIOD_S)
 			draw(p, now);
 	}
 	if (p->next.request)
@@ -106,12 +106,24 @@ void progress_init(struct progress *p, FILE *out, const char *label, int64_t cal
 		   struct res_sink next)
 {
 	const char *no_color = getenv("NO_COLOR");
+	/* AGENTCAP_PROGRESS_AFTER=S: seconds of quiet before the first drawing
+	 * (a number >= 0; anything else keeps the default), so a test can ask
+	 * for the line without depending on how fast the machine is. */
+	double after_s = PROGRESS_AFTER_S;
+	const char *after = getenv("AGENTCAP_PROGRESS_AFTER");
+	if (after && after[0]) {
+		char *end;
+		double v = strtod(after, &end);
+		if (*end == '\0' && v >= 0 && v <= 1e6)
+			after_s = v;
+	}
 	*p = (struct progress){
 		.out = out && isatty(fileno(out)) ? out : NULL,
 		.label = label,
 		.color = !(no_color && no_color[0]),
 		.calls_total = calls_total,
 		.start_s = now_s(),
+		.after_s = after_s,
 		.next = next,
 	};
 }

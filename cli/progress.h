@@ -4,8 +4,8 @@
  * A struct progress is a res_sink that passes every record on to another
  * sink and, on a terminal, rewrites one status line: simulated time, calls
  * done (of how many, when known), calls per second of wall time, and the
- * time left.  It shows nothing during the first second, so short runs stay
- * quiet, and redraws at most five times a second.  It is off when standard
+ * time left.  It shows nothing during the first second (or the seconds
+ * AGENTCAP_PROGRESS_AFTER says), so short runs stay quiet, and redraws at most five times a second.  It is off when standard
  * error is not a terminal, with --quiet, and when the caller says so; the
  * NO_COLOR convention (https://no-color.org) turns its
  * colour off.  progress_end erases the line, so the report that follows
@@ -28,6 +28,7 @@ struct progress {
 	int64_t calls_done;
 	int64_t sim_ns;        /* latest completion seen */
 	double start_s;        /* monotonic wall clock at init */
+	double after_s;        /* quiet this long first (AGENTCAP_PROGRESS_AFTER) */
 	double last_draw_s;    /* 0: nothing on screen */
 	struct res_sink next;
 };
