@@ -19,6 +19,11 @@ struct cluster {
 	int32_t *pool_of;           /* per replica */
 	struct loghist *ttft_ns;    /* per pool */
 	bool ttft_lost;             /* a TTFT could not be added (no memory) */
+	struct cluster_point *tl;    /* the replica timeline */
+	size_t tl_len, tl_cap;
+	bool tl_oom;                 /* a record could not be kept */
+	bool have_req;
+	int64_t first_arrival_ns, last_end_ns;
 };
 
 struct cluster *cluster_new(int32_t replicas, struct res_sink inner)
@@ -30,12 +35,16 @@ struct cluster *cluster_new(int32_t replicas, struct res_sink inner)
 		return NULL;
 	c->inner = inner;
 	c->n = replicas;
+	c->tl_len = 1;
 	c->rep = calloc((size_t)replicas, sizeof(*c->rep));
 	c->busy_ns = calloc((size_t)replicas, sizeof(*c->busy_ns));
-	if (!c->rep || !c->busy_ns) {
+	c->tl = calloc(8, sizeof(*c->tl));
+	c->tl_cap = 8;
+	if (!c->rep || !c->busy_ns || !c->tl) {
 		cluster_free(c);
 		return NULL;
 	}
+	c->tl[0].n[REP_UP] = replicas;
 	return c;
 }
 
@@ -50,6 +59,7 @@ void cluster_free(struct cluster *c)
 	free(c->ttft_ns);
 	free(c->pools);
 	free(c->pool_of);
+	free(c->tl);
 	free(c);
 }
 
@@ -92,6 +102,11 @@ int cluster_set_pools(struct cluster *c, const struct cluster_pool *pools, int32
 static void on_request(void *ctx, const struct res_request *r)
 {
 	struct cluster *c = ctx;
+	if (!c->have_req || r->arrival_ns < c->first_arrival_ns)
+		c->first_arrival_ns = r->arrival_ns;
+	if (!c->have_req || r->done_ns > c->last_end_ns)
+		c->last_end_ns = r->done_ns;
+	c->have_req = true;
 	if (r->status == RES_COMPLETED) {
 		if (r->replica < 0 || r->replica >= c->n) {
 			c->stray++;
@@ -146,10 +161,42 @@ static void on_task(void *ctx, const struct res_span *t)
 		c->inner.task(c->inner.ctx, t);
 }
 
+static void on_replica(void *ctx, const struct res_replica *r)
+{
+	struct cluster *c = ctx;
+	if (r->replica < 0 || r->replica >= c->n || r->from < 0 || r->from >= REP_N_LIFE ||
+	    r->to < 0 || r->to >= REP_N_LIFE) {
+		c->stray++;
+	} else {
+		struct cluster_point *last = &c->tl[c->tl_len - 1];
+		if (last->t_ns != r->t_ns) {
+			if (c->tl_len == c->tl_cap) {
+				struct cluster_point *n = realloc(c->tl, 2 * c->tl_cap * sizeof(*n));
+				if (!n) {
+					c->tl_oom = true;
+					c->stray++;
+					goto forward;
+				}
+				c->tl = n;
+				c->tl_cap *= 2;
+			}
+			c->tl[c->tl_len] = c->tl[c->tl_len - 1];
+			c->tl[c->tl_len].t_ns = r->t_ns;
+			c->tl_len++;
+			last = &c->tl[c->tl_len - 1];
+		}
+		last->n[r->from]--;
+		last->n[r->to]++;
+	}
+forward:
+	if (c->inner.replica)
+		c->inner.replica(c->inner.ctx, r);
+}
+
 struct res_sink cluster_sink(struct cluster *c)
 {
 	struct res_sink s = {.ctx = c, .request = on_request, .itl_run = on_itl, .busy = on_busy,
-			     .session = on_session, .task = on_task};
+			     .session = on_session, .task = on_task, .replica = on_replica};
 	return s;
 }
 
@@ -206,7 +253,34 @@ void cluster_summarize(struct cluster *c, double duration_s, int32_t gpus_per_re
 			p->prompt_tokens > 0 ? (double)p->cached_prompt_tokens / (double)p->prompt_tokens : 0.0;
 		busy_s += p->busy_s;
 	}
-	out->gpu_hours_provisioned = (double)c->n * gpus_per_replica * duration_s / 3600.0;
+	if (c->tl_len > 1) {
+		/* replicas came and went: the billed ones, over the run */
+		int64_t t0 = c->have_req ? c->first_arrival_ns : 0;
+		int64_t t1 = c->have_req ? c->last_end_ns : 0;
+		double billed = cluster_billed_replica_s(c, t0, t1);
+		out->gpu_hours_provisioned = (double)gpus_per_replica * billed / 3600.0;
+		struct cluster_elastic *e = &out->elastic;
+		e->replicas_billed_mean = t1 > t0 ? billed / ((double)(t1 - t0) / 1e9) : 0.0;
+		e->replicas_up_min = INT32_MAX;
+		for (size_t k = 0; k < c->tl_len; k++) {
+			/* the points in force during [t0, t1] */
+			if (k + 1 < c->tl_len && c->tl[k + 1].t_ns <= t0)
+				continue;
+			if (c->tl[k].t_ns > t1)
+				break;
+			int32_t up = c->tl[k].n[REP_UP];
+			if (up < e->replicas_up_min)
+				e->replicas_up_min = up;
+			if (up > e->replicas_up_max)
+				e->replicas_up_max = up;
+		}
+		if (e->replicas_up_min == INT32_MAX)
+			e->replicas_up_min = 0;
+	} else {
+		out->gpu_hours_provisioned = (double)c->n * gpus_per_replica * duration_s / 3600.0;
+		out->elastic.replicas_billed_mean = c->n;
+		out->elastic.replicas_up_min = out->elastic.replicas_up_max = c->n;
+	}
 	out->gpu_hours_busy = (double)gpus_per_replica * busy_s / 3600.0;
 	out->per_replica = c->rep;
 	if (c->n_pools)
@@ -216,4 +290,27 @@ void cluster_summarize(struct cluster *c, double duration_s, int32_t gpus_per_re
 int64_t cluster_stray(const struct cluster *c)
 {
 	return c->stray;
+}
+
+const struct cluster_point *cluster_timeline(const struct cluster *c, size_t *n)
+{
+	*n = c->tl_len;
+	return c->tl;
+}
+
+double cluster_billed_replica_s(const struct cluster *c, int64_t t0_ns, int64_t t1_ns)
+{
+	double sum = 0.0;
+	for (size_t k = 0; k < c->tl_len; k++) {
+		int64_t a = c->tl[k].t_ns, b = k + 1 < c->tl_len ? c->tl[k + 1].t_ns : INT64_MAX;
+		if (a < t0_ns)
+			a = t0_ns;
+		if (b > t1_ns)
+			b = t1_ns;
+		if (b <= a)
+			continue;
+		const int32_t *n = c->tl[k].n;
+		sum += (double)(n[REP_UP] + n[REP_STARTING] + n[REP_DRAINING]) * ((double)(b - a) / 1e9);
+	}
+	return sum;
 }

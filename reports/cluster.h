@@ -17,12 +17,19 @@
  * GPU-hours at its GPUs per replica; the cluster's GPU-hours are then summed
  * replica by replica, each at its pool's GPU count, so the pools' add up to
  * them (to rounding).
+ * Replicas that start, drain, fail or stop (sim/lifecycle.h) send replica
+ * records; the aggregator keeps them as a timeline of how many replicas are
+ * in each state, and provisioned GPU-hours become the integral over the
+ * run's duration (first arrival to last completion, as metrics counts it) of
+ * the billed replicas (up, starting, draining) x GPUs per replica.
  */
 #ifndef REPORTS_CLUSTER_H
 #define REPORTS_CLUSTER_H
 
 #include "sim/results.h"
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct cluster;
@@ -81,12 +88,46 @@ struct cluster_pool {
 	double gpu_hours_busy;          /* GPUs x busy_s */
 };
 
+
+/* Replica lifecycle figures: the settings and the simulator's counters are
+ * copied in by the caller; the timeline figures come from the records. */
+struct cluster_elastic {
+	bool on;                        /* print the section */
+	double startup_s;               /* provisioning + weight load */
+	double provision_s;
+	double weight_load_s;
+	bool autoscale;
+	const char *metric;
+	double target;
+	int32_t min_replicas, max_replicas;
+	double interval_s, cooldown_s;
+	int64_t evaluations, scale_outs, scale_ins, starts;
+	int32_t active_min, active_max; /* up + starting (autoscaler bounds) */
+	bool faults;
+	int64_t fault_count, faults_skipped, retries, retried_calls, fault_failed;
+	double outage_s;                /* time with at least one replica down */
+	int64_t calls_outage, good_outage;   /* arrived during an outage or retried */
+	int64_t calls_outside, good_outside;
+	double slo_attainment_outage, slo_attainment_outside;
+	/* from the timeline, over the run's duration */
+	double replicas_billed_mean;
+	int32_t replicas_up_min, replicas_up_max;
+};
+
+/* One point of the replica timeline: from t_ns on, n[state] replicas are in
+ * each state (enum rep_life), until the next point. */
+struct cluster_point {
+	int64_t t_ns;
+	int32_t n[REP_N_LIFE];
+};
+
 struct cluster_summary {
 	int32_t replicas;
 	int32_t gpus_per_replica;       /* with pools: 0 unless every pool has the same */
 	double gpu_hours_provisioned;
 	double gpu_hours_busy;
 	struct cluster_router router;
+	struct cluster_elastic elastic;
 	const struct cluster_replica *per_replica; /* [replicas], owned by the struct cluster */
 	int32_t n_pools;                /* 0: one shape */
 	const struct cluster_pool *pools; /* [n_pools], owned by the struct cluster */
@@ -113,5 +154,14 @@ int cluster_set_pools(struct cluster *c, const struct cluster_pool *pools, int32
 void cluster_summarize(struct cluster *c, double duration_s, int32_t gpus_per_replica,
 		       struct cluster_summary *out);
 int64_t cluster_stray(const struct cluster *c);
+
+/* The replica timeline so far: *n points in time order, the first at time 0
+ * (every replica up unless records said otherwise).  Valid until the next
+ * record.  Without replica records there is one point. */
+const struct cluster_point *cluster_timeline(const struct cluster *c, size_t *n);
+
+/* Seconds x replicas billed (up, starting or draining) over [t0_ns, t1_ns),
+ * from the timeline. */
+double cluster_billed_replica_s(const struct cluster *c, int64_t t0_ns, int64_t t1_ns);
 
 #endif

@@ -75,6 +75,8 @@ struct metrics {
 	double slo_ttft_ms;      /* 0: no objective */
 	double slo_tpot_ms;
 	int64_t good;            /* completed requests within every objective */
+	int64_t calls_outage;    /* calls flagged `outage` (completed or failed) */
+	int64_t good_outage;
 
 	int64_t session_calls;
 	int64_t tasks_accepted;
@@ -239,6 +241,7 @@ static void metrics_on_request(void *ctx, const struct res_request *r)
 
 	struct metrics_call call = {.arrival_ns = r->arrival_ns,
 				    .tokens = r->prompt_tokens + r->output_tokens};
+	m->calls_outage += r->outage;
 	if (r->status == RES_REJECTED) {
 		m->failed++;
 		metrics_count_reason(m, r->reason ? r->reason : "unspecified");
@@ -262,6 +265,8 @@ static void metrics_on_request(void *ctx, const struct res_request *r)
 		    (m->slo_tpot_ms == 0.0 || tpot_ms <= m->slo_tpot_ms);
 	if (good)
 		m->good++;
+	if (good && r->outage)
+		m->good_outage++;
 	metrics_push(m, &m->ttft_ms, ttft_ms, "completed requests");
 	metrics_push(m, &m->e2el_ms, (double)(r->done_ns - r->arrival_ns) / 1e6,
 		     "completed requests");
@@ -537,6 +542,8 @@ int metrics_summarize(const struct metrics *m, struct metrics_summary *out, stru
 		out->request_goodput = (double)m->good / out->duration_s;
 	}
 	out->good_requests = m->good;
+	out->calls_outage = m->calls_outage;
+	out->good_outage = m->good_outage;
 	if (m->completed + m->failed > 0)
 		out->slo_attainment = (double)m->good / (double)(m->completed + m->failed);
 

@@ -62,6 +62,9 @@ struct metrics_summary {
 	int64_t good_requests;          /* completed within every SLO set (all, if none) */
 	double request_goodput;         /* good_requests / duration_s (vLLM "goodput") */
 	double slo_attainment;          /* good_requests / (completed + failed) */
+	int64_t calls_outage;           /* calls that arrived while a replica was
+					   down or were retried by a failure */
+	int64_t good_outage;            /* of those, good ones */
 	struct metrics_stats ttft_ms;
 	struct metrics_stats tpot_ms;   /* requests with more than one output token */
 	struct metrics_stats itl_ms;    /* every inter-token latency */

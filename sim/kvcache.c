@@ -38,6 +38,24 @@ void kvcache_release(struct kvcache *kv)
 	kv->head = kv->tail = -1;
 }
 
+void kvcache_reset(struct kvcache *kv)
+{
+	assert(kvcache_used(kv) == 0 && kv->reserved == 0 && kv->pending.len == 0);
+	int64_t bs = kv->block_size, total = kv->total_blocks;
+	bool pc = kv->prefix_caching;
+	int64_t ev = kv->evictions, dup = kv->duplicates;
+	void (*on_evict)(void *, uint64_t) = kv->on_evict;
+	void *evict_ctx = kv->evict_ctx;
+	kvcache_release(kv); /* no block is demoted: the GPU's memory is simply lost */
+	int rc = kvcache_init(kv, bs, total, pc); /* cannot fail: it held these values */
+	assert(rc == 0);
+	(void)rc;
+	kv->evictions = ev;
+	kv->duplicates = dup;
+	kv->on_evict = on_evict;
+	kv->evict_ctx = evict_ctx;
+}
+
 static int kv_grow(struct kvcache *kv)
 {
 	int64_t ncap = kv->cap ? kv->cap * 2 : 1024;

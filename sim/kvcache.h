@@ -69,6 +69,12 @@ struct kvcache {
 int kvcache_init(struct kvcache *kv, int64_t block_size, int64_t total_blocks, bool prefix_caching);
 void kvcache_release(struct kvcache *kv);
 
+/* Forget every block, as a restarted engine does: the cache is as after
+ * kvcache_init, but keeps its eviction and duplicate counters and its
+ * on_evict hook (the forgotten blocks are not passed to it).  Only when no
+ * block is in use, nothing is reserved and nothing is pending. */
+void kvcache_reset(struct kvcache *kv);
+
 /* Blocks that an allocation could obtain now (never used + free queue),
  * less those reserved. */
 static inline int64_t kvcache_available(const struct kvcache *kv)

@@ -6,6 +6,7 @@
 #include "base/diag.h"
 #include "base/hash.h"
 #include "sim/kvtier.h"
+#include "sim/lifecycle.h"
 
 #include <assert.h>
 #include <math.h>
@@ -711,6 +712,8 @@ static int64_t run_k_fits(const struct replica *rep, int64_t kmax, int64_t limit
 int replica_schedule(struct sim *s, struct replica *rep)
 {
 	rep->sched_pending = false;
+	if (rep->life == REP_DOWN || rep->life == REP_OFF)
+		return 0; /* failed or stopped since the event was queued */
 	assert(!rep->busy);
 	rep->n_batch = 0;
 	struct perf_batch pb = {0};
@@ -789,6 +792,39 @@ int replica_schedule(struct sim *s, struct replica *rep)
 	rep->run_kv_start = kvcache_used(&rep->kv);
 	rep->run_gen++;
 	return push_event(s, s->now_ns + llround(dur), EV_STEP_END, PRIO_STEP_END, rep, rep->run_gen);
+}
+
+void replica_fail(struct sim *s, struct replica *rep, struct sreq **out, int64_t *n)
+{
+	(void)s;
+	*n = 0;
+	if (rep->busy) { /* the step in flight never ends: its tokens are lost */
+		rep->busy = false;
+		rep->run_gen++;
+	}
+	rep->n_batch = 0;
+	for (int32_t i = 0; i < rep->n_running; i++) {
+		struct sreq *r = rep->running[i];
+		r->kv_dropped += r->computed;
+		replica_free_blocks(rep, r);
+		rep->kv.reserved -= r->seq_blocks;
+		r->computed = 0;
+		r->generated = 0;
+		r->first_token_ns = r->last_token_ns = 0;
+		r->state = 0;
+		out[(*n)++] = r;
+	}
+	rep->n_running = 0;
+	while (rep->wq_len > 0) {
+		struct sreq *r = wq_front(rep);
+		wq_pop_front(rep);
+		r->generated = 0; /* a preempted call's streamed tokens are lost too */
+		r->first_token_ns = r->last_token_ns = 0;
+		r->state = 0;
+		out[(*n)++] = r;
+	}
+	rep->head_blocked = false;
+	kvcache_reset(&rep->kv);
 }
 
 /* ---- step end ---- */

@@ -93,6 +93,8 @@ struct sreq {
 	int64_t tier_first[RES_MAX_TIERS]; /* tokens loaded from each lower tier
 				       at first admission */
 	int32_t preemptions;
+	int32_t retries;            /* sent back to the router by a failure */
+	bool outage;                /* arrived during an outage, or retried */
 	bool admitted_once;
 	struct sreq *next_free;
 };
@@ -107,6 +109,9 @@ struct replica {
 	int32_t pool;               /* index of its pool in the sim */
 	const struct engine_config *cfg; /* its pool's settings */
 	const struct sim_perf *perf;     /* its pool's step-time model */
+	int32_t life;               /* enum rep_life (sim/lifecycle.h) */
+	uint64_t start_gen;         /* stamps the live EV_STARTED event */
+	uint64_t fault_gen;         /* stamps the live EV_RATE_FAULT event */
 	struct kvcache kv;
 	struct sreq **wq;           /* waiting ring buffer */
 	int64_t wq_head, wq_len, wq_cap;
@@ -171,7 +176,22 @@ void replica_free_blocks(struct replica *rep, struct sreq *r);
 /* Called by sim when a request finishes (sim frees it after the callback). */
 void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r);
 
+/* Send r (taken from a failed replica, router counters already settled)
+ * back through the router, or fail it with `why` when it has used its
+ * retries or the router queue is full.  0 or an error code. */
+int sim_retry(struct sim *s, struct sreq *r);
+
+/* Hand calls waiting at the router to replicas while the policy finds room. */
+void sim_router_drain(struct sim *s);
+
 /* Wake the replica (queue a schedule event now) if it is idle. */
 int replica_kick(struct sim *s, struct replica *rep);
+
+/* The replica failed: cancel its step in flight, take every call it holds
+ * (running ones lose their blocks and progress, as a preemption that also
+ * forgets streamed tokens) into out[0..*n) in admission then queue order,
+ * and empty its KV cache.  `out` has room for n_running + wq_len calls.
+ * The router's counters are the caller's. */
+void replica_fail(struct sim *s, struct replica *rep, struct sreq **out, int64_t *n);
 
 #endif

@@ -47,6 +47,8 @@ struct res_request {
 					   loaded from the host tier [0] and the
 					   disk/remote tier [1] (kv_tiers) */
 	int32_t preemptions;
+	int32_t retries;           /* times a replica failure sent it back to the router */
+	bool outage;               /* arrived while a replica was down, or retried */
 };
 
 /* A run of `steps` consecutive decode steps shared by `seqs` sequences: each
@@ -92,6 +94,19 @@ struct res_span {
 	bool accepted;
 };
 
+/* Replica states (sim/lifecycle.h says what each means). */
+enum rep_life { REP_UP = 0, REP_STARTING, REP_DRAINING, REP_DOWN, REP_OFF, REP_N_LIFE };
+
+/* A replica changed state (enum rep_life) at t_ns.  Every
+ * replica is up at time 0 unless a record at time 0 says otherwise; with
+ * nothing elastic configured there are no such records. */
+struct res_replica {
+	int32_t replica;
+	int64_t t_ns;
+	int32_t from;
+	int32_t to;
+};
+
 struct res_sink {
 	void *ctx;
 	void (*request)(void *ctx, const struct res_request *r);
@@ -99,6 +114,7 @@ struct res_sink {
 	void (*busy)(void *ctx, const struct res_busy *b);
 	void (*session)(void *ctx, const struct res_span *s);
 	void (*task)(void *ctx, const struct res_span *t);
+	void (*replica)(void *ctx, const struct res_replica *r); /* may be NULL */
 };
 
 #endif

@@ -92,7 +92,10 @@ int router_init(struct router *rt, const struct router_config *cfg, int32_t n,
 	rt->out_reqs = calloc((size_t)n, sizeof(*rt->out_reqs));
 	rt->out_tokens = calloc((size_t)n, sizeof(*rt->out_tokens));
 	rt->sent = calloc((size_t)n, sizeof(*rt->sent));
-	if (!rt->out_reqs || !rt->out_tokens || !rt->sent ||
+	rt->up = malloc((size_t)n);
+	if (rt->up)
+		memset(rt->up, 1, (size_t)n);
+	if (!rt->out_reqs || !rt->out_tokens || !rt->sent || !rt->up ||
 	    (cfg->policy == ROUTER_SESSION_AFFINITY && ring_build(rt) != 0))
 		return diag_set(d, DIAG_ENOMEM, "out of memory for a router over %d replicas", (int)n);
 	return 0;
@@ -103,6 +106,7 @@ void router_release(struct router *rt)
 	free(rt->out_reqs);
 	free(rt->out_tokens);
 	free(rt->sent);
+	free(rt->up);
 	free(rt->ring_hash);
 	free(rt->ring_rep);
 	free(rt->q);
@@ -111,8 +115,13 @@ void router_release(struct router *rt)
 
 static bool eligible(const struct router *rt, int32_t i)
 {
-	return (rt->cfg.max_outstanding == 0 || rt->out_reqs[i] < rt->cfg.max_outstanding) &&
+	return rt->up[i] && (rt->cfg.max_outstanding == 0 || rt->out_reqs[i] < rt->cfg.max_outstanding) &&
 	       ((rt->cur_pools >> rt->cur_reps[i].pool) & 1u);
+}
+
+void router_set_up(struct router *rt, int32_t i, bool up)
+{
+	rt->up[i] = up;
 }
 
 /* Eligible replica with the least of key[] (lowest index on a tie), or -1. */

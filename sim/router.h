@@ -4,8 +4,9 @@
  * The router sees every replica of the cluster and counts, per replica, the
  * calls it has handed over that have not finished ("outstanding": waiting or
  * running inside the engine) and their tokens (prompt + output).  A policy
- * picks among the replicas that are eligible, i.e. below
- * `max_outstanding` (0 = no limit):
+ * picks among the replicas that are eligible, i.e. up (sim/lifecycle.h: not
+ * starting, draining, down or off) and below `max_outstanding` (0 = no
+ * limit):
  *
  *   round_robin       the next replica in turn;
  *   least_requests    fewest outstanding calls (lowest index on a tie);
@@ -126,6 +127,7 @@ struct router {
 	int64_t *out_reqs;           /* per replica: outstanding calls */
 	int64_t *out_tokens;         /* per replica: their prompt + output tokens */
 	int64_t *sent;               /* per replica: calls handed over */
+	unsigned char *up;           /* per replica: may take calls (all at init) */
 	uint64_t *ring_hash;         /* session_affinity ring, sorted */
 	int32_t *ring_rep;
 	int64_t ring_len;
@@ -152,6 +154,9 @@ void router_release(struct router *rt);
  * waiting queues).  Updates the policy's own state (turn, draws, fallback
  * counters) as if r were sent. */
 int32_t router_pick(struct router *rt, const struct sreq *r, const struct replica *reps);
+
+/* Replica i may (up) or may not take new calls. */
+void router_set_up(struct router *rt, int32_t i, bool up);
 
 /* Account r as handed to replica i / finished on replica i. */
 void router_sent(struct router *rt, int32_t i, const struct sreq *r);

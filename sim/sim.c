@@ -5,6 +5,7 @@
 #include "models/perf.h"
 #include "models/perf_model.h"
 #include "sim/kvtier.h"
+#include "sim/lifecycle.h"
 #include "sim/replica.h"
 
 #include <math.h>
@@ -150,7 +151,32 @@ int sim_set_router(struct sim *s, const struct router_config *rc, struct diag *d
 	if (s->stats.submitted != 0)
 		return diag_set(d, DIAG_EINTERNAL, "router changed after calls were submitted");
 	router_release(&s->router);
-	return router_init(&s->router, rc, s->n_replicas, s->cfg.max_num_seqs, d);
+	int rc2 = router_init(&s->router, rc, s->n_replicas, s->cfg.max_num_seqs, d);
+	for (int32_t i = 0; rc2 == 0 && i < s->n_replicas; i++)
+		router_set_up(&s->router, i, s->replicas[i].life == REP_UP);
+	return rc2;
+}
+
+int sim_set_elastic(struct sim *s, const struct elastic_config *c, struct diag *d)
+{
+	if (s->stats.submitted != 0 || s->elastic)
+		return diag_set(d, DIAG_EINTERNAL, "lifecycle set after calls were submitted");
+	if (!elastic_active(c))
+		return 0;
+	s->el = *c;
+	s->el.faults = NULL;
+	if (c->n_faults > 0) {
+		s->faults = malloc((size_t)c->n_faults * sizeof(*s->faults));
+		if (!s->faults)
+			return diag_set(d, DIAG_ENOMEM, "out of memory for %d faults", (int)c->n_faults);
+		memcpy(s->faults, c->faults, (size_t)c->n_faults * sizeof(*s->faults));
+		s->el.faults = s->faults;
+	}
+	s->scratch = malloc(sizeof(*s->scratch) * (size_t)s->cfg.max_num_seqs);
+	if (!s->scratch)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	s->elastic = true;
+	return lifecycle_start(s, d);
 }
 
 static void sreq_destroy(struct sreq *r)
@@ -187,6 +213,8 @@ void sim_release(struct sim *s)
 	free(s->tiers);
 	free(s->replicas);
 	free(s->pools);
+	free(s->faults);
+	free(s->scratch);
 	for (struct sreq *r = s->free_reqs, *next; r; r = next) {
 		next = r->next_free;
 		sreq_destroy(r);
@@ -372,6 +400,8 @@ static void report(struct sim *s, struct sreq *r, int32_t replica, enum res_stat
 		.computed_prefill_tokens = r->prefill_computed,
 		.inflight_miss_tokens = r->inflight_miss,
 		.preemptions = r->preemptions,
+		.retries = r->retries,
+		.outage = r->outage,
 	};
 	for (int t = 0; t < RES_MAX_TIERS; t++)
 		rec.tier_cached_tokens[t] = r->tier_first[t];
@@ -384,7 +414,7 @@ static void report(struct sim *s, struct sreq *r, int32_t replica, enum res_stat
 static int dispatch(struct sim *s, struct sreq *r, int32_t i);
 
 /* Hand waiting calls to replicas while the policy finds room (FIFO). */
-static void router_drain(struct sim *s)
+void sim_router_drain(struct sim *s)
 {
 	struct sreq *h;
 	while ((h = router_queue_front(&s->router)) != NULL) {
@@ -414,33 +444,32 @@ void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
 	router_done(&s->router, rep->id, r);
 	report(s, r, rep->id, RES_COMPLETED, NULL);
 	sreq_put(s, r);
+	if (s->elastic)
+		lifecycle_on_finish(s, rep);
 	if (s->router.q_len)
-		router_drain(s);
+		sim_router_drain(s);
 }
 
-static int on_arrival(struct sim *s, struct sreq *r)
+/* Fail a call that never completed. */
+static int fail_call(struct sim *s, struct sreq *r, const char *why)
 {
-	const char *why = NULL;
-	if (!r->pools_ok)
-		pools_ok(s, &r->call, &why);
-	if (why) {
-		s->stats.rejected++;
-		s->live_reqs--;
-		report(s, r, -1, RES_REJECTED, why);
-		sreq_put(s, r);
-		return s->err;
-	}
+	s->stats.rejected++;
+	s->live_reqs--;
+	report(s, r, -1, RES_REJECTED, why);
+	sreq_put(s, r);
+	return s->err;
+}
+
+/* Route r now, or queue it at the router, or refuse it (queue full). */
+static int route(struct sim *s, struct sreq *r, const char *refused)
+{
 	struct router *rt = &s->router;
 	int32_t i = rt->q_len == 0 ? router_pick(rt, r, s->replicas) : -1;
 	if (i >= 0)
 		return dispatch(s, r, i);
 	if (router_queue_full(rt)) {
 		rt->stats.refused++;
-		s->stats.rejected++;
-		s->live_reqs--;
-		report(s, r, -1, RES_REJECTED, "router queue full (router.queue_limit)");
-		sreq_put(s, r);
-		return s->err;
+		return fail_call(s, r, refused);
 	}
 	if (router_queue_push(rt, r) != 0) {
 		s->live_reqs--;
@@ -450,12 +479,49 @@ static int on_arrival(struct sim *s, struct sreq *r)
 	return 0;
 }
 
+int sim_retry(struct sim *s, struct sreq *r)
+{
+	r->outage = true;
+	if (r->retries == 0)
+		s->el_stats.retried_calls++;
+	if (r->retries >= s->el.max_retries) {
+		s->el_stats.fault_failed++;
+		return fail_call(s, r, "replica failed and the call used its retries (faults.max_retries)");
+	}
+	r->retries++;
+	s->el_stats.retries++;
+	int64_t refused0 = s->router.stats.refused;
+	int rc = route(s, r, "replica failed and the router queue was full on retry (router.queue_limit)");
+	if (s->router.stats.refused != refused0)
+		s->el_stats.fault_failed++;
+	return rc;
+}
+
+static int on_arrival(struct sim *s, struct sreq *r)
+{
+	const char *why = NULL;
+	if (!r->pools_ok)
+		pools_ok(s, &r->call, &why);
+	if (why)
+		return fail_call(s, r, why);
+	if (s->elastic) {
+		r->outage = s->n_life[REP_DOWN] > 0;
+		int rc = lifecycle_on_arrival(s);
+		if (rc != 0) {
+			s->live_reqs--;
+			sreq_destroy(r);
+			return rc;
+		}
+	}
+	return route(s, r, "router queue full (router.queue_limit)");
+}
+
 /* Hand r to replica i (chosen by the router). */
 static int dispatch(struct sim *s, struct sreq *r, int32_t i)
 {
 	struct router *rt = &s->router;
 	int64_t waited = s->now_ns - r->arrival_ns;
-	if (waited > 0) {
+	if (waited > 0 && r->retries == 0) { /* a retry's time includes its service */
 		rt->stats.wait_ns_sum += waited;
 		if (waited > rt->stats.wait_ns_max)
 			rt->stats.wait_ns_max = waited;
@@ -502,6 +568,8 @@ void sim_backlog(const struct sim *s, int64_t t_ns, struct sim_backlog *out)
 
 int64_t sim_next_time(const struct sim *s)
 {
+	if (s->elastic && s->live_reqs == 0 && (int64_t)evq_len(&s->q) == s->n_background)
+		return INT64_MAX; /* only lifecycle events: the run is over */
 	const struct event *e = evq_peek(&s->q);
 	return e ? e->t_ns : INT64_MAX;
 }
@@ -509,7 +577,7 @@ int64_t sim_next_time(const struct sim *s)
 int sim_step(struct sim *s, struct diag *d)
 {
 	struct event e;
-	if (!evq_pop(&s->q, &e))
+	if (sim_next_time(s) == INT64_MAX || !evq_pop(&s->q, &e))
 		return 0;
 	s->now_ns = e.t_ns;
 	s->stats.events++;
@@ -523,6 +591,14 @@ int sim_step(struct sim *s, struct diag *d)
 		break;
 	case EV_SCHEDULE:
 		rc = replica_schedule(s, e.obj);
+		break;
+	case EV_FAULT:
+	case EV_RATE_FAULT:
+	case EV_REPAIRED:
+	case EV_STARTED:
+	case EV_AUTOSCALE:
+		s->n_background--;
+		rc = lifecycle_event(s, e.kind, e.obj, e.arg, e.gen);
 		break;
 	default:
 		rc = DIAG_EINTERNAL;
@@ -548,11 +624,20 @@ struct sim_stats sim_get_stats(const struct sim *s)
 	return st;
 }
 
+struct elastic_stats sim_elastic_stats(const struct sim *s)
+{
+	struct elastic_stats st = s->el_stats;
+	if (s->n_life[REP_DOWN] > 0)
+		st.outage_ns += s->now_ns - s->outage_since_ns;
+	return st;
+}
+
 int sim_check_end(const struct sim *s, struct diag *d)
 {
 	const struct sim_stats *st = &s->stats;
-	if (evq_len(&s->q) != 0)
-		return diag_set(d, DIAG_EINTERNAL, "invariant: %zu events still queued", evq_len(&s->q));
+	if ((int64_t)evq_len(&s->q) != s->n_background)
+		return diag_set(d, DIAG_EINTERNAL, "invariant: %lld events still queued",
+				(long long)((int64_t)evq_len(&s->q) - s->n_background));
 	if (st->submitted != st->completed + st->rejected || s->live_reqs != 0)
 		return diag_set(d, DIAG_EINTERNAL,
 				"invariant: %lld calls submitted but %lld completed and %lld rejected",
@@ -570,6 +655,8 @@ int sim_check_end(const struct sim *s, struct diag *d)
 			return diag_set(d, DIAG_EINTERNAL,
 					"invariant: the router counts %lld calls outstanding on replica %d",
 					(long long)s->router.out_reqs[i], (int)i);
+		if (rep->life == REP_DRAINING)
+			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d drains with nothing left", (int)i);
 		if (rep->n_running || rep->wq_len || rep->busy)
 			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d still has work", (int)i);
 		if (rep->kv.reserved != 0)

@@ -23,6 +23,10 @@
  * pool cannot serve (past its max_model_len, more KV blocks than its cache
  * holds) is routed only to the pools that can; it is rejected on arrival
  * only when no pool can, with pools[0]'s reason.
+ * Replicas may start, drain, fail and stop (sim/lifecycle.h, set with
+ * sim_set_elastic); those events are background work: once no call is left
+ * in the simulator, sim_next_time no longer shows them and sim_step does not
+ * run them, so a run ends with its last call.
  *
  * All state hangs off the struct; nothing is global.  Same inputs, same
  * event order, same results.
@@ -34,6 +38,7 @@
 #include "models/memory.h"
 #include "models/perf.h"
 #include "sim/evq.h"
+#include "sim/lifecycle.h"
 #include "sim/results.h"
 #include "sim/router.h"
 
@@ -163,6 +168,18 @@ struct sim {
 	void *free_reqs;           /* pool of finished request structs */
 	int64_t live_reqs;
 	int err;                   /* first error inside a callback path */
+	/* lifecycle (sim/lifecycle.h); all zero unless sim_set_elastic */
+	bool elastic;
+	struct elastic_config el;
+	struct fault_spec *faults;   /* owned copy of el.faults */
+	int32_t n_life[REP_N_LIFE];  /* replicas in each state */
+	int64_t n_background;        /* background events queued */
+	bool as_parked;              /* the autoscaler sleeps until a call */
+	int64_t as_last_action_ns;
+	int64_t outage_since_ns;     /* when the first of the down replicas failed */
+	uint64_t fault_draws;        /* fault-rate random stream position */
+	struct sreq **scratch;       /* a failed replica's calls */
+	struct elastic_stats el_stats;
 	bool single_step;          /* verification aid: never coalesce decode runs */
 };
 
@@ -205,6 +222,16 @@ int sim_set_tiers(struct sim *s, const struct sim_tiers_config *tc, struct diag 
  * DIAG_EINTERNAL when calls were already submitted. */
 int sim_set_router(struct sim *s, const struct router_config *rc, struct diag *d);
 
+/* Start, drain, fail and scale replicas as c says (sim/lifecycle.h); only
+ * before the first sim_submit and after sim_set_router.  c's fault list is
+ * copied.  0, DIAG_EINPUT (a fault naming a replica outside the cluster,
+ * autoscale bounds out of range), DIAG_ENOMEM, or DIAG_EINTERNAL when calls
+ * were already submitted. */
+int sim_set_elastic(struct sim *s, const struct elastic_config *c, struct diag *d);
+
+/* What the lifecycle did so far (outage time counted up to now). */
+struct elastic_stats sim_elastic_stats(const struct sim *s);
+
 /* Why a call of prompt + output tokens can never be served under cfg with a
  * cache of kv_blocks blocks (a static string), or NULL if it can be.  The
  * simulator rejects exactly these calls on arrival. */
@@ -214,7 +241,8 @@ const char *sim_reject_reason(const struct engine_config *cfg, int64_t kv_blocks
 /* Issue a call at time t_ns (>= the current time). */
 int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct diag *d);
 
-/* Time of the next event, or INT64_MAX when nothing is pending. */
+/* Time of the next event, or INT64_MAX when nothing is pending (no call is
+ * left and only lifecycle events remain). */
 int64_t sim_next_time(const struct sim *s);
 
 /* Dispatch one event: 1 if one ran, 0 if the queue was empty, or an error. */

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * lifecycle: replica states, faults and the autoscaler (see lifecycle.h). */
+#include "sim/lifecycle.h"
+
+#include "base/hash.h"
+#include "sim/replica.h"
+#include "sim/sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const LIFE_NAMES[REP_N_LIFE] = {"up", "starting", "draining", "down", "off"};
+static const char *const METRIC_NAMES[AUTOSCALE_N_METRICS] = {"queue", "kv", "inflight"};
+
+const char *rep_life_name(int life)
+{
+	return life >= 0 && life < REP_N_LIFE ? LIFE_NAMES[life] : NULL;
+}
+
+const char *autoscale_metric_name(enum autoscale_metric m)
+{
+	return (unsigned)m < AUTOSCALE_N_METRICS ? METRIC_NAMES[m] : NULL;
+}
+
+bool autoscale_metric_parse(const char *s, enum autoscale_metric *out)
+{
+	for (int i = 0; i < AUTOSCALE_N_METRICS; i++)
+		if (strcmp(s, METRIC_NAMES[i]) == 0) {
+			*out = (enum autoscale_metric)i;
+			return true;
+		}
+	return false;
+}
+
+void elastic_config_default(struct elastic_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->metric = AUTOSCALE_INFLIGHT;
+	c->max_retries = FAULT_DEFAULT_MAX_RETRIES;
+	c->seed = 1;
+}
+
+bool elastic_active(const struct elastic_config *c)
+{
+	return c->autoscale || c->n_faults > 0 || c->mtbf_ns > 0.0;
+}
+
+int32_t lifecycle_active(const struct sim *s)
+{
+	return s->n_life[REP_UP] + s->n_life[REP_STARTING];
+}
+
+static int push_bg(struct sim *s, int64_t t_ns, uint32_t kind, int32_t prio, void *obj, int64_t arg,
+		   uint64_t gen)
+{
+	struct event e = {.t_ns = t_ns, .prio = prio, .kind = kind, .obj = obj, .arg = arg, .gen = gen};
+	if (evq_push(&s->q, &e) != 0)
+		return DIAG_ENOMEM;
+	s->n_background++;
+	return 0;
+}
+
+static void note_active(struct sim *s)
+{
+	int32_t a = lifecycle_active(s);
+	if (a < s->el_stats.active_min)
+		s->el_stats.active_min = a;
+	if (a > s->el_stats.active_max)
+		s->el_stats.active_max = a;
+}
+
+/* Move rep to state `to`, keeping the counts, the router and the outage
+ * clock in step, and tell the sink. */
+static void set_life(struct sim *s, struct replica *rep, int to)
+{
+	int from = rep->life;
+	if (from == to)
+		return;
+	s->n_life[from]--;
+	s->n_life[to]++;
+	rep->life = to;
+	router_set_up(&s->router, rep->id, to == REP_UP);
+	if (to == REP_DOWN && s->n_life[REP_DOWN] == 1)
+		s->outage_since_ns = s->now_ns;
+	if (from == REP_DOWN && s->n_life[REP_DOWN] == 0)
+		s->el_stats.outage_ns += s->now_ns - s->outage_since_ns;
+	if (to == REP_OFF || to == REP_DOWN)
+		rep->fault_gen++; /* no rate fault while not serving */
+	note_active(s);
+	if (s->sink.replica) {
+		struct res_replica rec = {.replica = rep->id, .t_ns = s->now_ns, .from = from, .to = to};
+		s->sink.replica(s->sink.ctx, &rec);
+	}
+}
+
+/* Exponential time to failure from the seeded stream, ns. */
+static int64_t draw_ttf(struct sim *s)
+{
+	uint64_t x = hash_combine(s->el.seed ^ 0x6661756c74ULL, s->fault_draws++);
+	double u = ((double)(x >> 11) + 0.5) * 0x1.0p-53; /* (0, 1) */
+	double t = -log(u) * s->el.mtbf_ns;
+	return t < 4e18 ? (int64_t)t : INT64_C(4000000000000000000);
+}
+
+/* rep is serving now: arm its next rate fault. */
+static int arm_rate_fault(struct sim *s, struct replica *rep)
+{
+	if (!(s->el.mtbf_ns > 0.0))
+		return 0;
+	return push_bg(s, s->now_ns + draw_ttf(s), EV_RATE_FAULT, PRIO_LIFE, rep, 0, rep->fault_gen);
+}
+
+static int start_replica(struct sim *s, struct replica *rep)
+{
+	set_life(s, rep, REP_STARTING);
+	s->el_stats.starts++;
+	return push_bg(s, s->now_ns + s->el.startup_ns, EV_STARTED, PRIO_LIFE, rep, 0, ++rep->start_gen);
+}
+
+static void go_off(struct sim *s, struct replica *rep)
+{
+	set_life(s, rep, REP_OFF);
+	if (kvcache_used(&rep->kv) == 0 && rep->kv.reserved == 0)
+		kvcache_reset(&rep->kv); /* a released machine keeps no cache */
+}
+
+int lifecycle_start(struct sim *s, struct diag *d)
+{
+	struct elastic_config *c = &s->el;
+	if (c->autoscale) {
+		if (c->max_replicas == 0 || c->max_replicas > s->n_replicas)
+			c->max_replicas = s->n_replicas;
+		if (c->min_replicas < 0 || c->min_replicas > c->max_replicas || !(c->target > 0.0) ||
+		    c->interval_ns <= 0 || c->cooldown_ns < 0)
+			return diag_set(d, DIAG_EINPUT,
+					"autoscale settings out of range (0 <= min_replicas <= max_replicas <= replicas, target > 0, interval > 0)");
+	}
+	if (c->startup_ns < 0 || c->max_retries < 0 || c->mtbf_ns < 0.0 || c->repair_ns < 0)
+		return diag_set(d, DIAG_EINPUT, "start-up, retry or fault-rate settings out of range");
+	for (int32_t k = 0; k < c->n_faults; k++)
+		if (c->faults[k].replica < 0 || c->faults[k].replica >= s->n_replicas ||
+		    c->faults[k].at_ns < 0 || c->faults[k].repair_ns < 0)
+			return diag_set(d, DIAG_EINPUT,
+					"faults[%d]: replica %d at %lld ns (expected a replica in [0, %d) and times >= 0)",
+					(int)k, (int)c->faults[k].replica, (long long)c->faults[k].at_ns,
+					(int)s->n_replicas);
+	for (int32_t i = 0; i < s->n_replicas; i++)
+		s->replicas[i].life = REP_UP;
+	s->n_life[REP_UP] = s->n_replicas;
+	s->el_stats.active_min = s->el_stats.active_max = s->n_replicas;
+	int rc = 0;
+	if (c->autoscale) {
+		for (int32_t i = c->min_replicas; i < s->n_replicas; i++)
+			go_off(s, &s->replicas[i]);
+		s->el_stats.active_min = s->el_stats.active_max = lifecycle_active(s);
+		rc = push_bg(s, c->interval_ns, EV_AUTOSCALE, PRIO_AUTOSCALE, NULL, 0, 0);
+	}
+	for (int32_t i = 0; rc == 0 && i < s->n_replicas; i++)
+		if (s->replicas[i].life == REP_UP)
+			rc = arm_rate_fault(s, &s->replicas[i]);
+	for (int32_t k = 0; rc == 0 && k < c->n_faults; k++)
+		rc = push_bg(s, c->faults[k].at_ns, EV_FAULT, PRIO_LIFE, NULL, k, 0);
+	if (rc != 0)
+		return diag_set(d, rc, "out of memory for the lifecycle events");
+	return 0;
+}
+
+/* rep fails now for repair_ns: its calls go back through the router. */
+static int fail_replica(struct sim *s, struct replica *rep, int64_t repair_ns)
+{
+	if (rep->life == REP_DOWN || rep->life == REP_OFF) {
+		s->el_stats.faults_skipped++;
+		return 0;
+	}
+	s->el_stats.faults++;
+	if (rep->life == REP_STARTING)
+		rep->start_gen++; /* its start never completes */
+	/* out of the router first, so no retry comes back here */
+	set_life(s, rep, REP_DOWN);
+	int64_t n = 0;
+	struct sreq **buf = s->scratch;
+	int64_t need = (int64_t)rep->n_running + rep->wq_len;
+	struct sreq **own = NULL;
+	if (need > s->cfg.max_num_seqs) { /* the scratch holds max_num_seqs */
+		own = malloc((size_t)need * sizeof(*own));
+		if (!own)
+			return DIAG_ENOMEM;
+		buf = own;
+	}
+	replica_fail(s, rep, buf, &n);
+	for (int64_t j = 0; j < n; j++)
+		router_done(&s->router, rep->id, buf[j]);
+	int rc = 0;
+	for (int64_t j = 0; j < n; j++) {
+		int r2 = sim_retry(s, buf[j]);
+		if (r2 != 0 && rc == 0)
+			rc = r2;
+	}
+	free(own);
+	if (rc != 0)
+		return rc;
+	return push_bg(s, s->now_ns + repair_ns, EV_REPAIRED, PRIO_LIFE, rep, 0, 0);
+}
+
+/* ---- autoscaler ---- */
+
+static double metric_total(const struct sim *s)
+{
+	double total = 0.0;
+	switch (s->el.metric) {
+	case AUTOSCALE_QUEUE:
+		total = (double)s->router.q_len;
+		for (int32_t i = 0; i < s->n_replicas; i++)
+			total += (double)s->replicas[i].wq_len;
+		break;
+	case AUTOSCALE_INFLIGHT:
+		total = (double)s->router.q_len;
+		for (int32_t i = 0; i < s->n_replicas; i++)
+			total += (double)s->router.out_reqs[i];
+		break;
+	case AUTOSCALE_KV:
+		for (int32_t i = 0; i < s->n_replicas; i++)
+			if (s->replicas[i].life == REP_UP)
+				total += (double)kvcache_used(&s->replicas[i].kv) /
+					 (double)s->replicas[i].kv.total_blocks;
+		/* calls waiting with no replica up still ask for one */
+		if (total == 0.0 && s->router.q_len > 0)
+			total = s->el.target;
+		break;
+	case AUTOSCALE_N_METRICS:
+		break;
+	}
+	return total;
+}
+
+/* Among replicas in state `life`, the one to scale in: fewest outstanding
+ * calls, highest index on a tie; -1 if none. */
+static int32_t scale_in_victim(const struct sim *s, int life)
+{
+	int32_t best = -1;
+	for (int32_t i = s->n_replicas - 1; i >= 0; i--)
+		if (s->replicas[i].life == life &&
+		    (best < 0 || s->router.out_reqs[i] < s->router.out_reqs[best]))
+			best = i;
+	return best;
+}
+
+static int evaluate(struct sim *s)
+{
+	const struct elastic_config *c = &s->el;
+	s->el_stats.evaluations++;
+	int32_t active = lifecycle_active(s);
+	double total = metric_total(s);
+	double want = ceil(total / c->target - 1e-9);
+	int32_t desired = want > (double)c->max_replicas ? c->max_replicas
+			  : want < (double)c->min_replicas ? c->min_replicas
+							  : (int32_t)want;
+	int rc = 0;
+	if (desired > active) {
+		int64_t starts0 = s->el_stats.starts;
+		for (int32_t i = 0; i < s->n_replicas && lifecycle_active(s) < desired && rc == 0; i++)
+			if (s->replicas[i].life == REP_OFF)
+				rc = start_replica(s, &s->replicas[i]);
+		if (s->el_stats.starts != starts0) { /* none, when every slot is down */
+			s->el_stats.scale_outs++;
+			s->as_last_action_ns = s->now_ns;
+		}
+	} else if (desired < active && s->now_ns - s->as_last_action_ns >= c->cooldown_ns) {
+		s->el_stats.scale_ins++;
+		s->as_last_action_ns = s->now_ns;
+		while (lifecycle_active(s) > desired) {
+			int32_t i = scale_in_victim(s, REP_STARTING);
+			if (i >= 0) {
+				s->replicas[i].start_gen++;
+				go_off(s, &s->replicas[i]);
+				continue;
+			}
+			i = scale_in_victim(s, REP_UP);
+			set_life(s, &s->replicas[i], REP_DRAINING);
+			lifecycle_on_finish(s, &s->replicas[i]);
+		}
+	}
+	if (rc != 0)
+		return rc;
+	/* asleep while nothing can change: no call, at the floor, settled */
+	if (s->live_reqs == 0 && lifecycle_active(s) == c->min_replicas &&
+	    s->n_life[REP_STARTING] == 0 && s->n_life[REP_DRAINING] == 0) {
+		s->as_parked = true;
+		return 0;
+	}
+	return push_bg(s, s->now_ns + c->interval_ns, EV_AUTOSCALE, PRIO_AUTOSCALE, NULL, 0, 0);
+}
+
+int lifecycle_on_arrival(struct sim *s)
+{
+	if (!s->as_parked)
+		return 0;
+	s->as_parked = false;
+	/* the next tick of the evaluation clock */
+	int64_t iv = s->el.interval_ns;
+	return push_bg(s, (s->now_ns / iv + 1) * iv, EV_AUTOSCALE, PRIO_AUTOSCALE, NULL, 0, 0);
+}
+
+void lifecycle_on_finish(struct sim *s, struct replica *rep)
+{
+	if (rep->life == REP_DRAINING && s->router.out_reqs[rep->id] == 0)
+		go_off(s, rep);
+}
+
+int lifecycle_event(struct sim *s, uint32_t kind, void *obj, int64_t arg, uint64_t gen)
+{
+	struct replica *rep = obj;
+	switch (kind) {
+	case EV_FAULT: {
+		const struct fault_spec *f = &s->faults[arg];
+		return fail_replica(s, &s->replicas[f->replica], f->repair_ns);
+	}
+	case EV_RATE_FAULT:
+		if (gen != rep->fault_gen || (rep->life != REP_UP && rep->life != REP_DRAINING))
+			return 0;
+		return fail_replica(s, rep, s->el.repair_ns);
+	case EV_REPAIRED:
+		/* with an autoscaler the repaired machine is there to be used;
+		 * without, it serves again after a start-up */
+		if (s->el.autoscale) {
+			go_off(s, rep);
+			return 0;
+		}
+		return start_replica(s, rep);
+	case EV_STARTED:
+		if (gen != rep->start_gen || rep->life != REP_STARTING)
+			return 0;
+		set_life(s, rep, REP_UP);
+		int rc = arm_rate_fault(s, rep);
+		if (rc == 0 && s->router.q_len)
+			sim_router_drain(s);
+		return rc != 0 ? rc : s->err;
+	case EV_AUTOSCALE:
+		return evaluate(s);
+	}
+	return DIAG_EINTERNAL;
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * lifecycle: replicas that start, drain, fail and stop; the autoscaler.
+ *
+ * Every replica is in one state:
+ *
+ *   up        serves: the router may send it calls;
+ *   starting  rented, not serving yet: provisioning and loading weights
+ *             (startup_ns), then up;
+ *   draining  scaled in: takes no new call, finishes those it holds (waiting
+ *             ones included), then off;
+ *   down      failed: its calls went back through the router, its KV cache
+ *             is lost; after the repair time it starts again (without an
+ *             autoscaler) or stays off for the autoscaler to use;
+ *   off       not rented.
+ *
+ * Billed (GPU-hours provisioned) are up, starting and draining replicas.
+ * Without any of the features below every replica is up for the whole run
+ * and nothing here runs.
+ *
+ * Faults.  A listed fault takes replica `replica` down at at_ns for
+ * repair_ns; a fault rate gives each replica, from every time it comes up,
+ * an exponential time to failure of mean mtbf_ns drawn from a counter-based
+ * stream seeded by `seed`, and a fixed repair time.  A fault on a replica
+ * that is down or off does nothing (counted as skipped).  The calls the
+ * failed replica held (running, or waiting in its queue) are retried through
+ * the router at once, from scratch: tokens already streamed are lost, and
+ * TTFT counts from the call's first arrival.  A call retried more than
+ * max_retries times fails with a reason.  A call that arrives while a
+ * replica is down, or that a failure retried, is counted "during an outage".
+ *
+ * Autoscaler.  Every interval_ns of simulated time (an event: while the
+ * cluster is idle at its floor the evaluation sleeps until the next call,
+ * so idle time costs nothing) it reads the metric over the cluster:
+ *   queue     calls waiting (at the router and in the replicas' queues);
+ *   inflight  calls outstanding (waiting anywhere or running);
+ *   kv        KV blocks in use / blocks, summed over up replicas;
+ * and wants desired = ceil(total / target) replicas (the Kubernetes
+ * HorizontalPodAutoscaler rule, desired = ceil(current x metric / target)
+ * with the metric averaged over current replicas), clamped to [min, max].
+ * Counted as current: up and starting replicas.  Scale-out is immediate:
+ * the lowest-numbered off replicas start.  Scale-in waits cooldown_ns after
+ * the last scaling action (as HPA's scale-down stabilisation window), then
+ * cancels starting replicas first, then drains the up replicas with the
+ * fewest outstanding calls.  With min 0 the cluster scales to zero: a call
+ * arriving then waits at the router for a whole cold start (the next
+ * evaluation, provisioning and weight load), and that wait is in its TTFT.
+ * At time 0, min replicas are up and the rest off.
+ */
+#ifndef SIM_LIFECYCLE_H
+#define SIM_LIFECYCLE_H
+
+#include "base/diag.h"
+#include "sim/results.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sim;
+struct replica;
+struct sreq;
+
+/* enum rep_life is in sim/results.h. */
+
+/* "up", "starting", ... (static); NULL out of range. */
+const char *rep_life_name(int life);
+
+struct fault_spec {
+	int32_t replica;
+	int64_t at_ns;
+	int64_t repair_ns;
+};
+
+enum autoscale_metric { AUTOSCALE_QUEUE = 0, AUTOSCALE_KV, AUTOSCALE_INFLIGHT, AUTOSCALE_N_METRICS };
+
+/* "queue", "kv", "inflight" (static); NULL out of range. */
+const char *autoscale_metric_name(enum autoscale_metric m);
+bool autoscale_metric_parse(const char *s, enum autoscale_metric *out);
+
+/* Retries a client makes after a failed call when faults.max_retries is not
+ * set: the OpenAI Python SDK's default max_retries (2; openai-python
+ * README, "Retries", read 2026-12-01). */
+#define FAULT_DEFAULT_MAX_RETRIES 2
+
+struct elastic_config {
+	int64_t startup_ns;            /* provisioning + weight load */
+	/* autoscale */
+	bool autoscale;
+	enum autoscale_metric metric;
+	double target;                 /* > 0 */
+	int32_t min_replicas;          /* 0 .. max */
+	int32_t max_replicas;          /* 1 .. replicas; 0 = replicas */
+	int64_t interval_ns;           /* > 0 */
+	int64_t cooldown_ns;
+	/* faults */
+	const struct fault_spec *faults; /* copied by sim_set_elastic */
+	int32_t n_faults;
+	double mtbf_ns;                /* 0 = no rate */
+	int64_t repair_ns;             /* for the rate */
+	int32_t max_retries;
+	uint64_t seed;
+};
+
+/* Nothing elastic: no autoscaler, no faults, max_retries at its default. */
+void elastic_config_default(struct elastic_config *c);
+
+/* Whether c asks for anything beyond replicas that are always up. */
+bool elastic_active(const struct elastic_config *c);
+
+/* What the lifecycle did over a run. */
+struct elastic_stats {
+	int64_t faults;             /* replicas taken down */
+	int64_t faults_skipped;     /* faults on a replica already down or off */
+	int64_t retries;            /* calls sent back through the router */
+	int64_t retried_calls;      /* distinct calls retried at least once */
+	int64_t fault_failed;       /* calls failed because of a fault */
+	int64_t outage_ns;          /* time with at least one replica down */
+	int64_t starts;             /* replicas that began starting */
+	int64_t scale_outs;         /* autoscaler actions that added replicas */
+	int64_t scale_ins;          /* ... that removed some */
+	int64_t evaluations;
+	int32_t active_min, active_max; /* up + starting, over the evaluations
+					   and transitions (autoscaler bounds) */
+};
+
+/* ---- used by sim.c ---- */
+
+/* Event kinds of the lifecycle (see replica.h for the engine's). */
+enum { EV_FAULT = 4, EV_RATE_FAULT = 5, EV_REPAIRED = 6, EV_STARTED = 7, EV_AUTOSCALE = 8 };
+enum { PRIO_LIFE = 3, PRIO_AUTOSCALE = 4 };
+
+static inline bool ev_background(uint32_t kind)
+{
+	return kind >= EV_FAULT && kind <= EV_AUTOSCALE;
+}
+
+/* Set the initial states and queue the listed faults and the first
+ * evaluation.  0, DIAG_EINPUT or DIAG_ENOMEM. */
+int lifecycle_start(struct sim *s, struct diag *d);
+
+/* Dispatch one lifecycle event. */
+int lifecycle_event(struct sim *s, uint32_t kind, void *obj, int64_t arg, uint64_t gen);
+
+/* A call arrived: wake a sleeping autoscaler. */
+int lifecycle_on_arrival(struct sim *s);
+
+/* A call finished on rep: a draining replica with nothing left goes off. */
+void lifecycle_on_finish(struct sim *s, struct replica *rep);
+
+/* Replicas up + starting now. */
+int32_t lifecycle_active(const struct sim *s);
+
+#endif
