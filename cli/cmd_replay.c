@@ -10,15 +10,18 @@
 #include "base/outfile.h"
 #include "base/warn.h"
 #include "models/catalog.h"
+#include "models/cost.h"
 #include "models/memory.h"
 #include "models/offload.h"
 #include "models/perf_model.h"
 #include "models/preflight.h"
+#include "models/prices.h"
 #include "models/profile.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "reports/cluster.h"
 #include "reports/html.h"
+#include "reports/costing.h"
 #include "reports/metrics.h"
 #include "reports/output.h"
 #include "reports/reqcsv.h"
@@ -38,6 +41,7 @@ static const char REPLAY_HELP[] =
 	"    agentcap replay TRACE [--scenario FILE] [--set KEY=VALUE]... [--json FILE]\n"
 	"                    [--csv FILE] [--html FILE] [--seed N] [--format auto|canonical|mooncake] [--skip-bad]\n"
 	"                    [--catalog DIR] [--quiet] [--engineers N [--days D] [--jitter S]]\n"
+	"                    [--cost] [--prices FILE]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Streams TRACE (an agentcap trace, docs/trace-format.md, or a Mooncake\n"
@@ -98,8 +102,22 @@ static const char REPLAY_HELP[] =
 	"        Days of the scaled team (default: as many as the trace spans).\n"
 	"    --jitter S\n"
 	"        Shift each drawn engineer-day by up to S seconds (default 0), so\n"
-	"        copies of one engineer-day do not arrive in lockstep.\n"
-	"";
+	"        copies of one engineer-day do not arrive in lockstep.\n";
+
+/* The cost options (a C11 string literal is kept under 4095 bytes). */
+static const char REPLAY_HELP_COST[] =
+	"    --cost\n"
+	"        After the table, price the replayed deployment (docs/cost.md):\n"
+	"        purchase, dedicated and elastic rental of the scenario's hardware\n"
+	"        where the price catalogue has a price, per month, per 1M output\n"
+	"        tokens, per accepted task and per engineer-month, each with its\n"
+	"        parts and every assumption and source, and the energy.  A month\n"
+	"        repeats the replayed span: 21.67 working days / --days with\n"
+	"        --engineers, else around the clock.  Off by default.\n"
+	"    --prices FILE\n"
+	"        With --cost: prices from FILE (the shape of prices.json; `agentcap\n"
+	"        catalog --prices`) instead of the scenario's `prices` or the\n"
+	"        built-in catalogue.  Checked before the replay (exit 2 if bad).\n";
 
 /* The options for more outputs (a C11 string literal is kept under 4095 bytes). */
 static const char REPLAY_HELP_OUTPUTS[] =
@@ -178,13 +196,15 @@ struct replay_args {
 	enum trace_format format;
 	bool skip_bad;
 	bool quiet;
+	bool cost;
+	const char *prices;
 	struct scale_opts scale;
 };
 
 static int parse_args(int argc, char **argv, struct replay_args *a)
 {
 	enum { O_SCENARIO = 1000, O_SET, O_JSON, O_SEED, O_FORMAT, O_SKIP, O_CATALOG, O_QUIET, O_HELP,
-	       O_ENGINEERS, O_DAYS, O_JITTER, O_CSV, O_HTML };
+	       O_ENGINEERS, O_DAYS, O_JITTER, O_CSV, O_HTML, O_COST, O_PRICES };
 	static const struct option opts[] = {
 		{"scenario", required_argument, NULL, O_SCENARIO},
 		{"set", required_argument, NULL, O_SET},
@@ -200,6 +220,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{"engineers", required_argument, NULL, O_ENGINEERS},
 		{"days", required_argument, NULL, O_DAYS},
 		{"jitter", required_argument, NULL, O_JITTER},
+		{"cost", no_argument, NULL, O_COST},
+		{"prices", required_argument, NULL, O_PRICES},
 		{NULL, 0, NULL, 0},
 	};
 	memset(a, 0, sizeof(*a));
@@ -252,6 +274,12 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		case O_QUIET:
 			a->quiet = true;
 			break;
+		case O_COST:
+			a->cost = true;
+			break;
+		case O_PRICES:
+			a->prices = optarg;
+			break;
 		case O_ENGINEERS:
 		case O_DAYS:
 		case O_JITTER: {
@@ -278,6 +306,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		case 'h':
 		case O_HELP:
 			fputs(REPLAY_HELP, stdout);
+			fputs(REPLAY_HELP_COST, stdout);
 			fputs(REPLAY_HELP_OUTPUTS, stdout);
 			fputs(REPLAY_HELP_CLUSTER, stdout);
 			fputs(REPLAY_HELP_END, stdout);
@@ -290,6 +319,10 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "agentcap replay: expected exactly one TRACE argument (see agentcap replay --help)\n");
+		return 2;
+	}
+	if (a->prices && !a->cost) {
+		fprintf(stderr, "agentcap replay: --prices needs --cost\n");
 		return 2;
 	}
 	if ((a->scale.days || a->scale.jitter_s) && !a->scale.engineers) {
@@ -574,6 +607,63 @@ static void pools_capacity(const struct pool_run *pr, int32_t n, int32_t n_rep,
 	cap->peak_bytes_per_s = bytes / n_rep;
 }
 
+/* The cost section: the scenario's hardware under each rental and purchase
+ * option the price catalogue has a price for, with the energy. */
+static int write_cost(FILE *out, const struct prices *pr, const struct catalog *cat,
+		      const struct scenario *sc, const struct metrics_summary *sum,
+		      const struct cluster_summary *cls, const struct replay_stats *st,
+		      const struct replay_args *a, struct diag *d)
+{
+	const struct cat_hardware *hw = catalog_hardware(cat, sc->hardware);
+	if (!hw)
+		return diag_set(d, DIAG_EINPUT, "unknown hardware '%s'", sc->hardware);
+	int64_t days = a->scale.engineers ? st->scale.days : 0;
+	struct cost_usage u;
+	costing_usage(&u, sum, cls, sc->replicas,
+		      sc->tensor_parallel_size * sc->pipeline_parallel_size,
+		      a->scale.engineers ? st->scale.engineers : 0,
+		      days > 0 ? COSTING_WORKDAYS_PER_MONTH / (double)days : 0);
+	struct cost_result r[3];
+	size_t n = 0;
+	struct cost_purchase pp;
+	struct cost_dedicated dp;
+	struct cost_elastic ep;
+	/* each option the catalogue can price (COST_NO_PRICE: not on offer) */
+	int rc = cost_purchase_from_prices(&pp, pr, hw, d);
+	if (rc == 0)
+		rc = cost_purchase_eval(&pp, &u, NULL, &r[n++], d);
+	if (rc == 0 || rc == COST_NO_PRICE) {
+		rc = cost_dedicated_from_prices(&dp, pr, hw, d);
+		if (rc == 0)
+			rc = cost_dedicated_eval(&dp, &u, NULL, &r[n++], d);
+	}
+	if (rc == 0 || rc == COST_NO_PRICE) {
+		rc = cost_elastic_from_prices(&ep, pr, hw, d);
+		if (rc == 0)
+			rc = cost_elastic_eval(&ep, &u, NULL, &r[n++], d);
+	}
+	if (rc && rc != COST_NO_PRICE)
+		return rc;
+	struct cost_fig busy, idle, pue;
+	struct cost_energy e;
+	rc = cost_watts(hw, &busy, &idle, d);
+	if (rc == 0) {
+		const struct price_row *row = prices_find(pr, PRICE_PUE, COST_DEFAULT_PUE);
+		cost_fig_set(&pue, row ? row->usd : 1.0, "%s", row ? row->id : "none");
+		rc = cost_energy_eval(&u, busy.value, idle.value, pue.value, NULL, &e, d);
+	}
+	if (rc)
+		return rc;
+	if (n == 0)
+		fprintf(out, "Cost: the price catalogue has no purchase, dedicated or rental price "
+			"for %s (agentcap catalog --prices)\n", hw->id);
+	rc = costing_write_table(out, r, n, &e, d);
+	if (rc == 0)
+		fprintf(out, "  Power: busy %g W per GPU (%s); idle %g W (%s)\n", busy.value,
+			busy.source, idle.value, idle.source);
+	return rc;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_args *a = malloc(sizeof(*a));
@@ -610,6 +700,7 @@ int cmd_replay(int argc, char **argv)
 	int64_t trace_calls = 0;
 	struct progress prog;
 	diag_init(&csv_d);
+	struct prices *price_cat = NULL;
 	bool answer_no = false;
 	/* a bad output path fails now, not after the whole replay */
 	int rc = a->json ? outfile_check(a->json, &d) : 0;
@@ -627,6 +718,16 @@ int cmd_replay(int argc, char **argv)
 		n_pools = sc.n_pools;
 	if (rc == 0)
 		rc = catalog_load(&cat, a->catalog, &d);
+	if (rc == 0 && a->cost && n_pools > 0)
+		rc = diag_set(&d, DIAG_EINPUT, "--cost: a scenario with pools is not priced yet "
+			      "(expected a scenario of one shape)");
+	if (rc == 0 && a->cost) {
+		/* a bad price file fails now, not after the replay */
+		rc = prices_load(&price_cat, a->prices ? a->prices : sc.prices[0] ? sc.prices : NULL,
+				 &d);
+		if (rc == 0)
+			rc = prices_check_hardware(price_cat, cat, &d);
+	}
 	struct sim_tiers_config tiers;
 	struct report_tiers rtiers;
 	memset(&tiers, 0, sizeof(tiers));
@@ -828,6 +929,10 @@ int cmd_replay(int argc, char **argv)
 			       (unsigned long long)a->seed, (long long)st.scale.source_engineers,
 			       (long long)st.scale.source_engineer_days,
 			       (long long)st.scale.active_engineer_days, (long long)st.scale.sessions_out);
+		if (rc == 0 && a->cost && !a->quiet && !json_stdout) {
+			fputc('\n', stdout);
+			rc = write_cost(stdout, price_cat, cat, &sc, &sum, cl ? &cls : NULL, &st, a, &d);
+		}
 		if (rc == 0 && a->html) {
 			struct outfile hf;
 			struct diag wd;
@@ -847,6 +952,7 @@ int cmd_replay(int argc, char **argv)
 				(long long)sum.good_requests, 100.0 * sum.slo_attainment,
 				100.0 * sc.slo_attainment);
 	}
+	prices_free(price_cat);
 	cluster_free(cl);
 	metrics_free(m);
 	pool_runs_free(pr, n_pools);

@@ -369,8 +369,8 @@ int cost_elastic_eval(const struct cost_elastic *p, const struct cost_usage *u,
 			 "x %lld GPUs", u->replica_up_count, g, (long long)u->gpus_per_replica);
 	} else if (u->gpu_hours_provisioned > 0) {
 		span_h = u->gpu_hours_provisioned;
-		snprintf(src, sizeof(src), "replay: GPU-hours the autoscaler kept up (no replica "
-			 "stretches given: granularity not applied)");
+		snprintf(src, sizeof(src), "replay: GPU-hours provisioned (no replica stretches "
+			 "given: granularity not applied)");
 	} else {
 		span_h = gpus_of(u) * u->duration_s / 3600.0;
 		snprintf(src, sizeof(src), "replay: %lld replicas x %lld GPUs kept up the whole "
@@ -507,11 +507,12 @@ int cost_seats_eval(const struct cost_seats *p, const struct cost_usage *u,
 static void fig_row(struct cost_fig *f, double value, const struct price_row *row,
 		    const char *extra)
 {
-	cost_fig_set(f, value, "prices.json %s%s: %s, %s, %s %g %s %s, %s (%s)", row->id, extra,
-		     row->item, row->provider, row->currency, row->amount, row->unit,
-		     strcmp(row->currency, "USD") && strcmp(row->currency, "none") ? "converted"
-										    : "",
-		     row->date, row->source);
+	bool none = strcmp(row->currency, "none") == 0;
+	cost_fig_set(f, value, "prices.json %s%s: %s, %s, %s%s%g %s%s, %s (%s)", row->id, extra,
+		     row->item, row->provider, none ? "" : row->currency, none ? "" : " ",
+		     row->amount, row->unit,
+		     !none && strcmp(row->currency, "USD") ? " converted" : "", row->date,
+		     row->source);
 }
 
 static int default_row(const struct prices *pr, enum price_kind kind, const char *id,
@@ -566,6 +567,14 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 		fig_row(&p->system_usd, row->usd, row, "");
 		cost_fig_set(&p->gpus_per_system, (double)row->gpus, "prices.json %s: gpus",
 			     row->id);
+	} else if (hw->price.currency != CAT_CUR_NONE &&
+		   prices_usd(pr, cat_currency_name(hw->price.currency), hw->price.amount) > 0) {
+		const char *cur = cat_currency_name(hw->price.currency);
+		cost_fig_set(&p->system_usd, prices_usd(pr, cur, hw->price.amount),
+			     "hardware.json %s: price %s %g%s (%s, %s)", hw->id, cur, hw->price.amount,
+			     strcmp(cur, "USD") ? " converted" : "", hw->price.date,
+			     hw->price.source);
+		cost_fig_set(&p->gpus_per_system, count, "hardware.json %s: %g GPUs", hw->id, count);
 	} else if (dev != hw && (row = prices_median_for_hardware(pr, PRICE_PURCHASE, dev->id))) {
 		fig_row(&p->system_usd, row->usd * count, row, " x GPUs (GPUs only: chassis, CPUs "
 			"and network not priced)");
@@ -610,10 +619,21 @@ int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,
 	const struct price_row *row = prices_median_for_hardware(pr, PRICE_GPU_HOUR, hw->id);
 	if (!row && dev != hw)
 		row = prices_median_for_hardware(pr, PRICE_GPU_HOUR, dev->id);
-	if (!row)
+	if (row) {
+		snprintf(p->label, sizeof(p->label), "elastic %s", row->id);
+		fig_row(&p->usd_per_gpu_hour, row->usd, row, " (median of the hardware's rows)");
+	} else if (hw->rent_hour.currency != CAT_CUR_NONE &&
+		   prices_usd(pr, cat_currency_name(hw->rent_hour.currency), hw->rent_hour.amount) >
+			   0) {
+		const char *cur = cat_currency_name(hw->rent_hour.currency);
+		snprintf(p->label, sizeof(p->label), "elastic %s", hw->id);
+		cost_fig_set(&p->usd_per_gpu_hour, prices_usd(pr, cur, hw->rent_hour.amount),
+			     "hardware.json %s: rent_per_hour %s %g%s (%s, %s)", hw->id, cur,
+			     hw->rent_hour.amount, strcmp(cur, "USD") ? " converted" : "",
+			     hw->rent_hour.date, hw->rent_hour.source);
+	} else {
 		return COST_NO_PRICE;
-	snprintf(p->label, sizeof(p->label), "elastic %s", row->id);
-	fig_row(&p->usd_per_gpu_hour, row->usd, row, " (median of the hardware's rows)");
+	}
 	cost_fig_set(&p->billing_granularity_s, 1, "default: per-second billing, docs/cost.md");
 	cost_fig_set(&p->min_replicas, 0, "default: scale to zero outside the traced periods, "
 		     "docs/cost.md");

@@ -256,11 +256,13 @@ int cost_energy_eval(const struct cost_usage *u, double busy_w, double idle_w, d
 int cost_watts(const struct cat_hardware *hw, struct cost_fig *busy_w, struct cost_fig *idle_w,
 	       struct diag *d);
 
-/* Purchase of hw: its purchase row (the median of several), else its
- * accelerator's times the GPU count (GPUs only, said so in the source);
+/* Purchase of hw: its purchase row (the median of several), else the
+ * price hardware.json gives the entry (complete systems from the field
+ * notes), else its accelerator's row times the GPU count (GPUs only, said
+ * so in the source);
  * watts by cost_watts; PUE, electricity and operator time from the default
  * rows; amortisation 36 months, resale 0, hosting 0 (docs/cost.md).
- * COST_NO_PRICE when neither hw nor its accelerator has a purchase row. */
+ * COST_NO_PRICE when none of these exists. */
 int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 			      const struct cat_hardware *hw, struct diag *d);
 
@@ -269,7 +271,8 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 int cost_dedicated_from_prices(struct cost_dedicated *p, const struct prices *pr,
 			       const struct cat_hardware *hw, struct diag *d);
 
-/* Elastic rental of hw: the median gpu_hour row of hw or its accelerator;
+/* Elastic rental of hw: the median gpu_hour row of hw or its accelerator,
+ * else the entry's rent_per_hour in hardware.json;
  * billing per second, min replicas 0, operator time from the default row.
  * COST_NO_PRICE when none. */
 int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,

@@ -723,14 +723,22 @@ int prices_check_hardware(const struct prices *p, const struct catalog *cat, str
 
 /* ---- listings ----------------------------------------------------------- */
 
-static bool hw_priced(const struct prices *p, const char *id)
+/* Whether any cost option can price hw (the rule of prices_write_table). */
+static bool hw_priced(const struct prices *p, const struct cat_hardware *hw)
 {
-	static const enum price_kind kinds[] = {PRICE_GPU_HOUR, PRICE_DEDICATED_MONTH,
-						PRICE_PURCHASE};
+	static const enum price_kind kinds[] = {PRICE_GPU_HOUR, PRICE_PURCHASE,
+						PRICE_DEDICATED_MONTH};
+	const struct cat_hardware *dev = hw->device ? hw->device : hw;
 	for (size_t i = 0; i < 3; i++)
-		if (prices_for_hardware(p, kinds[i], id, NULL, 0))
+		if (prices_for_hardware(p, kinds[i], hw->id, NULL, 0) ||
+		    (i < 2 && prices_for_hardware(p, kinds[i], dev->id, NULL, 0)))
 			return true;
-	return false;
+	return hw->price.currency != CAT_CUR_NONE || hw->rent_hour.currency != CAT_CUR_NONE;
+}
+
+double prices_usd(const struct prices *p, const char *currency, double amount)
+{
+	return amount * rate_of(p, currency);
 }
 
 int prices_write_table(const struct prices *p, const struct catalog *cat, FILE *out,
@@ -763,11 +771,12 @@ int prices_write_table(const struct prices *p, const struct catalog *cat, FILE *
 		fprintf(out, "  1 %s = %.4g USD (%s; %s)\n", p->rates[i].currency,
 			p->rates[i].usd_per_unit, p->rates[i].date, p->rates[i].source);
 	if (cat) {
-		fputs("\nhardware without a rental, dedicated or purchase price:\n  ", out);
+		fputs("\nhardware without any price (no row here for it or its GPU, no price or "
+		      "rent_per_hour in hardware.json):\n  ", out);
 		size_t col = 2, none = 0;
 		for (size_t i = 0; i < cat->hardware_count; i++) {
 			const char *id = cat->hardware[i].id;
-			if (hw_priced(p, id))
+			if (hw_priced(p, &cat->hardware[i]))
 				continue;
 			size_t w = strlen(id) + 1;
 			if (col + w > 100) {
@@ -843,7 +852,7 @@ int prices_write_json(const struct prices *p, const struct catalog *cat, FILE *o
 		fputs(",\n \"hardware_without_price\": [", out);
 		bool first = true;
 		for (size_t i = 0; i < cat->hardware_count; i++) {
-			if (hw_priced(p, cat->hardware[i].id))
+			if (hw_priced(p, &cat->hardware[i]))
 				continue;
 			fputs(first ? "" : ", ", out);
 			json_str(out, cat->hardware[i].id);

@@ -131,14 +131,20 @@ size_t prices_for_hardware(const struct prices *p, enum price_kind kind, const c
 const struct price_row *prices_median_for_hardware(const struct prices *p, enum price_kind kind,
 						    const char *hw);
 
+/* amount in currency converted to US dollars at the file's stated rate
+ * ("USD" as is); 0 when the file states no rate for currency. */
+double prices_usd(const struct prices *p, const char *currency, double amount);
+
 /* Every row naming a hardware id must name one of cat (DIAG_EINPUT naming
  * the row's file:line otherwise). */
 int prices_check_hardware(const struct prices *p, const struct catalog *cat, struct diag *d);
 
 /* `agentcap catalog --prices`: every row grouped by kind (amount and
  * currency as published, USD, unit, date, hardware id, source), the stated
- * exchange rates, then the hardware entries of cat with no rental, dedicated
- * or purchase row (cat may be NULL: that part is left out).  0 or DIAG_EIO. */
+ * exchange rates, then the hardware entries of cat that no cost option can
+ * price: no rental, dedicated or purchase row for the entry or (rental,
+ * purchase) its accelerator, and no price or rent_per_hour in hardware.json
+ * (cat may be NULL: that part is left out).  0 or DIAG_EIO. */
 int prices_write_table(const struct prices *p, const struct catalog *cat, FILE *out,
 		       struct diag *d);
 

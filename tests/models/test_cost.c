@@ -377,6 +377,18 @@ static void test_from_catalogues(void **state)
 	NEAR(e.usd_per_gpu_hour.value, 2.5); /* median of the nine H100 rows */
 	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "rtx-3090"), &d),
 			 COST_NO_PRICE);
+	/* no row here: the hardware catalogue's own figures (field notes) */
+	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "h100-pcie"), &d), 0);
+	NEAR(e.usd_per_gpu_hour.value, 2.79);
+	assert_non_null(strstr(e.usd_per_gpu_hour.source, "hardware.json h100-pcie: rent_per_hour"));
+	assert_int_equal(cost_purchase_from_prices(&p, pr, catalog_hardware(cat, "ws-rtx-pro-6000"),
+						   &d), 0);
+	NEAR(p.system_usd.value, 16000 * 1.068); /* EUR at the price file's rate */
+	NEAR(p.gpus_per_system.value, 1);
+	assert_non_null(strstr(p.system_usd.source, "EUR 16000 converted"));
+	assert_int_equal(cost_purchase_from_prices(&p, pr, catalog_hardware(cat, "ws-2x-rtx-5090"),
+						   &d), 0);
+	NEAR(p.gpus_per_system.value, 2);
 	assert_int_equal(cost_purchase_from_prices(&p, pr, catalog_hardware(cat, "rtx-3090"), &d),
 			 COST_NO_PRICE);
 	catalog_free(cat);

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * costing: a replay's figures (struct metrics_summary, and struct
+ * cluster_summary for several replicas) as the plain numbers that
+ * models/cost.h prices, and the cost table printed beside a report.
+ *
+ * Busy time per GPU is the run's busy fraction x its duration (every GPU of
+ * a replica works while the replica's step runs); the rest of the run each
+ * GPU is powered and idle.  GPU-hours provisioned: the cluster summary's,
+ * else replicas x GPUs x duration.  Token counts are those of the completed
+ * calls.  docs/cost.md gives the formulas that price them.
+ */
+#ifndef REPORTS_COSTING_H
+#define REPORTS_COSTING_H
+
+#include "models/cost.h"
+#include "reports/cluster.h"
+#include "reports/metrics.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Working days in a month: 52 weeks x 5 days / 12. */
+#define COSTING_WORKDAYS_PER_MONTH (52.0 * 5.0 / 12.0)
+
+/* Fill *u from one run.  cls may be NULL (one replica, or no cluster
+ * figures); periods_per_month 0 = continuous traffic; engineers 0 =
+ * unknown. */
+void costing_usage(struct cost_usage *u, const struct metrics_summary *s,
+		   const struct cluster_summary *cls, int32_t replicas, int32_t gpus_per_replica,
+		   int64_t engineers, double periods_per_month);
+
+/* The cost table: one line per option (per month, per 1M output tokens,
+ * per accepted task, per engineer-month), then each option's parts and
+ * assumptions with their sources, then the energy figures (e may be
+ * NULL).  Returns 0 or DIAG_EIO when a write fails. */
+int costing_write_table(FILE *out, const struct cost_result *r, size_t n,
+			const struct cost_energy *e, struct diag *d);
+
+#endif
