@@ -117,7 +117,9 @@ static const char REPLAY_HELP_COST[] =
 	"    --prices FILE\n"
 	"        With --cost: prices from FILE (the shape of prices.json; `agentcap\n"
 	"        catalog --prices`) instead of the scenario's `prices` or the\n"
-	"        built-in catalogue.  Checked before the replay (exit 2 if bad).\n";
+	"        built-in catalogue.  Checked before the replay (exit 2 if bad).\n"
+	"        The scenario's cost.* keys (docs/scenario.md) change the assumptions:\n"
+	"        --set cost.operator_usd_month=0 --set cost.acceptance_rate=0.6.\n";
 
 /* The options for more outputs (a C11 string literal is kept under 4095 bytes). */
 static const char REPLAY_HELP_OUTPUTS[] =
@@ -619,10 +621,14 @@ static int write_cost(FILE *out, const struct prices *pr, const struct catalog *
 		return diag_set(d, DIAG_EINPUT, "unknown hardware '%s'", sc->hardware);
 	int64_t days = a->scale.engineers ? st->scale.days : 0;
 	struct cost_usage u;
+	double periods = sc->cost.periods_per_month >= 0 ? sc->cost.periods_per_month
+			 : days > 0 ? COSTING_WORKDAYS_PER_MONTH / (double)days : 0;
 	costing_usage(&u, sum, cls, sc->replicas,
 		      sc->tensor_parallel_size * sc->pipeline_parallel_size,
-		      a->scale.engineers ? st->scale.engineers : 0,
-		      days > 0 ? COSTING_WORKDAYS_PER_MONTH / (double)days : 0);
+		      a->scale.engineers ? st->scale.engineers : 0, periods);
+	struct cost_task t;
+	cost_task_default(&t);
+	scenario_cost_apply(sc, NULL, NULL, NULL, &t);
 	struct cost_result r[3];
 	size_t n = 0;
 	struct cost_purchase pp;
@@ -630,17 +636,23 @@ static int write_cost(FILE *out, const struct prices *pr, const struct catalog *
 	struct cost_elastic ep;
 	/* each option the catalogue can price (COST_NO_PRICE: not on offer) */
 	int rc = cost_purchase_from_prices(&pp, pr, hw, d);
-	if (rc == 0)
-		rc = cost_purchase_eval(&pp, &u, NULL, &r[n++], d);
+	if (rc == 0) {
+		scenario_cost_apply(sc, &pp, NULL, NULL, NULL);
+		rc = cost_purchase_eval(&pp, &u, &t, &r[n++], d);
+	}
 	if (rc == 0 || rc == COST_NO_PRICE) {
 		rc = cost_dedicated_from_prices(&dp, pr, hw, d);
-		if (rc == 0)
-			rc = cost_dedicated_eval(&dp, &u, NULL, &r[n++], d);
+		if (rc == 0) {
+			scenario_cost_apply(sc, NULL, &dp, NULL, NULL);
+			rc = cost_dedicated_eval(&dp, &u, &t, &r[n++], d);
+		}
 	}
 	if (rc == 0 || rc == COST_NO_PRICE) {
 		rc = cost_elastic_from_prices(&ep, pr, hw, d);
-		if (rc == 0)
-			rc = cost_elastic_eval(&ep, &u, NULL, &r[n++], d);
+		if (rc == 0) {
+			scenario_cost_apply(sc, NULL, NULL, &ep, NULL);
+			rc = cost_elastic_eval(&ep, &u, &t, &r[n++], d);
+		}
 	}
 	if (rc && rc != COST_NO_PRICE)
 		return rc;
@@ -650,7 +662,9 @@ static int write_cost(FILE *out, const struct prices *pr, const struct catalog *
 	if (rc == 0) {
 		const struct price_row *row = prices_find(pr, PRICE_PUE, COST_DEFAULT_PUE);
 		cost_fig_set(&pue, row ? row->usd : 1.0, "%s", row ? row->id : "none");
-		rc = cost_energy_eval(&u, busy.value, idle.value, pue.value, NULL, &e, d);
+		if (sc->cost.pue >= 0)
+			pue.value = sc->cost.pue;
+		rc = cost_energy_eval(&u, busy.value, idle.value, pue.value, &t, &e, d);
 	}
 	if (rc)
 		return rc;

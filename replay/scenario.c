@@ -105,6 +105,29 @@ static const struct key KEYS[] = {
 	{"replay", K_OBJ, 0, 0, 0, "how the trace is replayed"},
 	{"replay.context_policy", K_POLICY, OFF(context_policy), 0, 0,
 	 "calls beyond max_model_len: compact, truncate or reject"},
+	{"cost", K_OBJ, 0, 0, 0, "cost assumptions (docs/cost.md); -1 = the default"},
+	{"cost.acceptance_rate", K_NUM, OFF(cost.acceptance_rate), -1, 1,
+	 "share of tasks accepted with this model (-1 = the trace's own)"},
+	{"cost.turns_factor", K_NUM, OFF(cost.turns_factor), -1, 100,
+	 "calls and tokens per task relative to the trace (-1 = 1)"},
+	{"cost.periods_per_month", K_NUM, OFF(cost.periods_per_month), -1, 1e6,
+	 "replayed spans per month (0 = around the clock; -1 = the default)"},
+	{"cost.amortisation_months", K_NUM, OFF(cost.amortisation_months), -1, 600,
+	 "purchase: months the price is spread over (-1 = 36)"},
+	{"cost.resale_fraction", K_NUM, OFF(cost.resale_fraction), -1, 1,
+	 "purchase: share of the price recovered at the end (-1 = 0)"},
+	{"cost.hosting_usd_month", K_NUM, OFF(cost.hosting_usd_month), -1, 1e9,
+	 "purchase: rack or colocation per system per month, USD (-1 = 0)"},
+	{"cost.operator_usd_month", K_NUM, OFF(cost.operator_usd_month), -1, 1e9,
+	 "self-hosting: operator time per month, USD (-1 = the price catalogue's)"},
+	{"cost.electricity_usd_kwh", K_NUM, OFF(cost.electricity_usd_kwh), -1, 100,
+	 "purchase: electricity, USD per kWh (-1 = the price catalogue's)"},
+	{"cost.pue", K_NUM, OFF(cost.pue), -1, 10,
+	 "purchase: facility / IT power (-1 = the price catalogue's)"},
+	{"cost.billing_granularity_s", K_NUM, OFF(cost.billing_granularity_s), -1, 2678400,
+	 "elastic: billing unit of a replica's up-time, s (-1 = 1)"},
+	{"cost.min_replicas", K_NUM, OFF(cost.min_replicas), -1, 4096,
+	 "elastic: replicas kept up outside the replayed periods (-1 = 0)"},
 	{"slo", K_OBJ, 0, 0, 0, "latency objectives"},
 	{"slo.ttft_ms", K_NUM, OFF(slo_ttft_ms), 0, 1e12, "time to first token objective, ms (0 = none)"},
 	{"slo.tpot_ms", K_NUM, OFF(slo_tpot_ms), 0, 1e12, "time per output token objective, ms (0 = none)"},
@@ -535,6 +558,13 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	sc->kv_tiers.shared_by = 1;
 	router_config_default(&sc->router);
 	sc->slo_attainment = SCENARIO_DEFAULT_SLO_ATTAINMENT;
+	double *costs[] = {&sc->cost.acceptance_rate, &sc->cost.turns_factor,
+			   &sc->cost.periods_per_month, &sc->cost.amortisation_months,
+			   &sc->cost.resale_fraction, &sc->cost.hosting_usd_month,
+			   &sc->cost.operator_usd_month, &sc->cost.electricity_usd_kwh,
+			   &sc->cost.pue, &sc->cost.billing_granularity_s, &sc->cost.min_replicas};
+	for (size_t i = 0; i < sizeof(costs) / sizeof(costs[0]); i++)
+		*costs[i] = -1;
 	/* Anything the file leaves out keeps the built-in default. */
 	int rc = parse_text(sc, scenario_default_json, "(built-in default scenario)", d);
 	if (rc != 0)
@@ -672,4 +702,37 @@ int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct
 				sc->key_prefix[0] ? "" : sc->source, sc->key_prefix[0] ? "" : ": ",
 				(long long)cfg->kv_cache_tokens, (long long)cfg->block_size);
 	return 0;
+}
+
+/* f = v when the scenario sets v (>= 0), sourced to the scenario. */
+static void cost_set(struct cost_fig *f, double v, const struct scenario *sc, const char *key)
+{
+	if (v >= 0)
+		cost_fig_set(f, v, "scenario %s: cost.%s", sc->source, key);
+}
+
+void scenario_cost_apply(const struct scenario *sc, struct cost_purchase *p,
+			 struct cost_dedicated *dp, struct cost_elastic *e, struct cost_task *t)
+{
+	const struct scenario_cost *c = &sc->cost;
+	if (p) {
+		cost_set(&p->amortisation_months, c->amortisation_months, sc, "amortisation_months");
+		cost_set(&p->resale_fraction, c->resale_fraction, sc, "resale_fraction");
+		cost_set(&p->hosting_usd_month, c->hosting_usd_month, sc, "hosting_usd_month");
+		cost_set(&p->operator_usd_month, c->operator_usd_month, sc, "operator_usd_month");
+		cost_set(&p->electricity_usd_kwh, c->electricity_usd_kwh, sc, "electricity_usd_kwh");
+		cost_set(&p->pue, c->pue, sc, "pue");
+	}
+	if (dp)
+		cost_set(&dp->operator_usd_month, c->operator_usd_month, sc, "operator_usd_month");
+	if (e) {
+		cost_set(&e->operator_usd_month, c->operator_usd_month, sc, "operator_usd_month");
+		cost_set(&e->billing_granularity_s, c->billing_granularity_s, sc,
+			 "billing_granularity_s");
+		cost_set(&e->min_replicas, c->min_replicas, sc, "min_replicas");
+	}
+	if (t) {
+		cost_set(&t->acceptance_rate, c->acceptance_rate, sc, "acceptance_rate");
+		cost_set(&t->turns_factor, c->turns_factor, sc, "turns_factor");
+	}
 }

@@ -15,6 +15,7 @@
 #define REPLAY_SCENARIO_H
 
 #include "models/catalog.h"
+#include "models/cost.h"
 #include "models/engine.h"
 #include "replay/replay.h"
 #include "sim/router.h"
@@ -57,6 +58,23 @@ struct scenario_pool {
 	uint64_t set;                     /* bit k: the k-th pool key was given */
 };
 
+/* Cost assumptions a scenario may set (the "cost" object; docs/cost.md).
+ * A negative value (the built-in default) means "not set": the price and
+ * hardware catalogues' figure, or the default docs/cost.md gives. */
+struct scenario_cost {
+	double acceptance_rate;       /* of the self-hosted model */
+	double turns_factor;
+	double periods_per_month;     /* 0 = continuous traffic */
+	double amortisation_months;
+	double resale_fraction;
+	double hosting_usd_month;
+	double operator_usd_month;
+	double electricity_usd_kwh;
+	double pue;
+	double billing_granularity_s;
+	double min_replicas;
+};
+
 struct scenario {
 	char name[SCENARIO_STR_MAX];
 	char model[SCENARIO_STR_MAX];
@@ -94,6 +112,7 @@ struct scenario {
 	double slo_tpot_ms;
 	double slo_attainment;        /* share of calls within the objectives
 					 below which a replay's answer is "no" */
+	struct scenario_cost cost;
 	char source[512];             /* file it came from, "(built-in default)" */
 	char key_prefix[32];          /* "" or "pools[i]." (a pool's view): what
 					 messages put before a key */
@@ -137,5 +156,11 @@ struct perf_profile;
  * caller with perf_profile_free).  0 or a DIAG code. */
 int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct perf_model *pm,
 		    struct perf_profile **prof, struct engine_config *cfg, struct diag *d);
+
+/* Put the cost assumptions sc sets over parameters filled from the
+ * catalogues (cost_*_from_prices), each sourced to the scenario.  Any
+ * pointer may be NULL; t is the task economics of the self-hosted model. */
+void scenario_cost_apply(const struct scenario *sc, struct cost_purchase *p,
+			 struct cost_dedicated *dp, struct cost_elastic *e, struct cost_task *t);
 
 #endif

@@ -106,6 +106,14 @@ static void test_replay_cost(void **state)
 	assert_non_null(strstr(cost, "busy_power"));
 	assert_non_null(strstr(cost, "Energy: "));
 	cli_out_free(&r);
+	/* the scenario's cost keys change the assumptions, sourced to it */
+	r = cli_run("replay " FIX "/traces/session_good.jsonl --cost --set cost.operator_usd_month=0 "
+		    "--set cost.acceptance_rate=0.6");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "+ operator 0.00\n"));
+	assert_non_null(strstr(r.out, "0.6 share of tasks         scenario (built-in default): "
+				      "cost.acceptance_rate"));
+	cli_out_free(&r);
 	/* off by default */
 	r = cli_run("replay " FIX "/traces/session_good.jsonl");
 	assert_int_equal(r.status, 0);

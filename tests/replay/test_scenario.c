@@ -27,6 +27,40 @@ static void test_default(void **state)
 	assert_int_equal(sc.engine.kv_cache_tokens, 0);
 	assert_string_equal(sc.source, "(built-in default)");
 	assert_string_equal(sc.prices, ""); /* the built-in price catalogue */
+	assert_true(sc.cost.resale_fraction == -1 && sc.cost.acceptance_rate == -1);
+}
+
+/* cost.* keys put the scenario's figures over the catalogues' */
+static void test_cost_keys(void **state)
+{
+	(void)state;
+	struct scenario sc;
+	struct diag d;
+	diag_init(&d);
+	const char *sets[] = {"cost.resale_fraction=0.25", "cost.acceptance_rate=0.6",
+			      "cost.operator_usd_month=0", "cost.min_replicas=1"};
+	assert_int_equal(scenario_load(&sc, NULL, sets, 4, &d), 0);
+	struct cost_purchase p;
+	struct cost_elastic e;
+	struct cost_task t;
+	memset(&p, 0, sizeof(p));
+	memset(&e, 0, sizeof(e));
+	cost_fig_set(&p.resale_fraction, 0, "catalogue");
+	cost_fig_set(&p.amortisation_months, 36, "catalogue");
+	cost_fig_set(&p.operator_usd_month, 5000, "catalogue");
+	cost_fig_set(&e.min_replicas, 0, "catalogue");
+	cost_task_default(&t);
+	scenario_cost_apply(&sc, &p, NULL, &e, &t);
+	assert_true(p.resale_fraction.value == 0.25);
+	assert_string_equal(p.resale_fraction.source, "scenario (built-in default): cost.resale_fraction");
+	assert_true(p.amortisation_months.value == 36); /* not set: unchanged */
+	assert_string_equal(p.amortisation_months.source, "catalogue");
+	assert_true(p.operator_usd_month.value == 0);
+	assert_true(e.min_replicas.value == 1);
+	assert_true(t.acceptance_rate.value == 0.6);
+	assert_true(t.turns_factor.value == 1);
+	const char *bad[] = {"cost.resale_fraction=1.5"};
+	assert_int_equal(scenario_load(&sc, NULL, bad, 1, &d), DIAG_EINPUT);
 }
 
 static void test_sets(void **state)
@@ -109,6 +143,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default),
+		cmocka_unit_test(test_cost_keys),
 		cmocka_unit_test(test_sets),
 		cmocka_unit_test(test_errors),
 	};
