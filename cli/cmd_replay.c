@@ -148,9 +148,13 @@ static const char REPLAY_HELP_CLUSTER[] =
 	"    router.max_outstanding       calls per replica before the router queues (0 = no limit)\n"
 	"    router.queue_limit           calls the router holds; more are refused (0 = no limit)\n"
 	"    router.affinity_saturation   session_affinity: leave a replica at this many calls\n"
-	"    router.prefix_load_cap       prefix_aware: skip replicas this many calls above the least\n"
-	"    router.prefix_weight         prefix_aware: weight of the cached share (3)\n"
-	"    router.load_weight           prefix_aware: weight of the load (2)\n"
+	"    router.prefix_scorer         prefix_aware: cache_aware (SGLang gateway, default) or\n"
+	"                                 weighted (llm-d)\n"
+	"    router.prefix_load_cap       prefix_aware: calls above the least loaded where load wins (64)\n"
+	"    router.cache_threshold       cache_aware: cached share of the prompt that attracts (0.3)\n"
+	"    router.balance_rel_threshold cache_aware: max/min load that is imbalanced (1.5)\n"
+	"    router.prefix_weight         weighted: weight of the cached share (3)\n"
+	"    router.load_weight           weighted: weight of the load (2)\n"
 	"    expert_parallel_size         1 (default) or tensor_parallel_size: MoE experts\n"
 	"                                 spread whole over the replica's GPUs\n"
 	"    pools                        [{name, hardware, model, weight_format, replicas,\n"
@@ -704,6 +708,7 @@ int cmd_replay(int argc, char **argv)
 	struct pool_run *pr = NULL; /* with pools: one per pool */
 	struct metrics *m = NULL;
 	struct cluster *cl = NULL;
+	int64_t *routed = NULL;
 	struct cluster_summary cls;
 	struct replay_stats st;
 	struct metrics_summary sum;
@@ -793,7 +798,9 @@ int cmd_replay(int argc, char **argv)
 		rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
 	/* Several replicas, or pools: a per-replica aggregator in front of the
 	 * metrics. */
-	if (rc == 0 && (n_rep > 1 || n_pools) && !(cl = cluster_new(n_rep, metrics_sink(m))))
+	if (rc == 0 && (n_rep > 1 || n_pools) &&
+	    (!(cl = cluster_new(n_rep, metrics_sink(m))) ||
+	     !(routed = calloc((size_t)n_rep, sizeof(*routed)))))
 		rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
 	struct sim_pool sp[SCENARIO_MAX_POOLS];
 	if (rc == 0 && n_pools) {
@@ -835,7 +842,8 @@ int cmd_replay(int argc, char **argv)
 					.context_policy = sc.context_policy,
 					.replicas = sc.replicas, .router = &sc.router,
 					.tiers = tiers.n > 0 ? &tiers : NULL,
-					.pools = n_pools ? sp : NULL, .n_pools = n_pools};
+					.pools = n_pools ? sp : NULL, .n_pools = n_pools,
+					.routed = routed};
 		o.scale.seed = a->seed;
 		struct res_sink sink = cl ? cluster_sink(cl) : metrics_sink(m);
 		if (a->csv) {
@@ -866,15 +874,21 @@ int cmd_replay(int argc, char **argv)
 	if (rc == 0)
 		rc = metrics_summarize(m, &sum, &d);
 	if (rc == 0 && cl) {
+		for (int32_t i = 0; i < n_rep; i++)
+			cluster_set_routed(cl, i, routed[i]);
 		cluster_summarize(cl, sum.duration_s,
 				  shape->tensor_parallel_size * shape->pipeline_parallel_size, &cls);
 		cls.router = (struct cluster_router){
 			.policy = router_policy_name(sc.router.policy),
+			.prefix_scorer = sc.router.policy == ROUTER_PREFIX_AWARE
+						 ? router_scorer_name(sc.router.prefix_scorer)
+						 : NULL,
 			.routed = st.router.routed,
 			.queued = st.router.queued,
 			.refused = st.router.refused,
 			.affinity_fallbacks = st.router.affinity_fallbacks,
 			.load_capped = st.router.load_capped,
+			.prefix_matched = st.router.prefix_matched,
 			.queue_peak = st.router.queue_peak,
 			.wait_mean_ms = st.router.queued
 						? (double)st.router.wait_ns_sum / (double)st.router.queued / 1e6
@@ -968,6 +982,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	prices_free(price_cat);
 	cluster_free(cl);
+	free(routed);
 	metrics_free(m);
 	pool_runs_free(pr, n_pools);
 	perf_profile_free(prof);

@@ -719,6 +719,8 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	st->skipped_lines = trace_reader_skipped(tr);
 	st->sim = sim_get_stats(&rp->sim);
 	st->router = rp->sim.router.stats;
+	for (int32_t i = 0; o->routed && i < rp->sim.n_replicas; i++)
+		o->routed[i] = rp->sim.router.sent[i];
 	if (rc == 0 && !rp->stop)
 		rc = sim_check_end(&rp->sim, d);
 	if (rc == 0 && !rp->stop && rp->in_flight != 0)

@@ -127,6 +127,8 @@ struct replay_opts {
 	int32_t n_pools;
 	const struct router_config *router; /* NULL = the default router */
 	const struct sim_tiers_config *tiers; /* NULL or n = 0: no KV tiers */
+	int64_t *routed;         /* NULL, or one counter per replica (of every pool): the calls the
+				    router handed to each replica, filled at the end */
 	int64_t compact_at;      /* > 0: the harness compacts at this many tokens
 				    of context (prompt + output) even when
 				    max_model_len is larger: the compact-at what-if;

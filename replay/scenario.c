@@ -18,7 +18,7 @@
 #include <string.h>
 
 enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_BOOL_OPT, K_POLICY,
-	    K_ROUTER, K_OBJ, K_TEXT, K_POOLS };
+	    K_ROUTER, K_SCORER, K_OBJ, K_TEXT, K_POOLS };
 
 struct key {
 	const char *path;   /* dotted */
@@ -80,8 +80,14 @@ static const struct key KEYS[] = {
 	 "calls the router may hold; more are refused (0 = no limit)"},
 	{"router.affinity_saturation", K_INT64, OFF(router.affinity_saturation), 0, 1e9,
 	 "session_affinity: outstanding calls at which a session leaves its replica (0 = auto)"},
+	{"router.prefix_scorer", K_SCORER, OFF(router.prefix_scorer), 0, 0,
+	 "prefix_aware: cache_aware (SGLang model gateway) or weighted (llm-d)"},
 	{"router.prefix_load_cap", K_INT64, OFF(router.prefix_load_cap), 0, 1e9,
-	 "prefix_aware: skip replicas with more than the least loaded + this many calls"},
+	 "prefix_aware: outstanding calls above the least loaded at which load wins"},
+	{"router.cache_threshold", K_NUM, OFF(router.cache_threshold), 0, 1,
+	 "prefix_aware cache_aware: cached share of the prompt that attracts a call"},
+	{"router.balance_rel_threshold", K_NUM, OFF(router.balance_rel_threshold), 0, 1e6,
+	 "prefix_aware cache_aware: max/min outstanding calls that, with the cap, is imbalance"},
 	{"router.prefix_weight", K_NUM, OFF(router.prefix_weight), 0, 1e6,
 	 "prefix_aware: weight of the cached share of the prompt"},
 	{"router.load_weight", K_NUM, OFF(router.load_weight), 0, 1e6,
@@ -205,6 +211,8 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 	case K_ROUTER:
 		snprintf(buf, cap, "one of %s", router_policy_names());
 		return buf;
+	case K_SCORER:
+		return "\"cache_aware\" or \"weighted\"";
 	case K_OBJ:
 		return "an object";
 	case K_POOLS:
@@ -250,6 +258,10 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 	case K_ROUTER:
 		ok = cJSON_IsString(v) &&
 		     router_policy_parse(v->valuestring, (enum router_policy *)(void *)field);
+		break;
+	case K_SCORER:
+		ok = cJSON_IsString(v) &&
+		     router_scorer_parse(v->valuestring, (enum router_prefix_scorer *)(void *)field);
 		break;
 	case K_BOOL:
 		ok = cJSON_IsBool(v);

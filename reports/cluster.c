@@ -238,6 +238,12 @@ static void summarize_pools(struct cluster *c, double duration_s, struct cluster
 	out->pools = c->pools;
 }
 
+void cluster_set_routed(struct cluster *c, int32_t i, int64_t calls)
+{
+	if (i >= 0 && i < c->n)
+		c->rep[i].routed = calls;
+}
+
 void cluster_summarize(struct cluster *c, double duration_s, int32_t gpus_per_replica,
 		       struct cluster_summary *out)
 {

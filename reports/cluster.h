@@ -35,6 +35,7 @@
 struct cluster;
 
 struct cluster_replica {
+	int64_t routed;                 /* calls the router handed to it (set by the caller) */
 	int64_t requests;               /* completed on this replica */
 	int64_t prompt_tokens;          /* of those requests */
 	int64_t cached_prompt_tokens;
@@ -47,11 +48,13 @@ struct cluster_replica {
 /* Router figures, copied from the simulator by the caller. */
 struct cluster_router {
 	const char *policy;
+	const char *prefix_scorer;      /* prefix_aware's scorer, else NULL */
 	int64_t routed;                 /* calls handed to a replica */
 	int64_t queued;                 /* of those, calls that waited at the router */
 	int64_t refused;                /* calls refused: router queue full */
 	int64_t affinity_fallbacks;
 	int64_t load_capped;
+	int64_t prefix_matched;
 	int64_t queue_peak;
 	double wait_mean_ms;            /* over the calls that waited */
 	double wait_max_ms;
@@ -146,6 +149,10 @@ struct res_sink cluster_sink(struct cluster *c);
  * replica; the figures are filled by cluster_summarize.  Before any record.
  * 0, DIAG_EINPUT when the pools do not tile the replicas, DIAG_ENOMEM. */
 int cluster_set_pools(struct cluster *c, const struct cluster_pool *pools, int32_t n_pools);
+
+/* Record that the router handed `calls` calls to replica i (ignored out of
+ * range); shows in per_replica[i].routed. */
+void cluster_set_routed(struct cluster *c, int32_t i, int64_t calls);
 
 /* Fill *out (router left zero) for a run of duration_s seconds on replicas
  * of gpus_per_replica GPUs each.  out->per_replica stays valid until c is

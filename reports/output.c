@@ -262,6 +262,8 @@ static void table_cluster(FILE *out, const struct cluster_summary *c)
 	table_num(out, "GPU-hours provisioned:", c->gpu_hours_provisioned);
 	table_num(out, "GPU-hours busy:", c->gpu_hours_busy);
 	table_str(out, "Router policy:", r->policy);
+	if (r->prefix_scorer)
+		table_str(out, "Prefix scorer:", r->prefix_scorer);
 	table_int(out, "Calls routed:", r->routed);
 	table_int(out, "Calls queued at the router:", r->queued);
 	table_int(out, "Calls refused by the router:", r->refused);
@@ -270,14 +272,16 @@ static void table_cluster(FILE *out, const struct cluster_summary *c)
 	table_int(out, "Peak router queue:", r->queue_peak);
 	table_int(out, "Affinity fallbacks:", r->affinity_fallbacks);
 	table_int(out, "Prefix picks moved by the load cap:", r->load_capped);
+	table_int(out, "Calls sent for their cached prefix:", r->prefix_matched);
 	if (c->n_pools)
 		table_pools(out, c);
-	fprintf(out, "%-8s %10s %8s %8s %12s%s\n", "replica", "requests", "busy %", "hit %",
-		"preemptions", c->n_pools ? "  pool" : "");
+	fprintf(out, "%-8s %10s %10s %8s %8s %12s%s\n", "replica", "routed", "requests", "busy %",
+		"hit %", "preemptions", c->n_pools ? "  pool" : "");
 	for (int32_t i = 0, p = 0; i < c->replicas; i++) {
 		const struct cluster_replica *x = &c->per_replica[i];
-		fprintf(out, "%-8d %10" PRId64 " %8.2f %8.2f %12" PRId64, (int)i, x->requests,
-			100.0 * x->busy_fraction, 100.0 * x->prefix_cache_hit_rate, x->preemptions);
+		fprintf(out, "%-8d %10" PRId64 " %10" PRId64 " %8.2f %8.2f %12" PRId64, (int)i,
+			x->routed, x->requests, 100.0 * x->busy_fraction,
+			100.0 * x->prefix_cache_hit_rate, x->preemptions);
 		if (c->n_pools) {
 			while (i >= c->pools[p].first + c->pools[p].replicas)
 				p++;
@@ -679,6 +683,7 @@ static void json_cluster(struct json *j, const struct cluster_summary *c)
 	json_key(j, "router");
 	json_open(j);
 	json_str(j, "policy", r->policy);
+	json_str(j, "prefix_scorer", r->prefix_scorer);
 	json_int(j, "routed", r->routed);
 	json_int(j, "queued", r->queued);
 	json_int(j, "refused", r->refused);
@@ -687,6 +692,7 @@ static void json_cluster(struct json *j, const struct cluster_summary *c)
 	json_int(j, "queue_peak", r->queue_peak);
 	json_int(j, "affinity_fallbacks", r->affinity_fallbacks);
 	json_int(j, "load_capped", r->load_capped);
+	json_int(j, "prefix_matched", r->prefix_matched);
 	json_close(j);
 	json_key(j, "per_replica");
 	json_open_array(j);
@@ -701,6 +707,7 @@ static void json_cluster(struct json *j, const struct cluster_summary *c)
 				q++;
 			json_int(j, "pool", q);
 		}
+		json_int(j, "routed", p->routed);
 		json_int(j, "requests", p->requests);
 		json_int(j, "prompt_tokens", p->prompt_tokens);
 		json_int(j, "cached_prompt_tokens", p->cached_prompt_tokens);

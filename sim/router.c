@@ -22,6 +22,8 @@ void router_config_default(struct router_config *c)
 	c->prefix_load_cap = ROUTER_PREFIX_LOAD_CAP;
 	c->prefix_weight = ROUTER_PREFIX_WEIGHT;
 	c->load_weight = ROUTER_LOAD_WEIGHT;
+	c->cache_threshold = ROUTER_CACHE_THRESHOLD;
+	c->balance_rel_threshold = ROUTER_BALANCE_REL_THRESHOLD;
 	c->seed = 1;
 }
 
@@ -43,6 +45,23 @@ bool router_policy_parse(const char *s, enum router_policy *out)
 const char *router_policy_names(void)
 {
 	return "round_robin, least_requests, least_tokens, power_of_two, session_affinity, prefix_aware";
+}
+
+const char *router_scorer_name(enum router_prefix_scorer s)
+{
+	return s == ROUTER_SCORER_CACHE_AWARE ? "cache_aware"
+	       : s == ROUTER_SCORER_WEIGHTED  ? "weighted"
+					      : NULL;
+}
+
+bool router_scorer_parse(const char *s, enum router_prefix_scorer *out)
+{
+	for (int i = 0; i < ROUTER_N_SCORERS; i++)
+		if (strcmp(s, router_scorer_name((enum router_prefix_scorer)i)) == 0) {
+			*out = (enum router_prefix_scorer)i;
+			return true;
+		}
+	return false;
 }
 
 static int cmp_ring(const void *a, const void *b)
@@ -84,7 +103,9 @@ int router_init(struct router *rt, const struct router_config *cfg, int32_t n,
 	memset(rt, 0, sizeof(*rt));
 	if ((unsigned)cfg->policy >= ROUTER_N_POLICIES || n < 1 || cfg->max_outstanding < 0 ||
 	    cfg->queue_limit < 0 || cfg->affinity_saturation < 0 || cfg->prefix_load_cap < 0 ||
-	    !(cfg->prefix_weight >= 0) || !(cfg->load_weight >= 0))
+	    !(cfg->prefix_weight >= 0) || !(cfg->load_weight >= 0) ||
+	    (unsigned)cfg->prefix_scorer >= ROUTER_N_SCORERS || !(cfg->cache_threshold >= 0) ||
+	    !(cfg->cache_threshold <= 1) || !(cfg->balance_rel_threshold >= 0))
 		return diag_set(d, DIAG_EINPUT, "router settings out of range");
 	rt->cfg = *cfg;
 	rt->n = n;
@@ -208,7 +229,7 @@ static int32_t pick_affinity(struct router *rt, const struct sreq *r)
 	return i;
 }
 
-static int32_t pick_prefix(struct router *rt, const struct sreq *r, const struct replica *reps)
+static int32_t pick_weighted(struct router *rt, const struct sreq *r, const struct replica *reps)
 {
 	int64_t min_load = INT64_MAX, max_load = -1;
 	for (int32_t i = 0; i < rt->n; i++)
@@ -255,6 +276,74 @@ static int32_t pick_prefix(struct router *rt, const struct sreq *r, const struct
 	return best;
 }
 
+/* Block hash h is in replica kv's prefix table. */
+static bool kv_holds(const struct kvcache *kv, uint64_t h)
+{
+	return kv->prefix_caching && map_get(&kv->table, h) != NULL;
+}
+
+/* Replica i is less loaded than replica j: fewer outstanding calls, then
+ * fewer outstanding tokens, then fewer calls routed so far. */
+static bool lighter(const struct router *rt, int32_t i, int32_t j)
+{
+	if (rt->out_reqs[i] != rt->out_reqs[j])
+		return rt->out_reqs[i] < rt->out_reqs[j];
+	if (rt->out_tokens[i] != rt->out_tokens[j])
+		return rt->out_tokens[i] < rt->out_tokens[j];
+	return rt->sent[i] < rt->sent[j];
+}
+
+static int32_t pick_cache_aware(struct router *rt, const struct sreq *r,
+				const struct replica *reps)
+{
+	int32_t light = -1;
+	int64_t min_load = INT64_MAX, max_load = -1;
+	for (int32_t i = 0; i < rt->n; i++) {
+		if (!eligible(rt, i))
+			continue;
+		if (rt->out_reqs[i] < min_load)
+			min_load = rt->out_reqs[i];
+		if (rt->out_reqs[i] > max_load)
+			max_load = rt->out_reqs[i];
+		if (light < 0 || lighter(rt, i, light))
+			light = i;
+	}
+	if (light < 0)
+		return -1;
+	int64_t blocks = r->call.prompt_tokens / reps[0].kv.block_size;
+	if (blocks > r->call.n_hashes)
+		blocks = r->call.n_hashes;
+	const uint64_t *h = r->call.block_hashes;
+	/* the replica with the longest cached prefix, lighter on a tie; a
+	 * replica is read only if one probe says it could tie or beat */
+	int32_t best = -1;
+	int64_t best_hit = 0;
+	for (int32_t i = 0; blocks > 0 && i < rt->n; i++) {
+		if (!eligible(rt, i))
+			continue;
+		if (best >= 0) {
+			bool beat = best_hit < blocks && kv_holds(&reps[i].kv, h[best_hit]);
+			if (!beat && !(lighter(rt, i, best) && kv_holds(&reps[i].kv, h[best_hit - 1])))
+				continue;
+		}
+		int64_t hit = kvcache_match(&reps[i].kv, h, blocks, NULL);
+		if (hit > 0 && (best < 0 || hit > best_hit || (hit == best_hit && lighter(rt, i, best)))) {
+			best = i;
+			best_hit = hit;
+		}
+	}
+	bool cached = best >= 0 && (double)best_hit > rt->cfg.cache_threshold * (double)blocks;
+	bool imbalanced = max_load - min_load > rt->cfg.prefix_load_cap &&
+			  (double)max_load > rt->cfg.balance_rel_threshold * (double)min_load;
+	if (cached && !imbalanced) {
+		rt->stats.prefix_matched++;
+		return best;
+	}
+	if (cached && best != light)
+		rt->stats.load_capped++;
+	return light;
+}
+
 int32_t router_pick(struct router *rt, const struct sreq *r, const struct replica *reps)
 {
 	rt->cur_reps = reps;
@@ -271,7 +360,8 @@ int32_t router_pick(struct router *rt, const struct sreq *r, const struct replic
 	case ROUTER_SESSION_AFFINITY:
 		return pick_affinity(rt, r);
 	case ROUTER_PREFIX_AWARE:
-		return pick_prefix(rt, r, reps);
+		return rt->cfg.prefix_scorer == ROUTER_SCORER_WEIGHTED ? pick_weighted(rt, r, reps)
+									: pick_cache_aware(rt, r, reps);
 	case ROUTER_N_POLICIES:
 		break;
 	}

@@ -21,18 +21,31 @@
  *                     more (or is not eligible), the next replica clockwise
  *                     that is not saturated, else the least loaded (each
  *                     such detour is an affinity fallback);
- *   prefix_aware      llm-d's default scheduling profile: every eligible
+ *   prefix_aware      one of two published scorers (router.prefix_scorer),
+ *                     both reading each eligible replica's own prefix table
+ *                     (exact: the blocks of the call's prompt it holds):
+ *     cache_aware     (default) the SGLang model gateway's cache-aware
+ *                     rule.  The load (outstanding calls) is imbalanced
+ *                     when max - min > prefix_load_cap (its
+ *                     balance_abs_threshold) and max > balance_rel_threshold
+ *                     x min; then the least loaded replica wins.  Else the
+ *                     replica holding the longest prefix of the call wins if
+ *                     that prefix is more than cache_threshold of the
+ *                     prompt's full blocks, and the least loaded one if not.
+ *                     "Least loaded" and ties of the longest prefix are
+ *                     decided by fewer outstanding calls, then fewer
+ *                     outstanding tokens, then fewer calls routed so far (a
+ *                     turn among equals: at an instant when every replica
+ *                     is idle the loads tie), then the lowest index.
+ *     weighted        llm-d's default scheduling profile: every eligible
  *                     replica scores prefix_weight x (share of the call's
- *                     prompt blocks found in that replica's own cache index)
- *                     + load_weight x (max_load - load) / (max_load -
- *                     min_load), a min-max normalised load score over
- *                     outstanding calls (1 when all are equal), weights 3
- *                     and 2 by default; highest score wins, then fewest
- *                     outstanding calls, then lowest index.  Before scoring, a load cap in
- *                     the manner of SGLang's cache-aware router
- *                     (balance_abs_threshold) drops every replica with more
- *                     than min_load + prefix_load_cap outstanding calls, so
- *                     one hot replica is not buried under its own hits.
+ *                     prompt blocks cached there) + load_weight x (max_load -
+ *                     load) / (max_load - min_load), a min-max normalised
+ *                     load score over outstanding calls (1 when all are
+ *                     equal), weights 3 and 2 by default; highest score
+ *                     wins, then fewest outstanding calls, then lowest index.
+ *                     Before scoring, a load cap drops every replica with
+ *                     more than min_load + prefix_load_cap outstanding calls.
  *
  * Pools (sim/sim.h): a replica is eligible for a call only if its pool can
  * serve the call (the call's pools_ok), and session_affinity's default
@@ -50,7 +63,12 @@
  *
  * Cost: round_robin, power_of_two and the queue are O(1) per call;
  * least_* O(replicas); session_affinity O(log(ring)) plus the walk past
- * saturated owners; prefix_aware O(replicas x prompt blocks matched).
+ * saturated owners; prefix_aware weighted O(replicas x prompt blocks
+ * matched).  prefix_aware cache_aware reads a replica's table past one probe
+ * only if that replica could tie or beat the longest prefix found so far
+ * (its block at that depth is present), so a call typically costs
+ * O(replicas + the longest prefix + the shared prefix re-read by the
+ * replicas that also hold it); O(replicas x prompt blocks) at worst.
  */
 #ifndef SIM_ROUTER_H
 #define SIM_ROUTER_H
@@ -78,20 +96,34 @@ enum router_policy {
 /* Defaults of the prefix-aware policy: llm-d's default profile weighs its
  * prefix-cache scorer 3 and its queue scorer 2 (Red Hat OpenShift AI 3.4,
  * "Configuring scheduler settings for LLM inference services", read
- * 2026-12-01); SGLang's model gateway (smg, docs/concepts/routing) defaults
- * balance_abs_threshold to 64 (read 2026-12-01). */
+ * 2026-12-01); SGLang's model gateway (lightseekorg/smg,
+ * docs/concepts/routing/cache-aware.md at commit 18a6017, read 2026-12-01)
+ * defaults balance_abs_threshold to 64, balance_rel_threshold to 1.5 and
+ * cache_threshold to 0.3. */
 #define ROUTER_PREFIX_WEIGHT 3.0
 #define ROUTER_LOAD_WEIGHT 2.0
 #define ROUTER_PREFIX_LOAD_CAP 64
+#define ROUTER_CACHE_THRESHOLD 0.3
+#define ROUTER_BALANCE_REL_THRESHOLD 1.5
+
+/* How prefix_aware weighs cache against load (above). */
+enum router_prefix_scorer {
+	ROUTER_SCORER_CACHE_AWARE = 0,
+	ROUTER_SCORER_WEIGHTED,
+	ROUTER_N_SCORERS,
+};
 
 struct router_config {
 	enum router_policy policy;
 	int64_t max_outstanding;      /* per replica; 0 = no limit */
 	int64_t queue_limit;          /* calls waiting at the router; 0 = no limit */
 	int64_t affinity_saturation;  /* 0 = max_outstanding, else max_num_seqs */
-	int64_t prefix_load_cap;      /* prefix_aware load cap, outstanding calls */
-	double prefix_weight;
-	double load_weight;
+	enum router_prefix_scorer prefix_scorer;
+	int64_t prefix_load_cap;      /* prefix_aware: load difference, outstanding calls */
+	double cache_threshold;       /* cache_aware: share of the prompt's blocks */
+	double balance_rel_threshold; /* cache_aware: max / min load */
+	double prefix_weight;         /* weighted */
+	double load_weight;           /* weighted */
 	uint64_t seed;                /* power_of_two's random stream */
 };
 
@@ -107,6 +139,10 @@ bool router_policy_parse(const char *s, enum router_policy *out);
 /* "round_robin, least_requests, ...": every name, for messages. */
 const char *router_policy_names(void);
 
+/* The same for the prefix-aware scorers: "cache_aware", "weighted". */
+const char *router_scorer_name(enum router_prefix_scorer s);
+bool router_scorer_parse(const char *s, enum router_prefix_scorer *out);
+
 /* What the router did over a run. */
 struct router_stats {
 	int64_t routed;              /* calls handed to a replica */
@@ -114,7 +150,11 @@ struct router_stats {
 	int64_t refused;             /* calls refused: the router queue was full */
 	int64_t affinity_fallbacks;  /* session_affinity calls sent off their owner */
 	int64_t load_capped;         /* prefix_aware calls whose best-cached
-					replica was dropped by the load cap */
+					replica was passed over for its load
+					(imbalance or the load cap) */
+	int64_t prefix_matched;      /* prefix_aware cache_aware calls sent to
+					the replica with their longest prefix,
+					above cache_threshold */
 	int64_t queue_peak;          /* longest router queue */
 	int64_t wait_ns_sum;         /* time the queued calls waited, summed */
 	int64_t wait_ns_max;

@@ -19,6 +19,7 @@
 #include "models/catalog.h"
 #include "models/perf_model.h"
 #include "sim/kvcache.h"
+#include "sim/replica.h"
 #include "sim/router.h"
 #include "sim/sim.h"
 
@@ -515,11 +516,10 @@ static void run_calls(struct sim *s, const struct sim_call *c, const int64_t *t,
 	assert_int_equal(sim_check_end(s, &d), 0);
 }
 
-/* prefix_aware sends a call where its prefix is cached; the load cap moves
- * it off a replica that holds too many calls. */
-static void test_prefix_aware_follows_the_cache(void **state)
+/* prefix_aware, under either scorer, sends a call where its prefix is
+ * cached; the load cap moves it off a replica that holds too many calls. */
+static void prefix_aware_follows_the_cache(enum router_prefix_scorer scorer)
 {
-	(void)state;
 	struct lin l = {.a = 1e5, .b = 1e3};
 	struct engine_config cfg = cfg_queue();
 	cfg.max_num_seqs = 64;
@@ -527,6 +527,7 @@ static void test_prefix_aware_follows_the_cache(void **state)
 	struct router_config rc;
 	router_config_default(&rc);
 	rc.policy = ROUTER_PREFIX_AWARE;
+	rc.prefix_scorer = scorer;
 	uint64_t h[6][64];
 	struct sim_call c[6];
 	int64_t t[6];
@@ -578,6 +579,112 @@ static void test_prefix_aware_follows_the_cache(void **state)
 	assert_int_equal(s.router.sent[0] + s.router.sent[1], 3);
 	assert_true(s.router.sent[1] >= 1);
 	sim_release(&s);
+}
+
+static void test_prefix_aware_follows_the_cache(void **state)
+{
+	(void)state;
+	prefix_aware_follows_the_cache(ROUTER_SCORER_CACHE_AWARE);
+	prefix_aware_follows_the_cache(ROUTER_SCORER_WEIGHTED);
+}
+
+/* Cache n leading blocks of h in replica rep's prefix table (blocks freed
+ * at once, so they stay cached and findable). */
+static void cache_prefix(struct replica *rep, const uint64_t *h, int64_t n)
+{
+	for (int64_t j = 0; j < n; j++) {
+		int32_t b = kvcache_alloc(&rep->kv);
+		assert_true(b >= 0);
+		assert_int_equal(kvcache_register(&rep->kv, b, h[j]), 0);
+		kvcache_put(&rep->kv, b);
+	}
+}
+
+/* The cache-aware rule, decision by decision, on replicas whose prefix
+ * tables are filled by hand: the longest prefix wins above cache_threshold,
+ * the least loaded below it or when the load is imbalanced (both the
+ * absolute and the relative threshold passed), and ties of prefix or load
+ * go to the lighter replica. */
+static void test_cache_aware_rule(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_queue();
+	cfg.enable_prefix_caching = true;
+	cfg.kv_cache_tokens = 16 * 1024;
+	struct diag d;
+	diag_init(&d);
+	struct replica reps[4];
+	struct lin l = {.a = 1e5};
+	struct sim_perf perf = lin_perf(&l);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(replica_init(&reps[i], i, 0, &cfg, &perf, &d), 0);
+	uint64_t h[40];
+	family_hashes(h, 40, 0xA, 7, 40);
+	cache_prefix(&reps[1], h, 10); /* 10 of 40 blocks: 0.25 */
+	cache_prefix(&reps[2], h, 30); /* 0.75 */
+	cache_prefix(&reps[3], h, 30);
+	struct router_config rc;
+	router_config_default(&rc);
+	rc.policy = ROUTER_PREFIX_AWARE;
+	assert_int_equal(rc.prefix_scorer, ROUTER_SCORER_CACHE_AWARE);
+	rc.prefix_load_cap = 4;
+	struct router rt;
+	assert_int_equal(router_init(&rt, &rc, 4, 64, &d), 0);
+	struct sreq r = {.call = {.prompt_tokens = 40 * 16, .output_tokens = 1, .block_hashes = h,
+				  .n_hashes = 40}, .pools_ok = 1};
+
+	/* balanced: 30 blocks on replicas 2 and 3, a tie: the lighter, 3 */
+	rt.out_reqs[0] = 0;
+	rt.out_reqs[1] = 0;
+	rt.out_reqs[2] = 3;
+	rt.out_reqs[3] = 2;
+	assert_int_equal(router_pick(&rt, &r, reps), 3);
+	assert_int_equal(rt.stats.prefix_matched, 1);
+	/* equal loads, fewer outstanding tokens wins the tie */
+	rt.out_reqs[2] = rt.out_reqs[3] = 2;
+	rt.out_tokens[2] = 10;
+	rt.out_tokens[3] = 20;
+	assert_int_equal(router_pick(&rt, &r, reps), 2);
+	/* then fewer calls routed so far */
+	rt.out_tokens[3] = 10;
+	rt.sent[2] = 5;
+	rt.sent[3] = 4;
+	assert_int_equal(router_pick(&rt, &r, reps), 3);
+
+	/* below the threshold: the least loaded, whatever it holds */
+	rc.cache_threshold = 0.8;
+	router_release(&rt);
+	assert_int_equal(router_init(&rt, &rc, 4, 64, &d), 0);
+	rt.out_reqs[0] = 1;
+	rt.out_reqs[1] = 0;
+	rt.out_reqs[2] = rt.out_reqs[3] = 0;
+	rt.sent[1] = 3; /* 2 and 3 routed less: 2 */
+	assert_int_equal(router_pick(&rt, &r, reps), 2);
+	assert_int_equal(rt.stats.prefix_matched, 0);
+
+	/* imbalance needs both thresholds: 6 - 1 > 4 but 6 < 8 x 1 is not
+	 * imbalanced; 6 - 1 > 4 and 6 > 1.5 x 1 is */
+	rc.cache_threshold = 0.3;
+	rc.balance_rel_threshold = 8.0;
+	router_release(&rt);
+	assert_int_equal(router_init(&rt, &rc, 4, 64, &d), 0);
+	rt.out_reqs[0] = 1;
+	rt.out_reqs[1] = 1;
+	rt.out_reqs[2] = 6;
+	rt.out_reqs[3] = 6;
+	assert_int_equal(router_pick(&rt, &r, reps), 2);
+	rt.cfg.balance_rel_threshold = 1.5;
+	assert_int_equal(router_pick(&rt, &r, reps), 0);
+	assert_int_equal(rt.stats.load_capped, 1);
+	/* a longer prefix on a lighter replica is not skipped by the probe */
+	rt.out_reqs[2] = rt.out_reqs[3] = 1;
+	cache_prefix(&reps[0], h, 35);
+	assert_int_equal(router_pick(&rt, &r, reps), 0);
+	assert_int_equal(rt.stats.prefix_matched, 2);
+
+	router_release(&rt);
+	for (int i = 0; i < 4; i++)
+		replica_release(&reps[i]);
 }
 
 /* session_affinity keeps a session on one replica, and sends it elsewhere
@@ -790,6 +897,7 @@ int main(void)
 		cmocka_unit_test(test_router_queue_and_admission_limit),
 		cmocka_unit_test(test_release_with_queued_calls),
 		cmocka_unit_test(test_prefix_aware_follows_the_cache),
+		cmocka_unit_test(test_cache_aware_rule),
 		cmocka_unit_test(test_session_affinity_and_fallback),
 		cmocka_unit_test(test_least_tokens_and_two_choices),
 		cmocka_unit_test(test_round_robin_is_independent_queues),
