@@ -626,7 +626,7 @@ static int write_cost(FILE *out, const struct prices *pr, const struct catalog *
 	int64_t days = a->scale.engineers ? st->scale.days : 0;
 	struct cost_usage u;
 	double periods = sc->cost.periods_per_month >= 0 ? sc->cost.periods_per_month
-			 : days > 0 ? COSTING_WORKDAYS_PER_MONTH / (double)days : 0;
+			 : days > 0 ? COST_WORKDAYS_PER_MONTH / (double)days : 0;
 	costing_usage(&u, sum, cls, sc->replicas,
 		      sc->tensor_parallel_size * sc->pipeline_parallel_size,
 		      a->scale.engineers ? st->scale.engineers : 0, periods);

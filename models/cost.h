@@ -41,6 +41,10 @@ struct cat_hardware;
 struct prices;
 
 #define COST_HOURS_PER_MONTH 730.0
+/* Working days in a month: the 261 weekdays of a 365-day year / 12.  A
+ * replayed working day counts this many times a month wherever a month is
+ * built from days (replay --cost with --engineers, compare). */
+#define COST_WORKDAYS_PER_MONTH (261.0 / 12.0)
 #define COST_LABEL_MAX 128
 #define COST_NAME_MAX 48
 #define COST_UNIT_MAX 32

@@ -19,7 +19,7 @@ static void usage_of(const struct compare_setup *c, const struct size_eval *e, d
 	memset(u, 0, sizeof(*u));
 	double days = f->days > 0 ? (double)f->days : (double)c->days;
 	u->duration_s = f->duration_s > 0 ? f->duration_s : 1;
-	u->periods_per_month = COMPARE_WORKDAYS_PER_MONTH / (days > 0 ? days : 1);
+	u->periods_per_month = COST_WORKDAYS_PER_MONTH / (days > 0 ? days : 1);
 	u->gpus_per_replica = e->gpus_per_replica;
 	u->replicas = e->replicas;
 	double busy_s = f->busy * u->duration_s * util;
@@ -185,7 +185,7 @@ int compare_run(const struct compare_setup *c, const struct size_result *sr,
 	}
 	if (!first)
 		return 0;
-	out->periods_per_month = COMPARE_WORKDAYS_PER_MONTH /
+	out->periods_per_month = COST_WORKDAYS_PER_MONTH /
 				 (first->fig[0].days > 0 ? (double)first->fig[0].days
 							 : (double)(c->days > 0 ? c->days : 1));
 	static const enum cost_option BASE[] = {COST_SEATS, COST_API};
@@ -249,7 +249,7 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 		(long long)r->engineers);
 	fprintf(fp, "All money in USD (other currencies at the price catalogue's stated rate). A month "
 		"is %.0f h; one replayed day counts as one of %.2f working days a month "
-		"(%.2f replays a month).\n", COST_HOURS_PER_MONTH, COMPARE_WORKDAYS_PER_MONTH,
+		"(%.2f replays a month).\n", COST_HOURS_PER_MONTH, COST_WORKDAYS_PER_MONTH,
 		r->periods_per_month);
 	fprintf(fp, "%-36s %5s %-10s %14s %14s %14s %14s\n", "Option", "GPUs", "Deployment",
 		"USD/month", "USD/engineer", "USD/1M output", "USD/accepted");

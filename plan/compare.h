@@ -42,9 +42,6 @@ struct prices;
 #define COMPARE_SENS 6 /* price -/+, acceptance -/+, utilisation -/+ */
 #define COMPARE_SWING 0.2
 
-/* Working days per month: a replayed day is one working day (261 / 12). */
-#define COMPARE_WORKDAYS_PER_MONTH 21.75
-
 struct compare_setup {
 	const struct size_setup *size;
 	const struct catalog *cat;

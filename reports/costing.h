@@ -19,9 +19,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Working days in a month: 52 weeks x 5 days / 12. */
-#define COSTING_WORKDAYS_PER_MONTH (52.0 * 5.0 / 12.0)
-
 /* Fill *u from one run.  cls may be NULL (one replica, or no cluster
  * figures); periods_per_month 0 = continuous traffic; engineers 0 =
  * unknown. */
