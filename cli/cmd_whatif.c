@@ -10,10 +10,13 @@
 #include "base/outfile.h"
 #include "models/catalog.h"
 #include "models/perf_model.h"
+#include "models/prices.h"
 #include "models/profile.h"
+#include "plan/size.h"
 #include "plan/whatif.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
+#include "replay/slo.h"
 #include "traces/rules.h"
 #include "traces/xform.h"
 
@@ -35,7 +38,8 @@ static const char WHATIF_HELP[] =
 	"    agentcap whatif max-output TRACE --tokens K [COMMON]\n"
 	"    agentcap whatif concurrency TRACE --factor F [COMMON]\n"
 	"    COMMON: [--scenario FILE] [--set KEY=VALUE]... [--engineers N [--days D]]\n"
-	"            [--slo ttft=MS[,tpot=MS]] [--seed N] [--format F] [--skip-bad]\n"
+	"            [--slo OBJECTIVES [--hardware ID[,ID...]] [--max-replicas R]\n"
+	"            [--prices FILE]] [--seed N] [--format F] [--skip-bad]\n"
 	"            [--catalog DIR] [--json FILE] [--quiet]\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -43,7 +47,9 @@ static const char WHATIF_HELP[] =
 	"    through one what-if transform applied to each session as it streams\n"
 	"    (docs/whatif.md).  Prints prefill tokens computed, the token-weighted\n"
 	"    prefix-cache hit rate, TTFT and TPOT percentiles, goodput and GPU busy\n"
-	"    fraction for both, with the difference and the ratio.\n"
+	"    fraction for both, with the difference and the ratio.  With --slo it\n"
+	"    also sizes each variant as agentcap size does (same seed and options)\n"
+	"    and prints the deployment, the GPUs and the monthly cost of each.\n"
 	"\n"
 	"    cache-bust  --pattern REGEX: a PCRE2 pattern (UTF-8, ^ and $ at line\n"
 	"                ends) over segment text.  Without --pin the matched text is\n"
@@ -62,8 +68,19 @@ static const char WHATIF_HELP[] =
 	"OPTIONS\n"
 	"    --scenario, --set, --seed, --format, --skip-bad, --catalog, --engineers,\n"
 	"    --days: as for agentcap replay.\n"
-	"    --slo ttft=MS[,tpot=MS]\n"
-	"        Latency objectives for goodput (default: the scenario's).\n"
+	"    --slo OBJECTIVES\n"
+	"        KEY=DURATION,... as for agentcap size (ttft_p95=2s,tpot_p50=50ms):\n"
+	"        size both variants against them; goodput counts the calls within\n"
+	"        their first TTFT and TPOT limits (default: the scenario's SLO, and\n"
+	"        no sizing).\n"
+	"    --hardware IDS\n"
+	"        With --slo: hardware options to size, comma-separated catalogue\n"
+	"        ids (default: the scenario's).\n"
+	"    --max-replicas R\n"
+	"        With --slo: the search's replica cap per shape (default 256).\n"
+	"    --prices FILE\n"
+	"        With --slo: prices for the monthly costs (default: the scenario's\n"
+	"        'prices', else the built-in catalogue).\n"
 	"    --json FILE\n"
 	"        Also write the comparison as JSON ('-': standard output, no table).\n"
 	"\n"
@@ -73,7 +90,9 @@ static const char WHATIF_HELP[] =
 	"\n"
 	"EXAMPLES\n"
 	"    agentcap whatif cache-bust team.jsonl --pattern '^Date: .*$' --pin\n"
-	"    agentcap whatif cache-bust team.jsonl --inject-at start --tokens 20\n";
+	"    agentcap whatif cache-bust team.jsonl --inject-at start --tokens 20\n"
+	"    agentcap whatif cache-bust team.jsonl --pattern '^Date: .*$' --pin \\\n"
+	"        --slo ttft_p95=2s,tpot_p50=50ms --hardware h100-sxm,l40s\n";
 
 #define MAX_SETS 256
 
@@ -97,8 +116,10 @@ struct whatif_args {
 	int64_t tokens;
 	double factor;
 	bool have_factor;
-	double slo_ttft_ms, slo_tpot_ms;
-	bool have_slo;
+	const char *slo;          /* --slo: size both variants */
+	char *hardware;           /* copy of --hardware, split in place */
+	int64_t max_replicas;
+	const char *prices;
 };
 
 static const char *const KINDS[] = {"cache-bust", "no-retry", "think-time", "compact-at",
@@ -110,32 +131,11 @@ static int bad(const char *msg)
 	return 2;
 }
 
-static bool parse_slo(const char *s, struct whatif_args *a)
-{
-	char buf[128];
-	snprintf(buf, sizeof(buf), "%s", s);
-	char *save = NULL;
-	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		double v;
-		if (!eq || !args_number(eq + 1, 0, 1e9, false, &v))
-			return false;
-		*eq = '\0';
-		if (strcmp(tok, "ttft") == 0)
-			a->slo_ttft_ms = v;
-		else if (strcmp(tok, "tpot") == 0)
-			a->slo_tpot_ms = v;
-		else
-			return false;
-	}
-	a->have_slo = true;
-	return true;
-}
-
 static int parse_args(int argc, char **argv, struct whatif_args *a)
 {
 	enum { O_SCENARIO = 1000, O_SET, O_JSON, O_SEED, O_FORMAT, O_SKIP, O_CATALOG, O_QUIET, O_HELP,
-	       O_ENGINEERS, O_DAYS, O_PATTERN, O_PIN, O_RULES, O_INJECT, O_TOKENS, O_FACTOR, O_SLO };
+	       O_ENGINEERS, O_DAYS, O_PATTERN, O_PIN, O_RULES, O_INJECT, O_TOKENS, O_FACTOR, O_SLO,
+	       O_HW, O_MAXR, O_PRICES };
 	static const struct option opts[] = {
 		{"scenario", required_argument, NULL, O_SCENARIO},
 		{"set", required_argument, NULL, O_SET},
@@ -155,6 +155,9 @@ static int parse_args(int argc, char **argv, struct whatif_args *a)
 		{"tokens", required_argument, NULL, O_TOKENS},
 		{"factor", required_argument, NULL, O_FACTOR},
 		{"slo", required_argument, NULL, O_SLO},
+		{"hardware", required_argument, NULL, O_HW},
+		{"max-replicas", required_argument, NULL, O_MAXR},
+		{"prices", required_argument, NULL, O_PRICES},
 		{NULL, 0, NULL, 0},
 	};
 	memset(a, 0, sizeof(*a));
@@ -213,10 +216,17 @@ static int parse_args(int argc, char **argv, struct whatif_args *a)
 			a->factor = v;
 			a->have_factor = true;
 			break;
-		case O_SLO:
-			if (!parse_slo(optarg, a))
-				return args_bad("whatif", "--slo", optarg, "ttft=MS[,tpot=MS]");
+		case O_SLO: a->slo = optarg; break;
+		case O_HW:
+			free(a->hardware);
+			if (!(a->hardware = strdup(optarg)))
+				return bad("out of memory");
 			break;
+		case O_MAXR:
+			if (!args_int(optarg, 1, 65536, &a->max_replicas))
+				return args_bad("whatif", "--max-replicas", optarg, "an integer 1..65536");
+			break;
+		case O_PRICES: a->prices = optarg; break;
 		case 'h':
 		case O_HELP:
 			fputs(WHATIF_HELP, stdout);
@@ -254,6 +264,8 @@ static int parse_args(int argc, char **argv, struct whatif_args *a)
 		return bad("think-time and concurrency need --factor F; no other what-if takes it");
 	if (a->scale.days && !a->scale.engineers)
 		return bad("--days needs --engineers");
+	if (!a->slo && (a->hardware || a->max_replicas || a->prices))
+		return bad("--hardware, --max-replicas and --prices go with --slo");
 	return 0;
 }
 
@@ -299,6 +311,61 @@ static int variant_of(const struct whatif_args *a, struct rules **rules, struct 
 	return 0;
 }
 
+/* The baselines agentcap compare prices by default.  The sizing prices
+ * them too (compare_run) but shows only the self-hosted rows. */
+#define DEFAULT_API "claude-sonnet-5-5"
+#define DEFAULT_SEATS "claude-team-premium-2026-06-16"
+
+/* The first limit of metric m among the objectives (0: none), for goodput. */
+static double first_limit(const struct slo *slo, enum slo_metric m)
+{
+	for (int i = 0; i < slo->n; i++)
+		if (slo->obj[i].metric == m)
+			return slo->obj[i].limit_ms;
+	return 0;
+}
+
+/* With --slo: keep the scenario as loaded (size resolves it per shape),
+ * check the hardware ids and load the prices, before any replay. */
+static int sizing_checks(struct whatif_args *a, const struct scenario *sc,
+			 const struct catalog *cat, struct scenario **base, struct prices **prices,
+			 const char **hw_ids, size_t *n_hw, struct diag *d)
+{
+	if (!(*base = malloc(sizeof(**base))))
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	**base = *sc;
+	if (a->hardware) {
+		*n_hw = 0;
+		for (char *save = NULL, *tok = strtok_r(a->hardware, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (*n_hw == SIZE_MAX_HARDWARE)
+				return diag_set(d, DIAG_EINPUT, "--hardware: more than %d ids (expected "
+						"1..%d catalogue ids separated by commas)",
+						SIZE_MAX_HARDWARE, SIZE_MAX_HARDWARE);
+			hw_ids[(*n_hw)++] = tok;
+		}
+		if (*n_hw == 0)
+			return diag_set(d, DIAG_EINPUT, "--hardware: expected 1..%d catalogue ids "
+					"separated by commas", SIZE_MAX_HARDWARE);
+	} else {
+		hw_ids[0] = (*base)->hardware;
+		*n_hw = 1;
+	}
+	for (size_t i = 0; i < *n_hw; i++)
+		if (!catalog_hardware(cat, hw_ids[i]))
+			return diag_set(d, DIAG_EINPUT, "--hardware: unknown hardware id '%s' (expected "
+					"a catalogue id: see agentcap catalog)", hw_ids[i]);
+	int rc = prices_load(prices, a->prices ? a->prices : sc->prices[0] ? sc->prices : NULL, d);
+	if (rc == 0 && (!prices_find(*prices, PRICE_API_OUTPUT, DEFAULT_API) ||
+			!prices_find(*prices, PRICE_SEAT, DEFAULT_SEATS)))
+		rc = diag_set(d, DIAG_EINPUT, "%s: the monthly costs are priced as agentcap size "
+			      "prices them, which needs the API '%s' and the seat plan '%s' (expected "
+			      "a price file with both: see agentcap catalog --prices)",
+			      a->prices ? a->prices : sc->prices[0] ? sc->prices : "prices",
+			      DEFAULT_API, DEFAULT_SEATS);
+	return rc;
+}
+
 int cmd_whatif(int argc, char **argv)
 {
 	struct whatif_args *a = malloc(sizeof(*a));
@@ -306,12 +373,18 @@ int cmd_whatif(int argc, char **argv)
 		return cli_fail(DIAG_ENOMEM, "out of memory");
 	int prc = parse_args(argc, argv, a);
 	if (prc != 0) {
+		free(a->hardware);
 		free(a);
 		return prc < 0 ? 0 : prc;
 	}
 	struct diag d;
 	diag_init(&d);
 	struct scenario sc;
+	struct scenario *base = NULL;    /* as loaded, for the sizing */
+	struct prices *prices = NULL;
+	struct slo slo;
+	const char *hw_ids[SIZE_MAX_HARDWARE];
+	size_t n_hw = 0;
 	struct catalog *cat = NULL;
 	struct perf_model pm;
 	struct perf_profile *prof = NULL;
@@ -321,7 +394,10 @@ int cmd_whatif(int argc, char **argv)
 	xform_opts_init(&v[0].xform);
 	struct whatif_result res;
 	memset(&res, 0, sizeof(res));
-	int rc = a->json ? outfile_check(a->json, &d) : 0;
+	/* checks first: nothing is replayed or written before they pass */
+	int rc = a->slo ? slo_parse(&slo, a->slo, "--slo", &d) : 0;
+	if (rc == 0 && a->json)
+		rc = outfile_check(a->json, &d);
 	if (rc == 0)
 		rc = variant_of(a, &rules, &v[1], &d);
 	if (rc == 0)
@@ -331,6 +407,8 @@ int cmd_whatif(int argc, char **argv)
 			      "scenario without pools; replay takes pools)", sc.source);
 	if (rc == 0)
 		rc = catalog_load(&cat, a->catalog, &d);
+	if (rc == 0 && a->slo)
+		rc = sizing_checks(a, &sc, cat, &base, &prices, hw_ids, &n_hw, &d);
 	if (rc == 0)
 		rc = scenario_resolve(&sc, cat, NULL, &d);
 	if (rc == 0)
@@ -344,9 +422,23 @@ int cmd_whatif(int argc, char **argv)
 			.cfg = &cfg,
 			.perf = sim_perf_from_model(&pm),
 			.replicas = sc.replicas,
-			.slo_ttft_ms = a->have_slo ? a->slo_ttft_ms : sc.slo_ttft_ms,
-			.slo_tpot_ms = a->have_slo ? a->slo_tpot_ms : sc.slo_tpot_ms,
+			.slo_ttft_ms = a->slo ? first_limit(&slo, SLO_TTFT) : sc.slo_ttft_ms,
+			.slo_tpot_ms = a->slo ? first_limit(&slo, SLO_TPOT) : sc.slo_tpot_ms,
 		};
+		struct whatif_sizing z = {
+			.cat = cat,
+			.base = base,
+			.hardware = hw_ids,
+			.n_hardware = n_hw,
+			.slo = &slo,
+			.max_replicas = (int32_t)a->max_replicas,
+			.prices = prices,
+			.api_id = DEFAULT_API,
+			.seat_id = DEFAULT_SEATS,
+			.engineers = a->scale.engineers > 0 ? a->scale.engineers : 1,
+		};
+		if (a->slo)
+			s.sizing = &z;
 		s.replay.scale.seed = a->seed;
 		sc.router.seed = a->seed;
 		rc = whatif_run(&s, v, &res, &d);
@@ -394,6 +486,9 @@ int cmd_whatif(int argc, char **argv)
 		}
 	}
 	whatif_result_release(&res);
+	prices_free(prices);
+	free(base);
+	free(a->hardware);
 	rules_free(rules);
 	perf_profile_free(prof);
 	catalog_free(cat);

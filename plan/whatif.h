@@ -3,15 +3,25 @@
  * transform (traces/xform.h, or the replay's compaction at a lower limit),
  * with the same scenario and seed, and set the results side by side.
  *
- * The comparison is a list of rows (key, unit, the two values), so the
- * columns a later planner adds (deployment size for the SLO, monthly cost)
- * are more rows, not a new format; the terminal table and the JSON are both
- * written from the rows.  Two replays cost twice one replay; nothing of one
- * run is kept while the other streams except its summary.
+ * The comparison is a list of rows (key, unit, the two values); the
+ * terminal table and the JSON are both written from the rows.  Two replays
+ * cost twice one replay; nothing of one run is kept while the other streams
+ * except its summary.
+ *
+ * With a sizing (struct whatif_sizing), each variant is also sized as
+ * `agentcap size` sizes a team (plan/size.h: same trace, seed, scenario,
+ * objectives and hardware options; the variant's transform applied to every
+ * replay of the search) and each winner priced per month as `size` prints
+ * it (plan/compare.h: purchase, dedicated and elastic rental).  That adds,
+ * per hardware option, the GPUs needed and the three monthly costs as rows
+ * (NAN where a variant found no deployment or the catalogue has no price),
+ * and the deployments themselves under the table.  A sizing costs what two
+ * `agentcap size` runs cost.
  */
 #ifndef PLAN_WHATIF_H
 #define PLAN_WHATIF_H
 
+#include "plan/size.h"
 #include "replay/replay.h"
 #include "reports/metrics.h"
 #include "traces/xform.h"
@@ -21,7 +31,24 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct catalog;
+struct compare_result;
 struct diag;
+struct prices;
+
+/* What `agentcap size` needs besides the trace, the seed and the replay
+ * options, which are the what-if's.  Everything is borrowed. */
+struct whatif_sizing {
+	const struct catalog *cat;
+	const struct scenario *base;      /* loaded, not resolved (size_setup.base) */
+	const char *const *hardware;      /* ids, 1..SIZE_MAX_HARDWARE */
+	size_t n_hardware;
+	const struct slo *slo;
+	int32_t max_replicas;             /* 0: size's default */
+	const struct prices *prices;
+	const char *api_id, *seat_id;     /* compare's baselines (priced, not shown) */
+	int64_t engineers;                /* >= 1: the team, for compare */
+};
 
 struct whatif_setup {
 	struct replay_opts replay;        /* trace, format, seed, scale, policy; its
@@ -30,6 +57,7 @@ struct whatif_setup {
 	struct sim_perf perf;
 	int32_t replicas;
 	double slo_ttft_ms, slo_tpot_ms;  /* 0: none */
+	const struct whatif_sizing *sizing; /* NULL: no sizing */
 };
 
 struct whatif_variant {
@@ -43,28 +71,38 @@ struct whatif_side {
 	struct metrics *m;                /* owns what sum points to */
 	struct metrics_summary sum;
 	struct replay_stats st;
+	struct size_result *size;         /* sizing: owned */
+	struct compare_result *cost;      /* sizing, when a deployment was found: owned */
 };
 
 struct whatif_result {
 	struct whatif_side side[2];
+	bool sized;
+	char slo[256];                    /* sizing: the objectives, slo_format */
+	int64_t days;                     /* sizing: days a replay of the team
+					     covers, for the month (compare) */
 };
 
-/* Run variant v[0] then v[1].  0 or the first replay's error code (DIAG_*)
- * with d filled; release r in every case. */
+/* Run variant v[0] then v[1] and, with s->sizing, size and price each.  0
+ * (whether or not a sizing found a deployment) or the first error code
+ * (DIAG_*) with d filled; release r in every case. */
 int whatif_run(const struct whatif_setup *s, const struct whatif_variant v[2],
 	       struct whatif_result *r, struct diag *d);
 
 void whatif_result_release(struct whatif_result *r);
 
 struct whatif_row {
-	const char *key;    /* JSON key, e.g. "prefill_tokens_computed" */
-	const char *label;  /* table label */
-	const char *unit;   /* "tokens", "%", "ms", "req/s", "" */
-	double a, b;        /* the two variants */
-	int digits;         /* decimals shown in the table */
+	const char *key;      /* JSON key, e.g. "prefill_tokens_computed" */
+	const char *label;    /* table label */
+	const char *unit;     /* "tokens", "%", "ms", "req/s", "GPUs", "USD/month", "" */
+	const char *hardware; /* sizing rows: the hardware option (valid while
+				 the result is); NULL otherwise */
+	double a, b;          /* the two variants; NAN: none (no deployment
+				 found, no price) */
+	int digits;           /* decimals shown in the table */
 };
 
-#define WHATIF_MAX_ROWS 32
+#define WHATIF_MAX_ROWS (24 + 4 * SIZE_MAX_HARDWARE)
 
 /* The comparison rows of r, in table order; returns how many (<= max). */
 size_t whatif_rows(const struct whatif_result *r, struct whatif_row *rows, size_t max);

@@ -9,6 +9,9 @@
  *     line and a volatile segment injected at `start`: the volatile runs agree
  *     within 1 point, the fixed runs within 4 points (restated prompts
  *     prefill each assistant message once; extending ones cache the decode);
+ *   - with --slo, each variant is sized as `agentcap size` does: the
+ *     timestamp team as recorded (volatile) needs more GPUs than pinned, and
+ *     costs more a month; the sizing's rows and its JSON section agree;
  *   - import --rules pins at import time; a volatile rule undoes it;
  *   - the harness what-ifs each move the figure they should;
  *   - a bad pattern shows the pattern, PCRE2's message and the offset (2).
@@ -112,6 +115,69 @@ static void test_timestamp_team(void **state)
 	assert_true(hit.b > plain.a - 0.5 && hit.b < plain.a + 0.5);
 }
 
+/* Row `key` of hardware hw in the parsed document j; NAN for null. */
+static struct pair hw_row(const cJSON *j, const char *key, const char *hw)
+{
+	struct pair p = {-2, -2};
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, "rows")) {
+		const cJSON *h = cJSON_GetObjectItem(e, "hardware");
+		if (strcmp(cJSON_GetObjectItem(e, "key")->valuestring, key) == 0 && cJSON_IsString(h) &&
+		    strcmp(h->valuestring, hw) == 0) {
+			const cJSON *a = cJSON_GetObjectItem(e, "a"), *b = cJSON_GetObjectItem(e, "b");
+			p.a = cJSON_IsNumber(a) ? a->valuedouble : -1;
+			p.b = cJSON_IsNumber(b) ? b->valuedouble : -1;
+		}
+	}
+	if (p.a == -2)
+		fail_msg("no row %s for %s", key, hw);
+	return p;
+}
+
+static void test_size_timestamp_team(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("whatif cache-bust " SCRATCH "/team_hdr.jsonl --pattern '^Date: .*$' "
+				   "--pin --slo ttft_p95=2s,tpot_p50=50ms --hardware h100-sxm --json -");
+	if (r.status != 0)
+		fail_msg("status %d, stderr '%s'", r.status, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	/* as recorded, the header makes every call a cache miss from its first
+	 * block: the deployment that holds the objectives is larger */
+	struct pair gpus = hw_row(j, "gpus", "h100-sxm");
+	assert_true(gpus.b >= 1);
+	assert_true(gpus.a > gpus.b);
+	struct pair bought = hw_row(j, "usd_month_purchase", "h100-sxm");
+	assert_true(bought.b > 0);
+	assert_true(bought.a > bought.b);
+	struct pair rented = hw_row(j, "usd_month_elastic", "h100-sxm");
+	assert_true(rented.b > 0 && rented.a > rented.b);
+	/* the JSON section says the same, with the shapes */
+	const cJSON *size = cJSON_GetObjectItem(j, "size");
+	assert_non_null(size);
+	assert_string_equal(cJSON_GetObjectItem(size, "slo")->valuestring,
+			    "ttft_p95=2000ms,tpot_p50=50ms");
+	const cJSON *opt = cJSON_GetArrayItem(cJSON_GetObjectItem(size, "options"), 0);
+	assert_string_equal(cJSON_GetObjectItem(opt, "hardware")->valuestring, "h100-sxm");
+	const cJSON *vs = cJSON_GetObjectItem(opt, "variants");
+	assert_int_equal(cJSON_GetArraySize(vs), 2);
+	for (int i = 0; i < 2; i++) {
+		const cJSON *v = cJSON_GetArrayItem(vs, i);
+		assert_true(cJSON_IsTrue(cJSON_GetObjectItem(v, "found")));
+		double g = cJSON_GetObjectItem(v, "gpus")->valuedouble;
+		assert_true(g == (i == 0 ? gpus.a : gpus.b));
+		assert_true(g == cJSON_GetObjectItem(v, "replicas")->valuedouble *
+				     cJSON_GetObjectItem(v, "tensor_parallel_size")->valuedouble *
+				     cJSON_GetObjectItem(v, "pipeline_parallel_size")->valuedouble);
+		const cJSON *usd = cJSON_GetObjectItem(v, "usd_month");
+		assert_true(cJSON_GetObjectItem(usd, "purchase")->valuedouble ==
+			    (i == 0 ? bought.a : bought.b));
+	}
+	cJSON_Delete(j);
+	cli_out_free(&r);
+}
+
 static void test_openai_date_vs_injection(void **state)
 {
 	(void)state;
@@ -188,6 +254,9 @@ static void test_errors(void **state)
 		"whatif think-time x.jsonl",
 		"whatif no-retry x.jsonl --pin",
 		"whatif frobnicate x.jsonl",
+		"whatif no-retry x.jsonl --hardware h100-sxm",
+		"whatif no-retry x.jsonl --slo ttft=500",
+		"whatif no-retry x.jsonl --slo ttft_p95=2s --max-replicas 0",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		r = cli_run(bad[i]);
@@ -195,6 +264,11 @@ static void test_errors(void **state)
 			fail_msg("%s: status %d (expected 2)", bad[i], r.status);
 		cli_out_free(&r);
 	}
+	/* an unknown hardware id stops before any replay */
+	r = cli_run("whatif no-retry " SCRATCH "/team.jsonl --slo ttft_p95=2s --hardware h100-sxm,nope");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "unknown hardware id 'nope'"));
+	cli_out_free(&r);
 	r = cli_run("whatif --help");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "cache-bust"));
@@ -205,6 +279,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timestamp_team),
+		cmocka_unit_test(test_size_timestamp_team),
 		cmocka_unit_test(test_openai_date_vs_injection),
 		cmocka_unit_test(test_import_rules),
 		cmocka_unit_test(test_harness_whatifs),
