@@ -169,6 +169,29 @@ static const char REPLAY_HELP_CLUSTER[] =
 	"    P95 TTFT and GPU-hours.\n"
 	"\n";
 
+static const char REPLAY_HELP_ELASTIC[] =
+	"START-UP, AUTOSCALING AND FAULTS (docs/scenario.md; all off by default)\n"
+	"    startup.provision_s          machine + engine start, weights aside (120 s)\n"
+	"    startup.storage_gbs          weight load bandwidth (1 GB/s); start-up =\n"
+	"                                 provision_s + weight bytes / storage_gbs\n"
+	"    autoscale.enabled            follow the load between min and max replicas\n"
+	"    autoscale.metric             inflight (default), queue or kv, per replica\n"
+	"    autoscale.target             target of the metric (0 = 100, 1 or 0.8)\n"
+	"    autoscale.min_replicas       fewest replicas (1; 0 = scale to zero)\n"
+	"    autoscale.max_replicas       most replicas (0 = replicas)\n"
+	"    autoscale.interval_s         seconds between evaluations (15)\n"
+	"    autoscale.cooldown_s         seconds after a scaling action before a scale-in (300)\n"
+	"    faults.list                  [{\"replica\": 1, \"at_s\": 3600, \"repair_s\": 3600}, ...];\n"
+	"                                 replica counts across pools, or within \"pool\"\n"
+	"                                 (name or index); a pool without a replica fails whole\n"
+	"    faults.mtbf_h                mean hours between failures per replica (0 = none)\n"
+	"    faults.repair_h              hours a failed replica stays down (1)\n"
+	"    faults.max_retries           retries of a call whose replica failed (2)\n"
+	"    GPU-hours provisioned then count replicas up, starting or draining; the\n"
+	"    cluster section adds start-up, scaling and failure figures, and SLO\n"
+	"    attainment during outages and outside them.\n"
+	"\n";
+
 static const char REPLAY_HELP_END[] =
 	"EXIT STATUS\n"
 	"    0 the deployment serves the trace: no call failed and, when latency\n"
@@ -185,7 +208,9 @@ static const char REPLAY_HELP_END[] =
 	"EXAMPLES\n"
 	"    agentcap replay traces/data/mooncake/conversation_trace.jsonl.gz\n"
 	"    agentcap replay trace.jsonl --set engine.enable_prefix_caching=false --json out.json\n"
-	"    agentcap replay team.jsonl.gz --set replicas=8 --set router.policy=prefix_aware\n";
+	"    agentcap replay team.jsonl.gz --set replicas=8 --set router.policy=prefix_aware\n"
+	"    agentcap replay team.jsonl.gz --set replicas=8 --set autoscale.enabled=true \\\n"
+	"        --set autoscale.min_replicas=0\n";
 
 #define MAX_SETS 256
 
@@ -315,6 +340,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			fputs(REPLAY_HELP_COST, stdout);
 			fputs(REPLAY_HELP_OUTPUTS, stdout);
 			fputs(REPLAY_HELP_CLUSTER, stdout);
+			fputs(REPLAY_HELP_ELASTIC, stdout);
 			fputs(REPLAY_HELP_END, stdout);
 			return -1;
 		default:
@@ -682,6 +708,52 @@ static int write_cost(FILE *out, const struct prices *pr, const struct catalog *
 	return rc;
 }
 
+/* The lifecycle section of the cluster report: settings, the simulator's
+ * counters and the SLO attainment inside and outside outages. */
+static void fill_elastic(struct cluster_elastic *e, const struct scenario *sc,
+			 const struct elastic_config *ec, const double *weight_bytes, int32_t n_rep,
+			 const struct elastic_stats *es, const struct metrics_summary *sum)
+{
+	e->on = true;
+	/* with pools, the slowest pool's start-up */
+	double bytes = weight_bytes[0];
+	for (int32_t i = 1; i < sc->n_pools; i++)
+		if (weight_bytes[i] > bytes)
+			bytes = weight_bytes[i];
+	e->provision_s = sc->provision_s;
+	e->weight_load_s = bytes / (sc->storage_gbs * 1e9);
+	e->startup_s = e->provision_s + e->weight_load_s;
+	e->autoscale = ec->autoscale;
+	e->metric = autoscale_metric_name(ec->metric);
+	e->target = ec->target;
+	e->min_replicas = ec->min_replicas;
+	e->max_replicas = ec->max_replicas > 0 ? ec->max_replicas : n_rep;
+	e->interval_s = (double)ec->interval_ns / 1e9;
+	e->cooldown_s = (double)ec->cooldown_ns / 1e9;
+	e->evaluations = es->evaluations;
+	e->scale_outs = es->scale_outs;
+	e->scale_ins = es->scale_ins;
+	e->starts = es->starts;
+	e->active_min = es->active_min;
+	e->active_max = es->active_max;
+	e->faults = ec->n_faults > 0 || ec->mtbf_ns > 0.0;
+	e->fault_count = es->faults;
+	e->faults_skipped = es->faults_skipped;
+	e->retries = es->retries;
+	e->retried_calls = es->retried_calls;
+	e->fault_failed = es->fault_failed;
+	e->outage_s = (double)es->outage_ns / 1e9;
+	int64_t calls = sum->completed + sum->failed;
+	e->calls_outage = sum->calls_outage;
+	e->good_outage = sum->good_outage;
+	e->calls_outside = calls - sum->calls_outage;
+	e->good_outside = sum->good_requests - sum->good_outage;
+	e->slo_attainment_outage =
+		e->calls_outage > 0 ? (double)e->good_outage / (double)e->calls_outage : 0.0;
+	e->slo_attainment_outside =
+		e->calls_outside > 0 ? (double)e->good_outside / (double)e->calls_outside : 0.0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_args *a = malloc(sizeof(*a));
@@ -720,6 +792,8 @@ int cmd_replay(int argc, char **argv)
 	struct progress prog;
 	diag_init(&csv_d);
 	struct prices *price_cat = NULL;
+	struct elastic_config ec;
+	double weight_bytes[SCENARIO_MAX_POOLS] = {0};
 	bool answer_no = false;
 	/* a bad output path fails now, not after the whole replay */
 	int rc = a->json ? outfile_check(a->json, &d) : 0;
@@ -796,9 +870,20 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "agentcap replay: warning: %s\n", warns->items[i].msg);
 	if (rc == 0 && !(m = metrics_new()))
 		rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
-	/* Several replicas, or pools: a per-replica aggregator in front of the
-	 * metrics. */
-	if (rc == 0 && (n_rep > 1 || n_pools) &&
+	if (rc == 0) {
+		/* each pool's replicas load their own weights at start-up */
+		if (n_pools)
+			for (int32_t i = 0; i < n_pools; i++)
+				weight_bytes[i] =
+					scenario_weight_bytes(&pr[i].sc, cat, &pr[i].pm, &pr[i].cfg);
+		else
+			weight_bytes[0] = scenario_weight_bytes(&sc, cat, &pm, &cfg);
+		scenario_elastic(&sc, weight_bytes, a->seed, &ec);
+	}
+	bool elastic = rc == 0 && elastic_active(&ec);
+	/* Several replicas, pools, or replicas that come and go: a per-replica
+	 * aggregator in front of the metrics. */
+	if (rc == 0 && (n_rep > 1 || n_pools || elastic) &&
 	    (!(cl = cluster_new(n_rep, metrics_sink(m))) ||
 	     !(routed = calloc((size_t)n_rep, sizeof(*routed)))))
 		rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
@@ -843,7 +928,7 @@ int cmd_replay(int argc, char **argv)
 					.replicas = sc.replicas, .router = &sc.router,
 					.tiers = tiers.n > 0 ? &tiers : NULL,
 					.pools = n_pools ? sp : NULL, .n_pools = n_pools,
-					.routed = routed};
+					.routed = routed, .elastic = elastic ? &ec : NULL};
 		o.scale.seed = a->seed;
 		struct res_sink sink = cl ? cluster_sink(cl) : metrics_sink(m);
 		if (a->csv) {
@@ -895,6 +980,8 @@ int cmd_replay(int argc, char **argv)
 						: 0.0,
 			.wait_max_ms = (double)st.router.wait_ns_max / 1e6,
 		};
+		if (elastic)
+			fill_elastic(&cls.elastic, &sc, &ec, weight_bytes, n_rep, &st.elastic, &sum);
 	}
 	if (rc == 0) {
 		struct report_meta meta = {

@@ -389,6 +389,7 @@ int cmd_whatif(int argc, char **argv)
 	struct perf_model pm;
 	struct perf_profile *prof = NULL;
 	struct engine_config cfg;
+	double weight_bytes = 0.0;
 	struct rules *rules = NULL;
 	struct whatif_variant v[2] = {{.label = "as recorded"}, {0}};
 	xform_opts_init(&v[0].xform);
@@ -413,12 +414,18 @@ int cmd_whatif(int argc, char **argv)
 		rc = scenario_resolve(&sc, cat, NULL, &d);
 	if (rc == 0)
 		rc = cli_scenario_engine(&sc, cat, &pm, &prof, &cfg, &d);
+	struct elastic_config ec;
+	if (rc == 0) {
+		weight_bytes = scenario_weight_bytes(&sc, cat, &pm, &cfg);
+		scenario_elastic(&sc, &weight_bytes, a->seed, &ec);
+	}
 	if (rc == 0) {
 		struct whatif_setup s = {
 			.replay = {.trace_path = a->trace, .format = a->format, .skip_bad = a->skip_bad,
 				   .seed = a->seed, .scale = a->scale,
 				   .context_policy = v[1].compact_at ? CONTEXT_COMPACT : sc.context_policy,
-				   .replicas = sc.replicas, .router = &sc.router},
+				   .replicas = sc.replicas, .router = &sc.router,
+				   .elastic = elastic_active(&ec) ? &ec : NULL},
 			.cfg = &cfg,
 			.perf = sim_perf_from_model(&pm),
 			.replicas = sc.replicas,

@@ -102,6 +102,13 @@ static void on_task(void *ctx, const struct res_span *t)
 		p->next.task(p->next.ctx, t);
 }
 
+static void on_replica(void *ctx, const struct res_replica *r)
+{
+	struct progress *p = ctx;
+	if (p->next.replica)
+		p->next.replica(p->next.ctx, r);
+}
+
 void progress_init(struct progress *p, FILE *out, const char *label, int64_t calls_total,
 		   struct res_sink next)
 {
@@ -131,7 +138,8 @@ void progress_init(struct progress *p, FILE *out, const char *label, int64_t cal
 struct res_sink progress_sink(struct progress *p)
 {
 	return (struct res_sink){.ctx = p, .request = on_request, .itl_run = on_itl_run,
-				 .busy = on_busy, .session = on_session, .task = on_task};
+				 .busy = on_busy, .session = on_session, .task = on_task,
+				 .replica = on_replica};
 }
 
 void progress_end(struct progress *p)

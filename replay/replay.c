@@ -671,6 +671,8 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 		rc = sim_set_router(&rp->sim, o->router, d);
 	if (rc == 0 && o->tiers)
 		rc = sim_set_tiers(&rp->sim, o->tiers, d);
+	if (rc == 0 && o->elastic)
+		rc = sim_set_elastic(&rp->sim, o->elastic, d);
 	rp->sim.single_step = o->single_step;
 	if (o->early) {
 		rp->early = o->early;
@@ -721,6 +723,7 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	st->router = rp->sim.router.stats;
 	for (int32_t i = 0; o->routed && i < rp->sim.n_replicas; i++)
 		o->routed[i] = rp->sim.router.sent[i];
+	st->elastic = sim_elastic_stats(&rp->sim);
 	if (rc == 0 && !rp->stop)
 		rc = sim_check_end(&rp->sim, d);
 	if (rc == 0 && !rp->stop && rp->in_flight != 0)

@@ -129,6 +129,7 @@ struct replay_opts {
 	const struct sim_tiers_config *tiers; /* NULL or n = 0: no KV tiers */
 	int64_t *routed;         /* NULL, or one counter per replica (of every pool): the calls the
 				    router handed to each replica, filled at the end */
+	const struct elastic_config *elastic; /* NULL = replicas always up */
 	int64_t compact_at;      /* > 0: the harness compacts at this many tokens
 				    of context (prompt + output) even when
 				    max_model_len is larger: the compact-at what-if;
@@ -151,6 +152,7 @@ struct replay_stats {
 	int64_t peak_sessions_in_flight;
 	struct sim_stats sim;
 	struct router_stats router; /* what the router did */
+	struct elastic_stats elastic; /* what the lifecycle did (sim/lifecycle.h) */
 	char trace_format[32];   /* "agentcap-trace v1" or "mooncake" */
 	bool gzip;
 	struct scale_info scale; /* when scale.engineers > 0 */

@@ -18,7 +18,7 @@
 #include <string.h>
 
 enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_BOOL_OPT, K_POLICY,
-	    K_ROUTER, K_SCORER, K_OBJ, K_TEXT, K_POOLS };
+	    K_ROUTER, K_SCORER, K_METRIC, K_FAULTS, K_OBJ, K_TEXT, K_POOLS };
 
 struct key {
 	const char *path;   /* dotted */
@@ -92,6 +92,34 @@ static const struct key KEYS[] = {
 	 "prefix_aware: weight of the cached share of the prompt"},
 	{"router.load_weight", K_NUM, OFF(router.load_weight), 0, 1e6,
 	 "prefix_aware: weight of the (normalised) outstanding calls"},
+	{"startup", K_OBJ, 0, 0, 0, "how long a replica takes to start"},
+	{"startup.provision_s", K_NUM, OFF(provision_s), 0, 1e6,
+	 "seconds to provision a machine and start the engine, weights aside (120)"},
+	{"startup.storage_gbs", K_NUM, OFF(storage_gbs), 0.001, 1e6,
+	 "GB/s the weights load at from storage (1)"},
+	{"autoscale", K_OBJ, 0, 0, 0, "replicas that follow the load"},
+	{"autoscale.enabled", K_BOOL, OFF(autoscale), 0, 0, "true or false (false)"},
+	{"autoscale.metric", K_METRIC, OFF(autoscale_metric), 0, 0, "queue, kv or inflight (inflight)"},
+	{"autoscale.target", K_NUM, OFF(autoscale_target), 0, 1e9,
+	 "target value of the metric per replica (0 = the metric's default)"},
+	{"autoscale.min_replicas", K_INT, OFF(autoscale_min), 0, 4096,
+	 "fewest replicas (0 = scale to zero; default 1)"},
+	{"autoscale.max_replicas", K_INT, OFF(autoscale_max), 0, 4096,
+	 "most replicas (0 = replicas)"},
+	{"autoscale.interval_s", K_NUM, OFF(autoscale_interval_s), 0.001, 1e6,
+	 "seconds between evaluations (15)"},
+	{"autoscale.cooldown_s", K_NUM, OFF(autoscale_cooldown_s), 0, 1e7,
+	 "seconds after a scaling action before a scale-in (300)"},
+	{"faults", K_OBJ, 0, 0, 0, "replicas that fail"},
+	{"faults.list", K_FAULTS, OFF(fault_list), 0, 0,
+	 "failures: [{\"replica\": i, \"pool\": p, \"at_s\": t, \"repair_s\": r}, ...]; "
+	 "replica counts across pools, or within `pool` (a name or index); a pool without a "
+	 "replica fails whole"},
+	{"faults.mtbf_h", K_NUM, OFF(faults_mtbf_h), 0, 1e9,
+	 "mean hours between failures of each replica (0 = none)"},
+	{"faults.repair_h", K_NUM, OFF(faults_repair_h), 0, 1e6, "hours a failed replica is down (1)"},
+	{"faults.max_retries", K_INT, OFF(faults_max_retries), 0, 1000,
+	 "retries of a call whose replica failed (2)"},
 	{"engine", K_OBJ, 0, 0, 0, "engine settings"},
 	{"engine.max_num_seqs", K_INT_OPT, OFF(engine.max_num_seqs), 1, 1 << 20,
 	 "sequences per batch (null = the engine version's default for the GPU)"},
@@ -213,6 +241,10 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 		return buf;
 	case K_SCORER:
 		return "\"cache_aware\" or \"weighted\"";
+	case K_METRIC:
+		return "\"queue\", \"kv\" or \"inflight\"";
+	case K_FAULTS:
+		return "a list of {\"replica\": integer >= 0, \"pool\": index or name, \"at_s\": seconds >= 0, \"repair_s\": seconds >= 0}";
 	case K_OBJ:
 		return "an object";
 	case K_POOLS:
@@ -231,6 +263,74 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 		return buf;
 	}
 	return "?";
+}
+
+/* A number field of a fault entry: -1 when missing, -2 when not a number in
+ * [0, hi] (an integer when `integer`). */
+static double fault_field(const cJSON *o, const char *name, double hi, bool integer)
+{
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, name);
+	if (!f)
+		return -1;
+	if (!cJSON_IsNumber(f) || !isfinite(f->valuedouble) || f->valuedouble < 0 ||
+	    f->valuedouble > hi || (integer && f->valuedouble != floor(f->valuedouble)))
+		return -2;
+	return f->valuedouble;
+}
+
+/* faults.list: replaces any list given before.  Pool references are checked
+ * once the whole scenario is read (scenario_load). */
+static int store_faults(struct scenario_fault_list *fl, const cJSON *v, const char *where,
+			struct diag *d)
+{
+	if (!cJSON_IsArray(v))
+		return diag_set(d, DIAG_EINPUT,
+				"%s: faults.list: expected a list of {\"replica\", \"pool\", \"at_s\", \"repair_s\"} objects",
+				where);
+	int n = cJSON_GetArraySize(v);
+	if (n > SCENARIO_MAX_FAULTS)
+		return diag_set(d, DIAG_EINPUT, "%s: faults.list: %d entries (expected at most %d)", where,
+				n, SCENARIO_MAX_FAULTS);
+	int k = 0;
+	for (const cJSON *e = v->child; e; e = e->next, k++) {
+		if (!cJSON_IsObject(e))
+			return diag_set(d, DIAG_EINPUT, "%s: faults.list[%d]: expected an object", where, k);
+		for (const cJSON *f = e->child; f; f = f->next)
+			if (strcmp(f->string, "replica") != 0 && strcmp(f->string, "pool") != 0 &&
+			    strcmp(f->string, "at_s") != 0 && strcmp(f->string, "repair_s") != 0)
+				return diag_set(d, DIAG_EINPUT,
+						"%s: faults.list[%d].%s: unknown key (expected one of: replica, pool, at_s, repair_s)",
+						where, k, f->string);
+		struct scenario_fault *out = &fl->e[k];
+		*out = (struct scenario_fault){.replica = -1, .pool = -1};
+		const cJSON *pool = cJSON_GetObjectItemCaseSensitive(e, "pool");
+		if (cJSON_IsString(pool) && strlen(pool->valuestring) > 0 &&
+		    strlen(pool->valuestring) < SCENARIO_STR_MAX)
+			snprintf(out->pool_name, sizeof(out->pool_name), "%s", pool->valuestring);
+		else if (pool && (out->pool = (int32_t)fault_field(e, "pool", SCENARIO_MAX_POOLS - 1,
+								    true)) < 0)
+			return diag_set(d, DIAG_EINPUT,
+					"%s: faults.list[%d].pool: expected a pool's name or an index in [0, %d]",
+					where, k, SCENARIO_MAX_POOLS - 1);
+		double rep = fault_field(e, "replica", 4095, true);
+		bool whole_pool = rep == -1 && pool;
+		double at = fault_field(e, "at_s", 1e9, false);
+		double repair = fault_field(e, "repair_s", 1e9, false);
+		if (rep < 0 && !whole_pool)
+			return diag_set(d, DIAG_EINPUT,
+					"%s: faults.list[%d].replica: expected an integer in [0, 4095] (or a \"pool\" and no replica: the whole pool)",
+					where, k);
+		const char *bad = at < 0 ? "at_s" : repair < 0 ? "repair_s" : NULL;
+		if (bad)
+			return diag_set(d, DIAG_EINPUT,
+					"%s: faults.list[%d].%s: expected a number of seconds in [0, 1e9]", where,
+					k, bad);
+		out->replica = whole_pool ? -1 : (int32_t)rep;
+		out->at_ns = (int64_t)llround(at * 1e9);
+		out->repair_ns = (int64_t)llround(repair * 1e9);
+	}
+	fl->n = n;
+	return 0;
 }
 
 /* Store one value of kind k->kind at `field`; `where` names the file or the
@@ -263,6 +363,12 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 		ok = cJSON_IsString(v) &&
 		     router_scorer_parse(v->valuestring, (enum router_prefix_scorer *)(void *)field);
 		break;
+	case K_METRIC:
+		ok = cJSON_IsString(v) &&
+		     autoscale_metric_parse(v->valuestring, (enum autoscale_metric *)(void *)field);
+		break;
+	case K_FAULTS:
+		return store_faults((struct scenario_fault_list *)(void *)field, v, where, d);
 	case K_BOOL:
 		ok = cJSON_IsBool(v);
 		if (ok)
@@ -560,6 +666,73 @@ static int apply_set(struct scenario *sc, const char *arg, struct diag *d)
 	return rc;
 }
 
+/* Replicas of pool i: its own count, else the top level's. */
+static int32_t pool_replicas(const struct scenario *sc, int32_t i)
+{
+	const struct scenario_pool *p = &sc->pools[i];
+	for (size_t j = 0; j < N_POOL_KEYS; j++)
+		if (((p->set >> j) & 1) && strcmp(POOL_KEYS[j].path, "replicas") == 0)
+			return p->replicas;
+	return sc->replicas;
+}
+
+int32_t scenario_replicas(const struct scenario *sc)
+{
+	if (sc->n_pools == 0)
+		return sc->replicas;
+	int32_t n = 0;
+	for (int32_t i = 0; i < sc->n_pools; i++)
+		n += pool_replicas(sc, i);
+	return n;
+}
+
+/* faults.list as faults[]: replicas numbered across the cluster (pool after
+ * pool), a whole pool's fault one entry per replica. */
+static int resolve_faults(struct scenario *sc, struct diag *d)
+{
+	int32_t total = scenario_replicas(sc);
+	sc->n_faults = 0;
+	for (int32_t k = 0; k < sc->fault_list.n; k++) {
+		const struct scenario_fault *f = &sc->fault_list.e[k];
+		int32_t first = 0, n = total;
+		if (f->pool >= 0 || f->pool_name[0]) {
+			int32_t p = f->pool;
+			for (int32_t i = 0; p < 0 && i < sc->n_pools; i++)
+				if (strcmp(sc->pools[i].name, f->pool_name) == 0)
+					p = i;
+			if (p < 0 || p >= sc->n_pools) {
+				char got[SCENARIO_STR_MAX + 8];
+				if (f->pool_name[0])
+					snprintf(got, sizeof(got), "'%s'", f->pool_name);
+				else
+					snprintf(got, sizeof(got), "%d", (int)f->pool);
+				return diag_set(d, DIAG_EINPUT,
+						"%s: faults.list[%d].pool: %s (expected a pool's name or an index below %d: the scenario lists %d pools)",
+						sc->source, (int)k, got, (int)sc->n_pools, (int)sc->n_pools);
+			}
+			for (int32_t i = 0; i < p; i++)
+				first += pool_replicas(sc, i);
+			n = pool_replicas(sc, p);
+		}
+		if (f->replica >= n)
+			return diag_set(d, DIAG_EINPUT,
+					"%s: faults.list[%d].replica: %d (expected a replica in [0, %d): %s %d)",
+					sc->source, (int)k, (int)f->replica, (int)n,
+					f->pool >= 0 || f->pool_name[0] ? "the pool has" : "replicas is", (int)n);
+		int32_t lo = f->replica >= 0 ? first + f->replica : first;
+		int32_t hi = f->replica >= 0 ? lo + 1 : first + n;
+		for (int32_t r = lo; r < hi; r++) {
+			if (sc->n_faults == SCENARIO_MAX_FAULTS)
+				return diag_set(d, DIAG_EINPUT,
+						"%s: faults.list: more than %d replica failures once whole pools are counted",
+						sc->source, SCENARIO_MAX_FAULTS);
+			sc->faults[sc->n_faults++] = (struct fault_spec){
+				.replica = r, .at_ns = f->at_ns, .repair_ns = f->repair_ns};
+		}
+	}
+	return 0;
+}
+
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, int n_sets,
 		  struct diag *d)
 {
@@ -577,6 +750,14 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 			   &sc->cost.pue, &sc->cost.billing_granularity_s, &sc->cost.min_replicas};
 	for (size_t i = 0; i < sizeof(costs) / sizeof(costs[0]); i++)
 		*costs[i] = -1;
+	sc->provision_s = SCENARIO_DEFAULT_PROVISION_S;
+	sc->storage_gbs = SCENARIO_DEFAULT_STORAGE_GBS;
+	sc->autoscale_metric = AUTOSCALE_INFLIGHT;
+	sc->autoscale_min = 1;
+	sc->autoscale_interval_s = SCENARIO_DEFAULT_AUTOSCALE_INTERVAL_S;
+	sc->autoscale_cooldown_s = SCENARIO_DEFAULT_AUTOSCALE_COOLDOWN_S;
+	sc->faults_repair_h = SCENARIO_DEFAULT_REPAIR_H;
+	sc->faults_max_retries = FAULT_DEFAULT_MAX_RETRIES;
 	/* Anything the file leaves out keeps the built-in default. */
 	int rc = parse_text(sc, scenario_default_json, "(built-in default scenario)", d);
 	if (rc != 0)
@@ -595,6 +776,16 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	for (int i = 0; i < n_sets; i++)
 		if ((rc = apply_set(sc, sets[i], d)) != 0)
 			return rc;
+	/* keys that must agree with each other, once all are read */
+	if ((rc = resolve_faults(sc, d)) != 0)
+		return rc;
+	int32_t total = scenario_replicas(sc);
+	int32_t max = sc->autoscale_max ? sc->autoscale_max : total;
+	if (sc->autoscale && (max > total || sc->autoscale_min > max))
+		return diag_set(d, DIAG_EINPUT,
+				"%s: autoscale: min_replicas %d, max_replicas %d, replicas %d (expected min_replicas <= max_replicas <= replicas%s)",
+				sc->source, (int)sc->autoscale_min, (int)max, (int)total,
+				sc->n_pools ? ", the pools' replicas together" : "");
 	return 0;
 }
 
@@ -658,6 +849,34 @@ int scenario_resolve(struct scenario *sc, const struct catalog *cat, const struc
 	return 0;
 }
 
+/* The memory model's options for sc's deployment. */
+static void mem_opts_of(const struct scenario *sc, const struct engine_config *cfg,
+			const struct perf_model *pm, struct mem_opts *mo)
+{
+	mem_opts_init(mo);
+	mo->hardware = sc->hardware;
+	mo->model = sc->model;
+	mo->weight_format = sc->weight_format;
+	mo->kv_dtype = sc->kv_cache_dtype;
+	mo->tp = sc->tensor_parallel_size;
+	mo->pp = sc->pipeline_parallel_size;
+	mo->gpu_memory_utilization = cfg->gpu_memory_utilization;
+	mo->max_num_batched_tokens = cfg->max_num_batched_tokens;
+	mo->gpu_expert_fraction = sc->offload_gpu_expert_fraction;
+	mo->mla_expanded = pm->mla_expanded;
+}
+
+double scenario_weight_bytes(const struct scenario *sc, const struct catalog *cat,
+			     const struct perf_model *pm, const struct engine_config *cfg)
+{
+	struct mem_plan plan;
+	struct mem_opts mo;
+	struct diag d;
+	diag_init(&d);
+	mem_opts_of(sc, cfg, pm, &mo);
+	return mem_plan_opts(&plan, cat, &mo, &d) == 0 ? (double)plan.weights_total_bytes : 0.0;
+}
+
 int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct perf_model *pm,
 		   struct perf_profile **prof, struct engine_config *cfg, struct diag *d)
 {
@@ -685,17 +904,7 @@ int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct
 	{
 		struct mem_plan plan;
 		struct mem_opts mo;
-		mem_opts_init(&mo);
-		mo.hardware = sc->hardware;
-		mo.model = sc->model;
-		mo.weight_format = sc->weight_format;
-		mo.kv_dtype = sc->kv_cache_dtype;
-		mo.tp = sc->tensor_parallel_size;
-		mo.pp = sc->pipeline_parallel_size;
-		mo.gpu_memory_utilization = cfg->gpu_memory_utilization;
-		mo.max_num_batched_tokens = cfg->max_num_batched_tokens;
-		mo.gpu_expert_fraction = sc->offload_gpu_expert_fraction;
-		mo.mla_expanded = pm->mla_expanded;
+		mem_opts_of(sc, cfg, pm, &mo);
 		rc = mem_plan_opts(&plan, cat, &mo, d);
 		if (rc != 0 && cfg->kv_cache_tokens == 0)
 			return rc;
@@ -747,4 +956,36 @@ void scenario_cost_apply(const struct scenario *sc, struct cost_purchase *p,
 		cost_set(&t->acceptance_rate, c->acceptance_rate, sc, "acceptance_rate");
 		cost_set(&t->turns_factor, c->turns_factor, sc, "turns_factor");
 	}
+}
+
+/* Start-up in ns of a replica loading weight_bytes. */
+static int64_t startup_ns(const struct scenario *sc, double weight_bytes)
+{
+	return (int64_t)llround((sc->provision_s + weight_bytes / (sc->storage_gbs * 1e9)) * 1e9);
+}
+
+void scenario_elastic(const struct scenario *sc, const double *weight_bytes, uint64_t seed,
+		      struct elastic_config *out)
+{
+	elastic_config_default(out);
+	out->startup_ns = startup_ns(sc, weight_bytes[0]);
+	for (int32_t i = 0; i < sc->n_pools && i < ELASTIC_MAX_POOLS; i++)
+		out->pool_startup_ns[i] = startup_ns(sc, weight_bytes[i]);
+	out->autoscale = sc->autoscale;
+	out->metric = sc->autoscale_metric;
+	out->target = sc->autoscale_target;
+	if (out->target == 0.0)
+		out->target = sc->autoscale_metric == AUTOSCALE_INFLIGHT ? SCENARIO_DEFAULT_TARGET_INFLIGHT
+			      : sc->autoscale_metric == AUTOSCALE_QUEUE  ? SCENARIO_DEFAULT_TARGET_QUEUE
+									 : SCENARIO_DEFAULT_TARGET_KV;
+	out->min_replicas = sc->autoscale_min;
+	out->max_replicas = sc->autoscale_max;
+	out->interval_ns = (int64_t)llround(sc->autoscale_interval_s * 1e9);
+	out->cooldown_ns = (int64_t)llround(sc->autoscale_cooldown_s * 1e9);
+	out->faults = sc->faults;
+	out->n_faults = sc->n_faults;
+	out->mtbf_ns = sc->faults_mtbf_h * 3600.0 * 1e9;
+	out->repair_ns = (int64_t)llround(sc->faults_repair_h * 3600.0 * 1e9);
+	out->max_retries = sc->faults_max_retries;
+	out->seed = seed;
 }

@@ -75,6 +75,37 @@ struct scenario_cost {
 	double min_replicas;
 };
 
+/* Start-up of a replica = provisioning + weight bytes / storage bandwidth.
+ * Provisioning: a cloud GPU VM takes 60-120 s to provision before drivers,
+ * image pull and engine start (systemoverflow.com, "Cold Start Problem:
+ * Model Loading and Predictive Warming Strategies"; ParallelIQ, "Serverless
+ * GPU Cold Start Latency", 2026-05-16, puts provisioning + image pull +
+ * server start at 20-105 s); the default takes 120 s for all of it.
+ * Storage: an AWS EBS gp3 volume delivers at most 1,000 MiB/s (EC2
+ * CreateVolume API reference; read 2026-12-01), about 1 GB/s. */
+#define SCENARIO_DEFAULT_PROVISION_S 120.0
+#define SCENARIO_DEFAULT_STORAGE_GBS 1.0
+/* Autoscaler clock and scale-in cool-down: the Kubernetes
+ * HorizontalPodAutoscaler's defaults, a 15 s sync period and a 300 s
+ * scale-down stabilisation window (kube-controller-manager
+ * --horizontal-pod-autoscaler-sync-period and
+ * --horizontal-pod-autoscaler-downscale-stabilization; read 2026-12-01). */
+#define SCENARIO_DEFAULT_AUTOSCALE_INTERVAL_S 15.0
+#define SCENARIO_DEFAULT_AUTOSCALE_COOLDOWN_S 300.0
+/* Repair time of a fault rate when faults.repair_h is not set: a round
+ * hour, not a measured figure; set it. */
+#define SCENARIO_DEFAULT_REPAIR_H 1.0
+/* Autoscale targets per replica when autoscale.target is 0.  In-flight
+ * calls: Knative's default concurrency target, 100 requests per replica
+ * (container-concurrency-target-default; Knative docs, "Configuring
+ * concurrency", read 2026-12-01).  Queue: 1 waiting call, i.e. scale out as
+ * soon as calls wait, and KV: 0.8 of the cache in use -- both choices of
+ * this tool, not published figures. */
+#define SCENARIO_DEFAULT_TARGET_INFLIGHT 100.0
+#define SCENARIO_DEFAULT_TARGET_QUEUE 1.0
+#define SCENARIO_DEFAULT_TARGET_KV 0.8
+#define SCENARIO_MAX_FAULTS 256
+
 struct scenario {
 	char name[SCENARIO_STR_MAX];
 	char model[SCENARIO_STR_MAX];
@@ -104,6 +135,31 @@ struct scenario {
 		int32_t shared_by;    /* replicas sharing one set of tiers */
 	} kv_tiers;
 	struct router_config router;  /* router.*: defaults from router_config_default */
+	double provision_s;           /* startup.provision_s */
+	double storage_gbs;           /* startup.storage_gbs */
+	bool autoscale;               /* autoscale.enabled */
+	enum autoscale_metric autoscale_metric;
+	double autoscale_target;      /* 0 = the metric's default (scenario_elastic) */
+	int32_t autoscale_min;
+	int32_t autoscale_max;        /* 0 = replicas */
+	double autoscale_interval_s;
+	double autoscale_cooldown_s;
+	struct scenario_fault_list {  /* faults.list as given */
+		int32_t n;
+		struct scenario_fault {
+			int32_t replica;  /* -1: every replica of the pool */
+			int32_t pool;     /* -1: none, or given by name */
+			char pool_name[SCENARIO_STR_MAX]; /* "" or a pool's name */
+			int64_t at_ns, repair_ns;
+		} e[SCENARIO_MAX_FAULTS];
+	} fault_list;
+	struct fault_spec faults[SCENARIO_MAX_FAULTS]; /* faults.list resolved
+					 (scenario_load): replicas numbered
+					 across the cluster, pool after pool */
+	int32_t n_faults;
+	double faults_mtbf_h;         /* 0 = no rate */
+	double faults_repair_h;
+	int32_t faults_max_retries;
 	struct engine_config engine;  /* kv_cache_tokens, max_model_len,
 					 max_num_seqs: 0 = derive */
 	int32_t reserve_full_prompt;  /* -1 = the engine profile's default */
@@ -162,5 +218,23 @@ int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct
  * pointer may be NULL; t is the task economics of the self-hosted model. */
 void scenario_cost_apply(const struct scenario *sc, struct cost_purchase *p,
 			 struct cost_dedicated *dp, struct cost_elastic *e, struct cost_task *t);
+
+/* The whole model's weight bytes in sc's format, as one replica loads them
+ * at start-up (the memory model's); 0 when the memory model cannot say.
+ * pm and cfg as scenario_engine filled them. */
+double scenario_weight_bytes(const struct scenario *sc, const struct catalog *cat,
+			     const struct perf_model *pm, const struct engine_config *cfg);
+
+/* The lifecycle settings (sim/lifecycle.h) of sc for replicas whose weights
+ * take weight_bytes to load (scenario_weight_bytes): weight_bytes[0] for a
+ * one-shape scenario, weight_bytes[i] for pool i when sc lists pools.
+ * start-up = provision_s + weight bytes / storage_gbs; an autoscale target
+ * of 0 becomes the metric's default (SCENARIO_DEFAULT_TARGET_*).
+ * out->faults points into sc. */
+void scenario_elastic(const struct scenario *sc, const double *weight_bytes, uint64_t seed,
+		      struct elastic_config *out);
+
+/* Replicas in the cluster: `replicas`, or the pools' together. */
+int32_t scenario_replicas(const struct scenario *sc);
 
 #endif

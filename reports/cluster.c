@@ -22,6 +22,12 @@ struct cluster {
 	struct cluster_point *tl;    /* the replica timeline */
 	size_t tl_len, tl_cap;
 	bool tl_oom;                 /* a record could not be kept */
+	struct cluster_move {        /* every replica record, for per-pool
+					billing (with pools only) */
+		int64_t t_ns;
+		int32_t replica, to;
+	} *moves;
+	size_t n_moves, moves_cap;
 	bool have_req;
 	int64_t first_arrival_ns, last_end_ns;
 };
@@ -60,6 +66,7 @@ void cluster_free(struct cluster *c)
 	free(c->pools);
 	free(c->pool_of);
 	free(c->tl);
+	free(c->moves);
 	free(c);
 }
 
@@ -187,6 +194,20 @@ static void on_replica(void *ctx, const struct res_replica *r)
 		}
 		last->n[r->from]--;
 		last->n[r->to]++;
+		if (c->n_pools && c->n_moves == c->moves_cap) {
+			size_t cap = c->moves_cap ? 2 * c->moves_cap : 64;
+			struct cluster_move *n = realloc(c->moves, cap * sizeof(*n));
+			if (!n) {
+				c->tl_oom = true;
+				c->stray++;
+				goto forward;
+			}
+			c->moves = n;
+			c->moves_cap = cap;
+		}
+		if (c->n_pools)
+			c->moves[c->n_moves++] =
+				(struct cluster_move){.t_ns = r->t_ns, .replica = r->replica, .to = r->to};
 	}
 forward:
 	if (c->inner.replica)
@@ -200,11 +221,61 @@ struct res_sink cluster_sink(struct cluster *c)
 	return s;
 }
 
+static bool billed_state(int32_t life)
+{
+	return life == REP_UP || life == REP_STARTING || life == REP_DRAINING;
+}
+
+/* Seconds each pool's replicas were billed within [t0_ns, t1_ns), from the
+ * replica records (every replica billed from time 0 until one says
+ * otherwise).  pool_s has n_pools entries.  0 or DIAG_ENOMEM. */
+static int pools_billed_s(const struct cluster *c, int64_t t0_ns, int64_t t1_ns, double *pool_s)
+{
+	int64_t *since = malloc((size_t)c->n * sizeof(*since));
+	if (!since)
+		return DIAG_ENOMEM;
+	for (int32_t i = 0; i < c->n; i++)
+		since[i] = 0; /* billed since; -1 = not billed */
+	for (int32_t p = 0; p < c->n_pools; p++)
+		pool_s[p] = 0.0;
+	for (size_t k = 0; k <= c->n_moves; k++) {
+		bool end = k == c->n_moves;
+		for (int32_t i = end ? 0 : c->moves[k].replica; i < (end ? c->n : c->moves[k].replica + 1);
+		     i++) {
+			int64_t t = end ? t1_ns : c->moves[k].t_ns;
+			bool billed = !end && billed_state(c->moves[k].to);
+			if (since[i] >= 0 && !billed) {
+				int64_t a = since[i] > t0_ns ? since[i] : t0_ns;
+				int64_t b = t < t1_ns ? t : t1_ns;
+				if (b > a)
+					pool_s[c->pool_of[i]] += (double)(b - a) / 1e9;
+				since[i] = -1;
+			} else if (since[i] < 0 && billed) {
+				since[i] = t;
+			}
+		}
+	}
+	free(since);
+	return 0;
+}
+
 /* The pools' figures, and the cluster's GPU-hours replica by replica at
- * each one's pool's GPU count. */
+ * each one's pool's GPU count.  With replicas that came and went, the
+ * provisioned hours count the time each was billed within the run. */
 static void summarize_pools(struct cluster *c, double duration_s, struct cluster_summary *out)
 {
 	double gpus_total = 0.0, gpu_busy_s = 0.0;
+	double *billed = NULL;
+	if (c->tl_len > 1) {
+		billed = calloc((size_t)c->n_pools, sizeof(*billed));
+		int64_t t0 = c->have_req ? c->first_arrival_ns : 0;
+		int64_t t1 = c->have_req ? c->last_end_ns : 0;
+		if (!billed || pools_billed_s(c, t0, t1, billed) != 0) {
+			free(billed); /* out of memory: the hours stay unknown */
+			billed = NULL;
+			c->stray++;
+		}
+	}
 	out->gpus_per_replica = c->pools[0].gpus_per_replica;
 	for (int32_t p = 0; p < c->n_pools; p++) {
 		struct cluster_pool *q = &c->pools[p];
@@ -229,10 +300,18 @@ static void summarize_pools(struct cluster *c, double duration_s, struct cluster
 						    : 0.0;
 		q->ttft_p95_ms = c->ttft_lost ? -1.0 : loghist_percentile(&c->ttft_ns[p], 95.0) / 1e6;
 		q->gpu_hours_provisioned =
-			(double)q->replicas * (double)q->gpus_per_replica * duration_s / 3600.0;
+			(billed ? billed[p] : (double)q->replicas * duration_s) *
+			(double)q->gpus_per_replica / 3600.0;
 		q->gpu_hours_busy = (double)q->gpus_per_replica * q->busy_s / 3600.0;
 	}
-	out->gpu_hours_provisioned = gpus_total * duration_s / 3600.0;
+	if (c->tl_len > 1) {
+		out->gpu_hours_provisioned = 0.0;
+		for (int32_t p = 0; p < c->n_pools; p++)
+			out->gpu_hours_provisioned += c->pools[p].gpu_hours_provisioned;
+	} else {
+		out->gpu_hours_provisioned = gpus_total * duration_s / 3600.0;
+	}
+	free(billed);
 	out->gpu_hours_busy = gpu_busy_s / 3600.0;
 	out->n_pools = c->n_pools;
 	out->pools = c->pools;

@@ -87,7 +87,9 @@ struct cluster_pool {
 	double busy_fraction;           /* busy_s / (replicas x duration) */
 	double ttft_p95_ms;             /* of the calls it completed; -1 when the
 					   histogram ran out of memory */
-	double gpu_hours_provisioned;   /* replicas x GPUs x duration */
+	double gpu_hours_provisioned;   /* replicas x GPUs x duration; with replicas
+					   that come and go, GPUs x the time each
+					   was billed within the run */
 	double gpu_hours_busy;          /* GPUs x busy_s */
 };
 

@@ -273,6 +273,28 @@ static void table_cluster(FILE *out, const struct cluster_summary *c)
 	table_int(out, "Affinity fallbacks:", r->affinity_fallbacks);
 	table_int(out, "Prefix picks moved by the load cap:", r->load_capped);
 	table_int(out, "Calls sent for their cached prefix:", r->prefix_matched);
+	const struct cluster_elastic *e = &c->elastic;
+	if (e->on) {
+		table_num(out, "Replica start-up (s):", e->startup_s);
+		table_num(out, "Mean replicas billed:", e->replicas_billed_mean);
+		table_int(out, "Fewest replicas up:", e->replicas_up_min);
+		table_int(out, "Most replicas up:", e->replicas_up_max);
+		table_int(out, "Replica starts:", e->starts);
+	}
+	if (e->on && e->autoscale) {
+		table_str(out, "Autoscale metric:", e->metric);
+		table_num(out, "Autoscale target per replica:", e->target);
+		table_int(out, "Scale-outs:", e->scale_outs);
+		table_int(out, "Scale-ins:", e->scale_ins);
+	}
+	if (e->on && e->faults) {
+		table_int(out, "Replica failures:", e->fault_count);
+		table_num(out, "Time with a replica down (s):", e->outage_s);
+		table_int(out, "Calls retried after a failure:", e->retried_calls);
+		table_int(out, "Calls failed by a failure:", e->fault_failed);
+		table_num(out, "SLO attainment during outages (%):", 100.0 * e->slo_attainment_outage);
+		table_num(out, "SLO attainment outside outages (%):", 100.0 * e->slo_attainment_outside);
+	}
 	if (c->n_pools)
 		table_pools(out, c);
 	fprintf(out, "%-8s %10s %10s %8s %8s %12s%s\n", "replica", "routed", "requests", "busy %",
@@ -672,6 +694,54 @@ static void json_pools(struct json *j, const struct cluster_summary *c)
 	json_close_array(j);
 }
 
+/* "elastic": replica start-up, the autoscaler and faults (docs/metrics.md). */
+static void json_elastic(struct json *j, const struct cluster_elastic *e)
+{
+	json_key(j, "elastic");
+	json_open(j);
+	json_num(j, "startup_s", e->startup_s);
+	json_num(j, "provision_s", e->provision_s);
+	json_num(j, "weight_load_s", e->weight_load_s);
+	json_num(j, "replicas_billed_mean", e->replicas_billed_mean);
+	json_int(j, "replicas_up_min", e->replicas_up_min);
+	json_int(j, "replicas_up_max", e->replicas_up_max);
+	json_int(j, "starts", e->starts);
+	if (e->autoscale) {
+		json_key(j, "autoscale");
+		json_open(j);
+		json_str(j, "metric", e->metric);
+		json_num(j, "target", e->target);
+		json_int(j, "min_replicas", e->min_replicas);
+		json_int(j, "max_replicas", e->max_replicas);
+		json_num(j, "interval_s", e->interval_s);
+		json_num(j, "cooldown_s", e->cooldown_s);
+		json_int(j, "evaluations", e->evaluations);
+		json_int(j, "scale_outs", e->scale_outs);
+		json_int(j, "scale_ins", e->scale_ins);
+		json_int(j, "active_min", e->active_min);
+		json_int(j, "active_max", e->active_max);
+		json_close(j);
+	}
+	if (e->faults) {
+		json_key(j, "faults");
+		json_open(j);
+		json_int(j, "failures", e->fault_count);
+		json_int(j, "skipped", e->faults_skipped);
+		json_num(j, "outage_s", e->outage_s);
+		json_int(j, "retries", e->retries);
+		json_int(j, "retried_calls", e->retried_calls);
+		json_int(j, "failed_calls", e->fault_failed);
+		json_int(j, "calls_during_outage", e->calls_outage);
+		json_int(j, "good_during_outage", e->good_outage);
+		json_num(j, "slo_attainment_during_outage", e->slo_attainment_outage);
+		json_int(j, "calls_outside_outage", e->calls_outside);
+		json_int(j, "good_outside_outage", e->good_outside);
+		json_num(j, "slo_attainment_outside_outage", e->slo_attainment_outside);
+		json_close(j);
+	}
+	json_close(j);
+}
+
 static void json_cluster(struct json *j, const struct cluster_summary *c)
 {
 	const struct cluster_router *r = &c->router;
@@ -694,6 +764,8 @@ static void json_cluster(struct json *j, const struct cluster_summary *c)
 	json_int(j, "load_capped", r->load_capped);
 	json_int(j, "prefix_matched", r->prefix_matched);
 	json_close(j);
+	if (c->elastic.on)
+		json_elastic(j, &c->elastic);
 	json_key(j, "per_replica");
 	json_open_array(j);
 	for (int32_t i = 0; i < c->replicas; i++) {

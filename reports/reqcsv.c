@@ -87,6 +87,13 @@ static void on_task(void *ctx, const struct res_span *t)
 		c->next.task(c->next.ctx, t);
 }
 
+static void on_replica(void *ctx, const struct res_replica *r)
+{
+	struct reqcsv *c = ctx;
+	if (c->next.replica)
+		c->next.replica(c->next.ctx, r);
+}
+
 void reqcsv_init(struct reqcsv *c, FILE *fp, struct res_sink next)
 {
 	*c = (struct reqcsv){.fp = fp, .next = next};
@@ -96,7 +103,8 @@ void reqcsv_init(struct reqcsv *c, FILE *fp, struct res_sink next)
 struct res_sink reqcsv_sink(struct reqcsv *c)
 {
 	return (struct res_sink){.ctx = c, .request = on_request, .itl_run = on_itl_run,
-				 .busy = on_busy, .session = on_session, .task = on_task};
+				 .busy = on_busy, .session = on_session, .task = on_task,
+				 .replica = on_replica};
 }
 
 int reqcsv_status(const struct reqcsv *c, const char *name, struct diag *d)

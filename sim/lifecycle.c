@@ -115,7 +115,9 @@ static int start_replica(struct sim *s, struct replica *rep)
 {
 	set_life(s, rep, REP_STARTING);
 	s->el_stats.starts++;
-	return push_bg(s, s->now_ns + s->el.startup_ns, EV_STARTED, PRIO_LIFE, rep, 0, ++rep->start_gen);
+	int64_t t = s->el.pool_startup_ns[rep->pool] > 0 ? s->el.pool_startup_ns[rep->pool]
+							   : s->el.startup_ns;
+	return push_bg(s, s->now_ns + t, EV_STARTED, PRIO_LIFE, rep, 0, ++rep->start_gen);
 }
 
 static void go_off(struct sim *s, struct replica *rep)
@@ -134,17 +136,19 @@ int lifecycle_start(struct sim *s, struct diag *d)
 		if (c->min_replicas < 0 || c->min_replicas > c->max_replicas || !(c->target > 0.0) ||
 		    c->interval_ns <= 0 || c->cooldown_ns < 0)
 			return diag_set(d, DIAG_EINPUT,
-					"autoscale settings out of range (0 <= min_replicas <= max_replicas <= replicas, target > 0, interval > 0)");
+					"autoscale settings out of range (expected 0 <= autoscale.min_replicas <= autoscale.max_replicas <= replicas, autoscale.target > 0, autoscale.interval_s > 0)");
 	}
-	if (c->startup_ns < 0 || c->max_retries < 0 || c->mtbf_ns < 0.0 || c->repair_ns < 0)
+	bool bad_start = c->startup_ns < 0;
+	for (int32_t p = 0; p < ELASTIC_MAX_POOLS; p++)
+		bad_start |= c->pool_startup_ns[p] < 0;
+	if (bad_start || c->max_retries < 0 || c->mtbf_ns < 0.0 || c->repair_ns < 0)
 		return diag_set(d, DIAG_EINPUT, "start-up, retry or fault-rate settings out of range");
 	for (int32_t k = 0; k < c->n_faults; k++)
 		if (c->faults[k].replica < 0 || c->faults[k].replica >= s->n_replicas ||
 		    c->faults[k].at_ns < 0 || c->faults[k].repair_ns < 0)
 			return diag_set(d, DIAG_EINPUT,
-					"faults[%d]: replica %d at %lld ns (expected a replica in [0, %d) and times >= 0)",
-					(int)k, (int)c->faults[k].replica, (long long)c->faults[k].at_ns,
-					(int)s->n_replicas);
+					"faults.list[%d]: replica %d (expected a replica in [0, %d) and times >= 0)",
+					(int)k, (int)c->faults[k].replica, (int)s->n_replicas);
 	for (int32_t i = 0; i < s->n_replicas; i++)
 		s->replicas[i].life = REP_UP;
 	s->n_life[REP_UP] = s->n_replicas;

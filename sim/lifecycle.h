@@ -81,8 +81,14 @@ bool autoscale_metric_parse(const char *s, enum autoscale_metric *out);
  * README, "Retries", read 2026-12-01). */
 #define FAULT_DEFAULT_MAX_RETRIES 2
 
+/* Pools whose start-up the lifecycle keeps apart (sim.h's SIM_MAX_POOLS). */
+#define ELASTIC_MAX_POOLS 64
+
 struct elastic_config {
 	int64_t startup_ns;            /* provisioning + weight load */
+	int64_t pool_startup_ns[ELASTIC_MAX_POOLS]; /* > 0: pool p's replicas
+					  start in this time instead (their own
+					  weights); 0 = startup_ns */
 	/* autoscale */
 	bool autoscale;
 	enum autoscale_metric metric;

@@ -157,6 +157,8 @@ int sim_set_router(struct sim *s, const struct router_config *rc, struct diag *d
 	return rc2;
 }
 
+_Static_assert(ELASTIC_MAX_POOLS >= SIM_MAX_POOLS, "a start-up time for every pool");
+
 int sim_set_elastic(struct sim *s, const struct elastic_config *c, struct diag *d)
 {
 	if (s->stats.submitted != 0 || s->elastic)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * End-to-end tests of `agentcap replay` on several replicas: the cluster
  * section of the JSON and the table, GPU-hours, the router's queue limit
- * reported as failures with their reason, and scenario errors. */
+ * reported as failures with their reason, and scenario errors; replicas
+ * that fail, and an autoscaler that scales to zero. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -129,9 +130,119 @@ static void test_cluster_table_and_errors(void **state)
 	cli_out_free(&r);
 }
 
+static const cJSON *obj(const cJSON *j, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+	if (!cJSON_IsObject(v))
+		fail_msg("no object '%s' in the JSON report", key);
+	return v;
+}
+
+/* Replica 1 of 4 fails 20 s into the run for a minute: its calls are
+ * retried, nothing is lost, and it is billed neither while down. */
+static void test_fault_in_the_report(void **state)
+{
+	(void)state;
+	cJSON *j = run_json("--set replicas=4 "
+			    "--set 'faults.list=[{\"replica\":1,\"at_s\":20,\"repair_s\":60}]'");
+	const cJSON *c = obj(j, "cluster");
+	const cJSON *e = obj(c, "elastic");
+	const cJSON *f = obj(e, "faults");
+	assert_null(cJSON_GetObjectItemCaseSensitive(e, "autoscale"));
+	assert_int_equal(num(f, "failures"), 1);
+	assert_true(num(f, "outage_s") == 60.0);
+	assert_true(num(f, "retried_calls") > 0);
+	assert_int_equal(num(f, "failed_calls"), 0);
+	assert_int_equal(num(j, "completed"), 200);
+	assert_int_equal(num(f, "calls_during_outage") + num(f, "calls_outside_outage"), 200);
+	assert_int_equal(num(f, "good_during_outage") + num(f, "good_outside_outage"),
+			 num(j, "good_requests"));
+	/* start-up = provisioning + weights / storage, billed as it starts again */
+	assert_true(fabs(num(e, "startup_s") - num(e, "provision_s") - num(e, "weight_load_s")) < 1e-9);
+	assert_true(num(e, "weight_load_s") > 1.0);
+	double dur = num(j, "duration_s");
+	assert_true(dur > 80.0);
+	assert_true(fabs(num(c, "gpu_hours_provisioned") - (4.0 * dur - 60.0) / 3600.0) < 1e-9);
+	assert_int_equal(num(e, "replicas_up_min"), 3);
+	cJSON_Delete(j);
+
+	/* no retries: the calls on the failed replica fail with the reason */
+	j = run_json("--set replicas=4 --set faults.max_retries=0 "
+		     "--set 'faults.list=[{\"replica\":1,\"at_s\":20,\"repair_s\":60}]'");
+	f = obj(obj(obj(j, "cluster"), "elastic"), "faults");
+	assert_true(num(f, "failed_calls") > 0);
+	assert_int_equal(num(j, "failed"), num(f, "failed_calls"));
+	const cJSON *why = obj(j, "failed_reasons");
+	assert_int_equal(num(why, "replica failed and the call used its retries (faults.max_retries)"),
+			 num(f, "failed_calls"));
+	cJSON_Delete(j);
+}
+
+/* One replica that scales to zero: the first calls wait for a whole cold
+ * start, which shows in the TTFT tail. */
+static void test_scale_to_zero_in_the_report(void **state)
+{
+	(void)state;
+	cJSON *warm = run_json("--set replicas=2");
+	cJSON *j = run_json("--set replicas=2 --set autoscale.enabled=true "
+			    "--set autoscale.min_replicas=0 --set autoscale.target=8");
+	const cJSON *e = obj(obj(j, "cluster"), "elastic");
+	const cJSON *as = obj(e, "autoscale");
+	assert_int_equal(num(as, "min_replicas"), 0);
+	assert_int_equal(num(as, "active_min"), 0);
+	assert_true(num(as, "active_max") <= 2);
+	assert_true(num(as, "scale_outs") >= 1);
+	assert_true(num(e, "starts") >= 1);
+	double startup_ms = 1000.0 * num(e, "startup_s");
+	assert_true(num(j, "p99_ttft_ms") > startup_ms);
+	assert_true(num(warm, "p99_ttft_ms") < startup_ms);
+	assert_int_equal(num(j, "completed"), 200);
+	/* billed only from the first start */
+	double dur = num(j, "duration_s");
+	assert_true(num(obj(j, "cluster"), "gpu_hours_provisioned") < 2.0 * dur / 3600.0);
+	cJSON_Delete(j);
+	cJSON_Delete(warm);
+
+	/* off by default: no lifecycle section */
+	j = run_json("--set replicas=4");
+	assert_null(cJSON_GetObjectItemCaseSensitive(obj(j, "cluster"), "elastic"));
+	cJSON_Delete(j);
+}
+
+static void test_elastic_errors_and_help(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("replay " MOONCAKE200 " --set replicas=2 "
+				   "--set 'faults.list=[{\"replica\":2,\"at_s\":1,\"repair_s\":1}]'");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "faults.list[0].replica: 2 (expected a replica in [0, 2)"));
+	cli_out_free(&r);
+	r = cli_run("replay " MOONCAKE200 " --set 'faults.list=[{\"replica\":0,\"at\":1}]'");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "faults.list[0].at: unknown key"));
+	cli_out_free(&r);
+	r = cli_run("replay " MOONCAKE200 " --set autoscale.metric=gpu");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "autoscale.metric: expected \"queue\", \"kv\" or \"inflight\""));
+	cli_out_free(&r);
+	r = cli_run("replay " MOONCAKE200 " --set autoscale.enabled=true --set autoscale.min_replicas=2");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "expected min_replicas <= max_replicas <= replicas"));
+	cli_out_free(&r);
+	r = cli_run("replay --help");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "autoscale.min_replicas"));
+	assert_non_null(strstr(r.out, "faults.list"));
+	assert_non_null(strstr(r.out, "startup.storage_gbs"));
+	cli_out_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fault_in_the_report),
+		cmocka_unit_test(test_scale_to_zero_in_the_report),
+		cmocka_unit_test(test_elastic_errors_and_help),
 		cmocka_unit_test(test_cluster_section),
 		cmocka_unit_test(test_router_queue_limit_fails_calls_with_reason),
 		cmocka_unit_test(test_cluster_table_and_errors),
