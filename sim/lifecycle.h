@@ -33,7 +33,9 @@
  * so idle time costs nothing) it reads the metric over the cluster:
  *   queue     calls waiting (at the router and in the replicas' queues);
  *   inflight  calls outstanding (waiting anywhere or running);
- *   kv        KV blocks in use / blocks, summed over up replicas;
+ *   kv        KV blocks in use / blocks, summed over up replicas (with
+ *             none in use and calls waiting at the router, one replica's
+ *             worth: a cluster scaled to zero still wakes);
  * and wants desired = ceil(total / target) replicas (the Kubernetes
  * HorizontalPodAutoscaler rule, desired = ceil(current x metric / target)
  * with the metric averaged over current replicas), clamped to [min, max].
