@@ -90,6 +90,7 @@ struct seen {
 	double *ttft_ns;           /* per seq */
 	int32_t *replica;
 	int64_t *done_ns;
+	int64_t cached_last;       /* cached prompt tokens of the last record */
 	int64_t cap;
 	uint64_t digest;           /* of every record, for determinism */
 };
@@ -108,6 +109,7 @@ static void seen_req(void *ctx, const struct res_request *r)
 		a->done_ns[r->seq] = r->done_ns;
 	}
 	a->outage_calls += r->outage;
+	a->cached_last = r->cached_prompt_tokens;
 	a->retried += r->retries > 0;
 	if (r->status == RES_COMPLETED) {
 		a->completed++;
@@ -426,6 +428,49 @@ static void test_fault_rate_is_seeded(void **state)
 	assert_true(d1 != d3 || e1.faults != e3.faults);
 }
 
+/* A failed replica comes back with an empty cache: the same prompt that hit
+ * before the failure misses after it, and hits again without one. */
+static int64_t cached_after(bool fail)
+{
+	struct engine_config cfg = cfg_engine();
+	struct workload w = {0};
+	wl_steady(&w, 0, 2 * S, 0.5, 9); /* one call at 0 */
+	wl_steady(&w, 200 * S, 202 * S, 0.5, 9); /* the same call at 200 s */
+	assert_int_equal(w.n, 2);
+	struct seen a;
+	seen_alloc(&a, w.n);
+	struct sim s;
+	struct diag d;
+	diag_init(&d);
+	struct res_sink sink = {.ctx = &a, .request = seen_req};
+	assert_int_equal(sim_init(&s, &cfg, 1, lin_perf(), sink, NULL, NULL, &d), 0);
+	struct elastic_config ec;
+	elastic_config_default(&ec);
+	/* a fault far past the run leaves the lifecycle on but changes nothing */
+	struct fault_spec f = {.replica = 0, .at_ns = fail ? 100 * S : 1000 * S, .repair_ns = 10 * S};
+	ec.faults = &f;
+	ec.n_faults = 1;
+	ec.startup_ns = 5 * S;
+	assert_int_equal(sim_set_elastic(&s, &ec, &d), 0);
+	struct watch wt;
+	drive(&s, &w, &wt);
+	watch_free(&wt);
+	assert_int_equal(a.completed, 2);
+	assert_int_equal(sim_elastic_stats(&s).faults, fail ? 1 : 0);
+	int64_t cached = a.cached_last;
+	sim_release(&s);
+	seen_free(&a);
+	wl_free(&w);
+	return cached;
+}
+
+static void test_failed_replica_loses_its_cache(void **state)
+{
+	(void)state;
+	assert_true(cached_after(false) > 0);
+	assert_int_equal(cached_after(true), 0);
+}
+
 /* ---- scale to zero ---- */
 
 static void test_scale_from_zero(void **state)
@@ -605,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_one_of_four_fails_for_an_hour),
 		cmocka_unit_test(test_fault_without_retries_fails_with_a_reason),
 		cmocka_unit_test(test_fault_rate_is_seeded),
+		cmocka_unit_test(test_failed_replica_loses_its_cache),
 		cmocka_unit_test(test_scale_from_zero),
 		cmocka_unit_test(test_autoscaler_stays_in_bounds),
 	};
