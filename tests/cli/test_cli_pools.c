@@ -220,6 +220,56 @@ static void test_whatif_refuses_pools(void **state)
 	cli_out_free(&r);
 }
 
+/* A fault names a pool: the whole node down for 30 s is one failure per
+ * replica of it, billed at its 8 GPUs only while up; a replica within a
+ * pool counts from the pool's first; a pool that is not there is an error. */
+static void test_pool_faults(void **state)
+{
+	(void)state;
+	cJSON *j = run_json(TWO_POOLS " --set router.policy=least_requests "
+			    "--set 'faults.list=[{\"pool\":\"node\",\"at_s\":20,\"repair_s\":30}]'");
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "cluster");
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(c, "elastic"), "faults");
+	assert_non_null(f);
+	assert_int_equal(num(f, "failures"), 1);
+	assert_true(num(f, "outage_s") == 30.0);
+	assert_int_equal(num(f, "failed_calls"), 0);
+	assert_int_equal(num(j, "completed"), 200);
+	double dur = num(j, "duration_s");
+	assert_true(dur > 50.0);
+	const cJSON *ws = pool(j, 0), *node = pool(j, 1);
+	/* billed while starting again, not while down: 30 s missing */
+	assert_true(fabs(num(node, "gpu_hours_provisioned") - 8.0 * (dur - 30.0) / 3600.0) < 1e-9);
+	assert_true(fabs(num(ws, "gpu_hours_provisioned") - 2.0 * dur / 3600.0) < 1e-9);
+	assert_true(fabs(num(c, "gpu_hours_provisioned") - (10.0 * dur - 8.0 * 30.0) / 3600.0) <
+		    1e-9);
+	cJSON_Delete(j);
+
+	/* pool 0's replica 1 is the cluster's replica 1: the same run */
+	j = run_json(TWO_POOLS " --set 'faults.list=[{\"pool\":0,\"replica\":1,\"at_s\":20,"
+			       "\"repair_s\":30}]'");
+	cJSON *k = run_json(TWO_POOLS " --set 'faults.list=[{\"replica\":1,\"at_s\":20,"
+			    "\"repair_s\":30}]'");
+	char *a = cJSON_PrintUnformatted(j), *b = cJSON_PrintUnformatted(k);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	assert_true(fabs(num(pool(j, 0), "gpu_hours_provisioned") -
+			 (2.0 * num(j, "duration_s") - 30.0) / 3600.0) < 1e-9);
+	cJSON_Delete(j);
+	cJSON_Delete(k);
+
+	expect_error(TWO_POOLS " --set 'faults.list=[{\"pool\":\"nope\",\"at_s\":1,\"repair_s\":1}]'",
+		     "faults.list[0].pool: 'nope' (expected a pool's name or an index below 2");
+	expect_error(TWO_POOLS " --set 'faults.list=[{\"pool\":1,\"replica\":1,\"at_s\":1,\"repair_s\":1}]'",
+		     "faults.list[0].replica: 1 (expected a replica in [0, 1): the pool has 1)");
+	expect_error(TWO_POOLS " --set 'faults.list=[{\"replica\":3,\"at_s\":1,\"repair_s\":1}]'",
+		     "faults.list[0].replica: 3 (expected a replica in [0, 3): replicas is 3)");
+	expect_error(" --set 'faults.list=[{\"pool\":0,\"at_s\":1,\"repair_s\":1}]'",
+		     "faults.list[0].pool: 0 (expected a pool's name or an index below 0");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_errors_name_the_pool),
 		cmocka_unit_test(test_expert_parallel),
 		cmocka_unit_test(test_whatif_refuses_pools),
+		cmocka_unit_test(test_pool_faults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
