@@ -89,6 +89,11 @@ struct engine_params {
 				      a CUDA graph */
 	double expert_kernel_eager_us; /* one such launch outside a graph (a
 				      C++ loop's launch rate) */
+	double piecewise_layer_us; /* > 0: decode graphs are piecewise (vLLM V1
+				      before full CUDA graphs): each attention
+				      layer's attention runs eagerly between
+				      graph pieces and costs this much more
+				      than inside a full graph */
 };
 
 /* Overrides for hardware families whose id starts with family_prefix.

@@ -40,6 +40,13 @@ void floors_init(struct floors *f, const struct cat_model *m, const struct engin
 	f->host_overlap = e->host_overlap;
 	f->host_ns = e->step_overhead_us * 1e3;
 	f->ep = ep > 1 ? ep : 1;
+	if (e->piecewise_layer_us > 0) {
+		/* every layer with softmax attention (full, latent or sliding
+		 * window) leaves the graph for its attention op (vLLM's
+		 * splitting ops); linear-attention layers are not counted */
+		f->attn_layers = (double)(m->layers - m->linear_attention_layers);
+		f->piecewise_ns = e->piecewise_layer_us * 1e3;
+	}
 	f->experts = (double)m->experts;
 	f->per_token = (double)m->experts_per_token;
 	if (f->ep > 1 && moe_layers > 0 && link_bytes_s > 0) {
@@ -100,7 +107,7 @@ double floors_launch_ns(const struct floors *f, double seqs, double decode_seqs,
 		return 0;
 	if (floors_graphed(f, seqs, decode_seqs, new_tokens))
 		return f->gemm_kernels * f->gemm_ns + f->small_kernels * f->kernel_graph_ns +
-		       expert_launch_ns(f, touched, true);
+		       f->attn_layers * f->piecewise_ns + expert_launch_ns(f, touched, true);
 	if (f->kernel_eager_ns <= 0)
 		return 0;
 	return f->gemm_kernels * fmax(f->gemm_ns, f->kernel_eager_ns) +

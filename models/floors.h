@@ -18,6 +18,11 @@
  *   - load imbalance: under expert parallelism the GPU holding the busiest
  *     experts sets the pace: the expected maximum of the per-GPU loads
  *     under uniform top-k routing, not their mean;
+ *   - piecewise graphs: an engine whose decode graphs are captured in
+ *     pieces between the attention layers (vLLM V1 before full CUDA
+ *     graphs became its default) runs each layer's attention eagerly from
+ *     Python between two graph replays; each attention layer then costs
+ *     the engine's piecewise_layer_us more than inside one full graph;
  *   - per-expert launches: an engine whose MoE GEMMs for weight-only
  *     quantized formats launch one kernel per expert (vLLM's first Marlin
  *     MoE kernel, v0.5-v0.7: a host loop over every expert of the layer)
@@ -108,6 +113,9 @@ struct floors {
 	double expert_empty_ns;    /* a kernel for an expert no token chose,
 				      inside a CUDA graph */
 	double expert_eager_ns;    /* one such launch outside a graph */
+	/* piecewise decode graphs (0 = whole-step graphs) */
+	double attn_layers;        /* layers whose attention leaves the graph */
+	double piecewise_ns;       /* extra per such layer in a graphed step */
 };
 
 /* GEMM-class and small kernels of one step of model m (the counts
@@ -130,8 +138,9 @@ bool floors_graphed(const struct floors *f, double seqs, double decode_seqs, dou
 
 /* Kernel floor of a step: GEMM-class kernels x their least time plus small
  * kernels x theirs, inside a graph when the step is decode only with at
- * most graph_max_seqs sequences; launched one by one, no kernel costs less
- * than the host's launch time.  With per-expert launches, `touched` (the
+ * most graph_max_seqs sequences (plus, for piecewise graphs, attn_layers x
+ * piecewise_ns); launched one by one, no kernel costs less than the host's
+ * launch time.  With per-expert launches, `touched` (the
  * expected distinct experts a MoE layer's tokens go to) of each GPU's
  * expert kernels run as short GEMMs (a small kernel's least time) and the
  * rest as empty ones, in place of the two grouped GEMMs. */

@@ -430,6 +430,7 @@ bool perf_model_check(const struct perf_model *pm)
 	    !finite_nonneg(f->a2a_fixed_ns) || !finite_nonneg(f->a2a_ns_per_token) ||
 	    !finite_nonneg(f->expert_kernels) || !finite_nonneg(f->expert_empty_ns) ||
 	    !finite_nonneg(f->expert_eager_ns) || !finite_nonneg(f->gemm_kernels) ||
+	    !finite_nonneg(f->attn_layers) || !finite_nonneg(f->piecewise_ns) ||
 	    !finite_nonneg(pm->gpu_fixed_ns) || pm->gpu_fixed_ns > pm->overhead_ns * (1 + 1e-12) ||
 	    f->ep != pm->ep)
 		return false;

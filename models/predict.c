@@ -132,8 +132,16 @@ int predict_write_explain(FILE *out, const struct perf_model *pm, const struct p
 				"them with tokens)", f->expert_gemm_layers * f->expert_kernels,
 				f->expert_gemm_layers, f->expert_kernels,
 				fmin(br->experts_touched / (double)f->ep, f->expert_kernels));
-		fprintf(out, ", %s%s\n", br->graphed ? "inside a CUDA graph" : "launched one by one",
-			br->floor_binds ? " (above the roofline: it sets the GPU time)" : "");
+		if (br->graphed && f->piecewise_ns > 0)
+			fprintf(out, ", inside piecewise CUDA graphs (+ %.0f attention layers run "
+				"eagerly between the pieces, %.0f us each: %.3f ms)%s\n",
+				f->attn_layers, f->piecewise_ns / 1e3,
+				f->attn_layers * f->piecewise_ns / 1e6,
+				br->floor_binds ? " (above the roofline: it sets the GPU time)" : "");
+		else
+			fprintf(out, ", %s%s\n",
+				br->graphed ? "inside a CUDA graph" : "launched one by one",
+				br->floor_binds ? " (above the roofline: it sets the GPU time)" : "");
 	}
 	else
 		fprintf(out, "     kernel launches       -      the engine has no kernel floor "

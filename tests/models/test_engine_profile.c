@@ -37,7 +37,8 @@ static void test_builtin_engines(void **state)
 	diag_init(&d);
 	if (engine_table_load(&t, NULL, &d))
 		fail_msg("%s", d.msg);
-	const char *ids[] = { "vllm", "vllm-v0", "sglang", "trtllm", "llama.cpp", "mlx" };
+	const char *ids[] = { "vllm", "vllm-2025", "vllm-v0", "sglang", "trtllm", "llama.cpp",
+			      "mlx" };
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
 		assert_non_null(engine_find(&t, ids[i]));
 	assert_ptr_equal(engine_find(&t, "TensorRT-LLM"), engine_find(&t, "trtllm"));
@@ -61,6 +62,11 @@ static void test_builtin_engines(void **state)
 		{ "TensorRT-LLM ~1.0 (PyTorch backend)", "trtllm" },
 		{ "vllm vLLM v0.6.0 (--num-scheduler-steps 10) TP4", "vllm-v0" },
 		{ "vLLM 0.23.0", "vllm" },
+		/* V1 releases with piecewise decode graphs by default (v0.8-v0.10) */
+		{ "vllm vLLM (July 2025; version not stated; vLLM v0.9 inferred from the date)",
+		  "vllm-2025" },
+		{ "vLLM 0.10.1.1", "vllm-2025" },
+		{ "vllm vLLM v0.7.3 (TP8)", "vllm-v0" },
 		{ "rapid-mlx 0.10.3 / mlx 0.32.0", "mlx" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -70,6 +76,10 @@ static void test_builtin_engines(void **state)
 			fail_msg("'%s' matched %s, want %s", cases[i].text, e->id, cases[i].id);
 	}
 	assert_null(engine_match(&t, "NCCL all_reduce"));
+	/* only the 2025 V1 profile runs its decode graphs in pieces */
+	assert_true(engine_find(&t, "vllm-2025")->p.piecewise_layer_us == 129);
+	assert_true(engine_find(&t, "vllm")->p.piecewise_layer_us == 0);
+	assert_ptr_equal(engine_find(&t, "vllm-v1-2025"), engine_find(&t, "vllm-2025"));
 	/* family overrides: the longest prefix wins */
 	const struct engine_profile *lc = engine_find(&t, "llama.cpp");
 	struct engine_params base, hop, geforce;

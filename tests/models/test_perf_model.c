@@ -251,6 +251,46 @@ static void test_floors_per_expert_launches(void **state)
 	assert_close(br.launch_ns, (486 * 9 + 845 * 4 + 116 * (1 * 4 + 31 * 0.5)) * 1e3, 1e-12);
 }
 
+/* Piecewise decode graphs (vLLM V1 v0.8-v0.10, profile vllm-2025): the
+ * attention of each of the 61 layers runs eagerly between graph pieces at
+ * 129 us more than inside a full graph.  DeepSeek-V3 INT4-AWQ on 8 H100s,
+ * batch 1:
+ *   kernel floor = 602 x 9 + 845 x 4 + 61 x 129 us
+ *                = 5,418 + 3,380 + 7,869 us = 16.667 ms
+ * the same step under the vllm profile (full decode graphs) keeps 8.798 ms;
+ * a prefill chunk (no graph) is charged as before. */
+static void test_floors_piecewise_graphs(void **state)
+{
+	const struct fixture *f = *state;
+	struct perf_model pw, full;
+	init_spec(&pw, f, (struct spec){ "h100-sxm", "deepseek-v3", "int4-awq", NULL, "vllm-2025",
+					 8, 1, 1 });
+	init_spec(&full, f, (struct spec){ "h100-sxm", "deepseek-v3", "int4-awq", NULL, "vllm",
+					   8, 1, 1 });
+	assert_true(pw.floors.attn_layers == 61 && pw.floors.piecewise_ns == 129e3);
+	assert_true(full.floors.attn_layers == 0 && full.floors.piecewise_ns == 0);
+	struct perf_batch b = perf_decode_batch(1, 1024);
+	struct perf_breakdown br, bf;
+	perf_step_breakdown(&pw, &b, &br);
+	perf_step_breakdown(&full, &b, &bf);
+	assert_close(br.launch_ns, 16667e3, 1e-12);
+	assert_close(bf.launch_ns, 8798e3, 1e-12);
+	assert_true(br.graphed && br.floor_binds);
+	assert_close(br.step_ns - bf.step_ns, 61 * 129e3, 1e-9);
+	/* outside a graph (a prefill chunk) nothing changes */
+	struct perf_batch pre = perf_prefill_batch(1024, 0);
+	assert_close(perf_step_ns(&pw, &pre), perf_step_ns(&full, &pre), 1e-12);
+	/* one GPU, a dense model at a large batch: the roofline still binds
+	 * (32 layers x 129 us stays below the weights and KV of 256 streams) */
+	struct perf_model one;
+	init_spec(&one, f, (struct spec){ "h100-sxm", "llama-3.1-8b", "bf16", NULL, "vllm-2025", 1,
+					  1, 1 });
+	assert_true(one.floors.attn_layers == 32);
+	struct perf_batch wide = perf_decode_batch(256, 2048);
+	perf_step_breakdown(&one, &wide, &br);
+	assert_false(br.floor_binds);
+}
+
 /* Decode runs stay exact when the roofline crosses the kernel floor as the
  * context grows, and when the host overlaps the GPU (SGLang). */
 static void test_floors_decode_run(void **state)
@@ -959,6 +999,7 @@ int main(void)
 		cmocka_unit_test(test_floors_tp8_decode),
 		cmocka_unit_test(test_floors_decode_run),
 		cmocka_unit_test(test_floors_per_expert_launches),
+		cmocka_unit_test(test_floors_piecewise_graphs),
 		cmocka_unit_test(test_floors_expert_parallel),
 		cmocka_unit_test(test_mla_fallback),
 	};

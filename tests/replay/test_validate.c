@@ -380,6 +380,51 @@ static void test_single_gpu_not_worse(void **state)
 	validate_release(&rep);
 }
 
+/* The big-model group (a 671B MoE on one node of eight H100s under vLLM,
+ * docs/validation.md "Big models on 8-GPU nodes"): nine rows, the six of
+ * July 2025 run under the V1 profile of that year (piecewise decode
+ * graphs), the three of vLLM 0.7.3 under vllm-v0; the group's median APE is
+ * within the serving-throughput target (15%), and each row has its
+ * breakdown in the document's table. */
+static void test_big_models_on_8_gpus(void **state)
+{
+	const struct catalog *cat = *state;
+	struct validate_opts o;
+	validate_opts_init(&o, cat);
+	struct validate_report rep;
+	struct diag d;
+	diag_init(&d);
+	if (validate_run(&rep, CALIBRATION, &o, &d))
+		fail_msg("%s", d.msg);
+	char *doc = slurp(VALIDATION_DOC);
+	assert_non_null(doc);
+	double ape[16];
+	size_t n = 0, n_2025 = 0, n_v0 = 0;
+	for (size_t i = 0; i < rep.n_rows; i++) {
+		const struct validate_row *r = &rep.rows[i];
+		if (r->tp < 8 || strncmp(r->engine, "vllm", 4) != 0)
+			continue;
+		assert_false(r->skipped);
+		assert_true(n < sizeof(ape) / sizeof(ape[0]));
+		ape[n++] = r->ape_pct;
+		n_2025 += strcmp(r->engine, "vllm-2025") == 0 && r->metric == VM_TPOT_MS;
+		n_v0 += strcmp(r->engine, "vllm-v0") == 0 && r->metric == VM_OUTPUT_THROUGHPUT;
+		char key[32];
+		snprintf(key, sizeof(key), "\n| %ld |", r->line);
+		if (!strstr(doc, key))
+			fail_msg("line %ld: no breakdown row '| %ld |' in docs/validation.md", r->line,
+				 r->line);
+	}
+	assert_int_equal(n, 9);
+	assert_int_equal(n_2025, 6);
+	assert_int_equal(n_v0, 3);
+	double med = median_here(ape, n);
+	if (!(med <= 15))
+		fail_msg("big-model group: median APE %.1f%% (target <= 15%%)", med);
+	free(doc);
+	validate_release(&rep);
+}
+
 /* CRC-32 of the measurement cells of every row (see CALIBRATION_PIN). */
 static unsigned long calibration_crc(const struct csvread *t)
 {
@@ -695,6 +740,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_calibration_targets),
 		cmocka_unit_test(test_single_gpu_not_worse),
+		cmocka_unit_test(test_big_models_on_8_gpus),
 		cmocka_unit_test(test_calibration_pin),
 		cmocka_unit_test(test_row_kinds),
 		cmocka_unit_test(test_provenance_confidence),
