@@ -9,6 +9,18 @@
  *     bench_stats --scale N TRACE
  *     bench_stats --long-session N ...
  *
+ *     bench_stats --curve-error TRACE [SAMPLE_BLOCKS ...]
+ *
+ * The default run reads TRACE with the curve in its default (auto) mode and
+ * prints how the curve was made (exact, or sampled with its final rate).
+ *
+ * --curve-error compares the sampled (SHARDS) curve with the exact one on a
+ * trace small enough for both, at the default capacities of `agentcap
+ * stats` (32,768 tokens doubling up to every distinct block) and at 64
+ * capacities spread evenly in log scale over the same range: the largest
+ * and the mean absolute difference in hit-rate points, per sample size
+ * (default 4096 16384 65536 262144).
+ *
  * --long-session times one session of N calls, each extending the previous
  * call's context by a 300-token segment and producing 100 tokens (block size
  * 16), built in memory: the prefix-cache analysis must stay linear in the
@@ -20,6 +32,7 @@
 #include "traces/stats.h"
 #include "traces/trace.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,8 +148,88 @@ static int bench_long_session(long n)
 	return 0;
 }
 
+/* Read path with o; 0 or 1 (message printed). */
+static int read_trace(const char *path, const struct stats_opts *o, struct stats **st,
+		      struct stats_summary *s)
+{
+	struct diag d;
+	diag_init(&d);
+	int rc = stats_new(st, o, &d);
+	if (rc == 0)
+		rc = stats_read(*st, path, TRACE_FMT_AUTO, false, s, NULL, &d);
+	if (rc != 0) {
+		fprintf(stderr, "bench_stats: %s\n", d.msg);
+		stats_free(*st);
+		*st = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+static int bench_curve_error(const char *path, int n, char **sizes)
+{
+	static const char *const defaults[] = {"4096", "16384", "65536", "262144"};
+	const char *const *sz = n > 0 ? (const char *const *)sizes : defaults;
+	if (n == 0)
+		n = 4;
+	struct stats_opts o = {.block_size = 16, .decode_tokens_per_s = 50,
+			       .curve = STATS_CURVE_EXACT};
+	struct stats *ex = NULL;
+	struct stats_summary es;
+	double c0 = cpu_s();
+	if (read_trace(path, &o, &ex, &es) != 0)
+		return 1;
+	double c1 = cpu_s();
+	printf("%s: %lld calls, %lld distinct blocks, unbounded hit rate %.4f; exact curve %.3f s "
+	       "CPU\n", path, (long long)es.calls, (long long)es.distinct_blocks,
+	       es.prefix_hit_rate_unbounded, c1 - c0);
+	/* capacities: the defaults of agentcap stats, then 64 log-spaced */
+	int64_t caps[128];
+	int n_caps = 0;
+	for (int64_t t = 32768; t / 16 < es.distinct_blocks && n_caps < 60; t *= 2)
+		caps[n_caps++] = t / 16;
+	int n_def = n_caps;
+	for (int i = 0; i < 64; i++)
+		caps[n_caps++] = (int64_t)llround(exp2(11 + log2((double)es.distinct_blocks / 2048.0) *
+							 i / 63.0));
+	for (int k = 0; k < n; k++) {
+		struct stats_opts so = o;
+		so.curve = STATS_CURVE_SAMPLED;
+		so.sample_blocks = atol(sz[k]);
+		struct stats *sa = NULL;
+		struct stats_summary ss;
+		c0 = cpu_s();
+		if (read_trace(path, &so, &sa, &ss) != 0) {
+			stats_free(ex);
+			return 1;
+		}
+		c1 = cpu_s();
+		double max_def = 0, max_all = 0, sum_all = 0;
+		for (int i = 0; i < n_caps; i++) {
+			double e = 100.0 * fabs((double)(stats_hit_tokens_at(sa, caps[i]) -
+							 stats_hit_tokens_at(ex, caps[i]))) /
+				   (double)es.prompt_tokens;
+			if (i < n_def && e > max_def)
+				max_def = e;
+			if (i >= n_def) {
+				max_all = e > max_all ? e : max_all;
+				sum_all += e;
+			}
+		}
+		printf("  sampled, %ld blocks (final rate %.6f): %.3f s CPU; error against exact in "
+		       "hit-rate points: max %.3f at the %d default capacities, max %.3f and mean %.3f "
+		       "at 64 log-spaced ones\n", atol(sz[k]), ss.curve_sample_rate, c1 - c0, max_def,
+		       n_def, max_all, sum_all / 64.0);
+		stats_free(sa);
+	}
+	stats_free(ex);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && strcmp(argv[1], "--curve-error") == 0)
+		return bench_curve_error(argv[2], argc - 3, argv + 3);
 	if (argc >= 3 && strcmp(argv[1], "--long-session") == 0) {
 		for (int i = 2; i < argc; i++)
 			if (bench_long_session(atol(argv[i])) != 0)
@@ -158,22 +251,26 @@ int main(int argc, char **argv)
 		diag_init(&d);
 		struct stats *st = NULL;
 		struct stats_summary s;
-		double t0 = now_s();
+		double t0 = now_s(), c0 = cpu_s();
 		int rc = stats_new(&st, &o, &d);
 		if (rc == 0)
 			rc = stats_read(st, argv[1], TRACE_FMT_AUTO, false, &s, NULL, &d);
-		double t1 = now_s();
+		int64_t at_1m = rc == 0 ? stats_hit_tokens_at(st, ((int64_t)1 << 20) / o.block_size) : 0;
+		double t1 = now_s(), c1 = cpu_s();
 		stats_free(st);
 		if (rc != 0) {
 			fprintf(stderr, "bench_stats: %s\n", d.msg);
 			return 1;
 		}
 		double blocks = (double)(s.prompt_tokens + s.output_tokens) / (double)o.block_size;
-		printf("%s block %lld: %.3f s, %lld calls (%.0f calls/s), ~%.0f blocks touched (%.2e/s), "
-		       "%lld distinct blocks, unbounded hit rate %.4f, peak RSS %ld MB\n",
-		       argv[1], (long long)o.block_size, t1 - t0, (long long)s.calls,
+		printf("%s block %lld: %.3f s (%.3f s CPU), %lld calls (%.0f calls/s), ~%.0f blocks "
+		       "touched (%.2e/s), %lld distinct blocks, unbounded hit rate %.4f, curve %s "
+		       "(rate %.6f; hit rate %.4f at 1M tokens), peak RSS %ld MB\n",
+		       argv[1], (long long)o.block_size, t1 - t0, c1 - c0, (long long)s.calls,
 		       (double)s.calls / (t1 - t0), blocks, blocks / (t1 - t0), (long long)s.distinct_blocks,
-		       s.prefix_hit_rate_unbounded, peak_rss_mb());
+		       s.prefix_hit_rate_unbounded, s.curve_sampled ? "sampled" : "exact",
+		       s.curve_sampled ? s.curve_sample_rate : 1.0,
+		       s.prompt_tokens ? (double)at_1m / (double)s.prompt_tokens : 0.0, peak_rss_mb());
 	}
 	return 0;
 }

@@ -36,6 +36,7 @@ static const char STATS_HELP[] =
 	"    agentcap stats TRACE [--json FILE] [--block-size N] [--cache-tokens N[,N...]]\n"
 	"                   [--model M [--kv-cache-dtype D] [--catalog DIR]]\n"
 	"                   [--decode-tokens-per-s R] [--format auto|canonical|mooncake]\n"
+	"                   [--curve auto|exact|sampled] [--curve-samples N]\n"
 	"                   [--no-curve] [--skip-bad] [--quiet]\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -79,6 +80,12 @@ static const char STATS_HELP[] =
 	"        concurrency figures (traces record no durations).  Default 50.  The\n"
 	"        synthetic team's targets assume its profile's rate: pass 70 to check\n"
 	"        them on an agentcap synth trace (docs/synth-profile.md).\n"
+	"    --curve auto|exact|sampled\n"
+	"        exact: every block's LRU stack distance (memory grows with the\n"
+	"        trace); sampled: SHARDS, an estimate in bounded memory\n"
+	"        (docs/stats.md); auto (default): exact up to 2^23 distinct blocks.\n"
+	"    --curve-samples N\n"
+	"        Blocks the sampled curve keeps (default 262144, ~100 bytes each).\n"
 	"    --no-curve\n"
 	"        Skip the hit-rate curve against capacity: the unbounded hit rate then\n"
 	"        costs a few hash lookups per call instead of work on every block of\n"
@@ -123,6 +130,7 @@ struct stats_args {
 	enum trace_format format;
 	bool skip_bad;
 	bool quiet;
+	bool curve_set;
 };
 
 
@@ -148,7 +156,7 @@ static int parse_capacities(struct stats_args *a, const char *arg)
 static int parse_args(int argc, char **argv, struct stats_args *a)
 {
 	enum { O_JSON = 1000, O_BLOCK, O_CACHE, O_MODEL, O_KVD, O_CATALOG, O_RATE, O_FORMAT,
-	       O_SKIP, O_QUIET, O_HELP, O_NO_CURVE };
+	       O_SKIP, O_QUIET, O_HELP, O_NO_CURVE, O_CURVE, O_SAMPLES };
 	static const struct option opts[] = {
 		{"json", required_argument, NULL, O_JSON},
 		{"block-size", required_argument, NULL, O_BLOCK},
@@ -160,6 +168,8 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 		{"format", required_argument, NULL, O_FORMAT},
 		{"skip-bad", no_argument, NULL, O_SKIP},
 		{"no-curve", no_argument, NULL, O_NO_CURVE},
+		{"curve", required_argument, NULL, O_CURVE},
+		{"curve-samples", required_argument, NULL, O_SAMPLES},
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
@@ -212,6 +222,21 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 		case O_NO_CURVE:
 			a->opts.no_curve = true;
 			break;
+		case O_CURVE:
+			if (strcmp(optarg, "auto") == 0)
+				a->opts.curve = STATS_CURVE_AUTO;
+			else if (strcmp(optarg, "exact") == 0)
+				a->opts.curve = STATS_CURVE_EXACT;
+			else if (strcmp(optarg, "sampled") == 0)
+				a->opts.curve = STATS_CURVE_SAMPLED;
+			else
+				return args_bad("stats", "--curve", optarg, "auto, exact or sampled");
+			a->curve_set = true;
+			break;
+		case O_SAMPLES:
+			if (!args_int(optarg, 16, (int64_t)1 << 30, &a->opts.sample_blocks))
+				return args_bad("stats", "--curve-samples", optarg, "a block count 16..2^30");
+			break;
 		case O_QUIET:
 			a->quiet = true;
 			break;
@@ -224,6 +249,11 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 				argv[optind - 1]);
 			return 2;
 		}
+	}
+	if (a->opts.no_curve && (a->curve_set || a->opts.sample_blocks)) {
+		fprintf(stderr, "agentcap stats: --curve and --curve-samples need the curve (drop "
+			"--no-curve)\n");
+		return 2;
 	}
 	if (a->opts.no_curve && a->n_cache > 0) {
 		fprintf(stderr, "agentcap stats: --cache-tokens needs the curve (drop --no-curve)\n");
@@ -384,6 +414,12 @@ static void table(FILE *o, const struct stats_args *a, const struct result *r)
 				fprintf(o, "  %12.3f", gb(r, r->pts[i].cache_tokens));
 			fprintf(o, "  %9.2f%%\n", 100.0 * r->pts[i].hit_rate);
 		}
+		if (s->curve_sampled)
+			fprintf(o, "  (sampled, SHARDS: %lld blocks at the end, rate %.6f; the last point "
+				"is exact; docs/stats.md gives the error)\n",
+				(long long)s->curve_sample_blocks, s->curve_sample_rate);
+		else
+			fprintf(o, "  (exact)\n");
 	}
 }
 
@@ -463,6 +499,12 @@ static cJSON *build_json(const struct stats_args *a, const struct result *r)
 		     add_num(o, "calls_over_model_context", (double)s->calls_over_context) &&
 		     add_num(o, "longest_call_tokens", (double)s->longest_call_tokens) &&
 		     add_num(o, "distinct_block_gb", gb(r, s->distinct_blocks * s->block_size));
+	if (ok && r->n_pts > 0)
+		ok = cJSON_AddStringToObject(o, "cache_curve_method",
+					     s->curve_sampled ? "sampled" : "exact") &&
+		     add_num(o, "cache_curve_sample_rate", s->curve_sampled ? s->curve_sample_rate : 1) &&
+		     add_num(o, "cache_curve_sample_blocks",
+			     (double)(s->curve_sampled ? s->curve_sample_blocks : s->distinct_blocks));
 	cJSON *arr = ok ? cJSON_AddArrayToObject(o, "cache_curve") : NULL;
 	ok = arr != NULL;
 	for (int i = 0; ok && i < r->n_pts; i++) {

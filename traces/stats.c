@@ -46,6 +46,24 @@
  * With no_curve, the segment trie `trie` counts the unbounded hits and
  * distinct blocks (call_cache_trie); the runs, the tree and hist stay empty.
  *
+ * Sampled curve (SHARDS, stats.h).  The trie gives the exact unbounded
+ * figures; the curve comes from the sampled blocks only.  A session keeps,
+ * instead of every block hash of its context, the (index, hash) of the
+ * blocks that were sampled when they were hashed (`samp`), so a call that
+ * extends its context hashes its new blocks and visits its sampled ones.
+ * The sample is an LRU stack of single blocks: `smp` maps a block's hash
+ * to its entry, whose `t` is the time it was last touched (a position in
+ * the Fenwick tree `sbit`, which counts one per entry at its time), so the
+ * sampled stack distance is s_live - prefix(t).  A call's sampled blocks
+ * are touched last to first (block 0 the most recent), as in the exact
+ * analysis.  `sheap` is a max-heap of the entries by sampling value, for
+ * the fixed-size eviction.  A reference at estimated distance D = d' / R
+ * hits at every capacity of at least floor(D) + 1 blocks; that smallest
+ * capacity is binned 256 bins to an octave (`sw`: weight in tokens per
+ * bin), and a capacity counts the bins up to its own: exact where the bins
+ * are narrower than a block (below about 370 blocks), else off by at most
+ * the share of one bin (0.3% of the capacity).
+ *
  * Invariants (with the curve): live == sum of run sizes == prefix(now); every
  * run is non-empty, in `head` under the hash of its first block, at a distinct
  * position in 1..now; hits == sum(hist) (without no_curve); turn_of.len == the pool entries not on
@@ -316,8 +334,34 @@ struct ssess {
 	struct tchain chain;          /* block hashes of the context so far */
 	struct vec hashes;            /* uint64_t per full block of prompt + output */
 	struct segtrie_path path;     /* no_curve: the context so far in stats.trie */
+	struct vec samp;              /* sampled curve: struct sblk of the context */
+	int64_t n_blocks;             /* sampled curve: blocks of the context hashed */
 	int refs;                     /* timelines still running */
 };
+
+/* A block of a session's context that was sampled when it was hashed. */
+struct sblk {
+	int64_t idx;
+	uint64_t h;
+};
+
+/* A heap item: the entry and its key, hash_mix64 of its hash, whose top
+ * SAMPLE_BITS are its sampling value. */
+struct skey {
+	uint64_t key;
+	int64_t e;
+};
+
+/* A block in the sample: its hash and the time it was last touched. */
+struct sent {
+	uint64_t h;
+	int64_t t;                    /* position in sbit; 0 when the entry is free */
+};
+
+#define SAMPLE_BITS 24
+#define SAMPLE_ONE ((uint64_t)1 << SAMPLE_BITS)
+#define BINS_PER_OCTAVE 256
+#define SAMPLE_BINS (1 + 64 * BINS_PER_OCTAVE)
 
 struct stats {
 	struct stats_opts o;
@@ -345,6 +389,24 @@ struct stats {
 	int64_t *cum;                 /* after finish: cum[k] = sum(hist[0..k)) */
 	size_t cum_len;
 	struct segtrie trie;          /* no_curve: the unbounded cache by segments */
+
+	/* sampled curve (see the design note) */
+	bool sampled;                 /* this accumulator samples */
+	bool want_sampled;            /* auto: the exact curve outgrew its limit */
+	uint64_t thresh;              /* T: a block is sampled when value < T */
+	struct map smp;               /* hash of a sampled block -> index in sents */
+	struct vec sents;             /* struct sent */
+	struct vec sfree;             /* int64: free entries of sents */
+	struct vec sheap;             /* struct skey: entries, max-heap by key */
+	int32_t *sbit;                /* Fenwick tree over times 1..sbit_cap */
+	int64_t sbit_cap;
+	int64_t snow;                 /* times handed out since the last renumbering */
+	int64_t s_live;               /* entries in the sample */
+	double *sw;                   /* SAMPLE_BINS weights (tokens) by estimated distance */
+	double *scum;                 /* after finish: scum[k] = sum(sw[0..k)) */
+	struct vec scratch;           /* uint64: a call's new block hashes */
+	struct vec touch;             /* struct sblk: a call's sampled blocks in order,
+					 idx = their entry, -1 when new */
 
 	/* turns and their overlap */
 	struct vec turns;             /* struct turn pool */
@@ -403,6 +465,27 @@ int stats_new(struct stats **out, const struct stats_opts *o, struct diag *d)
 	st->o = *o;
 	if (st->o.max_curve_blocks <= 0)
 		st->o.max_curve_blocks = STATS_DEFAULT_MAX_CURVE_BLOCKS;
+	if (st->o.sample_blocks <= 0)
+		st->o.sample_blocks = STATS_DEFAULT_SAMPLE_BLOCKS;
+	if (st->o.sample_blocks < 16 || st->o.sample_blocks > ((int64_t)1 << 30) ||
+	    (unsigned)st->o.curve > STATS_CURVE_SAMPLED) {
+		free(st);
+		return diag_set(d, DIAG_EINPUT, "sampled curve of %lld blocks, mode %d (expected "
+				"16..2^30 blocks and a mode of enum stats_curve_mode)",
+				(long long)o->sample_blocks, (int)o->curve);
+	}
+	st->sampled = !o->no_curve && o->curve == STATS_CURVE_SAMPLED;
+	st->thresh = SAMPLE_ONE;
+	map_init(&st->smp);
+	vec_init(&st->sents, sizeof(struct sent), VEC_NO_LIMIT);
+	vec_init(&st->sfree, sizeof(int64_t), VEC_NO_LIMIT);
+	vec_init(&st->sheap, sizeof(struct skey), VEC_NO_LIMIT);
+	vec_init(&st->scratch, sizeof(uint64_t), VEC_NO_LIMIT);
+	vec_init(&st->touch, sizeof(struct sblk), VEC_NO_LIMIT);
+	if (st->sampled && !(st->sw = calloc(SAMPLE_BINS, sizeof(*st->sw)))) {
+		free(st);
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	}
 	qhist_init(&st->input);
 	qhist_init(&st->fresh);
 	qhist_init(&st->output);
@@ -433,6 +516,7 @@ int stats_new(struct stats **out, const struct stats_opts *o, struct diag *d)
 static void ssess_free(struct ssess *s)
 {
 	vec_release(&s->hashes);
+	vec_release(&s->samp);
 	trace_session_free(s->ts);
 	free(s);
 }
@@ -465,6 +549,15 @@ void stats_free(struct stats *st)
 	vec_release(&st->hist);
 	free(st->cum);
 	segtrie_release(&st->trie);
+	map_release(&st->smp);
+	vec_release(&st->sents);
+	vec_release(&st->sfree);
+	vec_release(&st->sheap);
+	free(st->sbit);
+	free(st->sw);
+	free(st->scum);
+	vec_release(&st->scratch);
+	vec_release(&st->touch);
 	vec_release(&st->turns);
 	map_release(&st->turn_of);
 	map_release(&st->roots);
@@ -720,6 +813,255 @@ static int call_cache_trie(struct stats *st, struct ssess *ss, struct diag *d)
 	return 0;
 }
 
+/* ---- the sampled curve ---- */
+
+/* A block's sampling value, 0..SAMPLE_ONE-1: sampled while value < thresh. */
+static uint64_t svalue(uint64_t h)
+{
+	return hash_mix64(h) >> (64 - SAMPLE_BITS);
+}
+
+static struct sent *sent_at(struct stats *st, int64_t i)
+{
+	return &VEC_AT(&st->sents, struct sent, (size_t)i);
+}
+
+static void sbit_add(struct stats *st, int64_t i, int32_t v)
+{
+	for (; i > 0 && i <= st->sbit_cap; i += i & -i)
+		st->sbit[i] += v;
+}
+
+static int64_t sbit_prefix(const struct stats *st, int64_t i)
+{
+	int64_t s = 0;
+	for (; i > 0; i -= i & -i)
+		s += st->sbit[i];
+	return s;
+}
+
+/* Renumber the entries' times 1..s_live in order and make room: O(cap). */
+static int srenumber(struct stats *st)
+{
+	int64_t cap = st->sbit_cap;
+	if (st->s_live + 1 > cap / 2) {
+		int64_t ncap = cap ? cap : 64;
+		while (st->s_live + 1 > ncap / 2)
+			ncap *= 2;
+		int32_t *nb = realloc(st->sbit, (size_t)(ncap + 1) * sizeof(*nb));
+		if (!nb)
+			return DIAG_ENOMEM;
+		st->sbit = nb;
+		st->sbit_cap = ncap;
+	}
+	/* the old times are < snow + 1 <= cap + 1: rank them in the tree's
+	 * array (ranks <= s_live <= 2^30 fit) */
+	int32_t *rank = st->sbit;
+	memset(rank, 0, (size_t)(st->sbit_cap + 1) * sizeof(*rank));
+	for (size_t i = 0; i < st->sents.len; i++) {
+		const struct sent *e = &VEC_AT(&st->sents, struct sent, i);
+		if (e->t > 0)
+			rank[e->t] = 1;
+	}
+	for (int64_t p = 1; p <= st->snow; p++)
+		rank[p] += rank[p - 1];
+	for (size_t i = 0; i < st->sents.len; i++) {
+		struct sent *e = &VEC_AT(&st->sents, struct sent, i);
+		if (e->t > 0)
+			e->t = rank[e->t];
+	}
+	memset(st->sbit, 0, (size_t)(st->sbit_cap + 1) * sizeof(*st->sbit));
+	for (int64_t i = 1; i <= st->s_live; i++)
+		st->sbit[i] = 1;
+	for (int64_t i = 1; i <= st->sbit_cap; i++) {
+		int64_t up = i + (i & -i);
+		if (up <= st->sbit_cap)
+			st->sbit[up] += st->sbit[i];
+	}
+	st->snow = st->s_live;
+	return 0;
+}
+
+static int sheap_push(struct stats *st, int64_t e)
+{
+	struct skey *slot = vec_push(&st->sheap);
+	if (!slot)
+		return DIAG_ENOMEM;
+	struct skey x = {.key = hash_mix64(sent_at(st, e)->h), .e = e};
+	struct skey *a = st->sheap.data;
+	size_t i = st->sheap.len - 1;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (a[p].key >= x.key)
+			break;
+		a[i] = a[p];
+		i = p;
+	}
+	a[i] = x;
+	return 0;
+}
+
+static int64_t sheap_pop(struct stats *st)
+{
+	struct skey *a = st->sheap.data;
+	struct skey top = a[0], last = a[--st->sheap.len];
+	size_t n = st->sheap.len, i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && a[c].key < a[c + 1].key)
+			c++;
+		if (last.key >= a[c].key)
+			break;
+		a[i] = a[c];
+		i = c;
+	}
+	if (n > 0)
+		a[i] = last;
+	return top.e;
+}
+
+/* Touch entry e (-1: a new block of hash h) as the most recent. */
+static int stouch(struct stats *st, int64_t e, uint64_t h)
+{
+	if (st->snow == st->sbit_cap && srenumber(st) != 0)
+		return DIAG_ENOMEM;
+	if (e < 0) {
+		if (st->sfree.len > 0) {
+			e = VEC_AT(&st->sfree, int64_t, st->sfree.len - 1);
+			st->sfree.len--;
+		} else {
+			if (!vec_push(&st->sents))
+				return DIAG_ENOMEM;
+			e = (int64_t)st->sents.len - 1;
+		}
+		*sent_at(st, e) = (struct sent){.h = h};
+		if (map_put(&st->smp, h, (uint64_t)e) != 0 || sheap_push(st, e) != 0)
+			return DIAG_ENOMEM;
+		st->s_live++;
+	} else {
+		sbit_add(st, sent_at(st, e)->t, -1);
+	}
+	struct sent *x = sent_at(st, e);
+	x->t = ++st->snow;
+	sbit_add(st, x->t, 1);
+	return 0;
+}
+
+/* Fixed size: while the sample is too large, lower the threshold to the
+ * largest value held and drop every block at or above it. */
+static void sevict(struct stats *st)
+{
+	while (st->s_live > st->o.sample_blocks) {
+		st->thresh = VEC_AT(&st->sheap, struct skey, 0).key >> (64 - SAMPLE_BITS);
+		while (st->sheap.len > 0 &&
+		       VEC_AT(&st->sheap, struct skey, 0).key >> (64 - SAMPLE_BITS) >= st->thresh) {
+			int64_t e = sheap_pop(st);
+			struct sent *x = sent_at(st, e);
+			sbit_add(st, x->t, -1);
+			map_del(&st->smp, x->h);
+			x->t = 0;
+			int64_t *f = vec_push(&st->sfree);
+			if (f) /* else the entry is lost to reuse, nothing else */
+				*f = e;
+			st->s_live--;
+		}
+	}
+}
+
+/* The bin of a capacity of c >= 1 blocks: BINS_PER_OCTAVE to an octave,
+ * so a bin is narrower than one block below about 370 blocks. */
+static size_t sbin(double c)
+{
+	double b = floor(log2(c) * BINS_PER_OCTAVE);
+	return b <= 0 ? 0 : b >= SAMPLE_BINS - 1 ? SAMPLE_BINS - 1 : (size_t)b;
+}
+
+static int call_cache_sampled(struct stats *st, struct ssess *ss, struct diag *d)
+{
+	const struct trace_session *ts = ss->ts;
+	const struct trace_call *c = &ts->calls[ss->next_cache];
+	const int64_t B = st->o.block_size;
+	int rc = call_cache_trie(st, ss, d); /* the exact unbounded figures */
+	if (rc != 0)
+		return rc;
+	int64_t after = (c->prompt_tokens + c->output_tokens) / B;
+	if (after > st->o.max_curve_blocks)
+		return line_err(st, d, c->line ? c->line : ts->line, "call %lld needs the capacity "
+				"curve to track more than %lld blocks of %lld tokens (expected a smaller "
+				"trace, a larger --block-size, or --no-curve)", (long long)c->seq,
+				(long long)st->o.max_curve_blocks, (long long)B);
+	if (!c->extends_prev) {
+		tchain_init(&ss->chain, B);
+		vec_clear(&ss->samp);
+		ss->n_blocks = 0;
+	}
+	vec_clear(&st->scratch);
+	for (size_t i = 0; i < c->n_segs; i++)
+		if (tchain_feed(&ss->chain, c->segs[i].content, c->segs[i].tokens, &st->scratch) != 0)
+			return nomem(d);
+	if (tchain_feed(&ss->chain, trace_output_content(ts->id, c->seq), c->output_tokens,
+			&st->scratch) != 0)
+		return nomem(d);
+	for (size_t i = 0; i < st->scratch.len; i++) {
+		uint64_t h = VEC_AT(&st->scratch, uint64_t, i);
+		if (svalue(h) >= st->thresh)
+			continue;
+		struct sblk *b = vec_push(&ss->samp);
+		if (!b)
+			return nomem(d);
+		*b = (struct sblk){.idx = ss->n_blocks + (int64_t)i, .h = h};
+	}
+	ss->n_blocks += (int64_t)st->scratch.len;
+	int64_t n_h = ss->n_blocks;
+	int64_t max_hit = (c->prompt_tokens - 1) / B;
+	if (max_hit > n_h)
+		max_hit = n_h;
+	int64_t held = (c->prompt_tokens + c->output_tokens - 1) / B;
+	if (held > n_h)
+		held = n_h;
+	/* look the sampled blocks up before anything moves; a block never seen
+	 * means every later one of the chain is new too */
+	double rate = (double)st->thresh / (double)SAMPLE_ONE;
+	double worst = 0;
+	bool missing = false;
+	vec_clear(&st->touch);
+	size_t keep = 0;
+	for (size_t i = 0; i < ss->samp.len; i++) {
+		struct sblk b = VEC_AT(&ss->samp, struct sblk, i);
+		if (svalue(b.h) >= st->thresh)
+			continue; /* left the sample */
+		VEC_AT(&ss->samp, struct sblk, keep++) = b;
+		if (b.idx >= held)
+			continue;
+		const uint64_t *e = map_get(&st->smp, b.h);
+		missing = missing || !e;
+		if (!missing) {
+			double dist = (double)(st->s_live - sbit_prefix(st, sent_at(st, (int64_t)*e)->t)) /
+				      rate;
+			if (dist > worst)
+				worst = dist;
+			/* a hit at every capacity above the distance */
+			if (b.idx < max_hit)
+				st->sw[sbin(floor(worst) + 1)] += (double)B / rate;
+		}
+		struct sblk *t = vec_push(&st->touch);
+		if (!t)
+			return nomem(d);
+		*t = (struct sblk){.idx = e ? (int64_t)*e : -1, .h = b.h};
+	}
+	ss->samp.len = keep;
+	/* touch them last to first, so block 0 ends the most recent */
+	for (size_t q = st->touch.len; q-- > 0;) {
+		struct sblk t = VEC_AT(&st->touch, struct sblk, q);
+		if (stouch(st, t.idx, t.h) != 0)
+			return nomem(d);
+	}
+	sevict(st);
+	return 0;
+}
+
 static int call_cache(struct stats *st, struct ssess *ss, struct diag *d)
 {
 	const struct trace_session *ts = ss->ts;
@@ -727,16 +1069,22 @@ static int call_cache(struct stats *st, struct ssess *ss, struct diag *d)
 	const int64_t B = st->o.block_size;
 	if (st->o.no_curve)
 		return call_cache_trie(st, ss, d);
+	if (st->sampled)
+		return call_cache_sampled(st, ss, d);
 	/* check the limit on what the call may add before hashing any of it:
 	 * a 10^9-token segment is 62.5 million blocks of 16 tokens */
 	int64_t after = (c->prompt_tokens + c->output_tokens) / B;
 	int64_t before = c->extends_prev ? (int64_t)ss->hashes.len : 0;
 	int64_t max = st->o.max_curve_blocks;
-	if (after > max || st->live > max - (after - before))
+	if (st->o.curve == STATS_CURVE_AUTO && max > STATS_AUTO_EXACT_BLOCKS)
+		max = STATS_AUTO_EXACT_BLOCKS;
+	if (after > max || st->live > max - (after - before)) {
+		st->want_sampled = st->o.curve == STATS_CURVE_AUTO;
 		return line_err(st, d, c->line ? c->line : ts->line, "call %lld needs the capacity "
 				"curve to track more than %lld blocks of %lld tokens (expected a smaller "
 				"trace, a larger --block-size, or --no-curve)", (long long)c->seq,
 				(long long)max, (long long)B);
+	}
 	if (!c->extends_prev) {
 		tchain_init(&ss->chain, B);
 		vec_clear(&ss->hashes);
@@ -1121,6 +1469,7 @@ int stats_add(struct stats *st, struct trace_session *s, struct diag *d)
 	ss->turn = -1;
 	ss->root = s->id;
 	vec_init(&ss->hashes, sizeof(uint64_t), VEC_NO_LIMIT);
+	vec_init(&ss->samp, sizeof(struct sblk), VEC_NO_LIMIT);
 	if (s->parent && !s->open_loop) {
 		const uint64_t *r = map_get(&st->roots, s->parent);
 		ss->root = r ? *r : s->parent;
@@ -1142,8 +1491,18 @@ int stats_finish(struct stats *st, struct stats_summary *out, struct diag *d)
 	int rc = drain(st, INT64_MAX, true, d);
 	if (rc != 0)
 		return rc;
-	assert(st->o.no_curve || curve_ok(st));
+	assert(st->o.no_curve || st->sampled || curve_ok(st));
 	st->finished = true;
+	if (st->sampled) {
+		if (!(st->scum = malloc((SAMPLE_BINS + 1) * sizeof(*st->scum))))
+			return nomem(d);
+		st->scum[0] = 0;
+		for (size_t i = 0; i < SAMPLE_BINS; i++)
+			st->scum[i + 1] = st->scum[i] + st->sw[i];
+		st->sum.curve_sampled = true;
+		st->sum.curve_sample_rate = (double)st->thresh / (double)SAMPLE_ONE;
+		st->sum.curve_sample_blocks = st->s_live;
+	}
 	st->cum_len = st->hist.len + 1;
 	st->cum = malloc(st->cum_len * sizeof(*st->cum));
 	if (!st->cum)
@@ -1154,7 +1513,7 @@ int stats_finish(struct stats *st, struct stats_summary *out, struct diag *d)
 		at += VEC_AT(&st->hist, int64_t, i);
 		st->cum[i + 1] = st->cum[i] + at;
 	}
-	if (!st->o.no_curve && st->cum[st->hist.len] != st->hits)
+	if (!st->o.no_curve && !st->sampled && st->cum[st->hist.len] != st->hits)
 		return diag_set(d, DIAG_EINTERNAL, "invariant: prefix hits %lld != histogram %lld",
 				(long long)st->hits, (long long)st->cum[st->hist.len]);
 	struct stats_summary *m = &st->sum;
@@ -1166,7 +1525,7 @@ int stats_finish(struct stats *st, struct stats_summary *out, struct diag *d)
 	m->last_t_s = st->any_call ? (double)st->last_ns / 1e9 : 0.0;
 	m->hit_tokens_unbounded = st->hits;
 	m->prefix_hit_rate_unbounded = m->prompt_tokens ? (double)st->hits / (double)m->prompt_tokens : 0.0;
-	m->distinct_blocks = st->o.no_curve ? segtrie_blocks(&st->trie) : st->live;
+	m->distinct_blocks = st->o.no_curve || st->sampled ? segtrie_blocks(&st->trie) : st->live;
 	if (qhist_summary(&st->input, 1, &m->input_tokens) != 0 ||
 	    qhist_summary(&st->fresh, 1, &m->new_tokens_per_call) != 0 ||
 	    qhist_summary(&st->output, 1, &m->output_tokens_per_call) != 0 ||
@@ -1190,12 +1549,55 @@ int64_t stats_hit_tokens_at(const struct stats *st, int64_t cache_blocks)
 		return -1;
 	if (cache_blocks <= 0 || !st->cum)
 		return 0;
+	if (st->sampled) {
+		/* estimated hits below the capacity, scaled so that the curve
+		 * ends at the exact unbounded hits */
+		double total = st->scum[SAMPLE_BINS];
+		if (cache_blocks >= st->sum.distinct_blocks || total <= 0)
+			return cache_blocks >= st->sum.distinct_blocks ? st->hits : 0;
+		double part = st->scum[sbin((double)cache_blocks) + 1];
+		int64_t v = llround(part / total * (double)st->hits);
+		return v > st->hits ? st->hits : v;
+	}
 	size_t k = (uint64_t)cache_blocks < st->cum_len - 1 ? (size_t)cache_blocks : st->cum_len - 1;
 	return st->cum[k];
 }
 
+static int read_once(struct stats *st, const char *path, enum trace_format fmt, bool skip_bad,
+		     struct stats_summary *out, struct stats_source *src, struct diag *d);
+
+/* auto: the exact curve outgrew its limit; make st a fresh accumulator with
+ * the sampled curve. */
+static int restart_sampled(struct stats *st, struct diag *d)
+{
+	struct stats_opts o = st->o;
+	o.curve = STATS_CURVE_SAMPLED;
+	struct stats *fresh = NULL;
+	int rc = stats_new(&fresh, &o, d);
+	if (rc != 0)
+		return rc;
+	struct stats old = *st;
+	*st = *fresh;
+	*fresh = old;
+	stats_free(fresh);
+	return 0;
+}
+
 int stats_read(struct stats *st, const char *path, enum trace_format fmt, bool skip_bad,
 	       struct stats_summary *out, struct stats_source *src, struct diag *d)
+{
+	int rc = read_once(st, path, fmt, skip_bad, out, src, d);
+	if (rc != 0 && st->want_sampled && strcmp(path, "-") != 0) {
+		diag_init(d);
+		rc = restart_sampled(st, d);
+		if (rc == 0)
+			rc = read_once(st, path, fmt, skip_bad, out, src, d);
+	}
+	return rc;
+}
+
+static int read_once(struct stats *st, const char *path, enum trace_format fmt, bool skip_bad,
+		     struct stats_summary *out, struct stats_source *src, struct diag *d)
 {
 	struct trace_reader *r = NULL;
 	int rc = trace_reader_open(&r, path, fmt, d);

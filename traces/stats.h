@@ -32,6 +32,29 @@
  * flight, so it needs slightly more than the curve's capacity for the same
  * hit rate.  docs/stats.md states every definition.
  *
+ * Sampled curve (SHARDS, Waldspurger et al., FAST'15, with its fixed-size
+ * variant).  The exact curve needs every distinct block in memory; a
+ * 300-engineer week has hundreds of millions.  The sampled curve runs the
+ * same LRU analysis on the blocks whose hash falls below a threshold T
+ * (spatial sampling: a block is in or out for the whole trace, so its
+ * reuse is seen whole), rate R = T / 2^24.  A sampled block's stack
+ * distance among sampled blocks d' estimates its distance d' / R among all
+ * blocks, and each sampled reference counts for 1 / R blocks.  At most
+ * sample_blocks blocks are kept: past that, T drops to the largest value
+ * held and the blocks at or above it leave the sample (fixed-size SHARDS),
+ * so memory is bounded whatever the trace.  The estimate is scaled so that
+ * the curve ends at the exact unbounded hits, which the segment trie
+ * counts beside it.  Its error against the exact curve is measured in the
+ * tests (within 1 point of hit rate on a synthetic team) and by
+ * bench/bench_stats --curve-error.  A call costs O(its sampled blocks x
+ * log) besides hashing its new blocks.
+ *
+ * The mode (stats_opts.curve): exact, sampled, or auto, the default: exact
+ * until the curve would track more than STATS_AUTO_EXACT_BLOCKS blocks,
+ * when stats_read starts the file again with the sampled curve (a trace on
+ * standard input cannot be read twice: the limit is then an error, as in
+ * exact mode; stats_add alone never restarts).
+ *
  * Without the curve (no_curve) the unbounded figures come from a trie of
  * segments (traces/segtrie.h) and no block hash is made: two calls share KV
  * exactly as far as their segment sequences agree, so a call reuses
@@ -79,11 +102,20 @@
 struct diag;
 struct trace_session;
 
+enum stats_curve_mode {
+	STATS_CURVE_AUTO = 0,        /* exact while small, else sampled (see above) */
+	STATS_CURVE_EXACT,
+	STATS_CURVE_SAMPLED,
+};
+
 struct stats_opts {
 	int64_t block_size;          /* tokens per KV block, >= 1 (engine default 16) */
 	double decode_tokens_per_s;  /* assumed decode rate for overlap concurrency, > 0 */
 	bool no_curve;               /* skip the capacity curve (see below) */
-	int64_t max_curve_blocks;    /* blocks the curve may track; 0: the default */
+	int64_t max_curve_blocks;    /* blocks the exact curve may track, and the
+					sampled one may hash in one call; 0: the default */
+	enum stats_curve_mode curve;
+	int64_t sample_blocks;       /* sampled curve: blocks kept, >= 16; 0: the default */
 	int64_t context_tokens;      /* a model's context: count the calls whose
 					prompt + output exceed it (0 = none) */
 };
@@ -95,6 +127,10 @@ struct stats_opts {
  * would take the curve past it is refused before its blocks are hashed
  * (DIAG_EINPUT, naming its line); no_curve needs memory per segment instead. */
 #define STATS_DEFAULT_MAX_CURVE_BLOCKS ((int64_t)1 << 25)
+/* auto: past this many distinct blocks (about 200 MB) the curve is sampled */
+#define STATS_AUTO_EXACT_BLOCKS ((int64_t)1 << 23)
+/* The sampled curve keeps this many blocks (about 100 bytes each). */
+#define STATS_DEFAULT_SAMPLE_BLOCKS ((int64_t)1 << 18)
 #define STATS_DEFAULT_DECODE_TOKENS_PER_S 50.0
 
 /* Summary of one exactly counted distribution.  Percentiles interpolate
@@ -149,6 +185,10 @@ struct stats_summary {
 	int64_t hit_tokens_unbounded;     /* prompt tokens an unbounded cache serves */
 	double prefix_hit_rate_unbounded; /* hit_tokens_unbounded / prompt_tokens, 0..1 */
 	int64_t distinct_blocks;          /* blocks an unbounded cache ends up holding */
+
+	bool curve_sampled;               /* the curve is a SHARDS estimate */
+	double curve_sample_rate;         /* sampled: the final rate R (0..1] */
+	int64_t curve_sample_blocks;      /* sampled: blocks in the sample at the end */
 };
 
 struct stats;
@@ -171,8 +211,9 @@ int stats_finish(struct stats *st, struct stats_summary *out, struct diag *d);
 
 /* Tokens that an LRU cache of `cache_blocks` blocks serves from the prefix
  * cache over the whole trace (a capacity >= distinct_blocks gives
- * hit_tokens_unbounded); -1 if the accumulator was made with no_curve.
- * Only after stats_finish; O(1). */
+ * hit_tokens_unbounded); an estimate when the curve is sampled; -1 if the
+ * accumulator was made with no_curve.  Only after stats_finish; O(1)
+ * exact, O(log) sampled. */
 int64_t stats_hit_tokens_at(const struct stats *st, int64_t cache_blocks);
 
 /* What stats_read found out about the file besides the calls. */
@@ -185,7 +226,9 @@ struct stats_source {
 
 /* Read the whole trace at `path` into st with the streaming reader (the
  * format as trace_reader_open decides it; `skip_bad` drops malformed lines)
- * and finish.  `src` may be NULL. */
+ * and finish.  In auto mode, a trace too large for the exact curve is read
+ * again from the start with the sampled one (st is reset).  `src` may be
+ * NULL. */
 int stats_read(struct stats *st, const char *path, enum trace_format fmt, bool skip_bad,
 	       struct stats_summary *out, struct stats_source *src, struct diag *d);
 

@@ -447,7 +447,104 @@ static void test_curve_matches_naive_lru(void **state)
 	assert_int_equal(s2.distinct_blocks, U);
 	assert_int_equal(stats_hit_tokens_at(st, U), -1);
 	stats_free(st);
+
+	/* the sampled curve with room for every block samples them all (rate
+	 * 1): the same LRU stack, binned by distance 256 bins to an octave, so
+	 * exact below about 370 blocks (bins narrower than a block) and within
+	 * a bin's share above; the last point is the exact unbounded count */
+	o.no_curve = false;
+	o.curve = STATS_CURVE_SAMPLED;
+	o.sample_blocks = (int64_t)1 << 20;
+	assert_int_equal(stats_new(&st, &o, &d), 0);
+	for (int i = 0; i < N_SESS; i++) {
+		struct trace_session *copy;
+		assert_int_equal(trace_session_clone(&copy, &g[i].s), 0);
+		assert_int_equal(stats_add(st, copy, &d), 0);
+	}
+	assert_int_equal(stats_finish(st, &s2, &d), 0);
+	assert_true(s2.curve_sampled && s2.curve_sample_rate == 1.0);
+	assert_int_equal(s2.curve_sample_blocks, U);
+	assert_int_equal(s2.hit_tokens_unbounded, unbounded);
+	assert_int_equal(s2.distinct_blocks, U);
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		int64_t want = naive_hits(g, order, n_order, B, caps[i], U + 5);
+		int64_t got = stats_hit_tokens_at(st, caps[i]);
+		int64_t tol = caps[i] < 300 ? 0 : s.prompt_tokens / 200;
+		if (got < want - tol || got > want + tol)
+			fail_msg("sampled at rate 1, capacity %lld blocks: %lld, naive LRU %lld",
+				 (long long)caps[i], (long long)got, (long long)want);
+	}
+	stats_free(st);
+
+	/* a sample of 512 blocks: the threshold drops, the sample stays within
+	 * its size, the curve never falls and ends at the exact count */
+	o.sample_blocks = 512;
+	assert_int_equal(stats_new(&st, &o, &d), 0);
+	for (int i = 0; i < N_SESS; i++) {
+		struct trace_session *copy;
+		assert_int_equal(trace_session_clone(&copy, &g[i].s), 0);
+		assert_int_equal(stats_add(st, copy, &d), 0);
+	}
+	assert_int_equal(stats_finish(st, &s2, &d), 0);
+	assert_true(s2.curve_sampled && s2.curve_sample_rate < 0.5);
+	assert_true(s2.curve_sample_blocks <= 512 && s2.curve_sample_blocks > 0);
+	assert_int_equal(s2.hit_tokens_unbounded, unbounded);
+	prev = 0;
+	for (int64_t c = 1; c <= U; c += 1 + c / 8) {
+		int64_t got = stats_hit_tokens_at(st, c);
+		assert_true(got >= prev && got <= unbounded);
+		prev = got;
+	}
+	assert_int_equal(stats_hit_tokens_at(st, U), unbounded);
+	stats_free(st);
 	free(g);
+}
+
+/* auto: a trace past the exact curve's limit is read again with the sampled
+ * curve; every figure but the curve is the exact run's. */
+static void test_auto_switches_to_sampled(void **state)
+{
+	(void)state;
+	char path[512];
+	testutil_scratch(path, sizeof(path), "stats_auto.jsonl");
+	/* four sessions of 40-block calls sharing a 20-block prefix: 100
+	 * distinct blocks in all, none of the calls over 90 */
+	char text[4096];
+	int at = snprintf(text, sizeof(text), "{\"format\":\"agentcap-trace\",\"version\":1}\n");
+	for (int i = 0; i < 4; i++)
+		at += snprintf(text + at, sizeof(text) - (size_t)at,
+			       "{\"session\":\"s%d\",\"t\":%d,\"prompt\":[[\"sys\",320],[\"u%d\",320]],"
+			       "\"output_tokens\":1}\n", i, i, i);
+	testutil_write_str(path, text);
+	struct stats_opts o = {.block_size = 16, .decode_tokens_per_s = 50, .curve = STATS_CURVE_EXACT};
+	struct stats *st;
+	struct diag d;
+	diag_init(&d);
+	struct stats_summary ex, au;
+	assert_int_equal(stats_new(&st, &o, &d), 0);
+	assert_int_equal(stats_read(st, path, TRACE_FMT_AUTO, false, &ex, NULL, &d), 0);
+	assert_false(ex.curve_sampled);
+	assert_int_equal(ex.distinct_blocks, 100);
+	stats_free(st);
+	/* exact with a limit of 90 blocks: refused, as before */
+	o.max_curve_blocks = 90;
+	assert_int_equal(stats_new(&st, &o, &d), 0);
+	assert_int_equal(stats_read(st, path, TRACE_FMT_AUTO, false, &au, NULL, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "more than 90 blocks"));
+	stats_free(st);
+	/* auto with the same limit: read again, sampled */
+	o.curve = STATS_CURVE_AUTO;
+	diag_init(&d);
+	assert_int_equal(stats_new(&st, &o, &d), 0);
+	assert_int_equal(stats_read(st, path, TRACE_FMT_AUTO, false, &au, NULL, &d), 0);
+	assert_true(au.curve_sampled);
+	assert_int_equal(au.calls, ex.calls);
+	assert_int_equal(au.prompt_tokens, ex.prompt_tokens);
+	assert_int_equal(au.hit_tokens_unbounded, ex.hit_tokens_unbounded);
+	assert_int_equal(au.distinct_blocks, ex.distinct_blocks);
+	assert_true(au.input_tokens.p50 == ex.input_tokens.p50);
+	assert_int_equal(stats_hit_tokens_at(st, 100), ex.hit_tokens_unbounded);
+	stats_free(st);
 }
 
 static void test_errors(void **state)
@@ -612,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_curve_matches_naive_lru),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_huge_segment_checked_first),
+		cmocka_unit_test(test_auto_switches_to_sampled),
 		cmocka_unit_test(test_empty_and_free_midway),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

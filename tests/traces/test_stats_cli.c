@@ -3,7 +3,8 @@
  * end: help, exit codes and messages, the JSON document's flat keys and
  * values on a hand-checked trace, the same bytes on a second run, KV bytes
  * per token with --model, given cache capacities, turn overlap concurrency
- * and --no-curve, and a scaled replay.
+ * and --no-curve, the sampled curve against the exact one, and a scaled
+ * replay.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +31,72 @@ static double num(const cJSON *o, const char *key)
 	if (!cJSON_IsNumber(v))
 		fail_msg("key %s missing or not a number", key);
 	return v->valuedouble;
+}
+
+/* The JSON of `agentcap stats ARGS --json -`; the caller deletes it. */
+static cJSON *stats_json(const char *args)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "stats %s --json -", args);
+	struct cli_out r = cli_run(cmd);
+	if (r.status != 0)
+		fail_msg("agentcap %s: status %d, stderr '%s'", cmd, r.status, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cli_out_free(&r);
+	assert_non_null(j);
+	return j;
+}
+
+/* The sampled curve (SHARDS) on a synthetic team of 5 engineers (about a
+ * million distinct blocks), sampling about one block in 60: within 1 point
+ * of hit rate of the exact curve at every default capacity, the last point
+ * equal, the sample within its size.  auto gives the exact curve here. */
+static void test_sampled_curve(void **state)
+{
+	(void)state;
+	const char *team = AC_BIN_DIR "/tests/traces/stats_team5.jsonl";
+	struct cli_out r = cli_run("synth --engineers 5 --days 1 --seed 2 -o " AC_BIN_DIR
+				   "/tests/traces/stats_team5.jsonl --quiet");
+	assert_int_equal(r.status, 0);
+	cli_out_free(&r);
+	char args[512];
+	snprintf(args, sizeof(args), "%s --curve exact", team);
+	cJSON *ex = stats_json(args);
+	snprintf(args, sizeof(args), "%s --curve sampled --curve-samples 16384", team);
+	cJSON *sa = stats_json(args);
+	cJSON *au = stats_json(team);
+	assert_string_equal(cJSON_GetObjectItem(ex, "cache_curve_method")->valuestring, "exact");
+	assert_string_equal(cJSON_GetObjectItem(au, "cache_curve_method")->valuestring, "exact");
+	assert_string_equal(cJSON_GetObjectItem(sa, "cache_curve_method")->valuestring, "sampled");
+	assert_true(num(sa, "cache_curve_sample_rate") < 0.05);
+	assert_true(num(sa, "cache_curve_sample_blocks") <= 16384);
+	assert_true(num(ex, "distinct_blocks") > 500000);
+	assert_true(num(sa, "distinct_blocks") == num(ex, "distinct_blocks"));
+	const cJSON *ce = cJSON_GetObjectItem(ex, "cache_curve");
+	const cJSON *cs = cJSON_GetObjectItem(sa, "cache_curve");
+	int n = cJSON_GetArraySize(ce);
+	assert_true(n >= 5);
+	assert_int_equal(cJSON_GetArraySize(cs), n);
+	for (int i = 0; i < n; i++) {
+		const cJSON *pe = cJSON_GetArrayItem(ce, i), *ps = cJSON_GetArrayItem(cs, i);
+		assert_true(num(pe, "cache_tokens") == num(ps, "cache_tokens"));
+		double err = num(ps, "hit_rate") - num(pe, "hit_rate");
+		if (err > 0.01 || err < -0.01)
+			fail_msg("capacity %.0f tokens: sampled %.4f, exact %.4f", num(pe, "cache_tokens"),
+				 num(ps, "hit_rate"), num(pe, "hit_rate"));
+	}
+	assert_true(num(cJSON_GetArrayItem(cs, n - 1), "hit_tokens") ==
+		    num(cJSON_GetArrayItem(ce, n - 1), "hit_tokens"));
+	cJSON_Delete(ex);
+	cJSON_Delete(sa);
+	cJSON_Delete(au);
+	r = cli_run("stats x.jsonl --no-curve --curve sampled");
+	assert_int_equal(r.status, 2);
+	cli_out_free(&r);
+	r = cli_run("stats x.jsonl --curve fuzzy");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--curve 'fuzzy'"));
+	cli_out_free(&r);
 }
 
 static void test_help_and_errors(void **state)
@@ -240,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_help_and_errors),
 		cmocka_unit_test(test_json_keys_and_determinism),
 		cmocka_unit_test(test_turns_and_no_curve),
+		cmocka_unit_test(test_sampled_curve),
 		cmocka_unit_test(test_replay_engineers),
 		cmocka_unit_test(test_calls_over_context),
 	};
