@@ -2,7 +2,10 @@
  * bench_size: how long `agentcap size` takes, and how fast an undersized
  * candidate is answered "no".
  *
- *     bench_size [OUT_DIR]
+ *     bench_size [OUT_DIR [JOBS]]
+ *
+ * JOBS: replays at once (default: the online cores), as size --jobs.  CPU
+ * time is the process's, every thread's together.
  *
  * 1. A synthetic 50-engineer day (default profile, seed 1) sized over four
  *    hardware options (h100-sxm, l40s, rtx-pro-6000, hgx-h100-8) with the
@@ -15,6 +18,7 @@
  * Teams are written to OUT_DIR (default bench/out) once and reused.
  */
 #include "base/diag.h"
+#include "base/pool.h"
 #include "models/catalog.h"
 #include "plan/size.h"
 #include "replay/scenario.h"
@@ -27,6 +31,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static double wall_s(void)
 {
@@ -59,6 +64,12 @@ static int team(const char *path, int engineers, struct diag *d)
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : "bench/out";
+	long jobs = argc > 2 ? strtol(argv[2], NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	if (jobs < 1 || jobs > POOL_MAX_JOBS) {
+		fprintf(stderr, "bench_size: JOBS '%s' (expected 1..%d)\n", argc > 2 ? argv[2] : "",
+			POOL_MAX_JOBS);
+		return 2;
+	}
 	mkdir(dir, 0777);
 	char t50[4096], t300[4096];
 	snprintf(t50, sizeof(t50), "%s/size-team50.jsonl.gz", dir);
@@ -77,6 +88,9 @@ int main(int argc, char **argv)
 		rc = scenario_load(&sc, NULL, NULL, 0, &d);
 	if (rc == 0)
 		rc = slo_parse(&slo, "ttft_p95=2s,tpot_p50=50ms", "objectives", &d);
+	struct pool *pool = NULL;
+	if (rc == 0)
+		rc = pool_new(&pool, (int32_t)jobs, &d);
 	if (rc == 0)
 		rc = team(t50, 50, &d);
 	if (rc == 0)
@@ -91,7 +105,7 @@ int main(int argc, char **argv)
 	struct size_setup s = {
 		.cat = cat, .base = &sc, .hardware = hw, .n_hardware = 4, .slo = &slo,
 		.replay = {.context_policy = sc.context_policy},
-		.traces = traces, .seeds = seeds, .replicates = 1, .confidence = 1.0,
+		.traces = traces, .seeds = seeds, .replicates = 1, .confidence = 1.0, .pool = pool,
 	};
 	double w0 = wall_s(), c0 = cpu_s();
 	rc = size_run(&s, res, &d);
@@ -100,8 +114,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_size: %s\n", d.msg);
 		return 3;
 	}
-	printf("== size: 50-engineer synthetic day (%lld calls), four hardware options\n",
-	       (long long)res->total_calls[0]);
+	printf("== size: 50-engineer synthetic day (%lld calls), four hardware options, %ld jobs\n",
+	       (long long)res->total_calls[0], jobs);
 	for (size_t i = 0; i < res->n; i++) {
 		const struct size_option *o = &res->opt[i];
 		printf("  %-14s %s %3d GPUs (%d x TP%d/PP%d)  %2d replays  %9lld events\n",
@@ -149,6 +163,7 @@ int main(int argc, char **argv)
 	printf("sized_candidate_300_cpu_s %.2f\n", c1 - c0);
 	free(e);
 	free(res);
+	pool_free(pool);
 	catalog_free(cat);
 	return 0;
 }

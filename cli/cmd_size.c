@@ -10,6 +10,7 @@
 
 #include "base/diag.h"
 #include "base/outfile.h"
+#include "base/pool.h"
 #include "models/catalog.h"
 #include "models/cost.h"
 #include "models/prices.h"
@@ -34,7 +35,7 @@ static const char SIZE_HELP[] =
 	"    agentcap size --engineers N (--trace T | --profile P) [--slo OBJECTIVES]\n"
 	"                  [--hardware ID[,ID...]] [--model M] [--format F] [--engine E]\n"
 	"                  [--days D] [--replicates K [--confidence C]] [--seed S]\n"
-	"                  [--max-replicas R] [--no-early] [--scenario FILE]\n"
+	"                  [--max-replicas R] [--no-early] [--jobs J] [--scenario FILE]\n"
 	"                  [--set KEY=VALUE]... [--catalog DIR] [--skip-bad]\n"
 	"                  [--json FILE] [--quiet]\n"
 	"\n"
@@ -70,6 +71,8 @@ static const char SIZE_HELP[] =
 	"                        objectives in (default 0.9: with K = 5, all five)\n"
 	"    --max-replicas R    gallop cap per shape (default 256)\n"
 	"    --no-early          run every replay to the end\n"
+	"    --jobs J            replays at once (1..256; default: the online cores);\n"
+	"                        the output does not depend on it\n"
 	"    --prices FILE       prices for the monthly cost lines (default: the\n"
 	"                        scenario's 'prices', else the built-in catalogue)\n"
 	"    --scenario, --set, --catalog, --skip-bad, --seed: as for agentcap replay\n"
@@ -146,6 +149,7 @@ struct size_args {
 	int64_t replicates;
 	double confidence;
 	int64_t max_replicas;
+	int64_t jobs;             /* 0: the online cores */
 	bool no_early, skip_bad, quiet;
 };
 
@@ -160,7 +164,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 {
 	enum { O_ENG = 1000, O_DAYS, O_TRACE, O_PROFILE, O_SLO, O_HW, O_MODEL, O_FORMAT, O_ENGINE,
 	       O_SCENARIO, O_SET, O_JSON, O_CATALOG, O_SEED, O_REPS, O_CONF, O_MAXR, O_NOEARLY,
-	       O_SKIP, O_QUIET, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS };
+	       O_SKIP, O_QUIET, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS, O_JOBS };
 	static const struct option opts[] = {
 		{"engineers", required_argument, NULL, O_ENG},
 		{"days", required_argument, NULL, O_DAYS},
@@ -180,6 +184,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		{"confidence", required_argument, NULL, O_CONF},
 		{"max-replicas", required_argument, NULL, O_MAXR},
 		{"no-early", no_argument, NULL, O_NOEARLY},
+		{"jobs", required_argument, NULL, O_JOBS},
 		{"skip-bad", no_argument, NULL, O_SKIP},
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"help", no_argument, NULL, O_HELP},
@@ -251,6 +256,10 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 				return args_bad(cmd, "--max-replicas", optarg, "an integer 1..65536");
 			break;
 		case O_NOEARLY: a->no_early = true; break;
+		case O_JOBS:
+			if (!args_int(optarg, 1, POOL_MAX_JOBS, &a->jobs))
+				return args_bad(cmd, "--jobs", optarg, "an integer 1..256");
+			break;
 		case O_API: a->api = optarg; break;
 		case O_SEATS: a->seats = optarg; break;
 		case O_PRICES: a->prices = optarg; break;
@@ -442,6 +451,13 @@ static int run(int argc, char **argv, bool compare)
 			      "row: see agentcap catalog --prices)", a->seats);
 	if (rc == 0)
 		rc = teams_make(a, teams, &d);
+	struct pool *pool = NULL;
+	if (rc == 0) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		int64_t jobs = a->jobs ? a->jobs : cores < 1 ? 1 : cores > POOL_MAX_JOBS ? POOL_MAX_JOBS
+											    : cores;
+		rc = pool_new(&pool, (int32_t)jobs, &d);
+	}
 	struct size_setup s = {
 		.cat = cat,
 		.base = sc,
@@ -457,6 +473,7 @@ static int run(int argc, char **argv, bool compare)
 		.confidence = a->confidence,
 		.max_replicas = (int32_t)a->max_replicas,
 		.no_early = a->no_early,
+		.pool = pool,
 	};
 	if (rc == 0)
 		rc = size_run(&s, res, &d);
@@ -511,6 +528,7 @@ static int run(int argc, char **argv, bool compare)
 				a->compare ? ", so there is nothing self-hosted to price" : "");
 	}
 	free(cmp);
+	pool_free(pool);
 	prices_free(prices);
 	size_result_release(res);
 	teams_release(teams);

@@ -4,6 +4,7 @@
 #include "plan/size.h"
 
 #include "base/diag.h"
+#include "base/pool.h"
 #include "models/catalog.h"
 #include "models/perf_model.h"
 #include "models/profile.h"
@@ -12,7 +13,9 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include <assert.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,9 +57,12 @@ static double first_limit(const struct slo *slo, enum slo_metric m)
 	return 0;
 }
 
-/* Replay replicate k of candidate e on shape sh. */
+/* Replay replicate k of candidate e on shape sh: fills e->fig[k] only
+ * (other replicates may be filling theirs at the same time) and, when it
+ * missed, why[0..why_size) with the reason. */
 static int replay_one(const struct size_setup *s, const struct size_result *res,
-		      const struct shape *sh, int k, struct size_eval *e, struct diag *d)
+		      const struct shape *sh, int k, struct size_eval *e, char *why_out,
+		      size_t why_size, struct diag *d)
 {
 	struct size_fig *f = &e->fig[k];
 	memset(f, 0, sizeof(*f));
@@ -130,8 +136,8 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 			why = buf;
 		}
 		f->met = met;
-		if (!met && !e->why[0])
-			snprintf(e->why, sizeof(e->why), "%s%s", st->verdict == REPLAY_RAN_TO_END ? ""
+		if (!met)
+			snprintf(why_out, why_size, "%s%s", st->verdict == REPLAY_RAN_TO_END ? ""
 				 : "stopped early: ", why);
 	}
 	free(st);
@@ -139,7 +145,46 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 	return rc;
 }
 
-/* Replay the candidate of `replicas` replicas of shape sh. */
+/* One replicate of a candidate, run as a pool task. */
+struct rep_task {
+	const struct size_setup *s;
+	const struct size_result *res;
+	const struct shape *sh;
+	struct size_eval *e;              /* shared: this task writes fig[k] only */
+	atomic_bool *done;                /* shared: done[j] once fig[j] is final */
+	int32_t k, allowed;               /* allowed: misses the confidence allows */
+	bool skipped;
+	int rc;
+	struct diag d;
+	char why[256];
+};
+
+/* Replicate k runs unless the replicates before it that have finished
+ * already missed more often than allowed: the search would stop before k,
+ * and its figures would be thrown away.  (Skipping is only a saving: what
+ * is kept is decided in order afterwards, so it does not depend on which
+ * replicate finished first.) */
+static void rep_task_run(void *arg)
+{
+	struct rep_task *t = arg;
+	int32_t misses = 0;
+	for (int32_t j = 0; j < t->k; j++)
+		if (atomic_load(&t->done[j]) && !t->e->fig[j].met)
+			misses++;
+	if (misses > t->allowed) {
+		t->skipped = true;
+	} else {
+		t->rc = replay_one(t->s, t->res, t->sh, t->k, t->e, t->why, sizeof(t->why), &t->d);
+		if (t->rc != 0)
+			t->e->fig[t->k].met = false;
+	}
+	atomic_store(&t->done[t->k], true);
+}
+
+/* Replay the candidate of `replicas` replicas of shape sh: its replicates
+ * in parallel on s->pool, collected in order, stopping (as a loop one after
+ * another would) at the first replicate after which the confidence can no
+ * longer be reached. */
 static int evaluate(const struct size_setup *s, const struct size_result *res, struct size_option *opt,
 		    const struct shape *sh, int32_t replicas, struct size_eval *e, struct diag *d)
 {
@@ -154,18 +199,47 @@ static int evaluate(const struct size_setup *s, const struct size_result *res, s
 	int32_t need = (int32_t)ceil(s->confidence * k_all - 1e-9);
 	if (need < 1)
 		need = 1;
+	struct rep_task *t = calloc((size_t)k_all, sizeof(*t));
+	atomic_bool *done = calloc((size_t)k_all, sizeof(*done));
+	if (!t || !done) {
+		free(t);
+		free(done);
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	}
+	struct pool_group *g = pool_group_new(s->pool);
 	for (int32_t k = 0; k < k_all; k++) {
-		int rc = replay_one(s, res, sh, k, e, d);
-		if (rc != 0)
-			return rc;
+		atomic_init(&done[k], false);
+		t[k] = (struct rep_task){.s = s, .res = res, .sh = sh, .e = e, .done = done, .k = k,
+					 .allowed = k_all - need};
+		diag_init(&t[k].d);
+		pool_run(g, rep_task_run, &t[k]);
+	}
+	pool_group_finish(g);
+	int rc = 0;
+	for (int32_t k = 0; k < k_all; k++) {
+		assert(!t[k].skipped);
+		if (t[k].rc != 0) {
+			rc = diag_set(d, t[k].rc, "%s", t[k].d.msg);
+			break;
+		}
 		e->ran++;
 		opt->replays++;
 		opt->events += e->fig[k].events;
 		if (e->fig[k].met)
 			e->met++;
+		else if (!e->why[0])
+			snprintf(e->why, sizeof(e->why), "%s", t[k].why);
 		if (e->ran - e->met > k_all - need)
 			break; /* the confidence can no longer be reached */
 	}
+	/* replicates past the stop ran (or not) only for lack of knowing it
+	 * yet; nothing of them is kept */
+	for (int32_t k = e->ran; k < SIZE_MAX_REPLICATES; k++)
+		memset(&e->fig[k], 0, sizeof(e->fig[k]));
+	free(t);
+	free(done);
+	if (rc != 0)
+		return rc;
 	e->meets = e->met >= need;
 	if (opt->path && opt->n_path < SIZE_MAX_PATH)
 		opt->path[opt->n_path++] = *e;
@@ -236,7 +310,7 @@ static void note_miss(struct size_option *opt, const struct size_eval *e)
 }
 
 /* Gallop then bisect on one shape, below max_gpus (0: no bound). */
-static int search_shape(const struct size_setup *s, struct size_result *res,
+static int search_shape(const struct size_setup *s, const struct size_result *res,
 			struct size_option *opt, const struct shape *sh, int32_t max_gpus,
 			struct size_eval *scratch, struct diag *d)
 {
@@ -310,7 +384,7 @@ static int search_shape(const struct size_setup *s, struct size_result *res,
 	return 0;
 }
 
-static int search_option(const struct size_setup *s, struct size_result *res,
+static int search_option(const struct size_setup *s, const struct size_result *res,
 			 struct size_option *opt, const struct cat_hardware *hw, struct diag *d)
 {
 	snprintf(opt->hardware, sizeof(opt->hardware), "%s", hw->id);
@@ -333,6 +407,23 @@ static int search_option(const struct size_setup *s, struct size_result *res,
 	free(sh);
 	free(scratch);
 	return rc;
+}
+
+/* The search of one hardware option, run as a pool task: it writes only
+ * its own option (and reads the calls per replicate). */
+struct option_task {
+	const struct size_setup *s;
+	const struct size_result *r;
+	struct size_option *opt;
+	const struct cat_hardware *hw;
+	int rc;
+	struct diag d;
+};
+
+static void option_task_run(void *arg)
+{
+	struct option_task *t = arg;
+	t->rc = search_option(t->s, t->r, t->opt, t->hw, &t->d);
 }
 
 int size_evaluate(const struct size_setup *s, const struct size_result *r, const char *hw,
@@ -389,13 +480,23 @@ int size_run(const struct size_setup *s, struct size_result *r, struct diag *d)
 		if (rc != 0)
 			return rc;
 	}
+	struct option_task *t = calloc(s->n_hardware, sizeof(*t));
+	if (!t)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	struct pool_group *g = pool_group_new(s->pool);
 	for (size_t i = 0; i < s->n_hardware; i++) {
-		r->n = i + 1;
-		int rc = search_option(s, r, &r->opt[i], hw[i], d);
-		if (rc != 0)
-			return rc;
+		t[i] = (struct option_task){.s = s, .r = r, .opt = &r->opt[i], .hw = hw[i]};
+		diag_init(&t[i].d);
+		pool_run(g, option_task_run, &t[i]);
 	}
-	return 0;
+	pool_group_finish(g);
+	r->n = s->n_hardware;
+	int rc = 0;
+	for (size_t i = 0; i < s->n_hardware && rc == 0; i++)
+		if (t[i].rc != 0)
+			rc = diag_set(d, t[i].rc, "%s", t[i].d.msg);
+	free(t);
+	return rc;
 }
 
 void size_result_release(struct size_result *r)

@@ -29,6 +29,11 @@
  * candidate's remaining replicates are skipped once too many failed for
  * the confidence to be reached.
  *
+ * The hardware options are searched at the same time, and a candidate's
+ * replicates replayed at the same time, on the pool of the setup (each
+ * replay single-threaded); results are gathered in a fixed order, so the
+ * search, its path and every figure are the same for any number of jobs.
+ *
  * Everything is deterministic: same inputs and seeds, same search, same
  * figures.  Nothing here prints to the terminal; size_table and size_json
  * write to the stream they are given.
@@ -47,6 +52,7 @@
 
 struct catalog;
 struct diag;
+struct pool;
 
 #define SIZE_MAX_REPLICATES 32
 #define SIZE_MAX_HARDWARE 16
@@ -71,6 +77,11 @@ struct size_setup {
 	double confidence;                /* (0, 1]: share of replicates to meet */
 	int32_t max_replicas;             /* gallop cap per shape; 0 = default */
 	bool no_early;                    /* run every replay to the end */
+	struct pool *pool;                /* runs the replays (base/pool.h): the
+					     options' searches and each candidate's
+					     replicates at once; NULL: one after
+					     another.  The result does not depend
+					     on it. */
 };
 
 /* One replicate's figures (of the calls finished so far when it stopped

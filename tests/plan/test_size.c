@@ -16,7 +16,10 @@
  *   - --replicates 5 prints each objective's spread over the replicates
  *     (GSL quantiles, in order);
  *   - an unknown hardware id or objectives that do not parse: exit 2, a
- *     message naming what was expected, no JSON written.
+ *     message naming what was expected, no JSON written;
+ *   - --jobs 1 and --jobs 2 print the same table and write the same JSON,
+ *     byte for byte, on a search with several options, a gallop that ends,
+ *     and replicates cut short by the confidence.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -316,6 +319,45 @@ static void test_replicates_spread(void **state)
 	free(text);
 }
 
+/* Replays in parallel change nothing of the answer. */
+static void test_jobs_identical(void **state)
+{
+	(void)state;
+	const char *args = "size --engineers 4 --profile default --hardware h100-sxm,l40s,hgx-h100-8 "
+			   "--replicates 3 --confidence 0.67 --json " SCRATCH "/jobs%d.json --jobs %d";
+	char cmd[512];
+	struct cli_out r[2];
+	char *json[2];
+	size_t len[2];
+	for (int j = 0; j < 2; j++) {
+		snprintf(cmd, sizeof(cmd), args, j + 1, j + 1);
+		r[j] = cli_run(cmd);
+		if (r[j].status != 0)
+			fail_msg("--jobs %d: status %d: %s", j + 1, r[j].status, r[j].err);
+		snprintf(cmd, sizeof(cmd), SCRATCH "/jobs%d.json", j + 1);
+		json[j] = cli_slurp(cmd, &len[j]);
+		assert_non_null(json[j]);
+	}
+	/* the run is one worth comparing: a shape given up, a candidate whose
+	 * replicates stopped at the first miss, three options */
+	assert_non_null(strstr(r[0].out, "gallop ended"));
+	assert_non_null(strstr(r[0].out, "no   0/1"));
+	assert_non_null(strstr(json[0], "\"hardware\":\"hgx-h100-8\""));
+	assert_int_equal(r[0].out_len, r[1].out_len);
+	assert_memory_equal(r[0].out, r[1].out, r[0].out_len);
+	assert_int_equal(len[0], len[1]);
+	assert_memory_equal(json[0], json[1], len[0]);
+	for (int j = 0; j < 2; j++) {
+		cli_out_free(&r[j]);
+		free(json[j]);
+	}
+	r[0] = cli_run("size --engineers 2 --profile default --jobs 0");
+	assert_int_equal(r[0].status, 2);
+	assert_non_null(strstr(r[0].err, "--jobs"));
+	assert_non_null(strstr(r[0].err, "1..256"));
+	cli_out_free(&r[0]);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -332,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_confidence),
 		cmocka_unit_test(test_cli_errors),
 		cmocka_unit_test(test_replicates_spread),
+		cmocka_unit_test(test_jobs_identical),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
