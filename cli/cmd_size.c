@@ -483,6 +483,7 @@ static int run(int argc, char **argv, bool compare)
 				   .seat_id = a->seats, .engineers = a->engineers,
 				   .days = a->days ? a->days : 1};
 	cost_task_default(&cs.task);
+	scenario_cost_apply(sc, NULL, NULL, NULL, &cs.task); /* cost.acceptance_rate, ... */
 	if (a->acceptance > 0)
 		cost_fig_set(&cs.task.acceptance_rate, a->acceptance, "--acceptance");
 	if (a->turns > 0)

@@ -11,35 +11,52 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The usage of a winner's first replicate, its traffic scaled by util. */
+/* Replays of the replayed span a month: the scenario's cost.periods_per_month
+ * where it sets one (0: continuous traffic), else one working day a month
+ * per day replayed, as replay --cost counts them. */
+static double periods_of(const struct compare_setup *c, const struct size_eval *e)
+{
+	const struct scenario *sc = c->size ? c->size->base : NULL;
+	if (sc && sc->cost.periods_per_month >= 0)
+		return sc->cost.periods_per_month;
+	double days = e->fig[0].days > 0 ? (double)e->fig[0].days
+					 : (double)(c->days > 0 ? c->days : 1);
+	return COST_WORKDAYS_PER_MONTH / days;
+}
+
+/* The usage of a winner's first replicate (reports/costing.h filled it as
+ * for replay --cost), over the month, with its traffic scaled by util on
+ * the same GPUs: busy time (up to the whole span), tokens, calls and tasks
+ * move with it; the GPUs kept up do not. */
 static void usage_of(const struct compare_setup *c, const struct size_eval *e, double util,
 		     struct cost_usage *u)
 {
-	const struct size_fig *f = &e->fig[0];
-	memset(u, 0, sizeof(*u));
-	double days = f->days > 0 ? (double)f->days : (double)c->days;
-	u->duration_s = f->duration_s > 0 ? f->duration_s : 1;
-	u->periods_per_month = COST_WORKDAYS_PER_MONTH / (days > 0 ? days : 1);
-	u->gpus_per_replica = e->gpus_per_replica;
-	u->replicas = e->replicas;
-	double busy_s = f->busy * u->duration_s * util;
+	*u = e->fig[0].usage;
+	if (!(u->duration_s > 0)) { /* one call or none: nothing to spread over */
+		u->duration_s = 1;
+		u->idle_s_per_gpu = 1 - u->busy_s_per_gpu;
+	}
+	u->periods_per_month = periods_of(c, e);
+	u->engineers = c->engineers;
+	if (util == 1.0)
+		return;
+	double busy_s = u->busy_s_per_gpu * util;
 	if (busy_s > u->duration_s)
 		busy_s = u->duration_s;
 	u->busy_s_per_gpu = busy_s;
 	u->idle_s_per_gpu = u->duration_s - busy_s;
-	u->gpu_hours_busy = busy_s * (double)e->gpus / 3600.0;
-	u->prompt_tokens = llround((double)f->prompt_tokens * util);
-	u->cached_tokens = llround((double)f->cached_tokens * util);
+	u->gpu_hours_busy = (double)u->replicas * (double)u->gpus_per_replica * busy_s / 3600.0;
+	u->prompt_tokens = llround((double)u->prompt_tokens * util);
+	u->cached_tokens = llround((double)u->cached_tokens * util);
 	if (u->cached_tokens > u->prompt_tokens)
 		u->cached_tokens = u->prompt_tokens;
-	u->output_tokens = llround(f->output_tokens * util);
-	u->calls = llround((double)f->calls * util);
-	u->tasks = llround((double)f->tasks * util);
-	u->tasks_accept_known = llround((double)f->tasks_accept_known * util);
-	u->tasks_accepted = llround((double)f->tasks_accepted * util);
+	u->output_tokens = llround((double)u->output_tokens * util);
+	u->calls = llround((double)u->calls * util);
+	u->tasks = llround((double)u->tasks * util);
+	u->tasks_accept_known = llround((double)u->tasks_accept_known * util);
+	u->tasks_accepted = llround((double)u->tasks_accepted * util);
 	if (u->tasks_accepted > u->tasks_accept_known)
 		u->tasks_accepted = u->tasks_accept_known;
-	u->engineers = c->engineers;
 }
 
 /* The self-hosted task figures with the acceptance rate scaled by acc. */
@@ -70,6 +87,9 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 	struct cost_task t;
 	const struct cat_hardware *hw = row->hardware[0] ? catalog_hardware(c->cat, row->hardware)
 							 : NULL;
+	/* the scenario's cost.* keys over the catalogues' figures, as for
+	 * replay --cost (the task figures are c->task's) */
+	const struct scenario *sc = c->size ? c->size->base : NULL;
 	int rc;
 	switch (row->option) {
 	case COST_PURCHASE: {
@@ -78,6 +98,8 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 		rc = cost_purchase_from_prices(&p, c->prices, hw, d);
 		if (rc != 0)
 			return rc;
+		if (sc)
+			scenario_cost_apply(sc, &p, NULL, NULL, NULL);
 		p.system_usd.value *= price_f;
 		return cost_purchase_eval(&p, &u, &t, out, d);
 	}
@@ -87,6 +109,8 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 		rc = cost_dedicated_from_prices(&p, c->prices, hw, d);
 		if (rc != 0)
 			return rc;
+		if (sc)
+			scenario_cost_apply(sc, NULL, &p, NULL, NULL);
 		p.server_usd_month.value *= price_f;
 		return cost_dedicated_eval(&p, &u, &t, out, d);
 	}
@@ -96,6 +120,8 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 		rc = cost_elastic_from_prices(&p, c->prices, hw, d);
 		if (rc != 0)
 			return rc;
+		if (sc)
+			scenario_cost_apply(sc, NULL, NULL, &p, NULL);
 		p.usd_per_gpu_hour.value *= price_f;
 		return cost_elastic_eval(&p, &u, &t, out, d);
 	}
@@ -185,9 +211,7 @@ int compare_run(const struct compare_setup *c, const struct size_result *sr,
 	}
 	if (!first)
 		return 0;
-	out->periods_per_month = COST_WORKDAYS_PER_MONTH /
-				 (first->fig[0].days > 0 ? (double)first->fig[0].days
-							 : (double)(c->days > 0 ? c->days : 1));
+	out->periods_per_month = periods_of(c, first);
 	static const enum cost_option BASE[] = {COST_SEATS, COST_API};
 	size_t api_row = 0;
 	for (int k = 0; k < 2; k++) {
@@ -213,6 +237,9 @@ int compare_run(const struct compare_setup *c, const struct size_result *sr,
 		row->breakeven_engineers = api_per_eng > 0 ? row->r.usd_month / api_per_eng : 0;
 		row->breakeven_utilisation =
 			api->usd_month > 0 ? row->busy * row->r.usd_month / api->usd_month : 0;
+		/* past 100% busy the GPUs cannot carry the traffic at which the
+		 * API would cost as much: no team this deployment serves gets there */
+		row->breakeven_never = !(api->usd_month > 0) || row->breakeven_utilisation > 1.0;
 	}
 	return 0;
 }
@@ -247,10 +274,17 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 	char label[160];
 	fprintf(fp, "================ agentcap compare: %lld engineers ================\n",
 		(long long)r->engineers);
+	const struct scenario *sc = c->size ? c->size->base : NULL;
 	fprintf(fp, "All money in USD (other currencies at the price catalogue's stated rate). A month "
-		"is %.0f h; one replayed day counts as one of %.2f working days a month "
-		"(%.2f replays a month).\n", COST_HOURS_PER_MONTH, COST_WORKDAYS_PER_MONTH,
-		r->periods_per_month);
+		"is %.0f h; ", COST_HOURS_PER_MONTH);
+	if (sc && sc->cost.periods_per_month > 0)
+		fprintf(fp, "the replayed span repeats %.2f times a month (the scenario's "
+			"cost.periods_per_month).\n", r->periods_per_month);
+	else if (sc && sc->cost.periods_per_month == 0)
+		fprintf(fp, "the traffic is continuous (the scenario's cost.periods_per_month 0).\n");
+	else
+		fprintf(fp, "one replayed day counts as one of %.2f working days a month "
+			"(%.2f replays a month).\n", COST_WORKDAYS_PER_MONTH, r->periods_per_month);
 	fprintf(fp, "%-36s %5s %-10s %14s %14s %14s %14s\n", "Option", "GPUs", "Deployment",
 		"USD/month", "USD/engineer", "USD/1M output", "USD/accepted");
 	fprintf(fp, "%-36s %5s %-10s %14s %14s %14s %14s\n", "", "", "", "(whole team)",
@@ -277,6 +311,11 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 		const struct compare_row *row = &r->rows[i];
 		if (row->option == COST_SEATS || row->option == COST_API)
 			continue;
+		if (row->breakeven_never) {
+			fprintf(fp, "  %-34s never at this size: %s (GPU busy now %.1f%%)\n",
+				row_label(c, row, label, sizeof(label)), COMPARE_NEVER, 100 * row->busy);
+			continue;
+		}
 		fprintf(fp, "  %-34s team of %.1f engineers (its USD/month / the API's USD per "
 			"engineer-month)%s; GPU busy fraction %.1f%% (now %.1f%%)\n",
 			row_label(c, row, label, sizeof(label)), row->breakeven_engineers,
@@ -382,11 +421,16 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 		json_str(fp, row->deployment);
 		fprintf(fp, ",\"usd_per_month\":%.17g,\"usd_per_engineer_month\":%.17g,"
 			"\"usd_per_1m_output_tokens\":%.17g,\"usd_per_accepted_task\":%.17g,"
-			"\"gpu_busy_fraction\":%.17g,\"breakeven_engineers\":%.17g,"
-			"\"breakeven_gpu_busy_fraction\":%.17g,\"sensitivity_usd_per_accepted_task\":{",
-			row->r.usd_month, row->r.usd_per_engineer_month, row->r.usd_per_mtok_output,
-			row->r.usd_per_accepted_task, row->busy, row->breakeven_engineers,
-			row->breakeven_utilisation);
+			"\"gpu_busy_fraction\":%.17g,", row->r.usd_month, row->r.usd_per_engineer_month,
+			row->r.usd_per_mtok_output, row->r.usd_per_accepted_task, row->busy);
+		if (row->breakeven_never)
+			fprintf(fp, "\"breakeven_engineers\":null,\"breakeven_gpu_busy_fraction\":null,"
+				"\"breakeven_reason\":\"never at this size: %s\",", COMPARE_NEVER);
+		else
+			fprintf(fp, "\"breakeven_engineers\":%.17g,\"breakeven_gpu_busy_fraction\":%.17g,"
+				"\"breakeven_reason\":null,", row->breakeven_engineers,
+				row->breakeven_utilisation);
+		fprintf(fp, "\"sensitivity_usd_per_accepted_task\":{");
 		for (int k = 0; k < COMPARE_SENS; k++)
 			fprintf(fp, "%s\"%s\":%.17g", k ? "," : "", SENS_KEYS[k], row->sens[k]);
 		fprintf(fp, "},\"assumptions\":[");

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * compare: what the team's work costs on each sized deployment and under
  * each way of paying, beside seats and an API (`agentcap compare`).
+ * The scenario's cost.* keys (docs/cost.md) change the assumptions as they
+ * do for replay --cost; the self-hosted task figures come in c->task.
  *
  * Input: a finished sizing (plan/size.h) and the price catalogue.  For
  * each hardware option that found a deployment, the winner's replay (its
@@ -19,6 +21,9 @@
  *                the API would for the same traffic: busy x monthly cost /
  *                API monthly cost, the traffic scaled on the same GPUs (the
  *                fixed costs stay, the API bill scales with traffic).
+ *                Past 100% the GPUs cannot carry that traffic: the
+ *                break-even is "never at this size" (JSON null, with the
+ *                reason), whatever the team-size figure says.
  * Sensitivity: cost per accepted task with, one at a time, the self-hosted
  * hardware and rental prices, the self-hosted acceptance rate, and the
  * traffic on the same deployment (utilisation) at -20% and +20%.
@@ -41,6 +46,8 @@ struct prices;
 #define COMPARE_MAX_ROWS (SIZE_MAX_HARDWARE * 3 + 2)
 #define COMPARE_SENS 6 /* price -/+, acceptance -/+, utilisation -/+ */
 #define COMPARE_SWING 0.2
+/* Why a break-even point is "never at this size". */
+#define COMPARE_NEVER "even with its GPUs 100% busy it costs more than the API for the same traffic"
 
 struct compare_setup {
 	const struct size_setup *size;
@@ -62,6 +69,10 @@ struct compare_row {
 	double busy;                   /* GPU busy fraction of the replay */
 	double breakeven_engineers;    /* self-hosted rows; 0 otherwise */
 	double breakeven_utilisation;
+	bool breakeven_never;          /* self-hosted rows: the break-even would
+					  need the GPUs more than 100% busy (or
+					  the API costs nothing): the two figures
+					  above are then no answer */
 	double sens[COMPARE_SENS];     /* USD per accepted task */
 };
 

@@ -8,6 +8,7 @@
 #include "models/catalog.h"
 #include "models/perf_model.h"
 #include "models/profile.h"
+#include "reports/costing.h"
 #include "reports/metrics.h"
 
 #include <gsl/gsl_sort.h>
@@ -117,6 +118,7 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 		f->sim_s = st->verdict != REPLAY_RAN_TO_END ? (double)st->verdict_ns / 1e9
 							    : sum.duration_s;
 		f->events = st->sim.events;
+		costing_usage(&f->usage, &sum, NULL, e->replicas, sh->gpus_per_replica, 0, 0);
 		bool met = st->verdict == REPLAY_RAN_TO_END && sum.failed == 0;
 		const char *why = st->verdict_why;
 		char buf[192];

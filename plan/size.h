@@ -41,6 +41,7 @@
 #ifndef PLAN_SIZE_H
 #define PLAN_SIZE_H
 
+#include "models/cost.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "replay/slo.h"
@@ -104,6 +105,9 @@ struct size_fig {
 	double sim_s;                       /* simulated time the replay reached */
 	double miss_share;                  /* stopped early: replay_stats.verdict_share */
 	int64_t events;                     /* simulator events dispatched */
+	struct cost_usage usage;            /* the replay as models/cost.h prices it
+					       (reports/costing.h costing_usage):
+					       periods and engineers unset */
 };
 
 /* One candidate deployment and what its replicates said. */

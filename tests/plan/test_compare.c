@@ -6,7 +6,11 @@
  *   - the arithmetic that compare adds on top of models/cost.h: per
  *     engineer-month = month / engineers, break-even team = month / the
  *     API's per engineer-month, break-even busy fraction = busy x month /
- *     API month;
+ *     API month, and past 100% busy "never at this size" (JSON null and the
+ *     reason), never a busy fraction over 1;
+ *   - the scenario's cost.* keys change compare's assumptions as they do
+ *     replay --cost's (operator time, acceptance rate), self-hosted rows
+ *     only where the key is the self-hosted model's;
  *   - the sensitivity moves the way it must: dearer hardware, fewer
  *     accepted tasks or less traffic make a self-hosted task dearer, and
  *     leave the API's per-task cost alone where they do not touch it;
@@ -46,6 +50,41 @@ static void near(double a, double b)
 {
 	if (fabs(a - b) > 1e-9 * (fabs(a) + fabs(b)) + 1e-12)
 		fail_msg("%.17g != %.17g", a, b);
+}
+
+/* The break-even figures of a self-hosted row: numbers that follow from the
+ * month figures, or, past 100% busy, null with the reason.  Returns whether
+ * there was a number. */
+static bool check_breakeven(const cJSON *row, double month, double api_month, double engineers)
+{
+	const cJSON *why = cJSON_GetObjectItem(row, "breakeven_reason");
+	double util = num(row, "gpu_busy_fraction") * month / api_month;
+	if (cJSON_IsNull(why)) {
+		near(num(row, "breakeven_engineers"), month / (api_month / engineers));
+		near(num(row, "breakeven_gpu_busy_fraction"), util);
+		assert_true(util <= 1.0);
+		return true;
+	}
+	assert_true(cJSON_IsString(why));
+	assert_non_null(strstr(why->valuestring, "never at this size"));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(row, "breakeven_engineers")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(row, "breakeven_gpu_busy_fraction")));
+	assert_true(util > 1.0);
+	return false;
+}
+
+/* The assumption called name of a row: its value, and its source in *src. */
+static double assumption(const cJSON *row, const char *name, const char **src)
+{
+	const cJSON *a;
+	cJSON_ArrayForEach(a, cJSON_GetObjectItem(row, "assumptions")) {
+		if (strcmp(cJSON_GetObjectItem(a, "name")->valuestring, name) == 0) {
+			*src = cJSON_GetObjectItem(a, "source")->valuestring;
+			return num(a, "value");
+		}
+	}
+	fail_msg("no assumption '%s'", name);
+	return 0;
 }
 
 static void test_compare_table_and_json(void **state)
@@ -100,15 +139,76 @@ static void test_compare_table_and_json(void **state)
 			continue;
 		}
 		self++;
-		near(num(row, "breakeven_engineers"), month / (api_month / engineers));
-		near(num(row, "breakeven_gpu_busy_fraction"),
-		     num(row, "gpu_busy_fraction") * month / api_month);
+		check_breakeven(row, month, api_month, engineers);
 		assert_true(num(s, "price_minus") < task && task < num(s, "price_plus"));
 		assert_true(num(s, "acceptance_plus") < task && task < num(s, "acceptance_minus"));
 		assert_true(num(s, "utilisation_plus") < task && task < num(s, "utilisation_minus"));
 	}
 	assert_true(self >= 3); /* hgx-h100-8: purchase, dedicated, elastic */
 	cJSON_Delete(j);
+}
+
+/* The team is small: with the default operator time no self-hosted option
+ * breaks even at any busy fraction, and the table says so.  The scenario's
+ * cost keys then take the operator away and halve the self-hosted
+ * acceptance: each row shows them with the scenario as the source, the
+ * monthly cost drops by the operator time, and a break-even point appears. */
+static void test_compare_scenario_costs(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("compare " TEAM " --json " SCRATCH "/d.json");
+	if (r.status != 0)
+		fail_msg("status %d: %s", r.status, r.err);
+	assert_non_null(strstr(r.out, "never at this size: even with its GPUs 100% busy"));
+	cli_out_free(&r);
+	r = cli_run("compare " TEAM " --set cost.operator_usd_month=0 --set cost.acceptance_rate=0.5 "
+		    "--json " SCRATCH "/s.json");
+	if (r.status != 0)
+		fail_msg("status %d: %s", r.status, r.err);
+	cli_out_free(&r);
+	char *text[2] = {cli_slurp(SCRATCH "/d.json", NULL), cli_slurp(SCRATCH "/s.json", NULL)};
+	assert_non_null(text[0]);
+	assert_non_null(text[1]);
+	cJSON *j[2] = {cJSON_Parse(text[0]), cJSON_Parse(text[1])};
+	assert_non_null(j[0]);
+	assert_non_null(j[1]);
+	const cJSON *rows[2] = {cJSON_GetObjectItem(j[0], "rows"), cJSON_GetObjectItem(j[1], "rows")};
+	int n = cJSON_GetArraySize(rows[0]);
+	assert_int_equal(n, cJSON_GetArraySize(rows[1]));
+	double engineers = num(j[1], "engineers"), api_month = 0;
+	for (int i = 0; i < n; i++) {
+		const cJSON *row = cJSON_GetArrayItem(rows[1], i);
+		if (strcmp(cJSON_GetObjectItem(row, "option")->valuestring, "api") == 0)
+			api_month = num(row, "usd_per_month");
+	}
+	int numbers = 0;
+	for (int i = 0; i < n; i++) {
+		const cJSON *was = cJSON_GetArrayItem(rows[0], i), *row = cJSON_GetArrayItem(rows[1], i);
+		const char *opt = cJSON_GetObjectItem(row, "option")->valuestring;
+		assert_string_equal(opt, cJSON_GetObjectItem(was, "option")->valuestring);
+		const char *src;
+		double acc = assumption(row, "acceptance_rate", &src);
+		if (strcmp(opt, "api") == 0 || strcmp(opt, "seats") == 0) {
+			assert_null(strstr(src, "cost.acceptance_rate")); /* the baselines' own */
+			near(num(row, "usd_per_month"), num(was, "usd_per_month"));
+			continue;
+		}
+		near(acc, 0.5);
+		assert_non_null(strstr(src, "cost.acceptance_rate"));
+		double op = assumption(row, "operator", &src);
+		assert_true(op == 0);
+		assert_non_null(strstr(src, "scenario"));
+		assert_non_null(strstr(src, "cost.operator_usd_month"));
+		double before = assumption(was, "operator", &src);
+		assert_true(before > 0);
+		near(num(row, "usd_per_month"), num(was, "usd_per_month") - before);
+		numbers += check_breakeven(row, num(row, "usd_per_month"), api_month, engineers);
+	}
+	assert_true(numbers > 0);
+	cJSON_Delete(j[0]);
+	cJSON_Delete(j[1]);
+	free(text[0]);
+	free(text[1]);
 }
 
 static void test_compare_errors(void **state)
@@ -157,6 +257,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compare_table_and_json),
+		cmocka_unit_test(test_compare_scenario_costs),
 		cmocka_unit_test(test_compare_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
