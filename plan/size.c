@@ -154,6 +154,7 @@ struct rep_task {
 	const struct shape *sh;
 	struct size_eval *e;              /* shared: this task writes fig[k] only */
 	atomic_bool *done;                /* shared: done[j] once fig[j] is final */
+	const atomic_bool *cancel;        /* the candidate's figures are not wanted */
 	int32_t k, allowed;               /* allowed: misses the confidence allows */
 	bool skipped;
 	int rc;
@@ -161,11 +162,11 @@ struct rep_task {
 	char why[256];
 };
 
-/* Replicate k runs unless the replicates before it that have finished
- * already missed more often than allowed: the search would stop before k,
- * and its figures would be thrown away.  (Skipping is only a saving: what
- * is kept is decided in order afterwards, so it does not depend on which
- * replicate finished first.) */
+/* Replicate k runs unless the candidate was cancelled or the replicates
+ * before it that have finished already missed more often than allowed: the
+ * search would stop before k, and its figures would be thrown away.
+ * (Skipping is only a saving: what is kept is decided in order afterwards,
+ * so it does not depend on which replicate finished first.) */
 static void rep_task_run(void *arg)
 {
 	struct rep_task *t = arg;
@@ -173,7 +174,7 @@ static void rep_task_run(void *arg)
 	for (int32_t j = 0; j < t->k; j++)
 		if (atomic_load(&t->done[j]) && !t->e->fig[j].met)
 			misses++;
-	if (misses > t->allowed) {
+	if (misses > t->allowed || atomic_load(t->cancel)) {
 		t->skipped = true;
 	} else {
 		t->rc = replay_one(t->s, t->res, t->sh, t->k, t->e, t->why, sizeof(t->why), &t->d);
@@ -183,14 +184,25 @@ static void rep_task_run(void *arg)
 	atomic_store(&t->done[t->k], true);
 }
 
-/* Replay the candidate of `replicas` replicas of shape sh: its replicates
- * in parallel on s->pool, collected in order, stopping (as a loop one after
- * another would) at the first replicate after which the confidence can no
- * longer be reached. */
-static int evaluate(const struct size_setup *s, const struct size_result *res, struct size_option *opt,
-		    const struct shape *sh, int32_t replicas, struct size_eval *e, struct diag *d)
+/* A candidate being replayed: its replicates queued on s->pool as one
+ * group, the figures gathered by cand_finish. */
+struct cand {
+	struct size_eval e;
+	struct rep_task *t;
+	atomic_bool *done;
+	atomic_bool cancel;
+	struct pool_group *g;
+	int32_t need;                     /* replicates that must meet */
+	bool started;
+};
+
+/* Queue the replicates of `replicas` replicas of shape sh; 0 or
+ * DIAG_ENOMEM.  c must stay put until cand_finish. */
+static int cand_start(const struct size_setup *s, const struct size_result *res,
+		      const struct shape *sh, int32_t replicas, struct cand *c, struct diag *d)
 {
-	memset(e, 0, sizeof(*e));
+	memset(&c->e, 0, sizeof(c->e));
+	struct size_eval *e = &c->e;
 	e->tp = sh->sc.tensor_parallel_size;
 	e->pp = sh->sc.pipeline_parallel_size;
 	e->replicas = replicas;
@@ -198,30 +210,55 @@ static int evaluate(const struct size_setup *s, const struct size_result *res, s
 	e->gpus = replicas * sh->gpus_per_replica;
 	e->kv_cache_tokens = sh->cfg.kv_cache_tokens;
 	int32_t k_all = s->replicates;
-	int32_t need = (int32_t)ceil(s->confidence * k_all - 1e-9);
-	if (need < 1)
-		need = 1;
-	struct rep_task *t = calloc((size_t)k_all, sizeof(*t));
-	atomic_bool *done = calloc((size_t)k_all, sizeof(*done));
-	if (!t || !done) {
-		free(t);
-		free(done);
+	c->need = (int32_t)ceil(s->confidence * k_all - 1e-9);
+	if (c->need < 1)
+		c->need = 1;
+	c->t = calloc((size_t)k_all, sizeof(*c->t));
+	c->done = calloc((size_t)k_all, sizeof(*c->done));
+	if (!c->t || !c->done) {
+		free(c->t);
+		free(c->done);
+		c->t = NULL;
+		c->done = NULL;
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
 	}
-	struct pool_group *g = pool_group_new(s->pool);
+	atomic_init(&c->cancel, false);
+	c->g = pool_group_new(s->pool);
+	c->started = true;
+	for (int32_t k = 0; k < k_all; k++)
+		atomic_init(&c->done[k], false);
 	for (int32_t k = 0; k < k_all; k++) {
-		atomic_init(&done[k], false);
-		t[k] = (struct rep_task){.s = s, .res = res, .sh = sh, .e = e, .done = done, .k = k,
-					 .allowed = k_all - need};
-		diag_init(&t[k].d);
-		pool_run(g, rep_task_run, &t[k]);
+		c->t[k] = (struct rep_task){.s = s, .res = res, .sh = sh, .e = e, .done = c->done,
+					    .cancel = &c->cancel, .k = k,
+					    .allowed = k_all - c->need};
+		diag_init(&c->t[k].d);
+		pool_run(c->g, rep_task_run, &c->t[k]);
 	}
-	pool_group_finish(g);
+	return 0;
+}
+
+/* Wait for c's replicates.  keep: gather them in order, stopping (as a
+ * loop one after another would) at the first replicate after which the
+ * confidence can no longer be reached, and count the candidate in opt (its
+ * path, replays and events); 0 or the first replicate's error.  Not keep
+ * (a candidate the search turned out not to need): the replicates not yet
+ * started are skipped and nothing is counted. */
+static int cand_finish(const struct size_setup *s, struct size_option *opt, struct cand *c,
+		       bool keep, struct diag *d)
+{
+	if (!c->started)
+		return 0;
+	c->started = false;
+	if (!keep)
+		atomic_store(&c->cancel, true);
+	pool_group_finish(c->g);
+	struct size_eval *e = &c->e;
+	int32_t k_all = s->replicates;
 	int rc = 0;
-	for (int32_t k = 0; k < k_all; k++) {
-		assert(!t[k].skipped);
-		if (t[k].rc != 0) {
-			rc = diag_set(d, t[k].rc, "%s", t[k].d.msg);
+	for (int32_t k = 0; keep && k < k_all; k++) {
+		assert(!c->t[k].skipped);
+		if (c->t[k].rc != 0) {
+			rc = diag_set(d, c->t[k].rc, "%s", c->t[k].d.msg);
 			break;
 		}
 		e->ran++;
@@ -230,22 +267,40 @@ static int evaluate(const struct size_setup *s, const struct size_result *res, s
 		if (e->fig[k].met)
 			e->met++;
 		else if (!e->why[0])
-			snprintf(e->why, sizeof(e->why), "%s", t[k].why);
-		if (e->ran - e->met > k_all - need)
+			snprintf(e->why, sizeof(e->why), "%s", c->t[k].why);
+		if (e->ran - e->met > k_all - c->need)
 			break; /* the confidence can no longer be reached */
 	}
 	/* replicates past the stop ran (or not) only for lack of knowing it
 	 * yet; nothing of them is kept */
 	for (int32_t k = e->ran; k < SIZE_MAX_REPLICATES; k++)
 		memset(&e->fig[k], 0, sizeof(e->fig[k]));
-	free(t);
-	free(done);
-	if (rc != 0)
+	free(c->t);
+	free(c->done);
+	c->t = NULL;
+	c->done = NULL;
+	if (rc != 0 || !keep)
 		return rc;
-	e->meets = e->met >= need;
+	e->meets = e->met >= c->need;
 	if (opt->path && opt->n_path < SIZE_MAX_PATH)
 		opt->path[opt->n_path++] = *e;
 	return 0;
+}
+
+/* Replay the candidate of `replicas` replicas of shape sh into *e. */
+static int evaluate(const struct size_setup *s, const struct size_result *res, struct size_option *opt,
+		    const struct shape *sh, int32_t replicas, struct size_eval *e, struct diag *d)
+{
+	struct cand *c = calloc(1, sizeof(*c));
+	if (!c)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	int rc = cand_start(s, res, sh, replicas, c, d);
+	if (rc == 0)
+		rc = cand_finish(s, opt, c, true, d);
+	if (rc == 0)
+		*e = c->e;
+	free(c);
+	return rc;
 }
 
 /* Shapes a replica of hardware hw can take, as (tp, pp) pairs. */
@@ -311,7 +366,11 @@ static void note_miss(struct size_option *opt, const struct size_eval *e)
 	}
 }
 
-/* Gallop then bisect on one shape, below max_gpus (0: no bound). */
+/* Gallop then bisect on one shape, below max_gpus (0: no bound).  With
+ * threads to spare (s->pool has at least twice the jobs that the options
+ * and replicates keep busy) the gallop looks one count ahead: the next
+ * count is replayed while the current one is, and dropped, unseen and
+ * uncounted, when the current one ends the gallop. */
 static int search_shape(const struct size_setup *s, const struct size_result *res,
 			struct size_option *opt, const struct shape *sh, int32_t max_gpus,
 			struct size_eval *scratch, struct diag *d)
@@ -322,10 +381,21 @@ static int search_shape(const struct size_setup *s, const struct size_result *re
 	int32_t lo = 0, hi = 0; /* lo missed (0: none tried), hi met (0: none yet) */
 	double prev_share = 0, prev_ratio = 0;
 	bool prev_stopped = false;
-	for (int32_t r = 1; r <= cap;) {
-		int rc = evaluate(s, res, opt, sh, r, scratch, d);
+	bool ahead = pool_jobs(s->pool) >= 2 * (int64_t)s->n_hardware * s->replicates;
+	struct cand *cur = calloc(1, sizeof(*cur)), *next = calloc(1, sizeof(*next));
+	int rc = cur && next ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
+	int32_t r = 1;
+	if (rc == 0 && r <= cap)
+		rc = cand_start(s, res, sh, r, cur, d);
+	while (rc == 0 && r <= cap) {
+		int32_t nr = r == cap ? 0 : r > cap / 2 ? cap : 2 * r;
+		if (ahead && nr)
+			rc = cand_start(s, res, sh, nr, next, d);
+		if (rc == 0)
+			rc = cand_finish(s, opt, cur, true, d);
 		if (rc != 0)
-			return rc;
+			break;
+		*scratch = cur->e;
 		if (scratch->meets) {
 			hi = r;
 			opt->best = *scratch;
@@ -365,13 +435,28 @@ static int search_shape(const struct size_setup *s, const struct size_result *re
 		prev_share = share;
 		prev_ratio = ratio;
 		prev_stopped = stopped;
-		r = r > cap / 2 ? cap : 2 * r;
+		r = nr;
+		struct cand *tmp = cur;
+		cur = next;
+		next = tmp;
+		if (!cur->started)
+			rc = cand_start(s, res, sh, r, cur, d);
 	}
+	/* a count looked ahead at that the gallop did not reach; after an
+	 * error, whatever is still running */
+	if (next)
+		cand_finish(s, opt, next, false, d);
+	if (cur)
+		cand_finish(s, opt, cur, false, d);
+	free(cur);
+	free(next);
+	if (rc != 0)
+		return rc;
 	if (!hi)
 		return 0;
 	while (hi - lo > 1) {
 		int32_t mid = lo + (hi - lo) / 2;
-		int rc = evaluate(s, res, opt, sh, mid, scratch, d);
+		rc = evaluate(s, res, opt, sh, mid, scratch, d);
 		if (rc != 0)
 			return rc;
 		if (scratch->meets) {
