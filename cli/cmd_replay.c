@@ -22,6 +22,7 @@
 #include "reports/cluster.h"
 #include "reports/html.h"
 #include "reports/costing.h"
+#include "reports/timeseries.h"
 #include "reports/metrics.h"
 #include "reports/output.h"
 #include "reports/reqcsv.h"
@@ -167,6 +168,8 @@ static const char REPLAY_HELP_CLUSTER[] =
 	"    GPU-hours provisioned and busy, the router's decisions, one line per replica\n"
 	"    and, with pools, each pool's shape, requests, busy %, hit %, preemptions,\n"
 	"    P95 TTFT and GPU-hours.\n"
+	"    report.interval_s            time-series sample interval, simulated s (0 = off):\n"
+	"                                 the JSON report adds `timeseries` (docs/metrics.md)\n"
 	"\n";
 
 static const char REPLAY_HELP_ELASTIC[] =
@@ -780,6 +783,7 @@ int cmd_replay(int argc, char **argv)
 	struct pool_run *pr = NULL; /* with pools: one per pool */
 	struct metrics *m = NULL;
 	struct cluster *cl = NULL;
+	struct timeseries *tsr = NULL;
 	int64_t *routed = NULL;
 	struct cluster_summary cls;
 	struct replay_stats st;
@@ -928,7 +932,8 @@ int cmd_replay(int argc, char **argv)
 					.replicas = sc.replicas, .router = &sc.router,
 					.tiers = tiers.n > 0 ? &tiers : NULL,
 					.pools = n_pools ? sp : NULL, .n_pools = n_pools,
-					.routed = routed, .elastic = elastic ? &ec : NULL};
+					.routed = routed, .elastic = elastic ? &ec : NULL,
+					.series_interval_ns = llround(sc.report_interval_s * 1e9)};
 		o.scale.seed = a->seed;
 		struct res_sink sink = cl ? cluster_sink(cl) : metrics_sink(m);
 		if (a->csv) {
@@ -941,10 +946,20 @@ int cmd_replay(int argc, char **argv)
 		/* a scaled team has as many calls as the draw gives: no total */
 		progress_init(&prog, a->quiet ? NULL : stderr, "agentcap replay",
 			      a->scale.engineers ? 0 : trace_calls, sink);
+		/* report.interval_s: a recorder in front of everything else */
+		struct res_sink outer = progress_sink(&prog);
+		if (rc == 0 && sc.report_interval_s > 0.0) {
+			if ((tsr = timeseries_new(n_rep, outer)) != NULL)
+				outer = timeseries_sink(tsr);
+			else
+				rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
+		}
 		if (rc == 0)
-			rc = replay_run(&o, cfg0, sim_perf_from_model(pm0), progress_sink(&prog), &st,
+			rc = replay_run(&o, cfg0, sim_perf_from_model(pm0), outer, &st,
 					&d);
 		progress_end(&prog);
+		if (rc == 0 && tsr)
+			rc = timeseries_check(tsr, &d);
 		if (a->csv && csv_out.fp) {
 			/* kept aside, so the table and the JSON still go out */
 			struct diag wd;
@@ -1020,6 +1035,8 @@ int cmd_replay(int argc, char **argv)
 				    .too_long = st.calls_too_long},
 			.tiers = rtiers,
 			.cluster = cl ? &cls : NULL,
+			.timeseries = tsr,
+			.timeseries_interval_s = sc.report_interval_s,
 			.slo_attainment_target = sc.slo_attainment,
 			.warnings = warns,
 		};
@@ -1069,6 +1086,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	prices_free(price_cat);
 	cluster_free(cl);
+	timeseries_free(tsr);
 	free(routed);
 	metrics_free(m);
 	pool_runs_free(pr, n_pools);

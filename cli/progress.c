@@ -102,6 +102,13 @@ static void on_task(void *ctx, const struct res_span *t)
 		p->next.task(p->next.ctx, t);
 }
 
+static void on_sample(void *ctx, const struct res_sample *smp)
+{
+	struct progress *p = ctx;
+	if (p->next.sample)
+		p->next.sample(p->next.ctx, smp);
+}
+
 static void on_replica(void *ctx, const struct res_replica *r)
 {
 	struct progress *p = ctx;
@@ -139,7 +146,7 @@ struct res_sink progress_sink(struct progress *p)
 {
 	return (struct res_sink){.ctx = p, .request = on_request, .itl_run = on_itl_run,
 				 .busy = on_busy, .session = on_session, .task = on_task,
-				 .replica = on_replica};
+				 .replica = on_replica, .sample = on_sample};
 }
 
 void progress_end(struct progress *p)

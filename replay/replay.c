@@ -673,6 +673,8 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 		rc = sim_set_tiers(&rp->sim, o->tiers, d);
 	if (rc == 0 && o->elastic)
 		rc = sim_set_elastic(&rp->sim, o->elastic, d);
+	if (rc == 0 && o->series_interval_ns > 0)
+		rc = sim_set_series(&rp->sim, o->series_interval_ns, d);
 	rp->sim.single_step = o->single_step;
 	if (o->early) {
 		rp->early = o->early;
@@ -718,6 +720,8 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 		else if (rp->err)
 			rc = rp->err;
 	}
+	if (rc == 0)
+		sim_series_flush(&rp->sim);
 	st->skipped_lines = trace_reader_skipped(tr);
 	st->sim = sim_get_stats(&rp->sim);
 	st->router = rp->sim.router.stats;

@@ -127,6 +127,8 @@ struct replay_opts {
 	int32_t n_pools;
 	const struct router_config *router; /* NULL = the default router */
 	const struct sim_tiers_config *tiers; /* NULL or n = 0: no KV tiers */
+	int64_t series_interval_ns; /* > 0: time-series samples into the sink
+				    every this much simulated time (sim_set_series) */
 	int64_t *routed;         /* NULL, or one counter per replica (of every pool): the calls the
 				    router handed to each replica, filled at the end */
 	const struct elastic_config *elastic; /* NULL = replicas always up */

@@ -18,7 +18,7 @@
 #include <string.h>
 
 enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_BOOL_OPT, K_POLICY,
-	    K_ROUTER, K_SCORER, K_METRIC, K_FAULTS, K_OBJ, K_TEXT, K_POOLS };
+	    K_ROUTER, K_SCORER, K_METRIC, K_FAULTS, K_INTERVAL, K_OBJ, K_TEXT, K_POOLS };
 
 struct key {
 	const char *path;   /* dotted */
@@ -167,6 +167,9 @@ static const struct key KEYS[] = {
 	{"slo.tpot_ms", K_NUM, OFF(slo_tpot_ms), 0, 1e12, "time per output token objective, ms (0 = none)"},
 	{"slo.attainment", K_NUM, OFF(slo_attainment), 0, 1,
 	 "share of calls that must meet the objectives for the answer to be yes (default 0.9)"},
+	{"report", K_OBJ, 0, 0, 0, "what the report adds"},
+	{"report.interval_s", K_INTERVAL, OFF(report_interval_s), 0.001, 1e9,
+	 "time-series sample interval, simulated seconds (0 = no time series)"},
 };
 #undef OFF
 #define N_KEYS (sizeof(KEYS) / sizeof(KEYS[0]))
@@ -260,6 +263,9 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 		return buf;
 	case K_NUM:
 		snprintf(buf, cap, "a number in [%.15g, %.15g]", k->lo, k->hi);
+		return buf;
+	case K_INTERVAL:
+		snprintf(buf, cap, "0 (off) or a number in [%.15g, %.15g]", k->lo, k->hi);
 		return buf;
 	}
 	return "?";
@@ -403,9 +409,11 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 		else if (ok)
 			*(int64_t *)field = (int64_t)v->valuedouble;
 		break;
+	case K_INTERVAL:
 	case K_NUM:
-		ok = cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= k->lo &&
-		     v->valuedouble <= k->hi;
+		ok = cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
+		     ((k->kind == K_INTERVAL && v->valuedouble == 0.0) ||
+		      (v->valuedouble >= k->lo && v->valuedouble <= k->hi));
 		if (ok)
 			*(double *)field = v->valuedouble;
 		break;

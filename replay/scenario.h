@@ -169,6 +169,7 @@ struct scenario {
 	double slo_attainment;        /* share of calls within the objectives
 					 below which a replay's answer is "no" */
 	struct scenario_cost cost;
+	double report_interval_s;     /* report.interval_s: time-series step, 0 = off */
 	char source[512];             /* file it came from, "(built-in default)" */
 	char key_prefix[32];          /* "" or "pools[i]." (a pool's view): what
 					 messages put before a key */

@@ -168,6 +168,13 @@ static void on_task(void *ctx, const struct res_span *t)
 		c->inner.task(c->inner.ctx, t);
 }
 
+static void on_sample(void *ctx, const struct res_sample *smp)
+{
+	struct cluster *c = ctx;
+	if (c->inner.sample)
+		c->inner.sample(c->inner.ctx, smp);
+}
+
 static void on_replica(void *ctx, const struct res_replica *r)
 {
 	struct cluster *c = ctx;
@@ -217,7 +224,8 @@ forward:
 struct res_sink cluster_sink(struct cluster *c)
 {
 	struct res_sink s = {.ctx = c, .request = on_request, .itl_run = on_itl, .busy = on_busy,
-			     .session = on_session, .task = on_task, .replica = on_replica};
+			     .session = on_session, .task = on_task, .replica = on_replica,
+			     .sample = on_sample};
 	return s;
 }
 

@@ -12,6 +12,7 @@
 #include "base/diag.h"
 #include "base/outfile.h"
 #include "reports/cluster.h"
+#include "reports/timeseries.h"
 #include "base/warn.h"
 #include "reports/metrics.h"
 
@@ -559,16 +560,17 @@ static void json_str(struct json *j, const char *key, const char *v)
 	json_string(j->fp, v);
 }
 
-static void json_num(struct json *j, const char *key, double v)
+/* The shortest of %.15g, %.16g, %.17g that reads back as v; null if v is
+ * not finite. */
+static void json_number(FILE *fp, double v)
 {
 	char buf[40];
-	json_key(j, key);
 	if (!isfinite(v)) {
-		fputs("null", j->fp);
+		fputs("null", fp);
 		return;
 	}
 	if (v == 0.0) {
-		fputs("0", j->fp);
+		fputs("0", fp);
 		return;
 	}
 	for (int prec = 15; prec <= 17; prec++) {
@@ -576,7 +578,13 @@ static void json_num(struct json *j, const char *key, double v)
 		if (strtod(buf, NULL) == v)
 			break;
 	}
-	fputs(buf, j->fp);
+	fputs(buf, fp);
+}
+
+static void json_num(struct json *j, const char *key, double v)
+{
+	json_key(j, key);
+	json_number(j->fp, v);
 }
 
 /* A positive SLO, or null when there is none. */
@@ -795,6 +803,179 @@ static void json_cluster(struct json *j, const struct cluster_summary *c)
 	json_close(j);
 }
 
+/* One series of the time series as a one-line array: key: [v0, v1, ...].
+ * `get` reads sample k (replica i, or the cluster when i < 0). */
+typedef double (*series_get_fn)(const struct res_sample *s, int32_t i);
+
+static void json_series(struct json *j, const char *key, const struct timeseries *ts, int32_t i,
+			series_get_fn get, bool integer)
+{
+	json_key(j, key);
+	fputc('[', j->fp);
+	for (int64_t k = 0; k < timeseries_len(ts); k++) {
+		if (k)
+			fputs(", ", j->fp);
+		double v = get(timeseries_at(ts, k), i);
+		if (integer)
+			fprintf(j->fp, "%" PRId64, (int64_t)v);
+		else
+			json_number(j->fp, v);
+	}
+	fputc(']', j->fp);
+}
+
+/* Sums over the replicas of a sample. */
+#define SUM_REPLICAS(field)                                  \
+	double v = 0.0;                                      \
+	for (int32_t r = 0; r < s->n_replicas; r++)          \
+		v += (double)s->replicas[r].field;           \
+	return v
+
+static double ts_t(const struct res_sample *s, int32_t i) { (void)i; return (double)s->t_ns / 1e9; }
+static double ts_up(const struct res_sample *s, int32_t i) { (void)i; return s->replicas_up; }
+static double ts_starting(const struct res_sample *s, int32_t i) { (void)i; return s->replicas_starting; }
+static double ts_rqueue(const struct res_sample *s, int32_t i) { (void)i; return (double)s->router_queue; }
+static double ts_arr(const struct res_sample *s, int32_t i)
+{
+	return i < 0 ? (double)s->arrivals : (double)s->replicas[i].arrivals;
+}
+static double ts_done(const struct res_sample *s, int32_t i)
+{
+	return i < 0 ? (double)s->completions : (double)s->replicas[i].completions;
+}
+static double ts_failed(const struct res_sample *s, int32_t i) { (void)i; return (double)s->failed; }
+static double ts_waiting(const struct res_sample *s, int32_t i)
+{
+	if (i >= 0)
+		return (double)s->replicas[i].waiting;
+	SUM_REPLICAS(waiting);
+}
+static double ts_running(const struct res_sample *s, int32_t i)
+{
+	if (i >= 0)
+		return (double)s->replicas[i].running;
+	SUM_REPLICAS(running);
+}
+static double ts_batch(const struct res_sample *s, int32_t i)
+{
+	if (i >= 0)
+		return (double)s->replicas[i].batch_tokens;
+	SUM_REPLICAS(batch_tokens);
+}
+static double ts_kv_used(const struct res_sample *s, int32_t i)
+{
+	if (i >= 0)
+		return (double)s->replicas[i].kv_blocks_used;
+	SUM_REPLICAS(kv_blocks_used);
+}
+/* Replica r serves calls at the sample: up, or draining what it holds. */
+static bool ts_serving(const struct res_sample *s, int32_t r)
+{
+	return s->replicas[r].life == REP_UP || s->replicas[r].life == REP_DRAINING;
+}
+/* KV blocks used / blocks of the replicas serving */
+static double ts_kv_use(const struct res_sample *s, int32_t i)
+{
+	double used = 0.0, total = 0.0;
+	for (int32_t r = 0; r < s->n_replicas; r++)
+		if ((i < 0 && ts_serving(s, r)) || r == i) {
+			used += (double)s->replicas[r].kv_blocks_used;
+			total += (double)s->replicas[r].kv_blocks_total;
+		}
+	return total > 0.0 ? used / total : 0.0;
+}
+/* step time / (interval x replicas serving at the sample) */
+static double ts_busy(const struct res_sample *s, int32_t i)
+{
+	double busy = 0.0, n = 0.0;
+	for (int32_t r = 0; r < s->n_replicas; r++)
+		if ((i < 0 && ts_serving(s, r)) || r == i) {
+			busy += (double)s->replicas[r].busy_ns;
+			n += 1.0;
+		}
+	return n > 0.0 ? busy / (n * (double)s->interval_ns) : 0.0;
+}
+static double ts_rep_up(const struct res_sample *s, int32_t i)
+{
+	return s->replicas[i].life == REP_UP;
+}
+static double ts_rep_starting(const struct res_sample *s, int32_t i)
+{
+	return s->replicas[i].life == REP_STARTING;
+}
+static double ts_draining(const struct res_sample *s, int32_t i) { (void)i; return s->replicas_draining; }
+static double ts_down(const struct res_sample *s, int32_t i) { (void)i; return s->replicas_down; }
+/* lower tier i's blocks held, and held / capacity */
+static double ts_tier_used(const struct res_sample *s, int32_t i)
+{
+	return (double)s->tier_blocks_used[i];
+}
+static double ts_tier_use(const struct res_sample *s, int32_t i)
+{
+	return s->tier_blocks_total[i] > 0
+		       ? (double)s->tier_blocks_used[i] / (double)s->tier_blocks_total[i]
+		       : 0.0;
+}
+
+static void json_timeseries(struct json *j, const struct timeseries *ts, double interval_s)
+{
+	json_key(j, "timeseries");
+	json_open(j);
+	json_num(j, "interval_s", interval_s);
+	json_int(j, "samples", timeseries_len(ts));
+	json_series(j, "t_s", ts, -1, ts_t, false);
+	json_series(j, "replicas_up", ts, -1, ts_up, true);
+	json_series(j, "replicas_starting", ts, -1, ts_starting, true);
+	json_series(j, "replicas_draining", ts, -1, ts_draining, true);
+	json_series(j, "replicas_down", ts, -1, ts_down, true);
+	json_series(j, "arrivals", ts, -1, ts_arr, true);
+	json_series(j, "completions", ts, -1, ts_done, true);
+	json_series(j, "failed", ts, -1, ts_failed, true);
+	json_series(j, "router_queue", ts, -1, ts_rqueue, true);
+	json_series(j, "waiting", ts, -1, ts_waiting, true);
+	json_series(j, "running", ts, -1, ts_running, true);
+	json_series(j, "batch_tokens", ts, -1, ts_batch, true);
+	json_series(j, "kv_blocks_used", ts, -1, ts_kv_used, true);
+	json_series(j, "kv_use", ts, -1, ts_kv_use, false);
+	json_series(j, "busy_fraction", ts, -1, ts_busy, false);
+	int32_t n_tiers = timeseries_len(ts) > 0 ? timeseries_at(ts, 0)->n_tiers : 0;
+	if (n_tiers > 0) {
+		/* lower KV tiers, each summed over its sets: "host", then "disk" */
+		static const char *const names[RES_MAX_TIERS] = {"host", "disk"};
+		json_key(j, "kv_tiers");
+		json_open_array(j);
+		for (int32_t t = 0; t < n_tiers; t++) {
+			json_elem(j);
+			json_open(j);
+			json_str(j, "tier", names[t]);
+			json_series(j, "blocks_used", ts, t, ts_tier_used, true);
+			json_series(j, "use", ts, t, ts_tier_use, false);
+			json_close(j);
+		}
+		json_close_array(j);
+	}
+	json_key(j, "per_replica");
+	json_open_array(j);
+	for (int32_t i = 0; i < timeseries_replicas(ts); i++) {
+		json_elem(j);
+		json_open(j);
+		json_int(j, "replica", i);
+		json_series(j, "up", ts, i, ts_rep_up, true);
+		json_series(j, "starting", ts, i, ts_rep_starting, true);
+		json_series(j, "arrivals", ts, i, ts_arr, true);
+		json_series(j, "completions", ts, i, ts_done, true);
+		json_series(j, "waiting", ts, i, ts_waiting, true);
+		json_series(j, "running", ts, i, ts_running, true);
+		json_series(j, "batch_tokens", ts, i, ts_batch, true);
+		json_series(j, "kv_blocks_used", ts, i, ts_kv_used, true);
+		json_series(j, "kv_use", ts, i, ts_kv_use, false);
+		json_series(j, "busy_fraction", ts, i, ts_busy, false);
+		json_close(j);
+	}
+	json_close_array(j);
+	json_close(j);
+}
+
 /* "warnings": an array of {"code", "message"} in the order they were
  * found, then "answer": "yes" or "no". */
 static void json_warnings(struct json *j, const struct report_meta *m,
@@ -909,6 +1090,8 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 	json_stat_keys(&j, "task", &s->task_makespan_s, true);
 	if (m->cluster)
 		json_cluster(&j, m->cluster);
+	if (m->timeseries)
+		json_timeseries(&j, m->timeseries, m->timeseries_interval_s);
 	json_close(&j);
 	fputc('\n', fp);
 }

@@ -19,6 +19,7 @@
 struct cluster_summary;
 struct diag;
 struct metrics_summary;
+struct timeseries;
 struct warn_list;
 
 #define REPORT_SCHEMA_VERSION 1
@@ -79,6 +80,8 @@ struct report_meta {
 	} tiers;
 	const struct cluster_summary *cluster; /* several replicas: per-replica and
 						  router figures; NULL = none */
+	const struct timeseries *timeseries; /* report.interval_s > 0: the samples; NULL = none */
+	double timeseries_interval_s;
 	double slo_attainment_target; /* share of calls within the SLOs for "yes" */
 	const struct warn_list *warnings; /* shown first; NULL = none */
 };

@@ -87,6 +87,13 @@ static void on_task(void *ctx, const struct res_span *t)
 		c->next.task(c->next.ctx, t);
 }
 
+static void on_sample(void *ctx, const struct res_sample *smp)
+{
+	struct reqcsv *c = ctx;
+	if (c->next.sample)
+		c->next.sample(c->next.ctx, smp);
+}
+
 static void on_replica(void *ctx, const struct res_replica *r)
 {
 	struct reqcsv *c = ctx;
@@ -104,7 +111,7 @@ struct res_sink reqcsv_sink(struct reqcsv *c)
 {
 	return (struct res_sink){.ctx = c, .request = on_request, .itl_run = on_itl_run,
 				 .busy = on_busy, .session = on_session, .task = on_task,
-				 .replica = on_replica};
+				 .replica = on_replica, .sample = on_sample};
 }
 
 int reqcsv_status(const struct reqcsv *c, const char *name, struct diag *d)

@@ -107,6 +107,47 @@ struct res_replica {
 	int32_t to;
 };
 
+/* One replica in a time-series sample (struct res_sample): its state at
+ * the sample's instant and what it did in the interval that ends there. */
+struct res_sample_replica {
+	int64_t waiting;           /* calls in its waiting queue */
+	int64_t running;           /* calls in its running set */
+	int64_t batch_tokens;      /* tokens of the step in flight (0 when idle) */
+	int64_t kv_blocks_used;    /* KV blocks held by its running calls */
+	int64_t kv_blocks_total;
+	int64_t busy_ns;           /* step time inside the interval */
+	int64_t arrivals;          /* calls the router handed to it in the interval
+				      (retries included) */
+	int64_t completions;       /* calls it completed in the interval */
+	int32_t life;              /* its state (enum rep_life): REP_UP for every
+				      replica unless the lifecycle is on */
+};
+
+/* A time-series sample, every interval_ns of simulated time: gauges are
+ * the state at t_ns (after every event before t_ns, before those at t_ns);
+ * counts cover the interval [t_ns - interval_ns, t_ns).  Samples come in
+ * time order, at every multiple of interval_ns up to the first one after
+ * the run's last event, so the counts of all samples add up to the run's. */
+struct res_sample {
+	int64_t t_ns;
+	int64_t interval_ns;
+	int64_t router_queue;      /* calls waiting at the router */
+	int64_t arrivals;          /* calls that arrived (rejected ones included;
+				      a retry after a failure is not a new one) */
+	int64_t completions;
+	int64_t failed;            /* calls that failed (rejected, refused by the
+				      router, or out of retries) */
+	int32_t replicas_up;       /* replicas in each state (enum rep_life) */
+	int32_t replicas_starting;
+	int32_t replicas_draining;
+	int32_t replicas_down;
+	int32_t n_replicas;
+	int32_t n_tiers;           /* lower KV tiers (kv_tiers), 0 when off */
+	int64_t tier_blocks_used[RES_MAX_TIERS];  /* blocks each lower tier holds, */
+	int64_t tier_blocks_total[RES_MAX_TIERS]; /* summed over its sets */
+	const struct res_sample_replica *replicas; /* [n_replicas], valid during the call */
+};
+
 struct res_sink {
 	void *ctx;
 	void (*request)(void *ctx, const struct res_request *r);
@@ -115,6 +156,7 @@ struct res_sink {
 	void (*session)(void *ctx, const struct res_span *s);
 	void (*task)(void *ctx, const struct res_span *t);
 	void (*replica)(void *ctx, const struct res_replica *r); /* may be NULL */
+	void (*sample)(void *ctx, const struct res_sample *s); /* time series; may be NULL */
 };
 
 #endif

@@ -146,6 +146,83 @@ int sim_set_tiers(struct sim *s, const struct sim_tiers_config *tc, struct diag 
 	return 0;
 }
 
+int sim_set_series(struct sim *s, int64_t interval_ns, struct diag *d)
+{
+	if (s->stats.submitted != 0)
+		return diag_set(d, DIAG_EINTERNAL, "time series set after calls were submitted");
+	if (interval_ns < 0)
+		return diag_set(d, DIAG_EINPUT, "time-series interval must be >= 0");
+	free(s->series.rep);
+	memset(&s->series, 0, sizeof(s->series));
+	if (interval_ns == 0)
+		return 0;
+	s->series.rep = calloc((size_t)s->n_replicas, sizeof(*s->series.rep));
+	if (!s->series.rep)
+		return diag_set(d, DIAG_ENOMEM, "out of memory for the time series");
+	s->series.interval_ns = interval_ns;
+	s->series.next_ns = interval_ns;
+	return 0;
+}
+
+/* Step time of replica rep's step that began at t0_ns and runs until
+ * until_ns, inside the open interval. */
+static void series_busy(struct sim *s, const struct replica *rep, int64_t t0_ns, int64_t until_ns)
+{
+	int64_t from = s->series.next_ns - s->series.interval_ns;
+	if (t0_ns > from)
+		from = t0_ns;
+	if (until_ns > from)
+		s->series.rep[rep->id].busy_ns += until_ns - from;
+}
+
+/* Emit the sample at next_ns and open the next interval. */
+static void series_emit(struct sim *s)
+{
+	struct sim_series *ts = &s->series;
+	int64_t t = ts->next_ns;
+	for (int32_t i = 0; i < s->n_replicas; i++) {
+		const struct replica *rep = &s->replicas[i];
+		struct res_sample_replica *p = &ts->rep[i];
+		if (rep->busy)
+			series_busy(s, rep, rep->run_t0_ns, t);
+		p->waiting = rep->wq_len;
+		p->running = rep->n_running;
+		p->batch_tokens = rep->busy ? rep->run_b0.new_tokens : 0;
+		p->kv_blocks_used = kvcache_used(&rep->kv);
+		p->kv_blocks_total = rep->kv.total_blocks;
+		p->life = rep->life;
+	}
+	/* the lifecycle's counts; without it every replica is up */
+	struct res_sample smp = {.t_ns = t, .interval_ns = ts->interval_ns,
+				 .router_queue = s->router.q_len, .arrivals = ts->arrivals,
+				 .completions = ts->completions, .failed = ts->failed,
+				 .replicas_up = s->elastic ? s->n_life[REP_UP] : s->n_replicas,
+				 .replicas_starting = s->n_life[REP_STARTING],
+				 .replicas_draining = s->n_life[REP_DRAINING],
+				 .replicas_down = s->n_life[REP_DOWN],
+				 .n_replicas = s->n_replicas, .replicas = ts->rep,
+				 .n_tiers = s->tiers ? s->tiers_cfg.n : 0};
+	for (int32_t k = 0; k < s->n_tier_sets * smp.n_tiers; k++) {
+		smp.tier_blocks_used[k % smp.n_tiers] += s->tiers[k].len;
+		smp.tier_blocks_total[k % smp.n_tiers] += s->tiers[k].capacity;
+	}
+	if (s->sink.sample)
+		s->sink.sample(s->sink.ctx, &smp);
+	ts->arrivals = ts->completions = ts->failed = 0;
+	for (int32_t i = 0; i < s->n_replicas; i++) {
+		ts->rep[i].busy_ns = 0;
+		ts->rep[i].arrivals = 0;
+		ts->rep[i].completions = 0;
+	}
+	ts->next_ns += ts->interval_ns;
+}
+
+void sim_series_flush(struct sim *s)
+{
+	if (s->series.interval_ns > 0 && s->stats.events > 0)
+		series_emit(s);
+}
+
 int sim_set_router(struct sim *s, const struct router_config *rc, struct diag *d)
 {
 	if (s->stats.submitted != 0)
@@ -213,6 +290,7 @@ void sim_release(struct sim *s)
 	for (int32_t i = 0; s->tiers && i < s->n_tier_sets * s->tiers_cfg.n; i++)
 		kvtier_release(&s->tiers[i]);
 	free(s->tiers);
+	free(s->series.rep);
 	free(s->replicas);
 	free(s->pools);
 	free(s->faults);
@@ -443,6 +521,10 @@ void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
 	r->state = SREQ_DONE;
 	s->stats.completed++;
 	s->live_reqs--;
+	if (s->series.interval_ns) {
+		s->series.completions++;
+		s->series.rep[rep->id].completions++;
+	}
 	router_done(&s->router, rep->id, r);
 	report(s, r, rep->id, RES_COMPLETED, NULL);
 	sreq_put(s, r);
@@ -455,6 +537,8 @@ void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
 /* Fail a call that never completed. */
 static int fail_call(struct sim *s, struct sreq *r, const char *why)
 {
+	if (s->series.interval_ns)
+		s->series.failed++;
 	s->stats.rejected++;
 	s->live_reqs--;
 	report(s, r, -1, RES_REJECTED, why);
@@ -504,6 +588,8 @@ static int on_arrival(struct sim *s, struct sreq *r)
 	const char *why = NULL;
 	if (!r->pools_ok)
 		pools_ok(s, &r->call, &why);
+	if (s->series.interval_ns)
+		s->series.arrivals++;
 	if (why)
 		return fail_call(s, r, why);
 	if (s->elastic) {
@@ -532,6 +618,8 @@ static int dispatch(struct sim *s, struct sreq *r, int32_t i)
 	router_sent(rt, i, r);
 	struct replica *rep = &s->replicas[i];
 	r->seq_blocks = sim_state_blocks(rep->cfg);
+	if (s->series.interval_ns)
+		s->series.rep[i].arrivals++;
 	int rc = replica_enqueue(s, rep, r);
 	if (rc != 0 && r->state != SREQ_WAITING) {
 		router_done(rt, i, r);
@@ -581,6 +669,8 @@ int sim_step(struct sim *s, struct diag *d)
 	struct event e;
 	if (sim_next_time(s) == INT64_MAX || !evq_pop(&s->q, &e))
 		return 0;
+	while (s->series.interval_ns && s->series.next_ns <= e.t_ns)
+		series_emit(s);
 	s->now_ns = e.t_ns;
 	s->stats.events++;
 	int rc = 0;
@@ -588,9 +678,15 @@ int sim_step(struct sim *s, struct diag *d)
 	case EV_ARRIVAL:
 		rc = on_arrival(s, e.obj);
 		break;
-	case EV_STEP_END:
-		rc = replica_step_end(s, e.obj, e.gen);
+	case EV_STEP_END: {
+		struct replica *rep = e.obj;
+		bool was_busy = rep->busy;
+		int64_t t0 = rep->run_t0_ns;
+		rc = replica_step_end(s, rep, e.gen);
+		if (s->series.interval_ns && was_busy && !rep->busy)
+			series_busy(s, rep, t0, s->now_ns);
 		break;
+	}
 	case EV_SCHEDULE:
 		rc = replica_schedule(s, e.obj);
 		break;

@@ -147,6 +147,14 @@ struct sim_tiers_config {
 	int32_t shared_by;       /* >= 1 */
 };
 
+/* Time-series sampling (sim_set_series); off while interval_ns is 0. */
+struct sim_series {
+	int64_t interval_ns;
+	int64_t next_ns;           /* end of the open interval */
+	int64_t arrivals, completions, failed;
+	struct res_sample_replica *rep; /* per replica: the open interval's counters */
+};
+
 struct sim {
 	struct engine_config cfg;  /* pools[0]'s (block_size is every pool's) */
 	struct sim_pool *pools;    /* [n_pools]; each replica points into it */
@@ -163,6 +171,7 @@ struct sim {
 	int32_t n_tier_sets;
 	struct sim_tiers_config tiers_cfg;
 	struct sim_stats stats;
+	struct sim_series series;
 	int64_t tokens_scheduled;  /* sum of batch tokens given to the perf model */
 	int64_t tokens_applied;    /* sum of tokens credited to requests */
 	void *free_reqs;           /* pool of finished request structs */
@@ -231,6 +240,18 @@ int sim_set_elastic(struct sim *s, const struct elastic_config *c, struct diag *
 
 /* What the lifecycle did so far (outage time counted up to now). */
 struct elastic_stats sim_elastic_stats(const struct sim *s);
+
+/* Sample the cluster every interval_ns of simulated time into the sink's
+ * `sample` callback (res_sample); 0 turns sampling off.  Only before the
+ * first sim_submit.  Samples are emitted as events pass their instants, so
+ * the cost is O(samples x replicas) over a run, none while off.  0,
+ * DIAG_EINPUT (negative interval), DIAG_ENOMEM, or DIAG_EINTERNAL when calls
+ * were already submitted. */
+int sim_set_series(struct sim *s, int64_t interval_ns, struct diag *d);
+
+/* After the last event: emit the sample that closes the open interval (no
+ * sample when nothing ever happened).  Call once, at the end of a run. */
+void sim_series_flush(struct sim *s);
 
 /* Why a call of prompt + output tokens can never be served under cfg with a
  * cache of kv_blocks blocks (a static string), or NULL if it can be.  The

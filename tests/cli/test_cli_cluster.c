@@ -76,6 +76,7 @@ static void test_cluster_section(void **state)
 	}
 	assert_int_equal(reqs, num(j, "completed"));
 	assert_true(cached == num(j, "cached_prompt_tokens"));
+	assert_null(cJSON_GetObjectItemCaseSensitive(j, "timeseries")); /* off by default */
 	assert_true(fabs(num(c, "gpu_hours_busy") - 2 * busy_s / 3600.0) < 1e-9);
 	/* the busy fraction of the whole run is the replicas' mean */
 	assert_true(fabs(num(j, "gpu_busy_fraction") - busy_s / (4 * dur)) < 1e-9);
@@ -85,6 +86,89 @@ static void test_cluster_section(void **state)
 	j = run_json("");
 	assert_null(cJSON_GetObjectItemCaseSensitive(j, "cluster"));
 	cJSON_Delete(j);
+}
+
+static double arr_sum(const cJSON *o, const char *key)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!cJSON_IsArray(a))
+		fail_msg("no array '%s' in the time series", key);
+	double s = 0.0;
+	const cJSON *v;
+	cJSON_ArrayForEach(v, a)
+		s += v->valuedouble;
+	return s;
+}
+
+/* report.interval_s: the time series adds up to the run's own counts, per
+ * replica to the router's and the cluster section's, and each replica's
+ * busy fractions to its summed step time. */
+static void test_timeseries_adds_up(void **state)
+{
+	(void)state;
+	cJSON *j = run_json("--set replicas=3 --set router.policy=least_requests "
+			    "--set router.max_outstanding=2 --set report.interval_s=5");
+	const cJSON *ts = cJSON_GetObjectItemCaseSensitive(j, "timeseries");
+	assert_non_null(ts);
+	int64_t n = (int64_t)num(ts, "samples");
+	assert_true(n > 10);
+	assert_true(num(ts, "interval_s") == 5);
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(ts, "t_s");
+	assert_int_equal(cJSON_GetArraySize(t), n);
+	for (int64_t k = 0; k < n; k++)
+		assert_true(cJSON_GetArrayItem(t, (int)k)->valuedouble == 5.0 * (double)(k + 1));
+	assert_true(arr_sum(ts, "arrivals") == 200);
+	assert_true(arr_sum(ts, "completions") == num(j, "completed"));
+	assert_true(arr_sum(ts, "failed") == num(j, "failed"));
+	assert_true(arr_sum(ts, "replicas_up") == 3.0 * (double)n);
+	assert_true(arr_sum(ts, "router_queue") > 0); /* max_outstanding 2 makes calls wait */
+	const cJSON *per = cJSON_GetObjectItemCaseSensitive(ts, "per_replica");
+	const cJSON *cper = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "cluster"),
+							      "per_replica");
+	assert_int_equal(cJSON_GetArraySize(per), 3);
+	for (int i = 0; i < 3; i++) {
+		const cJSON *p = cJSON_GetArrayItem(per, i), *c = cJSON_GetArrayItem(cper, i);
+		assert_true(arr_sum(p, "arrivals") == num(c, "routed"));
+		assert_true(arr_sum(p, "completions") == num(c, "requests"));
+		assert_true(fabs(5.0 * arr_sum(p, "busy_fraction") - num(c, "busy_s")) < 1e-6);
+		/* at most two calls on a replica, none left at the end */
+		const cJSON *w = cJSON_GetObjectItemCaseSensitive(p, "running");
+		const cJSON *v;
+		cJSON_ArrayForEach(v, w)
+			assert_true(v->valuedouble >= 0 && v->valuedouble <= 2);
+		assert_true(cJSON_GetArrayItem(w, (int)n - 1)->valuedouble == 0);
+	}
+	cJSON_Delete(j);
+
+	/* a replica down for a minute from 20 s, then starting again: the
+	 * series says so sample by sample */
+	j = run_json("--set replicas=4 --set report.interval_s=5 "
+		     "--set 'faults.list=[{\"replica\":1,\"at_s\":20,\"repair_s\":60}]'");
+	ts = cJSON_GetObjectItemCaseSensitive(j, "timeseries");
+	n = (int64_t)num(ts, "samples");
+	assert_true(arr_sum(ts, "replicas_down") == 12.0); /* samples at 25 .. 80 s */
+	const cJSON *up1 = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ts, "per_replica"), 1), "up");
+	assert_true(cJSON_GetArrayItem(up1, 3)->valuedouble == 1); /* t = 20 s: not yet */
+	assert_true(cJSON_GetArrayItem(up1, 4)->valuedouble == 0); /* t = 25 s: down */
+	double starting = arr_sum(ts, "replicas_starting");
+	assert_true(starting > 0);
+	assert_true(arr_sum(ts, "replicas_up") + arr_sum(ts, "replicas_down") + starting ==
+		    4.0 * (double)n);
+	assert_true(arr_sum(ts, "arrivals") == 200);
+	cJSON_Delete(j);
+
+	/* one replica: the same keys */
+	j = run_json("--set report.interval_s=60");
+	ts = cJSON_GetObjectItemCaseSensitive(j, "timeseries");
+	assert_non_null(ts);
+	assert_true(arr_sum(ts, "completions") == num(j, "completed"));
+	cJSON_Delete(j);
+
+	struct cli_out r = cli_run("replay " MOONCAKE200 " --set report.interval_s=0.0001");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "report.interval_s: expected 0 (off) or a number in [0.001, 1000000000]"));
+	cli_out_free(&r);
 }
 
 static void test_router_queue_limit_fails_calls_with_reason(void **state)
@@ -127,6 +211,8 @@ static void test_cluster_table_and_errors(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "router.queue_limit"));
 	assert_non_null(strstr(r.out, "router.policy"));
+	assert_non_null(strstr(r.out, "router.prefix_scorer"));
+	assert_non_null(strstr(r.out, "report.interval_s"));
 	cli_out_free(&r);
 }
 
@@ -245,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_elastic_errors_and_help),
 		cmocka_unit_test(test_cluster_section),
 		cmocka_unit_test(test_router_queue_limit_fails_calls_with_reason),
+		cmocka_unit_test(test_timeseries_adds_up),
 		cmocka_unit_test(test_cluster_table_and_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

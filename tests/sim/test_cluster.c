@@ -890,10 +890,160 @@ static void test_tp2_step_times_fall_by_less_than_half(void **state)
 	catalog_free(cat);
 }
 
+/* ---- time series ---- */
+
+#define TS_N 400
+#define TS_MAX_SAMPLES 4096
+
+struct ts_rec {
+	int64_t arrival_ns[TS_N], done_ns[TS_N];
+	int32_t replica[TS_N];
+	int64_t busy_ns[3];         /* from the res_busy records */
+	int64_t n_samples;
+	int64_t t_ns[TS_MAX_SAMPLES];
+	int64_t in_system[TS_MAX_SAMPLES]; /* router queue + waiting + running */
+	int64_t arrivals, completions, failed, rep_arrivals[3], rep_completions[3], rep_busy_ns[3];
+	uint64_t digest;
+};
+
+static void ts_req(void *ctx, const struct res_request *r)
+{
+	struct ts_rec *t = ctx;
+	t->arrival_ns[r->seq] = r->arrival_ns;
+	t->done_ns[r->seq] = r->done_ns;
+	t->replica[r->seq] = r->replica;
+}
+
+static void ts_busy(void *ctx, const struct res_busy *b)
+{
+	struct ts_rec *t = ctx;
+	t->busy_ns[b->replica] += b->end_ns - b->start_ns;
+}
+
+static void ts_sample(void *ctx, const struct res_sample *s)
+{
+	struct ts_rec *t = ctx;
+	assert_true(t->n_samples < TS_MAX_SAMPLES);
+	assert_int_equal(s->n_replicas, 3);
+	assert_int_equal(s->replicas_up, 3);
+	t->t_ns[t->n_samples] = s->t_ns;
+	int64_t in = s->router_queue;
+	t->arrivals += s->arrivals;
+	t->completions += s->completions;
+	t->failed += s->failed;
+	uint64_t h = hash_combine(t->digest, (uint64_t)s->t_ns);
+	for (int i = 0; i < 3; i++) {
+		const struct res_sample_replica *p = &s->replicas[i];
+		in += p->waiting + p->running;
+		t->rep_arrivals[i] += p->arrivals;
+		t->rep_completions[i] += p->completions;
+		t->rep_busy_ns[i] += p->busy_ns;
+		assert_true(p->busy_ns >= 0 && p->busy_ns <= s->interval_ns);
+		assert_true(p->kv_blocks_used <= p->kv_blocks_total);
+		assert_true(p->running <= 2);
+		h = hash_combine(h, (uint64_t)(p->waiting + 7 * p->running + 31 * p->batch_tokens +
+					       127 * p->kv_blocks_used + 8191 * p->busy_ns));
+	}
+	t->in_system[t->n_samples++] = in;
+	t->digest = h;
+}
+
+static void run_series(struct ts_rec *t, int64_t interval_ns)
+{
+	struct lin l = {.a = 2e6, .b = 2e4, .c = 1.0};
+	struct engine_config cfg = cfg_queue();
+	cfg.max_num_seqs = 2;
+	cfg.max_num_batched_tokens = 512;
+	cfg.enable_prefix_caching = true;
+	cfg.kv_cache_tokens = 1 << 16;
+	cfg.max_model_len = 1 << 14;
+	struct router_config rc;
+	router_config_default(&rc);
+	rc.policy = ROUTER_LEAST_REQUESTS;
+	rc.max_outstanding = 3;
+	struct sim s;
+	struct diag d;
+	diag_init(&d);
+	struct res_sink sink = {.ctx = t, .request = ts_req, .busy = ts_busy, .sample = ts_sample};
+	assert_int_equal(sim_init(&s, &cfg, 3, lin_perf(&l), sink, NULL, NULL, &d), 0);
+	assert_int_equal(sim_set_router(&s, &rc, &d), 0);
+	assert_int_equal(sim_set_series(&s, interval_ns, &d), 0);
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 7);
+	int64_t t_ns[TS_N], prompt[TS_N], output[TS_N];
+	poisson_times(rng, t_ns, TS_N, 40.0);
+	for (int i = 0; i < TS_N; i++) {
+		prompt[i] = 100 + (int64_t)gsl_rng_uniform_int(rng, 2000);
+		output[i] = 1 + (int64_t)gsl_rng_uniform_int(rng, 60);
+	}
+	gsl_rng_free(rng);
+	struct workload w = {.n = TS_N, .t_ns = t_ns, .prompt = prompt, .output = output};
+	drive(&s, &w);
+	int64_t last_event = s.now_ns;
+	sim_series_flush(&s);
+	if (interval_ns > 0) {
+		/* the last sample closes the interval holding the last event */
+		assert_true(t->n_samples > 0);
+		assert_true(t->t_ns[t->n_samples - 1] > last_event);
+		assert_true(t->t_ns[t->n_samples - 1] - interval_ns <= last_event);
+	}
+	sim_release(&s);
+}
+
+/* The time series: samples at every multiple of the interval; counts that
+ * add up to the run's (per replica too); busy time that adds up to the
+ * steps' own records; at each instant, calls in the system (router queue +
+ * waiting + running) equal to those that arrived before it and had not
+ * finished; the same samples on a second run; none while off. */
+static void test_time_series(void **state)
+{
+	(void)state;
+	const int64_t iv = 50000000; /* 50 ms */
+	struct ts_rec *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	assert_non_null(a);
+	assert_non_null(b);
+	run_series(a, iv);
+	assert_true(a->n_samples > 100);
+	for (int64_t k = 0; k < a->n_samples; k++)
+		assert_true(a->t_ns[k] == (k + 1) * iv);
+	assert_int_equal(a->arrivals, TS_N);
+	assert_int_equal(a->completions, TS_N);
+	assert_int_equal(a->failed, 0);
+	int64_t per[3] = {0};
+	for (int i = 0; i < TS_N; i++)
+		per[a->replica[i]]++;
+	int64_t peak = 0;
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(a->rep_arrivals[i], per[i]);
+		assert_int_equal(a->rep_completions[i], per[i]);
+		assert_int_equal(a->rep_busy_ns[i], a->busy_ns[i]);
+	}
+	for (int64_t k = 0; k < a->n_samples; k++) {
+		int64_t in = 0;
+		for (int i = 0; i < TS_N; i++)
+			in += a->arrival_ns[i] < a->t_ns[k] && a->done_ns[i] >= a->t_ns[k];
+		assert_int_equal(a->in_system[k], in);
+		if (in > peak)
+			peak = in;
+	}
+	assert_true(peak > 9); /* more than the replicas' 3 x 3: the router queued */
+	run_series(b, iv);
+	assert_int_equal(a->n_samples, b->n_samples);
+	assert_true(a->digest == b->digest);
+
+	/* off: no samples */
+	memset(b, 0, sizeof(*b));
+	run_series(b, 0);
+	assert_int_equal(b->n_samples, 0);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy_names),
+		cmocka_unit_test(test_time_series),
 		cmocka_unit_test(test_router_queue_and_admission_limit),
 		cmocka_unit_test(test_release_with_queued_calls),
 		cmocka_unit_test(test_prefix_aware_follows_the_cache),

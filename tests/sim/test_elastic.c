@@ -545,6 +545,113 @@ static void test_scale_from_zero(void **state)
 	wl_free(&w);
 }
 
+/* ---- the time series follows the lifecycle ---- */
+
+#define TS_REPS 4
+
+/* A sink that keeps each replica's state from the replica records and
+ * checks every time-series sample against it. */
+struct life_watch {
+	int32_t life[TS_REPS];
+	int64_t samples;
+	int64_t idle_samples;      /* samples with no replica billed */
+	int64_t starting_samples;  /* samples with a replica starting */
+	int64_t down_samples;      /* samples with a replica down */
+	int64_t arrivals, completions;
+};
+
+static void lw_replica(void *ctx, const struct res_replica *r)
+{
+	struct life_watch *lw = ctx;
+	assert_true(r->replica >= 0 && r->replica < TS_REPS);
+	assert_int_equal(lw->life[r->replica], r->from);
+	lw->life[r->replica] = r->to;
+}
+
+static void lw_sample(void *ctx, const struct res_sample *smp)
+{
+	struct life_watch *lw = ctx;
+	int32_t n[REP_N_LIFE] = {0};
+	for (int32_t i = 0; i < smp->n_replicas; i++) {
+		assert_int_equal(smp->replicas[i].life, lw->life[i]);
+		n[lw->life[i]]++;
+	}
+	assert_int_equal(smp->replicas_up, n[REP_UP]);
+	assert_int_equal(smp->replicas_starting, n[REP_STARTING]);
+	assert_int_equal(smp->replicas_draining, n[REP_DRAINING]);
+	assert_int_equal(smp->replicas_down, n[REP_DOWN]);
+	lw->samples++;
+	lw->idle_samples += n[REP_UP] + n[REP_STARTING] + n[REP_DRAINING] == 0;
+	lw->starting_samples += n[REP_STARTING] > 0;
+	lw->down_samples += n[REP_DOWN] > 0;
+	lw->arrivals += smp->arrivals;
+	lw->completions += smp->completions;
+}
+
+static void lw_request(void *ctx, const struct res_request *r)
+{
+	(void)ctx;
+	(void)r;
+}
+
+/* Samples every 10 s of a run that scales from zero, and of one where a
+ * replica fails: each replica's state in every sample is the one its
+ * records say, and the counts per state agree. */
+static void test_time_series_follows_the_lifecycle(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_engine();
+	struct workload w = {0};
+	wl_steady(&w, 100 * S, 400 * S, 2.0, 3);
+	wl_steady(&w, 4000 * S, 4300 * S, 2.0, 4);
+	for (int run = 0; run < 2; run++) {
+		struct life_watch lw = {0}; /* every replica up at time 0 */
+		struct res_sink sink = {.ctx = &lw, .request = lw_request, .replica = lw_replica,
+					.sample = lw_sample};
+		struct sim s;
+		struct diag d;
+		diag_init(&d);
+		assert_int_equal(sim_init(&s, &cfg, TS_REPS, lin_perf(), sink, NULL, NULL, &d), 0);
+		assert_int_equal(sim_set_series(&s, 10 * S, &d), 0);
+		struct elastic_config ec;
+		elastic_config_default(&ec);
+		ec.startup_ns = 150 * S;
+		struct fault_spec f = {.replica = 2, .at_ns = 200 * S, .repair_ns = 600 * S};
+		if (run == 0) {
+			ec.autoscale = true;
+			ec.target = 4.0;
+			ec.min_replicas = 0;
+			ec.max_replicas = TS_REPS;
+			ec.interval_ns = 15 * S;
+			ec.cooldown_ns = 120 * S;
+		} else {
+			ec.faults = &f;
+			ec.n_faults = 1;
+		}
+		assert_int_equal(sim_set_elastic(&s, &ec, &d), 0);
+		struct watch wt;
+		drive(&s, &w, &wt);
+		sim_series_flush(&s);
+		assert_true(lw.samples > 400);
+		assert_int_equal(lw.arrivals, w.n);
+		assert_int_equal(lw.completions, w.n);
+		assert_true(lw.starting_samples > 0);
+		if (run == 0) {
+			/* scaled to zero through the idle hour */
+			assert_true(lw.idle_samples >= 300);
+			assert_int_equal(lw.down_samples, 0);
+		} else {
+			/* down 600 s, then starting 150 s */
+			assert_int_equal(lw.down_samples, 60);
+			assert_int_equal(lw.starting_samples, 15);
+			assert_int_equal(lw.idle_samples, 0);
+		}
+		watch_free(&wt);
+		sim_release(&s);
+	}
+	wl_free(&w);
+}
+
 /* ---- the autoscaler's bounds and the GPU-hours integral ---- */
 
 static void test_autoscaler_stays_in_bounds(void **state)
@@ -653,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_failed_replica_loses_its_cache),
 		cmocka_unit_test(test_scale_from_zero),
 		cmocka_unit_test(test_autoscaler_stays_in_bounds),
+		cmocka_unit_test(test_time_series_follows_the_lifecycle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
