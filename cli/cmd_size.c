@@ -35,7 +35,8 @@ static const char SIZE_HELP[] =
 	"    agentcap size --engineers N (--trace T | --profile P) [--slo OBJECTIVES]\n"
 	"                  [--hardware ID[,ID...]] [--model M] [--format F] [--engine E]\n"
 	"                  [--days D] [--replicates K [--confidence C]] [--seed S]\n"
-	"                  [--max-replicas R] [--no-early] [--jobs J] [--scenario FILE]\n"
+	"                  [--max-replicas R] [--redundancy F] [--no-early] [--jobs J]\n"
+	"                  [--scenario FILE]\n"
 	"                  [--set KEY=VALUE]... [--catalog DIR] [--skip-bad]\n"
 	"                  [--json FILE] [--quiet]\n"
 	"\n"
@@ -70,6 +71,8 @@ static const char SIZE_HELP[] =
 	"    --confidence C      share of replicates a deployment must meet the\n"
 	"                        objectives in (default 0.9: with K = 5, all five)\n"
 	"    --max-replicas R    gallop cap per shape (default 256)\n"
+	"    --redundancy F      size for N+F: the objectives must hold with F\n"
+	"                        replicas failed for the whole run (0..8; default 0)\n"
 	"    --no-early          run every replay to the end\n"
 	"    --jobs J            replays at once (1..256; default: the online cores);\n"
 	"                        the output does not depend on it\n"
@@ -150,6 +153,7 @@ struct size_args {
 	double confidence;
 	int64_t max_replicas;
 	int64_t jobs;             /* 0: the online cores */
+	int64_t redundancy;
 	bool no_early, skip_bad, quiet;
 };
 
@@ -164,7 +168,8 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 {
 	enum { O_ENG = 1000, O_DAYS, O_TRACE, O_PROFILE, O_SLO, O_HW, O_MODEL, O_FORMAT, O_ENGINE,
 	       O_SCENARIO, O_SET, O_JSON, O_CATALOG, O_SEED, O_REPS, O_CONF, O_MAXR, O_NOEARLY,
-	       O_SKIP, O_QUIET, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS, O_JOBS };
+	       O_SKIP, O_QUIET, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS, O_JOBS,
+	       O_REDUND };
 	static const struct option opts[] = {
 		{"engineers", required_argument, NULL, O_ENG},
 		{"days", required_argument, NULL, O_DAYS},
@@ -185,6 +190,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		{"max-replicas", required_argument, NULL, O_MAXR},
 		{"no-early", no_argument, NULL, O_NOEARLY},
 		{"jobs", required_argument, NULL, O_JOBS},
+		{"redundancy", required_argument, NULL, O_REDUND},
 		{"skip-bad", no_argument, NULL, O_SKIP},
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"help", no_argument, NULL, O_HELP},
@@ -256,6 +262,10 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 				return args_bad(cmd, "--max-replicas", optarg, "an integer 1..65536");
 			break;
 		case O_NOEARLY: a->no_early = true; break;
+		case O_REDUND:
+			if (!args_int(optarg, 0, SIZE_MAX_REDUNDANCY, &a->redundancy))
+				return args_bad(cmd, "--redundancy", optarg, "an integer 0..8");
+			break;
 		case O_JOBS:
 			if (!args_int(optarg, 1, POOL_MAX_JOBS, &a->jobs))
 				return args_bad(cmd, "--jobs", optarg, "an integer 1..256");
@@ -419,6 +429,10 @@ static int run(int argc, char **argv, bool compare)
 	if (rc == 0 && sc->n_pools > 0)
 		rc = diag_set(&d, DIAG_EINPUT, "%s: pools: size searches one replica shape at a time "
 			      "(expected a scenario without pools; replay takes pools)", sc->source);
+	if (rc == 0 && (sc->autoscale || sc->n_faults > 0 || sc->faults_mtbf_h > 0))
+		rc = diag_set(&d, DIAG_EINPUT, "%s: autoscale or faults keys: size replays fixed replica "
+			      "counts (expected a scenario without them; --redundancy F sizes with F "
+			      "replicas failed; replay takes them)", sc->source);
 	if (rc == 0)
 		rc = catalog_load(&cat, a->catalog, &d);
 	if (rc == 0 && !catalog_model(cat, sc->model))
@@ -474,6 +488,7 @@ static int run(int argc, char **argv, bool compare)
 		.max_replicas = (int32_t)a->max_replicas,
 		.no_early = a->no_early,
 		.pool = pool,
+		.redundancy = (int32_t)a->redundancy,
 	};
 	if (rc == 0)
 		rc = size_run(&s, res, &d);

@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A repair time no replay reaches: about 36 years of simulated time. */
+#define SIZE_NEVER_NS (INT64_C(1) << 60)
+
 /* A replica shape with its engine settings and performance model. */
 struct shape {
 	struct scenario sc;
@@ -83,6 +86,16 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 	struct router_config router = sh->sc.router;
 	router.seed = s->seeds[k];
 	struct replay_early early = {.slo = s->slo, .total_calls = res->total_calls[k]};
+	/* N+F: replicas 0..F-1 fail as the replay starts and stay down (their
+	 * repair falls after any replay's end), so the others carry the day */
+	struct fault_spec faults[SIZE_MAX_REDUNDANCY];
+	struct elastic_config el;
+	elastic_config_default(&el);
+	for (int32_t i = 0; i < s->redundancy; i++)
+		faults[i] = (struct fault_spec){.replica = i, .at_ns = 0, .repair_ns = SIZE_NEVER_NS};
+	el.faults = faults;
+	el.n_faults = s->redundancy;
+	el.seed = s->seeds[k];
 	struct replay_opts o = s->replay;
 	o.trace_path = s->traces[k];
 	o.seed = s->seeds[k];
@@ -90,6 +103,7 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 	o.replicas = e->replicas;
 	o.router = &router;
 	o.early = s->no_early ? NULL : &early;
+	o.elastic = s->redundancy > 0 ? &el : NULL;
 	struct replay_stats *st = malloc(sizeof(*st));
 	struct metrics_summary sum;
 	int rc = st ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
@@ -378,17 +392,21 @@ static int search_shape(const struct size_setup *s, const struct size_result *re
 	int32_t cap = s->max_replicas > 0 ? s->max_replicas : SIZE_DEFAULT_MAX_REPLICAS;
 	if (max_gpus > 0 && (max_gpus - 1) / sh->gpus_per_replica < cap)
 		cap = (max_gpus - 1) / sh->gpus_per_replica;
-	int32_t lo = 0, hi = 0; /* lo missed (0: none tried), hi met (0: none yet) */
+	/* with R replicas failed, R replicas or fewer serve nothing: the gallop
+	 * steps 1, 2, 4, ... above R */
+	int32_t base = s->redundancy;
+	int32_t lo = base, hi = 0; /* lo missed (or cannot serve), hi met (0: none yet) */
 	double prev_share = 0, prev_ratio = 0;
 	bool prev_stopped = false;
+	int32_t prev_r = 0;
 	bool ahead = pool_jobs(s->pool) >= 2 * (int64_t)s->n_hardware * s->replicates;
 	struct cand *cur = calloc(1, sizeof(*cur)), *next = calloc(1, sizeof(*next));
 	int rc = cur && next ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
-	int32_t r = 1;
+	int32_t r = base + 1;
 	if (rc == 0 && r <= cap)
 		rc = cand_start(s, res, sh, r, cur, d);
 	while (rc == 0 && r <= cap) {
-		int32_t nr = r == cap ? 0 : r > cap / 2 ? cap : 2 * r;
+		int32_t nr = r == cap ? 0 : r - base > (cap - base) / 2 ? cap : base + 2 * (r - base);
 		if (ahead && nr)
 			rc = cand_start(s, res, sh, nr, next, d);
 		if (rc == 0)
@@ -413,9 +431,9 @@ static int search_shape(const struct size_setup *s, const struct size_result *re
 			rejected = rejected || scratch->fig[k].verdict == REPLAY_STOPPED_FAILED ||
 				   scratch->fig[k].failed > 0;
 		const char *stall = rejected ? "calls were rejected"
-				    : r > 1 && stopped && prev_stopped && share > 0.95 * prev_share
+				    : prev_r && stopped && prev_stopped && share > 0.95 * prev_share
 					? "nearly the same share of calls missed"
-				    : r > 1 && !stopped && !prev_stopped && ratio > 0.99 * prev_ratio
+				    : prev_r && !stopped && !prev_stopped && ratio > 0.99 * prev_ratio
 					? "the worst objective came no nearer its limit"
 					: NULL;
 		if (stall) {
@@ -429,12 +447,13 @@ static int search_shape(const struct size_setup *s, const struct size_result *re
 				snprintf(opt->stalled + at, sizeof(opt->stalled) - at,
 					 "%sTP%d/PP%d: %d replicas did little better than %d (%s): "
 					 "single calls on this shape miss the objectives", at ? "; " : "",
-					 scratch->tp, scratch->pp, r, r / 2, stall);
+					 scratch->tp, scratch->pp, r, prev_r, stall);
 			break;
 		}
 		prev_share = share;
 		prev_ratio = ratio;
 		prev_stopped = stopped;
+		prev_r = r;
 		r = nr;
 		struct cand *tmp = cur;
 		cur = next;
@@ -539,6 +558,9 @@ int size_run(const struct size_setup *s, struct size_result *r, struct diag *d)
 	if (s->replicates < 1 || s->replicates > SIZE_MAX_REPLICATES)
 		return diag_set(d, DIAG_EINPUT, "--replicates %d (expected 1..%d)", s->replicates,
 				SIZE_MAX_REPLICATES);
+	if (s->redundancy < 0 || s->redundancy > SIZE_MAX_REDUNDANCY)
+		return diag_set(d, DIAG_EINPUT, "--redundancy %d (expected 0..%d)", s->redundancy,
+				SIZE_MAX_REDUNDANCY);
 	if (!(s->confidence > 0 && s->confidence <= 1))
 		return diag_set(d, DIAG_EINPUT, "--confidence %g (expected a share in (0, 1])",
 				s->confidence);
@@ -682,6 +704,10 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 	slo_format(s->slo, slo, sizeof(slo));
 	fprintf(fp, "================ agentcap size ================\n");
 	fprintf(fp, "Objectives: %s; no call may fail\n", slo);
+	if (s->redundancy > 0)
+		fprintf(fp, "Redundancy: N+%d: every candidate is replayed with %d replica%s failed for "
+			"the whole run, and must still meet the objectives\n", s->redundancy,
+			s->redundancy, s->redundancy == 1 ? "" : "s");
 	fprintf(fp, "Replicates: %d (seeds %llu..%llu); a deployment must meet the objectives in "
 		"at least %.0f%% of them\n", s->replicates, (unsigned long long)s->seeds[0],
 		(unsigned long long)s->seeds[s->replicates - 1], 100 * s->confidence);
@@ -780,8 +806,8 @@ int size_json(FILE *fp, const struct size_setup *s, const struct size_result *r)
 {
 	char slo[256];
 	fprintf(fp, "{\"schema\":\"agentcap-size\",\"version\":1,\"slo\":\"%s\",\"replicates\":%d,"
-		"\"confidence\":%.17g,\"seeds\":[", slo_format(s->slo, slo, sizeof(slo)),
-		s->replicates, s->confidence);
+		"\"confidence\":%.17g,\"redundancy\":%d,\"seeds\":[",
+		slo_format(s->slo, slo, sizeof(slo)), s->replicates, s->confidence, s->redundancy);
 	for (int32_t k = 0; k < s->replicates; k++)
 		fprintf(fp, "%s%llu", k ? "," : "", (unsigned long long)s->seeds[k]);
 	fprintf(fp, "],\"calls\":[");

@@ -21,6 +21,14 @@
  * deployment found so far, since its answer is only of interest if it
  * needs fewer GPUs.
  *
+ * With redundancy F (N+F sizing) every candidate is replayed with F of
+ * its replicas failed from the start to the end of the run (the faults of
+ * sim/lifecycle.h: the router sends them nothing), so it meets the
+ * objectives only if the others carry the team alone; counts of F replicas
+ * or fewer are not replayed (nothing would serve), and the gallop steps 1,
+ * 2, 4, ... above F.  The cost figures still count every replica: the
+ * spare is bought or rented too.
+ *
  * A candidate is replayed once per replicate (a team resampled or
  * synthesised with another seed); it meets the objectives when at least
  * `confidence` of the replicates do, and a replicate does when no call
@@ -59,6 +67,7 @@ struct pool;
 #define SIZE_MAX_HARDWARE 16
 #define SIZE_MAX_PATH 64
 #define SIZE_DEFAULT_MAX_REPLICAS 256
+#define SIZE_MAX_REDUNDANCY 8
 
 struct size_setup {
 	const struct catalog *cat;
@@ -78,6 +87,8 @@ struct size_setup {
 	double confidence;                /* (0, 1]: share of replicates to meet */
 	int32_t max_replicas;             /* gallop cap per shape; 0 = default */
 	bool no_early;                    /* run every replay to the end */
+	int32_t redundancy;               /* 0..SIZE_MAX_REDUNDANCY: replicas failed
+					     for the whole replay (N+R sizing) */
 	struct pool *pool;                /* runs the replays (base/pool.h): the
 					     options' searches and each candidate's
 					     replicates at once; NULL: one after

@@ -17,6 +17,10 @@
  *     (GSL quantiles, in order);
  *   - an unknown hardware id or objectives that do not parse: exit 2, a
  *     message naming what was expected, no JSON written;
+ *   - --redundancy 1 (N+1): the answer has one replica more than the plain
+ *     one on the same shape (or as many, where the spare capacity already
+ *     covers a failure); replayed to the end with one replica failed it
+ *     meets the objectives, and one replica fewer does not;
  *   - --jobs 1 and --jobs 2 print the same table and write the same JSON,
  *     byte for byte, on a search with several options, a gallop that ends,
  *     and replicates cut short by the confidence.
@@ -319,6 +323,63 @@ static void test_replicates_spread(void **state)
 	free(text);
 }
 
+/* N+1 on the Mooncake head, one shape (TP 1) so the two answers compare. */
+static void test_redundancy(void **state)
+{
+	(void)state;
+	struct fixture f;
+	fixture_init(&f, "ttft_p95=2s,tpot_p50=50ms", 1, 1.0);
+	f.traces[0] = HEAD200;
+	f.s.replay.scale.engineers = 1;
+	f.sc.tensor_parallel_size = 1;
+	f.sc.pipeline_parallel_size = 1;
+	run_size(&f);
+	assert_true(f.res->opt[0].found);
+	int32_t plain = f.res->opt[0].best.replicas;
+	size_result_release(f.res);
+	f.s.redundancy = 1;
+	run_size(&f);
+	const struct size_option *o = &f.res->opt[0];
+	assert_true(o->found);
+	const struct size_eval *b = &o->best;
+	print_message("plain: %d replicas; N+1: %d replicas\n", plain, b->replicas);
+	assert_true(b->replicas == plain + 1 || b->replicas == plain);
+	assert_true(b->replicas >= 2);
+	for (int j = 0; j < o->n_path; j++)
+		assert_true(o->path[j].replicas >= 2); /* one replica, failed: not replayed */
+	struct size_eval *e = eval_full(&f, b, b->replicas);
+	assert_true(e->meets);
+	assert_int_equal(e->fig[0].verdict, REPLAY_RAN_TO_END);
+	assert_int_equal(e->fig[0].failed, 0);
+	free(e);
+	e = eval_full(&f, b, b->replicas - 1);
+	assert_false(e->meets);
+	free(e);
+	/* the same count without the failure meets: the failure is what the
+	 * spare replica is for */
+	f.s.redundancy = 0;
+	e = eval_full(&f, b, b->replicas);
+	assert_true(e->meets);
+	free(e);
+	fixture_release(&f);
+
+	struct cli_out r = cli_run("size --engineers 2 --profile default --hardware hgx-h100-8 "
+				   "--redundancy 1");
+	if (r.status != 0)
+		fail_msg("status %d: %s", r.status, r.err);
+	assert_non_null(strstr(r.out, "Redundancy: N+1"));
+	assert_non_null(strstr(r.out, "2 x TP8"));
+	cli_out_free(&r);
+	r = cli_run("size --engineers 2 --profile default --redundancy 9");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "0..8"));
+	cli_out_free(&r);
+	r = cli_run("size --engineers 2 --profile default --set faults.mtbf_h=100");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "faults"));
+	cli_out_free(&r);
+}
+
 /* Run `agentcap ARGS --jobs 1` and `--jobs 2` (ARGS has a %d for the
  * JSON file's number) and check that both print and write the same bytes;
  * the --jobs 1 output is returned in *out (free it). */
@@ -397,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_cli_errors),
 		cmocka_unit_test(test_replicates_spread),
 		cmocka_unit_test(test_jobs_identical),
+		cmocka_unit_test(test_redundancy),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
