@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  * cmd_validate: `agentcap validate MEASUREMENTS.csv` - predicted against
- * measured, row by row, with the error per metric and hardware family. */
+ * measured, row by row, with the error per metric and hardware family;
+ * `--cross-validate GROUP` refits without each group and predicts it; and
+ * `agentcap fit-params MEASUREMENTS.csv -o params.json`, the fit itself
+ * (replay/calib.h). */
 #include "cli/cli.h"
 
 #include "cli/args.h"
@@ -9,6 +12,8 @@
 #include "base/outfile.h"
 #include "models/catalog.h"
 #include "models/engine.h"
+#include "base/textfile.h"
+#include "replay/calib.h"
 #include "replay/validate.h"
 
 #include <errno.h>
@@ -18,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 static const char VALIDATE_HELP[] =
 	"NAME\n"
 	"    agentcap validate - compare the performance model with measurements\n"
@@ -26,6 +33,8 @@ static const char VALIDATE_HELP[] =
 	"    agentcap validate MEASUREMENTS.csv [--json FILE] [--catalog DIR]\n"
 	"                      [--engines FILE] [--requests-per-client N]\n"
 	"                      [--min-confidence LEVEL] [--quiet]\n"
+	"    agentcap validate MEASUREMENTS.csv --cross-validate GROUP\n"
+	"                      [--min-confidence LEVEL] [--catalog DIR] [--engines FILE]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    For each row of MEASUREMENTS.csv (columns hardware, n_gpus, model, quant,\n"
@@ -59,6 +68,13 @@ static const char VALIDATE_HELP[] =
 	"        summary.  'medium' gives the set the model's parameters are set on.\n"
 	"    --quiet\n"
 	"        Print only the summary.\n"
+	"    --cross-validate GROUP\n"
+	"        family, hardware, model or engine: leave each group out in turn,\n"
+	"        refit the parameters on the other rows (agentcap fit-params), predict\n"
+	"        the group's rows with them, and print per group and metric the\n"
+	"        median and p90 APE in sample (shipped parameters) and out of sample,\n"
+	"        then the same over all rows.  Rows below --min-confidence (default\n"
+	"        medium here) are left out.\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 the report was produced (whatever the errors); 2 bad usage or input\n"
@@ -67,7 +83,8 @@ static const char VALIDATE_HELP[] =
 	"EXAMPLES\n"
 	"    agentcap validate models/calibration/measurements.csv\n"
 	"    agentcap validate models/calibration/measurements.csv --min-confidence medium\n"
-	"    agentcap validate my-benchmarks.csv --json report.json\n";
+	"    agentcap validate my-benchmarks.csv --json report.json\n"
+	"    agentcap validate models/calibration/measurements.csv --cross-validate family\n";
 
 struct validate_args {
 	const char *csv;
@@ -77,11 +94,12 @@ struct validate_args {
 	int per_client;
 	int min_confidence;
 	bool quiet;
+	const char *cross;
 };
 
 static int parse_args(int argc, char **argv, struct validate_args *a)
 {
-	enum { O_JSON = 1000, O_CATALOG, O_ENGINES, O_RPC, O_MINCONF, O_QUIET, O_HELP };
+	enum { O_JSON = 1000, O_CATALOG, O_ENGINES, O_RPC, O_MINCONF, O_QUIET, O_HELP, O_CROSS };
 	static const struct option opts[] = {
 		{"json", required_argument, NULL, O_JSON},
 		{"catalog", required_argument, NULL, O_CATALOG},
@@ -89,6 +107,7 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 		{"requests-per-client", required_argument, NULL, O_RPC},
 		{"min-confidence", required_argument, NULL, O_MINCONF},
 		{"quiet", no_argument, NULL, O_QUIET},
+		{"cross-validate", required_argument, NULL, O_CROSS},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -123,6 +142,16 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 			}
 			break;
 		case O_QUIET: a->quiet = true; break;
+		case O_CROSS: {
+			enum calib_group g;
+			if (calib_group_parse(optarg, &g)) {
+				fprintf(stderr, "agentcap validate: --cross-validate '%s': expected "
+					"family, hardware, model or engine\n", optarg);
+				return 2;
+			}
+			a->cross = optarg;
+			break;
+		}
 		case 'h':
 		case O_HELP:
 			fputs(VALIDATE_HELP, stdout);
@@ -139,7 +168,57 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 		return 2;
 	}
 	a->csv = argv[optind];
+	if (a->cross && (a->json || a->quiet)) {
+		fprintf(stderr, "agentcap validate: --cross-validate prints its own table (drop "
+			"--json and --quiet)\n");
+		return 2;
+	}
 	return 0;
+}
+
+/* The catalogue and a writable engine table (the built-in one when no
+ * --engines is given): the fit changes both in place. */
+static int load_writable(const char *catalog, const char *engines, struct catalog **cat,
+			 struct engine_table **et, struct diag *d)
+{
+	int rc = args_models_load(catalog, engines, cat, et, d);
+	if (rc || *et)
+		return rc;
+	*et = malloc(sizeof(**et));
+	if (!*et)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	return engine_table_load(*et, NULL, d);
+}
+
+/* `validate --cross-validate GROUP` */
+static int cross_validate(const struct validate_args *a)
+{
+	struct diag d;
+	diag_init(&d);
+	struct catalog *cat = NULL;
+	struct engine_table *et = NULL;
+	enum calib_group g = CG_FAMILY;
+	(void)calib_group_parse(a->cross, &g);
+	int rc = load_writable(a->catalog, a->engines, &cat, &et, &d);
+	char *text = rc ? NULL : textfile_read(a->csv, CSVREAD_MAX_BYTES, "a measurements CSV", &d);
+	if (!rc && !text)
+		rc = d.code ? d.code : DIAG_EIO;
+	struct calib_cv cv;
+	memset(&cv, 0, sizeof(cv));
+	if (!rc) {
+		struct calib_opts o;
+		calib_opts_init(&o);
+		if (a->min_confidence > 0)
+			o.min_confidence = (enum validate_confidence)a->min_confidence;
+		o.requests_per_client = a->per_client;
+		rc = calib_cross_validate(&cv, cat, et, a->csv, text, strlen(text), g, &o, &d);
+	}
+	if (!rc)
+		rc = calib_cv_write_text(stdout, &cv, &d);
+	calib_cv_release(&cv);
+	free(text);
+	args_models_free(cat, et);
+	return rc ? cli_fail(rc, d.msg) : 0;
 }
 
 int cmd_validate(int argc, char **argv)
@@ -148,6 +227,8 @@ int cmd_validate(int argc, char **argv)
 	int prc = parse_args(argc, argv, &a);
 	if (prc != 0)
 		return prc < 0 ? 0 : prc;
+	if (a.cross)
+		return cross_validate(&a);
 	struct diag d;
 	diag_init(&d);
 	struct catalog *cat = NULL;
@@ -198,4 +279,187 @@ int cmd_validate(int argc, char **argv)
 	if (rc != 0)
 		return cli_fail(rc, d.msg);
 	return 0;
+}
+
+/* ---- agentcap fit-params ---- */
+
+static const char FIT_PARAMS_HELP[] =
+	"NAME\n"
+	"    agentcap fit-params - fit the performance model's parameters to measurements\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    agentcap fit-params MEASUREMENTS.csv [-o params.json] [--commit HASH]\n"
+	"                        [--min-confidence LEVEL] [--prior W]\n"
+	"                        [--catalog DIR] [--engines FILE]\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    Fits the per-family parameters (eff_compute, eff_bw, step_overhead_us of\n"
+	"    families.json) and the per-engine ones (overheads and kernel scales of\n"
+	"    engines.json, and their per-family overrides) that move the predictions\n"
+	"    of the decode_tok_s and prefill_tok_s rows of MEASUREMENTS.csv, by\n"
+	"    weighted nonlinear least squares on the log error (GSL\n"
+	"    gsl_multifit_nlinear): fractions stay in (0, 1) through a logistic,\n"
+	"    overheads positive through an exponential, and a weak prior keeps what\n"
+	"    the rows cannot tell apart at its shipped value.  Rows of high\n"
+	"    confidence weigh 1, medium or unstated 0.5; rows below --min-confidence\n"
+	"    (default medium) are left out.  Serving rows, which need a simulation\n"
+	"    each, are not fitted.  Prints the parameters (shipped and fitted) and the\n"
+	"    median APE of the fitted rows before and after.  This is not `agentcap\n"
+	"    fit`, which says which models fit in which machine's memory.\n"
+	"\n"
+	"OPTIONS\n"
+	"    -o FILE\n"
+	"        Write the parameters, every fitted row's residual and the summary\n"
+	"        as JSON ('-': standard output, and nothing else is printed).  The\n"
+	"        file records the measurements' path, the CRC-32 of their bytes and\n"
+	"        --commit.\n"
+	"    --commit HASH\n"
+	"        The commit of the measurements, recorded in the file.\n"
+	"    --min-confidence LEVEL\n"
+	"        low, medium (default) or high.\n"
+	"    --prior W\n"
+	"        Weight of the prior per unit of a transformed parameter (default\n"
+	"        0.1; 0 fits the rows alone).\n"
+	"    --catalog DIR, --engines FILE\n"
+	"        Start from these files instead of the built-in copies.\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0 the fit ran; 2 bad usage or input; 3 internal error.\n"
+	"\n"
+	"EXAMPLES\n"
+	"    agentcap fit-params models/calibration/measurements.csv -o params.json\n";
+
+struct fit_args {
+	const char *csv, *out, *commit, *catalog, *engines;
+	int min_confidence;
+	double prior;
+};
+
+static int parse_fit_args(int argc, char **argv, struct fit_args *a)
+{
+	enum { O_COMMIT = 1000, O_MINCONF, O_PRIOR, O_CATALOG, O_ENGINES, O_HELP };
+	static const struct option opts[] = {
+		{"commit", required_argument, NULL, O_COMMIT},
+		{"min-confidence", required_argument, NULL, O_MINCONF},
+		{"prior", required_argument, NULL, O_PRIOR},
+		{"catalog", required_argument, NULL, O_CATALOG},
+		{"engines", required_argument, NULL, O_ENGINES},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	memset(a, 0, sizeof(*a));
+	a->min_confidence = VC_MEDIUM;
+	a->prior = 0.1;
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': a->out = optarg; break;
+		case O_COMMIT: a->commit = optarg; break;
+		case O_CATALOG: a->catalog = optarg; break;
+		case O_ENGINES: a->engines = optarg; break;
+		case O_MINCONF:
+			a->min_confidence = validate_confidence_parse(optarg);
+			if (a->min_confidence < 0) {
+				fprintf(stderr, "agentcap fit-params: --min-confidence '%s': expected "
+					"low, medium or high\n", optarg);
+				return 2;
+			}
+			break;
+		case O_PRIOR: {
+			char *end;
+			errno = 0;
+			double v = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(v >= 0 && v <= 100)) {
+				fprintf(stderr, "agentcap fit-params: --prior '%s': expected a number "
+					"from 0 to 100\n", optarg);
+				return 2;
+			}
+			a->prior = v;
+			break;
+		}
+		case 'h':
+		case O_HELP:
+			fputs(FIT_PARAMS_HELP, stdout);
+			return -1;
+		default:
+			fprintf(stderr, "agentcap fit-params: unknown or incomplete option '%s' (see "
+				"agentcap fit-params --help)\n", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "agentcap fit-params: expected exactly one MEASUREMENTS.csv argument "
+			"(see agentcap fit-params --help)\n");
+		return 2;
+	}
+	a->csv = argv[optind];
+	return 0;
+}
+
+static void print_fit(const struct calib_fit *fit)
+{
+	printf("%-9s %-22s %-16s %-22s %12s %12s\n", "target", "id", "family prefix", "field",
+	       "shipped", "fitted");
+	for (size_t j = 0; j < fit->n_params; j++) {
+		const struct calib_param *p = &fit->params[j];
+		printf("%-9s %-22s %-16s %-22s %12.4g %12.4g\n", calib_target_name(p->target), p->id,
+		       p->target == CALIB_OVERRIDE ? p->family_prefix : "-",
+		       calib_field_name(p->field), p->shipped, p->value);
+	}
+	printf("\n%zu rows fitted, %zu parameters, %zu iterations (%s)\n", fit->n_res,
+	       fit->n_params, fit->iterations, fit->stop ? fit->stop : "");
+	printf("median APE of the fitted rows: %.1f%% shipped, %.1f%% fitted; weighted squared "
+	       "log error %.4f -> %.4f\n", fit->median_ape_before, fit->median_ape_after,
+	       fit->cost_before, fit->cost_after);
+}
+
+int cmd_fit_params(int argc, char **argv)
+{
+	struct fit_args a;
+	int prc = parse_fit_args(argc, argv, &a);
+	if (prc != 0)
+		return prc < 0 ? 0 : prc;
+	struct diag d;
+	diag_init(&d);
+	struct catalog *cat = NULL;
+	struct engine_table *et = NULL;
+	char *text = NULL;
+	struct calib_fit fit;
+	memset(&fit, 0, sizeof(fit));
+	int rc = a.out ? outfile_check(a.out, &d) : 0;
+	if (!rc)
+		rc = load_writable(a.catalog, a.engines, &cat, &et, &d);
+	if (!rc) {
+		text = textfile_read(a.csv, CSVREAD_MAX_BYTES, "a measurements CSV", &d);
+		if (!text)
+			rc = d.code ? d.code : DIAG_EIO;
+	}
+	if (!rc) {
+		struct calib_opts o;
+		calib_opts_init(&o);
+		o.min_confidence = (enum validate_confidence)a.min_confidence;
+		o.prior = a.prior;
+		rc = calib_fit_run(&fit, cat, et, a.csv, text, strlen(text), &o, &d);
+	}
+	bool to_stdout = a.out && strcmp(a.out, "-") == 0;
+	if (!rc && a.out) {
+		unsigned long crc = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)text,
+					  (uInt)strlen(text));
+		struct outfile of;
+		rc = outfile_open(&of, a.out, &d);
+		if (!rc) {
+			struct diag wd;
+			diag_init(&wd);
+			rc = outfile_finish(&of, calib_fit_write_json(of.fp, &fit, a.csv, crc, a.commit,
+								     &wd), &wd, &d);
+		}
+	}
+	if (!rc && !to_stdout)
+		print_fit(&fit);
+	calib_fit_release(&fit);
+	free(text);
+	args_models_free(cat, et);
+	return rc ? cli_fail(rc, d.msg) : 0;
 }

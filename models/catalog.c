@@ -1798,6 +1798,14 @@ const struct cat_family *catalog_family(const struct catalog *cat, const char *n
 	return NULL;
 }
 
+struct cat_family *catalog_family_mut(struct catalog *cat, const char *name)
+{
+	for (size_t i = 0; name && i < cat->family_count; i++)
+		if (catalog_name_eq(cat->families[i].id, name))
+			return &cat->families[i];
+	return NULL;
+}
+
 const struct cat_hardware *catalog_hardware(const struct catalog *cat, const char *name)
 {
 	struct names t = NAMES(cat->hardware_count, struct cat_hardware);

@@ -305,6 +305,10 @@ bool catalog_check(const struct catalog *cat);
 
 /* Lookups by id or alias; NULL when unknown. */
 const struct cat_family *catalog_family(const struct catalog *cat, const char *name);
+
+/* The same, writable: for fitting a family's efficiency factors in place
+ * (replay/calib.h); models initialised afterwards see the new values. */
+struct cat_family *catalog_family_mut(struct catalog *cat, const char *name);
 const struct cat_hardware *catalog_hardware(const struct catalog *cat, const char *name);
 const struct cat_model *catalog_model(const struct catalog *cat, const char *name);
 const struct cat_weight_format *catalog_weight_format(const struct catalog *cat,

@@ -460,6 +460,10 @@ static int predict_row(struct validate_report *rep, size_t r, const struct cols 
 		note(row, "not modelled: %s", unmodelled);
 	row->tp = layer_split ? 1 : (int)gpus;
 	row->pp = layer_split ? (int)gpus : 1;
+	if (o->row_mask && (r >= o->row_mask_n || !o->row_mask[r])) {
+		skip(row, "not in this run");
+		return 0;
+	}
 
 	if (!kv) {
 		struct engine_params epp;
@@ -527,6 +531,10 @@ static int predict_row(struct validate_report *rep, size_t r, const struct cols 
 	}
 	if (in <= 0 || out <= 0) {
 		skip(row, "a serving metric needs input_tokens and output_tokens to simulate");
+		return 0;
+	}
+	if (o->no_simulation) {
+		skip(row, "not simulated in this run");
 		return 0;
 	}
 	row->simulated = true;

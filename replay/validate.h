@@ -97,6 +97,12 @@ struct validate_opts {
 	int requests_per_client;      /* closed-loop simulations; default 8 */
 	int offline_requests;         /* rows without a concurrency; default 1024 */
 	enum validate_confidence min_confidence; /* VC_UNSTATED: every row */
+	const bool *row_mask;         /* NULL: every row; else rows r with
+					 r < row_mask_n && row_mask[r] only, the
+					 others skipped ("not in this run") */
+	size_t row_mask_n;
+	bool no_simulation;           /* skip the rows a simulation would
+					 predict (fits on step rows) */
 };
 
 void validate_opts_init(struct validate_opts *o, const struct catalog *cat);

@@ -231,6 +231,78 @@ static void test_validate(void **state)
 	cli_out_free(&r);
 }
 
+/* fit-params: help, usage errors (exit 2), a fit of the calibration set
+ * written as JSON with its commit, nothing written on bad input;
+ * validate --cross-validate: its usage errors. */
+static void test_fit_params(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("fit-params --help");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "SYNOPSIS"));
+	assert_non_null(strstr(r.out, "gsl_multifit_nlinear"));
+	cli_out_free(&r);
+	r = cli_run("--help");
+	assert_non_null(strstr(r.out, "fit-params"));
+	cli_out_free(&r);
+	r = cli_run("fit-params " CALIBRATION " --prior -1");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--prior '-1': expected a number from 0 to 100"));
+	cli_out_free(&r);
+	r = cli_run("fit-params");
+	assert_int_equal(r.status, 2);
+	cli_out_free(&r);
+	r = cli_run("validate " CALIBRATION " --cross-validate vendor");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "expected family, hardware, model or engine"));
+	cli_out_free(&r);
+	r = cli_run("validate " CALIBRATION " --cross-validate family --json -");
+	assert_int_equal(r.status, 2);
+	cli_out_free(&r);
+
+	char json[] = "/tmp/agentcap-params-XXXXXX";
+	close(mkstemp(json));
+	char args[512];
+	snprintf(args, sizeof(args), "fit-params " CALIBRATION " -o %s --commit deadbeef", json);
+	r = cli_run(args);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "rows fitted"));
+	assert_non_null(strstr(r.out, "median APE of the fitted rows"));
+	char *text = cli_slurp(json, NULL);
+	cJSON *j = cJSON_Parse(text);
+	assert_non_null(j);
+	cJSON *m = cJSON_GetObjectItem(j, "measurements");
+	assert_string_equal(cJSON_GetObjectItem(m, "commit")->valuestring, "deadbeef");
+	assert_int_equal(strlen(cJSON_GetObjectItem(m, "crc32")->valuestring), 8);
+	assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(j, "parameters")) > 10);
+	assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(j, "residuals")) > 50);
+	cJSON *sum = cJSON_GetObjectItem(j, "summary");
+	assert_true(cJSON_GetObjectItem(sum, "cost_fitted")->valuedouble <
+		    cJSON_GetObjectItem(sum, "cost_shipped")->valuedouble);
+	cJSON_Delete(j);
+	free(text);
+	cli_out_free(&r);
+	/* bad input: exit 2, the earlier file left as it was */
+	char bad[] = "/tmp/agentcap-badfit-XXXXXX";
+	int fd = mkstemp(bad);
+	const char *csv = "hardware,n_gpus,model,quant,engine,concurrency,input_tokens,"
+			  "output_tokens,metric,value,unit\n"
+			  "h100-sxm,1,llama-9,bf16,vllm,1,0,128,decode_tok_s,100,tok/s\n";
+	assert_true(write(fd, csv, strlen(csv)) == (ssize_t)strlen(csv));
+	close(fd);
+	size_t before = 0, after = 0;
+	free(cli_slurp(json, &before));
+	snprintf(args, sizeof(args), "fit-params %s -o %s", bad, json);
+	r = cli_run(args);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "unknown model 'llama-9'"));
+	free(cli_slurp(json, &after));
+	assert_int_equal(before, after);
+	cli_out_free(&r);
+	unlink(bad);
+	unlink(json);
+}
+
 /* Judged on failed calls only: these runs check settings, not the SLO. */
 #define NO_SLO " --set slo.attainment=0"
 
@@ -371,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_predict_explain),
 		cmocka_unit_test(test_fit),
 		cmocka_unit_test(test_validate),
+		cmocka_unit_test(test_fit_params),
 		cmocka_unit_test(test_replay_scenario_keys),
 		cmocka_unit_test(test_replay_hardware_defaults),
 	};

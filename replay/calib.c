@@ -1,0 +1,895 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * calib: fitted per-family and per-engine parameters and leave-one-group-out
+ * cross-validation (see calib.h).
+ *
+ * Every evaluation of the objective reruns validate_run_text on the fitted
+ * rows only (opts.row_mask, no simulation): the rows are parsed again each
+ * time, which costs far less than their predictions.  The parameter vector
+ * theta lives in the transformed space of calib.h; apply() writes the
+ * physical values into the caller's catalogue and engine table.
+ */
+#include "replay/calib.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <gsl/gsl_vector.h>
+
+#define CALIB_CV_FAMILIES_MAX 64 /* families held out in one fold */
+
+static const char *const field_names[CF_COUNT] = {
+	"eff_compute", "eff_bw", "step_overhead_us", "step_overhead_us", "layer_overhead_us",
+	"compute_scale", "attention_scale", "quant_bw_scale", "moe_scale", "moe_layer_overhead_us",
+};
+
+const char *calib_field_name(enum calib_field f)
+{
+	return f >= 0 && f < CF_COUNT ? field_names[f] : "?";
+}
+
+const char *calib_target_name(enum calib_target t)
+{
+	return t == CALIB_FAMILY ? "family" : t == CALIB_ENGINE ? "engine" : "override";
+}
+
+void calib_opts_init(struct calib_opts *o)
+{
+	*o = (struct calib_opts){ .min_confidence = VC_MEDIUM, .prior = 0.1, .max_iter = 100,
+				  .requests_per_client = 8 };
+}
+
+static bool is_fraction(enum calib_field f)
+{
+	return f == CF_EFF_COMPUTE || f == CF_EFF_BW || f == CF_COMPUTE_SCALE ||
+	       f == CF_ATTENTION_SCALE || f == CF_QUANT_BW_SCALE || f == CF_MOE_SCALE;
+}
+
+/* Fractions shipped at 1 start just inside the logistic's range. */
+#define FRACTION_MAX 0.999
+#define FRACTION_MIN 1e-6
+
+static double to_theta(enum calib_field f, double v)
+{
+	if (is_fraction(f)) {
+		v = fmin(fmax(v, FRACTION_MIN), FRACTION_MAX);
+		return log(v / (1 - v));
+	}
+	return log(v);
+}
+
+/* The logistic rounds to 1 for large theta, which (0, 1] allows, and to 0
+ * for very negative theta, which it does not: FRACTION_MIN is the floor.
+ * An overhead stays above 1e-3 us for the same reason. */
+static double from_theta(enum calib_field f, double th)
+{
+	if (is_fraction(f))
+		return fmax(1 / (1 + exp(-th)), FRACTION_MIN);
+	return fmax(exp(th), 1e-3);
+}
+
+static struct engine_profile *engine_mut(struct engine_table *et, const char *id)
+{
+	for (size_t i = 0; i < et->count; i++)
+		if (strcmp(et->engines[i].id, id) == 0)
+			return &et->engines[i];
+	return NULL;
+}
+
+static double *param_field(struct engine_params *p, enum calib_field f)
+{
+	switch (f) {
+	case CF_STEP_US: return &p->step_overhead_us;
+	case CF_LAYER_US: return &p->layer_overhead_us;
+	case CF_COMPUTE_SCALE: return &p->compute_scale;
+	case CF_ATTENTION_SCALE: return &p->attention_scale;
+	case CF_QUANT_BW_SCALE: return &p->quant_bw_scale;
+	case CF_MOE_SCALE: return &p->moe_scale;
+	case CF_MOE_LAYER_US: return &p->moe_layer_overhead_us;
+	default: return NULL;
+	}
+}
+
+/* Where parameter q lives in cat / et; NULL when it does not. */
+static double *locate(const struct calib_param *q, struct catalog *cat, struct engine_table *et)
+{
+	if (q->target == CALIB_FAMILY) {
+		struct cat_family *fam = catalog_family_mut(cat, q->id);
+		if (!fam)
+			return NULL;
+		return q->field == CF_EFF_COMPUTE ? &fam->eff_compute
+		       : q->field == CF_EFF_BW	   ? &fam->eff_bw
+		       : q->field == CF_FAMILY_STEP_US ? &fam->step_overhead_us
+						       : NULL;
+	}
+	struct engine_profile *e = engine_mut(et, q->id);
+	if (!e)
+		return NULL;
+	if (q->target == CALIB_ENGINE)
+		return param_field(&e->p, q->field);
+	for (size_t i = 0; i < e->override_count; i++)
+		if (strcmp(e->overrides[i].family_prefix, q->family_prefix) == 0)
+			return param_field(&e->overrides[i].p, q->field);
+	return NULL;
+}
+
+void calib_apply(const struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
+		 bool fitted)
+{
+	for (size_t j = 0; j < fit->n_params; j++) {
+		double *v = locate(&fit->params[j], cat, et);
+		assert(v);
+		if (v)
+			*v = fitted ? fit->params[j].value : fit->params[j].shipped;
+	}
+}
+
+/* ---- the objective ---- */
+
+struct ctx {
+	struct catalog *cat;
+	struct engine_table *et;
+	const char *name, *text;
+	size_t len;
+	struct validate_opts vo;     /* row_mask = the fitted rows */
+	size_t *rows;                /* indexes of the fitted rows */
+	double *w;                   /* their weights */
+	double *measured;
+	size_t n_rows;
+	struct calib_param *params;
+	size_t n_params;
+	double *theta0;
+	double prior;
+	int error;                   /* first failure inside a GSL callback */
+	struct diag *d;
+};
+
+static void set_theta(struct ctx *c, const double *th)
+{
+	for (size_t j = 0; j < c->n_params; j++) {
+		double *v = locate(&c->params[j], c->cat, c->et);
+		if (v)
+			*v = from_theta(c->params[j].field, th[j]);
+	}
+}
+
+/* Predictions of the fitted rows under the current values into pred[]. */
+static int predict_rows(struct ctx *c, double *pred)
+{
+	struct validate_report rep;
+	int rc = validate_run_text(&rep, c->name, c->text, c->len, &c->vo, c->d);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct validate_row *r = &rep.rows[c->rows[i]];
+		pred[i] = r->skipped ? NAN : r->predicted;
+	}
+	validate_release(&rep);
+	return 0;
+}
+
+/* Residuals: weighted log errors of the rows, then the prior. */
+static int residuals(struct ctx *c, const double *th, double *f)
+{
+	set_theta(c, th);
+	int rc = predict_rows(c, f);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < c->n_rows; i++)
+		f[i] = isfinite(f[i]) && f[i] > 0 ? sqrt(c->w[i]) * log(f[i] / c->measured[i]) : 0;
+	for (size_t j = 0; j < c->n_params; j++)
+		f[c->n_rows + j] = c->prior * (th[j] - c->theta0[j]);
+	return 0;
+}
+
+static int gsl_f(const gsl_vector *x, void *params, gsl_vector *f)
+{
+	struct ctx *c = params;
+	if (c->error)
+		return GSL_EBADFUNC;
+	int rc = residuals(c, x->data, f->data);
+	if (rc) {
+		c->error = rc;
+		return GSL_EBADFUNC;
+	}
+	return GSL_SUCCESS;
+}
+
+/* Forward differences over a fixed step in theta (the step model has kinks
+ * where one term overtakes another: a step of 1e-3 in the transformed
+ * space, 0.1% of an overhead, differences across rounding and stays local). */
+#define CALIB_FD_STEP 1e-3
+
+static int gsl_df(const gsl_vector *x, void *params, gsl_matrix *J)
+{
+	struct ctx *c = params;
+	if (c->error)
+		return GSL_EBADFUNC;
+	size_t n = J->size1, p = J->size2;
+	double *th = calloc(p, sizeof(double));
+	double *f0 = calloc(n, sizeof(double));
+	double *f1 = calloc(n, sizeof(double));
+	int rc = th && f0 && f1 ? 0 : DIAG_ENOMEM;
+	for (size_t j = 0; j < p && !rc; j++)
+		th[j] = gsl_vector_get(x, j);
+	if (!rc)
+		rc = residuals(c, th, f0);
+	for (size_t j = 0; j < p && !rc; j++) {
+		double save = th[j];
+		th[j] = save + CALIB_FD_STEP;
+		rc = residuals(c, th, f1);
+		th[j] = save;
+		for (size_t i = 0; i < n && !rc; i++)
+			gsl_matrix_set(J, i, j, (f1[i] - f0[i]) / CALIB_FD_STEP);
+	}
+	free(th);
+	free(f0);
+	free(f1);
+	if (rc) {
+		c->error = rc == DIAG_ENOMEM ? diag_set(c->d, DIAG_ENOMEM, "out of memory") : rc;
+		return GSL_EBADFUNC;
+	}
+	return GSL_SUCCESS;
+}
+
+static double cost_of(const double *f, size_t n)
+{
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += f[i] * f[i];
+	return s;
+}
+
+static double median_ape(const double *pred, const double *meas, size_t n, double *scratch)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(pred[i]))
+			scratch[k++] = fabs(pred[i] - meas[i]) / meas[i] * 100;
+	if (!k)
+		return NAN;
+	gsl_sort(scratch, 1, k);
+	return gsl_stats_median_from_sorted_data(scratch, 1, k);
+}
+
+/* ---- the parameters ---- */
+
+static bool has_param(const struct calib_fit *fit, const struct calib_param *q)
+{
+	for (size_t j = 0; j < fit->n_params; j++) {
+		const struct calib_param *p = &fit->params[j];
+		if (p->target == q->target && p->field == q->field && strcmp(p->id, q->id) == 0 &&
+		    strcmp(p->family_prefix, q->family_prefix) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void add_param(struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
+		      enum calib_target t, const char *id, const char *prefix, enum calib_field f)
+{
+	struct calib_param q = { .target = t, .field = f };
+	snprintf(q.id, sizeof(q.id), "%s", id);
+	snprintf(q.family_prefix, sizeof(q.family_prefix), "%s", prefix ? prefix : "");
+	if (fit->n_params >= CALIB_PARAMS_MAX || has_param(fit, &q))
+		return;
+	double *v = locate(&q, cat, et);
+	/* an override that does not set the field, or an overhead of 0 (no
+	 * such cost), is not a parameter */
+	if (!v || !(*v > 0) || !isfinite(*v))
+		return;
+	q.shipped = q.value = *v;
+	fit->params[fit->n_params++] = q;
+}
+
+static bool prefix_of(const char *prefix, const char *id)
+{
+	return strncmp(prefix, id, strlen(prefix)) == 0;
+}
+
+/* Every parameter a fitted row's family or engine can move. */
+static void candidates(struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
+		       const struct validate_report *rep, const size_t *rows, size_t n)
+{
+	static const enum calib_field fam_fields[] = { CF_EFF_COMPUTE, CF_EFF_BW, CF_FAMILY_STEP_US };
+	static const enum calib_field eng_fields[] = { CF_STEP_US, CF_LAYER_US, CF_COMPUTE_SCALE,
+		CF_ATTENTION_SCALE, CF_QUANT_BW_SCALE, CF_MOE_SCALE, CF_MOE_LAYER_US };
+	for (size_t i = 0; i < n; i++) {
+		const struct validate_row *r = &rep->rows[rows[i]];
+		for (size_t k = 0; k < sizeof(fam_fields) / sizeof(fam_fields[0]); k++)
+			add_param(fit, cat, et, CALIB_FAMILY, r->family, NULL, fam_fields[k]);
+		struct engine_profile *e = engine_mut(et, r->engine);
+		if (!e)
+			continue;
+		for (size_t k = 0; k < sizeof(eng_fields) / sizeof(eng_fields[0]); k++)
+			add_param(fit, cat, et, CALIB_ENGINE, e->id, NULL, eng_fields[k]);
+		for (size_t o = 0; o < e->override_count; o++)
+			if (prefix_of(e->overrides[o].family_prefix, r->family))
+				for (size_t k = 0; k < sizeof(eng_fields) / sizeof(eng_fields[0]); k++)
+					add_param(fit, cat, et, CALIB_OVERRIDE, e->id,
+						  e->overrides[o].family_prefix, eng_fields[k]);
+	}
+}
+
+void calib_fit_release(struct calib_fit *fit)
+{
+	free(fit->res);
+	fit->res = NULL;
+	fit->n_res = 0;
+}
+
+static double confidence_weight(enum validate_confidence c)
+{
+	return c == VC_HIGH ? 1.0 : 0.5;
+}
+
+/* The rows to fit: predicted without a simulation, not excluded by
+ * confidence or by o->exclude. */
+static int select_rows(struct ctx *c, const struct calib_opts *o, struct validate_report *rep,
+		       struct diag *d)
+{
+	struct validate_opts vo = c->vo;
+	vo.row_mask = NULL;
+	vo.no_simulation = true;
+	vo.min_confidence = o->min_confidence;
+	int rc = validate_run_text(rep, c->name, c->text, c->len, &vo, d);
+	if (rc)
+		return rc;
+	size_t n = rep->n_rows;
+	bool *mask = calloc(n ? n : 1, sizeof(bool));
+	c->rows = calloc(n ? n : 1, sizeof(size_t));
+	c->w = calloc(n ? n : 1, sizeof(double));
+	c->measured = calloc(n ? n : 1, sizeof(double));
+	if (!mask || !c->rows || !c->w || !c->measured) {
+		free(mask);
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct validate_row *r = &rep->rows[i];
+		if (r->skipped || r->excluded || (o->exclude && i < o->exclude_n && o->exclude[i]))
+			continue;
+		mask[i] = true;
+		c->rows[c->n_rows] = i;
+		c->w[c->n_rows] = confidence_weight(r->confidence);
+		c->measured[c->n_rows] = r->measured;
+		c->n_rows++;
+	}
+	c->vo.row_mask = mask;
+	c->vo.row_mask_n = n;
+	c->vo.no_simulation = true;
+	if (!c->n_rows)
+		return diag_set(d, DIAG_EINPUT, "%s: no row to fit (decode_tok_s and prefill_tok_s "
+				"rows of at least %s confidence are fitted)", c->name,
+				validate_confidence_name(o->min_confidence));
+	return 0;
+}
+
+static void ctx_release(struct ctx *c)
+{
+	free((void *)c->vo.row_mask);
+	free(c->rows);
+	free(c->w);
+	free(c->measured);
+	free(c->theta0);
+}
+
+/* Drop the candidates no fitted row responds to. */
+static int screen(struct calib_fit *fit, struct ctx *c, double *f0, double *f1, double *th)
+{
+	size_t n = c->n_rows + c->n_params;
+	int rc = residuals(c, th, f0);
+	if (rc)
+		return rc;
+	size_t keep = 0;
+	for (size_t j = 0; j < fit->n_params; j++) {
+		double save = th[j];
+		th[j] += 0.1;
+		rc = residuals(c, th, f1);
+		th[j] = save;
+		if (rc)
+			return rc;
+		bool moves = false;
+		for (size_t i = 0; i < c->n_rows && !moves; i++)
+			moves = fabs(f1[i] - f0[i]) > 1e-9;
+		if (moves) {
+			fit->params[keep] = fit->params[j];
+			th[keep] = th[j];
+			c->theta0[keep] = c->theta0[j];
+			keep++;
+		}
+		else {
+			/* put it back */
+			double *v = locate(&fit->params[j], c->cat, c->et);
+			if (v)
+				*v = fit->params[j].shipped;
+		}
+	}
+	(void)n;
+	fit->n_params = keep;
+	c->n_params = keep;
+	return 0;
+}
+
+int calib_fit_run(struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
+		  const char *name, const char *text, size_t len, const struct calib_opts *o,
+		  struct diag *d)
+{
+	memset(fit, 0, sizeof(*fit));
+	struct ctx c = { .cat = cat, .et = et, .name = name, .text = text, .len = len,
+			 .prior = o->prior, .d = d };
+	validate_opts_init(&c.vo, cat);
+	c.vo.engines = et;
+	struct validate_report rep;
+	int rc = select_rows(&c, o, &rep, d);
+	if (!rc)
+		candidates(fit, cat, et, &rep, c.rows, c.n_rows);
+	if (!c.vo.row_mask && !rc)
+		rc = diag_set(d, DIAG_EINTERNAL, "no row mask");
+	validate_release(&rep);
+	if (rc) {
+		ctx_release(&c);
+		return rc;
+	}
+	c.params = fit->params;
+	c.n_params = fit->n_params;
+	size_t pmax = fit->n_params ? fit->n_params : 1;
+	size_t nmax = c.n_rows + pmax;
+	double *th = calloc(pmax, sizeof(double));
+	double *f0 = calloc(nmax, sizeof(double));
+	double *f1 = calloc(nmax, sizeof(double));
+	double *pred0 = calloc(c.n_rows, sizeof(double));
+	c.theta0 = calloc(pmax, sizeof(double));
+	fit->res = calloc(c.n_rows, sizeof(*fit->res));
+	if (!th || !f0 || !f1 || !pred0 || !c.theta0 || !fit->res) {
+		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t j = 0; j < fit->n_params; j++)
+		th[j] = c.theta0[j] = to_theta(fit->params[j].field, fit->params[j].shipped);
+	/* before: the shipped values exactly */
+	calib_apply(fit, cat, et, false);
+	if ((rc = predict_rows(&c, pred0)))
+		goto out;
+	if ((rc = screen(fit, &c, f0, f1, th)))
+		goto out;
+	for (size_t i = 0; i < c.n_rows; i++)
+		f1[i] = isfinite(pred0[i]) && pred0[i] > 0
+				? sqrt(c.w[i]) * log(pred0[i] / c.measured[i]) : 0;
+	fit->cost_before = cost_of(f1, c.n_rows);
+	fit->median_ape_before = median_ape(pred0, c.measured, c.n_rows, f1);
+	fit->stop = "no parameter moves a fitted row";
+	if (fit->n_params > 0) {
+		size_t n = c.n_rows + c.n_params, p = c.n_params;
+		gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
+		gsl_multifit_nlinear_workspace *w =
+			gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, n, p);
+		if (!w) {
+			rc = diag_set(d, DIAG_ENOMEM, "out of memory for the fit");
+			goto out;
+		}
+		gsl_multifit_nlinear_fdf fdf = { .f = gsl_f, .df = gsl_df, .fvv = NULL, .n = n,
+						 .p = p, .params = &c };
+		gsl_vector_view x0 = gsl_vector_view_array(th, p);
+		int info = 0;
+		int st = gsl_multifit_nlinear_init(&x0.vector, &fdf, w);
+		if (!st && !c.error)
+			st = gsl_multifit_nlinear_driver((size_t)o->max_iter, 1e-6, 1e-6, 1e-8, NULL,
+							 NULL, &info, w);
+		if (c.error) {
+			rc = c.error;
+			gsl_multifit_nlinear_free(w);
+			goto out;
+		}
+		fit->gsl_status = st;
+		fit->iterations = gsl_multifit_nlinear_niter(w);
+		fit->stop = st == GSL_SUCCESS ? (info == 1 ? "converged (step size)"
+						 : info == 2 ? "converged (gradient)"
+							     : "converged")
+			    : st == GSL_EMAXITER ? "iteration limit"
+			    : st == GSL_ENOPROG	 ? "no further progress"
+						 : "stopped";
+		const gsl_vector *x = gsl_multifit_nlinear_position(w);
+		for (size_t j = 0; j < p; j++) {
+			th[j] = gsl_vector_get(x, j);
+			fit->params[j].value = from_theta(fit->params[j].field, th[j]);
+		}
+		gsl_multifit_nlinear_free(w);
+	}
+	calib_apply(fit, cat, et, true);
+	if ((rc = predict_rows(&c, f0)))
+		goto out;
+	for (size_t i = 0; i < c.n_rows; i++) {
+		struct calib_residual *r = &fit->res[i];
+		r->weight = c.w[i];
+		r->measured = c.measured[i];
+		r->before = pred0[i];
+		r->after = f0[i];
+	}
+	fit->n_res = c.n_rows;
+	fit->median_ape_after = median_ape(f0, c.measured, c.n_rows, f1);
+	{
+		double s = 0;
+		for (size_t i = 0; i < c.n_rows; i++)
+			if (isfinite(f0[i]) && f0[i] > 0) {
+				double e = log(f0[i] / c.measured[i]);
+				s += c.w[i] * e * e;
+			}
+		fit->cost_after = s;
+	}
+	/* row labels from one more parse */
+	{
+		struct validate_report lab;
+		struct validate_opts vo = c.vo;
+		if ((rc = validate_run_text(&lab, name, text, len, &vo, d)))
+			goto out;
+		for (size_t i = 0; i < c.n_rows; i++) {
+			const struct validate_row *r = &lab.rows[c.rows[i]];
+			fit->res[i].line = r->line;
+			fit->res[i].metric = r->metric;
+			snprintf(fit->res[i].family, sizeof(fit->res[i].family), "%s", r->family);
+			snprintf(fit->res[i].engine, sizeof(fit->res[i].engine), "%s", r->engine);
+		}
+		validate_release(&lab);
+	}
+out:
+	free(th);
+	free(f0);
+	free(f1);
+	free(pred0);
+	ctx_release(&c);
+	if (rc)
+		calib_fit_release(fit);
+	return rc;
+}
+
+/* ---- output ---- */
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+static void json_num(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.10g", v);
+	else
+		fputs("null", out);
+}
+
+int calib_fit_write_json(FILE *out, const struct calib_fit *fit, const char *path,
+			 unsigned long crc32, const char *commit, struct diag *d)
+{
+	fputs("{\n  \"schema_version\": 1,\n  \"measurements\": {\"path\": ", out);
+	json_str(out, path);
+	fprintf(out, ", \"crc32\": \"%08lx\", \"commit\": ", crc32);
+	if (commit)
+		json_str(out, commit);
+	else
+		fputs("null", out);
+	fputs("},\n  \"method\": \"weighted nonlinear least squares on the log error (GSL "
+	      "gsl_multifit_nlinear, Levenberg-Marquardt, finite-difference Jacobian); fractions "
+	      "as 1/(1+exp(-theta)), overheads as exp(theta); a prior toward the shipped value; "
+	      "decode and prefill rows only\",\n", out);
+	fprintf(out, "  \"iterations\": %zu,\n  \"stop\": ", fit->iterations);
+	json_str(out, fit->stop ? fit->stop : "");
+	fputs(",\n  \"parameters\": [", out);
+	for (size_t j = 0; j < fit->n_params; j++) {
+		const struct calib_param *p = &fit->params[j];
+		fprintf(out, "%s\n    {\"target\": \"%s\", \"id\": ", j ? "," : "",
+			calib_target_name(p->target));
+		json_str(out, p->id);
+		if (p->target == CALIB_OVERRIDE) {
+			fputs(", \"family_prefix\": ", out);
+			json_str(out, p->family_prefix);
+		}
+		fprintf(out, ", \"field\": \"%s\", \"shipped\": ", calib_field_name(p->field));
+		json_num(out, p->shipped);
+		fputs(", \"fitted\": ", out);
+		json_num(out, p->value);
+		fputc('}', out);
+	}
+	fputs("\n  ],\n  \"residuals\": [", out);
+	for (size_t i = 0; i < fit->n_res; i++) {
+		const struct calib_residual *r = &fit->res[i];
+		fprintf(out, "%s\n    {\"line\": %ld, \"metric\": \"%s\", \"family\": ", i ? "," : "",
+			r->line, validate_metric_name(r->metric));
+		json_str(out, r->family);
+		fputs(", \"engine\": ", out);
+		json_str(out, r->engine);
+		fputs(", \"weight\": ", out);
+		json_num(out, r->weight);
+		fputs(", \"measured\": ", out);
+		json_num(out, r->measured);
+		fputs(", \"predicted_shipped\": ", out);
+		json_num(out, r->before);
+		fputs(", \"predicted_fitted\": ", out);
+		json_num(out, r->after);
+		fputs(", \"log_error\": ", out);
+		json_num(out, r->after > 0 ? log(r->after / r->measured) : NAN);
+		fputc('}', out);
+	}
+	fputs("\n  ],\n  \"summary\": {\"rows\": ", out);
+	fprintf(out, "%zu, \"parameters\": %zu, \"cost_shipped\": ", fit->n_res, fit->n_params);
+	json_num(out, fit->cost_before);
+	fputs(", \"cost_fitted\": ", out);
+	json_num(out, fit->cost_after);
+	fputs(", \"median_ape_pct_shipped\": ", out);
+	json_num(out, fit->median_ape_before);
+	fputs(", \"median_ape_pct_fitted\": ", out);
+	json_num(out, fit->median_ape_after);
+	fputs("}\n}\n", out);
+	if (ferror(out))
+		return diag_set(d, DIAG_EIO, "cannot write the parameters");
+	return 0;
+}
+
+/* ---- cross-validation ---- */
+
+int calib_group_parse(const char *name, enum calib_group *g)
+{
+	static const char *const names[] = { "family", "hardware", "model", "engine" };
+	for (int i = 0; i < 4; i++)
+		if (name && strcmp(name, names[i]) == 0) {
+			*g = (enum calib_group)i;
+			return 0;
+		}
+	return -1;
+}
+
+static const char *group_of(const struct validate_report *rep, size_t i, enum calib_group g)
+{
+	const struct validate_row *r = &rep->rows[i];
+	switch (g) {
+	case CG_FAMILY: return r->family;
+	case CG_ENGINE: return r->engine;
+	case CG_HARDWARE:
+		return csvread_cell(&rep->table, i, csvread_col(&rep->table, "hardware"));
+	case CG_MODEL: return csvread_cell(&rep->table, i, csvread_col(&rep->table, "model"));
+	}
+	return "";
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void calib_cv_release(struct calib_cv *cv)
+{
+	free(cv->cells);
+	cv->cells = NULL;
+	cv->n_cells = 0;
+}
+
+static void quantiles(double *v, size_t n, double *med, double *p90)
+{
+	if (!n) {
+		*med = *p90 = NAN;
+		return;
+	}
+	gsl_sort(v, 1, n);
+	*med = gsl_stats_median_from_sorted_data(v, 1, n);
+	*p90 = gsl_stats_quantile_from_sorted_data(v, 1, n, 0.90);
+}
+
+static int add_cell(struct calib_cv *cv, size_t *cap, const char *group, enum validate_metric m,
+		    const double *in, const double *outv, const bool *sel, size_t n, double *scratch,
+		    struct diag *d)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (sel[i])
+			scratch[k++] = in[i];
+	if (!k)
+		return 0;
+	if (cv->n_cells == *cap) {
+		size_t nc = *cap ? 2 * *cap : 32;
+		struct calib_cv_cell *p = realloc(cv->cells, nc * sizeof(*p));
+		if (!p)
+			return diag_set(d, DIAG_ENOMEM, "out of memory");
+		cv->cells = p;
+		*cap = nc;
+	}
+	struct calib_cv_cell *c = &cv->cells[cv->n_cells++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->group, sizeof(c->group), "%s", group);
+	c->metric = m;
+	c->n = k;
+	quantiles(scratch, k, &c->in_median, &c->in_p90);
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (sel[i])
+			scratch[k++] = outv[i];
+	quantiles(scratch, k, &c->out_median, &c->out_p90);
+	return 0;
+}
+
+/* A family whose rows are all held out has nothing to fit its own factors
+ * on: it takes, field by field, the median of the fitted values of the
+ * families that stayed (how a family without measurements is given first
+ * values from its analogues), not its shipped values, which were set with
+ * its rows in view.  saved[] keeps what it had. */
+static void stand_in_family(struct cat_family *fam, const struct calib_fit *fit, double *saved,
+			    double *scratch)
+{
+	static const enum calib_field fields[3] = { CF_EFF_COMPUTE, CF_EFF_BW, CF_FAMILY_STEP_US };
+	double *v[3] = { &fam->eff_compute, &fam->eff_bw, &fam->step_overhead_us };
+	for (int k = 0; k < 3; k++) {
+		saved[k] = *v[k];
+		size_t m = 0;
+		for (size_t j = 0; j < fit->n_params; j++)
+			if (fit->params[j].target == CALIB_FAMILY && fit->params[j].field == fields[k])
+				scratch[m++] = fit->params[j].value;
+		if (m) {
+			gsl_sort(scratch, 1, m);
+			*v[k] = gsl_stats_median_from_sorted_data(scratch, 1, m);
+		}
+	}
+}
+
+int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine_table *et,
+			 const char *name, const char *text, size_t len, enum calib_group g,
+			 const struct calib_opts *o, struct diag *d)
+{
+	memset(cv, 0, sizeof(*cv));
+	cv->group = g;
+	struct validate_opts vo;
+	validate_opts_init(&vo, cat);
+	vo.engines = et;
+	vo.min_confidence = o->min_confidence;
+	vo.requests_per_client = o->requests_per_client;
+	struct validate_report base;
+	int rc = validate_run_text(&base, name, text, len, &vo, d);
+	if (rc)
+		return rc;
+	size_t n = base.n_rows;
+	double *in = calloc(n ? n : 1, sizeof(double));
+	double *outv = calloc(n ? n : 1, sizeof(double));
+	double *scratch = calloc(n ? n : 1, sizeof(double));
+	bool *used = calloc(n ? n : 1, sizeof(bool));
+	bool *held = calloc(n ? n : 1, sizeof(bool));
+	bool *sel = calloc(n ? n : 1, sizeof(bool));
+	const char **keys = calloc(n ? n : 1, sizeof(char *));
+	struct {
+		char id[CAT_ID_MAX];
+		struct cat_family *fam;
+		double saved[3];
+	} fams[CALIB_CV_FAMILIES_MAX];
+	size_t cap = 0, n_keys = 0;
+	if (!in || !outv || !scratch || !used || !held || !sel || !keys) {
+		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct validate_row *r = &base.rows[i];
+		used[i] = !r->skipped && !r->excluded;
+		in[i] = r->ape_pct;
+		outv[i] = NAN;
+		if (used[i])
+			keys[n_keys++] = group_of(&base, i, g);
+	}
+	qsort(keys, n_keys, sizeof(char *), cmp_str);
+	size_t uniq = 0;
+	for (size_t i = 0; i < n_keys; i++)
+		if (!uniq || strcmp(keys[uniq - 1], keys[i]) != 0)
+			keys[uniq++] = keys[i];
+	for (size_t k = 0; k < uniq && !rc; k++) {
+		for (size_t i = 0; i < n; i++)
+			held[i] = used[i] && strcmp(group_of(&base, i, g), keys[k]) == 0;
+		struct calib_opts fo = *o;
+		fo.exclude = held;
+		fo.exclude_n = n;
+		struct calib_fit fit;
+		struct diag fd;
+		diag_init(&fd);
+		int frc = calib_fit_run(&fit, cat, et, name, text, len, &fo, &fd);
+		if (frc && frc != DIAG_EINPUT) {
+			rc = diag_set(d, frc, "%s", fd.msg);
+			break;
+		}
+		/* families with every row held out stand in for new hardware */
+		size_t n_fam = 0;
+		for (size_t i = 0; i < n && !frc; i++) {
+			if (!held[i] || n_fam == CALIB_CV_FAMILIES_MAX)
+				continue;
+			const char *fid = base.rows[i].family;
+			bool seen = false, kept = false;
+			for (size_t f = 0; f < n_fam && !seen; f++)
+				seen = strcmp(fams[f].id, fid) == 0;
+			for (size_t r = 0; r < n && !kept; r++)
+				kept = used[r] && !held[r] && strcmp(base.rows[r].family, fid) == 0;
+			struct cat_family *fam = catalog_family_mut(cat, fid);
+			if (seen || kept || !fam)
+				continue;
+			fams[n_fam].fam = fam;
+			snprintf(fams[n_fam].id, sizeof(fams[n_fam].id), "%s", fid);
+			stand_in_family(fam, &fit, fams[n_fam].saved, scratch);
+			n_fam++;
+		}
+		/* a fold that leaves no row to fit keeps the shipped values */
+		struct validate_report rep;
+		struct validate_opts po = vo;
+		po.row_mask = held;
+		po.row_mask_n = n;
+		rc = validate_run_text(&rep, name, text, len, &po, d);
+		for (size_t f = 0; f < n_fam; f++) {
+			fams[f].fam->eff_compute = fams[f].saved[0];
+			fams[f].fam->eff_bw = fams[f].saved[1];
+			fams[f].fam->step_overhead_us = fams[f].saved[2];
+		}
+		if (!frc)
+			calib_apply(&fit, cat, et, false);
+		calib_fit_release(&fit);
+		if (rc)
+			break;
+		for (size_t i = 0; i < n; i++)
+			if (held[i])
+				outv[i] = rep.rows[i].skipped ? NAN : rep.rows[i].ape_pct;
+		validate_release(&rep);
+		cv->n_folds++;
+	}
+	/* a held-out row the refit could not predict is left out of both sides */
+	for (size_t i = 0; i < n; i++)
+		if (used[i] && !isfinite(outv[i]))
+			used[i] = false;
+	for (size_t k = 0; k < uniq && !rc; k++)
+		for (int m = 0; m < VM_COUNT && !rc; m++) {
+			for (size_t i = 0; i < n; i++)
+				sel[i] = used[i] && base.rows[i].metric == (enum validate_metric)m &&
+					 strcmp(group_of(&base, i, g), keys[k]) == 0;
+			rc = add_cell(cv, &cap, keys[k], (enum validate_metric)m, in, outv, sel, n,
+				      scratch, d);
+		}
+	for (int m = 0; m < VM_COUNT && !rc; m++) {
+		for (size_t i = 0; i < n; i++)
+			sel[i] = used[i] && base.rows[i].metric == (enum validate_metric)m;
+		rc = add_cell(cv, &cap, "all", (enum validate_metric)m, in, outv, sel, n, scratch, d);
+	}
+out:
+	free(in);
+	free(outv);
+	free(scratch);
+	free(used);
+	free(held);
+	free(sel);
+	free(keys);
+	validate_release(&base);
+	if (rc)
+		calib_cv_release(cv);
+	return rc;
+}
+
+int calib_cv_write_text(FILE *out, const struct calib_cv *cv, struct diag *d)
+{
+	static const char *const gnames[] = { "family", "hardware", "model", "engine" };
+	fprintf(out, "leave one %s out: refit without the group's rows, predict them (%zu folds)\n",
+		gnames[cv->group], cv->n_folds);
+	fprintf(out, "%-24s %-24s %4s %12s %9s %12s %9s\n", gnames[cv->group], "metric", "n",
+		"in median%", "in p90%", "out median%", "out p90%");
+	for (size_t i = 0; i < cv->n_cells; i++) {
+		const struct calib_cv_cell *c = &cv->cells[i];
+		if (i > 0 && strcmp(c->group, "all") == 0 && strcmp(cv->cells[i - 1].group, "all") != 0)
+			fputc('\n', out);
+		fprintf(out, "%-24.24s %-24s %4zu %12.1f %9.1f %12.1f %9.1f\n", c->group,
+			validate_metric_name(c->metric), c->n, c->in_median, c->in_p90, c->out_median,
+			c->out_p90);
+	}
+	if (ferror(out))
+		return diag_set(d, DIAG_EIO, "cannot write the cross-validation table");
+	return 0;
+}

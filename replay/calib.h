@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * calib: the performance model's per-family and per-engine parameters fitted
+ * to measurements, and leave-one-group-out cross-validation -- the logic of
+ * `agentcap fit-params` and `agentcap validate --cross-validate`.
+ *
+ * The fit.  The parameters are fields of the catalogue's hardware families
+ * (eff_compute, eff_bw, step_overhead_us) and of the engine profiles
+ * (step and layer overheads, compute/attention/quantized-bandwidth/MoE
+ * scales, the MoE layer overhead, and the per-family overrides of layer
+ * overhead and compute scale), for the families and engines the fitted rows
+ * use.  A parameter that moves no fitted row's prediction is left out, and
+ * so is an overhead shipped at 0.  They are found by weighted nonlinear
+ * least squares on the log error (GSL gsl_multifit_nlinear, Levenberg-
+ * Marquardt trust region, finite-difference Jacobian):
+ *
+ *   minimise  sum_rows w_i ln(predicted_i / measured_i)^2
+ *           + sum_params (prior (theta_j - theta0_j))^2
+ *
+ * with each parameter in a transformed space that keeps it physical:
+ * fractions (efficiencies and scales) as value = 1 / (1 + e^-theta), in
+ * (0, 1); overheads as value = e^theta, > 0.  The second sum is a weak
+ * prior toward the shipped value (theta0), so that parameters the rows
+ * cannot tell apart (a family's per-step cost and an engine's) stay where
+ * their sources put them instead of drifting along the ridge.  Row weights
+ * come from the confidence column: high 1, medium or unstated 0.5; rows
+ * below opts.min_confidence are left out.
+ *
+ * Only rows the step model predicts in closed form (decode_tok_s,
+ * prefill_tok_s, and single-sequence tpot without token counts) are
+ * fitted: a serving row needs a simulation, thousands of which a fit
+ * cannot afford.  Serving rows are still predicted with the fitted
+ * parameters wherever results are reported (cross-validation).
+ *
+ * Cross-validation.  For each value of the grouping (hardware family,
+ * hardware id, model id or engine profile) among the rows: refit without
+ * that group's rows, predict them (serving rows by simulation), and record
+ * their absolute percentage errors next to the in-sample ones (shipped
+ * parameters).  A family none of whose rows is left in the fit takes the
+ * median of the other families' fitted factors, as hardware without
+ * measurements would; an engine with no row left keeps its shipped values
+ * (there is no analogue to take them from).  The catalogue and engine table are restored to their
+ * shipped values after every fold.
+ *
+ * Both functions change the catalogue's families and the engine table in
+ * place while they run (they are the caller's working copies); on return
+ * calib_fit leaves the fitted values in them, calib_cross_validate the
+ * values it found.  Deterministic: same inputs, same results.
+ */
+#ifndef REPLAY_CALIB_H
+#define REPLAY_CALIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/diag.h"
+#include "models/catalog.h"
+#include "models/engine.h"
+#include "replay/validate.h"
+
+#define CALIB_PARAMS_MAX 128
+
+enum calib_target {
+	CALIB_FAMILY = 0,   /* models/catalog/families.json */
+	CALIB_ENGINE,       /* an engine profile's own figure */
+	CALIB_OVERRIDE,     /* an engine's by_family override */
+};
+
+enum calib_field {
+	CF_EFF_COMPUTE = 0,
+	CF_EFF_BW,
+	CF_FAMILY_STEP_US,
+	CF_STEP_US,
+	CF_LAYER_US,
+	CF_COMPUTE_SCALE,
+	CF_ATTENTION_SCALE,
+	CF_QUANT_BW_SCALE,
+	CF_MOE_SCALE,
+	CF_MOE_LAYER_US,
+	CF_COUNT
+};
+
+/* The JSON name of a field ("eff_bw", "layer_overhead_us", ...; static). */
+const char *calib_field_name(enum calib_field f);
+
+/* "family", "engine", "override" (static). */
+const char *calib_target_name(enum calib_target t);
+
+struct calib_param {
+	enum calib_target target;
+	char id[CAT_ID_MAX];                  /* family or engine id */
+	char family_prefix[ENGINE_NAME_MAX];  /* CALIB_OVERRIDE: its prefix */
+	enum calib_field field;
+	double shipped;                       /* value before the fit */
+	double value;                         /* fitted value */
+};
+
+struct calib_opts {
+	enum validate_confidence min_confidence; /* default VC_MEDIUM */
+	double prior;            /* weight of the prior per unit of theta;
+				    default 0.1 */
+	int max_iter;            /* default 100 */
+	const bool *exclude;     /* rows left out of the fit; NULL none */
+	size_t exclude_n;
+	int requests_per_client; /* simulations (cross-validation); default 8 */
+};
+
+void calib_opts_init(struct calib_opts *o);
+
+/* One fitted row. */
+struct calib_residual {
+	long line;
+	enum validate_metric metric;
+	char family[CAT_ID_MAX];
+	char engine[ENGINE_NAME_MAX];
+	double weight;
+	double measured;
+	double before;           /* predicted with the shipped parameters */
+	double after;            /* predicted with the fitted ones */
+};
+
+struct calib_fit {
+	struct calib_param params[CALIB_PARAMS_MAX];
+	size_t n_params;
+	struct calib_residual *res;
+	size_t n_res;
+	size_t iterations;
+	int gsl_status;          /* of gsl_multifit_nlinear_driver; 0 converged */
+	const char *stop;        /* why it stopped (static) */
+	double cost_before;      /* weighted sum of squared log errors, rows only */
+	double cost_after;
+	double median_ape_before; /* over the fitted rows, % */
+	double median_ape_after;
+};
+
+/* Fit on the rows of the CSV text (validate.h columns) with cat's families
+ * and et's engines as the starting point.  0, DIAG_EINPUT (a bad row, or no
+ * row to fit), DIAG_ENOMEM, DIAG_EINTERNAL.  On success cat and et hold the
+ * fitted values; fit owns res until calib_fit_release. */
+int calib_fit_run(struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
+		  const char *name, const char *text, size_t len, const struct calib_opts *o,
+		  struct diag *d);
+
+void calib_fit_release(struct calib_fit *fit);
+
+/* Set every parameter of fit to `fitted` ? value : shipped in cat and et. */
+void calib_apply(const struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
+		 bool fitted);
+
+/* params.json: {"schema_version": 1, "measurements": {"path", "crc32",
+ * "commit"}, "method": ..., "parameters": [...], "residuals": [...],
+ * "summary": {...}}.  commit may be NULL (written as null); crc32 is of
+ * the measurement text. */
+int calib_fit_write_json(FILE *out, const struct calib_fit *fit, const char *path,
+			 unsigned long crc32, const char *commit, struct diag *d);
+
+enum calib_group { CG_FAMILY = 0, CG_HARDWARE, CG_MODEL, CG_ENGINE };
+
+/* "family", "hardware", "model", "engine" -> 0 and *g; -1 otherwise. */
+int calib_group_parse(const char *name, enum calib_group *g);
+
+/* Out-of-sample and in-sample errors of one (group, metric). */
+struct calib_cv_cell {
+	char group[CAT_ID_MAX];  /* group value; "all" for the pooled rows */
+	enum validate_metric metric;
+	size_t n;
+	double in_median, in_p90;   /* APE % with the shipped parameters */
+	double out_median, out_p90; /* APE % refitted without the group */
+};
+
+struct calib_cv {
+	enum calib_group group;
+	struct calib_cv_cell *cells; /* by group (sorted), then metric; the
+					pooled "all" cells last */
+	size_t n_cells;
+	size_t n_folds;
+};
+
+/* Leave-one-group-out over the rows of the CSV text. */
+int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine_table *et,
+			 const char *name, const char *text, size_t len, enum calib_group g,
+			 const struct calib_opts *o, struct diag *d);
+
+void calib_cv_release(struct calib_cv *cv);
+
+/* The table: one line per cell. */
+int calib_cv_write_text(FILE *out, const struct calib_cv *cv, struct diag *d);
+
+#endif

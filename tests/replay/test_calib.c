@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Tests for replay/calib: the fit recovers parameters that generated the
+ * measurements, keeps fractions in (0, 1) and overheads positive whatever
+ * the rows ask, writes its parameters and residuals as JSON, refuses a set
+ * with nothing to fit, and cross-validates deterministically; on the
+ * shipped calibration set the out-of-sample medians are pinned. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "replay/calib.h"
+
+#define CALIBRATION AC_SRC_DIR "/models/calibration/measurements.csv"
+
+#define HEAD "hardware,n_gpus,model,quant,engine,concurrency,input_tokens,output_tokens," \
+	     "metric,value,unit,provenance,confidence\n"
+
+/* Rows of two families and one engine, values filled in by generate(). */
+static const char *const ROWS[] = {
+	"apple-m2-max-30c,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
+	"apple-m2-max-30c,1,llama-2-7b,fp16,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
+	"apple-m2-max-30c,1,llama-2-7b,gguf-q4-0,llama.cpp,1,512,0,prefill_tok_s,%.9g,tok/s,original,high\n",
+	"apple-m1-max-32c,1,llama-2-7b,gguf-q8-0,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
+	"apple-m1-max-32c,1,llama-2-7b,fp16,llama.cpp,1,512,0,prefill_tok_s,%.9g,tok/s,original,high\n",
+	"rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
+	"rtx-4090,1,llama-3-8b,fp16,llama.cpp,1,0,512,decode_tok_s,%.9g,tok/s,original,high\n",
+	"rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,512,0,prefill_tok_s,%.9g,tok/s,original,high\n",
+	"rtx-4090,1,llama-3-8b,fp16,llama.cpp,1,8192,0,prefill_tok_s,%.9g,tok/s,original,high\n",
+};
+#define N_ROWS (sizeof(ROWS) / sizeof(ROWS[0]))
+
+struct fixture {
+	struct catalog *cat;
+	struct engine_table *et;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct diag d;
+	diag_init(&d);
+	if (!f || catalog_load(&f->cat, NULL, &d))
+		return -1;
+	f->et = malloc(sizeof(*f->et));
+	if (!f->et || engine_table_load(f->et, NULL, &d))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	catalog_free(f->cat);
+	free(f->et);
+	free(f);
+	return 0;
+}
+
+/* The CSV with every row's value = v[i]. */
+static char *table_of(const double *v)
+{
+	size_t cap = 8192, len = 0;
+	char *s = malloc(cap);
+	assert_non_null(s);
+	len += (size_t)snprintf(s, cap, "%s", HEAD);
+	for (size_t i = 0; i < N_ROWS; i++)
+		len += (size_t)snprintf(s + len, cap - len, ROWS[i], v[i]);
+	assert_true(len < cap);
+	return s;
+}
+
+/* Predictions of the rows under the current catalogue and engines. */
+static void predict(struct fixture *f, double *out)
+{
+	double ones[N_ROWS];
+	for (size_t i = 0; i < N_ROWS; i++)
+		ones[i] = 1;
+	char *t = table_of(ones);
+	struct validate_opts o;
+	validate_opts_init(&o, f->cat);
+	o.engines = f->et;
+	struct validate_report rep;
+	struct diag d;
+	diag_init(&d);
+	if (validate_run_text(&rep, "gen.csv", t, strlen(t), &o, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(rep.n_rows, N_ROWS);
+	for (size_t i = 0; i < N_ROWS; i++) {
+		assert_false(rep.rows[i].skipped);
+		out[i] = rep.rows[i].predicted;
+	}
+	validate_release(&rep);
+	free(t);
+}
+
+static const struct calib_param *find(const struct calib_fit *fit, enum calib_target t,
+				      const char *id, enum calib_field fl)
+{
+	for (size_t j = 0; j < fit->n_params; j++)
+		if (fit->params[j].target == t && fit->params[j].field == fl &&
+		    strcmp(fit->params[j].id, id) == 0)
+			return &fit->params[j];
+	return NULL;
+}
+
+/* Measurements made by a catalogue whose Apple family streams weights at
+ * 0.72 of its bandwidth (shipped 0.9) and whose Ada family computes at 0.45
+ * of its peak (shipped 0.55): the fit moves both toward those values and
+ * leaves almost no error. */
+static void test_fit_recovers(void **state)
+{
+	struct fixture *f = *state;
+	struct cat_family *apple = catalog_family_mut(f->cat, "apple-silicon");
+	struct cat_family *ada = catalog_family_mut(f->cat, "nvidia-ada");
+	assert_non_null(apple);
+	assert_non_null(ada);
+	double bw0 = apple->eff_bw, c0 = ada->eff_compute;
+	apple->eff_bw = 0.72;
+	ada->eff_compute = 0.45;
+	double meas[N_ROWS];
+	predict(f, meas);
+	apple->eff_bw = bw0;
+	ada->eff_compute = c0;
+	char *t = table_of(meas);
+	struct calib_opts o;
+	calib_opts_init(&o);
+	o.prior = 0.01;
+	struct calib_fit fit;
+	struct diag d;
+	diag_init(&d);
+	if (calib_fit_run(&fit, f->cat, f->et, "gen.csv", t, strlen(t), &o, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(fit.n_res, N_ROWS);
+	assert_true(fit.n_params >= 4);
+	assert_true(fit.median_ape_before > 5);
+	assert_true(fit.median_ape_after < 1);
+	assert_true(fit.cost_after < 0.01 * fit.cost_before);
+	const struct calib_param *bw = find(&fit, CALIB_FAMILY, "apple-silicon", CF_EFF_BW);
+	const struct calib_param *cp = find(&fit, CALIB_FAMILY, "nvidia-ada", CF_EFF_COMPUTE);
+	assert_non_null(bw);
+	assert_non_null(cp);
+	assert_true(fabs(bw->shipped - bw0) < 1e-12 && fabs(cp->shipped - c0) < 1e-12);
+	assert_true(fabs(bw->value - 0.72) < fabs(bw0 - 0.72) / 2);
+	assert_true(fabs(cp->value - 0.45) < fabs(c0 - 0.45) / 2);
+	/* the catalogue now holds the fitted values; calib_apply restores */
+	assert_true(apple->eff_bw == bw->value);
+	calib_apply(&fit, f->cat, f->et, false);
+	assert_true(apple->eff_bw == bw0 && ada->eff_compute == c0);
+	/* residuals: every row, the fitted prediction close to the measurement */
+	for (size_t i = 0; i < fit.n_res; i++) {
+		assert_true(fit.res[i].line == (long)i + 2);
+		assert_true(fabs(fit.res[i].after / fit.res[i].measured - 1) < 0.02);
+		assert_true(fit.res[i].weight == 1.0);
+	}
+	calib_fit_release(&fit);
+	free(t);
+}
+
+/* Rows three times faster than the hardware can go push the efficiencies
+ * up: they stay at most 1, every fraction in (0, 1] and every overhead > 0. */
+static void test_fit_bounds(void **state)
+{
+	struct fixture *f = *state;
+	double meas[N_ROWS];
+	predict(f, meas);
+	for (size_t i = 0; i < N_ROWS; i++)
+		meas[i] *= 3;
+	char *t = table_of(meas);
+	struct calib_opts o;
+	calib_opts_init(&o);
+	o.prior = 0;
+	struct calib_fit fit;
+	struct diag d;
+	diag_init(&d);
+	if (calib_fit_run(&fit, f->cat, f->et, "fast.csv", t, strlen(t), &o, &d))
+		fail_msg("%s", d.msg);
+	for (size_t j = 0; j < fit.n_params; j++) {
+		const struct calib_param *p = &fit.params[j];
+		assert_true(p->value > 0 && isfinite(p->value));
+		if (p->field == CF_EFF_BW || p->field == CF_EFF_COMPUTE ||
+		    p->field == CF_COMPUTE_SCALE || p->field == CF_ATTENTION_SCALE ||
+		    p->field == CF_QUANT_BW_SCALE || p->field == CF_MOE_SCALE)
+			assert_true(p->value <= 1);
+	}
+	/* the catalogue accepts them: a model initialises with the values */
+	assert_true(catalog_check(f->cat));
+	calib_apply(&fit, f->cat, f->et, false);
+	calib_fit_release(&fit);
+	free(t);
+}
+
+/* Only serving rows: nothing a fit can use. */
+static void test_fit_nothing(void **state)
+{
+	struct fixture *f = *state;
+	const char *t = HEAD "h100-sxm,1,llama-3.1-8b,fp8,trtllm,,128,128,output_throughput_tok_s,"
+			     "28000,tok/s,original,high\n";
+	struct calib_opts o;
+	calib_opts_init(&o);
+	struct calib_fit fit;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(calib_fit_run(&fit, f->cat, f->et, "serving.csv", t, strlen(t), &o, &d),
+			 DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "serving.csv: no row to fit"));
+	/* a bad row is the validator's input error */
+	const char *bad = HEAD "no-such-gpu,1,llama-2-7b,fp16,llama.cpp,1,0,128,decode_tok_s,5,"
+			       "tok/s,original,high\n";
+	diag_init(&d);
+	assert_int_equal(calib_fit_run(&fit, f->cat, f->et, "bad.csv", bad, strlen(bad), &o, &d),
+			 DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "bad.csv:2"));
+}
+
+/* The JSON names the measurements (path, CRC, commit), each parameter and
+ * each residual. */
+static void test_fit_json(void **state)
+{
+	struct fixture *f = *state;
+	double meas[N_ROWS];
+	predict(f, meas);
+	meas[0] *= 1.1;
+	char *t = table_of(meas);
+	struct calib_opts o;
+	calib_opts_init(&o);
+	struct calib_fit fit;
+	struct diag d;
+	diag_init(&d);
+	if (calib_fit_run(&fit, f->cat, f->et, "gen.csv", t, strlen(t), &o, &d))
+		fail_msg("%s", d.msg);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	assert_non_null(mem);
+	assert_int_equal(calib_fit_write_json(mem, &fit, "gen.csv", 0x1234abcdUL, "abc123", &d), 0);
+	fclose(mem);
+	cJSON *j = cJSON_Parse(buf);
+	assert_non_null(j);
+	cJSON *m = cJSON_GetObjectItem(j, "measurements");
+	assert_string_equal(cJSON_GetObjectItem(m, "crc32")->valuestring, "1234abcd");
+	assert_string_equal(cJSON_GetObjectItem(m, "commit")->valuestring, "abc123");
+	cJSON *ps = cJSON_GetObjectItem(j, "parameters");
+	assert_int_equal(cJSON_GetArraySize(ps), (int)fit.n_params);
+	cJSON *p0 = cJSON_GetArrayItem(ps, 0);
+	assert_non_null(cJSON_GetObjectItem(p0, "shipped"));
+	assert_non_null(cJSON_GetObjectItem(p0, "fitted"));
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "residuals")), (int)N_ROWS);
+	cJSON_Delete(j);
+	free(buf);
+	calib_apply(&fit, f->cat, f->et, false);
+	calib_fit_release(&fit);
+	free(t);
+}
+
+/* Leave-one-family-out on the fixture: two folds, the pooled cells, the
+ * shipped values back in place, the same table twice. */
+static void test_cross_validate_fixture(void **state)
+{
+	struct fixture *f = *state;
+	double meas[N_ROWS];
+	predict(f, meas);
+	for (size_t i = 0; i < N_ROWS; i++)
+		meas[i] *= 1 + 0.05 * (double)(i % 3);
+	char *t = table_of(meas);
+	double bw0 = catalog_family(f->cat, "apple-silicon")->eff_bw;
+	struct calib_opts o;
+	calib_opts_init(&o);
+	struct calib_cv a, b;
+	struct diag d;
+	diag_init(&d);
+	if (calib_cross_validate(&a, f->cat, f->et, "gen.csv", t, strlen(t), CG_FAMILY, &o, &d) ||
+	    calib_cross_validate(&b, f->cat, f->et, "gen.csv", t, strlen(t), CG_FAMILY, &o, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(a.n_folds, 2);
+	assert_true(catalog_family(f->cat, "apple-silicon")->eff_bw == bw0);
+	assert_int_equal(a.n_cells, b.n_cells);
+	size_t pooled = 0;
+	for (size_t i = 0; i < a.n_cells; i++) {
+		assert_string_equal(a.cells[i].group, b.cells[i].group);
+		assert_true(a.cells[i].out_median == b.cells[i].out_median);
+		assert_true(isfinite(a.cells[i].out_median) && isfinite(a.cells[i].in_median));
+		assert_true(a.cells[i].out_p90 >= a.cells[i].out_median);
+		pooled += strcmp(a.cells[i].group, "all") == 0;
+	}
+	assert_int_equal(pooled, 2); /* decode and prefill */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	assert_int_equal(calib_cv_write_text(mem, &a, &d), 0);
+	fclose(mem);
+	assert_non_null(strstr(buf, "leave one family out"));
+	assert_non_null(strstr(buf, "nvidia-ada"));
+	free(buf);
+	calib_cv_release(&a);
+	calib_cv_release(&b);
+	enum calib_group g;
+	assert_int_equal(calib_group_parse("engine", &g), 0);
+	assert_int_equal(g, CG_ENGINE);
+	assert_int_equal(calib_group_parse("vendor", &g), -1);
+	free(t);
+}
+
+/* Leave-one-family-out on the shipped calibration set, pooled over the
+ * held-out rows: the medians recorded in docs/validation.md must not get
+ * worse.  (The fidelity targets, decode <= 6%, prefill <= 12%, serving
+ * throughput <= 15%, are not met for decode and prefill: see that page.) */
+static void test_cross_validate_calibration(void **state)
+{
+	struct fixture *f = *state;
+	FILE *fp = fopen(CALIBRATION, "rb");
+	assert_non_null(fp);
+	char *t = calloc(1, 1 << 20);
+	size_t n = fread(t, 1, (1 << 20) - 1, fp);
+	fclose(fp);
+	struct calib_opts o;
+	calib_opts_init(&o);
+	struct calib_cv cv;
+	struct diag d;
+	diag_init(&d);
+	if (calib_cross_validate(&cv, f->cat, f->et, CALIBRATION, t, n, CG_FAMILY, &o, &d))
+		fail_msg("%s", d.msg);
+	static const struct {
+		enum validate_metric m;
+		double out_median;
+	} pins[] = {
+		{ VM_DECODE_TOK_S, 13.0 },
+		{ VM_PREFILL_TOK_S, 28.7 },
+		{ VM_OUTPUT_THROUGHPUT, 5.8 },
+	};
+	for (size_t k = 0; k < sizeof(pins) / sizeof(pins[0]); k++) {
+		bool found = false;
+		for (size_t i = 0; i < cv.n_cells; i++) {
+			const struct calib_cv_cell *c = &cv.cells[i];
+			if (strcmp(c->group, "all") != 0 || c->metric != pins[k].m)
+				continue;
+			found = true;
+			if (c->out_median > pins[k].out_median + 0.05)
+				fail_msg("%s: out-of-sample median %.2f%%, pinned %.1f%%",
+					 validate_metric_name(c->metric), c->out_median,
+					 pins[k].out_median);
+		}
+		assert_true(found);
+	}
+	assert_int_equal(cv.n_folds, 6);
+	calib_cv_release(&cv);
+	free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_fit_recovers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fit_bounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fit_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fit_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cross_validate_fixture, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cross_validate_calibration, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
