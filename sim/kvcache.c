@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0
- * kvcache: paged KV blocks, prefix-cache hash table and LRU free queue. */
+ * kvcache: paged KV blocks, a chained prefix index and an LRU free queue. */
 #include "sim/kvcache.h"
 
 #include "base/diag.h"
@@ -15,7 +15,6 @@ int kvcache_init(struct kvcache *kv, int64_t block_size, int64_t total_blocks, b
 	kv->total_blocks = total_blocks;
 	kv->prefix_caching = prefix_caching;
 	kv->head = kv->tail = -1;
-	map_init(&kv->table);
 	map_init(&kv->pending);
 	if (block_size < 1 || total_blocks < 1 || total_blocks > INT32_MAX)
 		return DIAG_EINPUT;
@@ -24,15 +23,8 @@ int kvcache_init(struct kvcache *kv, int64_t block_size, int64_t total_blocks, b
 
 void kvcache_release(struct kvcache *kv)
 {
-	free(kv->hash);
-	free(kv->hashed);
-	free(kv->ref);
-	free(kv->prev);
-	free(kv->next);
-	free(kv->dprev);
-	free(kv->dnext);
-	free(kv->stamp);
-	map_release(&kv->table);
+	free(kv->blk);
+	free(kv->bucket);
 	map_release(&kv->pending);
 	memset(kv, 0, sizeof(*kv));
 	kv->head = kv->tail = -1;
@@ -56,84 +48,121 @@ void kvcache_reset(struct kvcache *kv)
 	kv->evict_ctx = evict_ctx;
 }
 
+/* The bucket of hash h (Fibonacci hashing: the top bits of h times 2^64/phi,
+ * so keys that differ only in their high bits spread too). */
+static size_t home(const struct kvcache *kv, uint64_t h)
+{
+	return (size_t)(((h ^ (h >> 32)) * 0x9E3779B97F4A7C15ULL) >> (64 - kv->bucket_bits));
+}
+
+/* Append hashed block b at the end of its bucket's chain. */
+static void chain_append(struct kvcache *kv, int32_t b)
+{
+	size_t i = home(kv, kv->blk[b].hash);
+	int32_t last = -1;
+	for (int32_t x = kv->bucket[i]; x >= 0; x = kv->blk[x].hnext)
+		last = x;
+	kv->blk[b].hprev = last;
+	kv->blk[b].hnext = -1;
+	if (last >= 0)
+		kv->blk[last].hnext = b;
+	else
+		kv->bucket[i] = b;
+}
+
+/* Size the index to at least twice `blocks` buckets, moving every chain in
+ * order (so blocks with one hash keep their entry order). */
+static int index_grow(struct kvcache *kv, int64_t blocks)
+{
+	int bits = kv->bucket_bits ? kv->bucket_bits : 4;
+	while (((int64_t)1 << bits) < 2 * blocks)
+		bits++;
+	if (bits == kv->bucket_bits)
+		return 0;
+	int32_t *nb = malloc(((size_t)1 << bits) * sizeof(*nb));
+	if (!nb)
+		return DIAG_ENOMEM;
+	memset(nb, 0xff, ((size_t)1 << bits) * sizeof(*nb)); /* all -1 */
+	int32_t *old = kv->bucket;
+	size_t n_old = kv->bucket_bits ? (size_t)1 << kv->bucket_bits : 0;
+	kv->bucket = nb;
+	kv->bucket_bits = bits;
+	for (size_t i = 0; i < n_old; i++)
+		for (int32_t x = old[i], nx; x >= 0; x = nx) {
+			nx = kv->blk[x].hnext;
+			chain_append(kv, x);
+		}
+	free(old);
+	return 0;
+}
+
 static int kv_grow(struct kvcache *kv)
 {
 	int64_t ncap = kv->cap ? kv->cap * 2 : 1024;
 	if (ncap > kv->total_blocks)
 		ncap = kv->total_blocks;
-	size_t n = (size_t)ncap;
-	uint64_t *h = realloc(kv->hash, n * sizeof(*h));
-	if (h)
-		kv->hash = h;
-	unsigned char *hd = realloc(kv->hashed, n);
-	if (hd)
-		kv->hashed = hd;
-	int32_t *r = realloc(kv->ref, n * sizeof(*r));
-	if (r)
-		kv->ref = r;
-	int32_t *p = realloc(kv->prev, n * sizeof(*p));
-	if (p)
-		kv->prev = p;
-	int32_t *x = realloc(kv->next, n * sizeof(*x));
-	if (x)
-		kv->next = x;
-	int32_t *dp = realloc(kv->dprev, n * sizeof(*dp));
-	if (dp)
-		kv->dprev = dp;
-	int32_t *dn = realloc(kv->dnext, n * sizeof(*dn));
-	if (dn)
-		kv->dnext = dn;
-	uint64_t *st = realloc(kv->stamp, n * sizeof(*st));
-	if (st)
-		kv->stamp = st;
-	if (!h || !hd || !r || !p || !x || !dp || !dn || !st)
+	struct kvblock *nb = realloc(kv->blk, (size_t)ncap * sizeof(*nb));
+	if (!nb)
 		return DIAG_ENOMEM;
+	kv->blk = nb;
+	if (kv->prefix_caching && index_grow(kv, ncap) != 0)
+		return DIAG_ENOMEM; /* cap stays: the next allocation tries again */
 	kv->cap = ncap;
 	return 0;
 }
 
 static void q_unlink(struct kvcache *kv, int32_t b)
 {
-	int32_t p = kv->prev[b], n = kv->next[b];
-	if (p >= 0)
-		kv->next[p] = n;
+	struct kvblock *k = &kv->blk[b];
+	if (k->prev >= 0)
+		kv->blk[k->prev].next = k->next;
 	else
-		kv->head = n;
-	if (n >= 0)
-		kv->prev[n] = p;
+		kv->head = k->next;
+	if (k->next >= 0)
+		kv->blk[k->next].prev = k->prev;
 	else
-		kv->tail = p;
-	kv->prev[b] = kv->next[b] = -1;
+		kv->tail = k->prev;
+	k->prev = k->next = -1;
 	kv->free_len--;
 }
 
 static void q_append(struct kvcache *kv, int32_t b)
 {
-	kv->prev[b] = kv->tail;
-	kv->next[b] = -1;
+	struct kvblock *k = &kv->blk[b];
+	k->prev = kv->tail;
+	k->next = -1;
 	if (kv->tail >= 0)
-		kv->next[kv->tail] = b;
+		kv->blk[kv->tail].next = b;
 	else
 		kv->head = b;
 	kv->tail = b;
 	kv->free_len++;
-	kv->stamp[b] = kv->stamp_next++;
+	k->stamp = kv->stamp_next++;
 }
 
-/* Take b off its hash's ring; the hash leaves the table with its last block. */
+/* Take b off its hash chain; the hash leaves the index with its last block. */
 static void unhash(struct kvcache *kv, int32_t b)
 {
-	uint64_t *v = map_get(&kv->table, kv->hash[b]);
-	assert(v);
-	if (kv->dnext[b] == b) {
-		map_del(&kv->table, kv->hash[b]);
-	} else {
-		kv->dnext[kv->dprev[b]] = kv->dnext[b];
-		kv->dprev[kv->dnext[b]] = kv->dprev[b];
-		if (*v == (uint64_t)b)
-			*v = (uint64_t)kv->dnext[b];
-	}
-	kv->hashed[b] = 0;
+	struct kvblock *k = &kv->blk[b];
+	if (k->hprev >= 0)
+		kv->blk[k->hprev].hnext = k->hnext;
+	else
+		kv->bucket[home(kv, k->hash)] = k->hnext;
+	if (k->hnext >= 0)
+		kv->blk[k->hnext].hprev = k->hprev;
+	k->hprev = k->hnext = -1;
+	k->hashed = 0;
+	kv->indexed--;
+}
+
+int32_t kvcache_lookup(const struct kvcache *kv, uint64_t h)
+{
+	if (!kv->prefix_caching || !kv->bucket_bits)
+		return -1;
+	for (int32_t x = kv->bucket[home(kv, h)]; x >= 0; x = kv->blk[x].hnext)
+		if (kv->blk[x].hash == h)
+			return x;
+	return -1;
 }
 
 int64_t kvcache_match(const struct kvcache *kv, const uint64_t *hashes, int64_t n, int32_t *blocks)
@@ -142,11 +171,11 @@ int64_t kvcache_match(const struct kvcache *kv, const uint64_t *hashes, int64_t 
 		return 0;
 	int64_t i = 0;
 	for (; i < n; i++) {
-		const uint64_t *b = map_get(&kv->table, hashes[i]);
-		if (!b)
+		int32_t b = kvcache_lookup(kv, hashes[i]);
+		if (b < 0)
 			break;
 		if (blocks)
-			blocks[i] = (int32_t)*b;
+			blocks[i] = b;
 	}
 	return i;
 }
@@ -156,17 +185,17 @@ int64_t kvcache_match_pending(const struct kvcache *kv, const uint64_t *hashes, 
 	if (!kv->prefix_caching)
 		return 0;
 	int64_t i = from;
-	while (i < n && (map_get(&kv->pending, hashes[i]) || map_get(&kv->table, hashes[i])))
+	while (i < n && (map_get(&kv->pending, hashes[i]) || kvcache_lookup(kv, hashes[i]) >= 0))
 		i++;
 	return i - from;
 }
 
 void kvcache_take(struct kvcache *kv, int32_t b)
 {
-	assert(b >= 0 && b < kv->touched && kv->hashed[b]);
-	if (kv->ref[b] == 0)
+	assert(b >= 0 && b < kv->touched && kv->blk[b].hashed);
+	if (kv->blk[b].ref == 0)
 		q_unlink(kv, b);
-	kv->ref[b]++;
+	kv->blk[b].ref++;
 }
 
 int32_t kvcache_alloc(struct kvcache *kv)
@@ -179,48 +208,55 @@ int32_t kvcache_alloc(struct kvcache *kv)
 	} else if (kv->head >= 0) {
 		b = kv->head;
 		q_unlink(kv, b);
-		if (kv->hashed[b]) {
+		if (kv->blk[b].hashed) {
 			unhash(kv, b);
 			kv->evictions++;
 			if (kv->on_evict)
-				kv->on_evict(kv->evict_ctx, kv->hash[b]);
+				kv->on_evict(kv->evict_ctx, kv->blk[b].hash);
 		}
 	} else {
 		return -1;
 	}
-	kv->hashed[b] = 0;
-	kv->hash[b] = 0;
-	kv->ref[b] = 1;
-	kv->prev[b] = kv->next[b] = -1;
+	struct kvblock *k = &kv->blk[b];
+	k->hash = 0;
+	k->stamp = 0;
+	k->hashed = 0;
+	k->ref = 1;
+	k->prev = k->next = -1;
+	k->hprev = k->hnext = -1;
 	return b;
 }
 
 int kvcache_register(struct kvcache *kv, int32_t b, uint64_t h)
 {
-	if (!kv->prefix_caching || kv->hashed[b])
+	struct kvblock *k = &kv->blk[b];
+	if (!kv->prefix_caching || k->hashed)
 		return 0;
-	uint64_t *v = map_get(&kv->table, h);
-	if (v) { /* a duplicate: append it to the ring, after the others */
-		int32_t first = (int32_t)*v, last = kv->dprev[first];
-		kv->dnext[last] = b;
-		kv->dprev[b] = last;
-		kv->dnext[b] = first;
-		kv->dprev[first] = b;
-		kv->duplicates++;
-	} else {
-		if (map_put(&kv->table, h, (uint64_t)b) != 0)
-			return DIAG_ENOMEM;
-		kv->dnext[b] = kv->dprev[b] = b;
+	k->hash = h;
+	k->hashed = 1;
+	/* append at the end of the chain, noting whether h is there already */
+	size_t i = home(kv, h);
+	int32_t last = -1;
+	bool dup = false;
+	for (int32_t x = kv->bucket[i]; x >= 0; x = kv->blk[x].hnext) {
+		dup |= kv->blk[x].hash == h;
+		last = x;
 	}
-	kv->hash[b] = h;
-	kv->hashed[b] = 1;
+	k->hprev = last;
+	k->hnext = -1;
+	if (last >= 0)
+		kv->blk[last].hnext = b;
+	else
+		kv->bucket[i] = b;
+	kv->indexed++;
+	kv->duplicates += dup;
 	return 0;
 }
 
 void kvcache_put(struct kvcache *kv, int32_t b)
 {
-	assert(kv->ref[b] > 0);
-	if (--kv->ref[b] == 0)
+	assert(kv->blk[b].ref > 0);
+	if (--kv->blk[b].ref == 0)
 		q_append(kv, b);
 }
 
@@ -247,7 +283,7 @@ int64_t kvcache_allocs_before(const struct kvcache *kv, uint64_t stamp, int64_t 
 	int64_t n = kv->total_blocks - kv->touched;
 	if (n >= limit)
 		return limit;
-	for (int32_t b = kv->head; b >= 0 && n < limit && kv->stamp[b] < stamp; b = kv->next[b])
+	for (int32_t b = kv->head; b >= 0 && n < limit && kv->blk[b].stamp < stamp; b = kv->blk[b].next)
 		n++;
 	return n;
 }
@@ -257,7 +293,7 @@ int64_t kvcache_allocs_before_hashed(const struct kvcache *kv, int64_t limit)
 	int64_t n = kv->total_blocks - kv->touched;
 	if (n >= limit)
 		return limit;
-	for (int32_t b = kv->head; b >= 0 && n < limit && !kv->hashed[b]; b = kv->next[b])
+	for (int32_t b = kv->head; b >= 0 && n < limit && !kv->blk[b].hashed; b = kv->blk[b].next)
 		n++;
 	return n;
 }
@@ -269,50 +305,46 @@ int64_t kvcache_used(const struct kvcache *kv)
 
 bool kvcache_check(const struct kvcache *kv)
 {
+	const struct kvblock *blk = kv->blk;
 	int64_t n = 0;
-	for (int32_t b = kv->head, p = -1; b >= 0; p = b, b = kv->next[b]) {
-		if (kv->prev[b] != p || kv->ref[b] != 0 || n > kv->touched)
+	for (int32_t b = kv->head, p = -1; b >= 0; p = b, b = blk[b].next) {
+		if (b >= kv->touched || blk[b].prev != p || blk[b].ref != 0 || n > kv->touched)
 			return false;
 		n++;
 	}
 	if (n != kv->free_len)
 		return false;
-	int64_t zero = 0;
+	int64_t zero = 0, hashed = 0;
 	for (int64_t b = 0; b < kv->touched; b++) {
-		if (kv->ref[b] < 0)
+		if (blk[b].ref < 0)
 			return false;
-		if (kv->ref[b] == 0)
+		if (blk[b].ref == 0)
 			zero++;
-		if (kv->hashed[b]) {
-			/* b is on the ring its hash's table entry starts */
-			uint64_t *v = map_get(&kv->table, kv->hash[b]);
-			if (!v)
+		if (blk[b].hashed) {
+			/* b is on the chain its hash maps to */
+			if (!kv->prefix_caching)
 				return false;
-			int32_t first = (int32_t)*v, x = first;
-			int64_t steps = 0;
-			while (x != b && steps++ <= kv->touched) {
-				if (!kv->hashed[x] || kv->hash[x] != kv->hash[b] ||
-				    kv->dprev[kv->dnext[x]] != x)
-					return false;
-				x = kv->dnext[x];
-				if (x == first)
-					return false;
-			}
+			int32_t x = kv->bucket[home(kv, blk[b].hash)];
+			for (int64_t steps = 0; x >= 0 && x != b && steps <= kv->touched; steps++)
+				x = blk[x].hnext;
 			if (x != b)
 				return false;
+			hashed++;
 		}
 	}
-	for (int32_t b = kv->head; b >= 0 && kv->next[b] >= 0; b = kv->next[b])
-		if (kv->stamp[b] >= kv->stamp[kv->next[b]])
+	for (int32_t b = kv->head; b >= 0 && blk[b].next >= 0; b = blk[b].next)
+		if (blk[b].stamp >= blk[blk[b].next].stamp)
 			return false;
-	if (zero != kv->free_len)
+	if (zero != kv->free_len || hashed != kv->indexed)
 		return false;
-	for (size_t i = 0; i < kv->table.cap; i++) {
-		if (!kv->table.used[i])
-			continue;
-		int64_t b = (int64_t)kv->table.slots[i].val;
-		if (b < 0 || b >= kv->touched || !kv->hashed[b] || kv->hash[b] != kv->table.slots[i].key)
-			return false;
-	}
-	return true;
+	/* every chain holds hashed blocks of its own bucket, linked both ways */
+	int64_t chained = 0;
+	size_t nb = kv->bucket_bits ? (size_t)1 << kv->bucket_bits : 0;
+	for (size_t i = 0; i < nb; i++)
+		for (int32_t x = kv->bucket[i], p = -1; x >= 0; p = x, x = blk[x].hnext) {
+			if (x >= kv->touched || !blk[x].hashed || blk[x].hprev != p ||
+			    home(kv, blk[x].hash) != i || ++chained > kv->indexed)
+				return false;
+		}
+	return chained == kv->indexed;
 }

@@ -5,8 +5,8 @@
  * in use (ref > 0, held by one or more requests' block tables) or free.  A
  * full block gets the chained content hash of its position (traces/prompt.h)
  * when the step that computes it is scheduled, as vLLM's allocate_slots caches
- * it, and is entered in `table`; when its last user releases it, it keeps
- * that hash and stays findable until it is evicted.  Two requests that
+ * it, and is entered in the prefix table; when its last user releases it, it
+ * keeps that hash and stays findable until it is evicted.  Two requests that
  * computed the same content hold two blocks with one hash: both stay
  * entered and servable (vLLM's BlockHashToBlockMap), a hit takes the one
  * entered first, and the hash leaves the table only with its last block.
@@ -19,12 +19,20 @@
  * Callers release a request's blocks tail first, so a prefix's head outlives
  * its tail.
  *
+ * Blocks live in one array of records (struct kvblock), so the few fields an
+ * operation touches share a cache line.  The prefix table is a chained hash
+ * index threaded through the blocks themselves: `bucket` holds the first
+ * block of each chain, and a block carrying a hash sits on its bucket's
+ * chain (hprev/hnext), appended at the end when entered.  A look-up returns
+ * the first block on the chain with that hash, which is the one of its
+ * blocks entered first; entering or dropping a block is O(chain length)
+ * and O(1), with no table of its own to probe, grow or shift.
+ *
  * Invariants (kvcache_check): a touched block is in the queue iff its ref is
- * 0; free_len counts the queue; every table entry maps a hash to the first of
- * a ring (dnext/dprev, in entry order) of the blocks that carry that hash,
- * and every hashed block is on its hash's ring; untouched blocks have no
- * state.  Each block also records when it last joined the queue (`stamp`,
- * increasing), so the queue is in stamp order.
+ * 0; free_len counts the queue; a block is on the chain of the bucket its
+ * hash maps to iff it is hashed, and `indexed` counts them; untouched blocks
+ * have no state.  Each block also records when it last joined the queue
+ * (`stamp`, increasing), so the queue is in stamp order.
  *
  * `pending` counts, per hash, the blocks that running requests are about to
  * compute; it only serves the in-flight-miss statistic and never changes what
@@ -38,24 +46,30 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct kvblock {
+	uint64_t hash;    /* content hash if `hashed` */
+	uint64_t stamp;   /* when the block last joined the free queue */
+	int32_t ref;
+	int32_t prev, next;   /* free queue links, -1 = none */
+	int32_t hprev, hnext; /* chain of its hash bucket, -1 = none */
+	int32_t hashed;
+};
+
 struct kvcache {
 	int64_t block_size;
 	int64_t total_blocks;
 	bool prefix_caching;
 	int64_t touched;      /* blocks 0..touched-1 have been handed out once */
-	int64_t cap;          /* allocated length of the per-block arrays */
-	uint64_t *hash;       /* per block: content hash if `hashed` */
-	unsigned char *hashed;
-	int32_t *ref;
-	int32_t *prev, *next; /* free queue links, -1 = none */
-	int32_t *dprev, *dnext; /* ring of blocks with the same hash */
-	uint64_t *stamp;      /* when the block last joined the free queue */
+	int64_t cap;          /* allocated length of `blk` */
+	struct kvblock *blk;
+	int32_t *bucket;      /* first block of each hash chain, -1 = none */
+	int bucket_bits;      /* 1 << bucket_bits buckets (0: no array yet) */
+	int64_t indexed;      /* hashed blocks, all on their chains */
 	uint64_t stamp_next;
 	int32_t head, tail;   /* free queue ends, -1 if empty */
 	int64_t free_len;
 	int64_t reserved;     /* blocks set aside for running sequences' fixed
 				 state (sliding windows, linear attention) */
-	struct map table;     /* hash -> block id */
 	struct map pending;   /* hash -> count of running requests computing it */
 	int64_t evictions;    /* cached blocks whose hash was dropped to reuse them */
 	/* called with the hash of each cached block evicted (a lower tier
@@ -82,6 +96,21 @@ static inline int64_t kvcache_available(const struct kvcache *kv)
 	return (kv->total_blocks - kv->touched) + kv->free_len - kv->reserved;
 }
 
+/* The first-entered block carrying hash h, or -1 (also without prefix
+ * caching).  O(chain length). */
+int32_t kvcache_lookup(const struct kvcache *kv, uint64_t h);
+
+/* Block b's reference count and the stamp it last joined the queue with. */
+static inline int32_t kvcache_ref(const struct kvcache *kv, int32_t b)
+{
+	return kv->blk[b].ref;
+}
+
+static inline uint64_t kvcache_stamp(const struct kvcache *kv, int32_t b)
+{
+	return kv->blk[b].stamp;
+}
+
 /* Number of leading hashes[0..n) present in the cache (0 without prefix
  * caching).  If `blocks` is not NULL, the matching block ids are stored in
  * blocks[0..result), so the caller need not look them up again. */
@@ -99,7 +128,7 @@ void kvcache_take(struct kvcache *kv, int32_t b);
 int32_t kvcache_alloc(struct kvcache *kv);
 
 /* Give block b content hash h and enter it (after any other block with the
- * same hash).  0 or DIAG_ENOMEM. */
+ * same hash).  0 (the index was sized when b was allocated). */
 int kvcache_register(struct kvcache *kv, int32_t b, uint64_t h);
 
 /* Drop one reference; at zero the block joins the tail of the free queue. */

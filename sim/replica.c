@@ -364,9 +364,9 @@ static bool window_cached(const struct replica *rep, struct sreq *r, int64_t j)
 {
 	for (int64_t g = 0; g < rep->win_groups; g++) {
 		uint64_t h = group_hash(r->hashes[j], g);
-		const uint64_t *b = map_get(&rep->kv.table, h);
-		if (b)
-			*wslot(rep, r, j, g) = (int32_t)*b;
+		int32_t b = kvcache_lookup(&rep->kv, h);
+		if (b >= 0)
+			*wslot(rep, r, j, g) = b;
 		else if (rep->tier && tier_of(rep, h) >= 0)
 			*wslot(rep, r, j, g) = -1;
 		else
@@ -488,7 +488,7 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 			if (r->blocks[j] < 0)
 				loads++;
 			else
-				evictable_hits += rep->kv.ref[r->blocks[j]] == 0;
+				evictable_hits += kvcache_ref(&rep->kv, r->blocks[j]) == 0;
 		}
 		for (int64_t g = 0; g < wg; g++)
 			for (int64_t j = skip; j < hit; j++) {
@@ -496,7 +496,7 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 				if (b < 0)
 					loads++;
 				else
-					evictable_hits += rep->kv.ref[b] == 0;
+					evictable_hits += kvcache_ref(&rep->kv, b) == 0;
 			}
 		/* blocks the admission check asks for: the first chunk's, or
 		 * (reserve_full_prompt) the whole current sequence's, in the
@@ -520,15 +520,15 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 			rep->head_loads = loads;
 			rep->head_first_stamp = UINT64_MAX;
 			for (int64_t j = 0; j < hit; j++)
-				if (r->blocks[j] >= 0 && rep->kv.ref[r->blocks[j]] == 0 &&
-				    rep->kv.stamp[r->blocks[j]] < rep->head_first_stamp)
-					rep->head_first_stamp = rep->kv.stamp[r->blocks[j]];
+				if (r->blocks[j] >= 0 && kvcache_ref(&rep->kv, r->blocks[j]) == 0 &&
+				    kvcache_stamp(&rep->kv, r->blocks[j]) < rep->head_first_stamp)
+					rep->head_first_stamp = kvcache_stamp(&rep->kv, r->blocks[j]);
 			for (int64_t g = 0; g < wg; g++)
 				for (int64_t j = skip; j < hit; j++) {
 					int32_t b = *wslot(rep, r, j, g);
-					if (b >= 0 && rep->kv.ref[b] == 0 &&
-					    rep->kv.stamp[b] < rep->head_first_stamp)
-						rep->head_first_stamp = rep->kv.stamp[b];
+					if (b >= 0 && kvcache_ref(&rep->kv, b) == 0 &&
+					    kvcache_stamp(&rep->kv, b) < rep->head_first_stamp)
+						rep->head_first_stamp = kvcache_stamp(&rep->kv, b);
 				}
 			break;
 		}

@@ -279,7 +279,7 @@ static int32_t pick_weighted(struct router *rt, const struct sreq *r, const stru
 /* Block hash h is in replica kv's prefix table. */
 static bool kv_holds(const struct kvcache *kv, uint64_t h)
 {
-	return kv->prefix_caching && map_get(&kv->table, h) != NULL;
+	return kvcache_lookup(kv, h) >= 0;
 }
 
 /* Replica i is less loaded than replica j: fewer outstanding calls, then

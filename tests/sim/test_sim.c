@@ -900,8 +900,8 @@ static void test_runs_match_single_steps(void **state)
 			 * may differ) */
 			const struct kvcache *kv = &h->s.replicas[0].kv;
 			qlen[mode] = 0;
-			for (int32_t b = kv->head; b >= 0; b = kv->next[b])
-				queue[mode][qlen[mode]++] = kv->hashed[b] ? kv->hash[b] : 0;
+			for (int32_t b = kv->head; b >= 0; b = kv->blk[b].next)
+				queue[mode][qlen[mode]++] = kv->blk[b].hashed ? kv->blk[b].hash : 0;
 			events[mode] = h->s.stats.step_events;
 			if (mode == 0) {
 				/* the workload exercises what the equivalence is about */
@@ -983,6 +983,30 @@ static void kv_sample(struct kvcache *kv)
 	assert_true(kvcache_check(kv));
 }
 
+/* The bucket whose chain holds block b of kv_sample's cache (hash h). */
+static size_t kv_bucket_of(const struct kvcache *kv, uint64_t h)
+{
+	for (int32_t b = 0; b < kv->touched; b++)
+		if (kv->blk[b].hash == h)
+			for (size_t i = 0; i < ((size_t)1 << kv->bucket_bits); i++)
+				for (int32_t x = kv->bucket[i]; x >= 0; x = kv->blk[x].hnext)
+					if (x == b)
+						return i;
+	fail_msg("hash %llu not chained", (unsigned long long)h);
+	return 0;
+}
+
+static void kv_unchain(struct kvcache *kv, int32_t b)
+{
+	struct kvblock *k = &kv->blk[b];
+	if (k->hprev >= 0)
+		kv->blk[k->hprev].hnext = k->hnext;
+	else
+		kv->bucket[kv_bucket_of(kv, k->hash)] = k->hnext;
+	if (k->hnext >= 0)
+		kv->blk[k->hnext].hprev = k->hprev;
+}
+
 static void test_kv_check_catches_corruption(void **state)
 {
 	(void)state;
@@ -997,14 +1021,18 @@ static void test_kv_check_catches_corruption(void **state)
 		struct kvcache kv;
 		kv_sample(&kv);
 		switch (c) {
-		case FREE_IN_USE: kv.ref[3] = 1; break;
+		case FREE_IN_USE: kv.blk[3].ref = 1; break;
 		case LEN: kv.free_len++; break;
-		case LINK: kv.prev[3] = -1; break;
-		case LOST: kv.ref[0] = 0; break; /* dropped to zero without queueing */
-		case NEG_REF: kv.ref[2] = -1; break;
-		case TABLE_WRONG: assert_int_equal(map_put(&kv.table, 100, 2), 0); break;
-		case HASH_WRONG: kv.hash[2] = 999; break;
-		case HASH_GONE: map_del(&kv.table, 101); break;
+		case LINK: kv.blk[3].prev = -1; break;
+		case LOST: kv.blk[0].ref = 0; break; /* dropped to zero without queueing */
+		case NEG_REF: kv.blk[2].ref = -1; break;
+		case TABLE_WRONG: /* block 2 (hash 102) heads the chain of hash 100 */
+			kv.bucket[kv_bucket_of(&kv, 100)] = 2;
+			break;
+		case HASH_WRONG: kv.blk[2].hash = 999; break;
+		case HASH_GONE: /* block 1 (hash 101) cut out of its chain */
+			kv_unchain(&kv, 1);
+			break;
 		}
 		if (kvcache_check(&kv))
 			fail_msg("kvcache_check missed %s", what[c]);
@@ -1049,7 +1077,7 @@ static void test_check_end_catches_corruption(void **state)
 		case PENDING: assert_int_equal(kvcache_pending_add(kv, 42), 0); break;
 		case QUEUE:
 			assert_true(kv->free_len >= 2);
-			kv->prev[kv->tail] = -1; /* the queue's tail loses its back link */
+			kv->blk[kv->tail].prev = -1; /* the queue's tail loses its back link */
 			break;
 		case TOKENS: h->s.tokens_applied--; break;
 		case CALLS: h->s.stats.completed--; break;
