@@ -86,6 +86,23 @@ int map_put(struct map *m, uint64_t key, uint64_t val)
 	return 0;
 }
 
+uint64_t *map_ref(struct map *m, uint64_t key)
+{
+	if ((m->len + 1) * 10 > m->cap * 7 && map_grow(m) != 0) {
+		uint64_t *v = map_get(m, key); /* present keys need no room */
+		return v;
+	}
+	size_t i = map_home(m, key);
+	for (; m->used[i]; i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].key == key)
+			return &m->slots[i].val;
+	m->used[i] = 1;
+	m->slots[i].key = key;
+	m->slots[i].val = 0;
+	m->len++;
+	return &m->slots[i].val;
+}
+
 bool map_del(struct map *m, uint64_t key)
 {
 	if (m->len == 0)

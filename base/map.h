@@ -36,6 +36,11 @@ uint64_t *map_get(const struct map *m, uint64_t key);
 /* Insert or overwrite; 0 or DIAG_ENOMEM. */
 int map_put(struct map *m, uint64_t key, uint64_t val);
 
+/* The value of key, inserted as 0 if absent: one probe where map_get then
+ * map_put take three.  NULL (nothing inserted) if the table could not grow.
+ * Valid until the next insertion or removal. */
+uint64_t *map_ref(struct map *m, uint64_t key);
+
 /* Remove key; true if it was present. */
 bool map_del(struct map *m, uint64_t key);
 

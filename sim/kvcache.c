@@ -167,7 +167,7 @@ int32_t kvcache_lookup(const struct kvcache *kv, uint64_t h)
 
 int64_t kvcache_match(const struct kvcache *kv, const uint64_t *hashes, int64_t n, int32_t *blocks)
 {
-	if (!kv->prefix_caching)
+	if (!kv->prefix_caching || !kv->bucket_bits)
 		return 0;
 	int64_t i = 0;
 	for (; i < n; i++) {
@@ -262,12 +262,11 @@ void kvcache_put(struct kvcache *kv, int32_t b)
 
 int kvcache_pending_add(struct kvcache *kv, uint64_t h)
 {
-	uint64_t *v = map_get(&kv->pending, h);
-	if (v) {
-		(*v)++;
-		return 0;
-	}
-	return map_put(&kv->pending, h, 1) == 0 ? 0 : DIAG_ENOMEM;
+	uint64_t *v = map_ref(&kv->pending, h);
+	if (!v)
+		return DIAG_ENOMEM;
+	(*v)++;
+	return 0;
 }
 
 void kvcache_pending_del(struct kvcache *kv, uint64_t h)

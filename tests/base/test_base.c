@@ -84,6 +84,35 @@ static void test_map_churn(void **state)
 	map_release(&m);
 }
 
+/* map_ref finds a present key and inserts an absent one as 0, across
+ * growth, and agrees with map_get/map_put on the same keys. */
+static void test_map_ref(void **state)
+{
+	(void)state;
+	struct map m, w;
+	map_init(&m);
+	map_init(&w);
+	for (uint64_t i = 0; i < 30000; i++) {
+		uint64_t k = (i * 2654435761u) % 7001; /* repeats */
+		uint64_t *v = map_ref(&m, k);
+		assert_non_null(v);
+		(*v)++;
+		uint64_t *x = map_get(&w, k);
+		assert_int_equal(map_put(&w, k, x ? *x + 1 : 1), 0);
+	}
+	assert_int_equal(m.len, w.len);
+	for (uint64_t k = 0; k < 7001; k++) {
+		uint64_t *a = map_get(&m, k), *b = map_get(&w, k);
+		assert_true((a == NULL) == (b == NULL));
+		if (a)
+			assert_int_equal(*a, *b);
+	}
+	assert_int_equal(*map_ref(&m, 123456789), 0);
+	assert_int_equal(m.len, w.len + 1);
+	map_release(&m);
+	map_release(&w);
+}
+
 static void test_hash_stable(void **state)
 {
 	(void)state;
@@ -228,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_diag_first_wins),
 		cmocka_unit_test(test_vec_limit),
 		cmocka_unit_test(test_map_churn),
+		cmocka_unit_test(test_map_ref),
 		cmocka_unit_test(test_hash_stable),
 		cmocka_unit_test(test_outfile_atomic),
 		cmocka_unit_test(test_keys),
