@@ -9,6 +9,12 @@
  * the trace streams (the cache-bust what-if), and a second pass reads the
  * trace again timing nothing but the rule evaluation, so the share of the
  * replay's wall time that rules cost is printed (rules_share_pct).
+ *
+ * `replicas=N` and `router.*` settings replay on a cluster (bench/run_route.sh
+ * sets them); the report then adds the routing policy, the token-weighted
+ * prefix-cache hit rate and the p95 TTFT, so the cost of routing can be read
+ * beside what it buys.  Peak RSS is the process's own (getrusage): run one
+ * configuration per process.
  */
 #include "models/catalog.h"
 #include "models/memory.h"
@@ -101,7 +107,8 @@ int main(int argc, char **argv)
 	struct replay_stats st;
 	double t0 = now_s();
 	if (rc == 0) {
-		struct replay_opts o = {.trace_path = argv[1], .xform = pin ? &xo : NULL};
+		struct replay_opts o = {.trace_path = argv[1], .xform = pin ? &xo : NULL,
+					.replicas = sc.replicas, .router = &sc.router};
 		rc = replay_run(&o, &cfg, sim_perf_from_model(&pm), metrics_sink(m), &st, &d);
 	}
 	double wall = now_s() - t0;
@@ -148,6 +155,10 @@ int main(int argc, char **argv)
 	printf("engine_steps     %lld in %lld step events (%.1f steps per event)\n",
 	       (long long)st.sim.steps, (long long)st.sim.step_events,
 	       (double)st.sim.steps / (double)(st.sim.step_events ? st.sim.step_events : 1));
+	printf("replicas         %d (router %s)\n", (int)sc.replicas,
+	       router_policy_name(sc.router.policy));
+	printf("hit_rate         %.4f\n", sum.prefix_cache_hit_rate);
+	printf("p95_ttft_ms      %.1f\n", sum.ttft_ms.p95);
 	printf("simulated_s      %.1f\n", sum.duration_s);
 	printf("peak_rss_mib     %.1f\n", (double)ru.ru_maxrss / 1024.0);
 	printf("peak_sessions_in_flight %lld\n", (long long)st.peak_sessions_in_flight);
