@@ -161,6 +161,9 @@ int main(int argc, char **argv)
 	printf("p95_ttft_ms      %.1f\n", sum.ttft_ms.p95);
 	printf("simulated_s      %.1f\n", sum.duration_s);
 	printf("peak_rss_mib     %.1f\n", (double)ru.ru_maxrss / 1024.0);
+	printf("cpu_s            %.3f (user + system; wall time counts other processes' load too)\n",
+	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
 	printf("peak_sessions_in_flight %lld\n", (long long)st.peak_sessions_in_flight);
 	if (pin) {
 		printf("rules            1 pin rule '%s', JIT %s\n", pin, rules_jit(rules) ? "on" : "off");

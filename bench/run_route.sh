@@ -24,7 +24,7 @@ team="bench/out/team-${engineers}x${days}.jsonl.gz"
 run() {
 	echo "== $*"
 	"$build/bench/bench_replay" "$team" "${sets[@]}" "$@" |
-		grep -E '^(calls|wall_s|calls_per_s|events_per_s|replicas|hit_rate|p95_ttft_ms|peak_rss_mib) '
+		grep -E '^(calls|wall_s|cpu_s|calls_per_s|events_per_s|replicas|hit_rate|p95_ttft_ms|peak_rss_mib) '
 }
 run replicas=1
 for p in "${policies[@]}"; do
