@@ -293,6 +293,13 @@ static bool lighter(const struct router *rt, int32_t i, int32_t j)
 	return rt->sent[i] < rt->sent[j];
 }
 
+/* Among replicas with the same cached prefix, i comes before j: lighter,
+ * then the lower index. */
+static bool tie_before(const struct router *rt, int32_t i, int32_t j)
+{
+	return lighter(rt, i, j) || (!lighter(rt, j, i) && i < j);
+}
+
 static int32_t pick_cache_aware(struct router *rt, const struct sreq *r,
 				const struct replica *reps)
 {
@@ -314,20 +321,44 @@ static int32_t pick_cache_aware(struct router *rt, const struct sreq *r,
 	if (blocks > r->call.n_hashes)
 		blocks = r->call.n_hashes;
 	const uint64_t *h = r->call.block_hashes;
-	/* the replica with the longest cached prefix, lighter on a tie; a
-	 * replica is read only if one probe says it could tie or beat */
-	int32_t best = -1;
-	int64_t best_hit = 0;
+	/* The replica with the longest cached prefix, lighter on a tie, the
+	 * lower index on a full tie: an order that does not depend on the
+	 * order replicas are read in.  A full match costs a lookup per block
+	 * (thousands for an agent's prompt), so the likeliest winner is read
+	 * first -- the one holding the furthest of a few sampled blocks -- and
+	 * any other only if one probe says it could tie or beat it. */
+	int32_t first = -1;
+	int64_t first_est = -1;
 	for (int32_t i = 0; blocks > 0 && i < rt->n; i++) {
 		if (!eligible(rt, i))
 			continue;
+		int64_t est = 0;
+		for (int64_t part = 8; part >= 1; part /= 2) {
+			int64_t at = (blocks - 1) * part / 8;
+			if (kv_holds(&reps[i].kv, h[at])) {
+				est = at + 1;
+				break;
+			}
+		}
+		if (est > first_est) {
+			first = i;
+			first_est = est;
+		}
+	}
+	int32_t best = -1;
+	int64_t best_hit = 0;
+	for (int32_t k = -1; blocks > 0 && k < rt->n; k++) {
+		int32_t i = k < 0 ? first : k;
+		if (i < 0 || (k >= 0 && i == first) || !eligible(rt, i))
+			continue;
 		if (best >= 0) {
 			bool beat = best_hit < blocks && kv_holds(&reps[i].kv, h[best_hit]);
-			if (!beat && !(lighter(rt, i, best) && kv_holds(&reps[i].kv, h[best_hit - 1])))
+			if (!beat && !(tie_before(rt, i, best) && kv_holds(&reps[i].kv, h[best_hit - 1])))
 				continue;
 		}
 		int64_t hit = kvcache_match(&reps[i].kv, h, blocks, NULL);
-		if (hit > 0 && (best < 0 || hit > best_hit || (hit == best_hit && lighter(rt, i, best)))) {
+		if (hit > 0 &&
+		    (best < 0 || hit > best_hit || (hit == best_hit && tie_before(rt, i, best)))) {
 			best = i;
 			best_hit = hit;
 		}

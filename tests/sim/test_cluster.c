@@ -687,6 +687,50 @@ static void test_cache_aware_rule(void **state)
 		replica_release(&reps[i]);
 }
 
+/* The cache-aware rule reads first the replica holding the furthest of a
+ * few sampled blocks; the pick must not depend on that order.  Replicas 2
+ * and 3 hold the same 30 leading blocks under equal loads, and 3 also holds
+ * the last block alone (so it is read first): the tie still goes to the
+ * lower index, as a scan in index order gives. */
+static void test_cache_aware_order_free(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_queue();
+	cfg.enable_prefix_caching = true;
+	cfg.kv_cache_tokens = 16 * 1024;
+	struct diag d;
+	diag_init(&d);
+	struct replica reps[4];
+	struct lin l = {.a = 1e5};
+	struct sim_perf perf = lin_perf(&l);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(replica_init(&reps[i], i, 0, &cfg, &perf, &d), 0);
+	uint64_t h[40];
+	family_hashes(h, 40, 0xA, 9, 40);
+	cache_prefix(&reps[1], h, 5);
+	cache_prefix(&reps[2], h, 30);
+	cache_prefix(&reps[3], h, 30);
+	cache_prefix(&reps[3], &h[39], 1);
+	struct router_config rc;
+	router_config_default(&rc);
+	rc.policy = ROUTER_PREFIX_AWARE;
+	struct router rt;
+	assert_int_equal(router_init(&rt, &rc, 4, 64, &d), 0);
+	struct sreq r = {.call = {.prompt_tokens = 40 * 16, .output_tokens = 1, .block_hashes = h,
+				  .n_hashes = 40}, .pools_ok = 1};
+	assert_int_equal(router_pick(&rt, &r, reps), 2);
+	assert_int_equal(rt.stats.prefix_matched, 1);
+	/* lighter, 3 wins the tie */
+	rt.out_tokens[2] = 1;
+	assert_int_equal(router_pick(&rt, &r, reps), 3);
+	/* a longer prefix on 1, read after 3, still wins */
+	cache_prefix(&reps[1], &h[5], 30);
+	assert_int_equal(router_pick(&rt, &r, reps), 1);
+	router_release(&rt);
+	for (int i = 0; i < 4; i++)
+		replica_release(&reps[i]);
+}
+
 /* session_affinity keeps a session on one replica, and sends it elsewhere
  * when that replica is saturated, counting the fallback. */
 static void test_session_affinity_and_fallback(void **state)
@@ -1048,6 +1092,7 @@ int main(void)
 		cmocka_unit_test(test_release_with_queued_calls),
 		cmocka_unit_test(test_prefix_aware_follows_the_cache),
 		cmocka_unit_test(test_cache_aware_rule),
+		cmocka_unit_test(test_cache_aware_order_free),
 		cmocka_unit_test(test_session_affinity_and_fallback),
 		cmocka_unit_test(test_least_tokens_and_two_choices),
 		cmocka_unit_test(test_round_robin_is_independent_queues),
