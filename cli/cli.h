@@ -7,6 +7,7 @@
 #ifndef CLI_CLI_H
 #define CLI_CLI_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 struct diag;
@@ -26,6 +27,7 @@ int cmd_synth(int argc, char **argv);
 int cmd_whatif(int argc, char **argv);
 int cmd_size(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 struct scenario;
 struct catalog;
@@ -39,6 +41,29 @@ struct engine_config;
 int cli_scenario_engine(const struct scenario *sc, const struct catalog *cat,
 			struct perf_model *pm, struct perf_profile **prof,
 			struct engine_config *cfg, struct diag *d);
+
+/* A result held in memory: write to fp between open and close, then read
+ * text[0..len).  (cli/cmd_report.c) */
+struct cli_buf {
+	FILE *fp;
+	char *text;
+	size_t len;
+};
+int cli_buf_open(struct cli_buf *b, struct diag *d);
+/* Close fp, keeping text; 0 or DIAG_ENOMEM. */
+int cli_buf_close(struct cli_buf *b, struct diag *d);
+void cli_buf_free(struct cli_buf *b);
+
+/* Write text[0..len) to path as every output is written (base/outfile.h).
+ * 0 or a DIAG code with d filled. */
+int cli_text_write(const char *path, const char *text, size_t len, struct diag *d);
+
+/* Write the HTML page of the JSON result json[0..len) to path as every
+ * output is written (base/outfile.h), the page drawn whole in memory first,
+ * so that nothing is written when it cannot be drawn.  name is the result's
+ * origin for messages.  0 or a DIAG code with d filled. */
+int cli_html_write(const char *path, const char *json, size_t len, const char *name,
+		   struct diag *d);
 
 /* Print "agentcap: <msg>" to stderr and return the exit status for code. */
 int cli_fail(int code, const char *msg);

@@ -20,7 +20,7 @@
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "reports/cluster.h"
-#include "reports/html.h"
+#include "reports/charts.h"
 #include "reports/costing.h"
 #include "reports/timeseries.h"
 #include "reports/metrics.h"
@@ -788,6 +788,7 @@ int cmd_replay(int argc, char **argv)
 	struct cluster_summary cls;
 	struct replay_stats st;
 	struct metrics_summary sum;
+	struct charts charts = {0};
 	struct outfile csv_out = {.slot = -1};
 	struct reqcsv csv;
 	struct diag csv_d;
@@ -973,6 +974,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = metrics_summarize(m, &sum, &d);
+	if (rc == 0)
+		rc = charts_init(&charts, m, sum.duration_s, &d);
 	if (rc == 0 && cl) {
 		for (int32_t i = 0; i < n_rep; i++)
 			cluster_set_routed(cl, i, routed[i]);
@@ -1039,6 +1042,7 @@ int cmd_replay(int argc, char **argv)
 			.timeseries_interval_s = sc.report_interval_s,
 			.slo_attainment_target = sc.slo_attainment,
 			.warnings = warns,
+			.charts = &charts,
 		};
 		meta.tiers.loaded_blocks = st.sim.tier_loaded_blocks;
 		meta.tiers.load_s = st.sim.tier_load_ns / 1e9;
@@ -1066,12 +1070,16 @@ int cmd_replay(int argc, char **argv)
 			rc = write_cost(stdout, price_cat, cat, &sc, &sum, cl ? &cls : NULL, &st, a, &d);
 		}
 		if (rc == 0 && a->html) {
-			struct outfile hf;
-			struct diag wd;
-			diag_init(&wd);
-			rc = outfile_open(&hf, a->html, &d);
+			/* the page is drawn from the JSON, as `agentcap report` draws it */
+			struct cli_buf jb;
+			rc = cli_buf_open(&jb, &d);
+			if (rc == 0) {
+				report_json_stream(jb.fp, &meta, &sum);
+				rc = cli_buf_close(&jb, &d);
+			}
 			if (rc == 0)
-				rc = outfile_finish(&hf, html_replay(hf.fp, &meta, &sum, m, &wd), &wd, &d);
+				rc = cli_html_write(a->html, jb.text, jb.len, "the run's result", &d);
+			cli_buf_free(&jb);
 		}
 		if (rc == 0 && csv_rc != 0) {
 			rc = csv_rc;
@@ -1084,6 +1092,7 @@ int cmd_replay(int argc, char **argv)
 				(long long)sum.good_requests, 100.0 * sum.slo_attainment,
 				100.0 * sc.slo_attainment);
 	}
+	charts_release(&charts);
 	prices_free(price_cat);
 	cluster_free(cl);
 	timeseries_free(tsr);

@@ -18,6 +18,7 @@
 #include "plan/size.h"
 #include "replay/scenario.h"
 #include "replay/slo.h"
+#include "reports/output.h"
 #include "traces/synth.h"
 #include "traces/synth_profile.h"
 
@@ -38,7 +39,7 @@ static const char SIZE_HELP[] =
 	"                  [--max-replicas R] [--redundancy F] [--no-early] [--jobs J]\n"
 	"                  [--scenario FILE]\n"
 	"                  [--set KEY=VALUE]... [--catalog DIR] [--skip-bad]\n"
-	"                  [--json FILE] [--quiet]\n"
+	"                  [--json FILE] [--html FILE] [--quiet]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    For each hardware option, drops the replica shapes whose weights do not\n"
@@ -80,6 +81,10 @@ static const char SIZE_HELP[] =
 	"                        scenario's 'prices', else the built-in catalogue)\n"
 	"    --scenario, --set, --catalog, --skip-bad, --seed: as for agentcap replay\n"
 	"    --json FILE         also write the result as JSON ('-': standard output)\n"
+	"    --html FILE         also write a self-contained HTML page of it, drawn\n"
+	"                        from the JSON (the same as agentcap report on it):\n"
+	"                        size charts the candidates tried, compare the cost\n"
+	"                        per accepted task and the break-even utilisation\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 a deployment was found for at least one option; 1 none meets the\n"
@@ -131,6 +136,8 @@ static const char COMPARE_HELP[] =
 	"    agentcap compare --engineers 50 --profile default --hardware h100-sxm,hgx-h100-8\n";
 
 #define MAX_SETS 256
+/* "N engineers, synthetic, profile P" */
+#define SIZE_TEAM_TEXT 1100
 
 struct size_args {
 	int64_t engineers;
@@ -142,6 +149,7 @@ struct size_args {
 	const char *model, *weight_format, *engine;
 	const char *scenario;
 	const char *json;
+	const char *html;
 	const char *catalog;
 	const char *sets[MAX_SETS];
 	int n_sets;
@@ -167,8 +175,8 @@ static int bad(const struct size_args *a, const char *msg)
 static int parse_args(int argc, char **argv, struct size_args *a)
 {
 	enum { O_ENG = 1000, O_DAYS, O_TRACE, O_PROFILE, O_SLO, O_HW, O_MODEL, O_FORMAT, O_ENGINE,
-	       O_SCENARIO, O_SET, O_JSON, O_CATALOG, O_SEED, O_REPS, O_CONF, O_MAXR, O_NOEARLY,
-	       O_SKIP, O_QUIET, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS, O_JOBS,
+	       O_SCENARIO, O_SET, O_JSON, O_HTML, O_CATALOG, O_SEED, O_REPS, O_CONF, O_MAXR,
+	       O_NOEARLY, O_SKIP, O_QUIET, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS, O_JOBS,
 	       O_REDUND };
 	static const struct option opts[] = {
 		{"engineers", required_argument, NULL, O_ENG},
@@ -183,6 +191,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		{"scenario", required_argument, NULL, O_SCENARIO},
 		{"set", required_argument, NULL, O_SET},
 		{"json", required_argument, NULL, O_JSON},
+		{"html", required_argument, NULL, O_HTML},
 		{"catalog", required_argument, NULL, O_CATALOG},
 		{"seed", required_argument, NULL, O_SEED},
 		{"replicates", required_argument, NULL, O_REPS},
@@ -243,6 +252,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 			a->sets[a->n_sets++] = optarg;
 			break;
 		case O_JSON: a->json = optarg; break;
+		case O_HTML: a->html = optarg; break;
 		case O_CATALOG: a->catalog = optarg; break;
 		case O_SEED:
 			if (!args_int(optarg, 0, INT64_MAX / 2, &v64))
@@ -410,6 +420,8 @@ static int run(int argc, char **argv, bool compare)
 	int rc = slo_parse(&slo, a->slo, "--slo", &d);
 	if (rc == 0 && a->json)
 		rc = outfile_check(a->json, &d);
+	if (rc == 0 && a->html)
+		rc = outfile_check(a->html, &d);
 	char model_set[SCENARIO_STR_MAX + 8], format_set[SCENARIO_STR_MAX + 16],
 		engine_set[SCENARIO_STR_MAX + 16];
 	if (a->model) {
@@ -472,6 +484,12 @@ static int run(int argc, char **argv, bool compare)
 											    : cores;
 		rc = pool_new(&pool, (int32_t)jobs, &d);
 	}
+	char team[SIZE_TEAM_TEXT];
+	snprintf(team, sizeof(team), "%lld engineers, %s %s", (long long)a->engineers,
+		 a->trace ? "resampled from" : "synthetic, profile", a->trace ? a->trace : a->profile);
+	struct report_run run = {.version = AGENTCAP_VERSION, .scenario_name = sc->name,
+				 .scenario_path = sc->source, .trace = team, .model_id = sc->model,
+				 .seed = teams->seeds[0]};
 	struct size_setup s = {
 		.cat = cat,
 		.base = sc,
@@ -489,6 +507,7 @@ static int run(int argc, char **argv, bool compare)
 		.no_early = a->no_early,
 		.pool = pool,
 		.redundancy = (int32_t)a->redundancy,
+		.run = &run,
 	};
 	if (rc == 0)
 		rc = size_run(&s, res, &d);
@@ -510,7 +529,8 @@ static int run(int argc, char **argv, bool compare)
 			rc = compare_run(&cs, res, cmp, &d);
 	}
 	if (rc == 0) {
-		bool json_stdout = a->json && strcmp(a->json, "-") == 0;
+		bool json_stdout = (a->json && strcmp(a->json, "-") == 0) ||
+				   (a->html && strcmp(a->html, "-") == 0);
 		if (!a->quiet && !json_stdout) {
 			size_table(stdout, &s, res);
 			printf("Team: %lld engineers, %s %s; model %s, weights %s, KV cache %s\n",
@@ -524,18 +544,23 @@ static int run(int argc, char **argv, bool compare)
 				compare_monthly(stdout, cmp);
 			}
 		}
-		if (a->json) {
-			struct outfile of;
-			rc = outfile_open(&of, a->json, &d);
+		if (a->json || a->html) {
+			/* one JSON result, written as it is and drawn as a page */
+			struct cli_buf jb;
+			rc = cli_buf_open(&jb, &d);
+			int wrc = 0;
 			if (rc == 0) {
-				struct diag wd;
-				diag_init(&wd);
-				int wrc = cmp && a->compare ? compare_json(of.fp, &cs, cmp)
-							    : size_json(of.fp, &s, res);
-				if (wrc)
-					diag_set(&wd, wrc, "%s: write failed", a->json);
-				rc = outfile_finish(&of, wrc, &wd, &d);
+				wrc = cmp && a->compare ? compare_json(jb.fp, &cs, cmp)
+							: size_json(jb.fp, &s, res);
+				rc = cli_buf_close(&jb, &d);
 			}
+			if (rc == 0 && wrc)
+				rc = diag_set(&d, wrc, "out of memory for the JSON result");
+			if (rc == 0 && a->json)
+				rc = cli_text_write(a->json, jb.text, jb.len, &d);
+			if (rc == 0 && a->html)
+				rc = cli_html_write(a->html, jb.text, jb.len, "the run's result", &d);
+			cli_buf_free(&jb);
 		}
 		if (rc == 0 && !found)
 			fprintf(stderr, "agentcap %s: the answer is no (exit status 1): no deployment "

@@ -33,9 +33,10 @@ static const char STATS_HELP[] =
 	"    agentcap stats - describe a trace: calls, tokens, prefix-cache reuse, concurrency\n"
 	"\n"
 	"SYNOPSIS\n"
-	"    agentcap stats TRACE [--json FILE] [--block-size N] [--cache-tokens N[,N...]]\n"
-	"                   [--model M [--kv-cache-dtype D] [--catalog DIR]]\n"
-	"                   [--decode-tokens-per-s R] [--format auto|canonical|mooncake]\n"
+	"    agentcap stats TRACE [--json FILE] [--html FILE] [--block-size N]\n"
+	"                   [--cache-tokens N[,N...]] [--model M [--kv-cache-dtype D]\n"
+	"                   [--catalog DIR]] [--decode-tokens-per-s R]\n"
+	"                   [--format auto|canonical|mooncake]\n"
 	"                   [--curve auto|exact|sampled] [--curve-samples N]\n"
 	"                   [--no-curve] [--skip-bad] [--quiet]\n"
 	"\n"
@@ -62,8 +63,15 @@ static const char STATS_HELP[] =
 	"    --json FILE\n"
 	"        Also write every figure as JSON (flat keys, docs/stats.md) to FILE,\n"
 	"        atomically; '-' writes to standard output and suppresses the table.\n"
+	"    --html FILE\n"
+	"        Also write a self-contained HTML page (the figures and the hit-rate\n"
+	"        curve as an SVG chart), drawn from the JSON result: `agentcap report\n"
+	"        stats.json` gives the same page.\n"
 	"    --block-size N\n"
-	"        Tokens per KV block (the engine's block_size).  Default 16.\n"
+	"        Tokens per KV block (the engine's block_size).  Default 16.\n";
+
+/* Second half of the page (a C11 string literal is kept under 4095 bytes). */
+static const char STATS_HELP_MORE[] =
 	"    --cache-tokens N[,N...]\n"
 	"        Cache capacities of the hit-rate curve, in tokens.  Repeatable.\n"
 	"        Default: 32768 tokens (about one 24 GB GPU's KV room beside an 8B model)\n"
@@ -121,6 +129,7 @@ static const char STATS_HELP[] =
 struct stats_args {
 	const char *trace;
 	const char *json;
+	const char *html;
 	const char *model;
 	const char *kv_dtype;
 	const char *catalog;
@@ -155,10 +164,11 @@ static int parse_capacities(struct stats_args *a, const char *arg)
 
 static int parse_args(int argc, char **argv, struct stats_args *a)
 {
-	enum { O_JSON = 1000, O_BLOCK, O_CACHE, O_MODEL, O_KVD, O_CATALOG, O_RATE, O_FORMAT,
+	enum { O_JSON = 1000, O_HTML, O_BLOCK, O_CACHE, O_MODEL, O_KVD, O_CATALOG, O_RATE, O_FORMAT,
 	       O_SKIP, O_QUIET, O_HELP, O_NO_CURVE, O_CURVE, O_SAMPLES };
 	static const struct option opts[] = {
 		{"json", required_argument, NULL, O_JSON},
+		{"html", required_argument, NULL, O_HTML},
 		{"block-size", required_argument, NULL, O_BLOCK},
 		{"cache-tokens", required_argument, NULL, O_CACHE},
 		{"model", required_argument, NULL, O_MODEL},
@@ -183,6 +193,9 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 	int c, rc;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
+		case O_HTML:
+			a->html = optarg;
+			break;
 		case O_JSON:
 			a->json = optarg;
 			break;
@@ -243,6 +256,7 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 		case 'h':
 		case O_HELP:
 			fputs(STATS_HELP, stdout);
+			fputs(STATS_HELP_MORE, stdout);
 			return -1;
 		default:
 			fprintf(stderr, "agentcap stats: unknown or incomplete option '%s' (see agentcap stats --help)\n",
@@ -450,6 +464,7 @@ static cJSON *build_json(const struct stats_args *a, const struct result *r)
 	if (!o)
 		return NULL;
 	bool ok = add_num(o, "schema_version", 1) &&
+		cJSON_AddStringToObject(o, "schema", "agentcap-stats") &&
 		cJSON_AddStringToObject(o, "agentcap_version", AGENTCAP_VERSION) &&
 		cJSON_AddStringToObject(o, "trace", a->trace) &&
 		cJSON_AddStringToObject(o, "trace_format", format_name(r->src.format)) &&
@@ -526,21 +541,26 @@ static cJSON *build_json(const struct stats_args *a, const struct result *r)
 	return o;
 }
 
-static int write_json(const char *path, const struct stats_args *a, const struct result *r,
-		      struct diag *d)
+/* The JSON document to --json, and the page drawn from it to --html. */
+static int write_json(const struct stats_args *a, const struct result *r, struct diag *d)
 {
 	cJSON *o = build_json(a, r);
 	char *text = o ? cJSON_Print(o) : NULL;
 	cJSON_Delete(o);
 	if (!text)
 		return diag_set(d, DIAG_ENOMEM, "out of memory for the JSON document");
-	struct outfile of;
-	int rc = outfile_open(&of, path, d);
-	if (rc == 0) {
-		fputs(text, of.fp);
-		fputc('\n', of.fp);
-		rc = outfile_commit(&of, d);
+	int rc = 0;
+	if (a->json) {
+		struct outfile of;
+		rc = outfile_open(&of, a->json, d);
+		if (rc == 0) {
+			fputs(text, of.fp);
+			fputc('\n', of.fp);
+			rc = outfile_commit(&of, d);
+		}
 	}
+	if (rc == 0 && a->html)
+		rc = cli_html_write(a->html, text, strlen(text), "the run's result", d);
 	free(text);
 	return rc;
 }
@@ -592,6 +612,8 @@ int cmd_stats(int argc, char **argv)
 	struct stats *st = NULL;
 	/* a bad output path fails now, not after reading the whole trace */
 	int rc = a->json ? outfile_check(a->json, &d) : 0;
+	if (rc == 0 && a->html)
+		rc = outfile_check(a->html, &d);
 	if (rc == 0 && a->model)
 		rc = kv_bytes(a, r, &d);
 	a->opts.context_tokens = r->model_context;
@@ -601,10 +623,11 @@ int cmd_stats(int argc, char **argv)
 		rc = stats_read(st, a->trace, a->format, a->skip_bad, &r->s, &r->src, &d);
 	if (rc == 0) {
 		curve(st, a, r);
-		bool json_stdout = a->json && strcmp(a->json, "-") == 0;
+		bool json_stdout = (a->json && strcmp(a->json, "-") == 0) ||
+				   (a->html && strcmp(a->html, "-") == 0);
 		/* the table goes out even when the JSON cannot be written */
-		if (a->json)
-			rc = write_json(a->json, a, r, &d);
+		if (a->json || a->html)
+			rc = write_json(a, r, &d);
 		if (!a->quiet && !json_stdout)
 			table(stdout, a, r);
 	}

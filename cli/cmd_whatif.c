@@ -17,6 +17,7 @@
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "replay/slo.h"
+#include "reports/output.h"
 #include "traces/rules.h"
 #include "traces/xform.h"
 
@@ -40,7 +41,7 @@ static const char WHATIF_HELP[] =
 	"    COMMON: [--scenario FILE] [--set KEY=VALUE]... [--engineers N [--days D]]\n"
 	"            [--slo OBJECTIVES [--hardware ID[,ID...]] [--max-replicas R]\n"
 	"            [--prices FILE]] [--seed N] [--format F] [--skip-bad]\n"
-	"            [--catalog DIR] [--json FILE] [--quiet]\n"
+	"            [--catalog DIR] [--json FILE] [--html FILE] [--quiet]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Replays TRACE twice with the same scenario and seed: as recorded, and\n"
@@ -83,6 +84,10 @@ static const char WHATIF_HELP[] =
 	"        'prices', else the built-in catalogue).\n"
 	"    --json FILE\n"
 	"        Also write the comparison as JSON ('-': standard output, no table).\n"
+	"    --html FILE\n"
+	"        Also write a self-contained HTML page of it, drawn from the JSON (the\n"
+	"        same as agentcap report on it): both variants' latency CDFs overlaid\n"
+	"        and the change in each figure.\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 success; 2 bad usage or input (a bad pattern shows the pattern,\n"
@@ -101,6 +106,7 @@ struct whatif_args {
 	const char *trace;
 	const char *scenario;
 	const char *json;
+	const char *html;
 	const char *catalog;
 	const char *sets[MAX_SETS];
 	int n_sets;
@@ -133,13 +139,14 @@ static int bad(const char *msg)
 
 static int parse_args(int argc, char **argv, struct whatif_args *a)
 {
-	enum { O_SCENARIO = 1000, O_SET, O_JSON, O_SEED, O_FORMAT, O_SKIP, O_CATALOG, O_QUIET, O_HELP,
-	       O_ENGINEERS, O_DAYS, O_PATTERN, O_PIN, O_RULES, O_INJECT, O_TOKENS, O_FACTOR, O_SLO,
-	       O_HW, O_MAXR, O_PRICES };
+	enum { O_SCENARIO = 1000, O_SET, O_JSON, O_HTML, O_SEED, O_FORMAT, O_SKIP, O_CATALOG, O_QUIET,
+	       O_HELP, O_ENGINEERS, O_DAYS, O_PATTERN, O_PIN, O_RULES, O_INJECT, O_TOKENS, O_FACTOR,
+	       O_SLO, O_HW, O_MAXR, O_PRICES };
 	static const struct option opts[] = {
 		{"scenario", required_argument, NULL, O_SCENARIO},
 		{"set", required_argument, NULL, O_SET},
 		{"json", required_argument, NULL, O_JSON},
+		{"html", required_argument, NULL, O_HTML},
 		{"seed", required_argument, NULL, O_SEED},
 		{"format", required_argument, NULL, O_FORMAT},
 		{"skip-bad", no_argument, NULL, O_SKIP},
@@ -176,6 +183,7 @@ static int parse_args(int argc, char **argv, struct whatif_args *a)
 			a->sets[a->n_sets++] = optarg;
 			break;
 		case O_JSON: a->json = optarg; break;
+		case O_HTML: a->html = optarg; break;
 		case O_SEED:
 			if (!args_int(optarg, 0, INT64_MAX, &v64))
 				return args_bad("whatif", "--seed", optarg, "a non-negative integer");
@@ -399,6 +407,8 @@ int cmd_whatif(int argc, char **argv)
 	int rc = a->slo ? slo_parse(&slo, a->slo, "--slo", &d) : 0;
 	if (rc == 0 && a->json)
 		rc = outfile_check(a->json, &d);
+	if (rc == 0 && a->html)
+		rc = outfile_check(a->html, &d);
 	if (rc == 0)
 		rc = variant_of(a, &rules, &v[1], &d);
 	if (rc == 0)
@@ -451,7 +461,8 @@ int cmd_whatif(int argc, char **argv)
 		rc = whatif_run(&s, v, &res, &d);
 	}
 	if (rc == 0) {
-		bool json_stdout = a->json && strcmp(a->json, "-") == 0;
+		bool json_stdout = (a->json && strcmp(a->json, "-") == 0) ||
+				   (a->html && strcmp(a->html, "-") == 0);
 		if (!a->quiet && !json_stdout) {
 			whatif_table(stdout, a->kind, &res);
 			const struct xform_stats *x = &res.side[1].st.xform;
@@ -479,17 +490,25 @@ int cmd_whatif(int argc, char **argv)
 				       (long long)res.side[0].st.calls_compacted,
 				       (long long)res.side[1].st.calls_compacted, (long long)a->tokens);
 		}
-		if (a->json) {
-			struct outfile of;
-			rc = outfile_open(&of, a->json, &d);
+		if (a->json || a->html) {
+			/* one JSON result, written as it is and drawn as a page */
+			struct report_run run = {.version = AGENTCAP_VERSION, .scenario_name = sc.name,
+						 .scenario_path = sc.source, .trace = a->trace,
+						 .model_id = sc.model, .seed = a->seed};
+			struct cli_buf jb;
+			rc = cli_buf_open(&jb, &d);
+			int wrc = 0;
 			if (rc == 0) {
-				struct diag wd;
-				diag_init(&wd);
-				int wrc = whatif_json(of.fp, a->kind, a->seed, &res);
-				if (wrc)
-					diag_set(&wd, wrc, "%s: write failed", a->json);
-				rc = outfile_finish(&of, wrc, &wd, &d);
+				wrc = whatif_json(jb.fp, a->kind, a->seed, &run, &res);
+				rc = cli_buf_close(&jb, &d);
 			}
+			if (rc == 0 && wrc)
+				rc = diag_set(&d, wrc, "out of memory for the JSON result");
+			if (rc == 0 && a->json)
+				rc = cli_text_write(a->json, jb.text, jb.len, &d);
+			if (rc == 0 && a->html)
+				rc = cli_html_write(a->html, jb.text, jb.len, "the run's result", &d);
+			cli_buf_free(&jb);
 		}
 	}
 	whatif_result_release(&res);

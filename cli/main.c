@@ -33,6 +33,7 @@ static const struct command COMMANDS[] = {
 	{"whatif", cmd_whatif, "replay a trace as recorded and through a harness what-if, side by side"},
 	{"size", cmd_size, "the smallest deployment per hardware option that meets the SLOs"},
 	{"compare", cmd_compare, "cost per accepted task: sized self-hosting against seats and APIs"},
+	{"report", cmd_report, "the HTML page of a saved JSON result (replay, stats, size, ...)"},
 };
 #define N_COMMANDS (sizeof(COMMANDS) / sizeof(COMMANDS[0]))
 
@@ -58,7 +59,7 @@ static void usage(FILE *out)
 		fprintf(out, "    %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
 	fputs("\n"
 	      "OUTPUT FILES\n"
-	      "    Every output path (--json, -o) is checked before the work starts.  A\n"
+	      "    Every output path (--json, --html, -o) is checked before the work starts.  A\n"
 	      "    regular file is written to FILE.tmp.XXXXXX beside it and renamed over it\n"
 	      "    only when complete; a symbolic link is followed and the file it points to\n"
 	      "    replaced that way; a character device (/dev/null) or a FIFO is written\n"

@@ -6,6 +6,7 @@
 #include "base/diag.h"
 #include "models/catalog.h"
 #include "models/prices.h"
+#include "reports/output.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -402,7 +403,12 @@ static void json_str(FILE *fp, const char *s)
 
 int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_result *r)
 {
-	fprintf(fp, "{\"schema\":\"agentcap-compare\",\"version\":1,\"currency\":\"USD\","
+	fprintf(fp, "{\"schema\":\"agentcap-compare\",\"version\":1,");
+	if (c->size->run) {
+		report_run_json(fp, c->size->run);
+		fputc(',', fp);
+	}
+	fprintf(fp, "\"currency\":\"USD\","
 		"\"engineers\":%lld,\"periods_per_month\":%.17g,\"api\":", (long long)r->engineers,
 		r->periods_per_month);
 	json_str(fp, c->api_id);

@@ -10,6 +10,7 @@
 #include "models/profile.h"
 #include "reports/costing.h"
 #include "reports/metrics.h"
+#include "reports/output.h"
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -805,7 +806,12 @@ static void json_eval(FILE *fp, const struct slo *slo, const struct size_eval *e
 int size_json(FILE *fp, const struct size_setup *s, const struct size_result *r)
 {
 	char slo[256];
-	fprintf(fp, "{\"schema\":\"agentcap-size\",\"version\":1,\"slo\":\"%s\",\"replicates\":%d,"
+	fprintf(fp, "{\"schema\":\"agentcap-size\",\"version\":1,");
+	if (s->run) {
+		report_run_json(fp, s->run);
+		fputc(',', fp);
+	}
+	fprintf(fp, "\"slo\":\"%s\",\"replicates\":%d,"
 		"\"confidence\":%.17g,\"redundancy\":%d,\"seeds\":[",
 		slo_format(s->slo, slo, sizeof(slo)), s->replicates, s->confidence, s->redundancy);
 	for (int32_t k = 0; k < s->replicates; k++)

@@ -60,6 +60,7 @@
 #include <stdio.h>
 
 struct catalog;
+struct report_run;
 struct diag;
 struct pool;
 
@@ -94,6 +95,8 @@ struct size_setup {
 					     replicates at once; NULL: one after
 					     another.  The result does not depend
 					     on it. */
+	const struct report_run *run;     /* what the JSON says was run at its
+					     top ("run"); NULL: left out */
 };
 
 /* One replicate's figures (of the calls finished so far when it stopped

@@ -7,6 +7,8 @@
 #include "models/cost.h"
 #include "plan/compare.h"
 #include "replay/slo.h"
+#include "reports/charts.h"
+#include "reports/output.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -295,11 +297,17 @@ static void json_size_variant(FILE *fp, const struct whatif_side *w, const struc
 	fprintf(fp, "}}");
 }
 
-int whatif_json(FILE *fp, const char *kind, uint64_t seed, const struct whatif_result *r)
+int whatif_json(FILE *fp, const char *kind, uint64_t seed, const struct report_run *run,
+		const struct whatif_result *r)
 {
 	struct whatif_row rows[WHATIF_MAX_ROWS];
 	size_t n = whatif_rows(r, rows, WHATIF_MAX_ROWS);
-	fprintf(fp, "{\"schema\":\"agentcap-whatif\",\"version\":1,\"whatif\":\"%s\",\"seed\":%llu,"
+	fprintf(fp, "{\"schema\":\"agentcap-whatif\",\"version\":1,");
+	if (run) {
+		report_run_json(fp, run);
+		fputc(',', fp);
+	}
+	fprintf(fp, "\"whatif\":\"%s\",\"seed\":%llu,"
 		"\"variants\":[\"%s\",\"%s\"],\"rows\":[", kind, (unsigned long long)seed,
 		r->side[0].label, r->side[1].label);
 	for (size_t i = 0; i < n; i++) {
@@ -330,6 +338,20 @@ int whatif_json(FILE *fp, const char *kind, uint64_t seed, const struct whatif_r
 		}
 		fprintf(fp, "]}");
 	}
-	fprintf(fp, "}\n");
+	fprintf(fp, ",\"charts\":[");
+	for (int k = 0; k < 2; k++) {
+		struct charts *c = malloc(sizeof(*c));
+		struct diag d;
+		diag_init(&d);
+		if (!c || charts_init(c, r->side[k].m, r->side[k].sum.duration_s, &d) != 0) {
+			free(c);
+			return DIAG_ENOMEM;
+		}
+		fputs(k ? "," : "", fp);
+		charts_json(fp, c);
+		charts_release(c);
+		free(c);
+	}
+	fprintf(fp, "]}\n");
 	return ferror(fp) ? DIAG_EIO : 0;
 }

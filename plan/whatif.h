@@ -35,6 +35,7 @@ struct catalog;
 struct compare_result;
 struct diag;
 struct prices;
+struct report_run;
 
 /* What `agentcap size` needs besides the trace, the seed and the replay
  * options, which are the what-if's.  Everything is borrowed. */
@@ -111,7 +112,10 @@ size_t whatif_rows(const struct whatif_result *r, struct whatif_row *rows, size_
  * and the ratio. */
 void whatif_table(FILE *fp, const char *kind, const struct whatif_result *r);
 
-/* The JSON document (docs/whatif.md); 0, or DIAG_EIO when the stream fails. */
-int whatif_json(FILE *fp, const char *kind, uint64_t seed, const struct whatif_result *r);
+/* The JSON document (docs/whatif.md), with run as its "run" (NULL: left
+ * out) and each variant's chart figures (reports/charts.h) as "charts";
+ * 0, DIAG_ENOMEM, or DIAG_EIO when the stream fails. */
+int whatif_json(FILE *fp, const char *kind, uint64_t seed, const struct report_run *run,
+		const struct whatif_result *r);
 
 #endif

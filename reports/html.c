@@ -1,22 +1,29 @@
 /* SPDX-License-Identifier: Apache-2.0
- * html: self-contained HTML reports (see html.h).  Every text that comes
- * from input (paths, names, warnings) goes through svgplot_escape. */
+ * html: self-contained HTML pages of JSON results (see html.h).
+ *
+ * One renderer per kind of result, each reading the cJSON tree through the
+ * rd_ helpers: a key the page needs and does not find is an input error
+ * naming the file, the key and the kind of result expected; the first such
+ * error wins and the page is abandoned.  Every text that comes from input
+ * (paths, names, warnings) goes through svgplot_escape. */
 #include "reports/html.h"
 
 #include "base/diag.h"
-#include "base/warn.h"
 #include "reports/svgplot.h"
 
-#include <inttypes.h>
+#include <cjson/cJSON.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Points kept of a CDF: enough for a smooth curve, a small file. */
-#define CDF_POINTS 200
-/* Bins of the arrivals chart at most. */
-#define MAX_BINS 300
+/* Series drawn in one chart at most (the legend's room). */
+#define MAX_SERIES 8
+/* Points of a cost-against-utilisation curve. */
+#define UTIL_POINTS 100
+/* Candidates of a sizing drawn at most. */
+#define MAX_CANDIDATES 512
 
 static const char CSS[] =
 	"body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:60rem;"
@@ -37,7 +44,95 @@ static const char CSS[] =
 	"stroke-width:1.5}svg text.marker{fill:#b42318}\n"
 	"@media print{body{max-width:none;margin:0}h2{break-after:avoid}}\n";
 
-void html_begin(FILE *out, const char *title)
+/* ---- reading the result ------------------------------------------------- */
+
+struct rd {
+	const char *name;  /* the file, for messages */
+	const char *kind;  /* "replay", ... */
+	struct diag *d;
+	int rc;            /* first error */
+};
+
+static void rd_missing(struct rd *r, const char *key, const char *what)
+{
+	if (r->rc == 0)
+		r->rc = diag_set(r->d, DIAG_EINPUT, "%s: the %s result has no %s '%s' (expected the "
+				 "JSON that agentcap %s --json writes)", r->name, r->kind, what, key,
+				 r->kind);
+}
+
+static const cJSON *rd_obj(struct rd *r, const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!cJSON_IsObject(v)) {
+		rd_missing(r, key, "object");
+		return NULL;
+	}
+	return v;
+}
+
+static const cJSON *rd_arr(struct rd *r, const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!cJSON_IsArray(v)) {
+		rd_missing(r, key, "array");
+		return NULL;
+	}
+	return v;
+}
+
+/* A number; null (a value that was not finite) reads as NAN. */
+static double rd_num(struct rd *r, const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (cJSON_IsNumber(v))
+		return v->valuedouble;
+	if (!cJSON_IsNull(v))
+		rd_missing(r, key, "number");
+	return NAN;
+}
+
+/* A number that may be absent or null: NAN then. */
+static double opt_num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* A string; null or absent reads as "-". */
+static const char *opt_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : "-";
+}
+
+static bool opt_bool(const cJSON *o, const char *key)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+/* The numbers of array a as a new array of *n (free it); NULL with *n 0 for
+ * an empty one; an element that is not a number reads as NAN. */
+static double *rd_nums(struct rd *r, const cJSON *a, size_t *n)
+{
+	*n = 0;
+	int k = cJSON_GetArraySize(a);
+	if (k <= 0)
+		return NULL;
+	double *x = malloc((size_t)k * sizeof(*x));
+	if (!x) {
+		if (r->rc == 0)
+			r->rc = diag_set(r->d, DIAG_ENOMEM, "out of memory for the report's charts");
+		return NULL;
+	}
+	const cJSON *e;
+	cJSON_ArrayForEach(e, a) x[(*n)++] = cJSON_IsNumber(e) ? e->valuedouble : NAN;
+	return x;
+}
+
+/* ---- page pieces -------------------------------------------------------- */
+
+static void page_begin(FILE *out, const char *title)
 {
 	fputs("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
 	      "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, "
@@ -49,185 +144,904 @@ void html_begin(FILE *out, const char *title)
 	fputs("</h1>\n", out);
 }
 
-void html_facts(FILE *out, const char *heading, const struct html_fact *facts, size_t n)
+static void page_end(FILE *out)
 {
-	if (heading) {
-		fputs("<h2>", out);
-		svgplot_escape(out, heading);
-		fputs("</h2>\n", out);
-	}
+	fputs("</body>\n</html>\n", out);
+}
+
+static void h2(FILE *out, const char *text)
+{
+	fputs("<h2>", out);
+	svgplot_escape(out, text);
+	fputs("</h2>\n", out);
+}
+
+/* The "what was run" table: rows of (name, value), value NULL ends. */
+struct fact {
+	const char *name;
+	char value[512];
+};
+
+static void facts(FILE *out, const char *heading, const struct fact *f, size_t n)
+{
+	h2(out, heading);
 	fputs("<table>\n", out);
 	for (size_t i = 0; i < n; i++) {
 		fputs("<tr><th>", out);
-		svgplot_escape(out, facts[i].name);
+		svgplot_escape(out, f[i].name);
 		fputs("</th><td>", out);
-		svgplot_escape(out, facts[i].value);
+		svgplot_escape(out, f[i].value);
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table>\n", out);
 }
 
-void html_end(FILE *out)
+static void fact_str(struct fact *f, size_t *n, const char *name, const char *value)
 {
-	fputs("</body>\n</html>\n", out);
+	f[*n].name = name;
+	snprintf(f[*n].value, sizeof(f[*n].value), "%s", value ? value : "-");
+	(*n)++;
 }
 
-/* The CDF of sorted x[0..n-1] as at most CDF_POINTS (value, % at or below). */
-static size_t cdf_points(const double *x, size_t n, double *vx, double *vy)
+static void answer(FILE *out, bool no, const char *question)
 {
-	if (n == 0)
-		return 0;
-	size_t k = n < CDF_POINTS ? n : CDF_POINTS;
-	for (size_t i = 0; i < k; i++) {
-		size_t idx = k == 1 ? n - 1 : (size_t)llround((double)i * (double)(n - 1) / (double)(k - 1));
-		vx[i] = x[idx];
-		vy[i] = 100.0 * (double)(idx + 1) / (double)n;
-	}
-	return k;
-}
-
-static int cdf_chart(FILE *out, const struct metrics *m, enum metrics_series which,
-		     const struct svgplot_chart *c, struct diag *d)
-{
-	size_t n;
-	double *x = metrics_series_sorted(m, which, &n);
-	if (n == SIZE_MAX)
-		return diag_set(d, DIAG_ENOMEM, "out of memory for the HTML report's charts");
-	double vx[CDF_POINTS], vy[CDF_POINTS];
-	struct svgplot_series s = {.name = "calls at or below", .x = vx, .y = vy,
-				   .n = cdf_points(x, n, vx, vy)};
-	svgplot_lines(out, c, &s, 1);
-	free(x);
-	return 0;
-}
-
-static void row_stats(FILE *out, const char *name, const struct metrics_stats *st)
-{
-	fputs("<tr><th>", out);
-	svgplot_escape(out, name);
-	fprintf(out, "</th><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td>"
-		"<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td></tr>\n", st->mean, st->median,
-		st->p90, st->p95, st->p99);
-}
-
-int html_replay(FILE *out, const struct report_meta *meta, const struct metrics_summary *s,
-		const struct metrics *m, struct diag *d)
-{
-	char seed[32], tp[32], kv[48], calls[96], dur[48], slo[96], hit[32], fmt[96];
-	snprintf(fmt, sizeof(fmt), "%s / %s", meta->weight_format ? meta->weight_format : "?",
-		 meta->kv_dtype ? meta->kv_dtype : "?");
-	snprintf(seed, sizeof(seed), "%" PRIu64, meta->seed);
-	snprintf(tp, sizeof(tp), "%d", (int)meta->tp);
-	snprintf(kv, sizeof(kv), "%" PRId64 " tokens per replica", meta->kv_capacity_tokens);
-	snprintf(calls, sizeof(calls), "%" PRId64 " completed, %" PRId64 " failed", s->completed,
-		 s->failed);
-	snprintf(dur, sizeof(dur), "%.1f s simulated", s->duration_s);
-	if (meta->slo_ttft_ms > 0.0 || meta->slo_tpot_ms > 0.0)
-		snprintf(slo, sizeof(slo), "TTFT <= %g ms, TPOT <= %g ms (0: none); met by %.1f%%",
-			 meta->slo_ttft_ms, meta->slo_tpot_ms, 100.0 * s->slo_attainment);
-	else
-		snprintf(slo, sizeof(slo), "none set");
-	snprintf(hit, sizeof(hit), "%.1f%%", 100.0 * s->prefix_cache_hit_rate);
-	const struct html_fact facts[] = {
-		{"Scenario", meta->scenario_name ? meta->scenario_name : "default"},
-		{"Scenario file", meta->scenario_path ? meta->scenario_path : "(built in)"},
-		{"Trace", meta->trace_path},
-		{"Trace format", meta->trace_format},
-		{"Calls", calls},
-		{"Duration", dur},
-		{"Model", meta->model_id},
-		{"Hardware", meta->hardware_id},
-		{"Weights / KV cache", fmt},
-		{"Tensor parallel", tp},
-		{"KV cache", kv},
-		{"Latency objectives", slo},
-		{"Prefix-cache hit rate", hit},
-		{"Seed", seed},
-		{"agentcap version", meta->version},
-	};
-	html_begin(out, "agentcap replay report");
-	bool no = report_answer_no(meta, s);
-	fprintf(out, "<p>Answer: <span class=\"%s\">%s</span> &#8212; does this deployment serve "
-		"this trace within its objectives?</p>\n", no ? "answer-no" : "answer-yes",
+	fprintf(out, "<p>Answer: <span class=\"%s\">%s</span> &#8212; ", no ? "answer-no" : "answer-yes",
 		no ? "no" : "yes");
-	for (size_t i = 0; meta->warnings && i < meta->warnings->count; i++) {
-		fputs("<p class=\"warn\">", out);
-		svgplot_escape(out, meta->warnings->items[i].msg);
-		fputs("</p>\n", out);
+	svgplot_escape(out, question);
+	fputs("</p>\n", out);
+}
+
+static void warn_para(FILE *out, const char *text)
+{
+	fputs("<p class=\"warn\">", out);
+	svgplot_escape(out, text);
+	fputs("</p>\n", out);
+}
+
+/* A table cell with a number, "-" when it is not finite. */
+static void td_num(FILE *out, double v, int digits)
+{
+	if (isfinite(v))
+		fprintf(out, "<td class=\"n\">%.*f</td>", digits, v);
+	else
+		fputs("<td class=\"n\">-</td>", out);
+}
+
+static void td_str(FILE *out, const char *s)
+{
+	fputs("<td>", out);
+	svgplot_escape(out, s);
+	fputs("</td>", out);
+}
+
+static void th_row(FILE *out, const char *const *heads, size_t n)
+{
+	fputs("<tr>", out);
+	for (size_t i = 0; i < n; i++) {
+		fputs("<th>", out);
+		svgplot_escape(out, heads[i]);
+		fputs("</th>", out);
 	}
-	html_facts(out, "What was run", facts, sizeof(facts) / sizeof(facts[0]));
+	fputs("</tr>\n", out);
+}
+
+/* The "run" object size, compare and whatif write at their top. */
+static void run_facts(struct rd *r, const cJSON *doc, struct fact *f, size_t *n)
+{
+	const cJSON *run = rd_obj(r, doc, "run");
+	if (!run)
+		return;
+	fact_str(f, n, "Scenario", opt_str(run, "scenario_name"));
+	fact_str(f, n, "Scenario file", opt_str(run, "scenario_path"));
+	fact_str(f, n, "Trace", opt_str(run, "trace"));
+	fact_str(f, n, "Model", opt_str(run, "model_id"));
+}
+
+/* ---- replay ------------------------------------------------------------- */
+
+/* One CDF of a run's "charts" as a series named name. */
+static int cdf_series(struct rd *r, const cJSON *charts, const char *key, const char *name,
+		      struct svgplot_series *s, double **own)
+{
+	const cJSON *c = rd_obj(r, charts, key);
+	const cJSON *ms = c ? rd_arr(r, c, "ms") : NULL, *pct = c ? rd_arr(r, c, "pct") : NULL;
+	if (r->rc)
+		return r->rc;
+	size_t nx, ny;
+	own[0] = rd_nums(r, ms, &nx);
+	own[1] = rd_nums(r, pct, &ny);
+	*s = (struct svgplot_series){.name = name, .x = own[0], .y = own[1], .n = nx < ny ? nx : ny};
+	return r->rc;
+}
+
+/* Charts of TTFT, TPOT and E2E: one series per run in charts[0..n_runs). */
+static void cdf_charts(FILE *out, struct rd *r, const cJSON *const *charts, const char *const *names,
+		       size_t n_runs, double slo_ttft_ms, double slo_tpot_ms)
+{
+	static const char *const KEYS[] = {"ttft_cdf", "tpot_cdf", "e2el_cdf"};
+	const struct svgplot_chart TEMPLATE[] = {
+		{.id = "ttft-cdf", .title = "Time to first token, cumulative", .x_label = "TTFT (ms)",
+		 .y_label = "calls at or below (%)",
+		 .caption = "Read across from a share of calls to the TTFT they got: the curve should "
+			    "reach the top left of the dashed objective line."},
+		{.id = "tpot-cdf", .title = "Time per output token (after the first), cumulative",
+		 .x_label = "TPOT (ms)", .y_label = "calls at or below (%)",
+		 .caption = "How fast tokens stream once a call has started; a long right tail means "
+			    "decode steps crowded by large batches or prefills."},
+		{.id = "e2e-cdf", .title = "End-to-end latency, cumulative", .x_label = "E2E (ms)",
+		 .y_label = "calls at or below (%)",
+		 .caption = "How long an agent waits for each whole call; this is what stretches a "
+			    "session."},
+	};
+	for (int k = 0; k < 3 && r->rc == 0; k++) {
+		struct svgplot_chart c = TEMPLATE[k];
+		if (k == 0 && slo_ttft_ms > 0.0)
+			c.markers[c.n_markers++] = (struct svgplot_marker){slo_ttft_ms, "TTFT objective"};
+		if (k == 1 && slo_tpot_ms > 0.0)
+			c.markers[c.n_markers++] = (struct svgplot_marker){slo_tpot_ms, "TPOT objective"};
+		struct svgplot_series s[2];
+		double *own[4] = {NULL, NULL, NULL, NULL};
+		for (size_t i = 0; i < n_runs && r->rc == 0; i++)
+			cdf_series(r, charts[i], KEYS[k], names[i], &s[i], own + 2 * i);
+		if (r->rc == 0)
+			svgplot_lines(out, &c, s, n_runs);
+		for (int i = 0; i < 4; i++)
+			free(own[i]);
+	}
+}
+
+/* Calls arriving per bin, from a run's "charts". */
+static void arrivals_chart(FILE *out, struct rd *r, const cJSON *charts)
+{
+	double bin_s = rd_num(r, charts, "arrivals_bin_s");
+	const cJSON *a = rd_arr(r, charts, "arrivals");
+	if (r->rc)
+		return;
+	size_t n;
+	double *counts = rd_nums(r, a, &n);
+	double *t = n ? malloc(n * sizeof(*t)) : NULL;
+	if (n && !t && r->rc == 0)
+		r->rc = diag_set(r->d, DIAG_ENOMEM, "out of memory for the report's charts");
+	if (r->rc == 0) {
+		for (size_t i = 0; i < n; i++)
+			t[i] = (double)i * bin_s / 3600.0;
+		char title[96];
+		snprintf(title, sizeof(title), "Calls arriving per %g min", bin_s / 60.0);
+		struct svgplot_chart c = {
+			.id = "arrivals",
+			.title = title,
+			.x_label = "time from the first call (h)",
+			.y_label = "calls per bin",
+			.caption = "The load over the run: latency percentiles are mostly decided by the "
+				   "busiest stretch.",
+		};
+		struct svgplot_series s = {.name = "calls", .x = t, .y = counts, .n = n};
+		svgplot_lines(out, &c, &s, 1);
+	}
+	free(t);
+	free(counts);
+}
+
+static void stats_row(FILE *out, struct rd *r, const cJSON *doc, const char *label, const char *stem)
+{
+	static const char *const PRE[] = {"mean", "median", "p90", "p95", "p99"};
+	fputs("<tr><th>", out);
+	svgplot_escape(out, label);
+	fputs("</th>", out);
+	for (size_t i = 0; i < sizeof(PRE) / sizeof(PRE[0]); i++) {
+		char key[48];
+		snprintf(key, sizeof(key), "%s_%s_ms", PRE[i], stem);
+		td_num(out, rd_num(r, doc, key), 2);
+	}
+	fputs("</tr>\n", out);
+}
+
+/* A time series section (the run's "timeseries", when it has one). */
+static void timeseries_charts(FILE *out, struct rd *r, const cJSON *doc);
+
+static int page_replay(FILE *out, struct rd *r, const cJSON *doc)
+{
+	const cJSON *run = rd_obj(r, doc, "run");
+	const cJSON *charts = rd_obj(r, doc, "charts");
+	const cJSON *warnings = rd_arr(r, doc, "warnings");
+	double completed = rd_num(r, doc, "completed"), failed = rd_num(r, doc, "failed");
+	double dur = rd_num(r, doc, "duration_s"), att = rd_num(r, doc, "slo_attainment");
+	double hit = rd_num(r, doc, "prefix_cache_hit_rate");
+	if (r->rc)
+		return r->rc;
+	double slo_ttft = opt_num(run, "slo_ttft_ms"), slo_tpot = opt_num(run, "slo_tpot_ms");
+	struct fact f[16];
+	size_t n = 0;
+	fact_str(f, &n, "Scenario", opt_str(run, "scenario_name"));
+	fact_str(f, &n, "Scenario file", opt_str(run, "scenario_path"));
+	fact_str(f, &n, "Trace", opt_str(run, "trace_path"));
+	fact_str(f, &n, "Trace format", opt_str(run, "trace_format"));
+	f[n].name = "Calls";
+	snprintf(f[n++].value, sizeof(f[0].value), "%.0f completed, %.0f failed", completed, failed);
+	f[n].name = "Duration";
+	snprintf(f[n++].value, sizeof(f[0].value), "%.1f s simulated", dur);
+	fact_str(f, &n, "Model", opt_str(run, "model_id"));
+	fact_str(f, &n, "Hardware", opt_str(run, "hardware_id"));
+	f[n].name = "Weights / KV cache";
+	snprintf(f[n++].value, sizeof(f[0].value), "%s / %s", opt_str(run, "weight_format"),
+		 opt_str(run, "kv_cache_dtype"));
+	f[n].name = "Tensor parallel";
+	snprintf(f[n++].value, sizeof(f[0].value), "%.0f", opt_num(run, "tensor_parallel_size"));
+	f[n].name = "KV cache";
+	snprintf(f[n++].value, sizeof(f[0].value), "%.0f tokens per replica",
+		 opt_num(run, "kv_capacity_tokens"));
+	f[n].name = "Latency objectives";
+	if (slo_ttft > 0.0 || slo_tpot > 0.0)
+		snprintf(f[n++].value, sizeof(f[0].value), "TTFT <= %g ms, TPOT <= %g ms (0: none); "
+			 "met by %.1f%%", isfinite(slo_ttft) ? slo_ttft : 0.0,
+			 isfinite(slo_tpot) ? slo_tpot : 0.0, 100.0 * att);
+	else
+		snprintf(f[n++].value, sizeof(f[0].value), "none set");
+	f[n].name = "Prefix-cache hit rate";
+	snprintf(f[n++].value, sizeof(f[0].value), "%.1f%%", 100.0 * hit);
+	f[n].name = "Seed";
+	snprintf(f[n++].value, sizeof(f[0].value), "%.0f", opt_num(run, "seed"));
+	fact_str(f, &n, "agentcap version", opt_str(run, "agentcap_version"));
+
+	page_begin(out, "agentcap replay report");
+	answer(out, strcmp(opt_str(doc, "answer"), "no") == 0,
+	       "does this deployment serve this trace within its objectives?");
+	const cJSON *w;
+	cJSON_ArrayForEach(w, warnings) warn_para(out, opt_str(w, "message"));
+	facts(out, "What was run", f, n);
 
 	fputs("<h2>Latency (ms)</h2>\n<table>\n<tr><th></th><th>mean</th><th>median</th><th>P90</th>"
 	      "<th>P95</th><th>P99</th></tr>\n", out);
-	row_stats(out, "TTFT", &s->ttft_ms);
-	row_stats(out, "TPOT", &s->tpot_ms);
-	row_stats(out, "ITL", &s->itl_ms);
-	row_stats(out, "E2E", &s->e2el_ms);
+	stats_row(out, r, doc, "TTFT", "ttft");
+	stats_row(out, r, doc, "TPOT", "tpot");
+	stats_row(out, r, doc, "ITL", "itl");
+	stats_row(out, r, doc, "E2E", "e2el");
+	fputs("</table>\n<h2>Charts</h2>\n", out);
+	const char *name = "calls at or below";
+	cdf_charts(out, r, &charts, &name, 1, slo_ttft, slo_tpot);
+	arrivals_chart(out, r, charts);
+	timeseries_charts(out, r, doc);
+	return r->rc;
+}
+
+/* Not yet in any result: the section is drawn when a run writes one. */
+static void timeseries_charts(FILE *out, struct rd *r, const cJSON *doc)
+{
+	(void)out;
+	(void)r;
+	(void)doc;
+}
+
+/* ---- stats -------------------------------------------------------------- */
+
+static int page_stats(FILE *out, struct rd *r, const cJSON *doc)
+{
+	const cJSON *curve = rd_arr(r, doc, "cache_curve");
+	double calls = rd_num(r, doc, "calls"), sessions = rd_num(r, doc, "sessions");
+	double engineers = rd_num(r, doc, "engineers"), tasks = rd_num(r, doc, "tasks");
+	double t0 = rd_num(r, doc, "first_t_s"), t1 = rd_num(r, doc, "last_t_s");
+	double unbounded = rd_num(r, doc, "prefix_hit_rate_unbounded");
+	if (r->rc)
+		return r->rc;
+	struct fact f[8];
+	size_t n = 0;
+	fact_str(f, &n, "Trace", opt_str(doc, "trace"));
+	fact_str(f, &n, "Trace format", opt_str(doc, "trace_format"));
+	f[n].name = "Contents";
+	snprintf(f[n++].value, sizeof(f[0].value), "%.0f calls in %.0f sessions, %.0f tasks, %.0f "
+		 "engineers, over %.1f h", calls, sessions, tasks, engineers, (t1 - t0) / 3600.0);
+	fact_str(f, &n, "Scenario", "none: stats describes the trace as recorded");
+	fact_str(f, &n, "Seed", "none: nothing is drawn at random");
+	fact_str(f, &n, "agentcap version", opt_str(doc, "agentcap_version"));
+	page_begin(out, "agentcap stats report");
+	facts(out, "What was read", f, n);
+
+	h2(out, "Distributions");
+	static const char *const HEAD[] = {"", "min", "mean", "median", "P90", "P99", "max"};
+	static const char *const PRE[] = {"min", "mean", "median", "p90", "p99", "max"};
+	static const char *const ROWS[][2] = {
+		{"prompt tokens", "input_tokens"}, {"new prompt tokens", "new_tokens"},
+		{"output tokens", "output_tokens"}, {"gap between calls (s)", "gap_s"},
+		{"calls in flight", "concurrency"}, {"calls per session", "calls_per_session"},
+	};
+	fputs("<table>\n", out);
+	th_row(out, HEAD, 7);
+	for (size_t i = 0; i < sizeof(ROWS) / sizeof(ROWS[0]); i++) {
+		fputs("<tr><th>", out);
+		svgplot_escape(out, ROWS[i][0]);
+		fputs("</th>", out);
+		for (size_t k = 0; k < 6; k++) {
+			char key[64];
+			snprintf(key, sizeof(key), "%s_%s", PRE[k], ROWS[i][1]);
+			td_num(out, opt_num(doc, key), 1);
+		}
+		fputs("</tr>\n", out);
+	}
 	fputs("</table>\n<h2>Charts</h2>\n", out);
 
-	struct svgplot_chart c = {
-		.id = "ttft-cdf",
-		.title = "Time to first token, cumulative",
-		.x_label = "TTFT (ms)",
-		.y_label = "calls at or below (%)",
-		.caption = "Read across from a share of calls to the TTFT they got: the curve should "
-			   "reach the top left of the dashed objective line.",
-	};
-	if (meta->slo_ttft_ms > 0.0)
-		c.markers[c.n_markers++] = (struct svgplot_marker){meta->slo_ttft_ms, "TTFT objective"};
-	int rc = cdf_chart(out, m, METRICS_TTFT_MS, &c, d);
-	c = (struct svgplot_chart){
-		.id = "tpot-cdf",
-		.title = "Time per output token (after the first), cumulative",
-		.x_label = "TPOT (ms)",
-		.y_label = "calls at or below (%)",
-		.caption = "How fast tokens stream once a call has started; a long right tail means "
-			   "decode steps crowded by large batches or prefills.",
-	};
-	if (meta->slo_tpot_ms > 0.0)
-		c.markers[c.n_markers++] = (struct svgplot_marker){meta->slo_tpot_ms, "TPOT objective"};
-	if (rc == 0)
-		rc = cdf_chart(out, m, METRICS_TPOT_MS, &c, d);
-	c = (struct svgplot_chart){
-		.id = "e2e-cdf",
-		.title = "End-to-end latency, cumulative",
-		.x_label = "E2E (ms)",
-		.y_label = "calls at or below (%)",
-		.caption = "How long an agent waits for each whole call; this is what stretches a "
-			   "session.",
-	};
-	if (rc == 0)
-		rc = cdf_chart(out, m, METRICS_E2EL_MS, &c, d);
-	if (rc == 0) {
-		/* whole minutes per bin, at most MAX_BINS bins */
-		double bin_s = 60.0 * fmax(1.0, ceil(s->duration_s / 60.0 / MAX_BINS));
-		size_t n;
-		double *counts = metrics_arrivals_per_bin(m, bin_s, &n);
-		if (n == SIZE_MAX)
-			rc = diag_set(d, DIAG_ENOMEM, "out of memory for the HTML report's charts");
-		double *t = n && n != SIZE_MAX ? malloc(n * sizeof(*t)) : NULL;
-		if (rc == 0 && n && !t)
-			rc = diag_set(d, DIAG_ENOMEM, "out of memory for the HTML report's charts");
-		if (rc == 0) {
-			for (size_t i = 0; i < n; i++)
-				t[i] = (double)i * bin_s / 3600.0;
-			char title[96];
-			snprintf(title, sizeof(title), "Calls arriving per %g min", bin_s / 60.0);
-			c = (struct svgplot_chart){
-				.id = "arrivals",
-				.title = title,
-				.x_label = "time from the first call (h)",
-				.y_label = "calls per bin",
-				.caption = "The load over the run: latency percentiles are mostly decided "
-					   "by the busiest stretch.",
-			};
-			struct svgplot_series sr = {.name = "calls", .x = t, .y = counts, .n = n};
-			svgplot_lines(out, &c, &sr, 1);
-		}
-		free(t);
-		free(counts);
+	/* capacity 0 holds nothing: the curve starts at (0, 0) */
+	size_t k = (size_t)cJSON_GetArraySize(curve) + 1;
+	double *x = malloc(k * sizeof(*x)), *y = malloc(k * sizeof(*y));
+	if (!x || !y) {
+		free(x);
+		free(y);
+		return r->rc = diag_set(r->d, DIAG_ENOMEM, "out of memory for the report's charts");
 	}
-	if (rc == 0)
-		html_end(out);
-	return rc;
+	x[0] = y[0] = 0.0;
+	size_t m = 1;
+	double xmax = 0.0;
+	const cJSON *p;
+	cJSON_ArrayForEach(p, curve) {
+		x[m] = rd_num(r, p, "cache_tokens");
+		y[m] = 100.0 * rd_num(r, p, "hit_rate");
+		xmax = fmax(xmax, x[m]);
+		m++;
+	}
+	double scale = xmax >= 1e7 ? 1e6 : xmax >= 1e4 ? 1e3 : 1.0;
+	for (size_t i = 0; i < m; i++)
+		x[i] /= scale;
+	struct svgplot_chart c = {
+		.id = "cache-curve",
+		.title = "Prefix-cache hit rate against KV-cache capacity (LRU)",
+		.x_label = scale == 1e6 ? "KV-cache capacity (million tokens)"
+			   : scale == 1e3 ? "KV-cache capacity (thousand tokens)"
+					  : "KV-cache capacity (tokens)",
+		.y_label = "prompt tokens found cached (%)",
+		.caption = "How much cache this traffic needs: where the curve flattens, more KV "
+			   "capacity stops paying; the dashed line is the hit rate of a cache that never "
+			   "evicts.",
+	};
+	c.hmarkers[c.n_hmarkers++] = (struct svgplot_marker){100.0 * unbounded, "never evicting"};
+	struct svgplot_series s = {.name = "hit rate", .x = x, .y = y, .n = m, .points = m < 3};
+	if (r->rc == 0)
+		svgplot_lines(out, &c, &s, 1);
+	free(x);
+	free(y);
+	return r->rc;
+}
+
+/* ---- size --------------------------------------------------------------- */
+
+/* The limits of "ttft_p95=2000ms,tpot_p50=50ms", by key; how many. */
+struct objective {
+	char key[16];
+	double limit_ms;
+};
+
+static int parse_slo(const char *text, struct objective *o, int max)
+{
+	int n = 0;
+	const char *p = text;
+	while (*p && n < max) {
+		const char *eq = strchr(p, '=');
+		if (!eq || eq - p >= (ptrdiff_t)sizeof(o[n].key))
+			break;
+		memcpy(o[n].key, p, (size_t)(eq - p));
+		o[n].key[eq - p] = '\0';
+		char *end;
+		o[n].limit_ms = strtod(eq + 1, &end);
+		if (end == eq + 1 || !(o[n].limit_ms > 0.0))
+			break;
+		n++;
+		p = strchr(end, ',');
+		if (!p)
+			break;
+		p++;
+	}
+	return n;
+}
+
+/* The worst ratio over the objectives of a candidate's median percentile to
+ * its limit. */
+static double worst_ratio(const cJSON *cand, const struct objective *o, int n_obj)
+{
+	const cJSON *objs = cJSON_GetObjectItemCaseSensitive(cand, "objectives_ms");
+	double worst = NAN;
+	for (int i = 0; i < n_obj; i++) {
+		double v = opt_num(cJSON_GetObjectItemCaseSensitive(objs, o[i].key), "p50");
+		if (isfinite(v) && !(v / o[i].limit_ms <= worst))
+			worst = v / o[i].limit_ms;
+	}
+	return worst;
+}
+
+static void deployment(char *buf, size_t cap, const cJSON *e)
+{
+	double pp = opt_num(e, "pipeline_parallel_size");
+	if (pp > 1)
+		snprintf(buf, cap, "%.0f x TP%.0f PP%.0f", opt_num(e, "replicas"),
+			 opt_num(e, "tensor_parallel_size"), pp);
+	else
+		snprintf(buf, cap, "%.0f x TP%.0f", opt_num(e, "replicas"),
+			 opt_num(e, "tensor_parallel_size"));
+}
+
+static void seeds_text(char *buf, size_t cap, const cJSON *seeds)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	const cJSON *s;
+	cJSON_ArrayForEach(s, seeds) {
+		if (at >= cap)
+			break;
+		int w = snprintf(buf + at, cap - at, "%s%.0f", at ? ", " : "",
+				 cJSON_IsNumber(s) ? s->valuedouble : NAN);
+		if (w < 0)
+			break;
+		at += (size_t)w;
+	}
+}
+
+static int page_size(FILE *out, struct rd *r, const cJSON *doc)
+{
+	const cJSON *options = rd_arr(r, doc, "options");
+	const cJSON *seeds = rd_arr(r, doc, "seeds");
+	const cJSON *calls = rd_arr(r, doc, "calls");
+	double reps = rd_num(r, doc, "replicates"), conf = rd_num(r, doc, "confidence");
+	const char *slo = opt_str(doc, "slo");
+	struct fact f[12];
+	size_t n = 0;
+	run_facts(r, doc, f, &n);
+	if (r->rc)
+		return r->rc;
+	f[n].name = "Calls per replicate";
+	seeds_text(f[n++].value, sizeof(f[0].value), calls);
+	fact_str(f, &n, "Latency objectives", slo);
+	f[n].name = "Replicates";
+	snprintf(f[n++].value, sizeof(f[0].value), "%.0f; a deployment meets the objectives when "
+		 "at least %.0f%% of them do", reps, 100.0 * conf);
+	f[n].name = "Seeds";
+	seeds_text(f[n++].value, sizeof(f[0].value), seeds);
+	fact_str(f, &n, "agentcap version", opt_str(cJSON_GetObjectItemCaseSensitive(doc, "run"),
+						     "agentcap_version"));
+	bool found = false;
+	const cJSON *o;
+	cJSON_ArrayForEach(o, options) found = found || opt_bool(o, "found");
+
+	page_begin(out, "agentcap size report");
+	answer(out, !found, "does any hardware option meet the objectives?");
+	facts(out, "What was searched", f, n);
+
+	h2(out, "Smallest deployment per hardware option");
+	static const char *const HEAD[] = {"Hardware", "Deployment", "GPUs", "P95 TTFT (ms)",
+					   "P50 TPOT (ms)", "Busy (%)", "Hit (%)", "Met"};
+	fputs("<table>\n", out);
+	th_row(out, HEAD, 8);
+	cJSON_ArrayForEach(o, options) {
+		const cJSON *best = cJSON_GetObjectItemCaseSensitive(o, "best");
+		fputs("<tr>", out);
+		td_str(out, opt_str(o, "hardware"));
+		if (cJSON_IsObject(best)) {
+			char dep[64], met[32];
+			deployment(dep, sizeof(dep), best);
+			td_str(out, dep);
+			td_num(out, opt_num(best, "gpus"), 0);
+			td_num(out, opt_num(best, "p95_ttft_ms"), 1);
+			td_num(out, opt_num(best, "median_tpot_ms"), 2);
+			td_num(out, 100.0 * opt_num(best, "gpu_busy_fraction"), 1);
+			td_num(out, 100.0 * opt_num(best, "prefix_cache_hit_rate"), 1);
+			snprintf(met, sizeof(met), "%.0f/%.0f", opt_num(best, "replicates_met"),
+				 opt_num(best, "replicates_run"));
+			td_str(out, met);
+		} else {
+			fputs("<td colspan=\"7\">", out);
+			svgplot_escape(out, "none found");
+			const char *pruned = opt_str(o, "pruned");
+			if (strcmp(pruned, "-") != 0 && pruned[0]) {
+				fputs(": ", out);
+				svgplot_escape(out, pruned);
+			}
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+
+	/* the candidates tried, and the chart of them */
+	struct objective obj[8];
+	int n_obj = parse_slo(slo, obj, 8);
+	double *x = malloc(2 * MAX_CANDIDATES * sizeof(*x)), *y = malloc(2 * MAX_CANDIDATES * sizeof(*y));
+	if (!x || !y) {
+		free(x);
+		free(y);
+		return r->rc = diag_set(r->d, DIAG_ENOMEM, "out of memory for the report's charts");
+	}
+	size_t n_met = 0, n_miss = 0;
+	h2(out, "Candidates tried, in search order");
+	static const char *const CHEAD[] = {"Hardware", "Deployment", "GPUs", "Worst objective / limit",
+					    "Met", "Why not"};
+	fputs("<table>\n", out);
+	th_row(out, CHEAD, 6);
+	cJSON_ArrayForEach(o, options) {
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(o, "path");
+		const cJSON *e;
+		cJSON_ArrayForEach(e, path) {
+			char dep[64];
+			deployment(dep, sizeof(dep), e);
+			double ratio = worst_ratio(e, obj, n_obj), gpus = opt_num(e, "gpus");
+			bool meets = opt_bool(e, "meets");
+			fputs("<tr>", out);
+			td_str(out, opt_str(o, "hardware"));
+			td_str(out, dep);
+			td_num(out, gpus, 0);
+			td_num(out, ratio, 2);
+			td_str(out, meets ? "yes" : "no");
+			td_str(out, opt_str(e, "why"));
+			fputs("</tr>\n", out);
+			if (meets && n_met < MAX_CANDIDATES) {
+				x[n_met] = gpus;
+				y[n_met++] = ratio;
+			} else if (!meets && n_miss < MAX_CANDIDATES) {
+				x[MAX_CANDIDATES + n_miss] = gpus;
+				y[MAX_CANDIDATES + n_miss++] = ratio;
+			}
+		}
+	}
+	fputs("</table>\n<h2>Charts</h2>\n", out);
+	struct svgplot_chart c = {
+		.id = "size-candidates",
+		.title = "Candidates tried: GPUs against the worst objective",
+		.x_label = "GPUs of the candidate deployment",
+		.y_label = "worst percentile / its limit (x)",
+		.caption = "Each dot is one deployment the search replayed; at or below the dashed "
+			   "line every objective held. The answer is the leftmost dot that met them.",
+	};
+	c.hmarkers[c.n_hmarkers++] = (struct svgplot_marker){1.0, "objective limit"};
+	struct svgplot_series s[2] = {
+		{.name = "met the objectives", .x = x, .y = y, .n = n_met, .points = true},
+		{.name = "missed", .x = x + MAX_CANDIDATES, .y = y + MAX_CANDIDATES, .n = n_miss,
+		 .points = true},
+	};
+	svgplot_lines(out, &c, s, 2);
+	free(x);
+	free(y);
+	return r->rc;
+}
+
+/* ---- compare ------------------------------------------------------------ */
+
+static bool self_hosted(const cJSON *row)
+{
+	const char *o = opt_str(row, "option");
+	return strcmp(o, "seats") != 0 && strcmp(o, "api") != 0;
+}
+
+static void row_label(char *buf, size_t cap, const cJSON *row)
+{
+	if (self_hosted(row))
+		snprintf(buf, cap, "%s %s (%s)", opt_str(row, "hardware"), opt_str(row, "option"),
+			 opt_str(row, "deployment"));
+	else
+		snprintf(buf, cap, "%s", opt_str(row, "option"));
+}
+
+static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
+{
+	const cJSON *rows = rd_arr(r, doc, "rows");
+	double engineers = rd_num(r, doc, "engineers");
+	struct fact f[12];
+	size_t n = 0;
+	run_facts(r, doc, f, &n);
+	if (r->rc)
+		return r->rc;
+	const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+	f[n].name = "Team";
+	snprintf(f[n++].value, sizeof(f[0].value), "%.0f engineers", engineers);
+	fact_str(f, &n, "API", opt_str(doc, "api"));
+	fact_str(f, &n, "Seats", opt_str(doc, "seats"));
+	f[n].name = "Seed";
+	snprintf(f[n++].value, sizeof(f[0].value), "%.0f", opt_num(run, "seed"));
+	fact_str(f, &n, "agentcap version", opt_str(run, "agentcap_version"));
+	page_begin(out, "agentcap compare report");
+	facts(out, "What was priced", f, n);
+
+	char cur[16];
+	snprintf(cur, sizeof(cur), "%s", opt_str(doc, "currency"));
+	h2(out, "Cost");
+	static const char *const HEAD[] = {"Option", "GPUs", "per month", "per engineer-month",
+					   "per 1M output tokens", "per accepted task", "GPU busy (%)",
+					   "break-even busy (%)"};
+	fputs("<table>\n", out);
+	th_row(out, HEAD, 8);
+	double api = NAN, seats = NAN;
+	size_t n_rows = 0;
+	const cJSON *row;
+	cJSON_ArrayForEach(row, rows) {
+		char label[192];
+		row_label(label, sizeof(label), row);
+		double task = opt_num(row, "usd_per_accepted_task");
+		if (strcmp(opt_str(row, "option"), "api") == 0)
+			api = task;
+		if (strcmp(opt_str(row, "option"), "seats") == 0)
+			seats = task;
+		fputs("<tr>", out);
+		td_str(out, label);
+		if (self_hosted(row))
+			td_num(out, opt_num(row, "gpus"), 0);
+		else
+			td_str(out, "");
+		td_num(out, opt_num(row, "usd_per_month"), 2);
+		td_num(out, opt_num(row, "usd_per_engineer_month"), 2);
+		td_num(out, opt_num(row, "usd_per_1m_output_tokens"), 2);
+		td_num(out, task, 2);
+		if (self_hosted(row)) {
+			td_num(out, 100.0 * opt_num(row, "gpu_busy_fraction"), 1);
+			double be = opt_num(row, "breakeven_gpu_busy_fraction");
+			if (isfinite(be) && be <= 1.0)
+				td_num(out, 100.0 * be, 1);
+			else
+				td_str(out, "never at this size");
+		} else {
+			td_str(out, "");
+			td_str(out, "");
+		}
+		fputs("</tr>\n", out);
+		n_rows++;
+	}
+	fprintf(out, "</table>\n<p>All figures in %s.</p>\n<h2>Charts</h2>\n", cur[0] ? cur : "USD");
+
+	/* bars: self-hosted rows, seats and API as lines across them */
+	struct svgplot_bar *bars = calloc(n_rows ? n_rows : 1, sizeof(*bars));
+	char(*labels)[192] = calloc(n_rows ? n_rows : 1, sizeof(*labels));
+	double *ux = malloc(UTIL_POINTS * sizeof(*ux));
+	double *uy = malloc(MAX_SERIES * UTIL_POINTS * sizeof(*uy));
+	if (!bars || !labels || !ux || !uy) {
+		free(bars);
+		free(labels);
+		free(ux);
+		free(uy);
+		return r->rc = diag_set(r->d, DIAG_ENOMEM, "out of memory for the report's charts");
+	}
+	size_t nb = 0;
+	double top = fmax(isfinite(api) ? api : 0.0, isfinite(seats) ? seats : 0.0);
+	cJSON_ArrayForEach(row, rows) {
+		if (!self_hosted(row))
+			continue;
+		row_label(labels[nb], sizeof(labels[0]), row);
+		bars[nb] = (struct svgplot_bar){labels[nb], opt_num(row, "usd_per_accepted_task")};
+		if (isfinite(bars[nb].value))
+			top = fmax(top, bars[nb].value);
+		nb++;
+	}
+	char xl[64];
+	snprintf(xl, sizeof(xl), "%s per accepted task", cur[0] ? cur : "USD");
+	struct svgplot_chart c = {
+		.id = "cost-per-task",
+		.title = "Cost per accepted task by option",
+		.x_label = xl,
+		.y_label = "",
+		.caption = "A bar left of a dashed line is cheaper per accepted task than the seats or "
+			   "the API it is named for, at the traffic replayed.",
+	};
+	if (isfinite(seats))
+		c.markers[c.n_markers++] = (struct svgplot_marker){seats, "seats"};
+	if (isfinite(api))
+		c.markers[c.n_markers++] = (struct svgplot_marker){api, "API"};
+	svgplot_bars(out, &c, bars, nb);
+
+	/* cost against utilisation: the fixed monthly cost over traffic scaled
+	 * on the same GPUs, so per task it falls as 1 / busy */
+	for (int i = 0; i < UTIL_POINTS; i++)
+		ux[i] = (double)(i + 1);
+	struct svgplot_series s[MAX_SERIES];
+	size_t ns = 0;
+	/* drawn up to 4x the dearer baseline, or twice the cheapest option at
+	 * full use when that is higher, so the crossing stays readable */
+	double cap = 4.0 * fmax(isfinite(api) ? api : 0.0, isfinite(seats) ? seats : 0.0);
+	double cheapest = INFINITY;
+	cJSON_ArrayForEach(row, rows) if (self_hosted(row)) {
+		double full = opt_num(row, "usd_per_accepted_task") * opt_num(row, "gpu_busy_fraction");
+		if (isfinite(full))
+			cheapest = fmin(cheapest, full);
+	}
+	if (isfinite(cheapest))
+		cap = fmax(cap, 2.0 * cheapest);
+	if (!(cap > 0.0))
+		cap = top;
+	c = (struct svgplot_chart){
+		.id = "cost-vs-utilisation",
+		.title = "Cost per accepted task against GPU utilisation",
+		.x_label = "GPU busy (%)",
+		.y_label = xl,
+		.caption = "More traffic on the same GPUs spreads their fixed cost: where a curve "
+			   "crosses the API line is the break-even utilisation (marked when it is below "
+			   "100%).",
+	};
+	if (isfinite(api))
+		c.hmarkers[c.n_hmarkers++] = (struct svgplot_marker){api, "API"};
+	if (isfinite(seats))
+		c.hmarkers[c.n_hmarkers++] = (struct svgplot_marker){seats, "seats"};
+	size_t k = 0;
+	cJSON_ArrayForEach(row, rows) {
+		if (!self_hosted(row) || ns >= MAX_SERIES)
+			continue;
+		double busy = opt_num(row, "gpu_busy_fraction") * 100.0;
+		double task = opt_num(row, "usd_per_accepted_task");
+		double *yy = uy + ns * UTIL_POINTS;
+		for (int i = 0; i < UTIL_POINTS; i++) {
+			double v = task * busy / ux[i];
+			yy[i] = isfinite(v) && v <= cap ? v : NAN;
+		}
+		s[ns] = (struct svgplot_series){.name = labels[k], .x = ux, .y = yy, .n = UTIL_POINTS};
+		double be = opt_num(row, "breakeven_gpu_busy_fraction");
+		if (isfinite(be) && be <= 1.0 && c.n_markers < SVGPLOT_MAX_MARKERS)
+			c.markers[c.n_markers++] = (struct svgplot_marker){100.0 * be, "break-even"};
+		ns++;
+		k++;
+	}
+	svgplot_lines(out, &c, s, ns);
+	free(bars);
+	free(labels);
+	free(ux);
+	free(uy);
+	return r->rc;
+}
+
+/* ---- whatif ------------------------------------------------------------- */
+
+static int page_whatif(FILE *out, struct rd *r, const cJSON *doc)
+{
+	const cJSON *rows = rd_arr(r, doc, "rows");
+	const cJSON *variants = rd_arr(r, doc, "variants");
+	const cJSON *charts = rd_arr(r, doc, "charts");
+	double seed = rd_num(r, doc, "seed");
+	struct fact f[10];
+	size_t n = 0;
+	run_facts(r, doc, f, &n);
+	if (r->rc)
+		return r->rc;
+	if (cJSON_GetArraySize(variants) != 2 || cJSON_GetArraySize(charts) != 2) {
+		rd_missing(r, "variants", "pair of");
+		return r->rc;
+	}
+	const char *names[2] = {cJSON_GetArrayItem(variants, 0)->valuestring,
+				cJSON_GetArrayItem(variants, 1)->valuestring};
+	const cJSON *ch[2] = {cJSON_GetArrayItem(charts, 0), cJSON_GetArrayItem(charts, 1)};
+	if (!names[0] || !names[1]) {
+		rd_missing(r, "variants", "pair of");
+		return r->rc;
+	}
+	fact_str(f, &n, "What-if", opt_str(doc, "whatif"));
+	f[n].name = "Variants";
+	snprintf(f[n++].value, sizeof(f[0].value), "%s, then %s", names[0], names[1]);
+	f[n].name = "Seed";
+	snprintf(f[n++].value, sizeof(f[0].value), "%.0f", seed);
+	fact_str(f, &n, "agentcap version",
+		 opt_str(cJSON_GetObjectItemCaseSensitive(doc, "run"), "agentcap_version"));
+	page_begin(out, "agentcap whatif report");
+	facts(out, "What was replayed", f, n);
+
+	h2(out, "Side by side");
+	const char *head[] = {"", names[0], names[1], "difference", "change (%)"};
+	fputs("<table>\n", out);
+	th_row(out, head, 5);
+	size_t n_rows = (size_t)cJSON_GetArraySize(rows);
+	struct svgplot_bar *bars = calloc(n_rows ? n_rows : 1, sizeof(*bars));
+	char(*labels)[96] = calloc(n_rows ? n_rows : 1, sizeof(*labels));
+	if (!bars || !labels) {
+		free(bars);
+		free(labels);
+		return r->rc = diag_set(r->d, DIAG_ENOMEM, "out of memory for the report's charts");
+	}
+	size_t nb = 0;
+	const cJSON *row;
+	cJSON_ArrayForEach(row, rows) {
+		const char *unit = opt_str(row, "unit");
+		double a = opt_num(row, "a"), b = opt_num(row, "b");
+		const cJSON *hw = cJSON_GetObjectItemCaseSensitive(row, "hardware");
+		if (cJSON_IsString(hw))
+			snprintf(labels[nb], sizeof(labels[0]), "%s %s", opt_str(row, "key"),
+				 hw->valuestring);
+		else
+			snprintf(labels[nb], sizeof(labels[0]), "%s", opt_str(row, "key"));
+		double rel = a != 0.0 ? 100.0 * (b - a) / fabs(a) : NAN;
+		fputs("<tr><th>", out);
+		svgplot_escape(out, labels[nb]);
+		if (unit[0] && strcmp(unit, "-") != 0) {
+			fputs(" (", out);
+			svgplot_escape(out, unit);
+			fputs(")", out);
+		}
+		fputs("</th>", out);
+		td_num(out, a, 2);
+		td_num(out, b, 2);
+		td_num(out, b - a, 2);
+		td_num(out, rel, 1);
+		fputs("</tr>\n", out);
+		bars[nb] = (struct svgplot_bar){labels[nb], rel};
+		nb++;
+	}
+	fputs("</table>\n<h2>Charts</h2>\n", out);
+	cdf_charts(out, r, ch, names, 2, NAN, NAN);
+	char title[160];
+	snprintf(title, sizeof(title), "Change from %s to %s", names[0], names[1]);
+	struct svgplot_chart c = {
+		.id = "whatif-diff",
+		.title = title,
+		.x_label = "change (% of the first variant)",
+		.y_label = "",
+		.caption = "Which figures the what-if moves, and which way: bars right of zero grew, "
+			   "bars left of it shrank ('-': the first variant's figure is zero).",
+	};
+	if (r->rc == 0)
+		svgplot_bars(out, &c, bars, nb);
+	free(bars);
+	free(labels);
+	return r->rc;
+}
+
+/* ---- dispatch ----------------------------------------------------------- */
+
+struct kind {
+	const char *schema;
+	const char *name;
+	const char *version_key;
+	int (*page)(FILE *, struct rd *, const cJSON *);
+};
+
+static const struct kind KINDS[] = {
+	{"agentcap-replay", "replay", "schema_version", page_replay},
+	{"agentcap-stats", "stats", "schema_version", page_stats},
+	{"agentcap-size", "size", "version", page_size},
+	{"agentcap-compare", "compare", "version", page_compare},
+	{"agentcap-whatif", "whatif", "version", page_whatif},
+};
+
+/* Line and column (from 1) of offset at in text. */
+static void line_col(const char *text, size_t at, long *line, long *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < at; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+int html_render(FILE *out, const char *text, size_t len, const char *name, struct diag *d)
+{
+	const char *end = NULL;
+	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, false);
+	if (!doc) {
+		size_t at = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+		long line, col;
+		line_col(text, at, &line, &col);
+		return diag_set(d, DIAG_EINPUT, "%s:%ld:%ld: not valid JSON (expected the JSON result "
+				"of agentcap replay, stats, size, compare or whatif --json)", name, line,
+				col);
+	}
+	size_t at = (size_t)(end - text);
+	while (at < len && strchr(" \t\r\n", text[at]) && text[at])
+		at++;
+	if (at < len) {
+		long line, col;
+		line_col(text, at, &line, &col);
+		cJSON_Delete(doc);
+		return diag_set(d, DIAG_EINPUT, "%s:%ld:%ld: text after the JSON value (expected one "
+				"JSON result and nothing after it)", name, line, col);
+	}
+	const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+	const struct kind *k = NULL;
+	for (size_t i = 0; cJSON_IsString(schema) && i < sizeof(KINDS) / sizeof(KINDS[0]); i++)
+		if (strcmp(schema->valuestring, KINDS[i].schema) == 0)
+			k = &KINDS[i];
+	if (!k) {
+		cJSON_Delete(doc);
+		return diag_set(d, DIAG_EINPUT, "%s: not an agentcap result (expected a JSON object "
+				"whose \"schema\" is agentcap-replay, agentcap-stats, agentcap-size, "
+				"agentcap-compare or agentcap-whatif, as --json writes)", name);
+	}
+	struct rd r = {.name = name, .kind = k->name, .d = d};
+	double v = rd_num(&r, doc, k->version_key);
+	if (r.rc == 0 && v != 1.0)
+		r.rc = diag_set(d, DIAG_EINPUT, "%s: %s result of schema version %g (expected 1: "
+				"this agentcap draws version 1)", name, k->name, v);
+	if (r.rc == 0 && k->page(out, &r, doc) == 0)
+		page_end(out);
+	cJSON_Delete(doc);
+	return r.rc;
 }

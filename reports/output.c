@@ -14,6 +14,7 @@
 #include "reports/cluster.h"
 #include "reports/timeseries.h"
 #include "base/warn.h"
+#include "reports/charts.h"
 #include "reports/metrics.h"
 
 #include <inttypes.h>
@@ -1013,6 +1014,7 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 	j.first[0] = 1;
 	json_open(&j);
 	json_int(&j, "schema_version", REPORT_SCHEMA_VERSION);
+	json_str(&j, "schema", "agentcap-replay");
 	json_run(&j, m);
 	json_warnings(&j, m, s);
 
@@ -1092,8 +1094,32 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 		json_cluster(&j, m->cluster);
 	if (m->timeseries)
 		json_timeseries(&j, m->timeseries, m->timeseries_interval_s);
+	if (m->charts) {
+		json_key(&j, "charts");
+		charts_json(fp, m->charts);
+	}
 	json_close(&j);
 	fputc('\n', fp);
+}
+
+void report_json_stream(FILE *fp, const struct report_meta *meta, const struct metrics_summary *s)
+{
+	json_document(fp, meta, s);
+}
+
+void report_run_json(FILE *fp, const struct report_run *r)
+{
+	fputs("\"run\":{\"agentcap_version\":", fp);
+	json_string(fp, r->version);
+	fputs(",\"scenario_name\":", fp);
+	json_string(fp, r->scenario_name);
+	fputs(",\"scenario_path\":", fp);
+	json_string(fp, r->scenario_path);
+	fputs(",\"trace\":", fp);
+	json_string(fp, r->trace);
+	fputs(",\"model_id\":", fp);
+	json_string(fp, r->model_id);
+	fprintf(fp, ",\"seed\":%" PRIu64 "}", r->seed);
 }
 
 int report_json_write(const char *path, const struct report_meta *meta,

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct charts;
 struct cluster_summary;
 struct diag;
 struct metrics_summary;
@@ -84,6 +85,9 @@ struct report_meta {
 	double timeseries_interval_s;
 	double slo_attainment_target; /* share of calls within the SLOs for "yes" */
 	const struct warn_list *warnings; /* shown first; NULL = none */
+	const struct charts *charts;  /* the figures of the report's charts, kept
+					 as "charts" for `agentcap report`; NULL
+					 = none written */
 };
 
 /* The run's answer is "no" when any call failed, or when latency objectives
@@ -111,5 +115,24 @@ void report_human_duration(char *buf, size_t cap, double s);
  * reason in d; on failure no file and no temporary file is left at path. */
 int report_json_write(const char *path, const struct report_meta *meta,
 		      const struct metrics_summary *s, struct diag *d);
+
+/* The same document written to fp (for a page drawn from it, html.h);
+ * write errors are left for the caller to see with ferror(fp). */
+void report_json_stream(FILE *fp, const struct report_meta *meta, const struct metrics_summary *s);
+
+/* What a planner's result (size, compare, whatif) says about the run at its
+ * top: strings borrowed, NULL written as null. */
+struct report_run {
+	const char *version;          /* agentcap version */
+	const char *scenario_name;
+	const char *scenario_path;
+	const char *trace;            /* the trace, or how a team was made */
+	const char *model_id;
+	uint64_t seed;                /* the first replicate's */
+};
+
+/* The member "run": {"agentcap_version", "scenario_name", "scenario_path",
+ * "trace", "model_id", "seed"} on one line, without a separator around it. */
+void report_run_json(FILE *fp, const struct report_run *r);
 
 #endif

@@ -53,14 +53,20 @@ static struct axis nice_axis(double lo, double hi)
 	return (struct axis){floor(lo / step) * step, ceil(hi / step) * step, step};
 }
 
-static double px(const struct axis *a, double v)
+/* Where the plot area sits in the drawing. */
+struct frame {
+	double w, h, left, right, top, bottom;
+	struct axis ax, ay;
+};
+
+static double px(const struct frame *f, double v)
 {
-	return LEFT + (v - a->lo) / (a->hi - a->lo) * (W - LEFT - RIGHT);
+	return f->left + (v - f->ax.lo) / (f->ax.hi - f->ax.lo) * (f->w - f->left - f->right);
 }
 
-static double py(const struct axis *a, double v)
+static double py(const struct frame *f, double v)
 {
-	return H - BOTTOM - (v - a->lo) / (a->hi - a->lo) * (H - TOP - BOTTOM);
+	return f->h - f->bottom - (v - f->ay.lo) / (f->ay.hi - f->ay.lo) * (f->h - f->top - f->bottom);
 }
 
 /* A tick label: as few decimals as the step needs. */
@@ -70,6 +76,89 @@ static void tick_label(FILE *out, double v, double step)
 	if (fabs(v) < step * 1e-9)
 		v = 0.0;
 	fprintf(out, "%.*f", dec > 6 ? 6 : dec, v);
+}
+
+/* The <figure>, <svg>, title, grid with ticks (y ticks only when y_ticks),
+ * frame and axis labels of a chart. */
+static void frame_open(FILE *out, const struct svgplot_chart *c, const struct frame *f, bool y_ticks)
+{
+	fputs("<figure id=\"", out);
+	svgplot_escape(out, c->id);
+	fprintf(out, "\">\n<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
+		"role=\"img\" aria-label=\"", f->w, f->h);
+	svgplot_escape(out, c->title);
+	fputs("\">\n<title>", out);
+	svgplot_escape(out, c->title);
+	fprintf(out, "</title>\n<text class=\"title\" x=\"%.2f\" y=\"22\" text-anchor=\"middle\">",
+		f->w / 2.0);
+	svgplot_escape(out, c->title);
+	fputs("</text>\n", out);
+	/* grid and ticks */
+	fputs("<g class=\"grid\">\n", out);
+	for (double v = f->ax.lo; v <= f->ax.hi + f->ax.step * 1e-9; v += f->ax.step) {
+		double x = px(f, v);
+		fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>", x, f->top, x,
+			f->h - f->bottom);
+		fprintf(out, "<text class=\"tick\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">", x,
+			f->h - f->bottom + 16.0);
+		tick_label(out, v, f->ax.step);
+		fputs("</text>\n", out);
+	}
+	for (double v = f->ay.lo; y_ticks && v <= f->ay.hi + f->ay.step * 1e-9; v += f->ay.step) {
+		double y = py(f, v);
+		fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>", f->left, y,
+			f->w - f->right, y);
+		fprintf(out, "<text class=\"tick\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\">",
+			f->left - 6.0, y + 4.0);
+		tick_label(out, v, f->ay.step);
+		fputs("</text>\n", out);
+	}
+	fputs("</g>\n", out);
+	fprintf(out, "<rect class=\"frame\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"/>\n",
+		f->left, f->top, f->w - f->left - f->right, f->h - f->top - f->bottom);
+	/* axis labels */
+	fprintf(out, "<text class=\"label\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">",
+		f->left + (f->w - f->left - f->right) / 2.0, f->h - 14.0);
+	svgplot_escape(out, c->x_label);
+	fprintf(out, "</text>\n<text class=\"label\" transform=\"translate(16 %.2f) rotate(-90)\" "
+		"text-anchor=\"middle\">", f->top + (f->h - f->top - f->bottom) / 2.0);
+	svgplot_escape(out, c->y_label);
+	fputs("</text>\n", out);
+}
+
+/* The vertical markers, labelled inside the plot, then the horizontal
+ * ones; without h (bars), no horizontal ones and the labels above the plot,
+ * where frame.top left them room. */
+static void frame_markers(FILE *out, const struct svgplot_chart *c, const struct frame *f, bool h)
+{
+	for (int m = 0; m < c->n_markers; m++) {
+		if (!isfinite(c->markers[m].x))
+			continue;
+		double x = px(f, c->markers[m].x);
+		fprintf(out, "<line class=\"marker\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>"
+			"<text class=\"marker\" x=\"%.2f\" y=\"%.2f\">", x, f->top, x, f->h - f->bottom,
+			x + 4.0, h ? f->top + 12.0 + 14.0 * (double)m
+				   : f->top - 4.0 - 14.0 * (double)(c->n_markers - 1 - m));
+		svgplot_escape(out, c->markers[m].label);
+		fputs("</text>\n", out);
+	}
+	for (int m = 0; h && m < c->n_hmarkers; m++) {
+		if (!isfinite(c->hmarkers[m].x))
+			continue;
+		double y = py(f, c->hmarkers[m].x);
+		fprintf(out, "<line class=\"marker\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>"
+			"<text class=\"marker\" x=\"%.2f\" y=\"%.2f\">", f->left, y, f->w - f->right, y,
+			f->left + 6.0, y - 4.0);
+		svgplot_escape(out, c->hmarkers[m].label);
+		fputs("</text>\n", out);
+	}
+}
+
+static void frame_close(FILE *out, const struct svgplot_chart *c)
+{
+	fputs("</svg>\n<figcaption>", out);
+	svgplot_escape(out, c->caption);
+	fputs("</figcaption>\n</figure>\n", out);
 }
 
 void svgplot_lines(FILE *out, const struct svgplot_chart *c, const struct svgplot_series *s,
@@ -85,94 +174,108 @@ void svgplot_lines(FILE *out, const struct svgplot_chart *c, const struct svgplo
 			ylo = fmin(ylo, s[i].y[k]);
 			yhi = fmax(yhi, s[i].y[k]);
 		}
+	bool any = isfinite(xlo);
 	for (int m = 0; m < c->n_markers; m++)
 		if (isfinite(c->markers[m].x)) {
 			xlo = fmin(xlo, c->markers[m].x);
 			xhi = fmax(xhi, c->markers[m].x);
 		}
-	if (!isfinite(xlo)) {
-		xlo = ylo = 0.0;
-		xhi = yhi = 1.0;
+	for (int m = 0; m < c->n_hmarkers; m++)
+		if (isfinite(c->hmarkers[m].x)) {
+			ylo = fmin(ylo, c->hmarkers[m].x);
+			yhi = fmax(yhi, c->hmarkers[m].x);
+		}
+	if (!any && !isfinite(xlo)) {
+		xlo = 0.0;
+		xhi = 1.0;
+	}
+	if (!isfinite(ylo)) {
+		ylo = 0.0;
+		yhi = 1.0;
 	}
 	if (ylo > 0.0)
 		ylo = 0.0; /* counts and shares read best from zero */
-	struct axis ax = nice_axis(xlo, xhi), ay = nice_axis(ylo, yhi);
-
-	fputs("<figure id=\"", out);
-	svgplot_escape(out, c->id);
-	fprintf(out, "\">\n<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
-		"role=\"img\" aria-label=\"", W, H);
-	svgplot_escape(out, c->title);
-	fputs("\">\n<title>", out);
-	svgplot_escape(out, c->title);
-	fprintf(out, "</title>\n<text class=\"title\" x=\"%.2f\" y=\"22\" text-anchor=\"middle\">",
-		W / 2.0);
-	svgplot_escape(out, c->title);
-	fputs("</text>\n", out);
-	/* grid and ticks */
-	fputs("<g class=\"grid\">\n", out);
-	for (double v = ax.lo; v <= ax.hi + ax.step * 1e-9; v += ax.step) {
-		double x = px(&ax, v);
-		fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>", x, TOP, x,
-			H - BOTTOM);
-		fprintf(out, "<text class=\"tick\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">", x,
-			H - BOTTOM + 16.0);
-		tick_label(out, v, ax.step);
-		fputs("</text>\n", out);
-	}
-	for (double v = ay.lo; v <= ay.hi + ay.step * 1e-9; v += ay.step) {
-		double y = py(&ay, v);
-		fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>", LEFT, y,
-			W - RIGHT, y);
-		fprintf(out, "<text class=\"tick\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\">",
-			LEFT - 6.0, y + 4.0);
-		tick_label(out, v, ay.step);
-		fputs("</text>\n", out);
-	}
-	fputs("</g>\n", out);
-	fprintf(out, "<rect class=\"frame\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"/>\n",
-		LEFT, TOP, W - LEFT - RIGHT, H - TOP - BOTTOM);
-	/* axis labels */
-	fprintf(out, "<text class=\"label\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">",
-		LEFT + (W - LEFT - RIGHT) / 2.0, H - 14.0);
-	svgplot_escape(out, c->x_label);
-	fprintf(out, "</text>\n<text class=\"label\" transform=\"translate(16 %.2f) rotate(-90)\" "
-		"text-anchor=\"middle\">", TOP + (H - TOP - BOTTOM) / 2.0);
-	svgplot_escape(out, c->y_label);
-	fputs("</text>\n", out);
+	struct frame f = {W, H, LEFT, RIGHT, TOP, BOTTOM, nice_axis(xlo, xhi), nice_axis(ylo, yhi)};
+	frame_open(out, c, &f, true);
 	/* series */
 	for (size_t i = 0; i < n_series; i++) {
-		fprintf(out, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" points=\"",
-			COLORS[i % N_COLORS]);
-		bool first = true;
-		for (size_t k = 0; k < s[i].n; k++) {
-			if (!isfinite(s[i].x[k]) || !isfinite(s[i].y[k]))
-				continue;
-			fprintf(out, "%s%.2f,%.2f", first ? "" : " ", px(&ax, s[i].x[k]),
-				py(&ay, s[i].y[k]));
-			first = false;
+		const char *color = COLORS[i % N_COLORS];
+		if (s[i].points) {
+			fprintf(out, "<g class=\"series\" fill=\"%s\">", color);
+			for (size_t k = 0; k < s[i].n; k++)
+				if (isfinite(s[i].x[k]) && isfinite(s[i].y[k]))
+					fprintf(out, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"4\"/>",
+						px(&f, s[i].x[k]), py(&f, s[i].y[k]));
+			fputs("</g>\n", out);
+		} else {
+			fprintf(out, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" points=\"",
+				color);
+			bool first = true;
+			for (size_t k = 0; k < s[i].n; k++) {
+				if (!isfinite(s[i].x[k]) || !isfinite(s[i].y[k]))
+					continue;
+				fprintf(out, "%s%.2f,%.2f", first ? "" : " ", px(&f, s[i].x[k]),
+					py(&f, s[i].y[k]));
+				first = false;
+			}
+			fputs("\"/>\n", out);
 		}
-		fputs("\"/>\n", out);
 		double ly = TOP + 14.0 + 16.0 * (double)i;
-		fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
-			"stroke-width=\"2\"/><text class=\"legend\" x=\"%.2f\" y=\"%.2f\">",
-			W - RIGHT - 170.0, ly - 4.0, W - RIGHT - 150.0, ly - 4.0, COLORS[i % N_COLORS],
-			W - RIGHT - 145.0, ly);
+		if (s[i].points)
+			fprintf(out, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"4\" fill=\"%s\"/>",
+				W - RIGHT - 160.0, ly - 4.0, color);
+		else
+			fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
+				"stroke-width=\"2\"/>", W - RIGHT - 170.0, ly - 4.0, W - RIGHT - 150.0,
+				ly - 4.0, color);
+		fprintf(out, "<text class=\"legend\" x=\"%.2f\" y=\"%.2f\">", W - RIGHT - 145.0, ly);
 		svgplot_escape(out, s[i].name);
 		fputs("</text>\n", out);
 	}
-	/* markers */
-	for (int m = 0; m < c->n_markers; m++) {
-		if (!isfinite(c->markers[m].x))
-			continue;
-		double x = px(&ax, c->markers[m].x);
-		fprintf(out, "<line class=\"marker\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>"
-			"<text class=\"marker\" x=\"%.2f\" y=\"%.2f\">", x, TOP, x, H - BOTTOM,
-			x + 4.0, TOP + 12.0 + 14.0 * (double)m);
-		svgplot_escape(out, c->markers[m].label);
-		fputs("</text>\n", out);
+	frame_markers(out, c, &f, true);
+	frame_close(out, c);
+}
+
+/* Height of one bar's row, and the room for category labels. */
+#define BAR_ROW 24.0
+#define BAR_LEFT 200.0
+
+void svgplot_bars(FILE *out, const struct svgplot_chart *c, const struct svgplot_bar *bars,
+		  size_t n_bars)
+{
+	double lo = 0.0, hi = 0.0;
+	for (size_t i = 0; i < n_bars; i++)
+		if (isfinite(bars[i].value)) {
+			lo = fmin(lo, bars[i].value);
+			hi = fmax(hi, bars[i].value);
+		}
+	for (int m = 0; m < c->n_markers; m++)
+		if (isfinite(c->markers[m].x))
+			hi = fmax(hi, c->markers[m].x);
+	double rows = n_bars ? (double)n_bars : 1.0;
+	struct frame f = {W, TOP + 14.0 * (double)c->n_markers + rows * BAR_ROW + BOTTOM, BAR_LEFT,
+			  RIGHT + 40.0, TOP + 14.0 * (double)c->n_markers, BOTTOM,
+			  nice_axis(lo * 1.05, hi > lo ? hi * 1.05 : 1.0), {0.0, rows, 1.0}};
+	double x0 = px(&f, 0.0);
+	frame_open(out, c, &f, false);
+	for (size_t i = 0; i < n_bars; i++) {
+		double y = f.top + BAR_ROW * (double)i;
+		fprintf(out, "<text class=\"tick\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\">",
+			BAR_LEFT - 6.0, y + BAR_ROW / 2.0 + 4.0);
+		svgplot_escape(out, bars[i].label);
+		fputs("</text>", out);
+		if (isfinite(bars[i].value)) {
+			double x1 = px(&f, bars[i].value);
+			fprintf(out, "<rect class=\"bar\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+				"height=\"%.2f\" fill=\"%s\"/><text class=\"value\" x=\"%.2f\" "
+				"y=\"%.2f\">%.2f</text>\n", fmin(x0, x1), y + 4.0, fmax(fabs(x1 - x0), 0.5),
+				BAR_ROW - 8.0, COLORS[bars[i].value < 0.0 ? 2 : 0], fmax(x0, x1) + 4.0,
+				y + BAR_ROW / 2.0 + 4.0, bars[i].value);
+		} else {
+			fprintf(out, "<text class=\"value\" x=\"%.2f\" y=\"%.2f\">-</text>\n",
+				x0 + 4.0, y + BAR_ROW / 2.0 + 4.0);
+		}
 	}
-	fputs("</svg>\n<figcaption>", out);
-	svgplot_escape(out, c->caption);
-	fputs("</figcaption>\n</figure>\n", out);
+	frame_markers(out, c, &f, false);
+	frame_close(out, c);
 }

@@ -14,17 +14,20 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define SVGPLOT_MAX_MARKERS 4
+#include <stdbool.h>
+
+#define SVGPLOT_MAX_MARKERS 8
 
 struct svgplot_series {
 	const char *name;      /* legend text */
-	const double *x;       /* n points, x ascending */
+	const double *x;       /* n points, x ascending (for points: any order) */
 	const double *y;
 	size_t n;
+	bool points;           /* dots, not a line */
 };
 
 struct svgplot_marker {
-	double x;              /* a vertical line at x */
+	double x;              /* a vertical line at x (hmarkers: horizontal at y) */
 	const char *label;     /* drawn beside it */
 };
 
@@ -36,6 +39,14 @@ struct svgplot_chart {
 	const char *caption;   /* what to read from the chart */
 	struct svgplot_marker markers[SVGPLOT_MAX_MARKERS];
 	int n_markers;
+	struct svgplot_marker hmarkers[SVGPLOT_MAX_MARKERS];
+	int n_hmarkers;
+};
+
+/* One bar of a bar chart. */
+struct svgplot_bar {
+	const char *label;     /* the category, left of the bar */
+	double value;          /* not finite: no bar, "-" shown */
 };
 
 /* Write text with &, <, >, " and ' escaped for XML. */
@@ -46,5 +57,11 @@ void svgplot_escape(FILE *out, const char *text);
  * values are skipped. */
 void svgplot_lines(FILE *out, const struct svgplot_chart *c, const struct svgplot_series *s,
 		   size_t n_series);
+
+/* Write a chart of horizontal bars from 0 (either way), one per category, its value
+ * printed at its end; the chart's markers are vertical lines across all
+ * bars (a baseline to compare each bar with); hmarkers are not drawn. */
+void svgplot_bars(FILE *out, const struct svgplot_chart *c, const struct svgplot_bar *bars,
+		  size_t n_bars);
 
 #endif

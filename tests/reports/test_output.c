@@ -27,7 +27,7 @@
 #include <cmocka.h>
 
 static const char *const top_keys[] = {
-	"schema_version", "run", "warnings", "warnings_dropped", "answer", "completed", "failed", "failed_reasons", "duration_s",
+	"schema_version", "schema", "run", "warnings", "warnings_dropped", "answer", "completed", "failed", "failed_reasons", "duration_s",
 	"request_throughput", "output_throughput", "total_token_throughput",
 	"good_requests", "request_goodput", "slo_attainment",
 	"mean_ttft_ms", "median_ttft_ms", "std_ttft_ms", "p90_ttft_ms", "p95_ttft_ms", "p99_ttft_ms",
