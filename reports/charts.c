@@ -45,8 +45,12 @@ int charts_init(struct charts *c, const struct metrics *m, double duration_s, st
 	/* whole minutes per bin, at most CHARTS_MAX_BINS bins */
 	c->arrivals_bin_s = 60.0 * fmax(1.0, ceil(duration_s / 60.0 / CHARTS_MAX_BINS));
 	c->arrivals = metrics_arrivals_per_bin(m, c->arrivals_bin_s, &c->n_arrivals);
-	if (c->n_arrivals == SIZE_MAX) {
+	size_t n_hit = 0;
+	if (c->n_arrivals != SIZE_MAX)
+		c->hit_rate = metrics_hit_rate_per_bin(m, c->arrivals_bin_s, &n_hit);
+	if (c->n_arrivals == SIZE_MAX || n_hit != c->n_arrivals) {
 		c->n_arrivals = 0;
+		charts_release(c);
 		return diag_set(d, DIAG_ENOMEM, "out of memory for the report's charts");
 	}
 	return 0;
@@ -55,7 +59,9 @@ int charts_init(struct charts *c, const struct metrics *m, double duration_s, st
 void charts_release(struct charts *c)
 {
 	free(c->arrivals);
+	free(c->hit_rate);
 	c->arrivals = NULL;
+	c->hit_rate = NULL;
 	c->n_arrivals = 0;
 }
 
@@ -100,5 +106,7 @@ void charts_json(FILE *fp, const struct charts *c)
 	num(fp, c->arrivals_bin_s);
 	fputs(", \"arrivals\": ", fp);
 	array(fp, c->arrivals, c->n_arrivals);
+	fputs(", \"hit_rate\": ", fp);
+	array(fp, c->hit_rate, c->n_arrivals);
 	fputc('}', fp);
 }

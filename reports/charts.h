@@ -5,7 +5,7 @@
  * that `agentcap report` on a saved result gives the page `--html` gave.
  * What the percentiles do not carry is kept here: the CDFs of TTFT, TPOT
  * and E2E as at most CHARTS_CDF_POINTS (value, share at or below) points,
- * and calls arriving per time bin.  Same run, same points, same bytes.
+ * and calls arriving per time bin with their prefix-cache hit rate.  Same run, same points, same bytes.
  */
 #ifndef REPORTS_CHARTS_H
 #define REPORTS_CHARTS_H
@@ -33,6 +33,8 @@ struct charts {
 	struct charts_cdf cdf[CHARTS_N_CDF];
 	double arrivals_bin_s;         /* whole minutes */
 	double *arrivals;              /* calls arriving per bin, n_arrivals of them */
+	double *hit_rate;              /* prefix-cache hit rate of the calls arriving
+					  in each bin, 0..1 (NAN: none completed) */
 	size_t n_arrivals;
 };
 
@@ -46,7 +48,8 @@ int charts_init(struct charts *c, const struct metrics *m, double duration_s, st
 void charts_release(struct charts *c);
 
 /* The object {"cdf_points": N, "ttft_cdf": {"ms": [...], "pct": [...]},
- * "tpot_cdf": ..., "e2el_cdf": ..., "arrivals_bin_s": S, "arrivals": [...]}
+ * "tpot_cdf": ..., "e2el_cdf": ..., "arrivals_bin_s": S, "arrivals": [...],
+ * "hit_rate": [...]}
  * on one line (numbers as the shortest text that reads back the same). */
 void charts_json(FILE *fp, const struct charts *c);
 

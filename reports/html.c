@@ -290,21 +290,24 @@ static void cdf_charts(FILE *out, struct rd *r, const cJSON *const *charts, cons
 	}
 }
 
-/* Calls arriving per bin, from a run's "charts". */
-static void arrivals_chart(FILE *out, struct rd *r, const cJSON *charts)
+/* Calls arriving per bin and their prefix-cache hit rate, from a run's
+ * "charts". */
+static void arrivals_charts(FILE *out, struct rd *r, const cJSON *charts)
 {
 	double bin_s = rd_num(r, charts, "arrivals_bin_s");
-	const cJSON *a = rd_arr(r, charts, "arrivals");
+	const cJSON *a = rd_arr(r, charts, "arrivals"), *h = rd_arr(r, charts, "hit_rate");
 	if (r->rc)
 		return;
-	size_t n;
-	double *counts = rd_nums(r, a, &n);
+	size_t n, nh;
+	double *counts = rd_nums(r, a, &n), *hit = rd_nums(r, h, &nh);
 	double *t = n ? malloc(n * sizeof(*t)) : NULL;
 	if (n && !t && r->rc == 0)
 		r->rc = diag_set(r->d, DIAG_ENOMEM, "out of memory for the report's charts");
 	if (r->rc == 0) {
 		for (size_t i = 0; i < n; i++)
 			t[i] = (double)i * bin_s / 3600.0;
+		for (size_t i = 0; i < nh; i++)
+			hit[i] *= 100.0;
 		char title[96];
 		snprintf(title, sizeof(title), "Calls arriving per %g min", bin_s / 60.0);
 		struct svgplot_chart c = {
@@ -317,9 +320,23 @@ static void arrivals_chart(FILE *out, struct rd *r, const cJSON *charts)
 		};
 		struct svgplot_series s = {.name = "calls", .x = t, .y = counts, .n = n};
 		svgplot_lines(out, &c, &s, 1);
+		snprintf(title, sizeof(title), "Prefix-cache hit rate per %g min", bin_s / 60.0);
+		c = (struct svgplot_chart){
+			.id = "hit-rate-time",
+			.title = title,
+			.x_label = "time from the first call (h)",
+			.y_label = "prompt tokens found cached (%)",
+			.caption = "Token-weighted hit rate of the calls arriving in each bin: a dip is "
+				   "new sessions starting cold, or a cache too small for the load of the "
+				   "moment.",
+		};
+		s = (struct svgplot_series){.name = "hit rate", .x = t, .y = hit,
+					    .n = n < nh ? n : nh, .points = n < 3};
+		svgplot_lines(out, &c, &s, 1);
 	}
 	free(t);
 	free(counts);
+	free(hit);
 }
 
 static void stats_row(FILE *out, struct rd *r, const cJSON *doc, const char *label, const char *stem)
@@ -399,17 +416,98 @@ static int page_replay(FILE *out, struct rd *r, const cJSON *doc)
 	fputs("</table>\n<h2>Charts</h2>\n", out);
 	const char *name = "calls at or below";
 	cdf_charts(out, r, &charts, &name, 1, slo_ttft, slo_tpot);
-	arrivals_chart(out, r, charts);
-	timeseries_charts(out, r, doc);
+	arrivals_charts(out, r, charts);
+	if (r->rc == 0)
+		timeseries_charts(out, r, doc);
 	return r->rc;
 }
 
-/* Not yet in any result: the section is drawn when a run writes one. */
+/* One chart of the run's "timeseries": the arrays keys[0..n) against t_s
+ * (h), each scaled by scale; left out when none of them is there. */
+static void ts_chart(FILE *out, struct rd *r, const cJSON *ts, const double *t, size_t nt,
+		     const struct svgplot_chart *c, const char *const *keys, const char *const *names,
+		     size_t n, double scale)
+{
+	struct svgplot_series s[4];
+	double *own[4] = {NULL, NULL, NULL, NULL};
+	size_t k = 0;
+	for (size_t i = 0; i < n && i < 4 && r->rc == 0; i++) {
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(ts, keys[i]);
+		if (!cJSON_IsArray(a))
+			continue;
+		size_t m;
+		own[k] = rd_nums(r, a, &m);
+		for (size_t j = 0; j < m; j++)
+			own[k][j] *= scale;
+		s[k] = (struct svgplot_series){.name = names[i], .x = t, .y = own[k],
+					       .n = m < nt ? m : nt, .points = nt < 3};
+		k++;
+	}
+	if (k > 0 && r->rc == 0)
+		svgplot_lines(out, c, s, k);
+	for (size_t i = 0; i < 4; i++)
+		free(own[i]);
+}
+
+/* The run's "timeseries" (report.interval_s), when it has one: queue depth,
+ * batch size, KV use and replicas up over time. */
 static void timeseries_charts(FILE *out, struct rd *r, const cJSON *doc)
 {
-	(void)out;
-	(void)r;
-	(void)doc;
+	const cJSON *ts = cJSON_GetObjectItemCaseSensitive(doc, "timeseries");
+	if (!cJSON_IsObject(ts))
+		return;
+	const cJSON *ta = rd_arr(r, ts, "t_s");
+	if (r->rc)
+		return;
+	size_t nt;
+	double *t = rd_nums(r, ta, &nt);
+	for (size_t i = 0; i < nt; i++)
+		t[i] /= 3600.0;
+	static const char *const QK[] = {"router_queue", "waiting"};
+	static const char *const QN[] = {"in the router's queue", "waiting in replicas"};
+	struct svgplot_chart c = {
+		.id = "ts-queue",
+		.title = "Queue depth over time",
+		.x_label = "simulated time (h)",
+		.y_label = "calls waiting",
+		.caption = "Calls waiting for a replica or for a place in a batch at each sample: a "
+			   "queue that keeps growing means too few replicas for that stretch.",
+	};
+	ts_chart(out, r, ts, t, nt, &c, QK, QN, 2, 1.0);
+	static const char *const BK[] = {"running"};
+	static const char *const BN[] = {"calls running"};
+	c = (struct svgplot_chart){
+		.id = "ts-batch",
+		.title = "Batch size over time",
+		.x_label = "simulated time (h)",
+		.y_label = "calls in running batches",
+		.caption = "Calls in the replicas' running sets, summed: near max_num_seqs per "
+			   "replica, batches are full and decode slows for everyone.",
+	};
+	ts_chart(out, r, ts, t, nt, &c, BK, BN, 1, 1.0);
+	static const char *const KK[] = {"kv_use"};
+	static const char *const KN[] = {"KV cache in use"};
+	c = (struct svgplot_chart){
+		.id = "ts-kv",
+		.title = "KV-cache use over time",
+		.x_label = "simulated time (h)",
+		.y_label = "KV blocks held by running calls (%)",
+		.caption = "Near 100%, new calls wait for blocks or running ones are preempted; low "
+			   "use with a long queue points at the batch limits instead.",
+	};
+	ts_chart(out, r, ts, t, nt, &c, KK, KN, 1, 100.0);
+	static const char *const RK[] = {"replicas_up", "replicas_starting"};
+	static const char *const RN[] = {"up", "starting"};
+	c = (struct svgplot_chart){
+		.id = "ts-replicas",
+		.title = "Replicas over time",
+		.x_label = "simulated time (h)",
+		.y_label = "replicas",
+		.caption = "Replicas serving and starting at each sample: what an autoscaler did, "
+			   "and what faults took away.",
+	};
+	ts_chart(out, r, ts, t, nt, &c, RK, RN, 2, 1.0);
+	free(t);
 }
 
 /* ---- stats -------------------------------------------------------------- */

@@ -28,6 +28,8 @@ struct metrics_call {
 	int64_t tokens;         /* prompt + output */
 	double ttft_ms;         /* completed calls */
 	double tpot_ms;         /* completed calls with output > 1 */
+	uint32_t prompt_tokens; /* completed calls (saturated) */
+	uint32_t cached_tokens; /* of those, prefix-cache hits (saturated) */
 	uint8_t completed;
 	uint8_t has_tpot;
 	uint8_t good;
@@ -267,6 +269,9 @@ static void metrics_on_request(void *ctx, const struct res_request *r)
 		m->good++;
 	if (good && r->outage)
 		m->good_outage++;
+	call.prompt_tokens = r->prompt_tokens > UINT32_MAX ? UINT32_MAX : (uint32_t)r->prompt_tokens;
+	call.cached_tokens = r->cached_prompt_tokens > UINT32_MAX ? UINT32_MAX
+							   : (uint32_t)r->cached_prompt_tokens;
 	metrics_push(m, &m->ttft_ms, ttft_ms, "completed requests");
 	metrics_push(m, &m->e2el_ms, (double)(r->done_ns - r->arrival_ns) / 1e6,
 		     "completed requests");
@@ -665,5 +670,33 @@ double *metrics_arrivals_per_bin(const struct metrics *m, double bin_s, size_t *
 		counts[(size_t)((c->arrival_ns - m->first_arrival_ns) / bin_ns)] += 1.0;
 	}
 	*n = bins;
+	return counts;
+}
+
+double *metrics_hit_rate_per_bin(const struct metrics *m, double bin_s, size_t *n)
+{
+	double *counts = metrics_arrivals_per_bin(m, bin_s, n);
+	if (!counts)
+		return NULL;
+	double *cached = calloc(*n, sizeof(*cached));
+	if (!cached) {
+		free(counts);
+		*n = SIZE_MAX;
+		return NULL;
+	}
+	int64_t bin_ns = (int64_t)(bin_s * 1e9);
+	if (bin_ns < 1)
+		bin_ns = 1;
+	/* counts becomes the prompt tokens of each bin */
+	memset(counts, 0, *n * sizeof(*counts));
+	for (size_t i = 0; i < m->calls.len; i++) {
+		const struct metrics_call *c = vec_at(&m->calls, i);
+		size_t b = (size_t)((c->arrival_ns - m->first_arrival_ns) / bin_ns);
+		counts[b] += (double)c->prompt_tokens;
+		cached[b] += (double)c->cached_tokens;
+	}
+	for (size_t b = 0; b < *n; b++)
+		counts[b] = counts[b] > 0.0 ? cached[b] / counts[b] : NAN;
+	free(cached);
 	return counts;
 }

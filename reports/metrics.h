@@ -176,6 +176,11 @@ double *metrics_series_sorted(const struct metrics *m, enum metrics_series which
  * or with *n SIZE_MAX when memory runs out. */
 double *metrics_arrivals_per_bin(const struct metrics *m, double bin_s, size_t *n);
 
+/* The token-weighted prefix-cache hit rate (0..1) of the completed calls
+ * arriving in each bin, the bins of metrics_arrivals_per_bin; NAN for a bin
+ * without any.  Same conventions for *n and the result. */
+double *metrics_hit_rate_per_bin(const struct metrics *m, double bin_s, size_t *n);
+
 /* Statistics of x[0..n-1] as numpy computes them; sorts x in place.  All
  * fields are 0 when n == 0 (as `vllm bench serve` reports an empty set). */
 void metrics_stats_of(double *x, size_t n, struct metrics_stats *out);

@@ -19,6 +19,8 @@
 
 #include "tests/support/cli_run.h"
 
+#include <cjson/cJSON.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +38,7 @@ static const struct page {
 	const char *cmd;     /* --json and --html are appended */
 	const char *charts[6];
 } PAGES[] = {
-	{"replay", "replay " TRACE, {"ttft-cdf", "tpot-cdf", "e2e-cdf", "arrivals"}},
+	{"replay", "replay " TRACE, {"ttft-cdf", "tpot-cdf", "e2e-cdf", "arrivals", "hit-rate-time"}},
 	{"stats", "stats " HEAD200, {"cache-curve"}},
 	{"size", "size " TEAM, {"size-candidates"}},
 	{"compare", "compare " TEAM, {"cost-per-task", "cost-vs-utilisation"}},
@@ -291,6 +293,63 @@ static void test_report_refuses(void **state)
 	free(fresh);
 }
 
+/* A replay result with a "timeseries" (report.interval_s) gets its charts
+ * of queue depth, batch size, KV use and replicas over time; one without
+ * gets none. */
+static void test_report_timeseries(void **state)
+{
+	struct pages *p = *state;
+	assert_null(strstr(p->text[0], "<figure id=\"ts-"));
+	char *json = path_of(p, "replay", "json");
+	char *text = cli_slurp(json, NULL);
+	assert_non_null(text);
+	cJSON *doc = cJSON_Parse(text);
+	assert_non_null(doc);
+	cJSON *ts = cJSON_AddObjectToObject(doc, "timeseries");
+	static const double t[] = {60, 120, 180, 240};
+	static const double q[] = {0, 3, 7, 2}, up[] = {1, 2, 2, 1}, kv[] = {0.1, 0.5, 0.9, 0.4};
+	cJSON_AddItemToObject(ts, "t_s", cJSON_CreateDoubleArray(t, 4));
+	cJSON_AddItemToObject(ts, "router_queue", cJSON_CreateDoubleArray(q, 4));
+	cJSON_AddItemToObject(ts, "waiting", cJSON_CreateDoubleArray(q, 4));
+	cJSON_AddItemToObject(ts, "running", cJSON_CreateDoubleArray(q, 4));
+	cJSON_AddItemToObject(ts, "kv_use", cJSON_CreateDoubleArray(kv, 4));
+	cJSON_AddItemToObject(ts, "replicas_up", cJSON_CreateDoubleArray(up, 4));
+	cJSON_AddItemToObject(ts, "replicas_starting", cJSON_CreateDoubleArray(q, 4));
+	char *out = cJSON_Print(doc);
+	cJSON_Delete(doc);
+	char *in = path_of(p, "with-ts", "json"), *html = path_of(p, "with-ts", "html");
+	FILE *fp = fopen(in, "w");
+	assert_non_null(fp);
+	fputs(out, fp);
+	assert_int_equal(fclose(fp), 0);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "report %s -o %s", in, html);
+	struct cli_out o = cli_run(cmd);
+	if (o.status != 0)
+		fail_msg("agentcap %s: exit %d: %s", cmd, o.status, o.err);
+	cli_out_free(&o);
+	char *page = cli_slurp(html, NULL);
+	static const char *const ids[] = {"ts-queue", "ts-batch", "ts-kv", "ts-replicas"};
+	for (size_t i = 0; i < 4; i++) {
+		char *f = figure(page, ids[i]);
+		if (!f || !drawn(f) || !strstr(f, "<figcaption>") || !strstr(f, "class=\"label\""))
+			fail_msg("chart %s missing or empty", ids[i]);
+		free(f);
+	}
+	/* KV use is drawn in %: the y axis reaches 100, not 1 */
+	char *f = figure(page, "ts-kv");
+	assert_non_null(strstr(f, ">100</text>"));
+	free(f);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout --nonet '%s'", html);
+	assert_int_equal(system(cmd), 0);
+	free(page);
+	free(in);
+	free(html);
+	free(out);
+	free(text);
+	free(json);
+}
+
 static void test_pages_in_chromium(void **state)
 {
 	struct pages *p = *state;
@@ -341,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_report_same_bytes),
 		cmocka_unit_test(test_replay_page),
 		cmocka_unit_test(test_report_refuses),
+		cmocka_unit_test(test_report_timeseries),
 		cmocka_unit_test(test_pages_in_chromium),
 	};
 	return cmocka_run_group_tests(tests, make_pages, drop_pages);

@@ -224,6 +224,47 @@ static void test_zero_duration(void **state)
 	metrics_free(m);
 }
 
+/* Calls arriving per bin and their token-weighted hit rate, for the
+ * report's charts: bins from the first arrival, rejected calls counted as
+ * arrivals but not in the hit rate, a bin without completed calls NAN. */
+static void test_per_bin(void **state)
+{
+	(void)state;
+	struct metrics *m = metrics_new();
+	assert_non_null(m);
+	struct res_sink sink = metrics_sink(m);
+	static const struct {
+		double t_s;
+		int64_t prompt, cached;
+		bool rejected;
+	} CALLS[] = {
+		{10, 100, 50, false}, {20, 300, 0, false}, {69, 100, 100, true},
+		{75, 100, 90, false}, {190, 50, 0, true},
+	};
+	for (size_t i = 0; i < sizeof(CALLS) / sizeof(CALLS[0]); i++) {
+		int64_t t = (int64_t)(CALLS[i].t_s * 1e9);
+		struct res_request r = {.status = CALLS[i].rejected ? RES_REJECTED : RES_COMPLETED,
+					.reason = "x", .replica = CALLS[i].rejected ? -1 : 0,
+					.arrival_ns = t, .first_token_ns = t + SEC, .done_ns = t + 2 * SEC,
+					.prompt_tokens = CALLS[i].prompt,
+					.cached_prompt_tokens = CALLS[i].cached, .output_tokens = 2};
+		sink.request(sink.ctx, &r);
+	}
+	size_t n, nh;
+	double *count = metrics_arrivals_per_bin(m, 60.0, &n);
+	double *hit = metrics_hit_rate_per_bin(m, 60.0, &nh);
+	/* from t = 10 s: [10, 70) [70, 130) [130, 190) [190, 250) */
+	assert_int_equal(n, 4);
+	assert_int_equal(nh, 4);
+	assert_true(count[0] == 3 && count[1] == 1 && count[2] == 0 && count[3] == 1);
+	NEAR(hit[0], 50.0 / 400.0, 1e-12);
+	NEAR(hit[1], 0.9, 1e-12);
+	assert_true(isnan(hit[2]) && isnan(hit[3]));
+	free(count);
+	free(hit);
+	metrics_free(m);
+}
+
 static void feed_run(const struct res_sink *sink, double first_ms, double last_ms,
 		     int64_t steps, int32_t seqs)
 {
@@ -594,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_records),
 		cmocka_unit_test(test_headroom),
 		cmocka_unit_test(test_peak_window),
+		cmocka_unit_test(test_per_bin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
