@@ -277,6 +277,9 @@ static void cdf_charts(FILE *out, struct rd *r, const cJSON *const *charts, cons
 		struct svgplot_chart c = TEMPLATE[k];
 		if (k == 0 && slo_ttft_ms > 0.0)
 			c.markers[c.n_markers++] = (struct svgplot_marker){slo_ttft_ms, "TTFT objective"};
+		else if (k == 0)
+			c.caption = "Read across from a share of calls to the TTFT they got: the further "
+				    "left the curve, the sooner agents see their first token.";
 		if (k == 1 && slo_tpot_ms > 0.0)
 			c.markers[c.n_markers++] = (struct svgplot_marker){slo_tpot_ms, "TPOT objective"};
 		struct svgplot_series s[2];

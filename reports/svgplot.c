@@ -15,6 +15,11 @@
 #define TOP 40.0
 #define BOTTOM 56.0
 
+/* Ticks per axis at most: about five are asked for; more only when the
+ * numbers are too large or too close for the step to move them (input from
+ * a file, `agentcap report`). */
+#define MAX_TICKS 20
+
 static const char *const COLORS[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"};
 #define N_COLORS (sizeof(COLORS) / sizeof(COLORS[0]))
 
@@ -95,7 +100,10 @@ static void frame_open(FILE *out, const struct svgplot_chart *c, const struct fr
 	fputs("</text>\n", out);
 	/* grid and ticks */
 	fputs("<g class=\"grid\">\n", out);
-	for (double v = f->ax.lo; v <= f->ax.hi + f->ax.step * 1e-9; v += f->ax.step) {
+	for (int i = 0; i <= MAX_TICKS; i++) {
+		double v = f->ax.lo + (double)i * f->ax.step;
+		if (!(v <= f->ax.hi + f->ax.step * 1e-9))
+			break;
 		double x = px(f, v);
 		fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>", x, f->top, x,
 			f->h - f->bottom);
@@ -104,7 +112,10 @@ static void frame_open(FILE *out, const struct svgplot_chart *c, const struct fr
 		tick_label(out, v, f->ax.step);
 		fputs("</text>\n", out);
 	}
-	for (double v = f->ay.lo; y_ticks && v <= f->ay.hi + f->ay.step * 1e-9; v += f->ay.step) {
+	for (int i = 0; y_ticks && i <= MAX_TICKS; i++) {
+		double v = f->ay.lo + (double)i * f->ay.step;
+		if (!(v <= f->ay.hi + f->ay.step * 1e-9))
+			break;
 		double y = py(f, v);
 		fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>", f->left, y,
 			f->w - f->right, y);
