@@ -131,8 +131,9 @@ static const char REPLAY_HELP_OUTPUTS[] =
 	"    --html FILE\n"
 	"        Also write the report as one self-contained HTML page (inline CSS and\n"
 	"        SVG charts, no scripts, nothing fetched): what was run, the answer,\n"
-	"        latency figures, CDFs of TTFT, TPOT and E2E with the SLO lines, and\n"
-	"        calls arriving over time.  Written atomically.\n"
+	"        latency figures, CDFs of TTFT, TPOT and E2E with the SLO lines,\n"
+	"        calls arriving and the prefix-cache hit rate over time.  Drawn from\n"
+	"        the JSON result: agentcap report on a --json file gives the same page.\n"
 	"\n";
 
 /* Second half of the page (a C11 string literal is kept under 4095 bytes). */
