@@ -36,9 +36,11 @@
 static const struct page {
 	const char *name;
 	const char *cmd;     /* --json and --html are appended */
-	const char *charts[6];
+	const char *charts[10];
 } PAGES[] = {
-	{"replay", "replay " TRACE, {"ttft-cdf", "tpot-cdf", "e2e-cdf", "arrivals", "hit-rate-time"}},
+	{"replay", "replay " TRACE " --set report.interval_s=60",
+	 {"ttft-cdf", "tpot-cdf", "e2e-cdf", "arrivals", "hit-rate-time", "ts-queue", "ts-batch",
+	  "ts-kv", "ts-replicas"}},
 	{"stats", "stats " HEAD200, {"cache-curve"}},
 	{"size", "size " TEAM, {"size-candidates"}},
 	{"compare", "compare " TEAM, {"cost-per-task", "cost-vs-utilisation"}},
@@ -293,18 +295,31 @@ static void test_report_refuses(void **state)
 	free(fresh);
 }
 
-/* A replay result with a "timeseries" (report.interval_s) gets its charts
- * of queue depth, batch size, KV use and replicas over time; one without
- * gets none. */
+/* A replay result with a "timeseries" gets its charts of queue depth,
+ * batch size, KV use and replicas over time (the replay page above has them
+ * from a run with report.interval_s); one without gets none; a section of
+ * known values is drawn to scale. */
 static void test_report_timeseries(void **state)
 {
 	struct pages *p = *state;
-	assert_null(strstr(p->text[0], "<figure id=\"ts-"));
+	/* a run without report.interval_s has no series to draw */
+	char *plain = path_of(p, "plain", "html");
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "replay " SMALL " --quiet --html %s", plain);
+	struct cli_out o = cli_run(cmd);
+	assert_true(o.status == 0 || o.status == 1);
+	cli_out_free(&o);
+	char *pt = cli_slurp(plain, NULL);
+	assert_non_null(pt);
+	assert_null(strstr(pt, "<figure id=\"ts-"));
+	free(pt);
+	free(plain);
 	char *json = path_of(p, "replay", "json");
 	char *text = cli_slurp(json, NULL);
 	assert_non_null(text);
 	cJSON *doc = cJSON_Parse(text);
 	assert_non_null(doc);
+	cJSON_DeleteItemFromObjectCaseSensitive(doc, "timeseries");
 	cJSON *ts = cJSON_AddObjectToObject(doc, "timeseries");
 	static const double t[] = {60, 120, 180, 240};
 	static const double q[] = {0, 3, 7, 2}, up[] = {1, 2, 2, 1}, kv[] = {0.1, 0.5, 0.9, 0.4};
@@ -322,9 +337,8 @@ static void test_report_timeseries(void **state)
 	assert_non_null(fp);
 	fputs(out, fp);
 	assert_int_equal(fclose(fp), 0);
-	char cmd[512];
 	snprintf(cmd, sizeof(cmd), "report %s -o %s", in, html);
-	struct cli_out o = cli_run(cmd);
+	o = cli_run(cmd);
 	if (o.status != 0)
 		fail_msg("agentcap %s: exit %d: %s", cmd, o.status, o.err);
 	cli_out_free(&o);
