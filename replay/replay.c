@@ -671,6 +671,8 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 		rc = sim_set_router(&rp->sim, o->router, d);
 	if (rc == 0 && o->tiers)
 		rc = sim_set_tiers(&rp->sim, o->tiers, d);
+	if (rc == 0 && o->hybrid)
+		rc = sim_set_hybrid(&rp->sim, o->hybrid, d);
 	if (rc == 0 && o->elastic)
 		rc = sim_set_elastic(&rp->sim, o->elastic, d);
 	if (rc == 0 && o->series_interval_ns > 0)

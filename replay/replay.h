@@ -140,6 +140,8 @@ struct replay_opts {
 				    applied to every session as it streams in
 				    (after scaling), traces/xform.h */
 	const struct replay_early *early; /* NULL: run to the end */
+	const struct hybrid_config *hybrid; /* NULL or n = 0: no API backends
+				    (sim/backend.h) */
 };
 
 struct replay_stats {

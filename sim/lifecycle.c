@@ -202,6 +202,8 @@ static int fail_replica(struct sim *s, struct replica *rep, int64_t repair_ns)
 			rc = r2;
 	}
 	free(own);
+	if (rc == 0 && s->n_backends && s->router.q_len)
+		sim_router_drain(s); /* calls waiting at the router may fall back now */
 	if (rc != 0)
 		return rc;
 	return push_bg(s, s->now_ns + repair_ns, EV_REPAIRED, PRIO_LIFE, rep, 0, 0);

@@ -96,6 +96,9 @@ struct sreq {
 	int32_t retries;            /* sent back to the router by a failure */
 	bool outage;                /* arrived during an outage, or retried */
 	bool admitted_once;
+	int32_t backend;            /* served by API backend backend - 1; 0 = local */
+	int32_t route;              /* enum res_route */
+	int64_t api_first_ns;       /* API backends: its first token */
 	struct sreq *next_free;
 };
 

@@ -19,6 +19,10 @@ enum res_status {
 	RES_REJECTED = 1, /* could never be served; `reason` says why */
 };
 
+/* Why a call went where it did (sim/backend.h): the local engines, or an
+ * API backend by spill-over, fallback or size. */
+enum res_route { RES_ROUTE_LOCAL = 0, RES_ROUTE_SPILL, RES_ROUTE_FALLBACK, RES_ROUTE_SIZE, RES_N_ROUTES };
+
 /* Lower KV-cache tiers below a replica's GPU cache: host, disk/remote. */
 #define RES_MAX_TIERS 2
 
@@ -27,7 +31,11 @@ struct res_request {
 	uint64_t session;          /* session id hash (0 for open-loop requests) */
 	uint64_t task;             /* task id hash (0 if none) */
 	int64_t seq;               /* call index within its session */
-	int32_t replica;           /* replica that served it (-1 if rejected) */
+	int32_t replica;           /* replica that served it (-1 if rejected or
+				      served by an API backend) */
+	int32_t backend;           /* 0: the local engines; k >= 1: API backend
+				      k - 1 (sim/backend.h) */
+	int32_t route;             /* enum res_route: why it went there */
 	enum res_status status;
 	const char *reason;        /* static string when rejected, else NULL */
 	int64_t arrival_ns;        /* when the call was issued */

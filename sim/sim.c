@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A call an API backend serves finishes (sim/backend.h). */
+enum { EV_API_DONE = 9 };
+
 static double model_step_ns(const void *ctx, const struct perf_batch *b)
 {
 	return perf_step_ns(ctx, b);
@@ -234,6 +237,30 @@ int sim_set_router(struct sim *s, const struct router_config *rc, struct diag *d
 	return rc2;
 }
 
+int sim_set_hybrid(struct sim *s, const struct hybrid_config *c, struct diag *d)
+{
+	if (s->stats.submitted != 0 || s->backends)
+		return diag_set(d, DIAG_EINTERNAL, "backends set after calls were submitted");
+	int rc = hybrid_config_check(c, d);
+	if (rc != 0 || c->n == 0)
+		return rc;
+	s->backends = calloc((size_t)c->n, sizeof(*s->backends));
+	if (!s->backends)
+		return diag_set(d, DIAG_ENOMEM, "out of memory for %d backends", (int)c->n);
+	int32_t seqs = 1;
+	for (int32_t p = 0; p < s->n_pools; p++)
+		if (s->pools[p].cfg.max_num_seqs > seqs)
+			seqs = s->pools[p].cfg.max_num_seqs;
+	s->hyb_scratch = malloc((size_t)seqs * sizeof(*s->hyb_scratch));
+	if (!s->hyb_scratch)
+		return diag_set(d, DIAG_ENOMEM, "out of memory for %d backends", (int)c->n);
+	s->hyb = *c;
+	s->n_backends = c->n;
+	for (int32_t k = 0; k < c->n; k++)
+		backend_init(&s->backends[k], &c->b[k]);
+	return 0;
+}
+
 _Static_assert(ELASTIC_MAX_POOLS >= SIM_MAX_POOLS, "a start-up time for every pool");
 
 int sim_set_elastic(struct sim *s, const struct elastic_config *c, struct diag *d)
@@ -279,8 +306,12 @@ void sim_release(struct sim *s)
 	}
 	struct event e;
 	while (evq_pop(&s->q, &e))
-		if (e.kind == EV_ARRIVAL)
+		if (e.kind == EV_ARRIVAL || e.kind == EV_API_DONE)
 			sreq_destroy(e.obj);
+	for (int32_t k = 0; k < s->n_backends; k++)
+		backend_release(&s->backends[k]);
+	free(s->backends);
+	free(s->hyb_scratch);
 	evq_release(&s->q);
 	for (struct sreq *r; (r = router_queue_front(&s->router)) != NULL;) {
 		router_queue_pop(&s->router);
@@ -482,6 +513,8 @@ static void report(struct sim *s, struct sreq *r, int32_t replica, enum res_stat
 		.preemptions = r->preemptions,
 		.retries = r->retries,
 		.outage = r->outage,
+		.backend = st == RES_COMPLETED ? r->backend : 0,
+		.route = st == RES_COMPLETED ? r->route : RES_ROUTE_LOCAL,
 	};
 	for (int t = 0; t < RES_MAX_TIERS; t++)
 		rec.tier_cached_tokens[t] = r->tier_first[t];
@@ -492,6 +525,8 @@ static void report(struct sim *s, struct sreq *r, int32_t replica, enum res_stat
 }
 
 static int dispatch(struct sim *s, struct sreq *r, int32_t i);
+static int32_t hybrid_first(const struct sim *s, const struct sreq *r, int *why);
+static int backend_serve(struct sim *s, struct sreq *r, int32_t k, int route);
 
 /* Hand waiting calls to replicas while the policy finds room (FIFO). */
 void sim_router_drain(struct sim *s)
@@ -499,10 +534,12 @@ void sim_router_drain(struct sim *s)
 	struct sreq *h;
 	while ((h = router_queue_front(&s->router)) != NULL) {
 		int32_t i = router_pick(&s->router, h, s->replicas);
-		if (i < 0)
+		int why = RES_ROUTE_LOCAL;
+		int32_t k = i < 0 && s->n_backends ? hybrid_first(s, h, &why) : -1;
+		if (i < 0 && k < 0)
 			break;
 		router_queue_pop(&s->router);
-		int rc = dispatch(s, h, i);
+		int rc = k >= 0 ? backend_serve(s, h, k, why) : dispatch(s, h, i);
 		if (rc != 0 && !s->err)
 			s->err = rc;
 	}
@@ -546,11 +583,225 @@ static int fail_call(struct sim *s, struct sreq *r, const char *why)
 	return s->err;
 }
 
-/* Route r now, or queue it at the router, or refuse it (queue full). */
+/* ---- API backends (sim/backend.h) ---- */
+
+/* Hand r to API backend k for reason `route`: its cache is read and
+ * written now, and it finishes at its backend's time. */
+static int backend_serve(struct sim *s, struct sreq *r, int32_t k, int route)
+{
+	struct backend *b = &s->backends[k];
+	int64_t bs = s->cfg.block_size;
+	int64_t n = r->call.prompt_tokens / bs;
+	if (n > r->call.n_hashes)
+		n = r->call.n_hashes;
+	int64_t cached = 0;
+	int rc = backend_cache(b, r->call.block_hashes, n, bs, r->call.prompt_tokens, s->now_ns,
+			       &cached);
+	if (rc != 0) {
+		s->live_reqs--;
+		sreq_destroy(r);
+		return rc;
+	}
+	b->stats.calls++;
+	r->backend = k + 1;
+	r->route = route;
+	r->dispatched_ns = r->scheduled_ns = s->now_ns;
+	r->cached_first = cached;
+	r->prefill_computed = r->call.prompt_tokens - cached;
+	r->generated = 0;
+	int64_t first, done;
+	backend_times(&b->cfg, s->now_ns, r->call.output_tokens, &first, &done);
+	r->api_first_ns = first;
+	r->first_token_ns = first;
+	struct event e = {.t_ns = done, .prio = PRIO_STEP_END, .kind = EV_API_DONE, .obj = r};
+	if (evq_push(&s->q, &e) != 0) {
+		s->live_reqs--;
+		sreq_destroy(r);
+		return DIAG_ENOMEM;
+	}
+	return 0;
+}
+
+/* r's API backend is done with it. */
+static void backend_done(struct sim *s, struct sreq *r)
+{
+	int64_t out = r->call.output_tokens;
+	if (out > 1 && s->sink.itl_run) {
+		double total = (double)(s->now_ns - r->api_first_ns);
+		struct res_itl_run run = {.first_ns = total / (double)(out - 1),
+					  .last_ns = total / (double)(out - 1),
+					  .total_ns = total, .steps = out - 1, .seqs = 1};
+		s->sink.itl_run(s->sink.ctx, &run);
+	}
+	r->generated = out;
+	r->state = SREQ_DONE;
+	s->stats.completed++;
+	s->live_reqs--;
+	if (s->series.interval_ns)
+		s->series.completions++;
+	report(s, r, -1, RES_COMPLETED, NULL);
+	sreq_put(s, r);
+}
+
+/* Whether a replica that could serve r is up. */
+static bool local_up(const struct sim *s, const struct sreq *r)
+{
+	for (int32_t i = 0; i < s->n_replicas; i++)
+		if (s->router.up[i] && ((r->pools_ok >> s->replicas[i].pool) & 1u))
+			return true;
+	return false;
+}
+
+/* Time to prefill `tokens` of a call whose whole prompt is ctx tokens on
+ * rep, in chunks of `chunk` tokens, by its step-time model. */
+static double prefill_ns(const struct replica *rep, int64_t tokens, int64_t ctx, int64_t chunk)
+{
+	double ns = 0;
+	int64_t done = ctx - tokens;
+	while (tokens > 0) {
+		int64_t c = tokens < chunk ? tokens : chunk;
+		struct perf_batch b = {.new_tokens = c, .seqs = 1, .decode_seqs = 0,
+				       .attn_pairs = c * done + c * (c + 1) / 2, .kv_read_tokens = done + c};
+		ns += rep->perf->step_ns(rep->perf->ctx, &b);
+		done += c;
+		tokens -= c;
+	}
+	return ns;
+}
+
+/* Prompt tokens of r that rep's prefix cache does not hold now. */
+static int64_t uncached_on(const struct replica *rep, const struct sreq *r)
+{
+	int64_t bs = rep->cfg->block_size, hit = 0;
+	int64_t n = r->call.prompt_tokens / bs;
+	if (n > r->call.n_hashes)
+		n = r->call.n_hashes;
+	if (rep->cfg->enable_prefix_caching)
+		while (hit < n && kvcache_lookup(&rep->kv, r->call.block_hashes[hit]) >= 0)
+			hit++;
+	int64_t left = r->call.prompt_tokens - hit * bs;
+	return left > 1 ? left : 1;
+}
+
+/* The k-th smallest (1-based) of x[0..n), reordering x: Hoare's
+ * selection, O(n) on average. */
+static int64_t kth_smallest(int64_t *x, int64_t n, int64_t k)
+{
+	int64_t lo = 0, hi = n - 1, want = k - 1;
+	while (lo < hi) {
+		int64_t pivot = x[lo + (hi - lo) / 2], i = lo, j = hi;
+		while (i <= j) {
+			while (x[i] < pivot)
+				i++;
+			while (x[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t t = x[i];
+				x[i++] = x[j];
+				x[j--] = t;
+			}
+		}
+		if (want <= j)
+			hi = j;
+		else if (want >= i)
+			lo = i;
+		else
+			return x[want];
+	}
+	return x[want];
+}
+
+/* Time until `need` of rep's running calls have finished, by their output
+ * tokens still to come at the step time of the current decode batch; when
+ * the calls waiting outnumber the slots, one such wait per round of
+ * slots. */
+static double slot_wait_ns(struct sim *s, const struct replica *rep, int64_t need)
+{
+	int64_t n = rep->n_running, kv = 0;
+	if (n == 0)
+		return 0;
+	for (int64_t j = 0; j < n; j++) {
+		const struct sreq *q = rep->running[j];
+		s->hyb_scratch[j] = q->call.output_tokens - q->generated;
+		kv += q->call.prompt_tokens + q->generated;
+	}
+	struct perf_batch b = {.new_tokens = n, .seqs = (int32_t)n, .decode_seqs = (int32_t)n,
+			       .attn_pairs = kv + n, .kv_read_tokens = kv + n};
+	double step = rep->perf->step_ns(rep->perf->ctx, &b);
+	if (need <= n)
+		return step * (double)kth_smallest(s->hyb_scratch, n, need);
+	int64_t most = kth_smallest(s->hyb_scratch, n, n);
+	return step * (double)most * (double)((need + n - 1) / n);
+}
+
+/* Whether r, picked for replica i (-1: it would wait at the router), goes
+ * to the spill backend instead: the predicted queue wait or TTFT is over
+ * its bound. */
+static bool spill_over(struct sim *s, const struct sreq *r, int32_t i)
+{
+	const struct hybrid_config *h = &s->hyb;
+	if (i < 0)
+		return true;
+	const struct replica *rep = &s->replicas[i];
+	int64_t chunk = rep->cfg->max_num_batched_tokens - rep->n_running;
+	if (chunk < 1)
+		chunk = 1;
+	double wait = 0;
+	if (rep->busy)
+		wait += (double)rep->run_t0_ns + rep->run_total_ns - (double)s->now_ns;
+	int64_t need = (int64_t)rep->n_running + rep->wq_len + 1 - rep->cfg->max_num_seqs;
+	if (need > 0)
+		wait += slot_wait_ns(s, rep, need);
+	for (int32_t j = 0; j < rep->n_running; j++) {
+		const struct sreq *q = rep->running[j];
+		if (q->computed < q->call.prompt_tokens)
+			wait += prefill_ns(rep, q->call.prompt_tokens - q->computed, q->call.prompt_tokens,
+					   chunk);
+	}
+	for (int64_t j = 0; j < rep->wq_len; j++) {
+		if (h->spill_wait_ns > 0 && wait > h->spill_wait_ns)
+			return true;
+		if (h->spill_ttft_ns > 0 && wait > h->spill_ttft_ns)
+			return true;
+		const struct sreq *q = rep->wq[(rep->wq_head + j) % rep->wq_cap];
+		wait += prefill_ns(rep, uncached_on(rep, q), q->call.prompt_tokens, chunk);
+	}
+	if (h->spill_wait_ns > 0 && wait > h->spill_wait_ns)
+		return true;
+	if (h->spill_ttft_ns > 0 &&
+	    wait + prefill_ns(rep, uncached_on(rep, r), r->call.prompt_tokens, chunk) > h->spill_ttft_ns)
+		return true;
+	return false;
+}
+
+/* The backend the size and fallback rules send r to before the router
+ * picks, or -1; *why says which rule. */
+static int32_t hybrid_first(const struct sim *s, const struct sreq *r, int *why)
+{
+	const struct hybrid_config *h = &s->hyb;
+	if (h->size_to >= 0 && r->call.prompt_tokens > h->size_prompt_tokens) {
+		*why = RES_ROUTE_SIZE;
+		return h->size_to;
+	}
+	if (h->fallback_to >= 0 && !local_up(s, r)) {
+		*why = RES_ROUTE_FALLBACK;
+		return h->fallback_to;
+	}
+	return -1;
+}
+
+/* Route r now (to a replica or an API backend), or queue it at the router,
+ * or refuse it (queue full). */
 static int route(struct sim *s, struct sreq *r, const char *refused)
 {
 	struct router *rt = &s->router;
+	int why = RES_ROUTE_LOCAL;
+	int32_t k = s->n_backends ? hybrid_first(s, r, &why) : -1;
+	if (k >= 0)
+		return backend_serve(s, r, k, why);
 	int32_t i = rt->q_len == 0 ? router_pick(rt, r, s->replicas) : -1;
+	if (s->n_backends && s->hyb.spill_to >= 0 && spill_over(s, r, i))
+		return backend_serve(s, r, s->hyb.spill_to, RES_ROUTE_SPILL);
 	if (i >= 0)
 		return dispatch(s, r, i);
 	if (router_queue_full(rt)) {
@@ -570,7 +821,7 @@ int sim_retry(struct sim *s, struct sreq *r)
 	r->outage = true;
 	if (r->retries == 0)
 		s->el_stats.retried_calls++;
-	if (r->retries >= s->el.max_retries) {
+	if (r->retries >= s->el.max_retries && !(s->n_backends && s->hyb.fallback_to >= 0)) {
 		s->el_stats.fault_failed++;
 		return fail_call(s, r, "replica failed and the call used its retries (faults.max_retries)");
 	}
@@ -590,6 +841,9 @@ static int on_arrival(struct sim *s, struct sreq *r)
 		pools_ok(s, &r->call, &why);
 	if (s->series.interval_ns)
 		s->series.arrivals++;
+	if (why && s->n_backends && (s->hyb.size_to >= 0 || s->hyb.fallback_to >= 0))
+		return backend_serve(s, r, s->hyb.size_to >= 0 ? s->hyb.size_to : s->hyb.fallback_to,
+				     s->hyb.size_to >= 0 ? RES_ROUTE_SIZE : RES_ROUTE_FALLBACK);
 	if (why)
 		return fail_call(s, r, why);
 	if (s->elastic) {
@@ -689,6 +943,9 @@ int sim_step(struct sim *s, struct diag *d)
 	}
 	case EV_SCHEDULE:
 		rc = replica_schedule(s, e.obj);
+		break;
+	case EV_API_DONE:
+		backend_done(s, e.obj);
 		break;
 	case EV_FAULT:
 	case EV_RATE_FAULT:

@@ -37,6 +37,7 @@
 #include "base/diag.h"
 #include "models/memory.h"
 #include "models/perf.h"
+#include "sim/backend.h"
 #include "sim/evq.h"
 #include "sim/lifecycle.h"
 #include "sim/results.h"
@@ -190,6 +191,12 @@ struct sim {
 	struct sreq **scratch;       /* a failed replica's calls */
 	struct elastic_stats el_stats;
 	bool single_step;          /* verification aid: never coalesce decode runs */
+	/* API backends and the rules that use them (sim/backend.h); n_backends
+	 * is 0 unless sim_set_hybrid gave some */
+	struct hybrid_config hyb;
+	struct backend *backends;
+	int32_t n_backends;
+	int64_t *hyb_scratch;        /* spill prediction: max_num_seqs entries */
 };
 
 /* kv_blocks: blocks per replica (cfg.kv_cache_tokens / block_size).  One
@@ -237,6 +244,13 @@ int sim_set_router(struct sim *s, const struct router_config *rc, struct diag *d
  * autoscale bounds out of range), DIAG_ENOMEM, or DIAG_EINTERNAL when calls
  * were already submitted. */
 int sim_set_elastic(struct sim *s, const struct elastic_config *c, struct diag *d);
+
+/* Put API backends beside the replicas, with the rules that send calls to
+ * them (sim/backend.h); only before the first sim_submit.  c is copied.  0,
+ * DIAG_EINPUT (hybrid_config_check), DIAG_ENOMEM, or DIAG_EINTERNAL when
+ * calls were already submitted.  A config without backends changes
+ * nothing. */
+int sim_set_hybrid(struct sim *s, const struct hybrid_config *c, struct diag *d);
 
 /* What the lifecycle did so far (outage time counted up to now). */
 struct elastic_stats sim_elastic_stats(const struct sim *s);
