@@ -9,6 +9,7 @@
 #include "base/diag.h"
 #include "base/outfile.h"
 #include "base/warn.h"
+#include "models/apilat.h"
 #include "models/catalog.h"
 #include "models/cost.h"
 #include "models/memory.h"
@@ -19,6 +20,7 @@
 #include "models/profile.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
+#include "reports/backends.h"
 #include "reports/cluster.h"
 #include "reports/charts.h"
 #include "reports/costing.h"
@@ -801,6 +803,15 @@ int cmd_replay(int argc, char **argv)
 	struct elastic_config ec;
 	double weight_bytes[SCENARIO_MAX_POOLS] = {0};
 	bool answer_no = false;
+	/* API backends beside the local engines (docs/hybrid.md) */
+	struct apilat *lat = NULL;
+	struct hybrid_config hyb;
+	hybrid_config_default(&hyb);
+	struct scenario_backend_price bprice[SCENARIO_MAX_BACKENDS];
+	struct backends_api bapi[SCENARIO_MAX_BACKENDS];
+	const char *bnames[SCENARIO_MAX_BACKENDS];
+	struct backends *bk = NULL;
+	struct backends_summary bsum;
 	/* a bad output path fails now, not after the whole replay */
 	int rc = a->json ? outfile_check(a->json, &d) : 0;
 	if (rc == 0 && a->csv)
@@ -826,6 +837,28 @@ int cmd_replay(int argc, char **argv)
 				 &d);
 		if (rc == 0)
 			rc = prices_check_hardware(price_cat, cat, &d);
+	}
+	if (rc == 0 && sc.n_backends > 0 && a->cost)
+		rc = diag_set(&d, DIAG_EINPUT, "--cost: a scenario with backends is priced by agentcap "
+			      "compare, or by the backends section of this report (expected no --cost "
+			      "with backends; docs/hybrid.md)");
+	if (rc == 0 && sc.n_backends > 0) {
+		rc = prices_load(&price_cat, a->prices ? a->prices : sc.prices[0] ? sc.prices : NULL, &d);
+		if (rc == 0)
+			rc = apilat_load(&lat, NULL, NULL, &d);
+		if (rc == 0)
+			rc = scenario_hybrid(&sc, lat, price_cat, &hyb, bprice, &d);
+		for (int32_t i = 0; rc == 0 && i < sc.n_backends; i++) {
+			const struct scenario_backend_price *p = &bprice[i];
+			bnames[i] = sc.backends[i].name;
+			bapi[i] = (struct backends_api){
+				.name = sc.backends[i].name, .kind = sc.backends[i].kind,
+				.price_id = sc.backends[i].price,
+				.input_usd_mtok = p->input ? p->input->usd : 0,
+				.cached_usd_mtok = p->cached ? p->cached->usd : 0,
+				.output_usd_mtok = p->output ? p->output->usd : 0,
+				.seat_usd_month = p->seat ? p->seat->usd : 0};
+		}
 	}
 	struct sim_tiers_config tiers;
 	struct report_tiers rtiers;
@@ -937,11 +970,18 @@ int cmd_replay(int argc, char **argv)
 					.routed = routed, .elastic = elastic ? &ec : NULL,
 					.series_interval_ns = llround(sc.report_interval_s * 1e9)};
 		o.scale.seed = a->seed;
+		o.hybrid = hyb.n > 0 ? &hyb : NULL;
 		struct res_sink sink = cl ? cluster_sink(cl) : metrics_sink(m);
-		if (a->csv) {
+		if (hyb.n > 0) {
+			if ((bk = backends_new(bapi, hyb.n, sink)) != NULL)
+				sink = backends_sink(bk);
+			else
+				rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
+		}
+		if (rc == 0 && a->csv) {
 			rc = outfile_open(&csv_out, a->csv, &d);
 			if (rc == 0) {
-				reqcsv_init(&csv, csv_out.fp, sink);
+				reqcsv_init_backends(&csv, csv_out.fp, sink, bnames, hyb.n);
 				sink = reqcsv_sink(&csv);
 			}
 		}
@@ -1002,6 +1042,16 @@ int cmd_replay(int argc, char **argv)
 		if (elastic)
 			fill_elastic(&cls.elastic, &sc, &ec, weight_bytes, n_rep, &st.elastic, &sum);
 	}
+	if (rc == 0 && bk) {
+		rc = backends_summarize(bk, &bsum, &d);
+		const struct scenario_routes *ru = &sc.routes;
+		bsum.spill_to = ru->spill_to[0] ? ru->spill_to : NULL;
+		bsum.spill_wait_ms = ru->spill_wait_ms;
+		bsum.spill_ttft_ms = ru->spill_ttft_ms;
+		bsum.fallback_to = ru->fallback_to[0] ? ru->fallback_to : NULL;
+		bsum.size_to = ru->size_to[0] ? ru->size_to : NULL;
+		bsum.size_prompt_tokens = ru->size_prompt_tokens;
+	}
 	if (rc == 0) {
 		struct report_meta meta = {
 			.version = AGENTCAP_VERSION,
@@ -1039,6 +1089,7 @@ int cmd_replay(int argc, char **argv)
 				    .too_long = st.calls_too_long},
 			.tiers = rtiers,
 			.cluster = cl ? &cls : NULL,
+			.backends = bk ? &bsum : NULL,
 			.timeseries = tsr,
 			.timeseries_interval_s = sc.report_interval_s,
 			.slo_attainment_target = sc.slo_attainment,
@@ -1094,6 +1145,8 @@ int cmd_replay(int argc, char **argv)
 				100.0 * sc.slo_attainment);
 	}
 	charts_release(&charts);
+	backends_free(bk);
+	apilat_free(lat);
 	prices_free(price_cat);
 	cluster_free(cl);
 	timeseries_free(tsr);

@@ -5,9 +5,12 @@
 #include "base/diag.h"
 #include "base/keys.h"
 #include "base/textfile.h"
+#include "models/apilat.h"
 #include "models/memory.h"
 #include "models/perf_model.h"
+#include "models/prices.h"
 #include "models/profile.h"
+#include "sim/backend.h"
 
 #include <cjson/cJSON.h>
 
@@ -18,7 +21,7 @@
 #include <string.h>
 
 enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_BOOL_OPT, K_POLICY,
-	    K_ROUTER, K_SCORER, K_METRIC, K_FAULTS, K_INTERVAL, K_OBJ, K_TEXT, K_POOLS };
+	    K_ROUTER, K_SCORER, K_METRIC, K_FAULTS, K_INTERVAL, K_OBJ, K_TEXT, K_POOLS, K_BACKENDS };
 
 struct key {
 	const char *path;   /* dotted */
@@ -92,6 +95,20 @@ static const struct key KEYS[] = {
 	 "prefix_aware: weight of the cached share of the prompt"},
 	{"router.load_weight", K_NUM, OFF(router.load_weight), 0, 1e6,
 	 "prefix_aware: weight of the (normalised) outstanding calls"},
+	{"router.spill_to", K_STR, OFF(routes.spill_to), 0, 0,
+	 "a backend's name: calls the local replicas would keep waiting go there"},
+	{"router.spill_wait_ms", K_NUM, OFF(routes.spill_wait_ms), 0, 1e12,
+	 "spill when the predicted queue wait passes this, ms (0 = no bound)"},
+	{"router.spill_ttft_ms", K_NUM, OFF(routes.spill_ttft_ms), 0, 1e12,
+	 "spill when the predicted TTFT passes this, ms (0 = no bound)"},
+	{"router.fallback_to", K_STR, OFF(routes.fallback_to), 0, 0,
+	 "a backend's name: calls go there while no local replica that could serve them is up"},
+	{"router.size_to", K_STR, OFF(routes.size_to), 0, 0,
+	 "a backend's name: prompts longer than router.size_prompt_tokens go there"},
+	{"router.size_prompt_tokens", K_INT64, OFF(routes.size_prompt_tokens), 0, 1e12,
+	 "prompt tokens above which router.size_to takes a call"},
+	{"backends", K_BACKENDS, 0, 0, SCENARIO_MAX_BACKENDS,
+	 "API backends and seat plans beside the local engines (docs/hybrid.md)"},
 	{"startup", K_OBJ, 0, 0, 0, "how long a replica takes to start"},
 	{"startup.provision_s", K_NUM, OFF(provision_s), 0, 1e6,
 	 "seconds to provision a machine and start the engine, weights aside (120)"},
@@ -253,6 +270,9 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 	case K_POOLS:
 		snprintf(buf, cap, "an array of 1 to %d pool objects", SCENARIO_MAX_POOLS);
 		return buf;
+	case K_BACKENDS:
+		snprintf(buf, cap, "an array of 0 to %d backend objects", SCENARIO_MAX_BACKENDS);
+		return buf;
 	case K_INT:
 	case K_INT64:
 		snprintf(buf, cap, "an integer in [%.15g, %.15g]", k->lo, k->hi);
@@ -348,6 +368,7 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 	bool ok = false;
 	switch (k->kind) {
 	case K_POOLS: /* key_store's */
+	case K_BACKENDS:
 		break;
 	case K_TEXT:
 		ok = cJSON_IsString(v);
@@ -519,12 +540,97 @@ static int parse_pools(struct scenario *sc, const cJSON *v, const char *where, s
 	return 0;
 }
 
+/* One entry of `backends`. */
+static int parse_backend(struct scenario_backend *b, int i, const cJSON *o, const char *where,
+			 struct diag *d)
+{
+	static const char *const keys = "name, kind, price, latency, ttft_ms, output_tok_s, "
+					"cache_min_tokens, cache_ttl_s";
+	memset(b, 0, sizeof(*b));
+	snprintf(b->kind, sizeof(b->kind), "api");
+	b->ttft_ms = b->output_tok_s = b->cache_min_tokens = b->cache_ttl_s = -1;
+	const cJSON *f;
+	cJSON_ArrayForEach(f, o)
+	{
+		const char *k = f->string;
+		char *str = strcmp(k, "name") == 0	? b->name
+			    : strcmp(k, "kind") == 0	? b->kind
+			    : strcmp(k, "price") == 0	? b->price
+			    : strcmp(k, "latency") == 0 ? b->latency
+							: NULL;
+		size_t cap = strcmp(k, "name") == 0   ? sizeof(b->name)
+			     : strcmp(k, "kind") == 0 ? sizeof(b->kind)
+						      : SCENARIO_STR_MAX;
+		double *num = strcmp(k, "ttft_ms") == 0		   ? &b->ttft_ms
+			      : strcmp(k, "output_tok_s") == 0	   ? &b->output_tok_s
+			      : strcmp(k, "cache_min_tokens") == 0 ? &b->cache_min_tokens
+			      : strcmp(k, "cache_ttl_s") == 0	   ? &b->cache_ttl_s
+								   : NULL;
+		if (!str && !num)
+			return diag_set(d, DIAG_EINPUT, "%s: backends[%d].%s: unknown key (expected one of: %s)",
+					where, i, k, keys);
+		if (str && (!cJSON_IsString(f) || !f->valuestring[0] || strlen(f->valuestring) >= cap))
+			return diag_set(d, DIAG_EINPUT,
+					"%s: backends[%d].%s: expected a non-empty string of at most %d characters",
+					where, i, k, (int)cap - 1);
+		if (str)
+			snprintf(str, cap, "%s", f->valuestring);
+		bool whole = num == &b->cache_min_tokens;
+		if (num && (!cJSON_IsNumber(f) || !isfinite(f->valuedouble) || f->valuedouble < 0 ||
+			    f->valuedouble > 1e12 || (whole && f->valuedouble != floor(f->valuedouble)) ||
+			    (!whole && num != &b->cache_ttl_s && !(f->valuedouble > 0))))
+			return diag_set(d, DIAG_EINPUT, "%s: backends[%d].%s: expected %s", where, i, k,
+					whole			  ? "an integer >= 0"
+					: num == &b->cache_ttl_s ? "seconds >= 0"
+								 : "a number > 0");
+		if (num)
+			*num = f->valuedouble;
+	}
+	if (!b->name[0] || !b->price[0])
+		return diag_set(d, DIAG_EINPUT, "%s: backends[%d]: %s: missing (expected a %s)", where, i,
+				b->name[0] ? "price" : "name",
+				b->name[0] ? "prices.json id" : "short name the router keys refer to");
+	if (strcmp(b->kind, "api") != 0 && strcmp(b->kind, "seat") != 0)
+		return diag_set(d, DIAG_EINPUT, "%s: backends[%d].kind: '%s' (expected \"api\" or \"seat\")",
+				where, i, b->kind);
+	return 0;
+}
+
+/* `backends`: an array of 0..SCENARIO_MAX_BACKENDS objects, replacing any
+ * given before. */
+static int parse_backends(struct scenario *sc, const cJSON *v, const char *where, struct diag *d)
+{
+	int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
+	if (n < 0 || n > SCENARIO_MAX_BACKENDS)
+		return diag_set(d, DIAG_EINPUT, "%s: backends: expected an array of 0 to %d backend objects",
+				where, SCENARIO_MAX_BACKENDS);
+	sc->n_backends = 0;
+	memset(sc->backends, 0, sizeof(sc->backends));
+	for (int i = 0; i < n; i++) {
+		const cJSON *o = cJSON_GetArrayItem(v, i);
+		if (!cJSON_IsObject(o))
+			return diag_set(d, DIAG_EINPUT, "%s: backends[%d]: expected an object", where, i);
+		int rc = parse_backend(&sc->backends[i], i, o, where, d);
+		if (rc != 0)
+			return rc;
+		for (int j = 0; j < i; j++)
+			if (strcmp(sc->backends[j].name, sc->backends[i].name) == 0)
+				return diag_set(d, DIAG_EINPUT,
+						"%s: backends[%d].name: '%s' is taken by backends[%d] (expected unique names)",
+						where, i, sc->backends[i].name, j);
+		sc->n_backends = i + 1;
+	}
+	return 0;
+}
+
 /* Store one value; `where` names the file or the --set argument. */
 static int key_store(struct scenario *sc, const struct key *k, const cJSON *v, const char *where,
 		     struct diag *d)
 {
 	if (k->kind == K_POOLS)
 		return parse_pools(sc, v, where, d);
+	if (k->kind == K_BACKENDS)
+		return parse_backends(sc, v, where, d);
 	return store_value((char *)sc + k->off, k, v, where, k->path, d);
 }
 
@@ -694,6 +800,41 @@ int32_t scenario_replicas(const struct scenario *sc)
 	return n;
 }
 
+/* Index of the backend named name in sc, or -1 for "" (the rule is off);
+ * -2 when no backend has that name. */
+static int32_t backend_index(const struct scenario *sc, const char *name)
+{
+	if (!name[0])
+		return -1;
+	for (int32_t i = 0; i < sc->n_backends; i++)
+		if (strcmp(sc->backends[i].name, name) == 0)
+			return i;
+	return -2;
+}
+
+/* router.*_to name backends; spill-over has a bound. */
+static int check_routes(const struct scenario *sc, struct diag *d)
+{
+	const struct scenario_routes *r = &sc->routes;
+	const char *keys[3] = {"spill_to", "fallback_to", "size_to"};
+	const char *vals[3] = {r->spill_to, r->fallback_to, r->size_to};
+	for (int j = 0; j < 3; j++)
+		if (backend_index(sc, vals[j]) == -2) {
+			char names[SCENARIO_MAX_BACKENDS * 50] = "";
+			for (int32_t i = 0; i < sc->n_backends; i++)
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+					 i ? ", " : "", sc->backends[i].name);
+			return diag_set(d, DIAG_EINPUT, "%s: router.%s: '%s' (expected a backend's name%s%s)",
+					sc->source, keys[j], vals[j], sc->n_backends ? ": " : "; the scenario lists none",
+					names);
+		}
+	if (r->spill_to[0] && !(r->spill_wait_ms > 0) && !(r->spill_ttft_ms > 0))
+		return diag_set(d, DIAG_EINPUT,
+				"%s: router.spill_to: no bound (expected router.spill_wait_ms or router.spill_ttft_ms > 0)",
+				sc->source);
+	return 0;
+}
+
 /* faults.list as faults[]: replicas numbered across the cluster (pool after
  * pool), a whole pool's fault one entry per replica. */
 static int resolve_faults(struct scenario *sc, struct diag *d)
@@ -786,6 +927,8 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 			return rc;
 	/* keys that must agree with each other, once all are read */
 	if ((rc = resolve_faults(sc, d)) != 0)
+		return rc;
+	if ((rc = check_routes(sc, d)) != 0)
 		return rc;
 	int32_t total = scenario_replicas(sc);
 	int32_t max = sc->autoscale_max ? sc->autoscale_max : total;
@@ -996,4 +1139,62 @@ void scenario_elastic(const struct scenario *sc, const double *weight_bytes, uin
 	out->repair_ns = (int64_t)llround(sc->faults_repair_h * 3600.0 * 1e9);
 	out->max_retries = sc->faults_max_retries;
 	out->seed = seed;
+}
+
+int scenario_hybrid(const struct scenario *sc, const struct apilat *lat, const struct prices *pr,
+		    struct hybrid_config *out, struct scenario_backend_price *prices_out,
+		    struct diag *d)
+{
+	hybrid_config_default(out);
+	for (int32_t i = 0; i < sc->n_backends; i++) {
+		const struct scenario_backend *b = &sc->backends[i];
+		bool seat = strcmp(b->kind, "seat") == 0;
+		const char *lat_id = b->latency[0] ? b->latency : b->price;
+		struct scenario_backend_price bp = {0};
+		if (seat) {
+			bp.seat = prices_find(pr, PRICE_SEAT, b->price);
+			if (!bp.seat)
+				return diag_set(d, DIAG_EINPUT,
+						"%s: backends[%d] '%s': price: '%s' is no seat plan of the price catalogue (expected a seat row's id; agentcap catalog --prices)",
+						sc->source, (int)i, b->name, b->price);
+			if (!b->latency[0] && !(b->ttft_ms > 0 && b->output_tok_s > 0))
+				return diag_set(d, DIAG_EINPUT,
+						"%s: backends[%d] '%s': latency: missing (expected the api_backends.json id of the model the plan serves, or ttft_ms and output_tok_s)",
+						sc->source, (int)i, b->name);
+		}
+		const char *list_id = seat ? lat_id : b->price;
+		bp.input = prices_find(pr, PRICE_API_INPUT, list_id);
+		bp.cached = prices_find(pr, PRICE_API_CACHED_INPUT, list_id);
+		bp.output = prices_find(pr, PRICE_API_OUTPUT, list_id);
+		if (!seat && (!bp.input || !bp.output))
+			return diag_set(d, DIAG_EINPUT,
+					"%s: backends[%d] '%s': price: '%s' has no api_input and api_output rows in the price catalogue (expected an API model's id; agentcap catalog --prices)",
+					sc->source, (int)i, b->name, b->price);
+		const struct apilat_row *row = apilat_find(lat, lat_id);
+		bool own = b->ttft_ms > 0 && b->output_tok_s > 0 && b->cache_min_tokens >= 0 &&
+			   b->cache_ttl_s >= 0;
+		if (!row && !own)
+			return diag_set(d, DIAG_EINPUT,
+					"%s: backends[%d] '%s': %s: '%s' has no latency row in api_backends.json (expected one of its ids, or ttft_ms, output_tok_s, cache_min_tokens and cache_ttl_s in the scenario)",
+					sc->source, (int)i, b->name, b->latency[0] ? "latency" : "price", lat_id);
+		struct backend_config *c = &out->b[i];
+		snprintf(c->name, sizeof(c->name), "%s", b->name);
+		double ttft_s = b->ttft_ms > 0 ? b->ttft_ms / 1e3 : row->ttft_s;
+		double speed = b->output_tok_s > 0 ? b->output_tok_s : row->output_tok_s;
+		c->ttft_ns = ttft_s * 1e9;
+		c->ns_per_token = 1e9 / speed;
+		c->cache_min_tokens = b->cache_min_tokens >= 0 ? (int64_t)b->cache_min_tokens
+							       : row->cache_min_tokens;
+		c->cache_ttl_ns = (int64_t)llround((b->cache_ttl_s >= 0 ? b->cache_ttl_s : row->cache_ttl_s) * 1e9);
+		if (prices_out)
+			prices_out[i] = bp;
+		out->n = i + 1;
+	}
+	out->spill_to = backend_index(sc, sc->routes.spill_to);
+	out->spill_wait_ns = sc->routes.spill_wait_ms * 1e6;
+	out->spill_ttft_ns = sc->routes.spill_ttft_ms * 1e6;
+	out->fallback_to = backend_index(sc, sc->routes.fallback_to);
+	out->size_to = backend_index(sc, sc->routes.size_to);
+	out->size_prompt_tokens = sc->routes.size_prompt_tokens;
+	return hybrid_config_check(out, d);
 }

@@ -105,6 +105,23 @@ struct scenario_cost {
 #define SCENARIO_DEFAULT_TARGET_QUEUE 1.0
 #define SCENARIO_DEFAULT_TARGET_KV 0.8
 #define SCENARIO_MAX_FAULTS 256
+/* API backends a scenario may list (`backends`; sim/backend.h). */
+#define SCENARIO_MAX_BACKENDS 8
+
+/* One entry of `backends`: an API (per-token prices) or a seat plan beside
+ * the local engines.  A number < 0 is "not set": the latency catalogue's
+ * figure (models/apilat.h). */
+struct scenario_backend {
+	char name[48];
+	char kind[8];                     /* "api" or "seat" */
+	char price[SCENARIO_STR_MAX];     /* prices.json id: the API model's token
+					     rows, or the seat plan's row */
+	char latency[SCENARIO_STR_MAX];   /* api_backends.json id; "" = price */
+	double ttft_ms;
+	double output_tok_s;
+	double cache_min_tokens;
+	double cache_ttl_s;
+};
 
 struct scenario {
 	char name[SCENARIO_STR_MAX];
@@ -175,6 +192,16 @@ struct scenario {
 					 messages put before a key */
 	int32_t n_pools;              /* 0: one shape (the top-level keys) */
 	struct scenario_pool pools[SCENARIO_MAX_POOLS];
+	int32_t n_backends;           /* `backends`; 0 = none */
+	struct scenario_backend backends[SCENARIO_MAX_BACKENDS];
+	struct scenario_routes {      /* router.spill_to ... (backend names, "" = off) */
+		char spill_to[SCENARIO_STR_MAX];
+		double spill_wait_ms;     /* 0 = no bound */
+		double spill_ttft_ms;     /* 0 = no bound */
+		char fallback_to[SCENARIO_STR_MAX];
+		char size_to[SCENARIO_STR_MAX];
+		int64_t size_prompt_tokens;
+	} routes;
 };
 
 /* The default scenario shipped with agentcap (scenarios/default.json). */
@@ -234,6 +261,29 @@ double scenario_weight_bytes(const struct scenario *sc, const struct catalog *ca
  * out->faults points into sc. */
 void scenario_elastic(const struct scenario *sc, const double *weight_bytes, uint64_t seed,
 		      struct elastic_config *out);
+
+struct apilat;
+struct hybrid_config;
+
+/* Per backend of sc, what its calls cost: the API's list prices per 1M
+ * tokens (for a seat plan, those of its `latency` model when prices.json
+ * has them, else 0) and, for a seat plan, the seat's price per engineer
+ * per month.  Rows borrowed from the price catalogue. */
+struct scenario_backend_price {
+	const struct price_row *input, *cached, *output; /* NULL when none */
+	const struct price_row *seat;                    /* seat plans */
+};
+
+/* The API backends and routing rules of sc as the simulator takes them
+ * (sim/backend.h): each backend's TTFT, output speed and cache rules from
+ * lat (its `latency` id, else its `price` id) unless the scenario gives
+ * them; its price rows from pr into prices_out[0..sc->n_backends) (may be
+ * NULL).  0, or DIAG_EINPUT naming the backend and what was expected (an
+ * unknown price or latency id, an API without input and output rows, a
+ * seat plan without a seat row). */
+int scenario_hybrid(const struct scenario *sc, const struct apilat *lat, const struct prices *pr,
+		    struct hybrid_config *out, struct scenario_backend_price *prices_out,
+		    struct diag *d);
 
 /* Replicas in the cluster: `replicas`, or the pools' together. */
 int32_t scenario_replicas(const struct scenario *sc);

@@ -11,6 +11,7 @@
 
 #include "base/diag.h"
 #include "base/outfile.h"
+#include "reports/backends.h"
 #include "reports/cluster.h"
 #include "reports/timeseries.h"
 #include "base/warn.h"
@@ -315,6 +316,54 @@ static void table_cluster(FILE *out, const struct cluster_summary *c)
 	}
 }
 
+/* The backends section: where calls went, what each side cost and how it
+ * felt (docs/hybrid.md). */
+static void table_backends(FILE *out, const struct backends_summary *b)
+{
+	table_rule(out, "Backends", '-');
+	if (b->spill_to) {
+		char rule[160], wait[48] = "", ttft[48] = "";
+		if (b->spill_wait_ms > 0)
+			snprintf(wait, sizeof(wait), "queue wait > %.15g ms", b->spill_wait_ms);
+		if (b->spill_ttft_ms > 0)
+			snprintf(ttft, sizeof(ttft), "TTFT > %.15g ms", b->spill_ttft_ms);
+		snprintf(rule, sizeof(rule), "%s (predicted %s%s%s)", b->spill_to, wait,
+			 wait[0] && ttft[0] ? " or " : "", ttft);
+		table_str(out, "Spill over to:", rule);
+	}
+	if (b->fallback_to)
+		table_str(out, "Fall back to:", b->fallback_to);
+	if (b->size_to) {
+		char rule[160];
+		snprintf(rule, sizeof(rule), "%s (prompts > %lld tokens)", b->size_to,
+			 (long long)b->size_prompt_tokens);
+		table_str(out, "Route by size to:", rule);
+	}
+	table_num(out, "Calls spilled (%):", 100.0 * b->spilled_share);
+	table_num(out, "Calls fallen back (%):", 100.0 * b->fallback_share);
+	table_num(out, "Calls routed by size (%):", 100.0 * b->size_share);
+	table_num(out, "Calls served by an API (%):", 100.0 * b->api_share);
+	table_num(out, "API spend over the run (USD):", b->usd);
+	fprintf(out, "%-12s %5s %8s %7s %8s %13s %11s %10s %9s %9s %9s %9s\n", "backend", "kind",
+		"calls", "calls %", "tasks", "prompt tok", "cached %", "output tok", "USD", "p50 TTFT",
+		"p95 TTFT", "p95 E2EL");
+	for (int32_t k = 0; k < b->n; k++) {
+		const struct backends_row *r = &b->rows[k];
+		double hit = r->prompt_tokens ? (double)r->cached_prompt_tokens / (double)r->prompt_tokens : 0;
+		fprintf(out,
+			"%-12.12s %5.5s %8" PRId64 " %7.2f %8" PRId64 " %13" PRId64 " %11.2f %10" PRId64
+			" %9.2f %9.0f %9.0f %9.0f\n",
+			r->name, r->kind, r->calls, 100.0 * r->call_share, r->tasks, r->prompt_tokens,
+			100.0 * hit, r->output_tokens, r->usd, r->ttft_median_ms, r->ttft_p95_ms,
+			r->e2el_p95_ms);
+	}
+	for (int32_t k = 1; k < b->n; k++)
+		if (b->rows[k].seat_usd_month > 0)
+			fprintf(out, "%s: seat plan %s at %.2f USD per engineer-month (calls not priced per token)\n",
+				b->rows[k].name, b->rows[k].price_id, b->rows[k].seat_usd_month);
+	fputs("(latencies in ms)\n", out);
+}
+
 #define WARN_WRAP 78
 
 /* One warning as "! " and its message wrapped at WARN_WRAP columns, the
@@ -442,6 +491,8 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 
 	if (meta->cluster)
 		table_cluster(out, meta->cluster);
+	if (meta->backends)
+		table_backends(out, meta->backends);
 
 	if (s->sessions > 0) {
 		table_rule(out, "Sessions", '-');
@@ -804,6 +855,61 @@ static void json_cluster(struct json *j, const struct cluster_summary *c)
 	json_close(j);
 }
 
+static void json_backends(struct json *j, const struct backends_summary *b)
+{
+	json_key(j, "backends");
+	json_open(j);
+	json_key(j, "rules");
+	json_open(j);
+	json_str(j, "spill_to", b->spill_to);
+	json_num(j, "spill_wait_ms", b->spill_wait_ms);
+	json_num(j, "spill_ttft_ms", b->spill_ttft_ms);
+	json_str(j, "fallback_to", b->fallback_to);
+	json_str(j, "size_to", b->size_to);
+	json_int(j, "size_prompt_tokens", b->size_prompt_tokens);
+	json_close(j);
+	json_int(j, "calls", b->calls);
+	json_num(j, "spilled_share", b->spilled_share);
+	json_num(j, "fallback_share", b->fallback_share);
+	json_num(j, "size_share", b->size_share);
+	json_num(j, "api_share", b->api_share);
+	json_num(j, "usd", b->usd);
+	json_key(j, "per_backend");
+	json_open_array(j);
+	for (int32_t k = 0; k < b->n; k++) {
+		const struct backends_row *r = &b->rows[k];
+		json_elem(j);
+		json_open(j);
+		json_str(j, "name", r->name);
+		json_str(j, "kind", r->kind);
+		json_str(j, "price_id", r->price_id);
+		json_int(j, "calls", r->calls);
+		json_num(j, "call_share", r->call_share);
+		json_int(j, "tasks", r->tasks);
+		json_int(j, "prompt_tokens", r->prompt_tokens);
+		json_int(j, "cached_prompt_tokens", r->cached_prompt_tokens);
+		json_int(j, "output_tokens", r->output_tokens);
+		json_int(j, "calls_spilled", r->by_route[RES_ROUTE_SPILL]);
+		json_int(j, "calls_fallback", r->by_route[RES_ROUTE_FALLBACK]);
+		json_int(j, "calls_size", r->by_route[RES_ROUTE_SIZE]);
+		json_num(j, "usd", r->usd);
+		json_num(j, "seat_usd_month", r->seat_usd_month);
+		json_num(j, "mean_ttft_ms", r->ttft_mean_ms);
+		json_num(j, "median_ttft_ms", r->ttft_median_ms);
+		json_num(j, "p90_ttft_ms", r->ttft_p90_ms);
+		json_num(j, "p95_ttft_ms", r->ttft_p95_ms);
+		json_num(j, "p99_ttft_ms", r->ttft_p99_ms);
+		json_num(j, "mean_e2el_ms", r->e2el_mean_ms);
+		json_num(j, "median_e2el_ms", r->e2el_median_ms);
+		json_num(j, "p90_e2el_ms", r->e2el_p90_ms);
+		json_num(j, "p95_e2el_ms", r->e2el_p95_ms);
+		json_num(j, "p99_e2el_ms", r->e2el_p99_ms);
+		json_close(j);
+	}
+	json_close_array(j);
+	json_close(j);
+}
+
 /* One series of the time series as a one-line array: key: [v0, v1, ...].
  * `get` reads sample k (replica i, or the cluster when i < 0). */
 typedef double (*series_get_fn)(const struct res_sample *s, int32_t i);
@@ -1092,6 +1198,8 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 	json_stat_keys(&j, "task", &s->task_makespan_s, true);
 	if (m->cluster)
 		json_cluster(&j, m->cluster);
+	if (m->backends)
+		json_backends(&j, m->backends);
 	if (m->timeseries)
 		json_timeseries(&j, m->timeseries, m->timeseries_interval_s);
 	if (m->charts) {

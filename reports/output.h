@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct backends_summary;
 struct charts;
 struct cluster_summary;
 struct diag;
@@ -81,6 +82,9 @@ struct report_meta {
 	} tiers;
 	const struct cluster_summary *cluster; /* several replicas: per-replica and
 						  router figures; NULL = none */
+	const struct backends_summary *backends; /* API backends beside the local
+						  engines (reports/backends.h);
+						  NULL = none, nothing printed */
 	const struct timeseries *timeseries; /* report.interval_s > 0: the samples; NULL = none */
 	double timeseries_interval_s;
 	double slo_attainment_target; /* share of calls within the SLOs for "yes" */

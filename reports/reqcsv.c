@@ -4,6 +4,7 @@
 #include "reports/reqcsv.h"
 
 #include "base/diag.h"
+#include "sim/results.h"
 
 #include <csv.h>
 #include <inttypes.h>
@@ -32,7 +33,7 @@ static void on_request(void *ctx, const struct res_request *r)
 	if (r->task)
 		fprintf(fp, "%016" PRIx64, r->task);
 	fprintf(fp, ",%" PRId64 ",", r->seq);
-	if (ok)
+	if (ok && r->replica >= 0)
 		fprintf(fp, "%" PRId32, r->replica);
 	fputc(',', fp);
 	put_ms(fp, r->arrival_ns);
@@ -53,6 +54,17 @@ static void on_request(void *ctx, const struct res_request *r)
 		ok ? "completed" : "rejected");
 	if (!ok && r->reason)
 		csv_fwrite(fp, r->reason, strlen(r->reason));
+	if (c->n_backends > 0) {
+		bool api = ok && r->backend > 0 && r->backend <= c->n_backends;
+		const char *route = ok ? res_route_name(r->route) : NULL;
+		const char *name = api ? c->backends[r->backend - 1] : "local";
+		fputc(',', fp);
+		if (ok && strpbrk(name, ",\"\r\n"))
+			csv_fwrite(fp, name, strlen(name));
+		else if (ok)
+			fputs(name, fp);
+		fprintf(fp, ",%s", route ? route : "");
+	}
 	fputc('\n', fp);
 	c->rows++;
 	if (c->next.request)
@@ -105,6 +117,14 @@ void reqcsv_init(struct reqcsv *c, FILE *fp, struct res_sink next)
 {
 	*c = (struct reqcsv){.fp = fp, .next = next};
 	fputs(HEADER, fp);
+}
+
+void reqcsv_init_backends(struct reqcsv *c, FILE *fp, struct res_sink next,
+			  const char *const *names, int32_t n)
+{
+	*c = (struct reqcsv){.fp = fp, .next = next, .backends = names, .n_backends = n};
+	fwrite(HEADER, 1, sizeof(HEADER) - 2, fp);
+	fputs(n > 0 ? ",backend,route\n" : "\n", fp);
 }
 
 struct res_sink reqcsv_sink(struct reqcsv *c)

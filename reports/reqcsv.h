@@ -39,10 +39,19 @@ struct reqcsv {
 	FILE *fp;              /* borrowed; written on every request record */
 	struct res_sink next;  /* receives every record after the row is out */
 	long long rows;        /* rows written so far, header excluded */
+	const char *const *backends; /* API backends' names (borrowed), or NULL */
+	int32_t n_backends;
 };
 
 /* Start a table on fp (writes the header line) in front of next. */
 void reqcsv_init(struct reqcsv *c, FILE *fp, struct res_sink next);
+
+/* The same with API backends beside the local engines (sim/backend.h):
+ * two columns more, `backend` ("local" or the backend's name, names[k - 1])
+ * and `route` ("local", "spill", "fallback", "size"; empty when rejected),
+ * and `replica` empty for a call an API served. */
+void reqcsv_init_backends(struct reqcsv *c, FILE *fp, struct res_sink next,
+			  const char *const *names, int32_t n);
 
 /* The sink to hand the simulator; valid while c is. */
 struct res_sink reqcsv_sink(struct reqcsv *c);

@@ -5,8 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const ROUTE_NAMES[RES_N_ROUTES] = {"local", "spill", "fallback", "size"};
-
 void hybrid_config_default(struct hybrid_config *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -15,7 +13,7 @@ void hybrid_config_default(struct hybrid_config *c)
 
 const char *hybrid_route_name(int route)
 {
-	return route >= 0 && route < RES_N_ROUTES ? ROUTE_NAMES[route] : NULL;
+	return res_route_name(route);
 }
 
 int hybrid_config_check(const struct hybrid_config *c, struct diag *d)

@@ -12,6 +12,7 @@
 #define SIM_RESULTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum res_status {
@@ -22,6 +23,13 @@ enum res_status {
 /* Why a call went where it did (sim/backend.h): the local engines, or an
  * API backend by spill-over, fallback or size. */
 enum res_route { RES_ROUTE_LOCAL = 0, RES_ROUTE_SPILL, RES_ROUTE_FALLBACK, RES_ROUTE_SIZE, RES_N_ROUTES };
+
+/* "local", "spill", "fallback", "size" (static); NULL out of range. */
+static inline const char *res_route_name(int route)
+{
+	static const char *const names[RES_N_ROUTES] = {"local", "spill", "fallback", "size"};
+	return route >= 0 && route < RES_N_ROUTES ? names[route] : NULL;
+}
 
 /* Lower KV-cache tiers below a replica's GPU cache: host, disk/remote. */
 #define RES_MAX_TIERS 2

@@ -747,8 +747,11 @@ static bool spill_over(struct sim *s, const struct sreq *r, int32_t i)
 	if (chunk < 1)
 		chunk = 1;
 	double wait = 0;
-	if (rep->busy)
-		wait += (double)rep->run_t0_ns + rep->run_total_ns - (double)s->now_ns;
+	if (rep->busy) { /* a decode run is cut at its next step for an arrival */
+		double left = (double)rep->run_t0_ns + rep->run_total_ns - (double)s->now_ns;
+		double step = rep->run_k > 1 ? rep->run_total_ns / (double)rep->run_k : left;
+		wait += left < step ? left : step;
+	}
 	int64_t need = (int64_t)rep->n_running + rep->wq_len + 1 - rep->cfg->max_num_seqs;
 	if (need > 0)
 		wait += slot_wait_ns(s, rep, need);

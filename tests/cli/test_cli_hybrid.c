@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * End-to-end tests of a local box with a cloud API beside it (`backends`,
+ * docs/hybrid.md), on a synthetic team of 10 engineers for one day whose
+ * afternoon peak is too much for one H100: alone its p95 TTFT is over 2 s;
+ * with spill-over at a predicted TTFT of 2 s it is under 2 s, and the
+ * report gives the spilled share and what the API cost; with the replica
+ * crashing every two hours and no retries, calls are lost alone and none
+ * with a fallback; the CSV says where each call went; bad backends and
+ * routing keys are errors naming the key; without backends no key of the
+ * report changes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tests/support/cli_run.h"
+
+#include <cjson/cJSON.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TEAM "hybrid_team10.jsonl.gz"
+#define SONNET "--set 'backends=[{\"name\":\"sonnet\",\"price\":\"claude-sonnet-4-5\"}]'"
+
+static int make_team(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("synth --engineers 10 --days 1 --seed 1 -o " TEAM);
+	int rc = r.status;
+	cli_out_free(&r);
+	return rc;
+}
+
+static cJSON *run_json(const char *extra, int *status)
+{
+	char args[2048];
+	snprintf(args, sizeof(args), "replay " TEAM " --json - %s", extra);
+	struct cli_out r = cli_run(args);
+	if (r.status != 0 && r.status != 1)
+		fail_msg("agentcap %s: %s", args, r.err);
+	if (status)
+		*status = r.status;
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	cli_out_free(&r);
+	return j;
+}
+
+static double num(const cJSON *j, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+	if (!cJSON_IsNumber(v))
+		fail_msg("no number '%s' in the JSON report", key);
+	return v->valuedouble;
+}
+
+static const cJSON *row(const cJSON *j, int i)
+{
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(j, "backends");
+	assert_non_null(b);
+	const cJSON *per = cJSON_GetObjectItemCaseSensitive(b, "per_backend");
+	assert_int_equal(cJSON_GetArraySize(per), 2);
+	return cJSON_GetArrayItem(per, i);
+}
+
+static void test_spill_keeps_p95_under_the_bound(void **state)
+{
+	(void)state;
+	cJSON *alone = run_json("", NULL);
+	assert_true(num(alone, "p95_ttft_ms") > 2000.0);
+	assert_null(cJSON_GetObjectItemCaseSensitive(alone, "backends"));
+
+	int st;
+	cJSON *j = run_json(SONNET " --set router.spill_to=sonnet --set router.spill_ttft_ms=2000", &st);
+	assert_int_equal(st, 0);
+	assert_true(num(j, "p95_ttft_ms") <= 2000.0);
+	assert_int_equal(num(j, "completed"), num(alone, "completed"));
+	assert_int_equal(num(j, "failed"), 0);
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(j, "backends");
+	double spilled = num(b, "spilled_share");
+	assert_true(spilled > 0.01 && spilled < 0.9);
+	const cJSON *local = row(j, 0), *api = row(j, 1);
+	assert_int_equal(num(local, "calls") + num(api, "calls"), num(j, "completed"));
+	assert_int_equal(num(api, "calls_spilled"), num(api, "calls"));
+	assert_true(fabs(num(api, "calls") / num(j, "completed") - spilled) < 1e-12);
+	/* the API's spend is its tokens at the catalogue's list prices:
+	 * $3 / $0.30 / $15 per 1M for Claude Sonnet 4.5 */
+	double usd = ((num(api, "prompt_tokens") - num(api, "cached_prompt_tokens")) * 3.0 +
+		      num(api, "cached_prompt_tokens") * 0.3 + num(api, "output_tokens") * 15.0) /
+		     1e6;
+	assert_true(usd > 0);
+	assert_true(fabs(num(api, "usd") - usd) < 1e-9 * usd);
+	assert_true(fabs(num(b, "usd") - usd) < 1e-9 * usd);
+	/* the API's own TTFT is its published 1.8 s; its cache is its own */
+	assert_true(fabs(num(api, "p95_ttft_ms") - 1800.0) < 1e-6);
+	assert_true(num(api, "cached_prompt_tokens") > 0);
+	assert_true(num(api, "tasks") > 0 && num(local, "tasks") > 0);
+	cJSON_Delete(j);
+	cJSON_Delete(alone);
+}
+
+static void test_fallback_loses_no_call(void **state)
+{
+	(void)state;
+	const char *crash = "--set faults.mtbf_h=2 --set faults.repair_h=0.5 --set faults.max_retries=0";
+	char args[1024];
+	cJSON *alone = run_json(crash, NULL);
+	assert_true(num(alone, "failed") > 0);
+	snprintf(args, sizeof(args), "%s %s --set router.fallback_to=sonnet", crash, SONNET);
+	cJSON *j = run_json(args, NULL);
+	assert_int_equal(num(j, "failed"), 0);
+	assert_int_equal(num(j, "completed"), num(alone, "completed") + num(alone, "failed"));
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(j, "backends");
+	assert_true(num(b, "fallback_share") > 0);
+	assert_int_equal(num(row(j, 1), "calls_fallback"), num(row(j, 1), "calls"));
+	cJSON_Delete(j);
+	cJSON_Delete(alone);
+}
+
+static void test_csv_and_table(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("replay " TEAM " --csv - " SONNET
+				   " --set router.size_to=sonnet --set router.size_prompt_tokens=100000");
+	assert_true(r.status == 0 || r.status == 1);
+	assert_non_null(strstr(r.out, ",reason,backend,route\n"));
+	assert_non_null(strstr(r.out, ",sonnet,size\n"));
+	assert_non_null(strstr(r.out, ",local,local\n"));
+	cli_out_free(&r);
+	r = cli_run("replay " TEAM " " SONNET " --set router.size_to=sonnet "
+		    "--set router.size_prompt_tokens=100000");
+	assert_non_null(strstr(r.out, "Route by size to:"));
+	assert_non_null(strstr(r.out, "sonnet (prompts > 100000 tokens)"));
+	assert_non_null(strstr(r.out, "Calls routed by size (%):"));
+	cli_out_free(&r);
+	/* without backends the CSV keeps its columns */
+	r = cli_run("replay " TEAM " --csv -");
+	assert_null(strstr(r.out, ",backend,route"));
+	cli_out_free(&r);
+}
+
+static void expect_error(const char *args, const char *what)
+{
+	char full[1024];
+	snprintf(full, sizeof(full), "replay " TEAM " %s", args);
+	struct cli_out r = cli_run(full);
+	assert_int_equal(r.status, 2);
+	if (!strstr(r.err, what))
+		fail_msg("agentcap %s: expected '%s' in: %s", full, what, r.err);
+	cli_out_free(&r);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	expect_error("--set router.spill_to=sonnet --set router.spill_ttft_ms=2000",
+		     "router.spill_to: 'sonnet' (expected a backend's name; the scenario lists none)");
+	expect_error(SONNET " --set router.spill_to=sonnet",
+		     "router.spill_to: no bound (expected router.spill_wait_ms or router.spill_ttft_ms > 0)");
+	expect_error("--set 'backends=[{\"name\":\"x\",\"price\":\"no-such-api\"}]'",
+		     "backends[0] 'x': price: 'no-such-api' has no api_input and api_output rows");
+	expect_error("--set 'backends=[{\"name\":\"x\",\"price\":\"gpt-5-4\"}]'",
+		     "backends[0] 'x': price: 'gpt-5-4' has no latency row in api_backends.json");
+	expect_error("--set 'backends=[{\"name\":\"x\",\"price\":\"gpt-5\",\"speed\":3}]'",
+		     "backends[0].speed: unknown key (expected one of: name, kind, price, latency");
+	expect_error("--set 'backends=[{\"name\":\"x\",\"kind\":\"cloud\",\"price\":\"gpt-5\"}]'",
+		     "backends[0].kind: 'cloud' (expected \"api\" or \"seat\")");
+	expect_error("--set 'backends=[{\"name\":\"x\",\"kind\":\"seat\",\"price\":\"gpt-5\"}]'",
+		     "'gpt-5' is no seat plan of the price catalogue");
+	expect_error(SONNET " --cost", "--cost: a scenario with backends is priced by agentcap compare");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spill_keeps_p95_under_the_bound),
+		cmocka_unit_test(test_fallback_loses_no_call),
+		cmocka_unit_test(test_csv_and_table),
+		cmocka_unit_test(test_errors),
+	};
+	return cmocka_run_group_tests(tests, make_team, NULL);
+}
