@@ -15,7 +15,6 @@ int kvcache_init(struct kvcache *kv, int64_t block_size, int64_t total_blocks, b
 	kv->total_blocks = total_blocks;
 	kv->prefix_caching = prefix_caching;
 	kv->head = kv->tail = -1;
-	map_init(&kv->pending);
 	if (block_size < 1 || total_blocks < 1 || total_blocks > INT32_MAX)
 		return DIAG_EINPUT;
 	return 0;
@@ -25,14 +24,13 @@ void kvcache_release(struct kvcache *kv)
 {
 	free(kv->blk);
 	free(kv->bucket);
-	map_release(&kv->pending);
 	memset(kv, 0, sizeof(*kv));
 	kv->head = kv->tail = -1;
 }
 
 void kvcache_reset(struct kvcache *kv)
 {
-	assert(kvcache_used(kv) == 0 && kv->reserved == 0 && kv->pending.len == 0);
+	assert(kvcache_used(kv) == 0 && kv->reserved == 0);
 	int64_t bs = kv->block_size, total = kv->total_blocks;
 	bool pc = kv->prefix_caching;
 	int64_t ev = kv->evictions, dup = kv->duplicates;
@@ -180,16 +178,6 @@ int64_t kvcache_match(const struct kvcache *kv, const uint64_t *hashes, int64_t 
 	return i;
 }
 
-int64_t kvcache_match_pending(const struct kvcache *kv, const uint64_t *hashes, int64_t from, int64_t n)
-{
-	if (!kv->prefix_caching)
-		return 0;
-	int64_t i = from;
-	while (i < n && (map_get(&kv->pending, hashes[i]) || kvcache_lookup(kv, hashes[i]) >= 0))
-		i++;
-	return i - from;
-}
-
 void kvcache_take(struct kvcache *kv, int32_t b)
 {
 	assert(b >= 0 && b < kv->touched && kv->blk[b].hashed);
@@ -258,23 +246,6 @@ void kvcache_put(struct kvcache *kv, int32_t b)
 	assert(kv->blk[b].ref > 0);
 	if (--kv->blk[b].ref == 0)
 		q_append(kv, b);
-}
-
-int kvcache_pending_add(struct kvcache *kv, uint64_t h)
-{
-	uint64_t *v = map_ref(&kv->pending, h);
-	if (!v)
-		return DIAG_ENOMEM;
-	(*v)++;
-	return 0;
-}
-
-void kvcache_pending_del(struct kvcache *kv, uint64_t h)
-{
-	uint64_t *v = map_get(&kv->pending, h);
-	assert(v && *v > 0);
-	if (v && --(*v) == 0)
-		map_del(&kv->pending, h);
 }
 
 int64_t kvcache_allocs_before(const struct kvcache *kv, uint64_t stamp, int64_t limit)

@@ -33,15 +33,9 @@
  * hash maps to iff it is hashed, and `indexed` counts them; untouched blocks
  * have no state.  Each block also records when it last joined the queue
  * (`stamp`, increasing), so the queue is in stamp order.
- *
- * `pending` counts, per hash, the blocks that running requests are about to
- * compute; it only serves the in-flight-miss statistic and never changes what
- * the cache does.
  */
 #ifndef SIM_KVCACHE_H
 #define SIM_KVCACHE_H
-
-#include "base/map.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -70,7 +64,6 @@ struct kvcache {
 	int64_t free_len;
 	int64_t reserved;     /* blocks set aside for running sequences' fixed
 				 state (sliding windows, linear attention) */
-	struct map pending;   /* hash -> count of running requests computing it */
 	int64_t evictions;    /* cached blocks whose hash was dropped to reuse them */
 	/* called with the hash of each cached block evicted (a lower tier
 	 * keeps it); NULL: none */
@@ -86,7 +79,7 @@ void kvcache_release(struct kvcache *kv);
 /* Forget every block, as a restarted engine does: the cache is as after
  * kvcache_init, but keeps its eviction and duplicate counters and its
  * on_evict hook (the forgotten blocks are not passed to it).  Only when no
- * block is in use, nothing is reserved and nothing is pending. */
+ * block is in use and nothing is reserved. */
 void kvcache_reset(struct kvcache *kv);
 
 /* Blocks that an allocation could obtain now (never used + free queue),
@@ -116,10 +109,6 @@ static inline uint64_t kvcache_stamp(const struct kvcache *kv, int32_t b)
  * blocks[0..result), so the caller need not look them up again. */
 int64_t kvcache_match(const struct kvcache *kv, const uint64_t *hashes, int64_t n, int32_t *blocks);
 
-/* Continue from index `from`: number of further leading hashes that are cached
- * or pending (being computed by a running request). */
-int64_t kvcache_match_pending(const struct kvcache *kv, const uint64_t *hashes, int64_t from, int64_t n);
-
 /* Take a reference to cached block b (found by kvcache_match). */
 void kvcache_take(struct kvcache *kv, int32_t b);
 
@@ -133,9 +122,6 @@ int kvcache_register(struct kvcache *kv, int32_t b, uint64_t h);
 
 /* Drop one reference; at zero the block joins the tail of the free queue. */
 void kvcache_put(struct kvcache *kv, int32_t b);
-
-int kvcache_pending_add(struct kvcache *kv, uint64_t h);
-void kvcache_pending_del(struct kvcache *kv, uint64_t h);
 
 /* Of the next `limit` blocks an allocation would take (never used ones
  * first, then the free queue from its head), how many come before the first

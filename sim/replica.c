@@ -31,7 +31,8 @@ int replica_init(struct replica *rep, int32_t id, int32_t pool, const struct eng
 				(long long)cfg->kv_cache_tokens, (long long)blocks, (long long)cfg->block_size);
 	rep->running = calloc((size_t)cfg->max_num_seqs, sizeof(*rep->running));
 	rep->batch = calloc((size_t)cfg->max_num_seqs, sizeof(*rep->batch));
-	if (!rep->running || !rep->batch)
+	rep->pend = calloc((size_t)cfg->max_num_seqs, sizeof(*rep->pend));
+	if (!rep->running || !rep->batch || !rep->pend)
 		return diag_set(d, DIAG_ENOMEM, "out of memory for %d sequence slots", (int)cfg->max_num_seqs);
 	if (cfg->sliding_window_tokens > 0 && cfg->window_group_blocks > 0) {
 		rep->win_tokens = cfg->sliding_window_tokens;
@@ -54,6 +55,7 @@ void replica_release(struct replica *rep)
 	free(rep->wq);
 	free(rep->running);
 	free(rep->batch);
+	free(rep->pend);
 	free(rep->scratch);
 	free(rep->bucket);
 	memset(rep, 0, sizeof(*rep));
@@ -118,11 +120,59 @@ static int64_t sreq_prompt_blocks(const struct sreq *r, int64_t bs)
 	return min64(r->call.prompt_tokens / bs, r->call.n_hashes);
 }
 
+/* Set r's in-flight prompt blocks to hashes[lo..hi), keeping the replica's
+ * list of requests with some in flight. */
+static void sreq_set_pending(struct replica *rep, struct sreq *r, int64_t lo, int64_t hi)
+{
+	bool was = r->pend_lo < r->pend_hi, is = lo < hi;
+	r->pend_lo = lo;
+	r->pend_hi = hi;
+	if (is && !was) {
+		assert(rep->n_pend < rep->cfg->max_num_seqs);
+		r->pend_slot = rep->n_pend;
+		rep->pend[rep->n_pend++] = r;
+	} else if (was && !is) {
+		struct sreq *last = rep->pend[--rep->n_pend];
+		rep->pend[r->pend_slot] = last;
+		last->pend_slot = r->pend_slot;
+	}
+}
+
 static void sreq_drop_pending(struct replica *rep, struct sreq *r)
 {
-	for (int64_t j = r->pend_lo; j < r->pend_hi; j++)
-		kvcache_pending_del(&rep->kv, r->hashes[j]);
-	r->pend_lo = r->pend_hi = 0;
+	sreq_set_pending(rep, r, 0, 0);
+}
+
+/* Of r's prompt blocks from..n-1, how many leading ones are cached or in
+ * flight: at that position in another running request's blocks still to be
+ * computed, with the same hash.  Chained hashes agree only at the same
+ * position of the same prefix, so each such request covers one run of
+ * positions, compared hash by hash; a position neither covers nor finds
+ * cached ends the match.  Costs O(positions compared + runs x requests in
+ * flight), with no per-block bookkeeping while requests run. */
+static int64_t inflight_match(const struct replica *rep, const struct sreq *r, int64_t from, int64_t n)
+{
+	int64_t i = from;
+	while (i < n) {
+		int64_t e = i;
+		for (int32_t k = 0; k < rep->n_pend; k++) {
+			const struct sreq *o = rep->pend[k];
+			if (i < o->pend_lo || i >= o->pend_hi)
+				continue;
+			int64_t j = i, stop = min64(o->pend_hi, n);
+			while (j < stop && o->hashes[j] == r->hashes[j])
+				j++;
+			if (j > e)
+				e = j;
+		}
+		if (e > i)
+			i = e;
+		else if (kvcache_lookup(&rep->kv, r->hashes[i]) >= 0)
+			i++;
+		else
+			break;
+	}
+	return i - from;
 }
 
 /* The hash under which a sliding-window group enters a block: vLLM keys its
@@ -207,11 +257,10 @@ static int sreq_register(struct replica *rep, struct sreq *r, int64_t tokens)
 		for (int64_t g = 0; g < rep->win_groups && j >= r->w_lo; g++)
 			if (kvcache_register(&rep->kv, *wslot(rep, r, j, g), group_hash(r->hashes[j], g)) != 0)
 				return DIAG_ENOMEM;
-		if (j >= r->pend_lo && j < r->pend_hi) {
-			kvcache_pending_del(&rep->kv, r->hashes[j]);
-			r->pend_lo = j + 1;
-		}
 	}
+	/* the in-flight range starts where the entered blocks end */
+	if (r->pend_lo < r->pend_hi && full > r->pend_lo)
+		sreq_set_pending(rep, r, min64(full, r->pend_hi), r->pend_hi);
 	if (full > r->n_registered)
 		r->n_registered = full;
 	return 0;
@@ -542,7 +591,7 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 			r->admitted_once = true;
 			r->scheduled_ns = s->now_ns;
 			r->cached_first = cached;
-			r->inflight_miss = kvcache_match_pending(&rep->kv, r->hashes, full_hit, max_hit) * bs;
+			r->inflight_miss = rep->kv.prefix_caching ? inflight_match(rep, r, full_hit, max_hit) * bs : 0;
 		}
 		for (int64_t j = 0; j < hit; j++)
 			if (r->blocks[j] >= 0)
@@ -567,13 +616,8 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		if (sreq_cover(rep, r, cached + n) != 0)
 			return DIAG_ENOMEM;
 		/* the prompt blocks this request is about to compute */
-		if (rep->kv.prefix_caching) {
-			int64_t end = sreq_prompt_blocks(r, bs);
-			r->pend_lo = r->pend_hi = hit;
-			for (; r->pend_hi < end; r->pend_hi++)
-				if (kvcache_pending_add(&rep->kv, r->hashes[r->pend_hi]) != 0)
-					return DIAG_ENOMEM;
-		}
+		if (rep->kv.prefix_caching)
+			sreq_set_pending(rep, r, hit, sreq_prompt_blocks(r, bs));
 		if (sreq_register(rep, r, cached + n) != 0)
 			return DIAG_ENOMEM;
 		batch_add(rep, pb, r, n);

@@ -75,7 +75,10 @@ struct sreq {
 	int64_t max_blocks;         /* ceil((prompt + output) / block_size) */
 	int64_t seq_blocks;         /* reserved while running (hybrid attention) */
 	int64_t n_registered;       /* leading blocks whose hash is entered */
-	int64_t pend_lo, pend_hi;   /* hashes[pend_lo..pend_hi) counted pending */
+	int64_t pend_lo, pend_hi;   /* hashes[pend_lo..pend_hi): prompt blocks
+				       it is still to compute (in flight) */
+	int32_t pend_slot;          /* its place in the replica's `pend` list
+				       while that range is not empty */
 	uint64_t pools_ok;          /* bit p: pool p can serve the call */
 	enum sreq_state state;
 	int64_t arrival_ns;
@@ -120,6 +123,10 @@ struct replica {
 	int64_t wq_head, wq_len, wq_cap;
 	struct sreq **running;      /* admission order, max_num_seqs slots */
 	int32_t n_running;
+	struct sreq **pend;         /* the running requests with prompt blocks in
+				       flight (pend_lo < pend_hi), any order;
+				       max_num_seqs slots */
+	int32_t n_pend;
 	struct batch_item *batch;
 	int32_t n_batch;
 	/* the step (or decode run) in flight */

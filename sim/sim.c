@@ -1023,9 +1023,10 @@ int sim_check_end(const struct sim *s, struct diag *d)
 		if (kvcache_used(&rep->kv) != 0)
 			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d leaked %lld KV blocks",
 					(int)i, (long long)kvcache_used(&rep->kv));
-		if (rep->kv.pending.len != 0)
-			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d has %zu pending block hashes",
-					(int)i, rep->kv.pending.len);
+		if (rep->n_pend != 0)
+			return diag_set(d, DIAG_EINTERNAL,
+					"invariant: replica %d has %d requests with prompt blocks in flight",
+					(int)i, (int)rep->n_pend);
 		if (!kvcache_check(&rep->kv))
 			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d KV cache structure broken", (int)i);
 	}

@@ -17,7 +17,6 @@ int kvref_init(struct kvref *kv, int64_t block_size, int64_t total_blocks, bool 
 	kv->prefix_caching = prefix_caching;
 	kv->head = kv->tail = -1;
 	map_init(&kv->table);
-	map_init(&kv->pending);
 	if (block_size < 1 || total_blocks < 1 || total_blocks > INT32_MAX)
 		return DIAG_EINPUT;
 	return 0;
@@ -34,14 +33,13 @@ void kvref_release(struct kvref *kv)
 	free(kv->dnext);
 	free(kv->stamp);
 	map_release(&kv->table);
-	map_release(&kv->pending);
 	memset(kv, 0, sizeof(*kv));
 	kv->head = kv->tail = -1;
 }
 
 void kvref_reset(struct kvref *kv)
 {
-	assert(kvref_used(kv) == 0 && kv->reserved == 0 && kv->pending.len == 0);
+	assert(kvref_used(kv) == 0 && kv->reserved == 0);
 	int64_t bs = kv->block_size, total = kv->total_blocks;
 	bool pc = kv->prefix_caching;
 	int64_t ev = kv->evictions, dup = kv->duplicates;
@@ -152,16 +150,6 @@ int64_t kvref_match(const struct kvref *kv, const uint64_t *hashes, int64_t n, i
 	return i;
 }
 
-int64_t kvref_match_pending(const struct kvref *kv, const uint64_t *hashes, int64_t from, int64_t n)
-{
-	if (!kv->prefix_caching)
-		return 0;
-	int64_t i = from;
-	while (i < n && (map_get(&kv->pending, hashes[i]) || map_get(&kv->table, hashes[i])))
-		i++;
-	return i - from;
-}
-
 void kvref_take(struct kvref *kv, int32_t b)
 {
 	assert(b >= 0 && b < kv->touched && kv->hashed[b]);
@@ -223,24 +211,6 @@ void kvref_put(struct kvref *kv, int32_t b)
 	assert(kv->ref[b] > 0);
 	if (--kv->ref[b] == 0)
 		q_append(kv, b);
-}
-
-int kvref_pending_add(struct kvref *kv, uint64_t h)
-{
-	uint64_t *v = map_get(&kv->pending, h);
-	if (v) {
-		(*v)++;
-		return 0;
-	}
-	return map_put(&kv->pending, h, 1) == 0 ? 0 : DIAG_ENOMEM;
-}
-
-void kvref_pending_del(struct kvref *kv, uint64_t h)
-{
-	uint64_t *v = map_get(&kv->pending, h);
-	assert(v && *v > 0);
-	if (v && --(*v) == 0)
-		map_del(&kv->pending, h);
 }
 
 int64_t kvref_allocs_before(const struct kvref *kv, uint64_t stamp, int64_t limit)

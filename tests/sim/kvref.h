@@ -28,10 +28,6 @@
  * and every hashed block is on its hash's ring; untouched blocks have no
  * state.  Each block also records when it last joined the queue (`stamp`,
  * increasing), so the queue is in stamp order.
- *
- * `pending` counts, per hash, the blocks that running requests are about to
- * compute; it only serves the in-flight-miss statistic and never changes what
- * the cache does.
  */
 #ifndef TESTS_SIM_KVREF_H
 #define TESTS_SIM_KVREF_H
@@ -59,7 +55,6 @@ struct kvref {
 	int64_t reserved;     /* blocks set aside for running sequences' fixed
 				 state (sliding windows, linear attention) */
 	struct map table;     /* hash -> block id */
-	struct map pending;   /* hash -> count of running requests computing it */
 	int64_t evictions;    /* cached blocks whose hash was dropped to reuse them */
 	/* called with the hash of each cached block evicted (a lower tier
 	 * keeps it); NULL: none */
@@ -75,7 +70,7 @@ void kvref_release(struct kvref *kv);
 /* Forget every block, as a restarted engine does: the cache is as after
  * kvref_init, but keeps its eviction and duplicate counters and its
  * on_evict hook (the forgotten blocks are not passed to it).  Only when no
- * block is in use, nothing is reserved and nothing is pending. */
+ * block is in use and nothing is reserved. */
 void kvref_reset(struct kvref *kv);
 
 /* Blocks that an allocation could obtain now (never used + free queue),
@@ -90,10 +85,6 @@ static inline int64_t kvref_available(const struct kvref *kv)
  * blocks[0..result), so the caller need not look them up again. */
 int64_t kvref_match(const struct kvref *kv, const uint64_t *hashes, int64_t n, int32_t *blocks);
 
-/* Continue from index `from`: number of further leading hashes that are cached
- * or pending (being computed by a running request). */
-int64_t kvref_match_pending(const struct kvref *kv, const uint64_t *hashes, int64_t from, int64_t n);
-
 /* Take a reference to cached block b (found by kvref_match). */
 void kvref_take(struct kvref *kv, int32_t b);
 
@@ -107,9 +98,6 @@ int kvref_register(struct kvref *kv, int32_t b, uint64_t h);
 
 /* Drop one reference; at zero the block joins the tail of the free queue. */
 void kvref_put(struct kvref *kv, int32_t b);
-
-int kvref_pending_add(struct kvref *kv, uint64_t h);
-void kvref_pending_del(struct kvref *kv, uint64_t h);
 
 /* Of the next `limit` blocks an allocation would take (never used ones
  * first, then the free queue from its head), how many come before the first

@@ -2,7 +2,7 @@
  * Differential test of the KV cache: sim/kvcache.c against the block-level
  * oracle tests/sim/kvref.c, driven by one random sequence of the calls a
  * replica makes (allocate, enter, hit and take, release tail first or in any
- * order, pending marks, reset) on small caches where evictions, duplicate
+ * order, reset) on small caches where evictions, duplicate
  * hashes, hash collisions in a bucket and full caches are frequent.  After
  * every call both give the same answer: block ids, match lengths and the
  * blocks matched, look-ups, queue positions and stamps, the allocs-before
@@ -56,8 +56,6 @@ struct pair {
 	struct evlog ekv, eref;
 	int32_t held[MAX_HELD]; /* one entry per reference taken */
 	int64_t n_held;
-	uint64_t pend[MAX_HELD]; /* hashes marked pending */
-	int64_t n_pend;
 };
 
 /* Hashes come from a small pool, so blocks share them (duplicates); the
@@ -187,30 +185,17 @@ static void one_op(struct pair *p, struct rng *r, int64_t pool)
 				 kvref_allocs_before(&p->ref, st, lim));
 		break;
 	}
-	case 9: { /* pending marks and the in-flight match */
-		if (p->n_pend > 0 && below(r, 2) == 0) {
-			uint64_t h = p->pend[--p->n_pend];
-			kvcache_pending_del(&p->kv, h);
-			kvref_pending_del(&p->ref, h);
-		} else if (p->n_pend < MAX_HELD) {
-			uint64_t h = below(r, 2) ? pool_hash(r, pool) : 0;
-			if (!h) {
-				chain((uint64_t)below(r, 6), 24, hs);
-				h = hs[below(r, 24)];
-			}
-			assert_int_equal(kvcache_pending_add(&p->kv, h), 0);
-			assert_int_equal(kvref_pending_add(&p->ref, h), 0);
-			p->pend[p->n_pend++] = h;
-		}
+	case 9: { /* the match of a chain from one of the documents */
 		int64_t n = 1 + below(r, 24);
 		chain((uint64_t)below(r, 6), n, hs);
-		int64_t from = below(r, n + 1);
-		assert_int_equal(kvcache_match_pending(&p->kv, hs, from, n),
-				 kvref_match_pending(&p->ref, hs, from, n));
+		int64_t m = kvcache_match(&p->kv, hs, n, ba);
+		assert_int_equal(m, kvref_match(&p->ref, hs, n, bb));
+		for (int64_t j = 0; j < m; j++)
+			assert_int_equal(ba[j], bb[j]);
 		break;
 	}
-	case 10: /* a restart, when nothing is held */
-		if (p->n_held == 0 && p->n_pend == 0 && below(r, 4) == 0) {
+	case 10: /* a restart, now and then when nothing is held */
+		if (p->n_held == 0 && below(r, 40) == 0) {
 			kvcache_reset(&p->kv);
 			kvref_reset(&p->ref);
 		}
@@ -247,11 +232,6 @@ static void run_case(uint64_t seed, int64_t blocks, int64_t pool, int64_t steps,
 	}
 	while (p->n_held > 0)
 		release_at(p, p->n_held - 1);
-	while (p->n_pend > 0) {
-		p->n_pend--;
-		kvcache_pending_del(&p->kv, p->pend[p->n_pend]);
-		kvref_pending_del(&p->ref, p->pend[p->n_pend]);
-	}
 	same_state(p);
 	/* the runs exercised what the equivalence is about */
 	if (caching && steps >= 2000) {
