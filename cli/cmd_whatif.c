@@ -8,6 +8,7 @@
 
 #include "base/diag.h"
 #include "base/outfile.h"
+#include "base/pool.h"
 #include "models/catalog.h"
 #include "models/perf_model.h"
 #include "models/prices.h"
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char WHATIF_HELP[] =
 	"NAME\n"
@@ -40,7 +42,7 @@ static const char WHATIF_HELP[] =
 	"    agentcap whatif concurrency TRACE --factor F [COMMON]\n"
 	"    COMMON: [--scenario FILE] [--set KEY=VALUE]... [--engineers N [--days D]]\n"
 	"            [--slo OBJECTIVES [--hardware ID[,ID...]] [--max-replicas R]\n"
-	"            [--prices FILE]] [--seed N] [--format F] [--skip-bad]\n"
+	"            [--prices FILE]] [--seed N] [--format F] [--skip-bad] [--jobs J]\n"
 	"            [--catalog DIR] [--json FILE] [--html FILE] [--quiet]\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -79,6 +81,10 @@ static const char WHATIF_HELP[] =
 	"        ids (default: the scenario's).\n"
 	"    --max-replicas R\n"
 	"        With --slo: the search's replica cap per shape (default 256).\n"
+	"    --jobs J\n"
+	"        Replays at once (1..256; default: the online cores): the two\n"
+	"        variants side by side, then the two sizings and their candidates.\n"
+	"        The results do not depend on it.\n"
 	"    --prices FILE\n"
 	"        With --slo: prices for the monthly costs (default: the scenario's\n"
 	"        'prices', else the built-in catalogue).\n"
@@ -126,6 +132,7 @@ struct whatif_args {
 	char *hardware;           /* copy of --hardware, split in place */
 	int64_t max_replicas;
 	const char *prices;
+	int64_t jobs;             /* 0: the online cores */
 };
 
 static const char *const KINDS[] = {"cache-bust", "no-retry", "think-time", "compact-at",
@@ -141,7 +148,7 @@ static int parse_args(int argc, char **argv, struct whatif_args *a)
 {
 	enum { O_SCENARIO = 1000, O_SET, O_JSON, O_HTML, O_SEED, O_FORMAT, O_SKIP, O_CATALOG, O_QUIET,
 	       O_HELP, O_ENGINEERS, O_DAYS, O_PATTERN, O_PIN, O_RULES, O_INJECT, O_TOKENS, O_FACTOR,
-	       O_SLO, O_HW, O_MAXR, O_PRICES };
+	       O_SLO, O_HW, O_MAXR, O_PRICES, O_JOBS };
 	static const struct option opts[] = {
 		{"scenario", required_argument, NULL, O_SCENARIO},
 		{"set", required_argument, NULL, O_SET},
@@ -165,6 +172,7 @@ static int parse_args(int argc, char **argv, struct whatif_args *a)
 		{"hardware", required_argument, NULL, O_HW},
 		{"max-replicas", required_argument, NULL, O_MAXR},
 		{"prices", required_argument, NULL, O_PRICES},
+		{"jobs", required_argument, NULL, O_JOBS},
 		{NULL, 0, NULL, 0},
 	};
 	memset(a, 0, sizeof(*a));
@@ -235,6 +243,10 @@ static int parse_args(int argc, char **argv, struct whatif_args *a)
 				return args_bad("whatif", "--max-replicas", optarg, "an integer 1..65536");
 			break;
 		case O_PRICES: a->prices = optarg; break;
+		case O_JOBS:
+			if (!args_int(optarg, 1, POOL_MAX_JOBS, &a->jobs))
+				return args_bad("whatif", "--jobs", optarg, "an integer 1..256");
+			break;
 		case 'h':
 		case O_HELP:
 			fputs(WHATIF_HELP, stdout);
@@ -403,6 +415,7 @@ int cmd_whatif(int argc, char **argv)
 	xform_opts_init(&v[0].xform);
 	struct whatif_result res;
 	memset(&res, 0, sizeof(res));
+	struct pool *pool = NULL;
 	/* checks first: nothing is replayed or written before they pass */
 	int rc = a->slo ? slo_parse(&slo, a->slo, "--slo", &d) : 0;
 	if (rc == 0 && a->json)
@@ -458,7 +471,13 @@ int cmd_whatif(int argc, char **argv)
 			s.sizing = &z;
 		s.replay.scale.seed = a->seed;
 		sc.router.seed = a->seed;
-		rc = whatif_run(&s, v, &res, &d);
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		int64_t jobs = a->jobs ? a->jobs : cores < 1 ? 1 : cores > POOL_MAX_JOBS ? POOL_MAX_JOBS
+											    : cores;
+		rc = pool_new(&pool, (int32_t)jobs, &d);
+		s.pool = pool;
+		if (rc == 0)
+			rc = whatif_run(&s, v, &res, &d);
 	}
 	if (rc == 0) {
 		bool json_stdout = (a->json && strcmp(a->json, "-") == 0) ||
@@ -515,6 +534,7 @@ int cmd_whatif(int argc, char **argv)
 	prices_free(prices);
 	free(base);
 	free(a->hardware);
+	pool_free(pool);
 	rules_free(rules);
 	perf_profile_free(prof);
 	catalog_free(cat);

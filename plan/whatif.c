@@ -4,6 +4,7 @@
 #include "plan/whatif.h"
 
 #include "base/diag.h"
+#include "base/pool.h"
 #include "models/cost.h"
 #include "plan/compare.h"
 #include "replay/slo.h"
@@ -45,6 +46,9 @@ static int size_side(const struct whatif_setup *s, const struct whatif_variant *
 		.replicates = 1,
 		.confidence = 1.0,
 		.max_replicas = z->max_replicas,
+		/* a rules object keeps its match data between calls: the
+		 * replays that share one run one after another */
+		.pool = v->xform.rules ? NULL : s->pool,
 	};
 	ss.replay.xform = &v->xform;
 	ss.replay.compact_at = v->compact_at;
@@ -62,6 +66,55 @@ static int size_side(const struct whatif_setup *s, const struct whatif_variant *
 	return compare_run(&cs, w->size, w->cost, d);
 }
 
+/* One variant's replay, or its sizing, as a pool task. */
+struct side_task {
+	const struct whatif_setup *s;
+	const struct whatif_variant *v;
+	struct whatif_side *w;
+	int64_t days;                     /* 0: replay; else size with this month */
+	int rc;
+	struct diag d;
+};
+
+static void replay_side(void *arg)
+{
+	struct side_task *t = arg;
+	const struct whatif_setup *s = t->s;
+	struct whatif_side *w = t->w;
+	metrics_set_replicas(w->m, s->replicas);
+	metrics_set_slo(w->m, s->slo_ttft_ms, s->slo_tpot_ms);
+	struct replay_opts o = s->replay;
+	o.xform = &t->v->xform;
+	o.compact_at = t->v->compact_at;
+	t->rc = replay_run(&o, s->cfg, s->perf, metrics_sink(w->m), &w->st, &t->d);
+	if (t->rc == 0)
+		t->rc = metrics_summarize(w->m, &w->sum, &t->d);
+}
+
+static void size_side_task(void *arg)
+{
+	struct side_task *t = arg;
+	t->rc = size_side(t->s, t->v, t->days, t->w, &t->d);
+}
+
+/* Run fn on both sides on s->pool; the first side's error first. */
+static int both_sides(const struct whatif_setup *s, const struct whatif_variant v[2],
+		      struct whatif_result *r, int64_t days, pool_fn fn, struct diag *d)
+{
+	struct side_task t[2];
+	struct pool_group *g = pool_group_new(s->pool);
+	for (int i = 0; i < 2; i++) {
+		t[i] = (struct side_task){.s = s, .v = &v[i], .w = &r->side[i], .days = days};
+		diag_init(&t[i].d);
+		pool_run(g, fn, &t[i]);
+	}
+	pool_group_finish(g);
+	for (int i = 0; i < 2; i++)
+		if (t[i].rc != 0)
+			return diag_set(d, t[i].rc, "%s", t[i].d.msg);
+	return 0;
+}
+
 int whatif_run(const struct whatif_setup *s, const struct whatif_variant v[2],
 	       struct whatif_result *r, struct diag *d)
 {
@@ -71,19 +124,10 @@ int whatif_run(const struct whatif_setup *s, const struct whatif_variant v[2],
 		snprintf(w->label, sizeof(w->label), "%s", v[i].label ? v[i].label : "?");
 		if (!(w->m = metrics_new()))
 			return diag_set(d, DIAG_ENOMEM, "out of memory");
-		metrics_set_replicas(w->m, s->replicas);
-		metrics_set_slo(w->m, s->slo_ttft_ms, s->slo_tpot_ms);
-		struct replay_opts o = s->replay;
-		o.xform = &v[i].xform;
-		o.compact_at = v[i].compact_at;
-		int rc = replay_run(&o, s->cfg, s->perf, metrics_sink(w->m), &w->st, d);
-		if (rc == 0)
-			rc = metrics_summarize(w->m, &w->sum, d);
-		if (rc != 0)
-			return rc;
 	}
-	if (!s->sizing)
-		return 0;
+	int rc = both_sides(s, v, r, 0, replay_side, d);
+	if (rc != 0 || !s->sizing)
+		return rc;
 	r->sized = true;
 	slo_format(s->sizing->slo, r->slo, sizeof(r->slo));
 	/* the month: a resampled team's days; else the whole days the trace as
@@ -94,12 +138,7 @@ int whatif_run(const struct whatif_setup *s, const struct whatif_variant v[2],
 		r->days = (int64_t)ceil(r->side[0].sum.duration_s / 86400.0);
 	if (r->days < 1)
 		r->days = 1;
-	for (int i = 0; i < 2; i++) {
-		int rc = size_side(s, &v[i], r->days, &r->side[i], d);
-		if (rc != 0)
-			return rc;
-	}
-	return 0;
+	return both_sides(s, v, r, r->days, size_side_task, d);
 }
 
 /* USD per month of hardware hw's winner under option o, or NAN. */

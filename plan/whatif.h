@@ -17,6 +17,12 @@
  * (NAN where a variant found no deployment or the catalogue has no price),
  * and the deployments themselves under the table.  A sizing costs what two
  * `agentcap size` runs cost.
+ *
+ * With a pool (base/pool.h) the two variants replay at the same time, and
+ * then the two sizings, each sizing's own replays on the same pool; each
+ * replay stays single-threaded and the results are the same for any
+ * number of jobs.  (A variant with PCRE2 rules is sized one replay after
+ * another: a rules object is not shared between threads.)
  */
 #ifndef PLAN_WHATIF_H
 #define PLAN_WHATIF_H
@@ -34,6 +40,7 @@
 struct catalog;
 struct compare_result;
 struct diag;
+struct pool;
 struct prices;
 struct report_run;
 
@@ -59,6 +66,7 @@ struct whatif_setup {
 	int32_t replicas;
 	double slo_ttft_ms, slo_tpot_ms;  /* 0: none */
 	const struct whatif_sizing *sizing; /* NULL: no sizing */
+	struct pool *pool;                /* runs the replays; NULL: one after another */
 };
 
 struct whatif_variant {
@@ -84,7 +92,7 @@ struct whatif_result {
 					     covers, for the month (compare) */
 };
 
-/* Run variant v[0] then v[1] and, with s->sizing, size and price each.  0
+/* Run variants v[0] and v[1] and, with s->sizing, size and price each.  0
  * (whether or not a sizing found a deployment) or the first error code
  * (DIAG_*) with d filled; release r in every case. */
 int whatif_run(const struct whatif_setup *s, const struct whatif_variant v[2],

@@ -14,7 +14,9 @@
  *     costs more a month; the sizing's rows and its JSON section agree;
  *   - import --rules pins at import time; a volatile rule undoes it;
  *   - the harness what-ifs each move the figure they should;
- *   - a bad pattern shows the pattern, PCRE2's message and the offset (2).
+ *   - a bad pattern shows the pattern, PCRE2's message and the offset (2);
+ *   - --jobs 1 and --jobs 2 write the same JSON, sizing included, with and
+ *     without PCRE2 rules (whose sizing replays run one after another).
  */
 #include <cjson/cJSON.h>
 
@@ -237,6 +239,41 @@ static void test_harness_whatifs(void **state)
 	assert_true(conc.b > conc.a);
 }
 
+/* The JSON of `agentcap whatif ARGS --json - --jobs J` (free it). */
+static char *json_jobs(const char *args, int jobs)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "whatif %s --json - --jobs %d", args, jobs);
+	struct cli_out r = cli_run(cmd);
+	if (r.status != 0)
+		fail_msg("agentcap %s: status %d, stderr '%s'", cmd, r.status, r.err);
+	char *out = r.out;
+	r.out = NULL;
+	cli_out_free(&r);
+	return out;
+}
+
+static void test_jobs_identical(void **state)
+{
+	(void)state;
+	static const char *const ARGS[] = {
+		"no-retry " SCRATCH "/team_hdr.jsonl --slo ttft_p95=2s,tpot_p50=50ms --hardware h100-sxm",
+		"cache-bust " SCRATCH "/team_hdr.jsonl --pattern '^Date: .*$' --pin --slo "
+		"ttft_p95=2s,tpot_p50=50ms --hardware h100-sxm",
+	};
+	for (size_t i = 0; i < sizeof(ARGS) / sizeof(ARGS[0]); i++) {
+		char *one = json_jobs(ARGS[i], 1), *two = json_jobs(ARGS[i], 2);
+		assert_non_null(strstr(one, "\"size\""));
+		assert_string_equal(one, two);
+		free(one);
+		free(two);
+	}
+	struct cli_out r = cli_run("whatif no-retry " SCRATCH "/team.jsonl --jobs 0");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--jobs"));
+	cli_out_free(&r);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -283,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_openai_date_vs_injection),
 		cmocka_unit_test(test_import_rules),
 		cmocka_unit_test(test_harness_whatifs),
+		cmocka_unit_test(test_jobs_identical),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
