@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Install what is missing, then build and run the whole test suite twice:
-# warnings as errors, and again under AddressSanitizer + UndefinedBehaviorSanitizer;
+# warnings as errors (with the MPI build of agentcap sweep, whose test runs
+# mpirun -n 2), and again under AddressSanitizer + UndefinedBehaviorSanitizer
+# (without MPI: the sanitizers are for our code);
 # then run every libFuzzer target for a bounded time (AGENTCAP_FUZZ_SECONDS each).
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/deps.sh
 agentcap_deps
+agentcap_mpi_deps
 agentcap_fuzz_deps
 jobs="$(nproc)"
 
-echo "== build (warnings are errors) and test"
-cmake -S . -B build-check -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAGENTCAP_WERROR=ON >/dev/null
+echo "== build (warnings are errors, with MPI for agentcap sweep) and test"
+cmake -S . -B build-check -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAGENTCAP_WERROR=ON -DAGENTCAP_MPI=ON >/dev/null
 cmake --build build-check -j"$jobs"
 ctest --test-dir build-check --output-on-failure -j"$jobs"
 

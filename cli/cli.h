@@ -28,6 +28,7 @@ int cmd_whatif(int argc, char **argv);
 int cmd_size(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 struct scenario;
 struct catalog;

@@ -34,6 +34,7 @@ static const struct command COMMANDS[] = {
 	{"size", cmd_size, "the smallest deployment per hardware option that meets the SLOs"},
 	{"compare", cmd_compare, "cost per accepted task: sized self-hosting against seats and APIs"},
 	{"report", cmd_report, "the HTML page of a saved JSON result (replay, stats, size, ...)"},
+	{"sweep", cmd_sweep, "replay every cell of a grid of scenarios x traces x seeds, one row each"},
 };
 #define N_COMMANDS (sizeof(COMMANDS) / sizeof(COMMANDS[0]))
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Install what agentcap needs on Debian/Ubuntu, only what is missing.
-# Sourced by quickstart.sh (agentcap_deps) and check.sh (agentcap_deps and
-# agentcap_fuzz_deps).
+# Sourced by quickstart.sh (agentcap_deps) and check.sh (agentcap_deps,
+# agentcap_mpi_deps and agentcap_fuzz_deps).
 set -euo pipefail
 
 AGENTCAP_PACKAGES=(build-essential cmake pkg-config zlib1g-dev libcjson-dev libgsl-dev
@@ -29,6 +29,12 @@ agentcap_apt_install() {
 
 agentcap_deps() {
   agentcap_apt_install "${AGENTCAP_PACKAGES[@]}"
+}
+
+# Open MPI for the MPI build of agentcap sweep (-DAGENTCAP_MPI=ON), which
+# check.sh builds and tests; the default build does not need it.
+agentcap_mpi_deps() {
+  agentcap_apt_install openmpi-bin libopenmpi-dev
 }
 
 # GNU time (peak RSS) for scripts/probe-limits.sh.
