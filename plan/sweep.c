@@ -286,10 +286,11 @@ static int family_scenario(const struct sweep *sw, const struct sweep_family *f,
 			    sd.msg[6 + len] == ':')
 				bad = all[i];
 		}
-		if (bad) /* scenario_load's message goes on with the key */
+		if (bad) { /* scenario_load's message goes on with the key */
+			const char *why = sd.msg + 6 + strlen(bad->key) + 1 + strlen(bad->json) + 1;
 			rc = diag_at(d, rc, sw->grid_path, bad->line, bad->col, "%s",
-				     sd.msg + 6 + strlen(bad->key) + 1 + strlen(bad->json) + 2);
-		else
+				     why + (*why == ' '));
+		} else
 			rc = diag_set(d, rc, "%s", sd.msg);
 	}
 	if (rc == 0 && sc->n_pools > 0)

@@ -9,6 +9,8 @@
  *     that was never stopped, with 1 or 2 threads;
  *   - a torn last line (an interrupted write) is dropped and its cell run
  *     again; a file of another grid's rows is refused and left as it was;
+ *   - with "cost": true a row prices an accepted task as replay --cost
+ *     does, null where the catalogue has no price;
  *   - a bad grid is an error at the grid's line and column, exit 2;
  *   - built with MPI (AC_MPIEXEC, as test_sweep_mpi): `mpirun -n 2` writes
  *     the rows of --jobs 1, byte for byte, and resumes a torn file as a
@@ -308,6 +310,42 @@ static void test_foreign_rows(void **state)
 	free(err);
 }
 
+static void test_cost(void **state)
+{
+	(void)state;
+	write_file(SCRATCH "/cost.json", "{\"traces\": [\"" FIXT "/session_good.jsonl\"], "
+					 "\"cells\": [{\"hardware\": \"h100-sxm\"}, {\"hardware\": "
+					 "\"l40s\", \"replicas\": 2}], \"cost\": true}\n");
+	char *out = run_sweep("sweep " SCRATCH "/cost.json --quiet", 0, NULL);
+	char *nl = strchr(out, '\n');
+	assert_non_null(nl);
+	cJSON *h100 = cJSON_Parse(out), *l40s = cJSON_Parse(nl + 1);
+	assert_non_null(h100);
+	assert_non_null(l40s);
+	const cJSON *a = cJSON_GetObjectItem(h100, "usd_per_accepted_task");
+	const cJSON *b = cJSON_GetObjectItem(l40s, "usd_per_accepted_task");
+	assert_true(cJSON_IsNumber(cJSON_GetObjectItem(a, "purchase")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(b, "purchase"))); /* not on offer */
+	double elastic = cJSON_GetObjectItem(b, "elastic")->valuedouble;
+	assert_true(elastic > 0);
+	/* replay --cost's table: "elastic ID  per-month  per-1M  per-task ..." */
+	char *rep = run_sweep("replay " FIXT "/session_good.jsonl --set hardware=l40s --set replicas=2 "
+			      "--cost", 0, NULL);
+	const char *row = strstr(rep, "  elastic ");
+	assert_non_null(row);
+	char id[64];
+	double month, mtok, task;
+	assert_int_equal(sscanf(row, " elastic %63s %lf %lf %lf", id, &month, &mtok, &task), 4);
+	char want[32], got[32];
+	snprintf(want, sizeof(want), "%.4f", task);
+	snprintf(got, sizeof(got), "%.4f", elastic);
+	assert_string_equal(got, want);
+	free(rep);
+	cJSON_Delete(h100);
+	cJSON_Delete(l40s);
+	free(out);
+}
+
 static void test_bad_grid(void **state)
 {
 	(void)state;
@@ -432,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_resume),
 		cmocka_unit_test(test_torn_line),
 		cmocka_unit_test(test_foreign_rows),
+		cmocka_unit_test(test_cost),
 		cmocka_unit_test(test_bad_grid),
 #ifdef AC_MPIEXEC
 		cmocka_unit_test(test_mpi_identical),
