@@ -215,10 +215,23 @@ static char *beside(const char *grid, const char *p)
 static int hash_file(const char *path, const char *shown, uint64_t *h, const char *grid,
 		     long line, long col, struct diag *d)
 {
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
+	/* every cell reads its trace again: a pipe or a device would not do
+	 * (opened without blocking, so that a FIFO is refused, not waited on) */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return diag_at(d, DIAG_EINPUT, grid, line, col, "cannot open '%s': %s (expected a "
 			       "readable file)", shown, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return diag_at(d, DIAG_EINPUT, grid, line, col, "'%s' is not a regular file (expected "
+			       "a file: a sweep reads it once per cell)", shown);
+	}
+	FILE *fp = fdopen(fd, "rb");
+	if (!fp) {
+		close(fd);
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	}
 	unsigned char *buf = malloc(SWEEP_HASH_CHUNK);
 	if (!buf) {
 		fclose(fp);

@@ -368,6 +368,9 @@ static void test_bad_grid(void **state)
 		{"{\n \"traces\": [\n  \"no/such/trace.jsonl\"]\n}\n",
 		 ":3:3: cannot open 'no/such/trace.jsonl'"},
 		{"{\n \"traces\": []\n}\n", ":2:12: traces: expected a list of 1..1024 trace files"},
+		{"{\n \"traces\": [\"" SCRATCH "\"]\n}\n",
+		 ":2:13: '" SCRATCH "' is not a regular file (expected a file: a sweep reads it once "
+		 "per cell)"},
 		{"{\n \"traces\": [\"" FIXR "/two_sessions.jsonl\"],\n \"seeds\": [1, -2]\n}\n",
 		 ":3:15: seeds[1]: expected an integer 0..2^53"},
 		{"{\n \"traces\": [\"" FIXR "/two_sessions.jsonl\"],\n \"grid\": {\"replicas\": [1,]}\n}\n",
