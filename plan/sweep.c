@@ -309,6 +309,9 @@ static int family_scenario(const struct sweep *sw, const struct sweep_family *f,
 	if (rc == 0 && sc->n_pools > 0)
 		rc = diag_set(&sd, DIAG_EINPUT, "pools: a sweep cell is one replica shape (expected a "
 			      "scenario without pools)");
+	if (rc == 0 && sc->n_backends > 0)
+		rc = diag_set(&sd, DIAG_EINPUT, "backends: API backends are not in sweeps yet "
+			      "(expected a scenario without backends; agentcap replay takes them)");
 	if (rc == 0 && (sc->kv_tiers.host_gb > 0 || sc->kv_tiers.disk_gb > 0))
 		rc = diag_set(&sd, DIAG_EINPUT, "kv_tiers: not modelled in sweeps yet (expected "
 			      "kv_tiers.host_gb 0; agentcap replay takes them)");
