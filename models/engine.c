@@ -232,7 +232,9 @@ static int params(struct ep *p, const cJSON *e, bool required, struct engine_par
 	    (rc = figure(p, e, "expert_kernel_eager_us", false, R_NONNEG,
 			 &out->expert_kernel_eager_us)) ||
 	    (rc = figure(p, e, "piecewise_layer_us", false, R_NONNEG,
-			 &out->piecewise_layer_us)))
+			 &out->piecewise_layer_us)) ||
+	    (rc = figure(p, e, "spec_draft_overhead_us", false, R_NONNEG,
+			 &out->spec_draft_overhead_us)))
 		return rc;
 	return bool_field(p, e, "fp16_accumulate", fp16acc);
 }
@@ -245,7 +247,8 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 		"max_num_seqs", "prefill_chunk_tokens", "reserve_full_prompt",
 		"max_num_seqs_large_gpu", "large_gpu_min_gib", "kernel_graph_us",
 		"gemm_kernel_us", "kernel_eager_us", "graph_max_seqs", "expert_kernel_empty_us",
-		"expert_kernel_eager_us", "piecewise_layer_us", "note", NULL };
+		"expert_kernel_eager_us", "piecewise_layer_us", "spec_draft_overhead_us", "note",
+		NULL };
 	if (!cJSON_IsObject(o))
 		return ep_fail(p, "expected an object");
 	int rc = check_keys(p, o, keys);
@@ -265,7 +268,8 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 					.max_num_seqs_large_gpu = -1, .large_gpu_min_gib = -1,
 					.kernel_graph_us = -1, .gemm_kernel_us = -1, .kernel_eager_us = -1,
 					.graph_max_seqs = -1, .expert_kernel_empty_us = -1,
-					.expert_kernel_eager_us = -1, .piecewise_layer_us = -1 };
+					.expert_kernel_eager_us = -1, .piecewise_layer_us = -1,
+					.spec_draft_overhead_us = -1 };
 	ov->fp16_accumulate = -1;
 	return params(p, o, false, &ov->p, &ov->fp16_accumulate);
 }
@@ -279,7 +283,8 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 		"prefill_chunk_tokens", "reserve_full_prompt", "max_num_seqs_large_gpu",
 		"large_gpu_min_gib", "fp8_kv_with_fp8_weights", "kernel_graph_us",
 		"gemm_kernel_us", "kernel_eager_us", "graph_max_seqs", "host_overlap",
-		"expert_kernel_empty_us", "expert_kernel_eager_us", "piecewise_layer_us", "formats",
+		"expert_kernel_empty_us", "expert_kernel_eager_us", "piecewise_layer_us",
+		"spec_draft_overhead_us", "formats",
 		"mla_formats", "runs_on", "runs_on_source", "by_family", NULL };
 	if (!cJSON_IsObject(e))
 		return ep_fail(p, "expected an object");
@@ -554,6 +559,8 @@ void engine_resolve(const struct engine_profile *e, const char *family_id,
 		out->expert_kernel_eager_us = best->p.expert_kernel_eager_us;
 	if (best->p.piecewise_layer_us >= 0)
 		out->piecewise_layer_us = best->p.piecewise_layer_us;
+	if (best->p.spec_draft_overhead_us >= 0)
+		out->spec_draft_overhead_us = best->p.spec_draft_overhead_us;
 	if (best->fp16_accumulate >= 0)
 		out->fp16_accumulate = best->fp16_accumulate == 1;
 }

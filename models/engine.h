@@ -94,6 +94,11 @@ struct engine_params {
 				      layer's attention runs eagerly between
 				      graph pieces and costs this much more
 				      than inside a full graph */
+	double spec_draft_overhead_us; /* speculative decoding: host and
+				      bookkeeping cost per draft step (proposer
+				      input preparation, rejection sampling,
+				      synchronisation) beside the drafter's
+				      own kernels (models/spec.h); 0 = none */
 };
 
 /* Overrides for hardware families whose id starts with family_prefix.

@@ -18,6 +18,7 @@
 #include "models/memory.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #define GB 1e9
 #define GIB 1073741824.0
@@ -149,6 +150,7 @@ struct pieces {
 	int64_t window_gpu_per_seq, state_gpu_per_seq;
 	struct mem_kv_groups groups;
 	int64_t weights_total;
+	int64_t spec_weights, spec_kv_gpu_per_token; /* the drafter's, per GPU */
 };
 
 static int pieces_of(struct pieces *pc, const struct catalog *cat, const struct mem_opts *o,
@@ -240,6 +242,16 @@ static int pieces_of(struct pieces *pc, const struct catalog *cat, const struct 
 			(double)(g->window_groups * g->group_layers) * (double)(g->window_tokens + bs));
 	}
 	pc->state_gpu_per_seq = (int64_t)ceil((double)mem_linear_state_bytes(m) / tp / pp);
+	/* a drafter's weights sit beside the target's, its KV beside every
+	 * token's */
+	double sw, skv;
+	rc = spec_memory(cat, m, wf, sel.kv_dtype, o->spec, o->tp, o->pp, &sw, &skv, d);
+	if (rc)
+		return rc;
+	pc->spec_weights = (int64_t)ceil(sw);
+	pc->spec_kv_gpu_per_token = (int64_t)ceil(skv);
+	pc->fixed_weights += (double)pc->spec_weights;
+	pc->kv_gpu_per_token += pc->spec_kv_gpu_per_token;
 	return 0;
 }
 
@@ -269,6 +281,8 @@ int mem_plan_opts(struct mem_plan *out, const struct catalog *cat, const struct 
 	out->reserve_bytes = pc.reserve_runtime + pc.activation;
 	out->kv_bytes_per_token = pc.kv_per_token;
 	out->kv_gpu_bytes_per_token = pc.kv_gpu_per_token;
+	out->spec_weights_bytes = pc.spec_weights;
+	out->spec_kv_gpu_bytes_per_token = pc.spec_kv_gpu_per_token;
 	out->groups = pc.groups;
 	out->window_bytes_per_seq = pc.window_gpu_per_seq;
 	out->state_bytes_per_seq = pc.state_gpu_per_seq;
@@ -284,12 +298,16 @@ int mem_plan_opts(struct mem_plan *out, const struct catalog *cat, const struct 
 					   ? "; a mixture of experts can keep experts in host RAM "
 					     "(gpu_expert_fraction < 1)"
 					   : "";
+		char draft[96] = "";
+		if (out->spec_weights_bytes > 0)
+			snprintf(draft, sizeof(draft), ", %.1f GB of them the speculative drafter's",
+				 out->spec_weights_bytes / GB);
 		return diag_set(d, DIAG_EINPUT,
-				"%s in %s needs %.1f GB per GPU for its weights (%d GPU%s), but "
+				"%s in %s needs %.1f GB per GPU for its weights (%d GPU%s%s), but "
 				"%s has %.1f GB available (%.1f GB x gpu_memory_utilization "
 				"%.2f, minus %.1f GB runtime and activation reserve)%s",
 				m->id, pc.wf->id, out->weights_bytes / GB, out->gpus,
-				out->gpus > 1 ? "s" : "", hw->id, after_reserve / GB,
+				out->gpus > 1 ? "s" : "", draft, hw->id, after_reserve / GB,
 				out->device_bytes / GB, o->gpu_memory_utilization,
 				out->reserve_bytes / GB, hint);
 	}

@@ -27,6 +27,7 @@
 
 #include "base/diag.h"
 #include "models/catalog.h"
+#include "models/spec.h"
 
 /* Sequences vLLM's profiling step samples logits for (its default
  * max_num_seqs); the logits buffer is part of the activation peak. */
@@ -53,6 +54,9 @@ struct mem_opts {
 					  attention (struct perf_model's
 					  mla_expanded): a full K and V per
 					  head, split over tp like GQA */
+	const struct spec_opts *spec;  /* speculative decoding: the drafter's
+					  weights and KV are counted too
+					  (models/spec.h); NULL: none */
 };
 
 /* tp = pp = 1, utilisation 0.9, 8192 batched tokens, experts all on GPU. */
@@ -108,6 +112,10 @@ struct mem_plan {
 	int64_t window_bytes_per_seq;  /* sliding-window groups: window + a block */
 	int64_t state_bytes_per_seq;   /* linear-attention (Gated DeltaNet) state */
 	int64_t seq_kv_tokens;         /* both, in KV tokens of this plan, rounded up */
+	/* speculative decoding (mem_opts.spec): in weights_bytes and
+	 * kv_gpu_bytes_per_token above */
+	int64_t spec_weights_bytes;    /* the drafter's weights, per GPU */
+	int64_t spec_kv_gpu_bytes_per_token; /* its KV per token, per GPU */
 };
 
 /* Plan a replica.  Returns 0 or DIAG_EINPUT: an unknown name, a bad argument,

@@ -384,6 +384,9 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 				"offloaded to a separate host RAM (gpu_expert_fraction must be 1)",
 				hw->id);
 	pm->host = offload_host_resolve(&o->host, hw->host_link.bw_gbs);
+	rc = spec_model_init(&pm->spec, pm, cat, o, d);
+	if (rc)
+		return rc;
 	assert(perf_model_check(pm));
 	return 0;
 }
@@ -448,13 +451,21 @@ bool perf_model_check(const struct perf_model *pm)
 struct shape {
 	double t, s, p, k;
 	double d;   /* decode sequences (graph or eager launches) */
+	double lt;  /* new tokens as the launch floor counts them: a verify step
+		       of speculative decoding, k + 1 positions of every
+		       sequence, runs as a decode graph (vLLM V1 captures
+		       uniform decode batches of that query length) */
+	double gp, gk; /* growth of p and k per step of a decode run */
 };
 
 static struct shape shape_of(const struct perf_batch *b)
 {
+	bool verify = b->spec_seqs > 0 && b->spec_seqs == b->seqs && b->decode_seqs == b->seqs;
 	return (struct shape){ (double)b->new_tokens, (double)b->seqs, (double)b->attn_pairs,
 			       (double)(b->kv_read_tokens + b->new_tokens),
-			       (double)b->decode_seqs };
+			       (double)b->decode_seqs,
+			       verify ? (double)b->seqs : (double)b->new_tokens,
+			       (double)b->seqs, (double)b->seqs };
 }
 
 /* One operation's two sides, accumulated into the breakdown. */
@@ -564,7 +575,7 @@ static double analytic_terms(const struct perf_model *pm, const struct shape *x,
 	/* floors: the kernel floor overlaps the roofline, the all-to-alls
 	 * add, the host adds or overlaps */
 	double touched = pm->experts > 0 ? moe_distinct_experts(&pm->routing, x->t) : 0;
-	double launch = floors_launch_ns(&pm->floors, x->s, x->d, x->t, touched);
+	double launch = floors_launch_ns(&pm->floors, x->s, x->d, x->lt, touched);
 	if (launch > ops)
 		t += launch - ops;
 	t += a2a;
@@ -582,7 +593,7 @@ static double analytic_terms(const struct perf_model *pm, const struct shape *x,
 		br->launch_ns = launch;
 		br->kernels = floors_kernel_count(&pm->floors);
 		br->floor_binds = launch > ops;
-		br->graphed = floors_graphed(&pm->floors, x->s, x->d, x->t);
+		br->graphed = floors_graphed(&pm->floors, x->s, x->d, x->lt);
 		br->gpu_fixed_ns = pm->gpu_fixed_ns;
 		br->host_step_ns = host;
 		br->host_overlap = pm->floors.host_overlap;
@@ -619,7 +630,8 @@ double perf_step_ns(const struct perf_model *pm, const struct perf_batch *b)
 		return 0;
 	struct shape x = shape_of(b);
 	double t = analytic(pm, &x, NULL);
-	return pm->profile ? t * perf_profile_ratio(pm->profile, b) : t;
+	return (pm->profile ? t * perf_profile_ratio(pm->profile, b) : t) +
+	       spec_draft_run_ns(&pm->spec, b, 1);
 }
 
 void perf_step_breakdown(const struct perf_model *pm, const struct perf_batch *b,
@@ -635,7 +647,8 @@ void perf_step_breakdown(const struct perf_model *pm, const struct perf_batch *b
 	struct shape x = shape_of(b);
 	double t = analytic(pm, &x, out);
 	out->profile_ratio = pm->profile ? perf_profile_ratio(pm->profile, b) : 1;
-	out->step_ns = t * out->profile_ratio;
+	out->spec_draft_ns = spec_draft_run_ns(&pm->spec, b, 1);
+	out->step_ns = t * out->profile_ratio + out->spec_draft_ns;
 
 	double dx = out->experts_touched;
 	out->matmul_flops = x.t * pm->matmul_flops_per_token;
@@ -712,8 +725,8 @@ static double at_terms(const struct perf_model *pm, const struct shape *x0, doub
 		       struct terms *tm)
 {
 	struct shape x = *x0;
-	x.p += i * x.s;
-	x.k += i * x.s;
+	x.p += i * x.gp;
+	x.k += i * x.gk;
 	return analytic_terms(pm, &x, NULL, tm);
 }
 
@@ -756,18 +769,18 @@ static double piece_sum(const struct perf_model *pm, const struct shape *x0, dou
 static double run_sum(const struct perf_model *pm, const struct shape *x0, double k)
 {
 	struct cuts c = { .n = 0 };
-	double s = x0->s;
+	double s = x0->s, gp = x0->gp, gk = x0->gk;
 	/* full attention: compute and memory sides cross */
-	cross(&c, pm->ns_per_pair * x0->p, pm->ns_per_pair * s, pm->ns_per_kv_token * x0->k,
-	      pm->ns_per_kv_token * s);
+	cross(&c, pm->ns_per_pair * x0->p, pm->ns_per_pair * gp, pm->ns_per_kv_token * x0->k,
+	      pm->ns_per_kv_token * gk);
 	if (pm->window > 0) {
 		double w = pm->window, cp = pm->ns_per_sw_pair, mk = pm->ns_per_sw_kv_token;
 		double pcap = x0->t * w, kcap = s * w;
-		add_cut(&c, (pcap - x0->p) / s); /* pairs reach their cap */
-		add_cut(&c, (kcap - x0->k) / s); /* KV reaches its cap */
-		cross(&c, cp * x0->p, cp * s, mk * x0->k, mk * s);
-		cross(&c, cp * pcap, 0, mk * x0->k, mk * s);
-		cross(&c, cp * x0->p, cp * s, mk * kcap, 0);
+		add_cut(&c, (pcap - x0->p) / gp); /* pairs reach their cap */
+		add_cut(&c, (kcap - x0->k) / gk); /* KV reaches its cap */
+		cross(&c, cp * x0->p, cp * gp, mk * x0->k, mk * gk);
+		cross(&c, cp * pcap, 0, mk * x0->k, mk * gk);
+		cross(&c, cp * x0->p, cp * gp, mk * kcap, 0);
 	}
 	/* integer boundaries inside (0, k), sorted and unique */
 	double b[18];
@@ -793,12 +806,22 @@ double perf_decode_run_ns(const struct perf_model *pm, const struct perf_batch *
 			  int64_t k)
 {
 	batch_check(b0);
-	assert(b0->new_tokens == b0->seqs && b0->decode_seqs == b0->seqs);
+	assert(b0->decode_seqs == b0->seqs &&
+	       (b0->spec_seqs > 0 ? b0->spec_seqs == b0->seqs &&
+					    b0->new_tokens == b0->seqs * ((int64_t)pm->spec.k + 1)
+				  : b0->new_tokens == b0->seqs));
 	if (k <= 0 || b0->new_tokens <= 0)
 		return 0;
 	struct shape x0 = shape_of(b0);
+	if (b0->spec_seqs > 0) {
+		/* each sequence's context grows by its expected accepted tokens,
+		 * and every one of its k + 1 positions attends to it */
+		x0.gk = b0->spec_advance;
+		x0.gp = b0->spec_advance * ((double)pm->spec.k + 1);
+	}
 	double t = run_sum(pm, &x0, (double)k);
-	return pm->profile ? t * perf_profile_ratio(pm->profile, b0) : t;
+	return (pm->profile ? t * perf_profile_ratio(pm->profile, b0) : t) +
+	       spec_draft_run_ns(&pm->spec, b0, k);
 }
 
 double perf_prefill_ns(const struct perf_model *pm, int64_t tokens, int64_t cached,

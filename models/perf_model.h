@@ -56,6 +56,7 @@
 #include "models/moe.h"
 #include "models/offload.h"
 #include "models/perf.h"
+#include "models/spec.h"
 
 struct perf_profile; /* models/profile.h */
 
@@ -85,6 +86,7 @@ struct perf_opts {
 					resident on the GPUs (an LRU cache), in
 					[0, 1]; 1 = no offload */
 	struct offload_host host;    /* host RAM/CPU for offloaded experts */
+	const struct spec_opts *spec; /* speculative decoding; NULL: off */
 	bool allow_unknown_compute;  /* hardware without any compute figure:
 					model bandwidth only (compute terms 0,
 					compute_unknown set) instead of failing */
@@ -183,6 +185,11 @@ struct perf_model {
 	double gpu_expert_fraction;   /* LRU hit fraction */
 	struct offload_host host;     /* defaults filled in */
 
+	/* speculative decoding (models/spec.h): the drafter, off unless
+	 * perf_opts.spec asks for it; steps whose batch has spec_seqs add its
+	 * cost */
+	struct spec_model spec;
+
 	const struct perf_profile *profile; /* borrowed; NULL: analytic only */
 };
 
@@ -245,6 +252,8 @@ struct perf_breakdown {
 	enum offload_choice offload;
 	double profile_ratio;         /* 1 without a profile */
 	double step_ns;               /* == perf_step_ns */
+	double spec_draft_ns;         /* of which the drafter's (speculative
+					 decoding), 0 without */
 	enum perf_bound bound;
 	/* the step's terms as floors.h combines them */
 	double ops_ns;                /* roofline: every operation's max(FLOP
