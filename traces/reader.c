@@ -21,6 +21,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "traces/reader.h"
 
+#include "base/outkind.h"
+
 #include "base/diag.h"
 #include "base/hash.h"
 #include "base/map.h"
@@ -682,6 +684,12 @@ static int canon_line(struct lctx *c, struct pend *p)
 		if (cJSON_IsFalse(v) && !p->named)
 			return bad_key(c, "open_loop", "true or no key: a call without 'session' is open loop");
 		open_loop = cJSON_IsTrue(v);
+	}
+	if ((v = opt(c, "kind"))) {
+		int kind = cJSON_IsString(v) ? out_kind_parse(v->valuestring) : -1;
+		if (kind < 0)
+			return bad_key(c, "kind", "\"code\", \"structured\", \"prose\" or \"unknown\"");
+		p->call.kind = kind;
 	}
 	if ((v = opt(c, "accepted"))) {
 		if (!cJSON_IsBool(v))

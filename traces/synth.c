@@ -248,6 +248,22 @@ static int push_seg(struct vec *v, uint64_t content, int64_t tokens)
 	return 0;
 }
 
+/* The output kind of call seq of session id: drawn by the profile's shares
+ * from a hash of the two, not from the team's random stream, so that a
+ * profile with kinds makes the same trace as one without, kinds aside. */
+static int32_t kind_of(const struct synth_profile *p, uint64_t id, int64_t seq)
+{
+	double u = (double)(hash_mix64(id ^ (0xD6E8FEB86659FD93ULL * (uint64_t)(seq + 1))) >> 11) *
+		   0x1.0p-53;
+	double acc = 0;
+	for (int k = OUT_KIND_CODE; k < OUT_KINDS; k++) {
+		acc += p->kind_share[k];
+		if (u < acc)
+			return k;
+	}
+	return OUT_KIND_UNKNOWN;
+}
+
 /* Append one call with segments segs[0..n) to the builder. */
 static int add_call(struct synth_team *t, struct builder *b, bool extends, const struct trace_seg *segs,
 		    size_t n, int64_t out, enum trace_tool tool, int64_t retry_of, uint64_t task,
@@ -271,6 +287,7 @@ static int add_call(struct synth_team *t, struct builder *b, bool extends, const
 	c->tool = tool;
 	c->retry_of = retry_of;
 	c->accepted = TRACE_ACCEPT_UNKNOWN;
+	c->kind = kind_of(&t->p, b->id, c->seq);
 	if (!extends)
 		vec_clear(&b->ctx);
 	if (vec_append(&b->ctx, segs, n) != 0 ||

@@ -90,6 +90,10 @@ static const struct key KEYS[] = {
 	{"archetypes", K_ARCHETYPES, 0, 0, 0},
 	{"timing", K_OBJ, 0, 0, 0},
 	{"timing.decode_tokens_per_s", K_NUM, OFF(decode_tokens_per_s), 0.01, 1e7},
+	{"output_kinds", K_OBJ, 0, 0, 0},
+	{"output_kinds.code", K_NUM, OFF(kind_share[OUT_KIND_CODE]), 0, 1},
+	{"output_kinds.structured", K_NUM, OFF(kind_share[OUT_KIND_STRUCTURED]), 0, 1},
+	{"output_kinds.prose", K_NUM, OFF(kind_share[OUT_KIND_PROSE]), 0, 1},
 	{"targets", K_OBJ, 0, 0, 0},
 	{"targets.median_prompt_tokens", K_NUM, OFF(target_median_prompt_tokens), 0, 1e12},
 	{"targets.median_output_tokens", K_NUM, OFF(target_median_output_tokens), 0, 1e12},
@@ -420,6 +424,12 @@ int64_t synth_profile_step_cap(const struct synth_profile *p)
  * step cap) no prompt plus its output ever passes the context window. */
 static int check_whole(const struct synth_profile *p, const char *where, struct diag *d)
 {
+	double shares = 0;
+	for (int k = 0; k < OUT_KINDS; k++)
+		shares += p->kind_share[k];
+	if (shares > 1 + 1e-9)
+		return diag_set(d, DIAG_EINPUT, "%s: output_kinds: shares add up to %g (expected at "
+				"most 1; the rest carry no kind)", where, shares);
 	double limit = (double)synth_profile_compact_threshold(p);
 	if ((double)p->compact_reserve_tokens <
 	    (double)p->compact_request_tokens + dist_upper(&p->summary_tokens))

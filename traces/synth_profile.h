@@ -17,6 +17,7 @@
 #ifndef TRACES_SYNTH_PROFILE_H
 #define TRACES_SYNTH_PROFILE_H
 
+#include "base/outkind.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -137,6 +138,11 @@ struct synth_profile {
 	double target_tool_failure_rate;
 	double target_overlap_median;
 	double target_overlap_p90;
+
+	/* output kinds (base/outkind.h): the share of calls whose output is
+	 * code, structured output, prose; the rest are written without a kind.
+	 * All 0 by default: no call carries one. */
+	double kind_share[OUT_KINDS];
 
 	char source[512]; /* "(built-in default)" or the file laid over it */
 };

@@ -44,6 +44,8 @@ struct trace_call {
 	enum trace_tool tool;  /* outcome of the tool call that follows */
 	int64_t retry_of;      /* seq of the call this one retries, or -1 */
 	enum trace_accept accepted; /* meaningful on a task's last call */
+	int32_t kind;          /* enum out_kind of its output (base/outkind.h):
+				  "kind" in the file, OUT_KIND_UNKNOWN without */
 	long line;             /* file line of the call, for messages; 0 if unknown */
 	/* Optional text of each segment (text-bearing traces only): NULL, or
 	 * n_segs entries, each NULL (no text) or a NUL-terminated UTF-8 string.

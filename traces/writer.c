@@ -16,6 +16,7 @@
 #include "base/diag.h"
 #include "base/map.h"
 #include "base/outfile.h"
+#include "base/outkind.h"
 #include "base/vec.h"
 #include "traces/trace.h"
 
@@ -176,6 +177,8 @@ static int put_call(struct trace_writer *w, const struct trace_session *s, size_
 		rc = put(w, ",\"tool\":\"%s\"", c->tool == TRACE_TOOL_OK ? "ok" : "fail");
 	if (rc == 0 && c->retry_of >= 0)
 		rc = put(w, ",\"retry_of\":%" PRId64, c->retry_of);
+	if (rc == 0 && c->kind > OUT_KIND_UNKNOWN && c->kind < OUT_KINDS)
+		rc = put(w, ",\"kind\":\"%s\"", out_kind_name(c->kind));
 	if (rc == 0 && c->accepted != TRACE_ACCEPT_UNKNOWN)
 		rc = put(w, ",\"accepted\":%s", c->accepted == TRACE_ACCEPT_TRUE ? "true" : "false");
 	if (rc == 0)

@@ -7,9 +7,11 @@
 #include "tests/traces/testutil.h"
 
 #include "base/diag.h"
+#include "base/outkind.h"
 #include "traces/jsontext.h"
 #include "traces/reader.h"
 #include "traces/trace.h"
+#include "traces/writer.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -107,6 +109,10 @@ static const struct err_case err_cases[] = {
 	  "2:12: bad 'session' value '\"\"' (expected a non-empty string or an integer)" },
 	{ TRACE_FMT_AUTO, HDR "{\"session\":\"a\",\"t\":0,\"prompt\":[[\"x\",1]],\"output_tokens\":1,\"tool\":\"maybe\"}\n",
 	  "2:66: bad 'tool' value '\"maybe\"' (expected \"ok\" or \"fail\")" },
+	{ TRACE_FMT_AUTO, HDR "{\"session\":\"a\",\"t\":0,\"prompt\":[[\"x\",1]],\"output_tokens\":1,\"kind\":\"poem\"}\n",
+	  "2:66: bad 'kind' value '\"poem\"' (expected \"code\", \"structured\", \"prose\" or \"unknown\")" },
+	{ TRACE_FMT_AUTO, HDR "{\"session\":\"a\",\"t\":0,\"prompt\":[[\"x\",1]],\"output_tokens\":1,\"kind\":3}\n",
+	  "2:66: bad 'kind' value '3' (expected \"code\", \"structured\", \"prose\" or \"unknown\")" },
 	{ TRACE_FMT_AUTO, HDR "{\"session\":\"a\",\"t\":0,\"prompt\":[[\"x\",1]],\"output_tokens\":1,\"accepted\":\"yes\"}\n",
 	  "2:70: bad 'accepted' value '\"yes\"' (expected true, false or null)" },
 	{ TRACE_FMT_AUTO, HDR "{\"session\":\"a\",\"t\":0,\"extends\":1,\"prompt\":[[\"x\",1]],\"output_tokens\":1}\n",
@@ -848,6 +854,44 @@ static void doc_block(const char *heading, int n, char *buf, size_t cap)
 }
 
 /* The examples of the specification are valid and mean what it says. */
+/* A call's output kind is read, kept through the writer, and absent reads
+ * as unknown. */
+static void test_kind_round_trip(void **state)
+{
+	(void)state;
+	char path[512], out[512];
+	testutil_scratch(path, sizeof(path), "kinds.jsonl");
+	testutil_scratch(out, sizeof(out), "kinds_out.jsonl");
+	testutil_write_str(path, HDR
+		"{\"session\":\"a\",\"t\":0,\"prompt\":[[\"x\",9]],\"output_tokens\":5,\"kind\":\"code\"}\n"
+		"{\"session\":\"a\",\"gap\":1,\"prompt\":[[\"y\",9]],\"output_tokens\":5,\"kind\":\"prose\"}\n"
+		"{\"session\":\"a\",\"gap\":1,\"prompt\":[[\"z\",9]],\"output_tokens\":5,\"kind\":\"structured\"}\n"
+		"{\"session\":\"a\",\"gap\":1,\"prompt\":[[\"w\",9]],\"output_tokens\":5,\"kind\":\"unknown\"}\n"
+		"{\"session\":\"a\",\"gap\":1,\"prompt\":[[\"v\",9]],\"output_tokens\":5}\n");
+	int want[5] = { OUT_KIND_CODE, OUT_KIND_PROSE, OUT_KIND_STRUCTURED, OUT_KIND_UNKNOWN,
+			OUT_KIND_UNKNOWN };
+	struct trace_session **s;
+	size_t n;
+	char msg[DIAG_MSG_MAX];
+	assert_int_equal(testutil_read_all(path, &s, &n, msg, sizeof(msg)), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(s[0]->n_calls, 5);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(s[0]->calls[i].kind, want[i]);
+	struct diag d;
+	diag_init(&d);
+	struct trace_writer *w = NULL;
+	assert_int_equal(trace_writer_open(&w, out, false, "kinds", &d), 0);
+	assert_int_equal(trace_writer_session(w, s[0], &d), 0);
+	assert_int_equal(trace_writer_close(w, &d), 0);
+	testutil_free_all(s, n);
+	assert_int_equal(testutil_read_all(out, &s, &n, msg, sizeof(msg)), 0);
+	assert_int_equal(n, 1);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(s[0]->calls[i].kind, want[i]);
+	testutil_free_all(s, n);
+}
+
 static void test_spec_examples(void **state)
 {
 	(void)state;
@@ -914,6 +958,7 @@ int main(void)
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_bundled_data),
+		cmocka_unit_test(test_kind_round_trip),
 		cmocka_unit_test(test_spec_examples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

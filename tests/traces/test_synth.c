@@ -7,6 +7,7 @@
  * counted independently from the written file; and the knobs move what they
  * claim to move.
  */
+#include "base/outkind.h"
 #include "tests/traces/test_synth_count.h"
 #include "tests/traces/testutil.h"
 
@@ -110,6 +111,45 @@ static void test_deterministic(void **state)
 	assert_int_equal((int64_t)nx, sa.sessions);
 	for (size_t i = 0; i < nx; i++)
 		assert_true(testutil_session_equal(x[i], y[i], false));
+	testutil_free_all(x, nx);
+	testutil_free_all(y, ny);
+}
+
+/* output_kinds: calls carry kinds in about the shares asked for, and the
+ * trace is otherwise the one the profile without kinds makes. */
+static void test_output_kinds(void **state)
+{
+	(void)state;
+	struct synth_profile p = default_profile(), q = default_profile();
+	q.kind_share[OUT_KIND_CODE] = 0.5;
+	q.kind_share[OUT_KIND_STRUCTURED] = 0.2;
+	q.kind_share[OUT_KIND_PROSE] = 0.2;
+	char a[512], b[512];
+	testutil_scratch(a, sizeof(a), "synth_nokinds.jsonl");
+	testutil_scratch(b, sizeof(b), "synth_kinds.jsonl");
+	write_team(a, &p, 4, 1, 7, false, NULL);
+	write_team(b, &q, 4, 1, 7, false, NULL);
+	struct trace_session **x, **y;
+	size_t nx, ny;
+	char msg[DIAG_MSG_MAX];
+	assert_int_equal(testutil_read_all(a, &x, &nx, msg, sizeof(msg)), 0);
+	assert_int_equal(testutil_read_all(b, &y, &ny, msg, sizeof(msg)), 0);
+	assert_int_equal(nx, ny);
+	int64_t count[OUT_KINDS] = {0}, calls = 0;
+	for (size_t i = 0; i < nx; i++) {
+		assert_int_equal(x[i]->n_calls, y[i]->n_calls);
+		for (size_t j = 0; j < x[i]->n_calls; j++) {
+			assert_int_equal(x[i]->calls[j].kind, OUT_KIND_UNKNOWN);
+			assert_int_equal(x[i]->calls[j].prompt_tokens, y[i]->calls[j].prompt_tokens);
+			assert_int_equal(x[i]->calls[j].output_tokens, y[i]->calls[j].output_tokens);
+			count[y[i]->calls[j].kind]++;
+			calls++;
+		}
+	}
+	assert_true(calls > 500);
+	double want[OUT_KINDS] = {0.1, 0.5, 0.2, 0.2};
+	for (int k = 0; k < OUT_KINDS; k++)
+		assert_true(fabs((double)count[k] / (double)calls - want[k]) < 0.05);
 	testutil_free_all(x, nx);
 	testutil_free_all(y, ny);
 }
@@ -441,6 +481,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_output_kinds),
 		cmocka_unit_test(test_independent_of_team_size),
 		cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_targets),

@@ -89,7 +89,7 @@ struct bad_case {
 static const struct bad_case BAD[] = {
 	{"{\"teams\": {}}",
 	 "teams: unknown key (expected one of: name, description, team, harness, sessions, task, "
-	 "step, tools, cache, subagents, archetypes, timing, targets)"},
+	 "step, tools, cache, subagents, archetypes, timing, output_kinds, targets)"},
 	{"{\"tools\": {\"failure_rte\": 0.1}}",
 	 "tools.failure_rte: unknown key (expected one of: failure_rate, retry_failure_probability, "
 	 "max_attempts, error_tokens)"},
@@ -105,6 +105,10 @@ static const struct bad_case BAD[] = {
 	{"{\"archetypes\": [{\"weight\": 1, \"token_scale\": 0}]}",
 	 "archetypes[0].token_scale: expected a number in [0.001, 1000]"},
 	{"{\"archetypes\": [{\"token_scale\": 2}]}", "archetypes[0]: needs a weight"},
+	{"{\"output_kinds\": {\"code\": 0.7, \"prose\": 0.5}}",
+	 "output_kinds: shares add up to 1.2 (expected at most 1; the rest carry no kind)"},
+	{"{\"output_kinds\": {\"poetry\": 0.5}}",
+	 "output_kinds.poetry: unknown key (expected one of: code, structured, prose)"},
 	{"{\"tools\": {\"failure_rate\": \"high\"}}",
 	 "tools.failure_rate: expected a number in [0, 0.9]"},
 	{"{\"tools\": {\"max_attempts\": 2.5}}", "tools.max_attempts: expected an integer in [1, 64]"},
