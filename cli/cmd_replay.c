@@ -1098,6 +1098,22 @@ int cmd_replay(int argc, char **argv)
 		};
 		meta.tiers.loaded_blocks = st.sim.tier_loaded_blocks;
 		meta.tiers.load_s = st.sim.tier_load_ns / 1e9;
+		if (strcmp(sc.spec.method, "off") != 0) {
+			struct report_spec *p = &meta.spec;
+			p->on = true;
+			p->method = sc.spec.method;
+			p->draft = strcmp(sc.spec.method, "draft") == 0 ? sc.spec.draft_model : sc.model;
+			p->k = sc.spec.k;
+			for (int i = 0; i < OUT_KINDS; i++) {
+				p->acceptance[i] = sc.spec.acceptance_kind[i] >= 0
+							   ? sc.spec.acceptance_kind[i]
+							   : sc.spec.acceptance_rate;
+				p->seq_steps[i] = st.sim.spec_seq_steps[i];
+				p->tokens[i] = st.sim.spec_tokens[i];
+			}
+			p->run_s = st.sim.spec_run_ns / 1e9;
+			p->plain_s = st.sim.spec_plain_ns / 1e9;
+		}
 		report_run_warnings(&meta, &sum, warns);
 		answer_no = report_answer_no(&meta, &sum);
 		/* the table keeps out of a JSON or CSV on standard output */

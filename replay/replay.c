@@ -357,6 +357,7 @@ static int issue(struct replay *rp, struct rsess *rs, int64_t t_ns)
 		.output_tokens = out,
 		.block_hashes = rs->hashes.data,
 		.n_hashes = hashed ? (int64_t)rs->hashes.len : 0,
+		.kind = c->kind,
 		.user = rs,
 	};
 	rs->next++;
@@ -422,6 +423,7 @@ static void on_done(void *ctx, const struct res_request *r, void *user)
 			.arrival_ns = r->done_ns, .dispatched_ns = r->done_ns,
 			.scheduled_ns = r->done_ns, .first_token_ns = r->done_ns, .done_ns = r->done_ns,
 			.prompt_tokens = rest->prompt_tokens, .output_tokens = rest->output_tokens,
+			.kind = rest->kind,
 		};
 		if (rp->sink.request)
 			rp->sink.request(rp->sink.ctx, &rej);

@@ -184,6 +184,20 @@ static const struct key KEYS[] = {
 	{"slo.tpot_ms", K_NUM, OFF(slo_tpot_ms), 0, 1e12, "time per output token objective, ms (0 = none)"},
 	{"slo.attainment", K_NUM, OFF(slo_attainment), 0, 1,
 	 "share of calls that must meet the objectives for the answer to be yes (default 0.9)"},
+	{"speculative", K_OBJ, 0, 0, 0, "speculative decoding (off by default; docs/speculative.md)"},
+	{"speculative.method", K_STR, OFF(spec.method), 0, 0,
+	 "off, draft (a draft model) or mtp (the target's multi-token-prediction heads)"},
+	{"speculative.draft_model", K_STR, OFF(spec.draft_model), 0, 0,
+	 "method draft: a model id from `agentcap catalog` with the target's tokenizer"},
+	{"speculative.k", K_INT, OFF(spec.k), 1, SPEC_K_MAX, "tokens drafted per verify step (3)"},
+	{"speculative.acceptance_rate", K_NUM, OFF(spec.acceptance_rate), 0, 1,
+	 "chance a drafted token is accepted, calls of unknown kind (0.7)"},
+	{"speculative.acceptance_code", K_NUM, OFF(spec.acceptance_kind[OUT_KIND_CODE]), -1, 1,
+	 "the same for calls that generate code (-1 = acceptance_rate)"},
+	{"speculative.acceptance_structured", K_NUM, OFF(spec.acceptance_kind[OUT_KIND_STRUCTURED]),
+	 -1, 1, "the same for structured output, JSON and tool calls (-1 = acceptance_rate)"},
+	{"speculative.acceptance_prose", K_NUM, OFF(spec.acceptance_kind[OUT_KIND_PROSE]), -1, 1,
+	 "the same for prose (-1 = acceptance_rate)"},
 	{"report", K_OBJ, 0, 0, 0, "what the report adds"},
 	{"report.interval_s", K_INTERVAL, OFF(report_interval_s), 0.001, 1e9,
 	 "time-series sample interval, simulated seconds (0 = no time series)"},
@@ -907,6 +921,11 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	sc->autoscale_cooldown_s = SCENARIO_DEFAULT_AUTOSCALE_COOLDOWN_S;
 	sc->faults_repair_h = SCENARIO_DEFAULT_REPAIR_H;
 	sc->faults_max_retries = FAULT_DEFAULT_MAX_RETRIES;
+	snprintf(sc->spec.method, sizeof(sc->spec.method), "off");
+	sc->spec.k = SCENARIO_DEFAULT_SPEC_K;
+	sc->spec.acceptance_rate = SCENARIO_DEFAULT_SPEC_ACCEPTANCE;
+	for (int i = 0; i < OUT_KINDS; i++)
+		sc->spec.acceptance_kind[i] = -1;
 	/* Anything the file leaves out keeps the built-in default. */
 	int rc = parse_text(sc, scenario_default_json, "(built-in default scenario)", d);
 	if (rc != 0)
@@ -930,6 +949,14 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 		return rc;
 	if ((rc = check_routes(sc, d)) != 0)
 		return rc;
+	const char *m = sc->spec.method;
+	if (strcmp(m, "off") != 0 && strcmp(m, "draft") != 0 && strcmp(m, "mtp") != 0)
+		return diag_set(d, DIAG_EINPUT, "%s: speculative.method '%s' (expected off, draft "
+				"or mtp)", sc->source, m);
+	if (strcmp(m, "draft") == 0 && !sc->spec.draft_model[0])
+		return diag_set(d, DIAG_EINPUT, "%s: speculative.method draft needs "
+				"speculative.draft_model (expected a model id from `agentcap "
+				"catalog`)", sc->source);
 	int32_t total = scenario_replicas(sc);
 	int32_t max = sc->autoscale_max ? sc->autoscale_max : total;
 	if (sc->autoscale && (max > total || sc->autoscale_min > max))
@@ -1025,14 +1052,34 @@ double scenario_weight_bytes(const struct scenario *sc, const struct catalog *ca
 	struct diag d;
 	diag_init(&d);
 	mem_opts_of(sc, cfg, pm, &mo);
-	return mem_plan_opts(&plan, cat, &mo, &d) == 0 ? (double)plan.weights_total_bytes : 0.0;
+	struct spec_opts so;
+	scenario_spec_opts(sc, &so);
+	mo.spec = &so;
+	if (mem_plan_opts(&plan, cat, &mo, &d) != 0)
+		return 0.0;
+	/* the drafter loads too */
+	return (double)plan.weights_total_bytes + (double)plan.spec_weights_bytes * plan.gpus;
+}
+
+void scenario_spec_opts(const struct scenario *sc, struct spec_opts *out)
+{
+	*out = (struct spec_opts){ SPEC_OFF, NULL, sc->spec.k };
+	if (strcmp(sc->spec.method, "draft") == 0) {
+		out->method = SPEC_DRAFT;
+		out->draft_model = sc->spec.draft_model;
+	} else if (strcmp(sc->spec.method, "mtp") == 0) {
+		out->method = SPEC_MTP;
+	}
 }
 
 int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct perf_model *pm,
 		   struct perf_profile **prof, struct engine_config *cfg, struct diag *d)
 {
+	struct spec_opts so;
+	scenario_spec_opts(sc, &so);
 	struct perf_opts po;
 	perf_opts_init(&po);
+	po.spec = &so;
 	po.hardware = sc->hardware;
 	po.model = sc->model;
 	po.weight_format = sc->weight_format;
@@ -1052,10 +1099,20 @@ int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct
 	if (rc != 0)
 		return rc;
 	*cfg = sc->engine;
+	if (so.method != SPEC_OFF) {
+		/* expected tokens per verify step, by output kind */
+		cfg->spec_k = so.k;
+		for (int i = 0; i < OUT_KINDS; i++) {
+			double a = sc->spec.acceptance_kind[i] >= 0 ? sc->spec.acceptance_kind[i]
+								    : sc->spec.acceptance_rate;
+			cfg->spec_tokens[i] = spec_expected_tokens(a, so.k);
+		}
+	}
 	{
 		struct mem_plan plan;
 		struct mem_opts mo;
 		mem_opts_of(sc, cfg, pm, &mo);
+		mo.spec = &so;
 		rc = mem_plan_opts(&plan, cat, &mo, d);
 		if (rc != 0 && cfg->kv_cache_tokens == 0)
 			return rc;

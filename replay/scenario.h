@@ -14,9 +14,11 @@
 #ifndef REPLAY_SCENARIO_H
 #define REPLAY_SCENARIO_H
 
+#include "base/outkind.h"
 #include "models/catalog.h"
 #include "models/cost.h"
 #include "models/engine.h"
+#include "models/spec.h"
 #include "replay/replay.h"
 #include "sim/router.h"
 #include "sim/sim.h"
@@ -29,6 +31,12 @@
  * objective when the scenario does not set slo.attainment: nine in ten, the
  * P90 that the default objectives are written against. */
 #define SCENARIO_DEFAULT_SLO_ATTAINMENT 0.9
+
+/* Speculative decoding when speculative.method is set but k and the
+ * acceptance rate are not: round figures of this tool, not measurements.
+ * vLLM logs its draft acceptance rate; set them from a run of your own. */
+#define SCENARIO_DEFAULT_SPEC_K 3
+#define SCENARIO_DEFAULT_SPEC_ACCEPTANCE 0.7
 
 /* Pools a scenario may list (`pools`). */
 #define SCENARIO_MAX_POOLS 16
@@ -187,6 +195,14 @@ struct scenario {
 					 below which a replay's answer is "no" */
 	struct scenario_cost cost;
 	double report_interval_s;     /* report.interval_s: time-series step, 0 = off */
+	struct scenario_spec {        /* speculative.*: off unless method is set
+					 (docs/speculative.md) */
+		char method[SCENARIO_STR_MAX];      /* "off", "draft" or "mtp" */
+		char draft_model[SCENARIO_STR_MAX]; /* method draft: a catalogue id */
+		int32_t k;                          /* draft length */
+		double acceptance_rate;             /* alpha of a call of unknown kind */
+		double acceptance_kind[OUT_KINDS];  /* by output kind; -1 = acceptance_rate */
+	} spec;
 	char source[512];             /* file it came from, "(built-in default)" */
 	char key_prefix[32];          /* "" or "pools[i]." (a pool's view): what
 					 messages put before a key */
@@ -284,6 +300,10 @@ struct scenario_backend_price {
 int scenario_hybrid(const struct scenario *sc, const struct apilat *lat, const struct prices *pr,
 		    struct hybrid_config *out, struct scenario_backend_price *prices_out,
 		    struct diag *d);
+
+/* The speculative-decoding options of sc (out->draft_model points into
+ * sc); method SPEC_OFF when sc leaves it off. */
+void scenario_spec_opts(const struct scenario *sc, struct spec_opts *out);
 
 /* Replicas in the cluster: `replicas`, or the pools' together. */
 int32_t scenario_replicas(const struct scenario *sc);

@@ -80,6 +80,11 @@ struct metrics {
 	int64_t calls_outage;    /* calls flagged `outage` (completed or failed) */
 	int64_t good_outage;
 
+	int64_t kind_calls[OUT_KINDS];    /* completed, output > 1 */
+	double kind_tpot_ms[OUT_KINDS];   /* sum of their TPOTs */
+	int64_t kind_tokens[OUT_KINDS];   /* their output tokens after the first */
+	double kind_decode_ns[OUT_KINDS]; /* their first to last token times */
+
 	int64_t session_calls;
 	int64_t tasks_accepted;
 	int64_t tasks_accept_known;
@@ -275,8 +280,14 @@ static void metrics_on_request(void *ctx, const struct res_request *r)
 	metrics_push(m, &m->ttft_ms, ttft_ms, "completed requests");
 	metrics_push(m, &m->e2el_ms, (double)(r->done_ns - r->arrival_ns) / 1e6,
 		     "completed requests");
-	if (r->output_tokens > 1)
+	if (r->output_tokens > 1) {
 		metrics_push(m, &m->tpot_ms, tpot_ms, "completed requests");
+		int k = r->kind > 0 && r->kind < OUT_KINDS ? r->kind : 0;
+		m->kind_calls[k]++;
+		m->kind_tpot_ms[k] += tpot_ms;
+		m->kind_tokens[k] += r->output_tokens - 1;
+		m->kind_decode_ns[k] += (double)(r->done_ns - r->first_token_ns);
+	}
 	call.completed = 1;
 	call.good = good;
 	call.ttft_ms = ttft_ms;
@@ -518,6 +529,14 @@ int metrics_summarize(const struct metrics *m, struct metrics_summary *out, stru
 	if (m->err.code != DIAG_OK)
 		return diag_set(d, m->err.code, "%s", m->err.msg);
 	assert(metrics_check(m));
+	for (int k = 0; k < OUT_KINDS; k++) {
+		struct metrics_kind *bk = &out->by_kind[k];
+		bk->calls = m->kind_calls[k];
+		bk->tpot_ms_mean = bk->calls ? m->kind_tpot_ms[k] / (double)bk->calls : 0;
+		bk->decode_tok_s = m->kind_decode_ns[k] > 0
+					   ? (double)m->kind_tokens[k] / (m->kind_decode_ns[k] / 1e9)
+					   : 0;
+	}
 
 	size_t most = m->ttft_ms.len;
 	const struct vec *kept[] = {&m->tpot_ms, &m->e2el_ms, &m->session_s, &m->task_s};

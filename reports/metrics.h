@@ -16,6 +16,7 @@
 #ifndef REPORTS_METRICS_H
 #define REPORTS_METRICS_H
 
+#include "base/outkind.h"
 #include "sim/results.h"
 
 #include <stdbool.h>
@@ -115,6 +116,14 @@ struct metrics_summary {
 	int64_t tasks_accepted;
 	int64_t tasks_accept_known;
 	struct metrics_stats task_makespan_s;
+	/* By output kind of the call (enum out_kind): completed calls with more
+	 * than one output token, and their decode speed. */
+	struct metrics_kind {
+		int64_t calls;
+		double tpot_ms_mean;     /* mean of their TPOTs */
+		double decode_tok_s;     /* their output tokens after the first over
+					    the time from first to last token */
+	} by_kind[OUT_KINDS];
 };
 
 /* A new, empty aggregator, or NULL when out of memory. */

@@ -222,6 +222,44 @@ static void table_run(FILE *out, const struct report_meta *m)
 }
 
 /* Printable (control characters as '?'), at most n bytes. */
+/* Tokens a verify step yielded per sequence, kind k (-1: all kinds). */
+static double spec_tokens_per_step(const struct report_spec *p, int k)
+{
+	int64_t st = 0, tok = 0;
+	for (int i = 0; i < OUT_KINDS; i++)
+		if (k < 0 || k == i) {
+			st += p->seq_steps[i];
+			tok += p->tokens[i];
+		}
+	return st ? (double)tok / (double)st : 0;
+}
+
+/* Speed-up of kind k's decoding at the batches the run formed: its tokens
+ * per verify step times plain over speculative decode-run time. */
+static double spec_speedup(const struct report_spec *p, int k)
+{
+	return p->run_s > 0 ? spec_tokens_per_step(p, k) * p->plain_s / p->run_s : 0;
+}
+
+static void table_spec(FILE *out, const struct report_spec *p, const struct metrics_summary *s)
+{
+	char buf[160];
+	table_rule(out, "Speculative Decoding", '-');
+	snprintf(buf, sizeof(buf), "%s%s%s, k %d", p->method, p->draft ? " " : "",
+		 p->draft ? p->draft : "", (int)p->k);
+	table_str(out, "Drafter:", buf);
+	table_num(out, "Tokens per verify step:", spec_tokens_per_step(p, -1));
+	table_num(out, "Decode speed-up (x):", spec_speedup(p, -1));
+	for (int k = 0; k < OUT_KINDS; k++) {
+		if (p->seq_steps[k] == 0 && s->by_kind[k].calls == 0)
+			continue;
+		snprintf(buf, sizeof(buf), "%s: alpha %.2f, %.2f tok/step, %.2fx, TPOT %.2f ms",
+			 out_kind_name(k), p->acceptance[k], spec_tokens_per_step(p, k),
+			 spec_speedup(p, k), s->by_kind[k].tpot_ms_mean);
+		table_str(out, "  by kind:", buf);
+	}
+}
+
 static void table_name(FILE *out, const char *s, int n)
 {
 	for (int k = 0; s && s[k] && k < n; k++)
@@ -449,6 +487,8 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 	}
 	table_int(out, "Preemptions:", s->preemptions);
 	table_int(out, "KV blocks evicted:", meta->kv_evicted_blocks);
+	if (meta->spec.on)
+		table_spec(out, &meta->spec, s);
 
 	table_rule(out, "Context Limit", '-');
 	table_int(out, "Calls compacted:", meta->context.compacted);
@@ -1163,6 +1203,34 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 		json_int(&j, "kv_tier_shared_by", m->tiers.shared_by);
 	}
 	json_num(&j, "prefix_cache_hit_rate", s->prefix_cache_hit_rate);
+	if (m->spec.on) {
+		const struct report_spec *p = &m->spec;
+		json_key(&j, "speculative");
+		json_open(&j);
+		json_str(&j, "method", p->method);
+		json_str(&j, "draft_model", p->draft);
+		json_int(&j, "k", p->k);
+		json_num(&j, "tokens_per_step", spec_tokens_per_step(p, -1));
+		json_num(&j, "decode_speedup", spec_speedup(p, -1));
+		json_key(&j, "by_kind");
+		json_open_array(&j);
+		for (int k = 0; k < OUT_KINDS; k++) {
+			if (p->seq_steps[k] == 0 && s->by_kind[k].calls == 0)
+				continue;
+			json_elem(&j);
+			json_open(&j);
+			json_str(&j, "kind", out_kind_name(k));
+			json_num(&j, "acceptance_rate", p->acceptance[k]);
+			json_num(&j, "tokens_per_step", spec_tokens_per_step(p, k));
+			json_num(&j, "decode_speedup", spec_speedup(p, k));
+			json_int(&j, "calls", s->by_kind[k].calls);
+			json_num(&j, "tpot_ms_mean", s->by_kind[k].tpot_ms_mean);
+			json_num(&j, "decode_tok_s", s->by_kind[k].decode_tok_s);
+			json_close(&j);
+		}
+		json_close_array(&j);
+		json_close(&j);
+	}
 	json_int(&j, "preemptions", s->preemptions);
 	json_int(&j, "kv_evicted_blocks", m->kv_evicted_blocks);
 	json_int(&j, "calls_compacted", m->context.compacted);

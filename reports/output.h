@@ -12,6 +12,8 @@
 #ifndef REPORTS_OUTPUT_H
 #define REPORTS_OUTPUT_H
 
+#include "base/outkind.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,6 +82,18 @@ struct report_meta {
 		int64_t loaded_blocks;        /* blocks loaded back into GPUs */
 		double load_s;                /* step time spent loading them */
 	} tiers;
+	/* speculative.*: speculative decoding (on false: off, nothing printed) */
+	struct report_spec {
+		bool on;
+		const char *method;           /* "draft" or "mtp" */
+		const char *draft;            /* the draft model, or the target (MTP) */
+		int32_t k;                    /* tokens drafted per verify step */
+		double acceptance[OUT_KINDS]; /* alpha by enum out_kind */
+		int64_t seq_steps[OUT_KINDS]; /* verify steps, one per sequence */
+		int64_t tokens[OUT_KINDS];    /* tokens they yielded */
+		double run_s, plain_s;        /* decode runs' time, and the same runs'
+						 time without speculation */
+	} spec;
 	const struct cluster_summary *cluster; /* several replicas: per-replica and
 						  router figures; NULL = none */
 	const struct backends_summary *backends; /* API backends beside the local

@@ -115,6 +115,43 @@ static int64_t sreq_total(const struct sreq *r)
 	return r->call.prompt_tokens + r->generated;
 }
 
+/* Speculative decoding: whether r's next step on rep is a verify step
+ * (it is decoding on a replica that speculates). */
+static bool sreq_verifies(const struct replica *rep, const struct sreq *r)
+{
+	return rep->cfg->spec_k > 0 && r->spec_q > 0 && r->generated > 0 &&
+	       r->computed == sreq_total(r) - 1;
+}
+
+/* Tokens r gains over k verify steps (capped at its remaining output). */
+static int64_t spec_tokens_after(const struct sreq *r, int64_t k)
+{
+	int64_t e = ((int64_t)r->spec_acc + k * (int64_t)r->spec_q) / SPEC_Q_ONE;
+	return min64(e, r->call.output_tokens - r->generated);
+}
+
+/* Verify steps until r has its whole output. */
+static int64_t spec_steps_to_finish(const struct sreq *r)
+{
+	int64_t want = (r->call.output_tokens - r->generated) * SPEC_Q_ONE - (int64_t)r->spec_acc;
+	int64_t q = r->spec_q;
+	return want <= 0 ? 1 : (want + q - 1) / q;
+}
+
+/* The most verify steps after which r has gained at most t tokens (0 when
+ * even one step gains more). */
+static int64_t spec_steps_within(const struct sreq *r, int64_t t)
+{
+	int64_t lim = (t + 1) * SPEC_Q_ONE - (int64_t)r->spec_acc - 1;
+	return lim < 0 ? 0 : lim / (int64_t)r->spec_q;
+}
+
+/* Tokens a decode run of k steps adds to r: k, or its verify steps'. */
+static int64_t run_tokens(const struct replica *rep, const struct sreq *r, int64_t k)
+{
+	return rep->cfg->spec_k > 0 && r->spec_q > 0 ? spec_tokens_after(r, k) : k;
+}
+
 static int64_t sreq_prompt_blocks(const struct sreq *r, int64_t bs)
 {
 	return min64(r->call.prompt_tokens / bs, r->call.n_hashes);
@@ -338,10 +375,26 @@ int replica_enqueue(struct sim *s, struct replica *rep, struct sreq *r)
 	return 0;
 }
 
+/* A verify step of r yielding e tokens: k + 1 positions on its context. */
+static void batch_add_spec(struct replica *rep, struct perf_batch *pb, struct sreq *r, int64_t e)
+{
+	int64_t pos = (int64_t)rep->cfg->spec_k + 1;
+	rep->batch[rep->n_batch++] = (struct batch_item){ .r = r, .n = e, .spec = true };
+	pb->new_tokens += pos;
+	pb->seqs++;
+	pb->decode_seqs++;
+	pb->spec_seqs++;
+	pb->spec_context += r->computed;
+	pb->spec_advance += (double)r->spec_q / SPEC_Q_ONE;
+	pb->attn_pairs += pos * r->computed + pos * (pos + 1) / 2;
+	pb->kv_read_tokens += r->computed + pos;
+}
+
 static void batch_add(struct replica *rep, struct perf_batch *pb, struct sreq *r, int64_t n)
 {
 	rep->batch[rep->n_batch].r = r;
 	rep->batch[rep->n_batch].n = n;
+	rep->batch[rep->n_batch].spec = false;
 	rep->n_batch++;
 	pb->new_tokens += n;
 	pb->seqs++;
@@ -360,6 +413,9 @@ static bool schedule_running(struct sim *s, struct replica *rep, struct perf_bat
 		sreq_leave_window(rep, r, r->computed);
 		int64_t need = sreq_total(r) - r->computed;
 		int64_t n = min64(need, *budget);
+		bool verify = sreq_verifies(rep, r);
+		if (verify) /* the tokens it yields; k + 1 count against the budget */
+			n = spec_tokens_after(r, 1);
 		int64_t want = (ceil_div(r->computed + n, rep->kv.block_size) - r->n_blocks) *
 			       (1 + rep->win_groups);
 		bool self_preempted = false;
@@ -381,6 +437,11 @@ static bool schedule_running(struct sim *s, struct replica *rep, struct perf_bat
 		    sreq_register(rep, r, r->computed + n) != 0) {
 			s->err = DIAG_ENOMEM;
 			break;
+		}
+		if (verify) {
+			batch_add_spec(rep, pb, r, n);
+			*budget -= (int64_t)rep->cfg->spec_k + 1;
+			continue;
 		}
 		batch_add(rep, pb, r, n);
 		*budget -= n;
@@ -583,6 +644,11 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		}
 		wq_pop_front(rep);
 		rep->kv.reserved += r->seq_blocks;
+		r->spec_q = 0;
+		if (cfg->spec_k > 0) {
+			int32_t kind = r->call.kind >= 0 && r->call.kind < OUT_KINDS ? r->call.kind : 0;
+			r->spec_q = (uint32_t)llround(cfg->spec_tokens[kind] * SPEC_Q_ONE);
+		}
 		r->state = SREQ_RUNNING;
 		rep->running[rep->n_running++] = r; /* owned by the running list from here */
 		if (loads)
@@ -638,12 +704,14 @@ static int64_t run_k_before_head_grows(const struct replica *rep, int64_t kmax)
 	const struct sreq *h = rep->head;
 	for (int32_t i = 0; i < rep->n_batch; i++) {
 		const struct sreq *r = rep->batch[i].r;
-		int64_t end = min64(min64(ceil_div(r->computed + kmax, bs), r->call.n_hashes),
+		int64_t end = min64(min64(ceil_div(r->computed + run_tokens(rep, r, kmax), bs),
+					  r->call.n_hashes),
 				    rep->head_grow_end);
 		for (int64_t j = r->n_registered > rep->head_hit ? r->n_registered : rep->head_hit;
 		     j < end; j++)
 			if (r->hashes[j] == h->hashes[j]) {
-				kmax = min64(kmax, (j + 1) * bs - r->computed - 1);
+				int64_t t = (j + 1) * bs - r->computed - 1;
+				kmax = min64(kmax, rep->batch[i].spec ? spec_steps_within(r, t) : t);
 				break;
 			}
 	}
@@ -734,7 +802,8 @@ static int64_t run_blocks_needed(const struct replica *rep, int64_t k)
 	int64_t need = 0;
 	for (int32_t i = 0; i < rep->n_batch; i++) {
 		const struct sreq *r = rep->batch[i].r;
-		need += ceil_div(r->computed + k, rep->kv.block_size) - r->n_blocks;
+		need += ceil_div(r->computed + run_tokens(rep, r, k), rep->kv.block_size) -
+			r->n_blocks;
 	}
 	return need * (1 + rep->win_groups);
 }
@@ -787,8 +856,12 @@ int replica_schedule(struct sim *s, struct replica *rep)
 		int64_t kmax = INT64_MAX;
 		for (int32_t i = 0; i < rep->n_batch; i++) {
 			const struct sreq *r = rep->batch[i].r;
-			kmax = min64(kmax, r->call.output_tokens - r->generated);
+			kmax = min64(kmax, rep->batch[i].spec ? spec_steps_to_finish(r)
+							      : r->call.output_tokens - r->generated);
 		}
+		/* window frees assume a token a step: verify steps go one by one */
+		if (pb.spec_seqs > 0 && rep->win_groups)
+			kmax = 1;
 		/* largest k <= kmax whose extra blocks are available */
 		int64_t avail = kvcache_available(&rep->kv);
 		k = run_k_fits(rep, kmax, avail);
@@ -897,15 +970,39 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen)
 	rep->busy = false;
 	s->stats.steps += k;
 	s->stats.step_events++;
-	s->tokens_scheduled += rep->run_b0.new_tokens * k;
+	/* verify positions are not tokens applied: count what they yield on
+	 * both sides (below) */
+	s->tokens_scheduled += (rep->run_b0.new_tokens -
+				(int64_t)rep->run_b0.spec_seqs * (rep->cfg->spec_k + 1)) * k;
+	if (rep->run_b0.spec_seqs > 0 && rep->run_decode) {
+		/* the same decode run without speculation, for the speed-up */
+		struct perf_batch plain = {
+			.new_tokens = rep->run_b0.seqs, .seqs = rep->run_b0.seqs,
+			.decode_seqs = rep->run_b0.seqs,
+			.attn_pairs = rep->run_b0.spec_context + rep->run_b0.seqs,
+			.kv_read_tokens = rep->run_b0.spec_context + rep->run_b0.seqs };
+		s->stats.spec_run_ns += total;
+		s->stats.spec_plain_ns += rep->perf->decode_run_ns(rep->perf->ctx, &plain, k);
+	}
 
 	/* Apply the tokens.  Requests whose previous token came at t0 (the
 	 * usual case) share one ITL record; the rest report their own gap. */
 	int32_t steady = 0;
 	for (int32_t i = 0; i < rep->n_batch; i++) {
 		struct sreq *r = rep->batch[i].r;
-		int64_t n = rep->run_decode ? k : rep->batch[i].n;
+		bool spec = rep->batch[i].spec;
+		int64_t n = spec ? (rep->run_decode ? spec_tokens_after(r, k) : rep->batch[i].n)
+				 : rep->run_decode ? k : rep->batch[i].n;
 		bool decoding = r->generated > 0 && r->computed == sreq_total(r) - 1;
+		if (spec) {
+			int64_t steps = rep->run_decode ? k : 1;
+			int32_t kind = r->call.kind >= 0 && r->call.kind < OUT_KINDS ? r->call.kind : 0;
+			r->spec_acc = (uint32_t)(((int64_t)r->spec_acc + steps * (int64_t)r->spec_q) %
+						 SPEC_Q_ONE);
+			s->tokens_scheduled += n;
+			s->stats.spec_seq_steps[kind] += steps;
+			s->stats.spec_tokens[kind] += n;
+		}
 		if (!decoding)
 			r->prefill_computed += n;
 		r->computed += n;
@@ -915,7 +1012,9 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen)
 		if (rep->run_decode) {
 			if (sreq_cover(rep, r, r->computed) != 0)
 				return DIAG_ENOMEM;
-			emitted = k;
+			emitted = spec ? n : k;
+		} else if (spec) {
+			emitted = n;
 		} else if (r->computed == sreq_total(r)) {
 			emitted = 1;
 		}
@@ -926,6 +1025,11 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen)
 			continue;
 		if (r->generated == emitted) {
 			r->first_token_ns = s->now_ns; /* token 1 came now */
+		} else if (spec) {
+			/* a verify step yields its tokens at once: their gaps
+			 * share the time since the last ones */
+			double gap = (double)(s->now_ns - r->last_token_ns);
+			emit_itl(s, gap / (double)emitted, gap / (double)emitted, gap, emitted, 1);
 		} else if (r->last_token_ns == t0) {
 			steady++;
 		} else {

@@ -40,6 +40,14 @@
  * stops before any of these, and applies its window frees step by step in
  * batch order, so it stays exactly what single steps would do.
  *
+ * Speculative decoding (cfg->spec_k > 0).  A decoding sequence's step is a
+ * verify step of spec_k + 1 positions (counted against the token budget and
+ * in the step's shape) that yields the expected tokens of its call's output
+ * kind: a fixed-point fraction carried from step to step decides when the
+ * fractional part adds a token, the same in a decode run of k steps as in k
+ * single steps, so runs stay one event.  Only the accepted tokens take KV
+ * blocks.  A model with sliding-window groups takes no decode runs then.
+ *
  * Timing: a step's tokens exist at its end.  Blocks of a step are allocated
  * when it is scheduled, and those it fills are entered in the prefix table
  * then too (vLLM's allocate_slots caches them at once), so a request admitted
@@ -95,6 +103,10 @@ struct sreq {
 	int64_t kv_dropped;         /* computed tokens thrown away by preemption */
 	int64_t tier_first[RES_MAX_TIERS]; /* tokens loaded from each lower tier
 				       at first admission */
+	uint32_t spec_q;            /* speculative decoding: expected tokens
+				       per verify step on this replica, in
+				       units of 1/SPEC_Q_ONE (0: none) */
+	uint32_t spec_acc;          /* the fraction of a token carried over */
 	int32_t preemptions;
 	int32_t retries;            /* sent back to the router by a failure */
 	bool outage;                /* arrived during an outage, or retried */
@@ -107,8 +119,16 @@ struct sreq {
 
 struct batch_item {
 	struct sreq *r;
-	int64_t n;                  /* tokens scheduled in the (first) step */
+	int64_t n;                  /* tokens scheduled in the (first) step;
+				       a verify step's: the tokens it yields */
+	bool spec;                  /* a verify step of speculative decoding */
 };
+
+/* Fixed point of the expected tokens per verify step: a sequence that
+ * yields q / SPEC_Q_ONE tokens a step has, after k steps from a carried
+ * fraction acc, (acc + k q) / SPEC_Q_ONE of them (rounded down), so its
+ * tokens follow the expectation exactly, without drawing. */
+#define SPEC_Q_ONE 65536
 
 struct replica {
 	int32_t id;

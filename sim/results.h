@@ -65,6 +65,7 @@ struct res_request {
 	int32_t preemptions;
 	int32_t retries;           /* times a replica failure sent it back to the router */
 	bool outage;               /* arrived while a replica was down, or retried */
+	int32_t kind;              /* enum out_kind of its output (base/outkind.h) */
 };
 
 /* A run of `steps` consecutive decode steps shared by `seqs` sequences: each

@@ -515,6 +515,7 @@ static void report(struct sim *s, struct sreq *r, int32_t replica, enum res_stat
 		.outage = r->outage,
 		.backend = st == RES_COMPLETED ? r->backend : 0,
 		.route = st == RES_COMPLETED ? r->route : RES_ROUTE_LOCAL,
+		.kind = r->call.kind,
 	};
 	for (int t = 0; t < RES_MAX_TIERS; t++)
 		rec.tier_cached_tokens[t] = r->tier_first[t];

@@ -35,6 +35,7 @@
 #define SIM_SIM_H
 
 #include "base/diag.h"
+#include "base/outkind.h"
 #include "models/memory.h"
 #include "models/perf.h"
 #include "sim/backend.h"
@@ -73,6 +74,12 @@ struct engine_config {
 					   its whole current sequence are free (vLLM
 					   scheduler_reserve_full_isl); else for its
 					   first chunk */
+	/* speculative decoding (models/spec.h): 0 = off.  Each decode step
+	 * verifies spec_k + 1 positions of every decoding sequence, which
+	 * then advances by the expected tokens of its call's output kind. */
+	int32_t spec_k;
+	double spec_tokens[OUT_KINDS];  /* expected tokens per verify step,
+					   >= 1, by enum out_kind */
 };
 
 /* Step-time source.  Production wires models/perf.h; tests inject their own.
@@ -103,6 +110,7 @@ struct sim_call {
 	int64_t output_tokens;   /* >= 1 */
 	const uint64_t *block_hashes;
 	int64_t n_hashes;
+	int32_t kind;            /* enum out_kind (OUT_KIND_UNKNOWN = 0) */
 	void *user;              /* handed back in the done callback */
 };
 
@@ -133,6 +141,11 @@ struct sim_stats {
 				    head's cached prefix stays as it was */
 	int64_t tier_loaded_blocks; /* blocks loaded from lower tiers */
 	double tier_load_ns;     /* time steps spent loading them */
+	/* speculative decoding, by enum out_kind of the call */
+	int64_t spec_seq_steps[OUT_KINDS]; /* verify steps, one per sequence */
+	int64_t spec_tokens[OUT_KINDS];    /* tokens they yielded */
+	double spec_run_ns;      /* decode runs with verify steps: their time */
+	double spec_plain_ns;    /* the same runs' time without speculation */
 };
 
 /* Lower KV-cache tiers (kv_tiers): tier[0] the host, tier[1] (when n is 2)

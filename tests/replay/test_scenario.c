@@ -8,6 +8,11 @@
 
 #include "replay/scenario.h"
 
+#include "base/outkind.h"
+#include "models/catalog.h"
+#include "models/perf_model.h"
+#include "models/spec.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +144,67 @@ static void test_errors(void **state)
 	assert_non_null(strstr(d.msg, "cannot open"));
 }
 
+/* speculative.*: off by default; when on, the engine settings carry the
+ * expected tokens per verify step by output kind and the drafter's memory
+ * shrinks the KV cache; mistakes name the key. */
+static void test_speculative_keys(void **state)
+{
+	(void)state;
+	struct scenario *sc = malloc(sizeof(*sc));
+	assert_non_null(sc);
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(scenario_load(sc, NULL, NULL, 0, &d), 0);
+	assert_string_equal(sc->spec.method, "off");
+	struct spec_opts so;
+	scenario_spec_opts(sc, &so);
+	assert_int_equal(so.method, SPEC_OFF);
+
+	struct catalog *cat = NULL;
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	assert_int_equal(scenario_resolve(sc, cat, NULL, &d), 0);
+	struct perf_model *pm = malloc(sizeof(*pm));
+	assert_non_null(pm);
+	struct perf_profile *prof = NULL;
+	struct engine_config off, on;
+	assert_int_equal(scenario_engine(sc, cat, pm, &prof, &off, &d), 0);
+	assert_int_equal(off.spec_k, 0);
+	assert_int_equal(pm->spec.method, SPEC_OFF);
+
+	const char *sets[] = {"speculative.method=draft", "speculative.draft_model=llama-3.1-8b",
+			      "speculative.k=4", "speculative.acceptance_code=0.9",
+			      "speculative.acceptance_rate=0.5"};
+	assert_int_equal(scenario_load(sc, NULL, sets, 5, &d), 0);
+	scenario_spec_opts(sc, &so);
+	assert_int_equal(so.method, SPEC_DRAFT);
+	assert_string_equal(so.draft_model, "llama-3.1-8b");
+	assert_int_equal(scenario_resolve(sc, cat, NULL, &d), 0);
+	assert_int_equal(scenario_engine(sc, cat, pm, &prof, &on, &d), 0);
+	assert_int_equal(on.spec_k, 4);
+	assert_int_equal(pm->spec.k, 4);
+	assert_true(on.spec_tokens[OUT_KIND_CODE] == spec_expected_tokens(0.9, 4));
+	assert_true(on.spec_tokens[OUT_KIND_PROSE] == spec_expected_tokens(0.5, 4));
+	assert_true(on.spec_tokens[OUT_KIND_UNKNOWN] == spec_expected_tokens(0.5, 4));
+	/* an 8B draft beside an 8B target: its weights and KV take room */
+	assert_true(on.kv_cache_tokens < off.kv_cache_tokens / 2 + off.kv_cache_tokens / 4);
+	free(pm);
+	catalog_free(cat);
+
+	const char *bad_method[] = {"speculative.method=medusa"};
+	assert_int_equal(scenario_load(sc, NULL, bad_method, 1, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "(built-in default): speculative.method 'medusa' (expected off, "
+				   "draft or mtp)");
+	const char *no_draft[] = {"speculative.method=draft"};
+	diag_init(&d);
+	assert_int_equal(scenario_load(sc, NULL, no_draft, 1, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "needs speculative.draft_model"));
+	const char *bad_k[] = {"speculative.k=17"};
+	diag_init(&d);
+	assert_int_equal(scenario_load(sc, NULL, bad_k, 1, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "speculative.k"));
+	free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_cost_keys),
 		cmocka_unit_test(test_sets),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_speculative_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
