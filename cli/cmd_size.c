@@ -14,6 +14,7 @@
 #include "models/catalog.h"
 #include "models/cost.h"
 #include "models/prices.h"
+#include "models/apilat.h"
 #include "plan/compare.h"
 #include "plan/size.h"
 #include "replay/scenario.h"
@@ -475,6 +476,29 @@ static int run(int argc, char **argv, bool compare)
 	if (rc == 0 && a->compare && !prices_find(prices, PRICE_SEAT, a->seats))
 		rc = diag_set(&d, DIAG_EINPUT, "--seats: no seat plan '%s' (expected an id of a seat "
 			      "row: see agentcap catalog --prices)", a->seats);
+	/* compare: the scenario's API backends make hybrid rows (docs/hybrid.md) */
+	struct apilat *lat = NULL;
+	struct hybrid_config hyb;
+	hybrid_config_default(&hyb);
+	struct scenario_backend_price bprice[SCENARIO_MAX_BACKENDS];
+	const char *bkinds[SCENARIO_MAX_BACKENDS], *bids[SCENARIO_MAX_BACKENDS],
+		*blist[SCENARIO_MAX_BACKENDS];
+	if (rc == 0 && a->compare && sc->n_backends > 0) {
+		rc = apilat_load(&lat, NULL, NULL, &d);
+		if (rc == 0)
+			rc = scenario_hybrid(sc, lat, prices, &hyb, bprice, &d);
+		for (int32_t i = 0; rc == 0 && i < sc->n_backends; i++) {
+			const struct scenario_backend *b = &sc->backends[i];
+			bkinds[i] = b->kind;
+			bids[i] = b->price;
+			blist[i] = b->latency[0] ? b->latency : b->price;
+			if (strcmp(b->kind, "seat") == 0 && !prices_find(prices, PRICE_API_OUTPUT, blist[i]))
+				rc = diag_set(&d, DIAG_EINPUT,
+					      "%s: backends[%d] '%s': latency: '%s' has no API prices to value "
+					      "the seat plan's usage (expected an API model's id)",
+					      sc->source, (int)i, b->name, blist[i]);
+		}
+	}
 	if (rc == 0)
 		rc = teams_make(a, teams, &d);
 	struct pool *pool = NULL;
@@ -516,6 +540,13 @@ static int run(int argc, char **argv, bool compare)
 	struct compare_setup cs = {.size = &s, .cat = cat, .prices = prices, .api_id = a->api,
 				   .seat_id = a->seats, .engineers = a->engineers,
 				   .days = a->days ? a->days : 1};
+	if (hyb.n > 0) {
+		cs.hybrid = &hyb;
+		cs.hybrid_prices = bprice;
+		cs.hybrid_kinds = bkinds;
+		cs.hybrid_price_ids = bids;
+		cs.hybrid_list_ids = blist;
+	}
 	cost_task_default(&cs.task);
 	scenario_cost_apply(sc, NULL, NULL, NULL, &cs.task); /* cost.acceptance_rate, ... */
 	if (a->acceptance > 0)
@@ -571,6 +602,7 @@ static int run(int argc, char **argv, bool compare)
 	free(cmp);
 	pool_free(pool);
 	prices_free(prices);
+	apilat_free(lat);
 	size_result_release(res);
 	teams_release(teams);
 	catalog_free(cat);

@@ -170,6 +170,180 @@ static int fill_row(const struct compare_setup *c, struct compare_row *row,
 	return 0;
 }
 
+/* ---- hybrid rows: one box plus the API backends ---- */
+
+/* The monthly cost of every API backend's calls in replicate 0 of e, with
+ * traffic scaled by util.  0 or an error. */
+static int api_month(const struct compare_setup *c, const struct size_eval *e, double util,
+		     double *usd, struct diag *d)
+{
+	*usd = 0;
+	const struct size_fig *f = &e->fig[0];
+	struct cost_task t;
+	cost_task_default(&t);
+	t.turns_factor = c->task.turns_factor;
+	for (int32_t k = 0; k < c->hybrid->n; k++) {
+		struct cost_usage u;
+		usage_of(c, e, 1.0, &u);
+		u.prompt_tokens = llround((double)f->api_prompt_tokens[k] * util);
+		u.cached_tokens = llround((double)f->api_cached_tokens[k] * util);
+		if (u.cached_tokens > u.prompt_tokens)
+			u.cached_tokens = u.prompt_tokens;
+		u.output_tokens = llround((double)f->api_output_tokens[k] * util);
+		u.calls = llround((double)f->api_calls[k] * util);
+		struct cost_result *r = malloc(sizeof(*r));
+		if (!r)
+			return diag_set(d, DIAG_ENOMEM, "out of memory");
+		int rc;
+		if (strcmp(c->hybrid_kinds[k], "seat") == 0) {
+			struct cost_seats p;
+			rc = cost_seats_from_prices(&p, c->prices, c->hybrid_price_ids[k],
+						    c->hybrid_list_ids[k], d);
+			if (rc == 0)
+				rc = cost_seats_eval(&p, &u, &t, r, d);
+		} else {
+			struct cost_api p;
+			rc = cost_api_from_prices(&p, c->prices, c->hybrid_price_ids[k], d);
+			if (rc == 0)
+				rc = cost_api_eval(&p, &u, &t, r, d);
+		}
+		if (rc == 0)
+			*usd += r->usd_month;
+		free(r);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The share of replicate 0's calls the API backends served. */
+static double api_share_of(const struct compare_setup *c, const struct size_eval *e)
+{
+	const struct size_fig *f = &e->fig[0];
+	int64_t api = 0;
+	for (int32_t k = 0; k < c->hybrid->n; k++)
+		api += f->api_calls[k];
+	return f->calls > 0 ? (double)api / (double)f->calls : 0.0;
+}
+
+/* Price a hybrid row with the factors of one sensitivity column (all 1:
+ * the row itself): the box by price_row, the API by api_month, per
+ * accepted task at the blended acceptance.  *res gets the box's result
+ * with the totals replaced. */
+static int price_hybrid(const struct compare_setup *c, const struct compare_row *row,
+			const struct size_eval *e, double price_f, double acc_f, double util_f,
+			struct cost_result *res, struct compare_hybrid *hy, struct diag *d)
+{
+	int rc = price_row(c, row, e, price_f, acc_f, util_f, res, d);
+	double api = 0;
+	if (rc == 0)
+		rc = api_month(c, e, util_f, &api, d);
+	if (rc != 0)
+		return rc;
+	const struct size_fig *f = &e->fig[0];
+	double share = api_share_of(c, e);
+	double acc_local = res->tasks_month > 0 ? res->accepted_tasks_month / res->tasks_month : 0;
+	double acc_trace = f->tasks_accept_known > 0
+				   ? (double)f->tasks_accepted / (double)f->tasks_accept_known
+				   : 1.0;
+	double acc = (1 - share) * acc_local + share * acc_trace;
+	hy->on = true;
+	hy->api_share = share;
+	hy->api_usd_month = api;
+	hy->local_usd_month = res->usd_month;
+	hy->acceptance = acc;
+	res->usd_month += api;
+	res->accepted_tasks_month = res->tasks_month * acc;
+	res->usd_per_accepted_task = res->accepted_tasks_month > 0 ? res->usd_month / res->accepted_tasks_month : 0;
+	res->usd_per_mtok_output =
+		res->output_tokens_month > 0 ? res->usd_month / (res->output_tokens_month / 1e6) : 0;
+	res->usd_per_engineer_month = c->engineers > 0 ? res->usd_month / (double)c->engineers : 0;
+	if (res->part_count < COST_MAX_PARTS) {
+		struct cost_part *pt = &res->parts[res->part_count++];
+		snprintf(pt->name, sizeof(pt->name), "api");
+		pt->usd_month = api;
+	}
+	if (res->assumption_count < COST_MAX_ASSUMPTIONS) {
+		struct cost_assumption *a = &res->assumptions[res->assumption_count++];
+		snprintf(a->name, sizeof(a->name), "api_usd_month");
+		a->value = api;
+		snprintf(a->unit, sizeof(a->unit), "USD/month");
+		snprintf(a->source, sizeof(a->source),
+			 "the API backends' calls in the replay of one box plus them, at list prices "
+			 "(price ids %s%s%s), periods as above",
+			 c->hybrid_price_ids[0], c->hybrid->n > 1 ? ", " : "",
+			 c->hybrid->n > 1 ? c->hybrid_price_ids[1] : "");
+	}
+	if (res->assumption_count < COST_MAX_ASSUMPTIONS) {
+		struct cost_assumption *a = &res->assumptions[res->assumption_count++];
+		snprintf(a->name, sizeof(a->name), "blended_acceptance");
+		a->value = acc;
+		snprintf(a->unit, sizeof(a->unit), "share of tasks");
+		snprintf(a->source, sizeof(a->source),
+			 "%.4f of the calls local at %.4f, %.4f on the API at the trace's %.4f", 1 - share,
+			 acc_local, share, acc_trace);
+	}
+	return 0;
+}
+
+/* Hybrid rows for option o (one box, with the backends); appended to
+ * out.  0, or an error. */
+static int hybrid_rows(const struct compare_setup *c, const struct size_result *sr,
+		       const struct size_option *o, struct compare_result *out, struct diag *d)
+{
+	struct size_setup s2 = *c->size;
+	s2.replay.hybrid = c->hybrid;
+	s2.no_early = true;
+	struct size_eval *e = malloc(sizeof(*e));
+	if (!e)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	/* one box: one replica of the scenario's shape on this hardware (a
+	 * multi-GPU system whole, else one GPU), not the winner's */
+	int rc = size_evaluate(&s2, sr, o->hardware, 0, 0, 1, e, d);
+	if (rc == 1) { /* the memory model rules the shape out: no row */
+		free(e);
+		return 0;
+	}
+	static const enum cost_option SELF[] = {COST_PURCHASE, COST_DEDICATED, COST_ELASTIC};
+	for (int k = 0; rc == 0 && k < 3; k++) {
+		struct compare_row *row = &out->rows[out->n];
+		memset(row, 0, sizeof(*row));
+		row->option = SELF[k];
+		snprintf(row->hardware, sizeof(row->hardware), "%s", o->hardware);
+		row->gpus = e->gpus;
+		if (e->pp > 1) /* the label says "+ API" */
+			snprintf(row->deployment, sizeof(row->deployment), "1 x TP%d/PP%d", e->tp, e->pp);
+		else
+			snprintf(row->deployment, sizeof(row->deployment), "1 x TP%d", e->tp);
+		struct diag pd;
+		diag_init(&pd);
+		rc = price_hybrid(c, row, e, 1, 1, 1, &row->r, &row->hy, &pd);
+		if (rc == COST_NO_PRICE) {
+			rc = 0;
+			continue;
+		}
+		for (int j = 0; rc == 0 && j < COMPARE_SENS; j++) {
+			struct cost_result *tmp = malloc(sizeof(*tmp));
+			struct compare_hybrid hy;
+			rc = tmp ? price_hybrid(c, row, e, SENS_F[j][0], SENS_F[j][1], SENS_F[j][2], tmp, &hy, &pd)
+				 : DIAG_ENOMEM;
+			row->sens[j] = tmp ? tmp->usd_per_accepted_task : 0;
+			free(tmp);
+		}
+		if (rc != 0) {
+			rc = diag_set(d, rc, "%s %s + API: %s", o->hardware, cost_option_name(SELF[k]),
+				      pd.msg);
+			break;
+		}
+		row->busy = e->fig[0].busy;
+		row->hy.meets = e->meets;
+		row->hy.ttft_p95_ms = e->fig[0].ttft_p95_ms;
+		out->n++;
+	}
+	free(e);
+	return rc;
+}
+
 int compare_run(const struct compare_setup *c, const struct size_result *sr,
 		struct compare_result *out, struct diag *d)
 {
@@ -212,6 +386,12 @@ int compare_run(const struct compare_setup *c, const struct size_result *sr,
 	}
 	if (!first)
 		return 0;
+	for (size_t i = 0; c->hybrid && c->hybrid->n > 0 && i < sr->n; i++)
+		if (sr->opt[i].found) {
+			int rc = hybrid_rows(c, sr, &sr->opt[i], out, d);
+			if (rc != 0)
+				return rc;
+		}
 	out->periods_per_month = periods_of(c, first);
 	static const enum cost_option BASE[] = {COST_SEATS, COST_API};
 	size_t api_row = 0;
@@ -233,7 +413,7 @@ int compare_run(const struct compare_setup *c, const struct size_result *sr,
 	double api_per_eng = c->engineers > 0 ? api->usd_month / (double)c->engineers : 0;
 	for (size_t i = 0; i < out->n; i++) {
 		struct compare_row *row = &out->rows[i];
-		if (row->option == COST_SEATS || row->option == COST_API)
+		if (row->option == COST_SEATS || row->option == COST_API || row->hy.on)
 			continue;
 		row->breakeven_engineers = api_per_eng > 0 ? row->r.usd_month / api_per_eng : 0;
 		row->breakeven_utilisation =
@@ -252,6 +432,8 @@ static const char *row_label(const struct compare_setup *c, const struct compare
 		snprintf(buf, size, "API %s", c->api_id);
 	else if (row->option == COST_SEATS)
 		snprintf(buf, size, "seats %s", c->seat_id);
+	else if (row->hy.on)
+		snprintf(buf, size, "%s %s + API", row->hardware, cost_option_name(row->option));
 	else
 		snprintf(buf, size, "%s %s", row->hardware, cost_option_name(row->option));
 	return buf;
@@ -310,7 +492,7 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 	fprintf(fp, "\nBreak-even against the API (%s), per self-hosted option:\n", c->api_id);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct compare_row *row = &r->rows[i];
-		if (row->option == COST_SEATS || row->option == COST_API)
+		if (row->option == COST_SEATS || row->option == COST_API || row->hy.on)
 			continue;
 		if (row->breakeven_never) {
 			fprintf(fp, "  %-34s never at this size: %s (GPU busy now %.1f%%)\n",
@@ -324,6 +506,28 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 				? ", more than this deployment was sized for"
 				: "",
 			100 * row->breakeven_utilisation, 100 * row->busy);
+	}
+
+	bool any_hybrid = false;
+	for (size_t i = 0; i < r->n; i++)
+		any_hybrid |= r->rows[i].hy.on;
+	if (any_hybrid) {
+		fprintf(fp, "\nLocal plus cloud: one box (one replica of the scenario's shape) of each "
+			"hardware option with the scenario's backends beside it, the same team "
+			"replayed (docs/hybrid.md):\n");
+		fprintf(fp, "  %-34s %8s %10s %9s %12s %12s %10s\n", "Option", "API %", "p95 TTFT",
+			"meets", "box USD/mo", "API USD/mo", "accepted");
+		for (size_t i = 0; i < r->n; i++) {
+			const struct compare_row *row = &r->rows[i];
+			if (!row->hy.on)
+				continue;
+			fprintf(fp, "  %-34s %8.2f %10.0f %9s %12.2f %12.2f %10.4f\n",
+				row_label(c, row, label, sizeof(label)), 100 * row->hy.api_share,
+				row->hy.ttft_p95_ms, row->hy.meets ? "yes" : "no",
+				row->hy.local_usd_month, row->hy.api_usd_month, row->hy.acceptance);
+		}
+		fprintf(fp, "  (p95 TTFT in ms, first replicate; accepted: the share of tasks accepted, "
+			"blended by the calls each side served)\n");
 	}
 
 	fprintf(fp, "\nSensitivity: USD per accepted task with one input moved by %.0f%% "
@@ -366,13 +570,14 @@ void compare_monthly(FILE *fp, const struct compare_result *r)
 	fprintf(fp, "%-22s %14s %14s %14s\n", "Hardware", "purchase", "dedicated", "elastic");
 	for (size_t i = 0; i < r->n;) {
 		const struct compare_row *row = &r->rows[i];
-		if (row->option == COST_SEATS || row->option == COST_API) {
+		if (row->option == COST_SEATS || row->option == COST_API || row->hy.on) {
 			i++;
 			continue;
 		}
 		double usd[3] = {-1, -1, -1};
 		size_t j = i;
-		for (; j < r->n && strcmp(r->rows[j].hardware, row->hardware) == 0; j++)
+		for (; j < r->n && !r->rows[j].hy.on && strcmp(r->rows[j].hardware, row->hardware) == 0;
+		     j++)
 			if (r->rows[j].option <= COST_ELASTIC)
 				usd[r->rows[j].option] = r->rows[j].r.usd_month;
 		fprintf(fp, "%-22s", row->hardware);
@@ -429,7 +634,15 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 			"\"usd_per_1m_output_tokens\":%.17g,\"usd_per_accepted_task\":%.17g,"
 			"\"gpu_busy_fraction\":%.17g,", row->r.usd_month, row->r.usd_per_engineer_month,
 			row->r.usd_per_mtok_output, row->r.usd_per_accepted_task, row->busy);
-		if (row->breakeven_never)
+		if (row->hy.on)
+			fprintf(fp, "\"breakeven_engineers\":null,\"breakeven_gpu_busy_fraction\":null,"
+				"\"breakeven_reason\":\"a local plus cloud row has no break-even\","
+				"\"hybrid\":{\"meets\":%s,\"ttft_p95_ms\":%.17g,\"api_share\":%.17g,"
+				"\"local_usd_per_month\":%.17g,\"api_usd_per_month\":%.17g,"
+				"\"acceptance\":%.17g},", row->hy.meets ? "true" : "false",
+				row->hy.ttft_p95_ms, row->hy.api_share, row->hy.local_usd_month,
+				row->hy.api_usd_month, row->hy.acceptance);
+		else if (row->breakeven_never)
 			fprintf(fp, "\"breakeven_engineers\":null,\"breakeven_gpu_busy_fraction\":null,"
 				"\"breakeven_reason\":\"never at this size: %s\",", COMPARE_NEVER);
 		else

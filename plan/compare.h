@@ -28,6 +28,21 @@
  * hardware and rental prices, the self-hosted acceptance rate, and the
  * traffic on the same deployment (utilisation) at -20% and +20%.
  *
+ * Local plus cloud (docs/hybrid.md).  When the scenario lists API backends
+ * and routing rules (c->hybrid), each option that found a deployment also
+ * gets hybrid rows: one box (ONE replica of the scenario's shape on that
+ * hardware: a multi-GPU system whole, else one GPU) with the backends
+ * beside it, the same team replayed to the end on every replicate (first
+ * replicate priced), under purchase, dedicated and elastic rental.  A
+ * hybrid row's month is the local box's cost (as its self-hosted row
+ * prices one replica) plus each API backend's calls at its list prices
+ * (cost_api_eval on that backend's tokens; a seat plan by cost_seats_eval
+ * for the team), and its accepted tasks blend the two sides' acceptance by
+ * the share of calls each served: the self-hosted model's on the local
+ * share, the trace's own (as the API row takes it) on the rest.  The rows
+ * say whether the mix met the objectives, its p95 TTFT and the API share;
+ * they have no break-even (they are part API already).
+ *
  * Nothing here prints to the terminal or reads files.
  */
 #ifndef PLAN_COMPARE_H
@@ -43,7 +58,7 @@
 
 struct prices;
 
-#define COMPARE_MAX_ROWS (SIZE_MAX_HARDWARE * 3 + 2)
+#define COMPARE_MAX_ROWS (SIZE_MAX_HARDWARE * 6 + 2)
 #define COMPARE_SENS 6 /* price -/+, acceptance -/+, utilisation -/+ */
 #define COMPARE_SWING 0.2
 /* Why a break-even point is "never at this size". */
@@ -58,6 +73,26 @@ struct compare_setup {
 	int64_t engineers;
 	int64_t days;                  /* days one replay covers (>= 1) */
 	struct cost_task task;         /* self-hosted acceptance and turns */
+	const struct hybrid_config *hybrid; /* API backends and rules: hybrid rows
+					  (NULL or n = 0: none) */
+	const struct scenario_backend_price *hybrid_prices; /* [hybrid->n]: each
+					  backend's price rows */
+	const char *const *hybrid_kinds;  /* [hybrid->n]: "api" or "seat" */
+	const char *const *hybrid_price_ids; /* [hybrid->n]: their price ids */
+	const char *const *hybrid_list_ids;  /* [hybrid->n]: API list prices of a
+					  seat plan's usage (its latency id) */
+};
+
+/* What a hybrid row's replay gave (see the file comment). */
+struct compare_hybrid {
+	bool on;                       /* this is a hybrid row */
+	bool meets;                    /* the mix met the objectives (replicates
+					  as size counts them) */
+	double ttft_p95_ms;            /* first replicate */
+	double api_share;              /* calls an API served */
+	double api_usd_month;          /* every backend's calls, per month */
+	double local_usd_month;        /* the one box */
+	double acceptance;             /* the blended acceptance rate */
 };
 
 struct compare_row {
@@ -74,6 +109,7 @@ struct compare_row {
 					  the API costs nothing): the two figures
 					  above are then no answer */
 	double sens[COMPARE_SENS];     /* USD per accepted task */
+	struct compare_hybrid hy;      /* hybrid rows only */
 };
 
 struct compare_result {

@@ -8,6 +8,7 @@
 #include "models/catalog.h"
 #include "models/perf_model.h"
 #include "models/profile.h"
+#include "reports/backends.h"
 #include "reports/costing.h"
 #include "reports/metrics.h"
 #include "reports/output.h"
@@ -108,10 +109,37 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 	struct replay_stats *st = malloc(sizeof(*st));
 	struct metrics_summary sum;
 	int rc = st ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
+	/* API backends: a per-backend aggregator in front of the metrics */
+	struct backends *bk = NULL;
+	struct res_sink sink = metrics_sink(m);
+	if (rc == 0 && o.hybrid && o.hybrid->n > 0) {
+		struct backends_api apis[BACKEND_MAX];
+		for (int32_t i = 0; i < o.hybrid->n; i++)
+			apis[i] = (struct backends_api){.name = o.hybrid->b[i].name, .kind = "api"};
+		if (!(bk = backends_new(apis, o.hybrid->n, sink)))
+			rc = diag_set(d, DIAG_ENOMEM, "out of memory");
+		else
+			sink = backends_sink(bk);
+	}
 	if (rc == 0)
-		rc = replay_run(&o, &sh->cfg, sim_perf_from_model(&sh->pm), metrics_sink(m), st, d);
+		rc = replay_run(&o, &sh->cfg, sim_perf_from_model(&sh->pm), sink, st, d);
 	if (rc == 0)
 		rc = metrics_summarize(m, &sum, d);
+	if (rc == 0 && bk) {
+		struct backends_summary *bs = malloc(sizeof(*bs));
+		rc = bs ? backends_summarize(bk, bs, d) : diag_set(d, DIAG_ENOMEM, "out of memory");
+		for (int32_t i = 0; rc == 0 && i + 1 < bs->n; i++) {
+			const struct backends_row *r = &bs->rows[i + 1];
+			f->api_calls[i] = r->calls;
+			f->api_prompt_tokens[i] = r->prompt_tokens;
+			f->api_cached_tokens[i] = r->cached_prompt_tokens;
+			f->api_output_tokens[i] = r->output_tokens;
+		}
+		if (rc == 0)
+			f->api_tasks = backends_api_tasks(bk);
+		free(bs);
+	}
+	backends_free(bk);
 	if (rc == 0) {
 		f->verdict = st->verdict;
 		f->calls = sum.completed + sum.failed;

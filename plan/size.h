@@ -119,7 +119,14 @@ struct size_fig {
 	double sim_s;                       /* simulated time the replay reached */
 	double miss_share;                  /* stopped early: replay_stats.verdict_share */
 	int64_t events;                     /* simulator events dispatched */
-	struct cost_usage usage;            /* the replay as models/cost.h prices it
+	/* with API backends (replay.hybrid): what each served, [k] for backend
+	 * k; the usage below counts every call, wherever it went */
+	int64_t api_calls[BACKEND_MAX];
+	int64_t api_prompt_tokens[BACKEND_MAX];
+	int64_t api_cached_tokens[BACKEND_MAX];
+	int64_t api_output_tokens[BACKEND_MAX];
+	int64_t api_tasks;                  /* tasks with a call on any API backend */
+		struct cost_usage usage;            /* the replay as models/cost.h prices it
 					       (reports/costing.h costing_usage):
 					       periods and engineers unset */
 };

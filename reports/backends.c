@@ -12,6 +12,7 @@
 
 struct backends {
 	struct res_sink next;
+	int64_t api_tasks;                /* tasks with a bit above row 0 */
 	int32_t n;                        /* rows */
 	struct backends_api api[BACKENDS_MAX_ROWS];
 	struct backends_row rows[BACKENDS_MAX_ROWS];
@@ -122,6 +123,7 @@ static void on_task(void *ctx, const struct res_span *t)
 	if (bits) {
 		for (int32_t k = 0; k < b->n; k++)
 			b->rows[k].tasks += (*bits >> k) & 1u;
+		b->api_tasks += (*bits >> 1) != 0;
 		map_del(&b->task_rows, t->id);
 	}
 	if (b->next.task)
@@ -163,6 +165,11 @@ static int stats_of(const struct vec *v, struct metrics_stats *st)
 	metrics_stats_of(x, n, st);
 	free(x);
 	return 0;
+}
+
+int64_t backends_api_tasks(const struct backends *b)
+{
+	return b->api_tasks;
 }
 
 int backends_summarize(const struct backends *b, struct backends_summary *out, struct diag *d)

@@ -78,6 +78,9 @@ void backends_free(struct backends *b); /* accepts NULL */
 
 struct res_sink backends_sink(struct backends *b);
 
+/* Tasks that had at least one call on an API backend (finished tasks). */
+int64_t backends_api_tasks(const struct backends *b);
+
 /* Fill *out (the rule fields are left for the caller).  0, or the first
  * error a callback met (DIAG_ENOMEM) with its message in d. */
 int backends_summarize(const struct backends *b, struct backends_summary *out, struct diag *d);

@@ -359,6 +359,45 @@ static void stats_row(FILE *out, struct rd *r, const cJSON *doc, const char *lab
 /* A time series section (the run's "timeseries", when it has one). */
 static void timeseries_charts(FILE *out, struct rd *r, const cJSON *doc);
 
+/* The run's "backends" (API backends beside the local engines,
+ * docs/hybrid.md), when it has one: where the calls went, what each side
+ * cost and the latency each gave. */
+static void backends_table(FILE *out, struct rd *r, const cJSON *doc)
+{
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(doc, "backends");
+	if (!cJSON_IsObject(b))
+		return;
+	const cJSON *per = rd_arr(r, b, "per_backend");
+	double spilled = rd_num(r, b, "spilled_share"), fallback = rd_num(r, b, "fallback_share");
+	double size = rd_num(r, b, "size_share"), usd = rd_num(r, b, "usd");
+	if (r->rc)
+		return;
+	fprintf(out, "<h2>Backends</h2>\n<p>Spilled %.2f%%, fell back %.2f%%, routed by size %.2f%% "
+		"of the calls; API spend over the run %.2f USD at list prices.</p>\n",
+		100.0 * spilled, 100.0 * fallback, 100.0 * size, usd);
+	fputs("<table>\n<tr><th>backend</th><th>kind</th><th>calls (%)</th><th>tasks</th>"
+	      "<th>cached (%)</th><th>USD</th><th>median TTFT (ms)</th><th>P95 TTFT (ms)</th>"
+	      "<th>P95 E2E (ms)</th></tr>\n", out);
+	const cJSON *x;
+	cJSON_ArrayForEach(x, per) {
+		double prompt = rd_num(r, x, "prompt_tokens"), cached = rd_num(r, x, "cached_prompt_tokens");
+		fputs("<tr><th>", out);
+		svgplot_escape(out, opt_str(x, "name"));
+		fputs("</th><td>", out);
+		svgplot_escape(out, opt_str(x, "kind"));
+		fputs("</td>", out);
+		td_num(out, 100.0 * rd_num(r, x, "call_share"), 2);
+		td_num(out, rd_num(r, x, "tasks"), 0);
+		td_num(out, prompt > 0 ? 100.0 * cached / prompt : 0.0, 2);
+		td_num(out, rd_num(r, x, "usd"), 2);
+		td_num(out, rd_num(r, x, "median_ttft_ms"), 0);
+		td_num(out, rd_num(r, x, "p95_ttft_ms"), 0);
+		td_num(out, rd_num(r, x, "p95_e2el_ms"), 0);
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
 static int page_replay(FILE *out, struct rd *r, const cJSON *doc)
 {
 	const cJSON *run = rd_obj(r, doc, "run");
@@ -416,7 +455,9 @@ static int page_replay(FILE *out, struct rd *r, const cJSON *doc)
 	stats_row(out, r, doc, "TPOT", "tpot");
 	stats_row(out, r, doc, "ITL", "itl");
 	stats_row(out, r, doc, "E2E", "e2el");
-	fputs("</table>\n<h2>Charts</h2>\n", out);
+	fputs("</table>\n", out);
+	backends_table(out, r, doc);
+	fputs("<h2>Charts</h2>\n", out);
 	const char *name = "calls at or below";
 	cdf_charts(out, r, &charts, &name, 1, slo_ttft, slo_tpot);
 	arrivals_charts(out, r, charts);

@@ -5,7 +5,8 @@
  * with spill-over at a predicted TTFT of 2 s it is under 2 s, and the
  * report gives the spilled share and what the API cost; with the replica
  * crashing every two hours and no retries, calls are lost alone and none
- * with a fallback; the CSV says where each call went; bad backends and
+ * with a fallback; the CSV and the page say where each call went; compare
+ * prices one box plus the API beside the pure rows; bad backends and
  * routing keys are errors naming the key; without backends no key of the
  * report changes. */
 #include <setjmp.h>
@@ -144,6 +145,64 @@ static void test_csv_and_table(void **state)
 	cli_out_free(&r);
 }
 
+/* compare prices one box plus the API beside pure local and pure API: a
+ * hybrid row's month is its box's plus its API calls', per accepted task,
+ * and the report's page draws the backends table. */
+static void test_compare_prices_the_mix(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("compare --engineers 4 --profile default --hardware h100-sxm "
+				   "--scenario " AC_SRC_DIR "/scenarios/h100-plus-sonnet.json --json -");
+	if (r.status != 0)
+		fail_msg("agentcap compare: %s", r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(j, "rows"), *row;
+	int hybrid = 0, local = 0, api = 0;
+	cJSON_ArrayForEach(row, rows) {
+		const cJSON *hy = cJSON_GetObjectItemCaseSensitive(row, "hybrid");
+		const char *opt = cJSON_GetObjectItemCaseSensitive(row, "option")->valuestring;
+		if (strcmp(opt, "api") == 0)
+			api++;
+		if (!hy) {
+			local += strcmp(opt, "api") != 0 && strcmp(opt, "seats") != 0;
+			continue;
+		}
+		hybrid++;
+		double month = num(row, "usd_per_month");
+		assert_true(fabs(num(hy, "local_usd_per_month") + num(hy, "api_usd_per_month") - month) <
+			    1e-9 * month);
+		assert_true(num(hy, "api_usd_per_month") > 0);
+		assert_true(num(hy, "api_share") > 0 && num(hy, "api_share") < 1);
+		assert_true(num(row, "usd_per_accepted_task") > 0);
+		assert_true(num(hy, "ttft_p95_ms") <= 2000.0);
+		assert_int_equal(num(row, "gpus"), 1);
+		assert_string_equal(cJSON_GetObjectItemCaseSensitive(row, "deployment")->valuestring,
+				    "1 x TP1");
+		assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "breakeven_engineers")));
+	}
+	assert_true(hybrid >= 1);
+	assert_int_equal(hybrid, local);
+	assert_int_equal(api, 1);
+	cJSON_Delete(j);
+	cli_out_free(&r);
+}
+
+/* The replay page shows where the calls went. */
+static void test_page(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("replay " TEAM " --html - " SONNET
+				   " --set router.size_to=sonnet --set router.size_prompt_tokens=100000");
+	assert_true(r.status == 0 || r.status == 1);
+	assert_non_null(strstr(r.out, "<h2>Backends</h2>"));
+	assert_non_null(strstr(r.out, "<tr><th>sonnet</th><td>api</td>"));
+	cli_out_free(&r);
+	r = cli_run("replay " TEAM " --html -");
+	assert_null(strstr(r.out, "<h2>Backends</h2>"));
+	cli_out_free(&r);
+}
+
 static void expect_error(const char *args, const char *what)
 {
 	char full[1024];
@@ -181,6 +240,8 @@ int main(void)
 		cmocka_unit_test(test_spill_keeps_p95_under_the_bound),
 		cmocka_unit_test(test_fallback_loses_no_call),
 		cmocka_unit_test(test_csv_and_table),
+		cmocka_unit_test(test_compare_prices_the_mix),
+		cmocka_unit_test(test_page),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, make_team, NULL);
