@@ -13,7 +13,10 @@ build="${1:-build-bench}"
 engineers="${2:-2}"
 mpi=OFF
 command -v mpirun >/dev/null && command -v mpicc >/dev/null && mpi=ON
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DAGENTCAP_MPI="$mpi" >/dev/null
+# a new build folder is a Release build; an existing one keeps its type
+type=()
+[ -f "$build/CMakeCache.txt" ] || type=(-DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF)
+cmake -S . -B "$build" "${type[@]}" -DAGENTCAP_MPI="$mpi" >/dev/null
 cmake --build "$build" -j2 --target agentcap >/dev/null
 A="$build/cli/agentcap"
 out=bench/out/sweep
@@ -54,7 +57,8 @@ run() {
 	last_wall=$(awk -v t0="$t0" -v t1="$t1" 'BEGIN {printf "%.3f", t1 - t0}')
 }
 echo "== 200-cell sweep: a team of $engineers engineers x 1 day, 40 deployments x 5 seeds;" \
-	"$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	"$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg);" \
+	"$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt") build"
 base=0
 run jobs1 "$A" sweep "$out/grid.json" --jobs 1
 base=$last_wall
