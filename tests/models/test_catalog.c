@@ -7,7 +7,8 @@
  * JSON), parameter counts derived from the architectures match the
  * published totals and active counts, systems take their accelerator's
  * figures, prices sort cheapest first, every row of the calibration set
- * names catalogue ids, and the `agentcap catalog --json` rendering is
+ * names catalogue ids and none is of a kind held out for an independent
+ * check, and the `agentcap catalog --json` rendering is
  * deterministic.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -935,6 +936,153 @@ static void test_calibration_ids_resolve(void **state)
 	catalog_free(cat);
 }
 
+/* ---- the held-out kinds ------------------------------------------------- */
+
+/* Hardware and sources kept out of the calibration set on purpose, so that
+ * measurements of them stay an independent check of the model
+ * (models/calibration/PROVENANCE.md).  Spelled in the compact form
+ * held_out_name() compares: lower-case letters and digits only. */
+static const char *const held_out_names[] = {
+	"b200", "h200", "gb200", "gb10", "dgxspark", "rtx5090",
+	"rtxpro6000server", "rtxpro6000blackwellserver",
+	"m1pro", "m3pro", "m4max", "m2ultra", "m3ultra",
+	"mlperf", "mlcommons", "mlenergy", NULL
+};
+
+/* Catalogue devices of those kinds (a system is judged by its device). */
+static const char *const held_out_devices[] = {
+	"b200", "h200", "gb200", "dgx-spark", "rtx-5090", "rtx-pro-6000-server",
+	"apple-m4-max-40c", "apple-m2-ultra-76c", "apple-m3-ultra-80c", NULL
+};
+
+/* The held-out name that the text s mentions, or NULL.  The text is
+ * compacted (separators dropped, letters lower-cased) so that "8xH200",
+ * "RTX PRO 6000 Blackwell Server Edition" and "hgx-b200-8" are caught; a
+ * match must not touch a digit on either side in the original text
+ * ("GB100", or "8b 200 requests", are not matches). */
+static const char *held_out_name(const char *s)
+{
+	char compact[4096];
+	size_t from[4096]; /* compact[i] is s[from[i]] */
+	size_t n = 0;
+	for (size_t i = 0; s[i] && n + 1 < sizeof compact; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+			compact[n] = (char)c;
+		else if (c >= 'A' && c <= 'Z')
+			compact[n] = (char)(c - 'A' + 'a');
+		else
+			continue;
+		from[n++] = i;
+	}
+	compact[n] = '\0';
+	for (const char *const *h = held_out_names; *h; h++) {
+		size_t hl = strlen(*h);
+		for (const char *at = strstr(compact, *h); at; at = strstr(at + 1, *h)) {
+			size_t first = from[at - compact], last = from[at - compact + hl - 1];
+			bool digit_before = first > 0 && s[first - 1] >= '0' && s[first - 1] <= '9';
+			bool digit_after = s[last + 1] >= '0' && s[last + 1] <= '9';
+			if (!digit_before && !digit_after)
+				return *h;
+		}
+	}
+	return NULL;
+}
+
+static void test_held_out_matcher(void **state)
+{
+	(void)state;
+	static const char *const caught[] = { "NVIDIA H200 141GB", "8xH200 (SGLang)",
+		"hgx-b200-8", "GB200 NVL72", "NVIDIA DGX Spark", "gb10", "GeForce RTX 5090",
+		"RTX PRO 6000 Blackwell Server Edition", "rtx-pro-6000-server",
+		"Apple M1 Pro (16-core GPU)", "M3 Pro", "MacBook Pro M4 Max", "apple-m2-ultra-76c",
+		"Mac Studio M3 Ultra", "MLPerf Inference v5.1 datacenter",
+		"https://ml.energy/leaderboard", "MLCommons results", NULL };
+	static const char *const passed[] = { "h100-sxm", "NVIDIA H100 SXM5 80GB (8-GPU node)",
+		"rtx-pro-6000", "rtx-pro-6000-maxq", "apple-m4-pro-20c", "apple-m2-pro-16c",
+		"apple-m3-max-40c", "Apple M2 Max", "llama-3-8b 200 requests", "GB100",
+		"RTX 4090", "mac-studio-m5-ultra-256gb", NULL };
+	for (const char *const *c = caught; *c; c++)
+		if (!held_out_name(*c))
+			fail_msg("'%s' not recognised as held out", *c);
+	for (const char *const *p = passed; *p; p++)
+		if (held_out_name(*p))
+			fail_msg("'%s' taken for held out ('%s')", *p, held_out_name(*p));
+}
+
+/* Scan one calibration CSV: every row's hardware, source and notes columns
+ * (located by header name), and the catalogue device behind the hardware id
+ * where it is one.  Returns the number of data rows. */
+static int scan_held_out(const struct catalog *cat, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s: cannot open", path);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int line_no = 0, rows = 0;
+	int col_hw = -1, col_src = -1, col_notes = -1, ncols = 0;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		line_no++;
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		char *fl[32];
+		int n = csv_split(line, fl, 32);
+		if (n < 0)
+			fail_msg("%s:%d: not a CSV record", path, line_no);
+		if (line_no == 1) {
+			ncols = n;
+			for (int i = 0; i < n; i++) {
+				if (strcmp(fl[i], "hardware") == 0)
+					col_hw = i;
+				else if (strcmp(fl[i], "source") == 0)
+					col_src = i;
+				else if (strcmp(fl[i], "notes") == 0)
+					col_notes = i;
+			}
+			if (col_hw < 0 || col_src < 0 || col_notes < 0)
+				fail_msg("%s: no hardware, source or notes column", path);
+			continue;
+		}
+		if (n != ncols)
+			fail_msg("%s:%d: %d fields (expected %d)", path, line_no, n, ncols);
+		rows++;
+		const int cols[] = { col_hw, col_src, col_notes };
+		for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+			const char *hit = held_out_name(fl[cols[i]]);
+			if (hit)
+				fail_msg("%s:%d: held-out kind '%s' in '%s'", path, line_no, hit,
+					 fl[cols[i]]);
+		}
+		const struct cat_hardware *hw = catalog_hardware(cat, fl[col_hw]);
+		if (hw) {
+			if (strcmp(hw->device->family->id, "nvidia-gb10") == 0)
+				fail_msg("%s:%d: a GB10 row", path, line_no);
+			for (const char *const *d = held_out_devices; *d; d++)
+				if (strcmp(hw->device->id, *d) == 0)
+					fail_msg("%s:%d: held-out device '%s'", path, line_no, *d);
+		}
+	}
+	free(line);
+	fclose(f);
+	return rows;
+}
+
+/* No measurement of a held-out kind enters the calibration set: neither the
+ * generated set nor the rows added in this repository. */
+static void test_calibration_no_held_out(void **state)
+{
+	(void)state;
+	struct catalog *cat = load_embedded();
+	for (const char *const *d = held_out_devices; *d; d++)
+		if (!catalog_hardware(cat, *d))
+			fail_msg("held-out device '%s' is not a catalogue id", *d);
+	assert_true(scan_held_out(cat, AC_SRC_DIR "/models/calibration/measurements.csv") >= 80);
+	assert_true(scan_held_out(cat, AC_SRC_DIR "/models/calibration/added-measurements.csv") >= 1);
+	catalog_free(cat);
+}
+
 /* ---- listings ----------------------------------------------------------- */
 
 static char *render(const struct catalog *cat, bool json, size_t *len)
@@ -1063,6 +1211,8 @@ int main(void)
 		cmocka_unit_test(test_systems_and_new_hardware),
 		cmocka_unit_test(test_price_order),
 		cmocka_unit_test(test_calibration_ids_resolve),
+		cmocka_unit_test(test_held_out_matcher),
+		cmocka_unit_test(test_calibration_no_held_out),
 		cmocka_unit_test(test_listing_deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
