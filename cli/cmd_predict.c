@@ -13,6 +13,7 @@
 #include "models/perf_model.h"
 #include "models/predict.h"
 #include "models/profile.h"
+#include "models/uncert.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -40,7 +41,13 @@ static const char PREDICT_HELP[] =
 	"    time, decode tokens/s per sequence and in aggregate, prefill tokens/s,\n"
 	"    which bound won (compute, memory, overhead, interconnect, host, launch), the\n"
 	"    achieved fractions of peak FLOP/s and bandwidth, and whether B x C\n"
-	"    tokens fit in the KV cache the memory model leaves.\n"
+	"    tokens fit in the KV cache the memory model leaves.  Each throughput\n"
+	"    carries an 80% band: the range the measured value fell in for 80% of\n"
+	"    the calibration rows of its regime (hardware family x engine x metric),\n"
+	"    each predicted with parameters fitted without its family\n"
+	"    (models/calibration/uncertainty.json; docs/validation.md).  Decode at\n"
+	"    batch 1 takes the errors of single-stream decode rows, at larger\n"
+	"    batches those of serving throughput rows.  No band with --profile.\n"
 	"\n"
 	"OPTIONS\n"
 	"    --hardware H, --model M\n"
@@ -251,6 +258,14 @@ int cmd_predict(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = predict_run(&r, &pm, a.batch, a.context, a.chunk, &d);
+	/* error bars of the analytic model; a measured profile replaces it */
+	struct uncert_table bands;
+	uncert_init(&bands);
+	if (rc == 0 && !a.profile) {
+		rc = uncert_load(&bands, NULL, &d);
+		if (rc == 0)
+			predict_set_bands(&r, &pm, &bands);
+	}
 	if (rc == 0) {
 		struct mem_opts mo;
 		mem_opts_init(&mo);
@@ -291,6 +306,7 @@ int cmd_predict(int argc, char **argv)
 	}
 	if (wrc != 0)
 		rc = wrc;
+	uncert_release(&bands);
 	perf_profile_free(prof);
 	args_models_free(cat, et);
 	if (rc != 0)

@@ -35,6 +35,7 @@ static const char VALIDATE_HELP[] =
 	"                      [--min-confidence LEVEL] [--quiet]\n"
 	"    agentcap validate MEASUREMENTS.csv --cross-validate GROUP\n"
 	"                      [--min-confidence LEVEL] [--catalog DIR] [--engines FILE]\n"
+	"                      [--write-bands FILE [--commit SHA]]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    For each row of MEASUREMENTS.csv (columns hardware, n_gpus, model, quant,\n"
@@ -75,6 +76,15 @@ static const char VALIDATE_HELP[] =
 	"        median and p90 APE in sample (shipped parameters) and out of sample,\n"
 	"        then the same over all rows.  Rows below --min-confidence (default\n"
 	"        medium here) are left out.\n"
+	"    --write-bands FILE\n"
+	"        With --cross-validate: also write the error bars of the performance\n"
+	"        model (models/calibration/uncertainty.json is this file for the\n"
+	"        shipped set, grouped by family): per regime (hardware family x engine\n"
+	"        x metric, pooled when it has fewer than 5 rows) the 80% quantile of\n"
+	"        the rows' out-of-sample |ln(predicted / measured)|, with the\n"
+	"        measurements' path and CRC-32.  '-' writes to standard output.\n"
+	"    --commit SHA\n"
+	"        The calibration commit to record in that file.\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 the report was produced (whatever the errors); 2 bad usage or input\n"
@@ -84,7 +94,10 @@ static const char VALIDATE_HELP[] =
 	"    agentcap validate models/calibration/measurements.csv\n"
 	"    agentcap validate models/calibration/measurements.csv --min-confidence medium\n"
 	"    agentcap validate my-benchmarks.csv --json report.json\n"
-	"    agentcap validate models/calibration/measurements.csv --cross-validate family\n";
+	"    agentcap validate models/calibration/measurements.csv --cross-validate family\n"
+	"    agentcap validate models/calibration/measurements.csv --cross-validate family \\\n"
+	"                      --write-bands models/calibration/uncertainty.json \\\n"
+	"                      --commit \"$(git log -1 --format=%H -- models/calibration/measurements.csv)\"\n";
 
 struct validate_args {
 	const char *csv;
@@ -95,11 +108,14 @@ struct validate_args {
 	int min_confidence;
 	bool quiet;
 	const char *cross;
+	const char *bands;
+	const char *commit;
 };
 
 static int parse_args(int argc, char **argv, struct validate_args *a)
 {
-	enum { O_JSON = 1000, O_CATALOG, O_ENGINES, O_RPC, O_MINCONF, O_QUIET, O_HELP, O_CROSS };
+	enum { O_JSON = 1000, O_CATALOG, O_ENGINES, O_RPC, O_MINCONF, O_QUIET, O_HELP, O_CROSS,
+	       O_BANDS, O_COMMIT };
 	static const struct option opts[] = {
 		{"json", required_argument, NULL, O_JSON},
 		{"catalog", required_argument, NULL, O_CATALOG},
@@ -108,6 +124,8 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 		{"min-confidence", required_argument, NULL, O_MINCONF},
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"cross-validate", required_argument, NULL, O_CROSS},
+		{"write-bands", required_argument, NULL, O_BANDS},
+		{"commit", required_argument, NULL, O_COMMIT},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -142,6 +160,8 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 			}
 			break;
 		case O_QUIET: a->quiet = true; break;
+		case O_BANDS: a->bands = optarg; break;
+		case O_COMMIT: a->commit = optarg; break;
 		case O_CROSS: {
 			enum calib_group g;
 			if (calib_group_parse(optarg, &g)) {
@@ -171,6 +191,22 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 	if (a->cross && (a->json || a->quiet)) {
 		fprintf(stderr, "agentcap validate: --cross-validate prints its own table (drop "
 			"--json and --quiet)\n");
+		return 2;
+	}
+	if ((a->bands || a->commit) && !a->cross) {
+		fprintf(stderr, "agentcap validate: --write-bands and --commit need --cross-validate "
+			"(the bands come from its out-of-sample errors)\n");
+		return 2;
+	}
+	if (a->commit && !a->bands) {
+		fprintf(stderr, "agentcap validate: --commit is recorded in the --write-bands file "
+			"(give one)\n");
+		return 2;
+	}
+	if (a->commit && (strlen(a->commit) < 7 || strlen(a->commit) > 40 ||
+			  strspn(a->commit, "0123456789abcdef") != strlen(a->commit))) {
+		fprintf(stderr, "agentcap validate: --commit '%s': expected 7 to 40 lower-case hex "
+			"digits\n", a->commit);
 		return 2;
 	}
 	return 0;
@@ -205,6 +241,8 @@ static int cross_validate(const struct validate_args *a)
 		rc = d.code ? d.code : DIAG_EIO;
 	struct calib_cv cv;
 	memset(&cv, 0, sizeof(cv));
+	if (!rc && a->bands)
+		rc = outfile_check(a->bands, &d);
 	if (!rc) {
 		struct calib_opts o;
 		calib_opts_init(&o);
@@ -213,8 +251,40 @@ static int cross_validate(const struct validate_args *a)
 		o.requests_per_client = a->per_client;
 		rc = calib_cross_validate(&cv, cat, et, a->csv, text, strlen(text), g, &o, &d);
 	}
-	if (!rc)
+	bool bands_stdout = a->bands && strcmp(a->bands, "-") == 0;
+	if (!rc && !bands_stdout)
 		rc = calib_cv_write_text(stdout, &cv, &d);
+	if (!rc && a->bands) {
+		struct uncert_table t;
+		uncert_init(&t);
+		rc = calib_cv_bands(&t, &cv, NULL, UNCERT_COVERAGE_DEFAULT, UNCERT_MIN_ROWS_DEFAULT,
+				    &d);
+		if (!rc) {
+			unsigned long crc = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)text,
+						  (uInt)strlen(text));
+			snprintf(t.path, sizeof(t.path), "%s", a->csv);
+			snprintf(t.crc32, sizeof(t.crc32), "%08lx", crc);
+			snprintf(t.commit, sizeof(t.commit), "%s", a->commit ? a->commit : "");
+			struct outfile of;
+			rc = outfile_open(&of, a->bands, &d);
+			if (!rc) {
+				struct diag wd;
+				diag_init(&wd);
+				rc = outfile_finish(&of, uncert_write_json(of.fp, &t, &wd), &wd, &d);
+			}
+		}
+		size_t in_sample, nested, total;
+		if (!rc)
+			rc = calib_cv_band_coverage(&cv, &t, &in_sample, &nested, &total, &d);
+		if (!rc && !bands_stdout && total)
+			printf("\nerror bars: %zu regimes (family x engine x metric, pooled below %zu "
+			       "rows), %.0f%% bands of the out-of-sample |log error|; they cover %zu of "
+			       "%zu rows (%.1f%%); built without the row's %s they cover %zu (%.1f%%)\n",
+			       t.n, t.min_rows, 100 * t.coverage, in_sample, total,
+			       100.0 * (double)in_sample / (double)total, t.grouping, nested,
+			       100.0 * (double)nested / (double)total);
+		uncert_release(&t);
+	}
 	calib_cv_release(&cv);
 	free(text);
 	args_models_free(cat, et);

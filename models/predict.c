@@ -54,6 +54,27 @@ static void describe(FILE *out, const struct perf_breakdown *br)
 		100 * br->flops_fraction, 100 * br->bw_fraction);
 }
 
+void predict_set_bands(struct predict_result *r, const struct perf_model *pm,
+		       const struct uncert_table *t)
+{
+	r->bands = t;
+	r->decode_band_metric = r->batch > 1 ? "output_throughput_tok_s" : "decode_tok_s";
+	r->decode_band = uncert_lookup(t, pm->family_id, pm->engine_id, r->decode_band_metric);
+	r->prefill_band = uncert_lookup(t, pm->family_id, pm->engine_id, "prefill_tok_s");
+}
+
+/* "    80% band        +-21.8%   140.1 to 206.5 tok/s (errors of REGIME, n rows)" */
+static void write_band(FILE *out, const struct uncert_band *b, const struct uncert_table *t,
+		       double tok_s)
+{
+	if (!b->regime)
+		return;
+	char name[3 * UNCERT_ID_MAX + 16];
+	fprintf(out, "    %.0f%% band        +-%.1f%%   %.1f to %.1f tok/s (errors of %s, %zu rows)\n",
+		100 * t->coverage, b->pct, tok_s * b->low_factor, tok_s * b->high_factor,
+		uncert_regime_name(b->regime, name, sizeof(name)), b->regime->n);
+}
+
 int predict_write_text(FILE *out, const struct perf_model *pm, const struct predict_result *r,
 		       const struct mem_plan *plan, struct diag *d)
 {
@@ -74,6 +95,7 @@ int predict_write_text(FILE *out, const struct perf_model *pm, const struct pred
 		perf_bound_name(r->decode.bound));
 	fprintf(out, "    per sequence    %10.1f tok/s\n", r->decode_tok_s_per_seq);
 	fprintf(out, "    aggregate       %10.1f tok/s\n", r->decode_tok_s);
+	write_band(out, &r->decode_band, r->bands, r->decode_tok_s);
 	describe(out, &r->decode);
 	if (pm->experts > 0)
 		fprintf(out, "      experts touched per MoE layer: %.1f of %.0f\n",
@@ -83,6 +105,7 @@ int predict_write_text(FILE *out, const struct perf_model *pm, const struct pred
 	fprintf(out, "    time            %10.3f ms   (first chunk %s bound)\n", r->prefill_ms,
 		perf_bound_name(r->prefill.bound));
 	fprintf(out, "    throughput      %10.1f tok/s\n", r->prefill_tok_s);
+	write_band(out, &r->prefill_band, r->bands, r->prefill_tok_s);
 	describe(out, &r->prefill);
 	if (plan)
 		fprintf(out, "  memory: %.1f GB of weights per GPU, KV cache for %lld tokens: "
@@ -230,6 +253,26 @@ int predict_write_json(FILE *out, const struct perf_model *pm, const struct pred
 		jnum(out, "weights_gb_per_gpu", plan->weights_bytes / 1e9, false);
 		jnum(out, "kv_capacity_tokens", (double)plan->kv_capacity_tokens, false);
 		fprintf(out, "  \"fits\": %s,\n", predict_fits(r, plan) ? "true" : "false");
+	}
+	if (r->decode_band.regime && r->prefill_band.regime) {
+		char name[3 * UNCERT_ID_MAX + 16];
+		jnum(out, "band_coverage", r->bands->coverage, false);
+		fprintf(out, "  \"band_calibration_commit\": \"%s\",\n", r->bands->commit);
+		jnum(out, "decode_band_pct", r->decode_band.pct, false);
+		jnum(out, "decode_band_low_tok_s", r->decode_tok_s * r->decode_band.low_factor, false);
+		jnum(out, "decode_band_high_tok_s", r->decode_tok_s * r->decode_band.high_factor,
+		     false);
+		jstr(out, "decode_band_regime",
+		     uncert_regime_name(r->decode_band.regime, name, sizeof(name)));
+		jnum(out, "decode_band_rows", (double)r->decode_band.regime->n, false);
+		jnum(out, "prefill_band_pct", r->prefill_band.pct, false);
+		jnum(out, "prefill_band_low_tok_s", r->prefill_tok_s * r->prefill_band.low_factor,
+		     false);
+		jnum(out, "prefill_band_high_tok_s", r->prefill_tok_s * r->prefill_band.high_factor,
+		     false);
+		jstr(out, "prefill_band_regime",
+		     uncert_regime_name(r->prefill_band.regime, name, sizeof(name)));
+		jnum(out, "prefill_band_rows", (double)r->prefill_band.regime->n, false);
 	}
 	jnum(out, "compute_unknown", pm->compute_unknown ? 1 : 0, false);
 	jnum(out, "rate_estimated", pm->rate_estimated ? 1 : 0, true);

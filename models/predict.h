@@ -8,7 +8,10 @@
  * prompt tokens of one sequence from an empty cache in chunks of `chunk`
  * tokens (the engine's max_num_batched_tokens; llama-bench's pp512 is one
  * chunk of 512), its time and tokens/s, and the bound of its first chunk.
- * Writers print to a FILE the caller owns.
+ * With error bars set, the writers add each figure's band: the range the
+ * measured value falls in for the band's coverage (80%) of calibration rows
+ * predicted out of sample (docs/validation.md).  Writers print to a FILE
+ * the caller owns.
  */
 #ifndef MODELS_PREDICT_H
 #define MODELS_PREDICT_H
@@ -19,6 +22,7 @@
 #include "base/diag.h"
 #include "models/memory.h"
 #include "models/perf_model.h"
+#include "models/uncert.h"
 
 struct predict_result {
 	int32_t batch;
@@ -31,11 +35,24 @@ struct predict_result {
 	struct perf_breakdown prefill;  /* its first chunk */
 	double prefill_ms;
 	double prefill_tok_s;
+	/* Error bars (predict_set_bands); regime NULL when not set. */
+	struct uncert_band decode_band;
+	const char *decode_band_metric;   /* the metric whose errors it is (static) */
+	struct uncert_band prefill_band;
+	const struct uncert_table *bands; /* borrowed: coverage and calibration commit */
 };
 
 /* batch >= 1, context >= 1, chunk >= 1; DIAG_EINPUT otherwise. */
 int predict_run(struct predict_result *r, const struct perf_model *pm, int32_t batch,
 		int64_t context, int64_t chunk, struct diag *d);
+
+/* Give r the error bars of its regimes in t (models/uncert.h): the
+ * hardware family and engine profile of pm; for decode the errors of
+ * decode_tok_s rows at batch 1 and of output_throughput_tok_s rows (a
+ * server decoding many sequences) at larger batches; for prefill those of
+ * prefill_tok_s rows.  t must outlive r's writers. */
+void predict_set_bands(struct predict_result *r, const struct perf_model *pm,
+		       const struct uncert_table *t);
 
 /* True when the KV cache of plan holds r's batch x (context + 1) tokens. */
 bool predict_fits(const struct predict_result *r, const struct mem_plan *plan);

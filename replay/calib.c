@@ -674,6 +674,9 @@ void calib_cv_release(struct calib_cv *cv)
 	free(cv->cells);
 	cv->cells = NULL;
 	cv->n_cells = 0;
+	free(cv->rows);
+	cv->rows = NULL;
+	cv->n_rows = 0;
 }
 
 static void quantiles(double *v, size_t n, double *med, double *p90)
@@ -760,6 +763,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 	size_t n = base.n_rows;
 	double *in = calloc(n ? n : 1, sizeof(double));
 	double *outv = calloc(n ? n : 1, sizeof(double));
+	double *pred_out = calloc(n ? n : 1, sizeof(double));
 	double *scratch = calloc(n ? n : 1, sizeof(double));
 	bool *used = calloc(n ? n : 1, sizeof(bool));
 	bool *held = calloc(n ? n : 1, sizeof(bool));
@@ -771,7 +775,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		double saved[3];
 	} fams[CALIB_CV_FAMILIES_MAX];
 	size_t cap = 0, n_keys = 0;
-	if (!in || !outv || !scratch || !used || !held || !sel || !keys) {
+	if (!in || !outv || !pred_out || !scratch || !used || !held || !sel || !keys) {
 		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -838,8 +842,10 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		if (rc)
 			break;
 		for (size_t i = 0; i < n; i++)
-			if (held[i])
+			if (held[i]) {
 				outv[i] = rep.rows[i].skipped ? NAN : rep.rows[i].ape_pct;
+				pred_out[i] = rep.rows[i].predicted;
+			}
 		validate_release(&rep);
 		cv->n_folds++;
 	}
@@ -860,9 +866,29 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 			sel[i] = used[i] && base.rows[i].metric == (enum validate_metric)m;
 		rc = add_cell(cv, &cap, "all", (enum validate_metric)m, in, outv, sel, n, scratch, d);
 	}
+	if (!rc && n_keys) {
+		cv->rows = calloc(n, sizeof(*cv->rows));
+		if (!cv->rows)
+			rc = diag_set(d, DIAG_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (!used[i])
+			continue;
+		const struct validate_row *r = &base.rows[i];
+		struct calib_cv_row *cr = &cv->rows[cv->n_rows++];
+		cr->line = r->line;
+		cr->metric = r->metric;
+		snprintf(cr->group, sizeof(cr->group), "%s", group_of(&base, i, g));
+		snprintf(cr->family, sizeof(cr->family), "%s", r->family);
+		snprintf(cr->engine, sizeof(cr->engine), "%s", r->engine);
+		cr->measured = r->measured;
+		cr->predicted_in = r->predicted;
+		cr->predicted_out = pred_out[i];
+	}
 out:
 	free(in);
 	free(outv);
+	free(pred_out);
 	free(scratch);
 	free(used);
 	free(held);
@@ -891,5 +917,67 @@ int calib_cv_write_text(FILE *out, const struct calib_cv *cv, struct diag *d)
 	}
 	if (ferror(out))
 		return diag_set(d, DIAG_EIO, "cannot write the cross-validation table");
+	return 0;
+}
+
+int calib_cv_bands(struct uncert_table *t, const struct calib_cv *cv, const char *without,
+		   double coverage, size_t min_rows, struct diag *d)
+{
+	struct uncert_sample *s = calloc(cv->n_rows ? cv->n_rows : 1, sizeof(*s));
+	if (!s)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	size_t n = 0;
+	for (size_t i = 0; i < cv->n_rows; i++) {
+		const struct calib_cv_row *r = &cv->rows[i];
+		if (without && strcmp(r->group, without) == 0)
+			continue;
+		if (!(r->predicted_out > 0 && r->measured > 0))
+			continue;
+		s[n++] = (struct uncert_sample){ .family = r->family, .engine = r->engine,
+						 .metric = validate_metric_name(r->metric),
+						 .log_error = log(r->predicted_out / r->measured) };
+	}
+	static const char *const gnames[] = { "family", "hardware", "model", "engine" };
+	int rc = uncert_build(t, s, n, coverage, min_rows, d);
+	if (!rc)
+		snprintf(t->grouping, sizeof(t->grouping), "%s", gnames[cv->group]);
+	free(s);
+	return rc;
+}
+
+static bool band_covers(const struct uncert_table *t, const struct calib_cv_row *r)
+{
+	struct uncert_band b = uncert_lookup(t, r->family, r->engine, validate_metric_name(r->metric));
+	return b.regime && fabs(log(r->predicted_out / r->measured)) <= b.log_band;
+}
+
+int calib_cv_band_coverage(const struct calib_cv *cv, const struct uncert_table *t,
+			   size_t *in_sample, size_t *nested, size_t *total, struct diag *d)
+{
+	*in_sample = *nested = *total = 0;
+	for (size_t i = 0; i < cv->n_rows; i++) {
+		const struct calib_cv_row *r = &cv->rows[i];
+		if (!(r->predicted_out > 0 && r->measured > 0))
+			continue;
+		(*total)++;
+		*in_sample += band_covers(t, r);
+		bool first = true;
+		for (size_t k = 0; k < i && first; k++)
+			first = strcmp(cv->rows[k].group, r->group) != 0;
+		if (!first)
+			continue;
+		struct uncert_table u;
+		uncert_init(&u);
+		int rc = calib_cv_bands(&u, cv, r->group, t->coverage, t->min_rows, d);
+		if (rc == DIAG_EINPUT) /* one group only: nothing to build from */
+			continue;
+		if (rc)
+			return rc;
+		for (size_t k = i; k < cv->n_rows; k++)
+			if (strcmp(cv->rows[k].group, r->group) == 0 && cv->rows[k].predicted_out > 0 &&
+			    cv->rows[k].measured > 0)
+				*nested += band_covers(&u, &cv->rows[k]);
+		uncert_release(&u);
+	}
 	return 0;
 }

@@ -56,6 +56,7 @@
 #include "base/diag.h"
 #include "models/catalog.h"
 #include "models/engine.h"
+#include "models/uncert.h"
 #include "replay/validate.h"
 
 #define CALIB_PARAMS_MAX 128
@@ -168,12 +169,26 @@ struct calib_cv_cell {
 	double out_median, out_p90; /* APE % refitted without the group */
 };
 
+/* One row predicted out of sample (the rows the cells summarise). */
+struct calib_cv_row {
+	long line;
+	enum validate_metric metric;
+	char group[CAT_ID_MAX];       /* its value of the grouping */
+	char family[CAT_ID_MAX];
+	char engine[ENGINE_NAME_MAX]; /* engine profile */
+	double measured;
+	double predicted_in;          /* shipped parameters */
+	double predicted_out;         /* refitted without the row's group */
+};
+
 struct calib_cv {
 	enum calib_group group;
 	struct calib_cv_cell *cells; /* by group (sorted), then metric; the
 					pooled "all" cells last */
 	size_t n_cells;
 	size_t n_folds;
+	struct calib_cv_row *rows;   /* in the order of the input */
+	size_t n_rows;
 };
 
 /* Leave-one-group-out over the rows of the CSV text. */
@@ -185,5 +200,22 @@ void calib_cv_release(struct calib_cv *cv);
 
 /* The table: one line per cell. */
 int calib_cv_write_text(FILE *out, const struct calib_cv *cv, struct diag *d);
+
+/* The error bars of the rows' out-of-sample predictions (models/uncert.h):
+ * one sample ln(predicted_out / measured) per row, regimes by the row's
+ * family, engine profile and metric.  The header fields of t other than
+ * coverage, min_rows and grouping are left for the caller.  Skips the rows
+ * whose group value is `without` (NULL: none), so that a band can be
+ * judged on a group it was not built from.  0, DIAG_EINPUT (no row
+ * left), DIAG_ENOMEM. */
+int calib_cv_bands(struct uncert_table *t, const struct calib_cv *cv, const char *without,
+		   double coverage, size_t min_rows, struct diag *d);
+
+/* How often bands cover the rows' out-of-sample predictions:
+ * *in_sample of the rows lie within the bands of t, and *nested within
+ * bands built (as calib_cv_bands does) without the row's own group, so
+ * that a row never meets a band made from itself.  *total rows in all. */
+int calib_cv_band_coverage(const struct calib_cv *cv, const struct uncert_table *t,
+			   size_t *in_sample, size_t *nested, size_t *total, struct diag *d);
 
 #endif

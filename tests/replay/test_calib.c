@@ -3,7 +3,8 @@
  * measurements, keeps fractions in (0, 1) and overheads positive whatever
  * the rows ask, writes its parameters and residuals as JSON, refuses a set
  * with nothing to fit, and cross-validates deterministically; on the
- * shipped calibration set the out-of-sample medians are pinned. */
+ * shipped calibration set the out-of-sample medians are pinned and the
+ * error bars cover at least 80% of the rows out of sample. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <zlib.h>
 
 #include "replay/calib.h"
 
@@ -311,6 +313,76 @@ static void test_cross_validate_fixture(void **state)
 	free(t);
 }
 
+/* The error bars (models/uncert.h) on the leave-one-family-out predictions
+ * of the shipped set:
+ * - out of sample twice over: each family's rows are judged against bands
+ *   built without that family (so they take the fallback a new family
+ *   would), and the band covers the measured value for at least 80% of
+ *   the rows;
+ * - the shipped bands (models/calibration/uncertainty.json) were made from
+ *   this calibration set (its CRC-32), and they too cover at least 80% of
+ *   the rows' out-of-sample predictions. */
+static void check_bands(const struct calib_cv *cv, const char *text, size_t len)
+{
+	struct diag d;
+	diag_init(&d);
+	size_t covered = 0, total = 0;
+	for (size_t i = 0; i < cv->n_rows; i++) {
+		const struct calib_cv_row *r = &cv->rows[i];
+		bool first = true;
+		for (size_t k = 0; k < i && first; k++)
+			first = strcmp(cv->rows[k].group, r->group) != 0;
+		if (!first)
+			continue;
+		struct uncert_table u;
+		uncert_init(&u);
+		if (calib_cv_bands(&u, cv, r->group, UNCERT_COVERAGE_DEFAULT, UNCERT_MIN_ROWS_DEFAULT,
+				   &d))
+			fail_msg("%s", d.msg);
+		for (size_t k = i; k < cv->n_rows; k++) {
+			const struct calib_cv_row *x = &cv->rows[k];
+			if (strcmp(x->group, r->group) != 0)
+				continue;
+			struct uncert_band b =
+				uncert_lookup(&u, x->family, x->engine, validate_metric_name(x->metric));
+			assert_non_null(b.regime);
+			/* never the family's own regime: it was left out */
+			assert_string_not_equal(b.regime->family, x->family);
+			total++;
+			covered += fabs(log(x->predicted_out / x->measured)) <= b.log_band + 1e-12;
+		}
+		uncert_release(&u);
+	}
+	assert_int_equal(total, cv->n_rows);
+	if ((double)covered < 0.80 * (double)total)
+		fail_msg("bands built without the row's family cover %zu of %zu rows (%.1f%%, "
+			 "expected >= 80%%)", covered, total, 100.0 * (double)covered / (double)total);
+
+	struct uncert_table shipped;
+	uncert_init(&shipped);
+	if (uncert_load(&shipped, NULL, &d))
+		fail_msg("%s", d.msg);
+	char crc[16];
+	snprintf(crc, sizeof(crc), "%08lx",
+		 crc32(crc32(0L, Z_NULL, 0), (const Bytef *)text, (uInt)len));
+	if (strcmp(shipped.crc32, crc) != 0)
+		fail_msg("uncertainty.json was made from measurements of CRC-32 %s, the set is %s: "
+			 "rerun agentcap validate --cross-validate family --write-bands "
+			 "(docs/validation.md)", shipped.crc32, crc);
+	assert_string_equal(shipped.grouping, "family");
+	covered = 0;
+	for (size_t i = 0; i < cv->n_rows; i++) {
+		const struct calib_cv_row *x = &cv->rows[i];
+		struct uncert_band b = uncert_lookup(&shipped, x->family, x->engine,
+						     validate_metric_name(x->metric));
+		covered += fabs(log(x->predicted_out / x->measured)) <= b.log_band + 1e-12;
+	}
+	if ((double)covered < 0.80 * (double)cv->n_rows)
+		fail_msg("the shipped bands cover %zu of %zu out-of-sample rows (expected >= 80%%)",
+			 covered, cv->n_rows);
+	uncert_release(&shipped);
+}
+
 /* Leave-one-family-out on the shipped calibration set, pooled over the
  * held-out rows: the medians recorded in docs/validation.md must not get
  * worse.  (The fidelity targets, decode <= 6%, prefill <= 12%, serving
@@ -353,6 +425,7 @@ static void test_cross_validate_calibration(void **state)
 		assert_true(found);
 	}
 	assert_int_equal(cv.n_folds, 6);
+	check_bands(&cv, t, n);
 	calib_cv_release(&cv);
 	free(t);
 }
