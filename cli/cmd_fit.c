@@ -10,6 +10,7 @@
 #include "models/catalog.h"
 #include "models/engine.h"
 #include "models/fit.h"
+#include "models/uncert.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -205,6 +206,11 @@ int cmd_fit(int argc, char **argv)
 	if (rc == 0)
 		rc = args_models_load(a.catalog, a.engines, &cat, &et, &d);
 	a.o.engines = et;
+	struct uncert_table bands;
+	uncert_init(&bands);
+	if (rc == 0)
+		rc = uncert_load(&bands, NULL, &d);
+	a.o.bands = &bands;
 	if (rc == 0)
 		rc = a.hardware ? fit_hardware(&r, cat, a.hardware, &a.o, &d)
 				: fit_model(&r, cat, a.model, &a.o, &d);
@@ -225,6 +231,7 @@ int cmd_fit(int argc, char **argv)
 		rc = wrc;
 	size_t n_fit = r.n_fit;
 	fit_result_release(&r);
+	uncert_release(&bands);
 	args_models_free(cat, et);
 	if (rc != 0)
 		return cli_fail(rc, d.msg);

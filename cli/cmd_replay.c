@@ -18,6 +18,7 @@
 #include "models/preflight.h"
 #include "models/prices.h"
 #include "models/profile.h"
+#include "models/uncert.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "reports/backends.h"
@@ -1052,6 +1053,30 @@ int cmd_replay(int argc, char **argv)
 		bsum.size_to = ru->size_to[0] ? ru->size_to : NULL;
 		bsum.size_prompt_tokens = ru->size_prompt_tokens;
 	}
+	/* the step model's error bars for the (first) replica shape; a
+	 * measured profile replaces the model, and has none */
+	struct uncert_table bands;
+	uncert_init(&bands);
+	struct report_bands rb = {0};
+	char regimes[3][3 * UNCERT_ID_MAX + 16];
+	const struct perf_profile *prof0 = n_pools && pr ? pr[0].prof : prof;
+	if (rc == 0 && !prof0) {
+		rc = uncert_load(&bands, NULL, &d);
+		static const char *const metric[3] = { "output_throughput_tok_s", "ttft_ms",
+						       "tpot_ms" };
+		double *pct[3] = { &rb.throughput_pct, &rb.ttft_pct, &rb.tpot_pct };
+		const char **name[3] = { &rb.throughput_regime, &rb.ttft_regime, &rb.tpot_regime };
+		for (int k = 0; k < 3 && rc == 0; k++) {
+			struct uncert_band b = uncert_lookup(&bands, pm0->family_id, pm0->engine_id,
+							     metric[k]);
+			if (!b.regime)
+				break;
+			*pct[k] = b.pct;
+			*name[k] = uncert_regime_name(b.regime, regimes[k], sizeof(regimes[k]));
+			rb.coverage = bands.coverage;
+		}
+		rb.commit = bands.commit[0] ? bands.commit : NULL;
+	}
 	if (rc == 0) {
 		struct report_meta meta = {
 			.version = AGENTCAP_VERSION,
@@ -1093,6 +1118,7 @@ int cmd_replay(int argc, char **argv)
 			.timeseries = tsr,
 			.timeseries_interval_s = sc.report_interval_s,
 			.slo_attainment_target = sc.slo_attainment,
+			.bands = rb,
 			.warnings = warns,
 			.charts = &charts,
 		};
@@ -1163,6 +1189,7 @@ int cmd_replay(int argc, char **argv)
 	charts_release(&charts);
 	backends_free(bk);
 	apilat_free(lat);
+	uncert_release(&bands);
 	prices_free(price_cat);
 	cluster_free(cl);
 	timeseries_free(tsr);

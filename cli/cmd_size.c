@@ -15,6 +15,7 @@
 #include "models/cost.h"
 #include "models/prices.h"
 #include "models/apilat.h"
+#include "models/uncert.h"
 #include "plan/compare.h"
 #include "plan/size.h"
 #include "replay/scenario.h"
@@ -38,7 +39,7 @@ static const char SIZE_HELP[] =
 	"                  [--hardware ID[,ID...]] [--model M] [--format F] [--engine E]\n"
 	"                  [--days D] [--replicates K [--confidence C]] [--seed S]\n"
 	"                  [--max-replicas R] [--redundancy F] [--no-early] [--jobs J]\n"
-	"                  [--scenario FILE]\n"
+	"                  [--model-uncertainty] [--scenario FILE]\n"
 	"                  [--set KEY=VALUE]... [--catalog DIR] [--skip-bad]\n"
 	"                  [--json FILE] [--html FILE] [--quiet]\n"
 	"\n"
@@ -76,6 +77,8 @@ static const char SIZE_HELP[] =
 	"    --redundancy F      size for N+F: the objectives must hold with F\n"
 	"                        replicas failed for the whole run (0..8; default 0)\n"
 	"    --no-early          run every replay to the end\n"
+	"    --model-uncertainty divide each limit by 1 + the model's 80% error\n"
+	"                        band (docs/size.md)\n"
 	"    --jobs J            replays at once (1..256; default: the online cores);\n"
 	"                        the output does not depend on it\n"
 	"    --prices FILE       prices for the monthly cost lines (default: the\n"
@@ -164,6 +167,7 @@ struct size_args {
 	int64_t jobs;             /* 0: the online cores */
 	int64_t redundancy;
 	bool no_early, skip_bad, quiet;
+	bool model_uncertainty;
 };
 
 static int bad(const struct size_args *a, const char *msg)
@@ -178,7 +182,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 	enum { O_ENG = 1000, O_DAYS, O_TRACE, O_PROFILE, O_SLO, O_HW, O_MODEL, O_FORMAT, O_ENGINE,
 	       O_SCENARIO, O_SET, O_JSON, O_HTML, O_CATALOG, O_SEED, O_REPS, O_CONF, O_MAXR,
 	       O_NOEARLY, O_SKIP, O_QUIET, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS, O_JOBS,
-	       O_REDUND };
+	       O_REDUND, O_UNCERT };
 	static const struct option opts[] = {
 		{"engineers", required_argument, NULL, O_ENG},
 		{"days", required_argument, NULL, O_DAYS},
@@ -201,6 +205,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		{"no-early", no_argument, NULL, O_NOEARLY},
 		{"jobs", required_argument, NULL, O_JOBS},
 		{"redundancy", required_argument, NULL, O_REDUND},
+		{"model-uncertainty", no_argument, NULL, O_UNCERT},
 		{"skip-bad", no_argument, NULL, O_SKIP},
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"help", no_argument, NULL, O_HELP},
@@ -273,6 +278,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 				return args_bad(cmd, "--max-replicas", optarg, "an integer 1..65536");
 			break;
 		case O_NOEARLY: a->no_early = true; break;
+		case O_UNCERT: a->model_uncertainty = true; break;
 		case O_REDUND:
 			if (!args_int(optarg, 0, SIZE_MAX_REDUNDANCY, &a->redundancy))
 				return args_bad(cmd, "--redundancy", optarg, "an integer 0..8");
@@ -533,6 +539,22 @@ static int run(int argc, char **argv, bool compare)
 		.redundancy = (int32_t)a->redundancy,
 		.run = &run,
 	};
+	/* --model-uncertainty: size against tightened objectives */
+	struct slo slo_tight;
+	double band_pct[SLO_MAX_OBJECTIVES];
+	if (rc == 0 && a->model_uncertainty) {
+		struct uncert_table bands;
+		uncert_init(&bands);
+		rc = uncert_load(&bands, NULL, &d);
+		if (rc == 0)
+			rc = size_slo_with_bands(&slo_tight, band_pct, &s, &slo, &bands, &d);
+		uncert_release(&bands);
+		if (rc == 0) {
+			s.slo = &slo_tight;
+			s.slo_asked = &slo;
+			s.slo_band_pct = band_pct;
+		}
+	}
 	if (rc == 0)
 		rc = size_run(&s, res, &d);
 	bool found = rc == 0 && size_found(res) > 0;

@@ -168,6 +168,7 @@ static void figures(struct fit_row *row, const struct catalog *cat, const struct
 	struct perf_model pm;
 	struct diag d;
 	diag_init(&d);
+	row->decode_band_pct = row->prefill_band_pct = NAN;
 	if (perf_model_init_opts(&pm, cat, &po, &d) != 0) {
 		row->decode_tok_s = row->prefill_tok_s = NAN;
 		return;
@@ -179,6 +180,15 @@ static void figures(struct fit_row *row, const struct catalog *cat, const struct
 	row->decode_tok_s = 1e9 / perf_step_ns(&pm, &b);
 	row->prefill_tok_s = pm.compute_unknown ? NAN
 			     : (double)context / (perf_prefill_ns(&pm, context, 0, (int64_t)chunk) * 1e-9);
+	if (o->bands) {
+		/* single-stream figures: the errors of single-stream rows */
+		struct uncert_band db = uncert_lookup(o->bands, pm.family_id, pm.engine_id,
+						      "decode_tok_s");
+		struct uncert_band pb = uncert_lookup(o->bands, pm.family_id, pm.engine_id,
+						      "prefill_tok_s");
+		row->decode_band_pct = db.regime ? db.pct : NAN;
+		row->prefill_band_pct = pb.regime && isfinite(row->prefill_tok_s) ? pb.pct : NAN;
+	}
 }
 
 int fit_one(struct fit_row *row, const struct catalog *cat, const struct cat_hardware *hw,
@@ -390,6 +400,7 @@ static void result_meta(struct fit_result *r, const struct catalog *cat, const s
 	r->context = o->context > 0 ? o->context : FIT_DEFAULT_CONTEXT;
 	r->memory_gb = o->memory_gb;
 	r->prefer = o->prefer;
+	r->band_coverage = o->bands ? o->bands->coverage : 0;
 	r->usd_per_eur = cat->usd_per_eur;
 	r->usd_per_eur_date = cat->usd_per_eur_date;
 }
@@ -585,6 +596,14 @@ static void write_row(FILE *out, const struct fit_result *r, const struct fit_ro
 		fprintf(out, " %9.1f %9s", row->decode_tok_s, "-");
 	else
 		fprintf(out, " %9s %9s", "-", "-");
+	if (r->band_coverage > 0) {
+		char db[16] = "-", pb[16] = "-";
+		if (row->status != FIT_NO && isfinite(row->decode_band_pct))
+			snprintf(db, sizeof(db), "%.0f%%", row->decode_band_pct);
+		if (row->status != FIT_NO && isfinite(row->prefill_band_pct))
+			snprintf(pb, sizeof(pb), "%.0f%%", row->prefill_band_pct);
+		fprintf(out, " %5s %5s", db, pb);
+	}
 	fprintf(out, "  %s\n", note);
 }
 
@@ -612,6 +631,10 @@ int fit_write_text(FILE *out, const struct fit_result *r, struct diag *d)
 	}
 	fprintf(out, "decode and prefill tok/s are model predictions at %lld tokens of context, "
 		"one sequence; not measurements.\n", (long long)r->context);
+	if (r->band_coverage > 0)
+		fprintf(out, "+-dec, +-pre: the %.0f%% band of each prediction, from the out-of-sample "
+			"errors of its hardware family x engine (docs/validation.md).\n",
+			100 * r->band_coverage);
 	fprintf(out, "format: per row the one preferred for %s (--prefer) among those that fit and "
 		"that the hardware and engine can run.\n", fit_prefer_name(r->prefer));
 	if (r->by_model) {
@@ -628,13 +651,16 @@ int fit_write_text(FILE *out, const struct fit_result *r, struct diag *d)
 	}
 	fputc('\n', out);
 	if (r->by_model)
-		fprintf(out, "%-26s %13s %8s %-12s %-9s %9s %10s %-14s %9s %9s  %s\n", "hardware",
+		fprintf(out, "%-26s %13s %8s %-12s %-9s %9s %10s %-14s %9s %9s", "hardware",
 			"price", "GPUs", "format", "engine", "weights", "KV tokens",
-			"ctx x seqs", "decode/s", "prefill/s", "note");
+			"ctx x seqs", "decode/s", "prefill/s");
 	else
-		fprintf(out, "%-26s %-11s %-12s %-9s %9s %10s %-14s %9s %9s  %s\n", "model",
+		fprintf(out, "%-26s %-11s %-12s %-9s %9s %10s %-14s %9s %9s", "model",
 			"params", "format", "engine", "weights", "KV tokens", "ctx x seqs",
-			"decode/s", "prefill/s", "note");
+			"decode/s", "prefill/s");
+	if (r->band_coverage > 0)
+		fprintf(out, " %5s %5s", "+-dec", "+-pre");
+	fputs("  note\n", out);
 	for (size_t i = 0; i < r->n; i++) {
 		if (r->by_model && i == r->n_priced)
 			fprintf(out, "-- %s, in catalogue order:\n", r->memory_gb > 0
@@ -663,6 +689,10 @@ int fit_write_json(FILE *out, const struct fit_result *r, struct diag *d)
 	jnum(out, "memory_gb", r->memory_gb > 0 ? r->memory_gb : NAN);
 	fputs(",\n  ", out);
 	jnum(out, "usd_per_eur", r->usd_per_eur > 0 ? r->usd_per_eur : NAN);
+	if (r->band_coverage > 0) {
+		fputs(",\n  ", out);
+		jnum(out, "band_coverage", r->band_coverage);
+	}
 	fprintf(out, ",\n  \"fitting\": %zu,\n  \"rows\": [", r->n_fit);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct fit_row *row = &r->rows[i];
@@ -689,6 +719,13 @@ int fit_write_json(FILE *out, const struct fit_result *r, struct diag *d)
 		fputs(", ", out);
 		jnum(out, "prefill_tok_s", row->status == FIT_NO ? NAN : row->prefill_tok_s);
 		fputs(", ", out);
+		if (r->band_coverage > 0) {
+			jnum(out, "decode_band_pct", row->status == FIT_NO ? NAN : row->decode_band_pct);
+			fputs(", ", out);
+			jnum(out, "prefill_band_pct",
+			     row->status == FIT_NO ? NAN : row->prefill_band_pct);
+			fputs(", ", out);
+		}
 		jnum(out, "price_usd", row->has_price ? row->price_usd : NAN);
 		if (row->has_price && row->price)
 			fprintf(out, ", \"price\": {\"amount\": %.10g, \"currency\": \"%s\", "

@@ -34,6 +34,7 @@
 #include "base/diag.h"
 #include "models/catalog.h"
 #include "models/engine.h"
+#include "models/uncert.h"
 
 #define FIT_DEFAULT_MIN_CONTEXT 32768
 #define FIT_DEFAULT_CONTEXT 4096
@@ -75,6 +76,8 @@ struct fit_opts {
 	double gpu_memory_utilization;/* 0: 0.9 */
 	bool all;                     /* keep rows that do not fit, with the reason */
 	enum fit_prefer prefer;       /* 0: quality */
+	const struct uncert_table *bands; /* error bars of the tok/s figures; NULL
+					     none (models/uncert.h) */
 };
 
 enum fit_status {
@@ -105,6 +108,8 @@ struct fit_row {
 	bool host_ram_assumed;               /* no figure for the entry */
 	double decode_tok_s;                 /* batch 1 at `context` */
 	double prefill_tok_s;                /* a `context`-token prompt */
+	double decode_band_pct;              /* +-% of their regimes' bands (the */
+	double prefill_band_pct;             /* family, engine); NAN without bands */
 	bool rate_estimated;
 	bool compute_unknown;                /* no compute figure: no prefill */
 	bool has_price;                      /* a list price is shown for the row */
@@ -121,6 +126,7 @@ struct fit_result {
 	int64_t context;
 	double memory_gb;                    /* --memory override; 0 none */
 	enum fit_prefer prefer;
+	double band_coverage;                /* of the bands; 0: none */
 	double usd_per_eur;                  /* the catalogue's sorting rate; 0 none */
 	const char *usd_per_eur_date;        /* borrowed from the catalogue */
 	struct fit_row *rows;

@@ -8,6 +8,8 @@
 #include "models/catalog.h"
 #include "models/perf_model.h"
 #include "models/profile.h"
+#include "models/engine.h"
+#include "models/uncert.h"
 #include "reports/backends.h"
 #include "reports/costing.h"
 #include "reports/metrics.h"
@@ -727,12 +729,56 @@ static void eval_row(FILE *fp, const char *hw, const struct size_eval *e)
 		MED(e, tpot_p50_ms), met);
 }
 
+int size_slo_with_bands(struct slo *out, double band_pct[SLO_MAX_OBJECTIVES],
+			const struct size_setup *s, const struct slo *asked,
+			const struct uncert_table *t, struct diag *d)
+{
+	static const char *const metric[] = { [SLO_TTFT] = "ttft_ms", [SLO_TPOT] = "tpot_ms",
+					      [SLO_E2EL] = "e2el_ms" };
+	*out = *asked;
+	for (int i = 0; i < asked->n; i++)
+		band_pct[i] = 0;
+	struct engine_table et;
+	int rc = engine_table_load(&et, NULL, d);
+	for (size_t h = 0; h < s->n_hardware && rc == 0; h++) {
+		struct scenario sc = *s->base;
+		snprintf(sc.hardware, sizeof(sc.hardware), "%s", s->hardware[h]);
+		rc = scenario_resolve(&sc, s->cat, NULL, d);
+		if (rc)
+			break;
+		const struct cat_hardware *hw = catalog_hardware(s->cat, sc.hardware);
+		const struct engine_profile *e = engine_find(&et, sc.engine_profile);
+		const char *family = hw ? hw->device->family->id : NULL;
+		const char *engine = e ? e->id : sc.engine_profile;
+		for (int i = 0; i < asked->n; i++) {
+			struct uncert_band b = uncert_lookup(t, family, engine,
+							     metric[asked->obj[i].metric]);
+			if (b.regime && b.pct > band_pct[i])
+				band_pct[i] = b.pct;
+		}
+	}
+	for (int i = 0; i < asked->n && rc == 0; i++)
+		out->obj[i].limit_ms = asked->obj[i].limit_ms / (1 + band_pct[i] / 100);
+	return rc;
+}
+
 void size_table(FILE *fp, const struct size_setup *s, const struct size_result *r)
 {
 	char slo[256];
 	slo_format(s->slo, slo, sizeof(slo));
 	fprintf(fp, "================ agentcap size ================\n");
 	fprintf(fp, "Objectives: %s; no call may fail\n", slo);
+	if (s->slo_asked) {
+		char asked[256];
+		fprintf(fp, "Model uncertainty: asked %s, each limit divided by 1 + the model's 80%% "
+			"error band (", slo_format(s->slo_asked, asked, sizeof(asked)));
+		for (int i = 0; i < s->slo_asked->n; i++) {
+			char key[16];
+			fprintf(fp, "%s%s +-%.1f%%", i ? ", " : "",
+				slo_key(&s->slo_asked->obj[i], key, sizeof(key)), s->slo_band_pct[i]);
+		}
+		fprintf(fp, "; the widest over the hardware options)\n");
+	}
 	if (s->redundancy > 0)
 		fprintf(fp, "Redundancy: N+%d: every candidate is replayed with %d replica%s failed for "
 			"the whole run, and must still meet the objectives\n", s->redundancy,
@@ -839,9 +885,16 @@ int size_json(FILE *fp, const struct size_setup *s, const struct size_result *r)
 		report_run_json(fp, s->run);
 		fputc(',', fp);
 	}
-	fprintf(fp, "\"slo\":\"%s\",\"replicates\":%d,"
-		"\"confidence\":%.17g,\"redundancy\":%d,\"seeds\":[",
-		slo_format(s->slo, slo, sizeof(slo)), s->replicates, s->confidence, s->redundancy);
+	fprintf(fp, "\"slo\":\"%s\",", slo_format(s->slo, slo, sizeof(slo)));
+	if (s->slo_asked) {
+		fprintf(fp, "\"slo_asked\":\"%s\",\"slo_band_pct\":[",
+			slo_format(s->slo_asked, slo, sizeof(slo)));
+		for (int i = 0; i < s->slo_asked->n; i++)
+			fprintf(fp, "%s%.17g", i ? "," : "", s->slo_band_pct[i]);
+		fputs("],", fp);
+	}
+	fprintf(fp, "\"replicates\":%d,\"confidence\":%.17g,\"redundancy\":%d,\"seeds\":[",
+		s->replicates, s->confidence, s->redundancy);
 	for (int32_t k = 0; k < s->replicates; k++)
 		fprintf(fp, "%s%llu", k ? "," : "", (unsigned long long)s->seeds[k]);
 	fprintf(fp, "],\"calls\":[");

@@ -97,6 +97,12 @@ struct size_setup {
 					     on it. */
 	const struct report_run *run;     /* what the JSON says was run at its
 					     top ("run"); NULL: left out */
+	const struct slo *slo_asked;      /* --model-uncertainty: the objectives
+					     as asked, before size_slo_with_bands
+					     tightened them into slo; NULL: not
+					     tightened */
+	const double *slo_band_pct;       /* with slo_asked: each objective's
+					     band, +-% (slo_asked->n of them) */
 };
 
 /* One replicate's figures (of the calls finished so far when it stopped
@@ -203,5 +209,18 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 
 /* The JSON document (docs/size.md); 0 or DIAG_EIO. */
 int size_json(FILE *fp, const struct size_setup *s, const struct size_result *r);
+
+/* --model-uncertainty: the objectives of `asked` tightened by the step
+ * model's error bars (models/uncert.h), so that a deployment is sized to
+ * meet them even when the model is as optimistic as its 80% band allows.
+ * Each objective's limit is divided by (1 + pct / 100), pct the band of its
+ * metric (ttft_ms, tpot_ms, e2el_ms) for the hardware family and engine
+ * profile each hardware option of s resolves to, the widest over the
+ * options.  band_pct[i] gets objective i's pct.  0, or an error resolving
+ * an option (unknown hardware, DIAG_EINPUT). */
+struct uncert_table;
+int size_slo_with_bands(struct slo *out, double band_pct[SLO_MAX_OBJECTIVES],
+			const struct size_setup *s, const struct slo *asked,
+			const struct uncert_table *t, struct diag *d);
 
 #endif

@@ -216,6 +216,25 @@ static void table_run(FILE *out, const struct report_meta *m)
 		table_num(out, "SLO TTFT (ms):", m->slo_ttft_ms);
 	if (m->slo_tpot_ms > 0.0)
 		table_num(out, "SLO TPOT (ms):", m->slo_tpot_ms);
+	if (m->bands.coverage > 0) {
+		const struct {
+			const char *what;
+			double pct;
+			const char *regime;
+		} b[] = {
+			{ "throughput", m->bands.throughput_pct, m->bands.throughput_regime },
+			{ "TTFT", m->bands.ttft_pct, m->bands.ttft_regime },
+			{ "TPOT", m->bands.tpot_pct, m->bands.tpot_regime },
+		};
+		for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
+			char label[64], value[192];
+			snprintf(label, sizeof(label), "Model %.0f%% band, %s:", 100 * m->bands.coverage,
+				 b[i].what);
+			snprintf(value, sizeof(value), "+-%.1f%% (%s)", b[i].pct,
+				 b[i].regime ? b[i].regime : "-");
+			table_str(out, label, value);
+		}
+	}
 	table_int(out, "Skipped bad trace lines:", m->skipped_bad_lines);
 	table_int(out, "Events processed:", m->events_processed);
 	table_int(out, "Engine steps:", m->engine_steps);
@@ -751,6 +770,19 @@ static void json_run(struct json *j, const struct report_meta *m)
 	json_slo(j, "slo_ttft_ms", m->slo_ttft_ms);
 	json_slo(j, "slo_tpot_ms", m->slo_tpot_ms);
 	json_num(j, "slo_attainment_target", m->slo_attainment_target);
+	if (m->bands.coverage > 0) {
+		json_key(j, "model_bands");
+		json_open(j);
+		json_num(j, "coverage", m->bands.coverage);
+		json_str(j, "calibration_commit", m->bands.commit);
+		json_num(j, "output_throughput_pct", m->bands.throughput_pct);
+		json_str(j, "output_throughput_regime", m->bands.throughput_regime);
+		json_num(j, "ttft_pct", m->bands.ttft_pct);
+		json_str(j, "ttft_regime", m->bands.ttft_regime);
+		json_num(j, "tpot_pct", m->bands.tpot_pct);
+		json_str(j, "tpot_regime", m->bands.tpot_regime);
+		json_close(j);
+	}
 	json_close(j);
 }
 

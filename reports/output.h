@@ -102,6 +102,15 @@ struct report_meta {
 	const struct timeseries *timeseries; /* report.interval_s > 0: the samples; NULL = none */
 	double timeseries_interval_s;
 	double slo_attainment_target; /* share of calls within the SLOs for "yes" */
+	/* Error bars of the step model for the run's hardware family and
+	 * engine (models/uncert.h): +-% of each metric's band and the regime
+	 * it came from ("family x engine x metric").  coverage 0: none shown. */
+	struct report_bands {
+		double coverage;              /* 0.8 */
+		const char *commit;           /* calibration commit; NULL unknown */
+		double throughput_pct, ttft_pct, tpot_pct;
+		const char *throughput_regime, *ttft_regime, *tpot_regime;
+	} bands;
 	const struct warn_list *warnings; /* shown first; NULL = none */
 	const struct charts *charts;  /* the figures of the report's charts, kept
 					 as "charts" for `agentcap report`; NULL

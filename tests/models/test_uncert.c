@@ -4,7 +4,8 @@
  * fall back level by level; a pooled regime is widened for the rows that
  * fall back to it; the file round-trips; every kind of bad file is refused
  * with a message naming the key; the built-in file loads; `predict`
- * shows the band of its regime, the batch choosing the decode metric. */
+ * shows the band of its regime, the batch choosing the decode metric, and
+ * `fit` the bands of each row's family and engine. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "models/catalog.h"
+#include "models/fit.h"
 #include "models/predict.h"
 #include "models/uncert.h"
 
@@ -371,6 +373,65 @@ static void test_predict_bands(void **state)
 	catalog_free(cat);
 }
 
+static void test_fit_bands(void **state)
+{
+	(void)state;
+	struct catalog *cat = NULL;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	struct uncert_sample s[16];
+	size_t n = 0;
+	for (int i = 0; i < 5; i++) {
+		s[n++] = (struct uncert_sample){ "apple-silicon", "llama.cpp", "decode_tok_s", 0.25 };
+		s[n++] = (struct uncert_sample){ "apple-silicon", "llama.cpp", "prefill_tok_s", 0.5 };
+	}
+	struct uncert_table t;
+	uncert_init(&t);
+	assert_int_equal(uncert_build(&t, s, n, 0.8, 5, &d), 0);
+	struct fit_opts o = { .engine = "llama.cpp" };
+	struct fit_result r;
+	assert_int_equal(fit_hardware(&r, cat, "apple-m2-max-30c", &o, &d), 0);
+	assert_true(r.n_fit > 0);
+	assert_true(r.band_coverage == 0);
+	assert_true(isnan(r.rows[0].decode_band_pct));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(fit_write_text(f, &r, &d), 0);
+	fclose(f);
+	assert_null(strstr(buf, "+-dec"));
+	free(buf);
+	fit_result_release(&r);
+
+	o.bands = &t;
+	assert_int_equal(fit_hardware(&r, cat, "apple-m2-max-30c", &o, &d), 0);
+	assert_true(fabs(r.band_coverage - 0.8) < 1e-12);
+	for (size_t i = 0; i < r.n_fit; i++) {
+		assert_true(fabs(r.rows[i].decode_band_pct - 100 * expm1(0.25)) < 1e-9);
+		assert_true(fabs(r.rows[i].prefill_band_pct - 100 * expm1(0.5)) < 1e-9);
+	}
+	f = open_memstream(&buf, &len);
+	assert_int_equal(fit_write_text(f, &r, &d), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "+-dec +-pre  note"));
+	assert_non_null(strstr(buf, "  28%   65%"));
+	free(buf);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(fit_write_json(f, &r, &d), 0);
+	fclose(f);
+	cJSON *j = cJSON_Parse(buf);
+	assert_non_null(j);
+	const cJSON *row0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0);
+	assert_true(fabs(cJSON_GetObjectItem(row0, "decode_band_pct")->valuedouble -
+			 100 * expm1(0.25)) < 1e-6);
+	cJSON_Delete(j);
+	free(buf);
+	fit_result_release(&r);
+	uncert_release(&t);
+	catalog_free(cat);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_builtin),
 		cmocka_unit_test(test_predict_bands),
+		cmocka_unit_test(test_fit_bands),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,9 @@
  *     one on the same shape (or as many, where the spare capacity already
  *     covers a failure); replayed to the end with one replica failed it
  *     meets the objectives, and one replica fewer does not;
+ *   - --model-uncertainty divides each limit by 1 + its metric's error band,
+ *     the widest over the hardware options, and says so in the table and
+ *     the JSON;
  *   - --jobs 1 and --jobs 2 print the same table and write the same JSON,
  *     byte for byte, on a search with several options, a gallop that ends,
  *     and replicates cut short by the confidence.
@@ -29,6 +32,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +42,7 @@
 
 #include "base/diag.h"
 #include "models/catalog.h"
+#include "models/uncert.h"
 #include "plan/size.h"
 #include "replay/scenario.h"
 #include "replay/slo.h"
@@ -449,6 +454,71 @@ static int setup(void **state)
 	return 0;
 }
 
+static void test_model_uncertainty(void **state)
+{
+	(void)state;
+	struct fixture f;
+	fixture_init(&f, "ttft_p95=2s,tpot_p50=50ms,e2el_p99=30s", 1, 1.0);
+	f.hw[1] = "l40s";
+	f.s.n_hardware = 2;
+	/* hopper: ttft 0.4 and tpot 0.1; ada: tpot 0.3; anything else 0.05 */
+	struct uncert_sample smp[48];
+	size_t n = 0;
+	for (int i = 0; i < 5; i++) {
+		smp[n++] = (struct uncert_sample){ "nvidia-hopper", "vllm", "ttft_ms", 0.4 };
+		smp[n++] = (struct uncert_sample){ "nvidia-hopper", "vllm", "tpot_ms", 0.1 };
+		smp[n++] = (struct uncert_sample){ "nvidia-ada", "vllm", "tpot_ms", -0.3 };
+	}
+	for (int i = 0; i < 20; i++)
+		smp[n++] = (struct uncert_sample){ "other", "other", "decode_tok_s", 0.05 };
+	struct uncert_table t;
+	uncert_init(&t);
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(uncert_build(&t, smp, n, 0.8, 5, &d), 0);
+	struct slo tight;
+	double pct[SLO_MAX_OBJECTIVES];
+	assert_int_equal(size_slo_with_bands(&tight, pct, &f.s, &f.slo, &t, &d), 0);
+	/* ttft: hopper's own band (ada has no ttft rows: any x vllm x ttft_ms,
+	 * the same five); tpot: ada's, the wider; e2el: all rows, 20th of 35 */
+	assert_true(fabs(pct[0] - 100 * expm1(0.4)) < 1e-9);
+	assert_true(fabs(pct[1] - 100 * expm1(0.3)) < 1e-9);
+	assert_true(fabs(pct[2] - 100 * expm1(t.regimes[t.n - 1].log_band)) < 1e-9);
+	assert_true(fabs(tight.obj[0].limit_ms - 2000 / exp(0.4)) < 1e-9);
+	assert_true(fabs(tight.obj[1].limit_ms - 50 / exp(0.3)) < 1e-9);
+	assert_int_equal(tight.n, 3);
+	/* one option only: its own bands */
+	f.s.n_hardware = 1;
+	assert_int_equal(size_slo_with_bands(&tight, pct, &f.s, &f.slo, &t, &d), 0);
+	assert_true(fabs(pct[1] - 100 * expm1(0.1)) < 1e-9);
+	f.hw[0] = "nosuch";
+	assert_int_equal(size_slo_with_bands(&tight, pct, &f.s, &f.slo, &t, &d), DIAG_EINPUT);
+	uncert_release(&t);
+	fixture_release(&f);
+
+	/* the command: tightened objectives, said in the table and the JSON */
+	struct cli_out r = cli_run("size --engineers 2 --profile default --hardware h100-sxm "
+				   "--model-uncertainty --json " SCRATCH "/unc.json");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Model uncertainty: asked ttft_p95=2000ms,tpot_p50=50ms, "
+				      "each limit divided by 1 + the model's 80% error band (ttft_p95 "
+				      "+-"));
+	assert_null(strstr(r.out, "Objectives: ttft_p95=2000ms"));
+	cli_out_free(&r);
+	FILE *fp = fopen(SCRATCH "/unc.json", "r");
+	assert_non_null(fp);
+	char buf[4096];
+	size_t got = fread(buf, 1, sizeof(buf) - 1, fp);
+	buf[got] = '\0';
+	fclose(fp);
+	assert_non_null(strstr(buf, "\"slo_asked\":\"ttft_p95=2000ms,tpot_p50=50ms\",\"slo_band_pct\":["));
+	r = cli_run("size --engineers 2 --profile default --hardware h100-sxm");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Objectives: ttft_p95=2000ms,tpot_p50=50ms;"));
+	assert_null(strstr(r.out, "Model uncertainty"));
+	cli_out_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_replicates_spread),
 		cmocka_unit_test(test_jobs_identical),
 		cmocka_unit_test(test_redundancy),
+		cmocka_unit_test(test_model_uncertainty),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -491,6 +491,51 @@ static void test_table(void **state)
 	metrics_free(m);
 }
 
+/* The step model's error bars: shown in the table and under "run" when
+ * set, absent otherwise (the fixture has none). */
+static void test_model_bands(void **state)
+{
+	(void)state;
+	struct metrics_summary s;
+	struct metrics *m = small_metrics(&s);
+	struct report_meta meta = fixture_meta();
+	char *text = table_text(&meta, &s);
+	assert_null(strstr(text, "Model 80% band"));
+	free(text);
+	meta.bands = (struct report_bands){
+		.coverage = 0.8, .commit = "abc1234", .throughput_pct = 8.125, .ttft_pct = 40,
+		.tpot_pct = 14.25, .throughput_regime = "fam x any x output_throughput_tok_s",
+		.ttft_regime = "any x any x any", .tpot_regime = "fam x eng x tpot_ms" };
+	text = table_text(&meta, &s);
+	assert_non_null(strstr(text, "\nModel 80% band, throughput:              +-8.1% (fam x any x "
+				     "output_throughput_tok_s)\n"
+				     "Model 80% band, TTFT:                    +-40.0% (any x any x any)\n"
+				     "Model 80% band, TPOT:                    +-14.2% (fam x eng x "
+				     "tpot_ms)\n"));
+	free(text);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	report_json_stream(f, &meta, &s);
+	fclose(f);
+	cJSON *doc = cJSON_Parse(buf);
+	assert_non_null(doc);
+	const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(run, "model_bands");
+	assert_true(cJSON_IsObject(b));
+	/* last in "run", after the keys every report has */
+	assert_ptr_equal(b->next, NULL);
+	static const char *const keys[] = { "coverage", "calibration_commit",
+		"output_throughput_pct", "output_throughput_regime", "ttft_pct", "ttft_regime",
+		"tpot_pct", "tpot_regime" };
+	check_key_order(b, keys, COUNT(keys));
+	check_number(b, "tpot_pct", 14.25);
+	assert_string_equal(cJSON_GetObjectItem(b, "ttft_regime")->valuestring, "any x any x any");
+	cJSON_Delete(doc);
+	free(buf);
+	metrics_free(m);
+}
+
 static void test_human_duration(void **state)
 {
 	(void)state;
@@ -592,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_json_bad_path),
 		cmocka_unit_test(test_json_escapes),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_model_bands),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
