@@ -281,7 +281,7 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 		"bw_scale", "quant_bw_scale", "moe_scale", "moe_layer_overhead_us",
 		"fp16_accumulate", "max_num_seqs",
 		"prefill_chunk_tokens", "reserve_full_prompt", "max_num_seqs_large_gpu",
-		"large_gpu_min_gib", "fp8_kv_with_fp8_weights", "kernel_graph_us",
+		"large_gpu_min_gib", "fp8_kv_with_fp8_weights", "fp4_tensor_cores", "kernel_graph_us",
 		"gemm_kernel_us", "kernel_eager_us", "graph_max_seqs", "host_overlap",
 		"expert_kernel_empty_us", "expert_kernel_eager_us", "piecewise_layer_us",
 		"spec_draft_overhead_us", "formats",
@@ -311,13 +311,15 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 			   false)) ||
 	    (rc = str_list(p, e, "match", x->match, ENGINE_MATCH_MAX, &x->match_count, true)))
 		return rc;
-	int fp16acc = 0, fp8kv = 0, overlap = 0;
+	int fp16acc = 0, fp8kv = 0, overlap = 0, fp4 = 1;
 	if ((rc = params(p, e, true, &x->p, &fp16acc)) ||
 	    (rc = bool_field(p, e, "fp8_kv_with_fp8_weights", &fp8kv)) ||
+	    (rc = bool_field(p, e, "fp4_tensor_cores", &fp4)) ||
 	    (rc = bool_field(p, e, "host_overlap", &overlap)))
 		return rc;
 	x->p.fp16_accumulate = fp16acc == 1;
 	x->p.fp8_kv_with_fp8_weights = fp8kv == 1;
+	x->p.fp4_tensor_cores = fp4 == 1;
 	x->p.host_overlap = overlap == 1;
 	if ((rc = str_list(p, e, "formats", x->formats, ENGINE_FORMATS_MAX, &x->format_count,
 			   true)) ||

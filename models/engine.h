@@ -59,6 +59,14 @@ struct engine_params {
 	double prefill_chunk_tokens; /* default tokens per step (vLLM
 				      max_num_batched_tokens, llama.cpp
 				      ubatch) */
+	bool fp4_tensor_cores;     /* runs FP4 weight formats (MXFP4, NVFP4) on
+				      the hardware's FP4 tensor cores where it
+				      has them (TensorRT-LLM, vLLM); false: its
+				      quantized-matmul kernels dequantize them
+				      and multiply at the 16-bit path's rate,
+				      as for every other quantized format
+				      (llama.cpp MMQ, MLX).  Key
+				      "fp4_tensor_cores", default true */
 	bool fp8_kv_with_fp8_weights; /* FP8/FP4 checkpoints come with an FP8
 				      KV cache (NVIDIA ModelOpt checkpoints
 				      under TensorRT-LLM) */

@@ -184,6 +184,14 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 
 	/* the machine */
 	double mm = catalog_matmul_flops(hw, wf, &pm->matmul_dtype);
+	if (mm > 0 && pm->matmul_dtype == CAT_DTYPE_FP4 && !pm->engine.fp4_tensor_cores) {
+		/* an engine without FP4 kernels (llama.cpp's MMQ dequantizes
+		 * MXFP4 and multiplies at its 8/16-bit path) gets no FP4 rate:
+		 * the format's matmuls run at the 16-bit path, as its other
+		 * quantized formats do */
+		pm->matmul_dtype = CAT_DTYPE_BF16;
+		mm = hw->tflops[CAT_DTYPE_BF16] * 1e12;
+	}
 	if (mm > 0 && pm->engine.fp16_accumulate) {
 		/* FP16 accumulation exists for FP16 (not BF16) inputs, and for
 		 * FP8 on parts that list it */
