@@ -33,6 +33,9 @@
 
 #include "base/diag.h"
 
+struct engine_table; /* models/engine.h */
+struct calfile;      /* models/calfile.h */
+
 /* Longest id the catalogue accepts (including the terminating NUL). */
 #define CAT_ID_MAX 64
 
@@ -267,6 +270,12 @@ struct catalog {
 	void **owned;              /* every allocation, freed by catalog_free */
 	size_t owned_count;
 	size_t owned_cap;
+	/* The calibration the families' factors come from (models/calfile.h)
+	 * and the engine table it set, borrowed: whoever applies a team's
+	 * calibration file sets both and keeps them alive as long as the
+	 * catalogue.  NULL: the built-in calibration and engine table. */
+	const struct engine_table *engines;
+	const struct calfile *calibration;
 };
 
 /* One catalogue file held in memory. */

@@ -191,9 +191,9 @@ static void figures(struct fit_row *row, const struct catalog *cat, const struct
 	}
 }
 
-int fit_one(struct fit_row *row, const struct catalog *cat, const struct cat_hardware *hw,
-	    const struct cat_model *m, const struct fit_opts *o, const struct engine_table *et,
-	    struct diag *d)
+static int fit_one_inner(struct fit_row *row, const struct catalog *cat,
+			 const struct cat_hardware *hw, const struct cat_model *m,
+			 const struct fit_opts *o, const struct engine_table *et, struct diag *d)
 {
 	memset(row, 0, sizeof(*row));
 	row->hw = hw;
@@ -365,6 +365,21 @@ int fit_one(struct fit_row *row, const struct catalog *cat, const struct cat_har
 	return 0;
 }
 
+int fit_one(struct fit_row *row, const struct catalog *cat, const struct cat_hardware *hw,
+	    const struct cat_model *m, const struct fit_opts *o, const struct engine_table *et,
+	    struct diag *d)
+{
+	int rc = fit_one_inner(row, cat, hw, m, o, et, d);
+	if (rc == 0 && cat->calibration && row->status != FIT_NO) {
+		struct calfile_regime reg = { .hardware = hw->id, .model = m->id,
+					      .engine = row->engine, .batch = 1,
+					      .context = (double)(o->context > 0 ? o->context
+										 : FIT_DEFAULT_CONTEXT) };
+		calfile_nearest(cat->calibration, cat, &reg, &row->near);
+	}
+	return rc;
+}
+
 static int total_cmp(const void *a, const void *b)
 {
 	const struct fit_row *x = a, *y = b;
@@ -375,11 +390,11 @@ static int total_cmp(const void *a, const void *b)
 	return strcmp(x->model->id, y->model->id);
 }
 
-static int load_engines(const struct fit_opts *o, struct engine_table **own,
-			const struct engine_table **et, struct diag *d)
+static int load_engines(const struct catalog *cat, const struct fit_opts *o,
+			struct engine_table **own, const struct engine_table **et, struct diag *d)
 {
 	*own = NULL;
-	*et = o->engines;
+	*et = o->engines ? o->engines : cat->engines;
 	if (*et)
 		return 0;
 	*own = malloc(sizeof(**own));
@@ -397,6 +412,7 @@ static int load_engines(const struct fit_opts *o, struct engine_table **own,
 
 static void result_meta(struct fit_result *r, const struct catalog *cat, const struct fit_opts *o)
 {
+	r->calibration = cat->calibration;
 	r->context = o->context > 0 ? o->context : FIT_DEFAULT_CONTEXT;
 	r->memory_gb = o->memory_gb;
 	r->prefer = o->prefer;
@@ -440,7 +456,7 @@ int fit_hardware(struct fit_result *r, const struct catalog *cat, const char *ha
 	}
 	struct engine_table *own;
 	const struct engine_table *et;
-	int rc = load_engines(o, &own, &et, d);
+	int rc = load_engines(cat, o, &own, &et, d);
 	if (rc)
 		return rc;
 	r->subject = hw->id;
@@ -478,7 +494,7 @@ int fit_model(struct fit_result *r, const struct catalog *cat, const char *model
 	}
 	struct engine_table *own;
 	const struct engine_table *et;
-	int rc = load_engines(o, &own, &et, d);
+	int rc = load_engines(cat, o, &own, &et, d);
 	if (rc)
 		return rc;
 	r->by_model = true;
@@ -544,6 +560,11 @@ static void note_text(char *buf, size_t cap, const struct fit_row *row)
 	if (row->compute_unknown && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "no compute figure in the catalogue: decode "
 				      "from bandwidth only, no prefill; ");
+	if (row->near.found && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "nearest measured: %s, %s, %s, score %.1f; ",
+				      calfile_hardware_word(row->near.hardware_rank),
+				      calfile_model_word(row->near.model_rank),
+				      calfile_engine_word(row->near.engine_rank), row->near.score);
 	if (n >= 2 && n < cap)
 		buf[n - 2] = '\0';
 }
@@ -649,6 +670,12 @@ int fit_write_text(FILE *out, const struct fit_result *r, struct diag *d)
 			fputs("(--memory): an entry whose memory --memory changes is another machine; its "
 			      "list price is not shown.\n", out);
 	}
+	if (r->calibration) {
+		char cb[CALFILE_PATH_MAX + 128];
+		calfile_describe(r->calibration, cb, sizeof(cb));
+		fprintf(out, "Calibration: %s; the note says how far each row is from its nearest "
+			"measured point (docs/calibrate.md).\n", cb);
+	}
 	fputc('\n', out);
 	if (r->by_model)
 		fprintf(out, "%-26s %13s %8s %-12s %-9s %9s %10s %-14s %9s %9s", "hardware",
@@ -692,6 +719,40 @@ int fit_write_json(FILE *out, const struct fit_result *r, struct diag *d)
 	if (r->band_coverage > 0) {
 		fputs(",\n  ", out);
 		jnum(out, "band_coverage", r->band_coverage);
+	}
+	if (r->calibration) {
+		size_t k = r->n ? r->n : 1;
+		const char **labels = calloc(k, sizeof(*labels));
+		char *lab = calloc(k, 2 * CAT_ID_MAX + 2);
+		struct calfile_regime *reg = calloc(k, sizeof(*reg));
+		struct calfile_near *nr = calloc(k, sizeof(*nr));
+		if (!labels || !lab || !reg || !nr) {
+			free(labels);
+			free(lab);
+			free(reg);
+			free(nr);
+			return diag_set(d, DIAG_ENOMEM, "out of memory");
+		}
+		size_t m = 0;
+		for (size_t i = 0; i < r->n; i++) {
+			const struct fit_row *row = &r->rows[i];
+			if (row->status == FIT_NO)
+				continue;
+			char *l = lab + m * (2 * CAT_ID_MAX + 2);
+			snprintf(l, 2 * CAT_ID_MAX + 2, "%s/%s", row->hw->id, row->model->id);
+			labels[m] = l;
+			reg[m] = (struct calfile_regime){ .hardware = row->hw->id, .model = row->model->id,
+							  .engine = row->engine, .batch = 1,
+							  .context = (double)r->context };
+			nr[m] = row->near;
+			m++;
+		}
+		fputs(",\n  \"calibration\": ", out);
+		calfile_write_json(out, r->calibration, labels, reg, nr, m);
+		free(labels);
+		free(lab);
+		free(reg);
+		free(nr);
 	}
 	fprintf(out, ",\n  \"fitting\": %zu,\n  \"rows\": [", r->n_fit);
 	for (size_t i = 0; i < r->n; i++) {

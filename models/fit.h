@@ -32,6 +32,7 @@
 #include <stdio.h>
 
 #include "base/diag.h"
+#include "models/calfile.h"
 #include "models/catalog.h"
 #include "models/engine.h"
 #include "models/uncert.h"
@@ -118,6 +119,10 @@ struct fit_row {
 						NULL when !has_price */
 	bool price_withheld;                 /* --memory describes another machine */
 	char why[DIAG_MSG_MAX];               /* FIT_NO: the reason */
+	struct calfile_near near;            /* the nearest measured point of the
+						catalogue's calibration to this
+						row at batch 1 and `context`
+						(found false: none stated) */
 };
 
 struct fit_result {
@@ -133,6 +138,8 @@ struct fit_result {
 	size_t n;
 	size_t n_fit;                        /* rows with status != FIT_NO */
 	size_t n_priced;                     /* by_model: rows[0..n_priced) have a price */
+	const struct calfile *calibration;   /* the catalogue's (borrowed); NULL:
+						not stated */
 };
 
 /* Every catalogue model on `hardware`, fitting ones first (by total

@@ -147,7 +147,7 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 
 	/* the engine */
 	struct engine_table *own = NULL;
-	const struct engine_table *et = o->engines;
+	const struct engine_table *et = o->engines ? o->engines : cat->engines;
 	if (!et) {
 		own = malloc(sizeof(*own));
 		if (!own)

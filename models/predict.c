@@ -112,6 +112,10 @@ int predict_write_text(FILE *out, const struct perf_model *pm, const struct pred
 			"batch x context %s\n", plan->weights_bytes / 1e9,
 			(long long)plan->kv_capacity_tokens,
 			predict_fits(r, plan) ? "fits" : "does NOT fit");
+	if (r->calibration) {
+		const char *label = "this prediction";
+		calfile_write_text(out, r->calibration, &label, &r->regime, &r->near, 1);
+	}
 	return io_check(out, d);
 }
 
@@ -275,6 +279,12 @@ int predict_write_json(FILE *out, const struct perf_model *pm, const struct pred
 		jnum(out, "prefill_band_rows", (double)r->prefill_band.regime->n, false);
 	}
 	jnum(out, "compute_unknown", pm->compute_unknown ? 1 : 0, false);
+	if (r->calibration) {
+		const char *label = "this prediction";
+		fputs("  \"calibration\": ", out);
+		calfile_write_json(out, r->calibration, &label, &r->regime, &r->near, 1);
+		fputs(",\n", out);
+	}
 	jnum(out, "rate_estimated", pm->rate_estimated ? 1 : 0, true);
 	fputs("}\n", out);
 	return io_check(out, d);

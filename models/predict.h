@@ -21,6 +21,7 @@
 
 #include "base/diag.h"
 #include "models/memory.h"
+#include "models/calfile.h"
 #include "models/perf_model.h"
 #include "models/uncert.h"
 
@@ -40,6 +41,11 @@ struct predict_result {
 	const char *decode_band_metric;   /* the metric whose errors it is (static) */
 	struct uncert_band prefill_band;
 	const struct uncert_table *bands; /* borrowed: coverage and calibration commit */
+	/* What the figures rest on (models/calfile.h), set by the caller after
+	 * predict_run; NULL: not stated (nothing written). */
+	const struct calfile *calibration;
+	struct calfile_regime regime;
+	struct calfile_near near;
 };
 
 /* batch >= 1, context >= 1, chunk >= 1; DIAG_EINPUT otherwise. */

@@ -32,6 +32,8 @@ int preflight_deployment(const struct catalog *cat, const struct engine_table *e
 			 struct diag *d)
 {
 	struct engine_table *own = NULL;
+	if (!et)
+		et = cat->engines;
 	if (!et) {
 		own = malloc(sizeof(*own));
 		if (!own)

@@ -975,6 +975,8 @@ int scenario_resolve(struct scenario *sc, const struct catalog *cat, const struc
 		return diag_set(d, DIAG_EINPUT, "%s: %shardware: unknown id '%s' (see agentcap catalog)",
 				sc->source, sc->key_prefix, sc->hardware);
 	struct engine_table *own = NULL;
+	if (!et)
+		et = cat->engines;
 	if (!et) {
 		own = malloc(sizeof(*own));
 		if (!own)
