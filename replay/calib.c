@@ -334,7 +334,7 @@ static int select_rows(struct ctx *c, const struct calib_opts *o, struct validat
 {
 	struct validate_opts vo = c->vo;
 	vo.row_mask = NULL;
-	vo.no_simulation = true;
+	vo.no_simulation = !o->simulate;
 	vo.min_confidence = o->min_confidence;
 	int rc = validate_run_text(rep, c->name, c->text, c->len, &vo, d);
 	if (rc)
@@ -360,7 +360,7 @@ static int select_rows(struct ctx *c, const struct calib_opts *o, struct validat
 	}
 	c->vo.row_mask = mask;
 	c->vo.row_mask_n = n;
-	c->vo.no_simulation = true;
+	c->vo.no_simulation = !o->simulate;
 	if (!c->n_rows)
 		return diag_set(d, DIAG_EINPUT, "%s: no row to fit (decode_tok_s and prefill_tok_s "
 				"rows of at least %s confidence are fitted)", c->name,
@@ -377,40 +377,98 @@ static void ctx_release(struct ctx *c)
 	free(c->theta0);
 }
 
-/* Drop the candidates no fitted row responds to. */
-static int screen(struct calib_fit *fit, struct ctx *c, double *f0, double *f1, double *th)
+/* Drop the candidates no fitted row responds to.  With identifiable_only,
+ * keep at most one parameter per fitted row, chosen greedily by how much of
+ * the rows' response each adds beyond those already kept (Gram-Schmidt on
+ * the columns of the finite-difference Jacobian, largest remaining norm
+ * first, stopping below CALIB_IDENT_MIN of the first): a handful of rows
+ * cannot tell ten parameters apart, and the others keep their built-in
+ * values instead of drifting along the ridge. */
+#define CALIB_IDENT_MIN 0.05
+
+static int screen(struct calib_fit *fit, struct ctx *c, double *f0, double *f1, double *th,
+		  bool identifiable_only)
 {
-	size_t n = c->n_rows + c->n_params;
 	int rc = residuals(c, th, f0);
 	if (rc)
 		return rc;
-	size_t keep = 0;
-	for (size_t j = 0; j < fit->n_params; j++) {
+	size_t nr = c->n_rows, np = fit->n_params;
+	double *col = calloc(nr * (np ? np : 1), sizeof(double));
+	bool *moves = calloc(np ? np : 1, sizeof(bool));
+	bool *keep = calloc(np ? np : 1, sizeof(bool));
+	if (!col || !moves || !keep) {
+		free(col);
+		free(moves);
+		free(keep);
+		return diag_set(c->d, DIAG_ENOMEM, "out of memory");
+	}
+	for (size_t j = 0; j < np && !rc; j++) {
 		double save = th[j];
 		th[j] += 0.1;
 		rc = residuals(c, th, f1);
 		th[j] = save;
-		if (rc)
-			return rc;
-		bool moves = false;
-		for (size_t i = 0; i < c->n_rows && !moves; i++)
-			moves = fabs(f1[i] - f0[i]) > 1e-9;
-		if (moves) {
-			fit->params[keep] = fit->params[j];
-			th[keep] = th[j];
-			c->theta0[keep] = c->theta0[j];
-			keep++;
+		for (size_t i = 0; i < nr && !rc; i++) {
+			col[j * nr + i] = f1[i] - f0[i];
+			moves[j] = moves[j] || fabs(f1[i] - f0[i]) > 1e-9;
 		}
-		else {
+		keep[j] = moves[j];
+	}
+	if (!rc && identifiable_only) {
+		for (size_t j = 0; j < np; j++)
+			keep[j] = false;
+		double first = 0;
+		for (size_t k = 0; k < nr && k < np; k++) {
+			size_t best = np;
+			double bn = 0;
+			for (size_t j = 0; j < np; j++) {
+				if (!moves[j] || keep[j])
+					continue;
+				double s2 = 0;
+				for (size_t i = 0; i < nr; i++)
+					s2 += col[j * nr + i] * col[j * nr + i];
+				if (sqrt(s2) > bn * (1 + 1e-12)) {
+					bn = sqrt(s2);
+					best = j;
+				}
+			}
+			if (best == np || (k > 0 && bn < CALIB_IDENT_MIN * first))
+				break;
+			if (k == 0)
+				first = bn;
+			keep[best] = true;
+			/* take the kept direction out of the others */
+			for (size_t j = 0; j < np; j++) {
+				if (keep[j] || !moves[j])
+					continue;
+				double dot = 0;
+				for (size_t i = 0; i < nr; i++)
+					dot += col[j * nr + i] * col[best * nr + i];
+				for (size_t i = 0; i < nr; i++)
+					col[j * nr + i] -= dot / (bn * bn) * col[best * nr + i];
+			}
+		}
+	}
+	size_t kept = 0;
+	for (size_t j = 0; j < np && !rc; j++) {
+		if (keep[j]) {
+			fit->params[kept] = fit->params[j];
+			th[kept] = th[j];
+			c->theta0[kept] = c->theta0[j];
+			kept++;
+		} else {
 			/* put it back */
 			double *v = locate(&fit->params[j], c->cat, c->et);
 			if (v)
 				*v = fit->params[j].shipped;
 		}
 	}
-	(void)n;
-	fit->n_params = keep;
-	c->n_params = keep;
+	free(col);
+	free(moves);
+	free(keep);
+	if (rc)
+		return rc;
+	fit->n_params = kept;
+	c->n_params = kept;
 	return 0;
 }
 
@@ -423,6 +481,9 @@ int calib_fit_run(struct calib_fit *fit, struct catalog *cat, struct engine_tabl
 			 .prior = o->prior, .d = d };
 	validate_opts_init(&c.vo, cat);
 	c.vo.engines = et;
+	c.vo.requests_per_client = o->requests_per_client;
+	if (o->offline_requests > 0)
+		c.vo.offline_requests = o->offline_requests;
 	struct validate_report rep;
 	int rc = select_rows(&c, o, &rep, d);
 	if (!rc)
@@ -454,7 +515,7 @@ int calib_fit_run(struct calib_fit *fit, struct catalog *cat, struct engine_tabl
 	calib_apply(fit, cat, et, false);
 	if ((rc = predict_rows(&c, pred0)))
 		goto out;
-	if ((rc = screen(fit, &c, f0, f1, th)))
+	if ((rc = screen(fit, &c, f0, f1, th, o->identifiable_only)))
 		goto out;
 	for (size_t i = 0; i < c.n_rows; i++)
 		f1[i] = isfinite(pred0[i]) && pred0[i] > 0
@@ -571,20 +632,11 @@ static void json_num(FILE *out, double v)
 		fputs("null", out);
 }
 
-int calib_fit_write_json(FILE *out, const struct calib_fit *fit, const char *path,
-			 unsigned long crc32, const char *commit, struct diag *d)
+/* "iterations", "stop", "parameters" and "residuals" keys (each line
+ * indented two spaces, a comma after the last), as fit-params and
+ * calibrate write them. */
+void calib_fit_write_body(FILE *out, const struct calib_fit *fit)
 {
-	fputs("{\n  \"schema_version\": 1,\n  \"measurements\": {\"path\": ", out);
-	json_str(out, path);
-	fprintf(out, ", \"crc32\": \"%08lx\", \"commit\": ", crc32);
-	if (commit)
-		json_str(out, commit);
-	else
-		fputs("null", out);
-	fputs("},\n  \"method\": \"weighted nonlinear least squares on the log error (GSL "
-	      "gsl_multifit_nlinear, Levenberg-Marquardt, finite-difference Jacobian); fractions "
-	      "as 1/(1+exp(-theta)), overheads as exp(theta); a prior toward the shipped value; "
-	      "decode and prefill rows only\",\n", out);
 	fprintf(out, "  \"iterations\": %zu,\n  \"stop\": ", fit->iterations);
 	json_str(out, fit->stop ? fit->stop : "");
 	fputs(",\n  \"parameters\": [", out);
@@ -623,7 +675,25 @@ int calib_fit_write_json(FILE *out, const struct calib_fit *fit, const char *pat
 		json_num(out, r->after > 0 ? log(r->after / r->measured) : NAN);
 		fputc('}', out);
 	}
-	fputs("\n  ],\n  \"summary\": {\"rows\": ", out);
+	fputs("\n  ],\n", out);
+}
+
+int calib_fit_write_json(FILE *out, const struct calib_fit *fit, const char *path,
+			 unsigned long crc32, const char *commit, struct diag *d)
+{
+	fputs("{\n  \"schema_version\": 1,\n  \"measurements\": {\"path\": ", out);
+	json_str(out, path);
+	fprintf(out, ", \"crc32\": \"%08lx\", \"commit\": ", crc32);
+	if (commit)
+		json_str(out, commit);
+	else
+		fputs("null", out);
+	fputs("},\n  \"method\": \"weighted nonlinear least squares on the log error (GSL "
+	      "gsl_multifit_nlinear, Levenberg-Marquardt, finite-difference Jacobian); fractions "
+	      "as 1/(1+exp(-theta)), overheads as exp(theta); a prior toward the shipped value; "
+	      "decode and prefill rows only\",\n", out);
+	calib_fit_write_body(out, fit);
+	fputs("  \"summary\": {\"rows\": ", out);
 	fprintf(out, "%zu, \"parameters\": %zu, \"cost_shipped\": ", fit->n_res, fit->n_params);
 	json_num(out, fit->cost_before);
 	fputs(", \"cost_fitted\": ", out);

@@ -103,7 +103,19 @@ struct calib_opts {
 	int max_iter;            /* default 100 */
 	const bool *exclude;     /* rows left out of the fit; NULL none */
 	size_t exclude_n;
-	int requests_per_client; /* simulations (cross-validation); default 8 */
+	int requests_per_client; /* simulations (cross-validation, and the fit
+				    with simulate); default 8 */
+	int offline_requests;    /* serving rows run offline (no concurrency):
+				    requests queued at once; 0: validate's
+				    default */
+	bool identifiable_only;  /* fit at most one parameter per row, those
+				    the rows' responses tell apart (calib.c,
+				    screen); the others keep their values */
+	bool simulate;           /* also fit the serving rows a simulation
+				    predicts (output throughput, TTFT, TPOT
+				    ...): a few rows of one deployment, as
+				    `agentcap calibrate` fits; each evaluation
+				    then runs their simulations */
 };
 
 void calib_opts_init(struct calib_opts *o);
@@ -154,6 +166,11 @@ void calib_apply(const struct calib_fit *fit, struct catalog *cat, struct engine
  * the measurement text. */
 int calib_fit_write_json(FILE *out, const struct calib_fit *fit, const char *path,
 			 unsigned long crc32, const char *commit, struct diag *d);
+
+/* The "iterations", "stop", "parameters" and "residuals" keys of a JSON
+ * object, two spaces in, a comma after the last: the part params.json and
+ * a calibration file (replay/calibrate.h) share. */
+void calib_fit_write_body(FILE *out, const struct calib_fit *fit);
 
 enum calib_group { CG_FAMILY = 0, CG_HARDWARE, CG_MODEL, CG_ENGINE };
 

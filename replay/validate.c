@@ -243,6 +243,15 @@ static int simulate(const struct perf_model *pm, const struct engine_config *cfg
 	return rc;
 }
 
+/* The last simulation of a run, reused by the next row that would run the
+ * same one (a serving benchmark gives throughput, TTFT and TPOT rows of one
+ * run: one simulation answers all three). */
+struct sim_memo {
+	bool valid;
+	char key[512];
+	struct sim_out so;
+};
+
 /* ---- one row ---- */
 
 struct cols {
@@ -371,7 +380,7 @@ static double predict_prefill(const struct perf_model *pm, double c, int64_t in,
 
 static int predict_row(struct validate_report *rep, size_t r, const struct cols *cl,
 		       const struct validate_opts *o, const struct engine_table *et,
-		       struct diag *d)
+		       struct sim_memo *memo, struct diag *d)
 {
 	const struct csvread *t = &rep->table;
 	struct validate_row *row = &rep->rows[r];
@@ -572,9 +581,20 @@ static int predict_row(struct validate_report *rep, size_t r, const struct cols 
 	if (row->concurrency >= 1 && cfg.max_num_seqs < clients)
 		cfg.max_num_seqs = clients; /* a benchmark at concurrency c runs c slots */
 	struct sim_out so = { 0 };
-	rc = simulate(&pm, &cfg, clients, per_client, in, out, mean, &so, d);
-	if (rc)
-		return rc;
+	char key[sizeof(memo->key)];
+	snprintf(key, sizeof(key), "%s|%s|%s|%s|%s|%d|%d|%d|%d|%lld|%lld|%d|%lld|%d", hw_name,
+		 model_name, quant, kv ? kv : "", ep->id, row->tp, row->pp, clients, per_client,
+		 (long long)in, (long long)out, mean, (long long)chunk, (int)cfg.max_num_seqs);
+	if (memo->valid && strcmp(memo->key, key) == 0) {
+		so = memo->so;
+	} else {
+		rc = simulate(&pm, &cfg, clients, per_client, in, out, mean, &so, d);
+		if (rc)
+			return rc;
+		memo->valid = true;
+		snprintf(memo->key, sizeof(memo->key), "%s", key);
+		memo->so = so;
+	}
 	if (so.rejected > 0) {
 		skip(row, so.reject_reason ? so.reject_reason : "calls rejected");
 		return 0;
@@ -699,7 +719,7 @@ static int run_table(struct validate_report *rep, const struct validate_opts *o,
 	cl.confidence = csvread_col(t, "confidence");
 	rep->min_confidence = o->min_confidence;
 	struct engine_table *own = NULL;
-	const struct engine_table *et = o->engines;
+	const struct engine_table *et = o->engines ? o->engines : o->cat->engines;
 	if (!et) {
 		own = malloc(sizeof(*own));
 		if (!own)
@@ -713,8 +733,9 @@ static int run_table(struct validate_report *rep, const struct validate_opts *o,
 	rep->rows = calloc(t->rows ? t->rows : 1, sizeof(*rep->rows));
 	if (!rep->rows)
 		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
+	struct sim_memo memo = { .valid = false };
 	for (size_t r = 0; r < t->rows && !rc; r++) {
-		rc = predict_row(rep, r, &cl, o, et, d);
+		rc = predict_row(rep, r, &cl, o, et, &memo, d);
 		if (rc)
 			break;
 		struct validate_row *row = &rep->rows[r];
@@ -807,6 +828,8 @@ static void write_groups(FILE *out, const char *title, const struct validate_gro
 
 int validate_write_text(FILE *out, const struct validate_report *rep, struct diag *d)
 {
+	if (rep->calibration)
+		calfile_write_text(out, rep->calibration, NULL, NULL, NULL, 0);
 	fprintf(out, "%-5s %-22s %-18s %-12s %-9s %-23s %5s %6s %6s %11s %11s %7s\n", "line",
 		"hardware", "model", "quant", "engine", "metric", "conc", "in", "out", "measured",
 		"predicted", "APE%");
@@ -898,7 +921,13 @@ static void json_group(FILE *out, const struct validate_group *g, size_t n)
 int validate_write_json(FILE *out, const struct validate_report *rep, struct diag *d)
 {
 	const struct csvread *t = &rep->table;
-	fputs("{\n  \"schema_version\": 1,\n  \"rows\": [", out);
+	fputs("{\n  \"schema_version\": 1,\n", out);
+	if (rep->calibration) {
+		fputs("  \"calibration\": ", out);
+		calfile_write_json(out, rep->calibration, NULL, NULL, NULL, 0);
+		fputs(",\n", out);
+	}
+	fputs("  \"rows\": [", out);
 	for (size_t i = 0; i < rep->n_rows; i++) {
 		const struct validate_row *row = &rep->rows[i];
 		fputs(i ? ",\n    {" : "\n    {", out);

@@ -57,6 +57,7 @@
 #include <stdio.h>
 
 #include "base/diag.h"
+#include "models/calfile.h"
 #include "models/catalog.h"
 #include "models/csvread.h"
 #include "models/engine.h"
@@ -147,6 +148,9 @@ struct validate_report {
 	size_t n_metrics;             /* groups with at least one row */
 	struct validate_group *families; /* sorted by id */
 	size_t n_families;
+	const struct calfile *calibration; /* what the predictions rest on, set
+					      by the caller (models/calfile.h);
+					      NULL: not stated */
 };
 
 /* Read `path` and predict every row.  0, DIAG_EIO, DIAG_EINPUT ("path:line:

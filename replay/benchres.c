@@ -1,0 +1,748 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * benchres: benchmark results into measurement rows (see benchres.h).
+ *
+ * Every format is read into the same small record (struct test) before a
+ * row is written, so the mapping to catalogue ids and the row text live in
+ * one place.  The rows are CSV text with the calibration set's header, so
+ * that the fit reads them exactly as it reads measurements.csv.
+ */
+#include "replay/benchres.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <zlib.h>
+
+#include "base/textfile.h"
+#include "models/csvread.h"
+
+#define HEADER "hardware,n_gpus,model,quant,engine,concurrency,input_tokens,output_tokens," \
+	       "metric,value,unit,source,notes,provenance,confidence\n"
+
+static const char *const kind_names[] = { "llama-bench", "vllm-bench-serve",
+					  "sglang-bench-serving" };
+
+const char *benchres_kind_name(enum benchres_kind k)
+{
+	return (int)k >= 0 && k <= BENCHRES_SGLANG_SERVE ? kind_names[k] : "?";
+}
+
+void benchres_init(struct benchres *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void benchres_release(struct benchres *b)
+{
+	free(b->csv);
+	memset(b, 0, sizeof(*b));
+}
+
+static int append(struct benchres *b, struct diag *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return diag_set(d, DIAG_EINTERNAL, "cannot format a measurement row");
+	if (b->len + (size_t)n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->len + (size_t)n + 1)
+			cap *= 2;
+		if (cap > BENCHRES_MAX_BYTES)
+			return diag_set(d, DIAG_EINPUT, "more than %u bytes of measurement rows",
+					BENCHRES_MAX_BYTES);
+		char *p = realloc(b->csv, cap);
+		if (!p)
+			return diag_set(d, DIAG_ENOMEM, "out of memory");
+		b->csv = p;
+		b->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->csv + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+/* A CSV cell: quoted, quotes doubled, control characters as spaces. */
+static int cell(struct benchres *b, struct diag *d, const char *s, bool last)
+{
+	int rc = append(b, d, "\"");
+	for (const char *p = s; *p && !rc; p++) {
+		if (*p == '"')
+			rc = append(b, d, "\"\"");
+		else
+			rc = append(b, d, "%c", (unsigned char)*p < 0x20 ? ' ' : *p);
+	}
+	return rc ? rc : append(b, d, last ? "\"\n" : "\",");
+}
+
+static void skip(struct benchres *b, const char *path, size_t test, const char *why)
+{
+	if (b->n_skipped < BENCHRES_SKIPPED_MAX)
+		snprintf(b->skipped[b->n_skipped++], sizeof(b->skipped[0]), "%s: result %zu: %s",
+			 path, test + 1, why);
+	b->n_skipped_total++;
+}
+
+/* ---- one test, whatever the format ---- */
+
+struct test {
+	const char *gpu_info, *model_type, *model_filename, *backends, *build;
+	const char *model_id;      /* serving: the served model */
+	double n_prompt, n_gen, n_depth, avg_ts, ngl, n_ubatch;
+	/* serving */
+	double concurrency;        /* NAN: none */
+	bool open_loop;
+	double in, out;            /* mean tokens per request */
+	double out_tok_s, ttft_ms, tpot_ms;
+	int per_client;
+	int offline;               /* offline runs: prompts queued at once */
+	char lengths_note[128];
+};
+
+static void test_init(struct test *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->n_prompt = t->n_gen = t->n_depth = t->avg_ts = t->ngl = t->n_ubatch = NAN;
+	t->concurrency = t->in = t->out = t->out_tok_s = t->ttft_ms = t->tpot_ms = NAN;
+}
+
+/* The ids a row is written with. */
+struct ids {
+	const struct cat_hardware *hw;
+	const struct cat_model *model;
+	const char *quant;
+	int n_gpus;
+};
+
+static bool ci_contains(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *hay; hay++) {
+		size_t k = 0;
+		while (k < n && hay[k] &&
+		       tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k]))
+			k++;
+		if (k == n)
+			return true;
+	}
+	return false;
+}
+
+/* llama.cpp's type names in model_type ("qwen2 7B Q4_K - Medium") to
+ * weight-format ids. */
+static const char *quant_of_model_type(const char *mt)
+{
+	static const struct { const char *name, *id; } map[] = {
+		{ "Q4_K - Medium", "gguf-q4-k-m" }, { "Q3_K - Medium", "gguf-q3-k-m" },
+		{ "Q4_0", "gguf-q4-0" }, { "Q8_0", "gguf-q8-0" }, { "BF16", "bf16" },
+		{ "F16", "fp16" }, { "MXFP4", "mxfp4" },
+	};
+	for (size_t i = 0; mt && i < sizeof(map) / sizeof(map[0]); i++)
+		if (ci_contains(mt, map[i].name))
+			return map[i].id;
+	return NULL;
+}
+
+/* The model named by a file name: its base name without directories, the
+ * .gguf extension and a trailing quantization tag ("-Q4_K_M"). */
+static const struct cat_model *model_of_filename(const struct catalog *cat, const char *fn)
+{
+	if (!fn || !*fn)
+		return NULL;
+	const char *base = strrchr(fn, '/');
+	base = base ? base + 1 : fn;
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", base);
+	char *dot = strstr(buf, ".gguf");
+	if (dot)
+		*dot = '\0';
+	for (;;) {
+		const struct cat_model *m = catalog_model(cat, buf);
+		if (m)
+			return m;
+		char *cut = strrchr(buf, '-');
+		if (!cut)
+			return NULL;
+		*cut = '\0';
+	}
+}
+
+static int resolve_ids(struct ids *ids, const struct catalog *cat, const char *path,
+		       const struct test *t, const struct benchres_given *g, enum benchres_kind k,
+		       struct diag *d)
+{
+	memset(ids, 0, sizeof(*ids));
+	ids->n_gpus = g->n_gpus > 0 ? g->n_gpus : 1;
+	/* hardware */
+	if (g->hardware) {
+		ids->hw = catalog_hardware(cat, g->hardware);
+		if (!ids->hw)
+			return diag_set(d, DIAG_EINPUT, "%s: --hardware '%s' is not catalogue hardware "
+					"(expected an id or alias: agentcap catalog)", path,
+					g->hardware);
+	} else if (k == BENCHRES_LLAMA_BENCH && t->gpu_info && *t->gpu_info) {
+		char first[256];
+		snprintf(first, sizeof(first), "%s", t->gpu_info);
+		char *comma = strchr(first, ',');
+		if (comma)
+			*comma = '\0';
+		ids->hw = catalog_hardware(cat, first);
+		if (!ids->hw)
+			return diag_set(d, DIAG_EINPUT, "%s: gpu_info '%s' is not catalogue hardware "
+					"(expected --hardware ID: agentcap catalog lists them)", path,
+					t->gpu_info);
+	} else {
+		return diag_set(d, DIAG_EINPUT, "%s: the %s result does not name the hardware "
+				"(expected --hardware ID: agentcap catalog lists them)", path,
+				benchres_kind_name(k));
+	}
+	/* model */
+	if (g->model) {
+		ids->model = catalog_model(cat, g->model);
+		if (!ids->model)
+			return diag_set(d, DIAG_EINPUT, "%s: --model '%s' is not a catalogue model "
+					"(expected an id or alias: agentcap catalog)", path, g->model);
+	} else if (k == BENCHRES_LLAMA_BENCH) {
+		ids->model = model_of_filename(cat, t->model_filename);
+		if (!ids->model)
+			return diag_set(d, DIAG_EINPUT, "%s: model '%s' (file '%s') is not a catalogue "
+					"model (expected --model ID: agentcap catalog lists them)",
+					path, t->model_type ? t->model_type : "",
+					t->model_filename ? t->model_filename : "");
+	} else if (t->model_id && *t->model_id) {
+		ids->model = catalog_model(cat, t->model_id);
+		if (!ids->model)
+			return diag_set(d, DIAG_EINPUT, "%s: model '%s' is not a catalogue model "
+					"(expected --model ID: agentcap catalog lists them)", path,
+					t->model_id);
+	} else {
+		return diag_set(d, DIAG_EINPUT, "%s: the %s result does not name the model "
+				"(expected --model ID: agentcap catalog lists them)", path,
+				benchres_kind_name(k));
+	}
+	/* weight format */
+	if (g->quant) {
+		const struct cat_weight_format *wf = catalog_weight_format(cat, g->quant);
+		if (!wf)
+			return diag_set(d, DIAG_EINPUT, "%s: --quant '%s' is not a catalogue weight "
+					"format (expected an id: agentcap catalog)", path, g->quant);
+		ids->quant = wf->id;
+	} else if (k == BENCHRES_LLAMA_BENCH) {
+		ids->quant = quant_of_model_type(t->model_type);
+		if (!ids->quant)
+			return diag_set(d, DIAG_EINPUT, "%s: model_type '%s' names no weight format "
+					"agentcap knows (expected --quant ID: agentcap catalog lists "
+					"them)", path, t->model_type ? t->model_type : "");
+	} else {
+		ids->quant = "bf16";
+	}
+	return 0;
+}
+
+static const char *engine_column(enum benchres_kind k)
+{
+	return k == BENCHRES_LLAMA_BENCH ? "llama.cpp" : k == BENCHRES_VLLM_SERVE ? "vllm" : "sglang";
+}
+
+static int row(struct benchres *b, const struct ids *ids, const char *engine, double conc,
+	       double in, double out, const char *metric, double value, const char *unit,
+	       const char *source, const char *notes, const char *confidence, struct diag *d)
+{
+	int rc = append(b, d, "%s,%d,%s,%s,", ids->hw->id, ids->n_gpus, ids->model->id, ids->quant);
+	if (!rc)
+		rc = cell(b, d, engine, false);
+	if (!rc && isfinite(conc))
+		rc = append(b, d, "%.0f", conc);
+	if (!rc)
+		rc = append(b, d, ",");
+	if (!rc && isfinite(in))
+		rc = append(b, d, "%.0f", in);
+	if (!rc)
+		rc = append(b, d, ",");
+	if (!rc && isfinite(out))
+		rc = append(b, d, "%.0f", out);
+	if (!rc)
+		rc = append(b, d, ",%s,%.10g,%s,", metric, value, unit);
+	if (!rc)
+		rc = cell(b, d, source, false);
+	if (!rc)
+		rc = cell(b, d, notes, false);
+	if (!rc)
+		rc = append(b, d, "original,%s\n", confidence);
+	if (!rc)
+		b->n_rows++;
+	return rc;
+}
+
+/* One llama-bench test as rows (or kept out). */
+static int llama_test(struct benchres *b, const struct catalog *cat, const char *path, size_t i,
+		      const struct test *t, const struct benchres_given *g, size_t *rows,
+		      struct diag *d)
+{
+	if (!(t->avg_ts > 0) || !isfinite(t->n_prompt) || !isfinite(t->n_gen))
+		return diag_set(d, DIAG_EINPUT, "%s: result %zu: expected numbers n_prompt, n_gen "
+				"and avg_ts > 0 (llama-bench -o json, jsonl or csv)", path, i + 1);
+	double depth = isfinite(t->n_depth) ? t->n_depth : 0;
+	if (t->n_prompt > 0 && t->n_gen > 0) {
+		skip(b, path, i, "a prompt-and-generation test (-pg) mixes prefill and decode: "
+		     "not fitted");
+		return 0;
+	}
+	if (t->n_prompt > 0 && depth > 0) {
+		skip(b, path, i, "prefill after a prefilled depth (-d): not fitted");
+		return 0;
+	}
+	if (!(t->n_prompt > 0) && !(t->n_gen > 0)) {
+		skip(b, path, i, "neither a prompt nor a generation test");
+		return 0;
+	}
+	struct ids ids;
+	int rc = resolve_ids(&ids, cat, path, t, g, BENCHRES_LLAMA_BENCH, d);
+	if (rc)
+		return rc;
+	char engine[512], notes[1024], source[600];
+	snprintf(engine, sizeof(engine), "%s", g->engine ? g->engine : "llama.cpp");
+	int n = snprintf(notes, sizeof(notes), "engine_as_published=llama.cpp %s (%s)%s%.0f",
+			 t->build ? t->build : "?", t->backends ? t->backends : "?",
+			 isfinite(t->n_ubatch) ? " -ub " : "", isfinite(t->n_ubatch) ? t->n_ubatch : 0);
+	if (ids.n_gpus > 1 && n > 0 && (size_t)n < sizeof(notes))
+		n += snprintf(notes + n, sizeof(notes) - (size_t)n, " | parallel=layer-split");
+	if (isfinite(t->ngl) && t->ngl >= 0 && t->ngl < (double)ids.model->layers && n > 0 &&
+	    (size_t)n < sizeof(notes))
+		n += snprintf(notes + n, sizeof(notes) - (size_t)n, " | not_modelled=n_gpu_layers "
+			      "%.0f of %lld layers", t->ngl, (long long)ids.model->layers);
+	if (t->model_type && n > 0 && (size_t)n < sizeof(notes))
+		snprintf(notes + n, sizeof(notes) - (size_t)n, " | model_as_published=%s",
+			 t->model_type);
+	snprintf(source, sizeof(source), "%s (llama-bench, result %zu)", path, i + 1);
+	if (t->n_prompt > 0)
+		rc = row(b, &ids, engine, 1, t->n_prompt, 0, "prefill_tok_s", t->avg_ts, "tok/s",
+			 source, notes, "high", d);
+	else
+		rc = row(b, &ids, engine, 1, depth, t->n_gen, "decode_tok_s", t->avg_ts, "tok/s",
+			 source, notes, "high", d);
+	if (!rc)
+		(*rows)++;
+	return rc;
+}
+
+/* One serving run as rows. */
+static int serve_run(struct benchres *b, const struct catalog *cat, const char *path, size_t i,
+		     const struct test *t, const struct benchres_given *g, enum benchres_kind k,
+		     size_t *rows, int *per_client, int *offline, struct diag *d)
+{
+	if (!(t->out_tok_s > 0))
+		return diag_set(d, DIAG_EINPUT, "%s: result %zu: expected output_throughput > 0 (%s)",
+				path, i + 1, k == BENCHRES_VLLM_SERVE
+				? "vllm bench serve --save-result" : "sglang.bench_serving --output-file");
+	if (!(t->in >= 1) || !(t->out >= 1))
+		return diag_set(d, DIAG_EINPUT, "%s: result %zu: no prompt and output lengths "
+				"(expected total_input_tokens, total_output_tokens and completed "
+				"> 0, or input_lens and output_lens)", path, i + 1);
+	if (t->open_loop) {
+		skip(b, path, i, "an open-loop run (a request rate without --max-concurrency): "
+		     "the fit simulates closed-loop clients; not fitted");
+		return 0;
+	}
+	struct ids ids;
+	int rc = resolve_ids(&ids, cat, path, t, g, k, d);
+	if (rc)
+		return rc;
+	char engine[512], notes[512], source[600];
+	snprintf(engine, sizeof(engine), "%s", g->engine ? g->engine : engine_column(k));
+	snprintf(notes, sizeof(notes), "%s%s", t->lengths_note,
+		 isfinite(t->concurrency) ? "" : " | offline: every request queued at once");
+	snprintf(source, sizeof(source), "%s (%s, result %zu)", path, benchres_kind_name(k), i + 1);
+	double c = t->concurrency;
+	double in = round(t->in), out = round(t->out);
+	rc = row(b, &ids, engine, c, in, out, "output_throughput_tok_s", t->out_tok_s, "tok/s",
+		 source, notes, "high", d);
+	if (!rc && t->ttft_ms > 0)
+		rc = row(b, &ids, engine, c, in, out, "ttft_ms", t->ttft_ms, "ms", source, notes,
+			 "medium", d);
+	if (!rc && t->tpot_ms > 0)
+		rc = row(b, &ids, engine, c, in, out, "tpot_ms", t->tpot_ms, "ms", source, notes,
+			 "medium", d);
+	if (!rc) {
+		*rows += 1 + (t->ttft_ms > 0) + (t->tpot_ms > 0);
+		if (t->per_client > *per_client)
+			*per_client = t->per_client;
+		if (t->offline > *offline)
+			*offline = t->offline;
+	}
+	return rc;
+}
+
+/* ---- JSON readers ---- */
+
+static const char *jstrv(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double jnumv(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (cJSON_IsNumber(v))
+		return v->valuedouble;
+	if (cJSON_IsString(v)) {
+		char *end;
+		double x = strtod(v->valuestring, &end);
+		if (end != v->valuestring && *end == '\0')
+			return x;
+	}
+	return NAN;
+}
+
+static bool has(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k) != NULL;
+}
+
+static void llama_from_json(struct test *t, const cJSON *o)
+{
+	test_init(t);
+	t->gpu_info = jstrv(o, "gpu_info");
+	t->model_type = jstrv(o, "model_type");
+	t->model_filename = jstrv(o, "model_filename");
+	t->backends = jstrv(o, "backends");
+	t->build = jstrv(o, "build_commit");
+	t->n_prompt = jnumv(o, "n_prompt");
+	t->n_gen = jnumv(o, "n_gen");
+	t->n_depth = jnumv(o, "n_depth");
+	t->avg_ts = jnumv(o, "avg_ts");
+	t->ngl = jnumv(o, "n_gpu_layers");
+	t->n_ubatch = jnumv(o, "n_ubatch");
+}
+
+static double mean_of_array(const cJSON *a, size_t *n)
+{
+	double s = 0;
+	*n = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, a) {
+		if (!cJSON_IsNumber(it))
+			return NAN;
+		s += it->valuedouble;
+		(*n)++;
+	}
+	return *n ? s / (double)*n : NAN;
+}
+
+/* A serving result object (vLLM or SGLang) into t. */
+static void serve_from_json(struct test *t, const cJSON *o, enum benchres_kind k)
+{
+	test_init(t);
+	t->model_id = jstrv(o, "model_id");
+	if (!t->model_id) {
+		const cJSON *si = cJSON_GetObjectItemCaseSensitive(o, "server_info");
+		t->model_id = cJSON_IsObject(si) ? jstrv(si, "model_path") : NULL;
+	}
+	double mc = jnumv(o, "max_concurrency");
+	double rate = jnumv(o, "request_rate"); /* "inf" parses as inf */
+	t->concurrency = mc >= 1 ? mc : NAN;
+	t->open_loop = !(mc >= 1) && isfinite(rate) && rate > 0;
+	double completed = jnumv(o, "completed");
+	size_t ni = 0, no = 0;
+	double mi = mean_of_array(cJSON_GetObjectItemCaseSensitive(o, "input_lens"), &ni);
+	double mo = mean_of_array(cJSON_GetObjectItemCaseSensitive(o, "output_lens"), &no);
+	if (ni > 0 && no > 0 && isfinite(mi) && isfinite(mo)) {
+		t->in = mi;
+		t->out = mo;
+		snprintf(t->lengths_note, sizeof(t->lengths_note), "lengths=means of input_lens and "
+			 "output_lens (%zu requests)", ni);
+	} else if (completed > 0) {
+		t->in = jnumv(o, "total_input_tokens") / completed;
+		t->out = jnumv(o, "total_output_tokens") / completed;
+		snprintf(t->lengths_note, sizeof(t->lengths_note), "lengths=total tokens / %.0f "
+			 "completed requests", completed);
+	}
+	t->out_tok_s = jnumv(o, "output_throughput");
+	t->ttft_ms = jnumv(o, "median_ttft_ms");
+	t->tpot_ms = jnumv(o, "median_tpot_ms");
+	if (!isfinite(t->tpot_ms))
+		t->tpot_ms = jnumv(o, "mean_tpot_ms");
+	double prompts = jnumv(o, "num_prompts");
+	if (!isfinite(prompts))
+		prompts = completed;
+	if (isfinite(t->concurrency) && prompts > 0)
+		t->per_client = (int)fmax(1, floor(prompts / t->concurrency));
+	else if (!t->open_loop && prompts >= 1 && prompts <= 1e6)
+		t->offline = (int)prompts;
+	(void)k;
+}
+
+static bool is_llama(const cJSON *o)
+{
+	return cJSON_IsObject(o) && has(o, "avg_ts") && has(o, "n_prompt");
+}
+
+static bool is_sglang(const cJSON *o)
+{
+	return cJSON_IsObject(o) && has(o, "output_throughput") &&
+	       (has(o, "random_input_len") || has(o, "dataset_name")) && !has(o, "model_id");
+}
+
+static bool is_vllm(const cJSON *o)
+{
+	return cJSON_IsObject(o) && has(o, "output_throughput") && has(o, "completed") &&
+	       !is_sglang(o);
+}
+
+static int not_ours(const char *path, struct diag *d)
+{
+	return diag_set(d, DIAG_EINPUT, "%s: not a benchmark result agentcap reads (expected "
+			"llama-bench -o json, jsonl or csv; vllm bench serve --save-result JSON; "
+			"or sglang.bench_serving --output-file JSONL)", path);
+}
+
+static int objects(struct benchres *b, const struct catalog *cat, const char *path,
+		   const cJSON *const *objs, size_t n, struct benchres_input *in,
+		   const struct benchres_given *g, struct diag *d)
+{
+	if (n == 0)
+		return diag_set(d, DIAG_EINPUT, "%s: no result in the file (expected at least one "
+				"benchmark result)", path);
+	enum benchres_kind k = is_llama(objs[0]) ? BENCHRES_LLAMA_BENCH
+			       : is_sglang(objs[0]) ? BENCHRES_SGLANG_SERVE
+			       : is_vllm(objs[0])   ? BENCHRES_VLLM_SERVE
+						    : (enum benchres_kind)-1;
+	if ((int)k < 0)
+		return not_ours(path, d);
+	in->kind = k;
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		bool same = k == BENCHRES_LLAMA_BENCH ? is_llama(objs[i])
+			    : k == BENCHRES_SGLANG_SERVE ? is_sglang(objs[i]) : is_vllm(objs[i]);
+		if (!same)
+			return diag_set(d, DIAG_EINPUT, "%s: result %zu is not a %s result like the "
+					"first (expected one tool's results per file)", path, i + 1,
+					benchres_kind_name(k));
+		struct test t;
+		if (k == BENCHRES_LLAMA_BENCH) {
+			llama_from_json(&t, objs[i]);
+			rc = llama_test(b, cat, path, i, &t, g, &in->rows, d);
+		} else {
+			serve_from_json(&t, objs[i], k);
+			rc = serve_run(b, cat, path, i, &t, g, k, &in->rows, &in->requests_per_client,
+				       &in->offline_requests, d);
+		}
+	}
+	return rc;
+}
+
+static int json_error(const char *path, const char *text, size_t len, const char *what,
+		      struct diag *d)
+{
+	long line = 1, col = 1;
+	const char *at = cJSON_GetErrorPtr();
+	if (at && at >= text && at <= text + len)
+		textfile_line_col(text, at, &line, &col);
+	return diag_at(d, DIAG_EINPUT, path, line, col, "%s", what);
+}
+
+/* JSON Lines: every non-blank line one object. */
+static int read_jsonl(struct benchres *b, const struct catalog *cat, const char *path,
+		      const char *text, size_t len, struct benchres_input *in,
+		      const struct benchres_given *g, struct diag *d)
+{
+	size_t cap = 16, n = 0;
+	cJSON **objs = calloc(cap, sizeof(*objs));
+	int rc = objs ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
+	const char *p = text, *end = text + len;
+	while (!rc && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		const char *q = p;
+		while (q < le && isspace((unsigned char)*q))
+			q++;
+		if (q < le) {
+			const char *pe = NULL;
+			cJSON *o = cJSON_ParseWithLengthOpts(q, (size_t)(le - q), &pe, false);
+			if (!o) {
+				rc = json_error(path, text, len, "not a JSON object (expected one "
+						"benchmark result a line)", d);
+				break;
+			}
+			if (n == cap) {
+				cJSON **np = realloc(objs, 2 * cap * sizeof(*objs));
+				if (!np) {
+					cJSON_Delete(o);
+					rc = diag_set(d, DIAG_ENOMEM, "out of memory");
+					break;
+				}
+				objs = np;
+				cap *= 2;
+			}
+			objs[n++] = o;
+		}
+		p = le + 1;
+	}
+	if (!rc)
+		rc = objects(b, cat, path, (const cJSON *const *)objs, n, in, g, d);
+	for (size_t i = 0; i < n; i++)
+		cJSON_Delete(objs[i]);
+	free(objs);
+	return rc;
+}
+
+/* ---- llama-bench CSV ---- */
+
+static double cnum(const struct csvread *t, size_t r, const char *col)
+{
+	const char *s = csvread_cell(t, r, csvread_col(t, col));
+	char *end;
+	double x = strtod(s, &end);
+	return *s && end != s && *end == '\0' ? x : NAN;
+}
+
+static const char *cstr(const struct csvread *t, size_t r, const char *col)
+{
+	int c = csvread_col(t, col);
+	return c >= 0 ? csvread_cell(t, r, c) : NULL;
+}
+
+static int read_llama_csv(struct benchres *b, const struct catalog *cat, const char *path,
+			  const char *text, size_t len, struct benchres_input *in,
+			  const struct benchres_given *g, struct diag *d)
+{
+	struct csvread t;
+	int rc = csvread_parse(&t, path, text, len, d);
+	if (rc)
+		return rc;
+	if (csvread_col(&t, "avg_ts") < 0 || csvread_col(&t, "n_prompt") < 0 ||
+	    csvread_col(&t, "n_gen") < 0) {
+		csvread_release(&t);
+		return not_ours(path, d);
+	}
+	in->kind = BENCHRES_LLAMA_BENCH;
+	if (t.rows == 0)
+		rc = diag_set(d, DIAG_EINPUT, "%s: no result in the file (expected at least one "
+			      "benchmark result)", path);
+	for (size_t r = 0; r < t.rows && !rc; r++) {
+		struct test x;
+		test_init(&x);
+		x.gpu_info = cstr(&t, r, "gpu_info");
+		x.model_type = cstr(&t, r, "model_type");
+		x.model_filename = cstr(&t, r, "model_filename");
+		x.backends = cstr(&t, r, "backends");
+		x.build = cstr(&t, r, "build_commit");
+		x.n_prompt = cnum(&t, r, "n_prompt");
+		x.n_gen = cnum(&t, r, "n_gen");
+		x.n_depth = cnum(&t, r, "n_depth");
+		x.avg_ts = cnum(&t, r, "avg_ts");
+		x.ngl = cnum(&t, r, "n_gpu_layers");
+		x.n_ubatch = cnum(&t, r, "n_ubatch");
+		struct diag ld;
+		diag_init(&ld);
+		rc = llama_test(b, cat, path, r, &x, g, &in->rows, &ld);
+		const char *at = strstr(ld.msg, ": result ");
+		if (rc == DIAG_EINPUT && strncmp(ld.msg, path, strlen(path)) == 0 && at)
+			/* the CSV knows the line: say it */
+			rc = diag_at(d, DIAG_EINPUT, path, t.lines[r], 0, "%s", at + 2);
+		else if (rc)
+			rc = diag_set(d, rc, "%s", ld.msg);
+	}
+	csvread_release(&t);
+	return rc;
+}
+
+int benchres_read_text(struct benchres *b, const struct catalog *cat, const char *name,
+		       const char *text, size_t len, const struct benchres_given *g,
+		       struct diag *d)
+{
+	if (b->n_inputs == BENCHRES_INPUTS_MAX)
+		return diag_set(d, DIAG_EINPUT, "%s: more than %d result files (expected at most %d)",
+				name, BENCHRES_INPUTS_MAX, BENCHRES_INPUTS_MAX);
+	int rc = 0;
+	if (b->len == 0)
+		rc = append(b, d, "%s", HEADER);
+	if (rc)
+		return rc;
+	size_t len0 = b->len, rows0 = b->n_rows, skipped0 = b->n_skipped,
+	       skipped_total0 = b->n_skipped_total;
+	struct benchres_input *in = &b->inputs[b->n_inputs];
+	memset(in, 0, sizeof(*in));
+	snprintf(in->path, sizeof(in->path), "%s", name);
+	in->crc32 = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)text, (uInt)len);
+	size_t i = 0;
+	while (i < len && isspace((unsigned char)text[i]))
+		i++;
+	if (i == len) {
+		rc = diag_set(d, DIAG_EINPUT, "%s: empty (expected a benchmark result)", name);
+	} else if (text[i] == '[' || text[i] == '{') {
+		const char *end = NULL;
+		cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+		/* a value followed by more than white space is JSON Lines */
+		while (root && end && end < text + len && isspace((unsigned char)*end))
+			end++;
+		if (root && end && end < text + len) {
+			cJSON_Delete(root);
+			root = NULL;
+		}
+		if (root && cJSON_IsArray(root)) {
+			size_t n = (size_t)cJSON_GetArraySize(root);
+			const cJSON **objs = calloc(n ? n : 1, sizeof(*objs));
+			if (!objs) {
+				rc = diag_set(d, DIAG_ENOMEM, "out of memory");
+			} else {
+				size_t k = 0;
+				const cJSON *it;
+				cJSON_ArrayForEach(it, root) objs[k++] = it;
+				rc = objects(b, cat, name, objs, n, in, g, d);
+				free(objs);
+			}
+		} else if (root) {
+			const cJSON *one = root;
+			rc = objects(b, cat, name, &one, 1, in, g, d);
+		} else if (text[i] == '{') {
+			rc = read_jsonl(b, cat, name, text, len, in, g, d);
+		} else {
+			rc = json_error(name, text, len, "not JSON (expected a benchmark result)", d);
+		}
+		cJSON_Delete(root);
+	} else {
+		rc = read_llama_csv(b, cat, name, text, len, in, g, d);
+	}
+	if (!rc && in->rows == 0)
+		rc = diag_set(d, DIAG_EINPUT, "%s: no result agentcap can fit (%zu kept out: %s)",
+			      name, b->n_skipped_total - skipped_total0,
+			      b->n_skipped > skipped0 ? b->skipped[skipped0] : "none");
+	if (rc) {
+		/* nothing of a bad file stays */
+		b->len = len0;
+		if (b->csv)
+			b->csv[len0] = '\0';
+		b->n_rows = rows0;
+		b->n_skipped = skipped0;
+		b->n_skipped_total = skipped_total0;
+		return rc;
+	}
+	b->n_inputs++;
+	return 0;
+}
+
+int benchres_read(struct benchres *b, const struct catalog *cat, const char *path,
+		  const struct benchres_given *g, struct diag *d)
+{
+	struct diag rd;
+	diag_init(&rd);
+	char *text = textfile_read(path, BENCHRES_MAX_BYTES, "a benchmark result", &rd);
+	if (!text)
+		return diag_set(d, rd.code ? rd.code : DIAG_EINPUT, "%s (expected a benchmark result: "
+				"llama-bench -o json, jsonl or csv; vllm bench serve --save-result "
+				"JSON; or sglang.bench_serving --output-file JSONL)", rd.msg);
+	int rc = benchres_read_text(b, cat, path, text, strlen(text), g, d);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * calibrate: fit a team's benchmark rows and write the calibration file
+ * (see calibrate.h).
+ */
+#include "replay/calibrate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/calfile.h"
+#include "models/csvread.h"
+
+/* Simulated requests per client in the fit: enough for the batch to settle,
+ * few enough for a fit of a few hundred evaluations to take seconds. */
+#define CALIBRATE_PER_CLIENT_MIN 2
+#define CALIBRATE_PER_CLIENT_MAX 8
+
+static const char *rows_name(const struct benchres *b)
+{
+	return b->n_inputs ? b->inputs[0].path : "the benchmark rows";
+}
+
+int calibrate_run(struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
+		  const struct benchres *b, struct diag *d)
+{
+	memset(fit, 0, sizeof(*fit));
+	if (b->n_rows == 0 || !b->csv)
+		return diag_set(d, DIAG_EINPUT, "no measurement row to fit (expected at least one "
+				"benchmark result)");
+	struct calib_opts o;
+	calib_opts_init(&o);
+	o.simulate = true;
+	o.identifiable_only = true;
+	o.min_confidence = VC_MEDIUM;
+	int per = CALIBRATE_PER_CLIENT_MIN;
+	for (size_t i = 0; i < b->n_inputs; i++)
+		if (b->inputs[i].requests_per_client > per)
+			per = b->inputs[i].requests_per_client;
+	o.requests_per_client = per < CALIBRATE_PER_CLIENT_MAX ? per : CALIBRATE_PER_CLIENT_MAX;
+	for (size_t i = 0; i < b->n_inputs; i++)
+		if (b->inputs[i].offline_requests > o.offline_requests)
+			o.offline_requests = b->inputs[i].offline_requests;
+	return calib_fit_run(fit, cat, et, rows_name(b), b->csv, b->len, &o, d);
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+static void json_num(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.10g", v);
+	else
+		fputs("null", out);
+}
+
+/* A numeric cell as a number, an empty one as null. */
+static void json_cell_num(FILE *out, const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (*s && *end == '\0' && isfinite(v))
+		fprintf(out, "%.10g", v);
+	else
+		fputs("null", out);
+}
+
+/* The engine profile a row's engine text selects, as validate selects it. */
+static const char *profile_of(const struct engine_table *et, const char *engine,
+			      const char *notes)
+{
+	char text[1024];
+	const char *pub = strstr(notes, "engine_as_published=");
+	if (pub) {
+		pub += strlen("engine_as_published=");
+		const char *end = strstr(pub, " | ");
+		int n = end ? (int)(end - pub) : (int)strlen(pub);
+		snprintf(text, sizeof(text), "%s %.*s", engine, n, pub);
+	} else {
+		snprintf(text, sizeof(text), "%s", engine);
+	}
+	const struct engine_profile *ep = engine_match(et, text);
+	return ep ? ep->id : ENGINE_DEFAULT_ID;
+}
+
+static int write_rows(FILE *out, const struct benchres *b, const struct engine_table *et,
+		      struct diag *d)
+{
+	struct csvread t;
+	int rc = csvread_parse(&t, rows_name(b), b->csv, b->len, d);
+	if (rc)
+		return rc;
+	static const char *const str_cols[] = { "hardware", "model", "quant", "engine" };
+	static const char *const num_cols[] = { "n_gpus", "concurrency", "input_tokens",
+						"output_tokens" };
+	fputs("  \"rows\": [", out);
+	for (size_t r = 0; r < t.rows; r++) {
+		fprintf(out, "%s\n    {\"line\": %ld", r ? "," : "", t.lines[r]);
+		for (size_t k = 0; k < 4; k++) {
+			fprintf(out, ", \"%s\": ", str_cols[k]);
+			json_str(out, csvread_cell(&t, r, csvread_col(&t, str_cols[k])));
+		}
+		fputs(", \"engine_profile\": ", out);
+		json_str(out, profile_of(et, csvread_cell(&t, r, csvread_col(&t, "engine")),
+					 csvread_cell(&t, r, csvread_col(&t, "notes"))));
+		for (size_t k = 0; k < 4; k++) {
+			fprintf(out, ", \"%s\": ", num_cols[k]);
+			json_cell_num(out, csvread_cell(&t, r, csvread_col(&t, num_cols[k])));
+		}
+		static const char *const tail[] = { "metric", "value", "unit", "source", "notes",
+						    "confidence" };
+		for (size_t k = 0; k < 6; k++) {
+			fprintf(out, ", \"%s\": ", tail[k]);
+			const char *v = csvread_cell(&t, r, csvread_col(&t, tail[k]));
+			if (k == 1)
+				json_cell_num(out, v);
+			else
+				json_str(out, v);
+		}
+		fputc('}', out);
+	}
+	fputs(t.rows ? "\n  ],\n" : "],\n", out);
+	csvread_release(&t);
+	return 0;
+}
+
+int calibrate_write_json(FILE *out, const struct calib_fit *fit, const struct benchres *b,
+			 const struct engine_table *et, struct diag *d)
+{
+	fprintf(out, "{\n  \"format\": \"%s\",\n  \"schema_version\": 1,\n  \"inputs\": [",
+		CALFILE_FORMAT);
+	for (size_t i = 0; i < b->n_inputs; i++) {
+		const struct benchres_input *in = &b->inputs[i];
+		fprintf(out, "%s\n    {\"path\": ", i ? "," : "");
+		json_str(out, in->path);
+		fprintf(out, ", \"kind\": \"%s\", \"crc32\": \"%08lx\", \"rows\": %zu}",
+			benchres_kind_name(in->kind), in->crc32, in->rows);
+	}
+	fputs(b->n_inputs ? "\n  ],\n  \"kept_out\": [" : "],\n  \"kept_out\": [", out);
+	for (size_t i = 0; i < b->n_skipped; i++) {
+		fputs(i ? ",\n    " : "\n    ", out);
+		json_str(out, b->skipped[i]);
+	}
+	fputs(b->n_skipped ? "\n  ],\n" : "],\n", out);
+	fprintf(out, "  \"kept_out_total\": %zu,\n", b->n_skipped_total);
+	fputs("  \"method\": \"weighted nonlinear least squares on the log error (GSL "
+	      "gsl_multifit_nlinear, Levenberg-Marquardt, finite-difference Jacobian) over the "
+	      "rows below, serving rows by closed-loop simulation; fractions as "
+	      "1/(1+exp(-theta)), overheads as exp(theta); a prior toward the built-in value; "
+	      "parameters no row moves keep their built-in values and are not listed\",\n", out);
+	int rc = write_rows(out, b, et, d);
+	if (rc)
+		return rc;
+	/* the rows again as the CSV the fit read, for validate --calibration */
+	fputs("  \"measurements_csv\": ", out);
+	json_str(out, b->csv ? b->csv : "");
+	fputs(",\n", out);
+	calib_fit_write_body(out, fit);
+	fprintf(out, "  \"summary\": {\"rows\": %zu, \"parameters\": %zu, \"cost_builtin\": ",
+		fit->n_res, fit->n_params);
+	json_num(out, fit->cost_before);
+	fputs(", \"cost_fitted\": ", out);
+	json_num(out, fit->cost_after);
+	fputs(", \"median_ape_pct_builtin\": ", out);
+	json_num(out, fit->median_ape_before);
+	fputs(", \"median_ape_pct_fitted\": ", out);
+	json_num(out, fit->median_ape_after);
+	fputs("}\n}\n", out);
+	if (ferror(out))
+		return diag_set(d, DIAG_EIO, "cannot write the calibration file");
+	return 0;
+}

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * benchres: each benchmark format to measurement rows (table-driven), what
+ * is kept out and why, and the errors naming the file. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/catalog.h"
+#include "models/csvread.h"
+#include "replay/benchres.h"
+
+static struct catalog *cat;
+
+static int setup(void **state)
+{
+	(void)state;
+	struct diag d;
+	diag_init(&d);
+	return catalog_load(&cat, NULL, &d);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	catalog_free(cat);
+	return 0;
+}
+
+/* Read text; on success the rows as a table (released by the caller). */
+static int read_rows(const char *name, const char *text, const struct benchres_given *g,
+		     struct benchres *b, struct csvread *t, struct diag *d)
+{
+	benchres_init(b);
+	diag_init(d);
+	int rc = benchres_read_text(b, cat, name, text, strlen(text), g, d);
+	if (rc)
+		return rc;
+	struct diag cd;
+	diag_init(&cd);
+	assert_int_equal(csvread_parse(t, name, b->csv, b->len, &cd), 0);
+	return 0;
+}
+
+static const char *cell(const struct csvread *t, size_t r, const char *col)
+{
+	return csvread_cell(t, r, csvread_col(t, col));
+}
+
+static void test_llama_bench_csv(void **state)
+{
+	(void)state;
+	const char *text =
+		"build_commit,gpu_info,backends,model_filename,model_type,n_ubatch,n_gpu_layers,"
+		"n_prompt,n_gen,n_depth,avg_ts\n"
+		"\"8cf427ff\",\"NVIDIA GeForce RTX 4090\",\"CUDA\",\"m/Qwen2.5-7B-Instruct-Q4_K_M.gguf\","
+		"\"qwen2 7B Q4_K - Medium\",\"512\",\"-1\",\"512\",\"0\",\"0\",\"7285.6\"\n"
+		"\"8cf427ff\",\"NVIDIA GeForce RTX 4090\",\"CUDA\",\"m/Qwen2.5-7B-Instruct-Q4_K_M.gguf\","
+		"\"qwen2 7B Q4_K - Medium\",\"512\",\"-1\",\"0\",\"128\",\"4096\",\"119.9\"\n"
+		"\"8cf427ff\",\"NVIDIA GeForce RTX 4090\",\"CUDA\",\"m/Qwen2.5-7B-Instruct-Q4_K_M.gguf\","
+		"\"qwen2 7B Q4_K - Medium\",\"512\",\"-1\",\"512\",\"128\",\"0\",\"400\"\n";
+	struct benchres b;
+	struct csvread t;
+	struct diag d;
+	struct benchres_given g = { 0 };
+	/* the model comes from the file name (Qwen2.5-7B-Instruct is an alias) */
+	assert_int_equal(read_rows("lb.csv", text, &g, &b, &t, &d), 0);
+	assert_int_equal(b.n_rows, 2);
+	assert_int_equal(b.inputs[0].kind, BENCHRES_LLAMA_BENCH);
+	assert_string_equal(cell(&t, 0, "hardware"), "rtx-4090");
+	assert_string_equal(cell(&t, 0, "model"), "qwen2.5-7b");
+	assert_string_equal(cell(&t, 0, "quant"), "gguf-q4-k-m");
+	assert_string_equal(cell(&t, 0, "metric"), "prefill_tok_s");
+	assert_string_equal(cell(&t, 0, "input_tokens"), "512");
+	assert_string_equal(cell(&t, 1, "metric"), "decode_tok_s");
+	assert_string_equal(cell(&t, 1, "input_tokens"), "4096"); /* the depth */
+	assert_string_equal(cell(&t, 1, "output_tokens"), "128");
+	assert_non_null(strstr(cell(&t, 0, "notes"), "-ub 512"));
+	/* the -pg test is kept out with the reason */
+	assert_int_equal(b.n_skipped_total, 1);
+	assert_non_null(strstr(b.skipped[0], "lb.csv: result 3: a prompt-and-generation test"));
+	csvread_release(&t);
+	benchres_release(&b);
+}
+
+static void test_sglang_jsonl(void **state)
+{
+	(void)state;
+	const char *text =
+		"{\"backend\": \"sglang\", \"dataset_name\": \"random\", \"request_rate\": "
+		"Infinity, \"max_concurrency\": 16, \"random_input_len\": 1024, "
+		"\"random_output_len\": 1024, \"completed\": 64, \"total_input_tokens\": 65536, "
+		"\"total_output_tokens\": 65536, \"output_throughput\": 2200.5, "
+		"\"median_ttft_ms\": 80.5, \"mean_tpot_ms\": 7.1}\n"
+		"\n"
+		"{\"backend\": \"sglang\", \"dataset_name\": \"random\", \"request_rate\": 4, "
+		"\"max_concurrency\": null, \"random_input_len\": 1024, \"random_output_len\": 1024, "
+		"\"completed\": 64, \"total_input_tokens\": 65536, \"total_output_tokens\": 65536, "
+		"\"output_throughput\": 900}\n";
+	struct benchres b;
+	struct csvread t;
+	struct diag d;
+	struct benchres_given g = { .hardware = "h100-sxm", .model = "llama-3.1-8b" };
+	/* Infinity is not JSON: the line is an error naming file:line:col */
+	assert_int_equal(read_rows("sg.jsonl", text, &g, &b, &t, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "sg.jsonl:1:"));
+	benchres_release(&b);
+	char *fixed = malloc(strlen(text) + 1);
+	assert_non_null(fixed);
+	strcpy(fixed, text);
+	char *inf = strstr(fixed, "Infinity");
+	memcpy(inf, "\"inf\"   ", 8);
+	assert_int_equal(read_rows("sg.jsonl", fixed, &g, &b, &t, &d), 0);
+	assert_int_equal(b.inputs[0].kind, BENCHRES_SGLANG_SERVE);
+	assert_int_equal(b.n_rows, 3); /* throughput, TTFT, TPOT of the first run */
+	assert_string_equal(cell(&t, 0, "metric"), "output_throughput_tok_s");
+	assert_string_equal(cell(&t, 0, "concurrency"), "16");
+	assert_string_equal(cell(&t, 0, "engine"), "sglang");
+	assert_string_equal(cell(&t, 2, "metric"), "tpot_ms");
+	assert_string_equal(cell(&t, 2, "value"), "7.1");
+	assert_int_equal(b.inputs[0].requests_per_client, 4);
+	/* the open-loop run is kept out */
+	assert_int_equal(b.n_skipped_total, 1);
+	assert_non_null(strstr(b.skipped[0], "an open-loop run"));
+	csvread_release(&t);
+	benchres_release(&b);
+	free(fixed);
+}
+
+static void test_vllm_lengths(void **state)
+{
+	(void)state;
+	const char *text = "{\"model_id\": \"meta-llama/Llama-3.1-8B-Instruct\", \"num_prompts\": "
+			   "4, \"request_rate\": \"inf\", \"max_concurrency\": 2, \"completed\": 4, "
+			   "\"total_input_tokens\": 400, \"total_output_tokens\": 40, "
+			   "\"input_lens\": [90, 110, 95, 105], \"output_lens\": [10, 10, 12, 8], "
+			   "\"output_throughput\": 50.5, \"median_ttft_ms\": 20, "
+			   "\"median_tpot_ms\": 9}";
+	struct benchres b;
+	struct csvread t;
+	struct diag d;
+	struct benchres_given g = { .hardware = "H100 SXM", .n_gpus = 1 };
+	int rc = read_rows("v.json", text, &g, &b, &t, &d);
+	if (rc)
+		fail_msg("%s", d.msg);
+	assert_int_equal(b.inputs[0].kind, BENCHRES_VLLM_SERVE);
+	assert_string_equal(cell(&t, 0, "model"), "llama-3.1-8b");
+	assert_string_equal(cell(&t, 0, "input_tokens"), "100");
+	assert_string_equal(cell(&t, 0, "output_tokens"), "10");
+	assert_non_null(strstr(cell(&t, 0, "notes"), "input_lens"));
+	assert_int_equal(b.inputs[0].requests_per_client, 2);
+	csvread_release(&t);
+	benchres_release(&b);
+}
+
+/* Inputs that are errors, each naming the file and what was expected. */
+static void test_errors(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		struct benchres_given g;
+		const char *msg;
+	} cases[] = {
+		{ "", { 0 }, "f: empty (expected a benchmark result)" },
+		{ "{\"format\":\"agentcap-trace\",\"version\":1}\n", { 0 },
+		  "f: not a benchmark result agentcap reads (expected llama-bench" },
+		{ "a,b\n1,2\n", { 0 }, "f: not a benchmark result agentcap reads" },
+		{ "[]", { 0 }, "f: no result in the file (expected at least one" },
+		{ "[{\"avg_ts\": 5, \"n_prompt\": 512, \"n_gen\": 0, \"gpu_info\": \"Mystery GPU\","
+		  " \"model_type\": \"llama 8B Q4_0\"}]", { .model = "llama-3-8b" },
+		  "f: gpu_info 'Mystery GPU' is not catalogue hardware (expected --hardware ID" },
+		{ "[{\"avg_ts\": 5, \"n_prompt\": 512, \"n_gen\": 0, \"gpu_info\": \"NVIDIA GeForce "
+		  "RTX 4090\", \"model_type\": \"llama 8B IQ2_XXS\"}]", { .model = "llama-3-8b" },
+		  "f: model_type 'llama 8B IQ2_XXS' names no weight format agentcap knows "
+		  "(expected --quant ID" },
+		{ "[{\"avg_ts\": 5, \"n_prompt\": 512, \"n_gen\": 0}, {\"output_throughput\": 5, "
+		  "\"completed\": 1}]", { .hardware = "rtx-4090", .model = "llama-3-8b",
+					   .quant = "gguf-q4-0" },
+		  "f: result 2 is not a llama-bench result like the first" },
+		{ "[{\"avg_ts\": 5, \"n_prompt\": 512, \"n_gen\": 64}]",
+		  { .hardware = "rtx-4090", .model = "llama-3-8b", .quant = "gguf-q4-0" },
+		  "f: no result agentcap can fit (1 kept out: f: result 1: a prompt-and-generation" },
+		{ "{\"model_id\": \"x\", \"output_throughput\": 10, \"completed\": 0}",
+		  { .hardware = "h100-sxm" }, "f: result 1: no prompt and output lengths" },
+		{ "{\"output_throughput\": 10, \"completed\": 2, \"total_input_tokens\": 20, "
+		  "\"total_output_tokens\": 20, \"max_concurrency\": 1}", { .hardware = "h100-sxm" },
+		  "f: the vllm-bench-serve result does not name the model (expected --model ID" },
+		{ "n_prompt,n_gen,avg_ts\n512,0,abc\n", { .hardware = "rtx-4090",
+							   .model = "llama-3-8b",
+							   .quant = "gguf-q4-0" },
+		  "f:2: result 1: expected numbers n_prompt, n_gen and avg_ts > 0" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct benchres b;
+		benchres_init(&b);
+		struct diag d;
+		diag_init(&d);
+		int rc = benchres_read_text(&b, cat, "f", cases[i].text, strlen(cases[i].text),
+					    &cases[i].g, &d);
+		if (rc != DIAG_EINPUT || !strstr(d.msg, cases[i].msg))
+			fail_msg("case %zu: rc %d, '%s' (expected '%s')", i, rc, d.msg, cases[i].msg);
+		/* nothing of a bad file stays */
+		assert_int_equal(b.n_rows, 0);
+		assert_int_equal(b.n_inputs, 0);
+		benchres_release(&b);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_llama_bench_csv),
+		cmocka_unit_test(test_sglang_jsonl),
+		cmocka_unit_test(test_vllm_lengths),
+		cmocka_unit_test(test_errors),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
