@@ -5,6 +5,8 @@
 #include "base/diag.h"
 #include "models/catalog.h"
 #include "models/engine.h"
+#include "models/calfile.h"
+#include "reports/output.h"
 
 #include <errno.h>
 #include <math.h>
@@ -99,4 +101,68 @@ void args_models_free(struct catalog *cat, struct engine_table *et)
 {
 	free(et);
 	catalog_free(cat);
+}
+
+int args_calibration(const char *path, struct catalog *cat, struct engine_table **et,
+		     struct calfile **cf, struct diag *d)
+{
+	*cf = NULL;
+	int rc = path ? calfile_load(cf, path, d) : calfile_builtin(cf, d);
+	if (rc != 0 || !path) {
+		cat->calibration = *cf;
+		return rc;
+	}
+	if (!*et) {
+		*et = malloc(sizeof(**et));
+		if (!*et)
+			return diag_set(d, DIAG_ENOMEM, "out of memory");
+		if ((rc = engine_table_load(*et, NULL, d)) != 0)
+			return rc;
+	}
+	if ((rc = calfile_apply(*cf, cat, *et, d)) != 0)
+		return rc;
+	cat->engines = *et;
+	cat->calibration = *cf;
+	return 0;
+}
+
+void args_calibration_describe(struct report_calibration *rc, const struct calfile *cf)
+{
+	memset(rc, 0, sizeof(*rc));
+	rc->own = cf->own;
+	rc->path = cf->path;
+	rc->crc32 = cf->crc32;
+	rc->rows = cf->n_rows;
+	rc->parameters = cf->n_params;
+}
+
+void args_calibration_point(struct report_calibration *rc, const struct calfile *cf,
+			    const struct catalog *cat, const char *label,
+			    const struct calfile_regime *r)
+{
+	if (rc->n >= REPORT_CALIB_POINTS_MAX)
+		return;
+	struct calfile_near n;
+	calfile_nearest(cf, cat, r, &n);
+	struct report_calib_point *p = &rc->points[rc->n++];
+	memset(p, 0, sizeof(*p));
+	p->label = label;
+	p->batch = r->batch >= 1 ? r->batch : 1;
+	p->context = r->context >= 1 ? r->context : 1;
+	p->found = n.found;
+	if (!n.found)
+		return;
+	const struct calfile_row *row = &cf->rows[n.row];
+	p->line = row->line;
+	p->hardware = row->hardware;
+	p->model = row->model;
+	p->engine = row->engine;
+	p->row_batch = n.row_batch;
+	p->row_context = n.row_context;
+	p->hardware_match = calfile_hardware_word(n.hardware_rank);
+	p->model_match = calfile_model_word(n.model_rank);
+	p->engine_match = calfile_engine_word(n.engine_rank);
+	p->batch_doublings = n.batch_doublings;
+	p->context_doublings = n.context_doublings;
+	p->score = n.score;
 }

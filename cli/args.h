@@ -37,4 +37,28 @@ int args_models_load(const char *catalog_dir, const char *engines_path, struct c
 		     struct engine_table **et, struct diag *d);
 void args_models_free(struct catalog *cat, struct engine_table *et);
 
+struct calfile;
+
+/* --calibration FILE: load the team's calibration file and lay its
+ * parameters over cat's families and the engine table (*et, loaded from the
+ * built-in copy when NULL), then point cat at both; path NULL: the built-in
+ * calibration (cat keeps its families).  *cf is what results describe; free
+ * it with calfile_free after cat.  0 or a DIAG code with d filled (an
+ * unreadable or foreign file names the file and what was expected). */
+int args_calibration(const char *path, struct catalog *cat, struct engine_table **et,
+		     struct calfile **cf, struct diag *d);
+
+struct report_calibration;
+struct calfile_regime;
+
+/* What a result says about its calibration: the source of cf, and no
+ * points yet.  rc borrows cf's strings. */
+void args_calibration_describe(struct report_calibration *rc, const struct calfile *cf);
+
+/* Add the nearest measured point to regime r, labelled `label` (borrowed;
+ * the regime's ids too), unless rc is full. */
+void args_calibration_point(struct report_calibration *rc, const struct calfile *cf,
+			    const struct catalog *cat, const char *label,
+			    const struct calfile_regime *r);
+
 #endif

@@ -23,6 +23,7 @@ int cmd_fit(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_fit_params(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_whatif(int argc, char **argv);
 int cmd_size(int argc, char **argv);

@@ -7,6 +7,7 @@
 
 #include "base/diag.h"
 #include "base/outfile.h"
+#include "models/calfile.h"
 #include "models/catalog.h"
 #include "models/engine.h"
 #include "models/fit.h"
@@ -30,7 +31,7 @@ static const char FIT_HELP[] =
 	"      options: [--engine E] [--format F] [--prefer quality|speed|memory]\n"
 	"               [--memory SIZE] [--host-ram SIZE]\n"
 	"               [--min-context N] [--context N] [--gpu-memory-utilization U]\n"
-	"               [--all] [--json FILE] [--catalog DIR] [--engines FILE]\n"
+	"               [--all] [--json FILE] [--catalog DIR] [--engines FILE] [--calibration FILE]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    With --hardware, lists every catalogue model that fits on H: the weight\n"
@@ -79,6 +80,10 @@ static const char FIT_HELP[] =
 	"        Write the rows as JSON ('-': standard output, no table).\n"
 	"    --catalog DIR, --engines FILE\n"
 	"        Read the catalogue / engine profiles from files instead of the built-in copy.\n"
+	"    --calibration FILE\n"
+	"        Lay a calibration file from agentcap calibrate over the built-in\n"
+	"        parameters; the output says which calibration it rests on and how far\n"
+	"        from a measured point (docs/calibrate.md).\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 something fits; 1 nothing fits; 2 bad usage or input, or an output that\n"
@@ -98,6 +103,7 @@ struct fit_args {
 	const char *json;
 	const char *catalog;
 	const char *engines;
+	const char *calibration;
 	struct fit_opts o;
 };
 
@@ -107,7 +113,7 @@ struct fit_args {
 static int parse_args(int argc, char **argv, struct fit_args *a)
 {
 	enum { O_HW = 1000, O_MODEL, O_ENGINE, O_FORMAT, O_MEMORY, O_HOSTRAM, O_MINCTX, O_CTX,
-	       O_UTIL, O_ALL, O_JSON, O_CATALOG, O_ENGINES, O_PREFER, O_HELP };
+	       O_UTIL, O_ALL, O_JSON, O_CATALOG, O_ENGINES, O_CALIBRATION, O_PREFER, O_HELP };
 	static const struct option opts[] = {
 		{"hardware", required_argument, NULL, O_HW},
 		{"model", required_argument, NULL, O_MODEL},
@@ -122,6 +128,7 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 		{"json", required_argument, NULL, O_JSON},
 		{"catalog", required_argument, NULL, O_CATALOG},
 		{"engines", required_argument, NULL, O_ENGINES},
+		{"calibration", required_argument, NULL, O_CALIBRATION},
 		{"prefer", required_argument, NULL, O_PREFER},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
@@ -168,6 +175,7 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 		case O_JSON: a->json = optarg; break;
 		case O_CATALOG: a->catalog = optarg; break;
 		case O_ENGINES: a->engines = optarg; break;
+		case O_CALIBRATION: a->calibration = optarg; break;
 		case 'h':
 		case O_HELP:
 			fputs(FIT_HELP, stdout);
@@ -200,11 +208,14 @@ int cmd_fit(int argc, char **argv)
 	diag_init(&d);
 	struct catalog *cat = NULL;
 	struct engine_table *et = NULL;
+	struct calfile *cal = NULL;
 	struct fit_result r;
 	memset(&r, 0, sizeof(r));
 	int rc = a.json ? outfile_check(a.json, &d) : 0;
 	if (rc == 0)
 		rc = args_models_load(a.catalog, a.engines, &cat, &et, &d);
+	if (rc == 0)
+		rc = args_calibration(a.calibration, cat, &et, &cal, &d);
 	a.o.engines = et;
 	struct uncert_table bands;
 	uncert_init(&bands);
@@ -233,6 +244,7 @@ int cmd_fit(int argc, char **argv)
 	fit_result_release(&r);
 	uncert_release(&bands);
 	args_models_free(cat, et);
+	calfile_free(cal);
 	if (rc != 0)
 		return cli_fail(rc, d.msg);
 	return n_fit > 0 ? 0 : 1;

@@ -7,6 +7,7 @@
 
 #include "base/diag.h"
 #include "base/outfile.h"
+#include "models/calfile.h"
 #include "models/catalog.h"
 #include "models/engine.h"
 #include "models/memory.h"
@@ -31,7 +32,7 @@ static const char PREDICT_HELP[] =
 	"                     [--engine E] [--tp N] [--pp N] [--batch B] [--context C]\n"
 	"                     [--chunk N] [--gpu-expert-fraction F] [--host-bw GBS]\n"
 	"                     [--host-tflops T] [--memory SIZE] [--profile CSV]\n"
-	"                     [--ep N] [--catalog DIR] [--engines FILE] [--json FILE]\n"
+	"                     [--ep N] [--catalog DIR] [--engines FILE] [--calibration FILE] [--json FILE]\n"
 	"                     [--explain]\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -82,6 +83,7 @@ static const char PREDICT_HELP[] =
 	"        Measured step profile overriding the model (docs/performance-model.md).\n"
 	"    --catalog DIR, --engines FILE\n"
 	"        Read the catalogue / engine profiles from files instead of the built-in copy.\n"
+	"    --calibration FILE  agentcap calibrate's file\n"
 	"    --json FILE\n"
 	"        Write the figures as JSON to FILE ('-': standard output, no text).\n"
 	"    --explain\n"
@@ -112,6 +114,7 @@ struct predict_args {
 	const char *profile;
 	const char *catalog;
 	const char *engines;
+	const char *calibration;
 	const char *json;
 	bool explain;
 };
@@ -122,7 +125,7 @@ struct predict_args {
 static int parse_args(int argc, char **argv, struct predict_args *a)
 {
 	enum { O_HW = 1000, O_MODEL, O_FORMAT, O_KV, O_ENGINE, O_TP, O_PP, O_BATCH, O_CONTEXT,
-	       O_CHUNK, O_FRAC, O_HOSTBW, O_HOSTTF, O_MEMORY, O_PROFILE, O_CATALOG, O_ENGINES,
+	       O_CHUNK, O_FRAC, O_HOSTBW, O_HOSTTF, O_MEMORY, O_PROFILE, O_CATALOG, O_ENGINES, O_CALIBRATION,
 	       O_JSON, O_HELP, O_EP, O_EXPLAIN };
 	static const struct option opts[] = {
 		{"hardware", required_argument, NULL, O_HW},
@@ -142,6 +145,7 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 		{"profile", required_argument, NULL, O_PROFILE},
 		{"catalog", required_argument, NULL, O_CATALOG},
 		{"engines", required_argument, NULL, O_ENGINES},
+		{"calibration", required_argument, NULL, O_CALIBRATION},
 		{"json", required_argument, NULL, O_JSON},
 		{"ep", required_argument, NULL, O_EP},
 		{"explain", no_argument, NULL, O_EXPLAIN},
@@ -208,6 +212,7 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 		case O_PROFILE: a->profile = optarg; break;
 		case O_CATALOG: a->catalog = optarg; break;
 		case O_ENGINES: a->engines = optarg; break;
+		case O_CALIBRATION: a->calibration = optarg; break;
 		case O_JSON: a->json = optarg; break;
 		case 'h':
 		case O_HELP:
@@ -241,6 +246,7 @@ int cmd_predict(int argc, char **argv)
 	diag_init(&d);
 	struct catalog *cat = NULL;
 	struct engine_table *et = NULL;
+	struct calfile *cal = NULL;
 	struct perf_profile *prof = NULL;
 	struct perf_model pm;
 	struct predict_result r;
@@ -249,6 +255,8 @@ int cmd_predict(int argc, char **argv)
 	int rc = a.json ? outfile_check(a.json, &d) : 0;
 	if (rc == 0)
 		rc = args_models_load(a.catalog, a.engines, &cat, &et, &d);
+	if (rc == 0)
+		rc = args_calibration(a.calibration, cat, &et, &cal, &d);
 	a.po.engines = et;
 	if (rc == 0)
 		rc = perf_model_init_opts(&pm, cat, &a.po, &d);
@@ -265,6 +273,13 @@ int cmd_predict(int argc, char **argv)
 		rc = uncert_load(&bands, NULL, &d);
 		if (rc == 0)
 			predict_set_bands(&r, &pm, &bands);
+	}
+	if (rc == 0 && cal) {
+		r.calibration = cal;
+		r.regime = (struct calfile_regime){ .hardware = pm.hardware_id, .model = pm.model_id,
+						    .engine = pm.engine_id, .batch = a.batch,
+						    .context = (double)a.context };
+		calfile_nearest(cal, cat, &r.regime, &r.near);
 	}
 	if (rc == 0) {
 		struct mem_opts mo;
@@ -309,6 +324,7 @@ int cmd_predict(int argc, char **argv)
 	uncert_release(&bands);
 	perf_profile_free(prof);
 	args_models_free(cat, et);
+	calfile_free(cal);
 	if (rc != 0)
 		return cli_fail(rc, d.msg);
 	if (!have_plan || !predict_fits(&r, &plan)) {

@@ -10,6 +10,7 @@
 #include "base/outfile.h"
 #include "base/warn.h"
 #include "models/apilat.h"
+#include "models/calfile.h"
 #include "models/catalog.h"
 #include "models/cost.h"
 #include "models/memory.h"
@@ -44,7 +45,7 @@ static const char REPLAY_HELP[] =
 	"SYNOPSIS\n"
 	"    agentcap replay TRACE [--scenario FILE] [--set KEY=VALUE]... [--json FILE]\n"
 	"                    [--csv FILE] [--html FILE] [--seed N] [--format auto|canonical|mooncake] [--skip-bad]\n"
-	"                    [--catalog DIR] [--quiet] [--engineers N [--days D] [--jitter S]]\n"
+	"                    [--catalog DIR] [--calibration FILE] [--quiet] [--engineers N [--days D] [--jitter S]]\n"
 	"                    [--cost] [--prices FILE]\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -88,6 +89,11 @@ static const char REPLAY_HELP[] =
 	"        Count and skip malformed trace lines instead of stopping.\n"
 	"    --catalog DIR\n"
 	"        Read hardware/model catalogue JSON from DIR instead of the built-in copy.\n"
+	"    --calibration FILE\n"
+	"        Lay the parameters of a calibration file from agentcap calibrate (your\n"
+	"        own benchmarks) over the built-in ones.  The table and the JSON say\n"
+	"        which calibration the run rests on and how far its regime is from the\n"
+	"        nearest measured point (docs/calibrate.md).\n"
 	"    --quiet\n"
 	"        Do not print the table, nor the progress line.  On a terminal, a run\n"
 	"        longer than a second shows on standard error the simulated time,\n"
@@ -228,6 +234,7 @@ struct replay_args {
 	const char *csv;
 	const char *html;
 	const char *catalog;
+	const char *calibration;
 	const char *sets[MAX_SETS];
 	int n_sets;
 	uint64_t seed;
@@ -242,7 +249,7 @@ struct replay_args {
 static int parse_args(int argc, char **argv, struct replay_args *a)
 {
 	enum { O_SCENARIO = 1000, O_SET, O_JSON, O_SEED, O_FORMAT, O_SKIP, O_CATALOG, O_QUIET, O_HELP,
-	       O_ENGINEERS, O_DAYS, O_JITTER, O_CSV, O_HTML, O_COST, O_PRICES };
+	       O_ENGINEERS, O_DAYS, O_JITTER, O_CSV, O_HTML, O_COST, O_PRICES, O_CALIBRATION };
 	static const struct option opts[] = {
 		{"scenario", required_argument, NULL, O_SCENARIO},
 		{"set", required_argument, NULL, O_SET},
@@ -253,6 +260,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{"format", required_argument, NULL, O_FORMAT},
 		{"skip-bad", no_argument, NULL, O_SKIP},
 		{"catalog", required_argument, NULL, O_CATALOG},
+		{"calibration", required_argument, NULL, O_CALIBRATION},
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"help", no_argument, NULL, O_HELP},
 		{"engineers", required_argument, NULL, O_ENGINEERS},
@@ -308,6 +316,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			break;
 		case O_CATALOG:
 			a->catalog = optarg;
+			break;
+		case O_CALIBRATION:
+			a->calibration = optarg;
 			break;
 		case O_QUIET:
 			a->quiet = true;
@@ -801,6 +812,8 @@ int cmd_replay(int argc, char **argv)
 	struct progress prog;
 	diag_init(&csv_d);
 	struct prices *price_cat = NULL;
+	struct calfile *cal = NULL;
+	struct engine_table *cal_et = NULL;
 	struct elastic_config ec;
 	double weight_bytes[SCENARIO_MAX_POOLS] = {0};
 	bool answer_no = false;
@@ -829,6 +842,8 @@ int cmd_replay(int argc, char **argv)
 		n_pools = sc.n_pools;
 	if (rc == 0)
 		rc = catalog_load(&cat, a->catalog, &d);
+	if (rc == 0)
+		rc = args_calibration(a->calibration, cat, &cal_et, &cal, &d);
 	if (rc == 0 && a->cost && n_pools > 0)
 		rc = diag_set(&d, DIAG_EINPUT, "--cost: a scenario with pools is not priced yet "
 			      "(expected a scenario of one shape)");
@@ -1077,6 +1092,17 @@ int cmd_replay(int argc, char **argv)
 		}
 		rb.commit = bands.commit[0] ? bands.commit : NULL;
 	}
+	struct report_calibration rcal;
+	if (rc == 0) {
+		args_calibration_describe(&rcal, cal);
+		double done = sum.completed > 0 ? (double)sum.completed : 1.0;
+		struct calfile_regime reg = {
+			.hardware = shape->hardware, .model = shape->model,
+			.engine = shape->engine_profile, .batch = sum.batch_seqs_mean,
+			.context = ((double)sum.prompt_tokens + (double)sum.output_tokens / 2) / done,
+		};
+		args_calibration_point(&rcal, cal, cat, "run", &reg);
+	}
 	if (rc == 0) {
 		struct report_meta meta = {
 			.version = AGENTCAP_VERSION,
@@ -1121,6 +1147,7 @@ int cmd_replay(int argc, char **argv)
 			.bands = rb,
 			.warnings = warns,
 			.charts = &charts,
+			.calibration = &rcal,
 		};
 		meta.tiers.loaded_blocks = st.sim.tier_loaded_blocks;
 		meta.tiers.load_s = st.sim.tier_load_ns / 1e9;
@@ -1198,6 +1225,8 @@ int cmd_replay(int argc, char **argv)
 	pool_runs_free(pr, n_pools);
 	perf_profile_free(prof);
 	catalog_free(cat);
+	calfile_free(cal);
+	free(cal_et);
 	free(a);
 	free(warns);
 	if (rc != 0)

@@ -11,6 +11,7 @@
 #include "base/diag.h"
 #include "base/outfile.h"
 #include "base/pool.h"
+#include "models/calfile.h"
 #include "models/catalog.h"
 #include "models/cost.h"
 #include "models/prices.h"
@@ -40,7 +41,7 @@ static const char SIZE_HELP[] =
 	"                  [--days D] [--replicates K [--confidence C]] [--seed S]\n"
 	"                  [--max-replicas R] [--redundancy F] [--no-early] [--jobs J]\n"
 	"                  [--model-uncertainty] [--scenario FILE]\n"
-	"                  [--set KEY=VALUE]... [--catalog DIR] [--skip-bad]\n"
+	"                  [--set KEY=VALUE]... [--catalog DIR] [--calibration FILE] [--skip-bad]\n"
 	"                  [--json FILE] [--html FILE] [--quiet]\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -83,7 +84,7 @@ static const char SIZE_HELP[] =
 	"                        the output does not depend on it\n"
 	"    --prices FILE       prices for the monthly cost lines (default: the\n"
 	"                        scenario's 'prices', else the built-in catalogue)\n"
-	"    --scenario, --set, --catalog, --skip-bad, --seed: as for agentcap replay\n"
+	"    --scenario, --set, --catalog, --calibration, --skip-bad, --seed: as for replay\n"
 	"    --json FILE         also write the result as JSON ('-': standard output)\n"
 	"    --html FILE         also write a self-contained HTML page of it, drawn\n"
 	"                        from the JSON (the same as agentcap report on it):\n"
@@ -155,6 +156,7 @@ struct size_args {
 	const char *json;
 	const char *html;
 	const char *catalog;
+	const char *calibration;
 	const char *sets[MAX_SETS];
 	int n_sets;
 	uint64_t seed;
@@ -180,7 +182,7 @@ static int bad(const struct size_args *a, const char *msg)
 static int parse_args(int argc, char **argv, struct size_args *a)
 {
 	enum { O_ENG = 1000, O_DAYS, O_TRACE, O_PROFILE, O_SLO, O_HW, O_MODEL, O_FORMAT, O_ENGINE,
-	       O_SCENARIO, O_SET, O_JSON, O_HTML, O_CATALOG, O_SEED, O_REPS, O_CONF, O_MAXR,
+	       O_SCENARIO, O_SET, O_JSON, O_HTML, O_CATALOG, O_CALIBRATION, O_SEED, O_REPS, O_CONF, O_MAXR,
 	       O_NOEARLY, O_SKIP, O_QUIET, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS, O_JOBS,
 	       O_REDUND, O_UNCERT };
 	static const struct option opts[] = {
@@ -198,6 +200,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		{"json", required_argument, NULL, O_JSON},
 		{"html", required_argument, NULL, O_HTML},
 		{"catalog", required_argument, NULL, O_CATALOG},
+		{"calibration", required_argument, NULL, O_CALIBRATION},
 		{"seed", required_argument, NULL, O_SEED},
 		{"replicates", required_argument, NULL, O_REPS},
 		{"confidence", required_argument, NULL, O_CONF},
@@ -260,6 +263,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		case O_JSON: a->json = optarg; break;
 		case O_HTML: a->html = optarg; break;
 		case O_CATALOG: a->catalog = optarg; break;
+		case O_CALIBRATION: a->calibration = optarg; break;
 		case O_SEED:
 			if (!args_int(optarg, 0, INT64_MAX / 2, &v64))
 				return args_bad(cmd, "--seed", optarg, "a non-negative integer");
@@ -420,6 +424,10 @@ static int run(int argc, char **argv, bool compare)
 	struct diag d;
 	diag_init(&d);
 	struct catalog *cat = NULL;
+	struct calfile *cal = NULL;
+	struct engine_table *cal_et = NULL;
+	struct report_calibration rcal;
+	memset(&rcal, 0, sizeof(rcal));
 	struct slo slo;
 	const char *hw_ids[SIZE_MAX_HARDWARE];
 	size_t n_hw = 0;
@@ -454,6 +462,8 @@ static int run(int argc, char **argv, bool compare)
 			      "replicas failed; replay takes them)", sc->source);
 	if (rc == 0)
 		rc = catalog_load(&cat, a->catalog, &d);
+	if (rc == 0)
+		rc = args_calibration(a->calibration, cat, &cal_et, &cal, &d);
 	if (rc == 0 && !catalog_model(cat, sc->model))
 		rc = diag_set(&d, DIAG_EINPUT, "--model: unknown model id '%s' (see agentcap catalog)",
 			      sc->model);
@@ -557,6 +567,29 @@ static int run(int argc, char **argv, bool compare)
 	}
 	if (rc == 0)
 		rc = size_run(&s, res, &d);
+	if (rc == 0) {
+		/* each option's regime: its engine, the batch a replica decodes on
+		 * average (Little's law: output tokens per second and replica times
+		 * the median time per token), the mean prompt */
+		args_calibration_describe(&rcal, cal);
+		for (size_t i = 0; i < res->n; i++) {
+			const struct size_option *o = &res->opt[i];
+			const struct size_eval *e = o->found ? &o->best
+						    : o->have_closest ? &o->closest : NULL;
+			const struct size_fig *f = e ? &e->fig[0] : NULL;
+			double reps = e && e->replicas > 0 ? e->replicas : 1;
+			double calls = f && f->calls - f->failed > 0 ? (double)(f->calls - f->failed) : 1;
+			struct calfile_regime reg = {
+				.hardware = o->hardware, .model = sc->model, .engine = o->engine_profile,
+				.batch = f && f->duration_s > 0
+					 ? f->output_tokens / f->duration_s / reps * f->tpot_p50_ms / 1e3
+					 : 1,
+				.context = f ? (double)f->prompt_tokens / calls : 1,
+			};
+			args_calibration_point(&rcal, cal, cat, o->hardware, &reg);
+		}
+		run.calibration = &rcal;
+	}
 	bool found = rc == 0 && size_found(res) > 0;
 	struct compare_result *cmp = NULL;
 	struct compare_setup cs = {.size = &s, .cat = cat, .prices = prices, .api_id = a->api,
@@ -586,6 +619,7 @@ static int run(int argc, char **argv, bool compare)
 				   (a->html && strcmp(a->html, "-") == 0);
 		if (!a->quiet && !json_stdout) {
 			size_table(stdout, &s, res);
+			report_calibration_table(stdout, &rcal);
 			printf("Team: %lld engineers, %s %s; model %s, weights %s, KV cache %s\n",
 			       (long long)a->engineers, a->trace ? "resampled from" : "synthetic, profile",
 			       a->trace ? a->trace : a->profile, sc->model, sc->weight_format,
@@ -628,6 +662,8 @@ static int run(int argc, char **argv, bool compare)
 	size_result_release(res);
 	teams_release(teams);
 	catalog_free(cat);
+	calfile_free(cal);
+	free(cal_et);
 	free(a->hardware);
 	free(a);
 	free(res);

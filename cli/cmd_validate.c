@@ -10,6 +10,7 @@
 
 #include "base/diag.h"
 #include "base/outfile.h"
+#include "models/calfile.h"
 #include "models/catalog.h"
 #include "models/engine.h"
 #include "base/textfile.h"
@@ -30,9 +31,9 @@ static const char VALIDATE_HELP[] =
 	"    agentcap validate - compare the performance model with measurements\n"
 	"\n"
 	"SYNOPSIS\n"
-	"    agentcap validate MEASUREMENTS.csv [--json FILE] [--catalog DIR]\n"
-	"                      [--engines FILE] [--requests-per-client N]\n"
-	"                      [--min-confidence LEVEL] [--quiet]\n"
+	"    agentcap validate [MEASUREMENTS.csv] [--json FILE] [--catalog DIR]\n"
+	"                      [--engines FILE] [--calibration FILE]\n"
+	"                      [--requests-per-client N] [--min-confidence LEVEL] [--quiet]\n"
 	"    agentcap validate MEASUREMENTS.csv --cross-validate GROUP\n"
 	"                      [--min-confidence LEVEL] [--catalog DIR] [--engines FILE]\n"
 	"                      [--write-bands FILE [--commit SHA]]\n"
@@ -61,6 +62,8 @@ static const char VALIDATE_HELP[] =
 	"        as JSON; '-' writes to standard output and suppresses the table.\n"
 	"    --catalog DIR, --engines FILE\n"
 	"        Read the catalogue / engine profiles from files instead of the built-in copy.\n"
+	"    --calibration FILE\n"
+	"        Use calibrate's FILE; alone, score its rows.\n"
 	"    --requests-per-client N\n"
 	"        Requests each simulated client sends (default 8).\n"
 	"    --min-confidence LEVEL\n"
@@ -101,6 +104,7 @@ static const char VALIDATE_HELP[] =
 
 struct validate_args {
 	const char *csv;
+	const char *calibration;
 	const char *json;
 	const char *catalog;
 	const char *engines;
@@ -115,7 +119,7 @@ struct validate_args {
 static int parse_args(int argc, char **argv, struct validate_args *a)
 {
 	enum { O_JSON = 1000, O_CATALOG, O_ENGINES, O_RPC, O_MINCONF, O_QUIET, O_HELP, O_CROSS,
-	       O_BANDS, O_COMMIT };
+	       O_BANDS, O_COMMIT, O_CALIBRATION };
 	static const struct option opts[] = {
 		{"json", required_argument, NULL, O_JSON},
 		{"catalog", required_argument, NULL, O_CATALOG},
@@ -126,6 +130,7 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 		{"cross-validate", required_argument, NULL, O_CROSS},
 		{"write-bands", required_argument, NULL, O_BANDS},
 		{"commit", required_argument, NULL, O_COMMIT},
+		{"calibration", required_argument, NULL, O_CALIBRATION},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -162,6 +167,7 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 		case O_QUIET: a->quiet = true; break;
 		case O_BANDS: a->bands = optarg; break;
 		case O_COMMIT: a->commit = optarg; break;
+		case O_CALIBRATION: a->calibration = optarg; break;
 		case O_CROSS: {
 			enum calib_group g;
 			if (calib_group_parse(optarg, &g)) {
@@ -182,12 +188,18 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 			return 2;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "agentcap validate: expected exactly one MEASUREMENTS.csv argument "
-			"(see agentcap validate --help)\n");
+	if (!(optind == argc - 1 || (a->calibration && optind == argc))) {
+		fprintf(stderr, "agentcap validate: expected exactly one MEASUREMENTS.csv argument%s "
+			"(see agentcap validate --help)\n", a->calibration ? ", or none with "
+			"--calibration" : "");
 		return 2;
 	}
-	a->csv = argv[optind];
+	a->csv = optind < argc ? argv[optind] : NULL;
+	if (a->cross && a->calibration) {
+		fprintf(stderr, "agentcap validate: --cross-validate refits the built-in parameters "
+			"(drop --calibration)\n");
+		return 2;
+	}
 	if (a->cross && (a->json || a->quiet)) {
 		fprintf(stderr, "agentcap validate: --cross-validate prints its own table (drop "
 			"--json and --quiet)\n");
@@ -306,15 +318,24 @@ int cmd_validate(int argc, char **argv)
 	struct validate_report rep;
 	memset(&rep, 0, sizeof(rep));
 	int rc = a.json ? outfile_check(a.json, &d) : 0;
+	struct calfile *cal = NULL;
 	if (rc == 0)
 		rc = args_models_load(a.catalog, a.engines, &cat, &et, &d);
+	if (rc == 0)
+		rc = args_calibration(a.calibration, cat, &et, &cal, &d);
+	if (rc == 0 && !a.csv && !cal->csv)
+		rc = diag_set(&d, DIAG_EINPUT, "%s: no measurements_csv to score (expected a file "
+			      "written by agentcap calibrate, or a MEASUREMENTS.csv argument)",
+			      cal->path);
 	if (rc == 0) {
 		struct validate_opts o;
 		validate_opts_init(&o, cat);
 		o.engines = et;
 		o.requests_per_client = a.per_client;
 		o.min_confidence = (enum validate_confidence)a.min_confidence;
-		rc = validate_run(&rep, a.csv, &o, &d);
+		rc = a.csv ? validate_run(&rep, a.csv, &o, &d)
+			   : validate_run_text(&rep, cal->path, cal->csv, strlen(cal->csv), &o, &d);
+		rep.calibration = cal;
 	}
 	bool json_stdout = a.json && strcmp(a.json, "-") == 0;
 	int wrc = 0; /* the JSON's; the table is printed even when it fails */
@@ -329,6 +350,7 @@ int cmd_validate(int argc, char **argv)
 	}
 	if (rc == 0 && !json_stdout) {
 		if (a.quiet) {
+			calfile_write_text(stdout, cal, NULL, NULL, NULL, 0);
 			for (size_t i = 0; i < rep.n_metrics; i++) {
 				const struct validate_group *g = &rep.metrics[i];
 				char orig[32] = "     -";
@@ -346,6 +368,7 @@ int cmd_validate(int argc, char **argv)
 		rc = wrc;
 	validate_release(&rep);
 	args_models_free(cat, et);
+	calfile_free(cal);
 	if (rc != 0)
 		return cli_fail(rc, d.msg);
 	return 0;

@@ -29,6 +29,7 @@ static const struct command COMMANDS[] = {
 	{"predict", cmd_predict, "step time and tokens/s of one model on one machine"},
 	{"validate", cmd_validate, "compare the performance model with published measurements"},
 	{"fit-params", cmd_fit_params, "fit the model's per-family and per-engine parameters to measurements"},
+	{"calibrate", cmd_calibrate, "fit the model to benchmarks of your own machine (llama-bench, vllm, sglang)"},
 	{"synth", cmd_synth, "write a synthetic trace: an agent-using team or a benchmark workload"},
 	{"whatif", cmd_whatif, "replay a trace as recorded and through a harness what-if, side by side"},
 	{"size", cmd_size, "the smallest deployment per hardware option that meets the SLOs"},

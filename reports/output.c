@@ -238,6 +238,8 @@ static void table_run(FILE *out, const struct report_meta *m)
 	table_int(out, "Skipped bad trace lines:", m->skipped_bad_lines);
 	table_int(out, "Events processed:", m->events_processed);
 	table_int(out, "Engine steps:", m->engine_steps);
+	if (m->calibration)
+		report_calibration_table(out, m->calibration);
 }
 
 /* Printable (control characters as '?'), at most n bytes. */
@@ -733,6 +735,51 @@ static void json_stat_keys(struct json *j, const char *name, const struct metric
 	}
 }
 
+/* "calibration": the keys of report_calibration_json, indented. */
+static void json_calibration(struct json *j, const struct report_calibration *c)
+{
+	json_key(j, "calibration");
+	json_open(j);
+	json_str(j, "source", c->own ? "own" : "built-in");
+	json_str(j, "path", c->path);
+	char crc[16];
+	snprintf(crc, sizeof(crc), "%08lx", c->crc32);
+	json_str(j, "crc32", crc);
+	json_int(j, "rows", (int64_t)c->rows);
+	json_int(j, "parameters", (int64_t)c->parameters);
+	json_key(j, "nearest");
+	json_open_array(j);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct report_calib_point *p = &c->points[i];
+		json_elem(j);
+		json_open(j);
+		json_str(j, "regime", p->label);
+		json_num(j, "batch", p->batch);
+		json_num(j, "context", p->context);
+		if (!p->found) {
+			json_key(j, "line");
+			fputs("null", j->fp);
+			json_close(j);
+			continue;
+		}
+		json_int(j, "line", p->line);
+		json_str(j, "hardware", p->hardware);
+		json_str(j, "model", p->model);
+		json_str(j, "engine", p->engine);
+		json_num(j, "row_batch", p->row_batch);
+		json_num(j, "row_context", p->row_context);
+		json_str(j, "hardware_match", p->hardware_match);
+		json_str(j, "model_match", p->model_match);
+		json_str(j, "engine_match", p->engine_match);
+		json_num(j, "batch_doublings", round(p->batch_doublings * 1000) / 1000);
+		json_num(j, "context_doublings", round(p->context_doublings * 1000) / 1000);
+		json_num(j, "score", round(p->score * 1000) / 1000);
+		json_close(j);
+	}
+	json_close_array(j);
+	json_close(j);
+}
+
 static void json_run(struct json *j, const struct report_meta *m)
 {
 	json_key(j, "run");
@@ -783,6 +830,8 @@ static void json_run(struct json *j, const struct report_meta *m)
 		json_str(j, "tpot_regime", m->bands.tpot_regime);
 		json_close(j);
 	}
+	if (m->calibration)
+		json_calibration(j, m->calibration);
 	json_close(j);
 }
 
@@ -1327,7 +1376,84 @@ void report_run_json(FILE *fp, const struct report_run *r)
 	json_string(fp, r->trace);
 	fputs(",\"model_id\":", fp);
 	json_string(fp, r->model_id);
-	fprintf(fp, ",\"seed\":%" PRIu64 "}", r->seed);
+	fprintf(fp, ",\"seed\":%" PRIu64, r->seed);
+	if (r->calibration) {
+		fputc(',', fp);
+		report_calibration_json(fp, r->calibration);
+	}
+	fputc('}', fp);
+}
+
+void report_calibration_json(FILE *fp, const struct report_calibration *c)
+{
+	fputs("\"calibration\":{\"source\":", fp);
+	json_string(fp, c->own ? "own" : "built-in");
+	fputs(",\"path\":", fp);
+	json_string(fp, c->path);
+	fprintf(fp, ",\"crc32\":\"%08lx\",\"rows\":%zu,\"parameters\":%zu,\"nearest\":[", c->crc32,
+		c->rows, c->parameters);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct report_calib_point *p = &c->points[i];
+		fputs(i ? ",{\"regime\":" : "{\"regime\":", fp);
+		json_string(fp, p->label);
+		fputs(",\"batch\":", fp);
+		json_number(fp, p->batch);
+		fputs(",\"context\":", fp);
+		json_number(fp, p->context);
+		if (!p->found) {
+			fputs(",\"line\":null}", fp);
+			continue;
+		}
+		fprintf(fp, ",\"line\":%ld,\"hardware\":", p->line);
+		json_string(fp, p->hardware);
+		fputs(",\"model\":", fp);
+		json_string(fp, p->model);
+		fputs(",\"engine\":", fp);
+		json_string(fp, p->engine);
+		fputs(",\"row_batch\":", fp);
+		json_number(fp, p->row_batch);
+		fputs(",\"row_context\":", fp);
+		json_number(fp, p->row_context);
+		fputs(",\"hardware_match\":", fp);
+		json_string(fp, p->hardware_match);
+		fputs(",\"model_match\":", fp);
+		json_string(fp, p->model_match);
+		fputs(",\"engine_match\":", fp);
+		json_string(fp, p->engine_match);
+		fputs(",\"batch_doublings\":", fp);
+		json_number(fp, round(p->batch_doublings * 1000) / 1000);
+		fputs(",\"context_doublings\":", fp);
+		json_number(fp, round(p->context_doublings * 1000) / 1000);
+		fputs(",\"score\":", fp);
+		json_number(fp, round(p->score * 1000) / 1000);
+		fputc('}', fp);
+	}
+	fputs("]}", fp);
+}
+
+void report_calibration_table(FILE *out, const struct report_calibration *c)
+{
+	if (c->own)
+		fprintf(out, "Calibration: own file %s (crc32 %08lx, %zu measured rows, %zu fitted "
+			"parameters over the built-in values)\n", c->path ? c->path : "-", c->crc32,
+			c->rows, c->parameters);
+	else
+		fprintf(out, "Calibration: built-in (%s, %zu measured rows)\n", c->path ? c->path : "-",
+			c->rows);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct report_calib_point *p = &c->points[i];
+		fprintf(out, "Nearest measured point (%s, batch %.0f, context %.0f): ", p->label,
+			p->batch, p->context);
+		if (!p->found) {
+			fputs("none\n", out);
+			continue;
+		}
+		fprintf(out, "%s %s %ld: %s/%s/%s at batch %.0f, context %.0f; %s, %s, %s; batch %.1f "
+			"and context %.1f doublings away (score %.1f)\n", c->path ? c->path : "-",
+			c->own ? "row" : "line", p->line, p->hardware, p->model, p->engine,
+			p->row_batch, p->row_context, p->hardware_match, p->model_match,
+			p->engine_match, p->batch_doublings, p->context_doublings, p->score);
+	}
 }
 
 int report_json_write(const char *path, const struct report_meta *meta,

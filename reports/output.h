@@ -28,6 +28,44 @@ struct warn_list;
 
 #define REPORT_SCHEMA_VERSION 1
 
+/* The calibration a result rests on (models/calfile.h), as plain figures:
+ * the built-in one or a team's own file, and for each regime the result
+ * describes (a run, a hardware option, a fit row) the nearest measured
+ * point and how far it is.  Strings are borrowed. */
+#define REPORT_CALIB_POINTS_MAX 64
+
+struct report_calib_point {
+	const char *label;            /* the regime: "run", a hardware id, ... */
+	double batch, context;        /* the regime's sequences per step, tokens */
+	bool found;                   /* false: the calibration has no rows */
+	long line;                    /* the row: line in the CSV, or row number */
+	const char *hardware, *model, *engine; /* the row's */
+	double row_batch, row_context;
+	const char *hardware_match;   /* "same hardware", "same family", ... */
+	const char *model_match;
+	const char *engine_match;
+	double batch_doublings, context_doublings, score;
+};
+
+struct report_calibration {
+	bool own;                     /* a team's file; false: built-in */
+	const char *path;
+	unsigned long crc32;
+	size_t rows, parameters;
+	size_t n;
+	struct report_calib_point points[REPORT_CALIB_POINTS_MAX];
+};
+
+/* "Calibration: ..." and one "Nearest measured point" line per point. */
+void report_calibration_table(FILE *out, const struct report_calibration *c);
+
+/* The member "calibration": {"source": "built-in"|"own", "path", "crc32",
+ * "rows", "parameters", "nearest": [{"regime", "batch", "context",
+ * "line", "hardware", "model", "engine", "row_batch", "row_context",
+ * "hardware_match", "model_match", "engine_match", "batch_doublings",
+ * "context_doublings", "score"}]} on one line, without a separator. */
+void report_calibration_json(FILE *fp, const struct report_calibration *c);
+
 /* Describes the run; strings are borrowed for the call and may be NULL
  * (written as null in JSON, "-" in the table). */
 struct report_meta {
@@ -111,6 +149,7 @@ struct report_meta {
 		double throughput_pct, ttft_pct, tpot_pct;
 		const char *throughput_regime, *ttft_regime, *tpot_regime;
 	} bands;
+	const struct report_calibration *calibration; /* NULL: not stated */
 	const struct warn_list *warnings; /* shown first; NULL = none */
 	const struct charts *charts;  /* the figures of the report's charts, kept
 					 as "charts" for `agentcap report`; NULL
@@ -156,10 +195,12 @@ struct report_run {
 	const char *trace;            /* the trace, or how a team was made */
 	const char *model_id;
 	uint64_t seed;                /* the first replicate's */
+	const struct report_calibration *calibration; /* NULL: not stated */
 };
 
 /* The member "run": {"agentcap_version", "scenario_name", "scenario_path",
- * "trace", "model_id", "seed"} on one line, without a separator around it. */
+ * "trace", "model_id", "seed"[, "calibration"]} on one line, without a
+ * separator around it. */
 void report_run_json(FILE *fp, const struct report_run *r);
 
 #endif

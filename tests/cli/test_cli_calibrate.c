@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * End-to-end tests of `agentcap calibrate` and of --calibration: a published
+ * llama-bench run and a published `vllm bench serve` run
+ * (tests/fixtures/calibrate/SOURCE.md) each give a calibration file;
+ * replaying the benchmark's own workload (a trace synthesised from its
+ * lengths and concurrency) with that file reproduces the measured
+ * throughput within 5%, where the built-in calibration does not; the file
+ * is the same bytes every time; an unreadable or foreign input is exit
+ * status 2 naming the file and what was expected; every result says which
+ * calibration it rests on. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tests/support/cli_run.h"
+
+#include <cjson/cJSON.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define FIX AC_SRC_DIR "/tests/fixtures"
+#define LLAMA FIX "/calibrate/llama-bench-rtx4090-llama3-8b-q4km.json"
+#define VLLM FIX "/calibrate/vllm-serve-h100-gpt-oss-20b.json"
+#define SCRATCH AC_BIN_DIR "/tests/cli/scratch_calibrate"
+#define LB_CAL SCRATCH "/lb.json"
+#define VL_CAL SCRATCH "/vl.json"
+#define LLAMA_SET " --set hardware=rtx-4090 --set model=llama-3-8b " \
+		  "--set weight_format=gguf-q4-k-m --set engine_profile=llama.cpp"
+#define VLLM_SET " --set hardware=h100-sxm --set model=gpt-oss-20b --set weight_format=mxfp4"
+
+/* Published figures (SOURCE.md). */
+#define LB_PP512_TOK_S 7138.99
+#define LB_TG512_TOK_S 130.58
+#define VL_OUTPUT_TOK_S 1443.44
+
+static int setup(void **state)
+{
+	(void)state;
+	mkdir(AC_BIN_DIR "/tests", 0755);
+	mkdir(AC_BIN_DIR "/tests/cli", 0755);
+	mkdir(SCRATCH, 0755);
+	struct cli_out r = cli_run("calibrate " LLAMA " --model llama-3-8b -o " LB_CAL " --quiet");
+	int ok = r.status == 0;
+	cli_out_free(&r);
+	r = cli_run("calibrate " VLLM " --hardware h100-sxm --quant mxfp4 --engine 'vllm 0.11.0' "
+		    "-o " VL_CAL " --quiet");
+	ok = ok && r.status == 0;
+	cli_out_free(&r);
+	return ok ? 0 : -1;
+}
+
+static cJSON *load(const char *path)
+{
+	char *text = cli_slurp(path, NULL);
+	assert_non_null(text);
+	cJSON *j = cJSON_Parse(text);
+	free(text);
+	assert_non_null(j);
+	return j;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	assert_true(cJSON_IsNumber(v));
+	return v->valuedouble;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	assert_true(cJSON_IsString(v));
+	return v->valuestring;
+}
+
+/* Replay `trace` with the settings and an optional calibration; the JSON
+ * result (the run's answer may be "no": exit 0 or 1). */
+static cJSON *replay(const char *trace, const char *sets, const char *cal)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "replay %s%s%s%s --quiet --json -", trace, sets,
+		 cal ? " --calibration " : "", cal ? cal : "");
+	struct cli_out r = cli_run(cmd);
+	if (r.status != 0 && r.status != 1)
+		fail_msg("%s: exit %d: %s", cmd, r.status, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cli_out_free(&r);
+	assert_non_null(j);
+	return j;
+}
+
+static void synth(const char *args, const char *out)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "synth --workload fixed %s -o %s --quiet", args, out);
+	struct cli_out r = cli_run(cmd);
+	assert_int_equal(r.status, 0);
+	cli_out_free(&r);
+}
+
+static double rel_err(double got, double want)
+{
+	return fabs(got - want) / want;
+}
+
+/* The file: its format, inputs with CRCs, rows, fitted parameters. */
+static void test_llama_bench_file(void **state)
+{
+	(void)state;
+	cJSON *j = load(LB_CAL);
+	assert_string_equal(str(j, "format"), "agentcap-calibration");
+	const cJSON *in = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "inputs"), 0);
+	assert_string_equal(str(in, "path"), LLAMA);
+	assert_string_equal(str(in, "kind"), "llama-bench");
+	assert_int_equal(strlen(str(in, "crc32")), 8);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "rows")), 8);
+	const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0);
+	assert_string_equal(str(row, "hardware"), "rtx-4090");
+	assert_string_equal(str(row, "model"), "llama-3-8b");
+	assert_string_equal(str(row, "quant"), "gguf-q4-k-m");
+	assert_string_equal(str(row, "metric"), "prefill_tok_s");
+	assert_true(num(row, "value") == LB_PP512_TOK_S);
+	int n_params = cJSON_GetArraySize(cJSON_GetObjectItem(j, "parameters"));
+	assert_true(n_params >= 1 && n_params <= 8);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "residuals")), 8);
+	cJSON_Delete(j);
+}
+
+/* llama-bench's tg512 and pp512 replayed as one-client traces. */
+static void test_llama_bench_replays(void **state)
+{
+	(void)state;
+	synth("--input-len 1 --output-len 512 --num-prompts 3 --max-concurrency 1",
+	      SCRATCH "/tg512.jsonl");
+	synth("--input-len 512 --output-len 1 --num-prompts 3 --max-concurrency 1",
+	      SCRATCH "/pp512.jsonl");
+	cJSON *tg = replay(SCRATCH "/tg512.jsonl", LLAMA_SET, LB_CAL);
+	double got = num(tg, "output_throughput");
+	if (rel_err(got, LB_TG512_TOK_S) > 0.05)
+		fail_msg("tg512 replayed at %.2f tok/s, measured %.2f", got, LB_TG512_TOK_S);
+	const cJSON *cal = cJSON_GetObjectItem(cJSON_GetObjectItem(tg, "run"), "calibration");
+	assert_string_equal(str(cal, "source"), "own");
+	const cJSON *near = cJSON_GetArrayItem(cJSON_GetObjectItem(cal, "nearest"), 0);
+	assert_string_equal(str(near, "hardware_match"), "same hardware");
+	assert_string_equal(str(near, "model_match"), "same model");
+	assert_string_equal(str(near, "engine_match"), "same engine");
+	cJSON_Delete(tg);
+	cJSON *pp = replay(SCRATCH "/pp512.jsonl", LLAMA_SET, LB_CAL);
+	got = num(pp, "total_token_throughput") * 512.0 / 513.0; /* the prompt's share */
+	if (rel_err(got, LB_PP512_TOK_S) > 0.05)
+		fail_msg("pp512 replayed at %.1f tok/s, measured %.1f", got, LB_PP512_TOK_S);
+	cJSON_Delete(pp);
+	/* the built-in calibration misses the same measurement by more */
+	tg = replay(SCRATCH "/tg512.jsonl", LLAMA_SET, NULL);
+	assert_true(rel_err(num(tg, "output_throughput"), LB_TG512_TOK_S) > 0.05);
+	cal = cJSON_GetObjectItem(cJSON_GetObjectItem(tg, "run"), "calibration");
+	assert_string_equal(str(cal, "source"), "built-in");
+	cJSON_Delete(tg);
+}
+
+/* The vLLM run: 500 prompts of ~1998 tokens queued at once, ~94 out. */
+static void test_vllm_serve_replays(void **state)
+{
+	(void)state;
+	cJSON *j = load(VL_CAL);
+	const cJSON *in = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "inputs"), 0);
+	assert_string_equal(str(in, "kind"), "vllm-bench-serve");
+	const cJSON *rows = cJSON_GetObjectItem(j, "rows");
+	assert_int_equal(cJSON_GetArraySize(rows), 3);
+	const cJSON *row = cJSON_GetArrayItem(rows, 0);
+	assert_string_equal(str(row, "metric"), "output_throughput_tok_s");
+	assert_true(num(row, "input_tokens") == 1998 && num(row, "output_tokens") == 94);
+	cJSON_Delete(j);
+	synth("--input-len 1998 --output-len 94 --num-prompts 500 --request-rate inf",
+	      SCRATCH "/vllm.jsonl");
+	cJSON *r = replay(SCRATCH "/vllm.jsonl", VLLM_SET, VL_CAL);
+	double got = num(r, "output_throughput");
+	if (rel_err(got, VL_OUTPUT_TOK_S) > 0.05)
+		fail_msg("the vllm run replayed at %.1f tok/s, measured %.1f", got, VL_OUTPUT_TOK_S);
+	cJSON_Delete(r);
+	r = replay(SCRATCH "/vllm.jsonl", VLLM_SET, NULL);
+	assert_true(rel_err(num(r, "output_throughput"), VL_OUTPUT_TOK_S) > 0.05);
+	cJSON_Delete(r);
+}
+
+/* The same inputs give the same bytes. */
+static void test_deterministic(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("calibrate " LLAMA " --model llama-3-8b -o " SCRATCH
+				   "/lb2.json --quiet");
+	assert_int_equal(r.status, 0);
+	cli_out_free(&r);
+	size_t n1, n2;
+	char *a = cli_slurp(LB_CAL, &n1), *b = cli_slurp(SCRATCH "/lb2.json", &n2);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(a, b, n1);
+	free(a);
+	free(b);
+	r = cli_run("calibrate " VLLM " --hardware h100-sxm --quant mxfp4 --engine 'vllm 0.11.0' "
+		    "-o " SCRATCH "/vl2.json --quiet");
+	assert_int_equal(r.status, 0);
+	cli_out_free(&r);
+	a = cli_slurp(VL_CAL, &n1);
+	b = cli_slurp(SCRATCH "/vl2.json", &n2);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(a, b, n1);
+	free(a);
+	free(b);
+}
+
+static void expect_error(const char *args, const char *what1, const char *what2)
+{
+	struct cli_out r = cli_run(args);
+	if (r.status != 2 || !strstr(r.err, what1) || (what2 && !strstr(r.err, what2)))
+		fail_msg("agentcap %s: exit %d, stderr: %s (expected exit 2 and '%s'%s%s)", args,
+			 r.status, r.err, what1, what2 ? " and " : "", what2 ? what2 : "");
+	cli_out_free(&r);
+}
+
+/* Unreadable, foreign and incomplete inputs: exit 2 naming the file and
+ * what was expected, no calibration file written. */
+static void test_bad_inputs(void **state)
+{
+	(void)state;
+	remove(SCRATCH "/bad.json");
+	expect_error("calibrate " SCRATCH "/missing.json -o " SCRATCH "/bad.json",
+		     SCRATCH "/missing.json", "expected a benchmark result");
+	expect_error("calibrate " FIX "/replay/two_sessions.jsonl -o " SCRATCH "/bad.json",
+		     FIX "/replay/two_sessions.jsonl: not a benchmark result agentcap reads "
+		     "(expected llama-bench", NULL);
+	expect_error("calibrate " AC_SRC_DIR "/models/calibration/measurements.csv -o " SCRATCH
+		     "/bad.json", "measurements.csv: not a benchmark result agentcap reads", NULL);
+	FILE *f = fopen(SCRATCH "/broken.json", "w");
+	assert_non_null(f);
+	fputs("[\n  {\"avg_ts\": 1,\n", f);
+	fclose(f);
+	expect_error("calibrate " SCRATCH "/broken.json -o " SCRATCH "/bad.json",
+		     SCRATCH "/broken.json:", "expected");
+	expect_error("calibrate " VLLM " -o " SCRATCH "/bad.json", VLLM ": the vllm-bench-serve "
+		     "result does not name the hardware (expected --hardware ID", NULL);
+	expect_error("calibrate " LLAMA " -o " SCRATCH "/bad.json", LLAMA ": model 'llama 8B "
+		     "Q4_K - Medium'", "expected --model ID");
+	expect_error("calibrate " LLAMA " --model no-such-model -o " SCRATCH "/bad.json",
+		     "--model 'no-such-model' is not a catalogue model", NULL);
+	struct stat st;
+	assert_int_not_equal(stat(SCRATCH "/bad.json", &st), 0);
+	/* --calibration: a file that is not one, or not there */
+	expect_error("replay " FIX "/replay/two_sessions.jsonl --calibration " LLAMA,
+		     LLAMA ": not an agentcap calibration file (expected \"format\": "
+		     "\"agentcap-calibration\"", NULL);
+	expect_error("predict --hardware h100-sxm --model llama-3.1-8b --calibration " SCRATCH
+		     "/missing.json", SCRATCH "/missing.json", "calibration file");
+	expect_error("fit --hardware h100-sxm --calibration " SCRATCH "/broken.json",
+		     SCRATCH "/broken.json:", "expected an agentcap calibration file");
+}
+
+/* predict, fit, validate and size say which calibration they rest on. */
+static void test_results_say_calibration(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("predict --hardware rtx-4090 --model llama-3-8b --format "
+				   "gguf-q4-k-m --engine llama.cpp --batch 1 --context 512 "
+				   "--calibration " LB_CAL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Calibration: own file " LB_CAL));
+	assert_non_null(strstr(r.out, "same hardware, same model, same engine"));
+	cli_out_free(&r);
+	r = cli_run("predict --hardware rtx-4090 --model llama-3-8b --json -");
+	assert_int_equal(r.status, 0);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	assert_string_equal(str(cJSON_GetObjectItem(j, "calibration"), "source"), "built-in");
+	cJSON_Delete(j);
+	cli_out_free(&r);
+	r = cli_run("fit --hardware rtx-4090 --calibration " LB_CAL " --json -");
+	assert_int_equal(r.status, 0);
+	j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	const cJSON *cal = cJSON_GetObjectItem(j, "calibration");
+	assert_string_equal(str(cal, "source"), "own");
+	assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(cal, "nearest")) >= 1);
+	cJSON_Delete(j);
+	cli_out_free(&r);
+	r = cli_run("validate --calibration " LB_CAL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Calibration: own file"));
+	assert_non_null(strstr(r.out, "8 rows, 8 predicted"));
+	cli_out_free(&r);
+	r = cli_run("size --engineers 2 --trace " FIX "/traces/mooncake_head200.jsonl "
+		    "--calibration " VL_CAL " --json - --quiet");
+	assert_true(r.status == 0 || r.status == 1);
+	j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	cal = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "run"), "calibration");
+	assert_string_equal(str(cal, "source"), "own");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(cal, "nearest")), 1);
+	cJSON_Delete(j);
+	cli_out_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_llama_bench_file),
+		cmocka_unit_test(test_llama_bench_replays),
+		cmocka_unit_test(test_vllm_serve_replays),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_results_say_calibration),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
