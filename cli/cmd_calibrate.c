@@ -172,8 +172,9 @@ static void print_summary(const struct calib_fit *fit, const struct benchres *b,
 		       validate_metric_name(r->metric), r->engine, r->measured, r->before, r->after,
 		       100.0 * (r->after - r->measured) / r->measured);
 	}
-	printf("\n%zu rows fitted, %zu parameters, %zu iterations (%s); median APE %.1f%% built-in, "
-	       "%.1f%% fitted\n", fit->n_res, fit->n_params, fit->iterations,
+	printf("\n%zu rows fitted, %zu parameter%s, %zu iterations (%s); median APE %.1f%% "
+	       "built-in, %.1f%% fitted\n", fit->n_res, fit->n_params, fit->n_params == 1 ? "" : "s",
+	       fit->iterations,
 	       fit->stop ? fit->stop : "", fit->median_ape_before, fit->median_ape_after);
 }
 

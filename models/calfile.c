@@ -460,8 +460,8 @@ void calfile_describe(const struct calfile *cf, char *buf, size_t size)
 {
 	if (cf->own)
 		snprintf(buf, size, "own file %s (crc32 %08lx, %zu measured rows, %zu fitted "
-			 "parameters over the built-in values)", cf->path, cf->crc32, cf->n_rows,
-			 cf->n_params);
+			 "parameter%s over the built-in values)", cf->path, cf->crc32, cf->n_rows,
+			 cf->n_params, cf->n_params == 1 ? "" : "s");
 	else
 		snprintf(buf, size, "built-in (%s, %zu measured rows)", cf->path, cf->n_rows);
 }

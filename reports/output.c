@@ -1435,8 +1435,8 @@ void report_calibration_table(FILE *out, const struct report_calibration *c)
 {
 	if (c->own)
 		fprintf(out, "Calibration: own file %s (crc32 %08lx, %zu measured rows, %zu fitted "
-			"parameters over the built-in values)\n", c->path ? c->path : "-", c->crc32,
-			c->rows, c->parameters);
+			"parameter%s over the built-in values)\n", c->path ? c->path : "-", c->crc32,
+			c->rows, c->parameters, c->parameters == 1 ? "" : "s");
 	else
 		fprintf(out, "Calibration: built-in (%s, %zu measured rows)\n", c->path ? c->path : "-",
 			c->rows);
