@@ -225,6 +225,40 @@ static void test_fit_nothing(void **state)
 	assert_non_null(strstr(d.msg, "bad.csv:2"));
 }
 
+/* The serving row of test_fit_nothing fitted by simulation, as agentcap
+ * calibrate fits it: one row identifies at most one parameter, the others
+ * keep their values, and the simulated throughput meets the measurement. */
+static void test_fit_serving_identifiable(void **state)
+{
+	struct fixture *f = *state;
+	const char *t = HEAD "h100-sxm,1,llama-3.1-8b,fp8,trtllm,4,512,64,output_throughput_tok_s,"
+			     "900,tok/s,original,high\n";
+	struct calib_opts o;
+	calib_opts_init(&o);
+	o.simulate = true;
+	o.identifiable_only = true;
+	o.requests_per_client = 2;
+	struct calib_fit fit;
+	struct diag d;
+	diag_init(&d);
+	if (calib_fit_run(&fit, f->cat, f->et, "serving.csv", t, strlen(t), &o, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(fit.n_res, 1);
+	assert_int_equal(fit.n_params, 1);
+	assert_true(fabs(fit.res[0].before / 900 - 1) > 0.1);
+	assert_true(fabs(fit.res[0].after / 900 - 1) < 0.02);
+	calib_apply(&fit, f->cat, f->et, false);
+	calib_fit_release(&fit);
+	/* without the restriction every parameter the row moves is fitted */
+	o.identifiable_only = false;
+	diag_init(&d);
+	if (calib_fit_run(&fit, f->cat, f->et, "serving.csv", t, strlen(t), &o, &d))
+		fail_msg("%s", d.msg);
+	assert_true(fit.n_params > 1);
+	calib_apply(&fit, f->cat, f->et, false);
+	calib_fit_release(&fit);
+}
+
 /* The JSON names the measurements (path, CRC, commit), each parameter and
  * each residual. */
 static void test_fit_json(void **state)
@@ -436,6 +470,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fit_recovers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fit_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fit_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fit_serving_identifiable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fit_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_fixture, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_calibration, setup, teardown),
