@@ -199,6 +199,12 @@ int cmd_calibrate(int argc, char **argv)
 		et = malloc(sizeof(*et));
 		rc = et ? engine_table_load(et, NULL, &d) : diag_set(&d, DIAG_ENOMEM, "out of memory");
 	}
+	if (!rc && a.given.engine && !engine_match(et, a.given.engine)) {
+		char ids[512];
+		engine_list_ids(et, ids, sizeof(ids));
+		rc = diag_set(&d, DIAG_EINPUT, "--engine '%s' names no engine profile (expected text "
+			      "naming one of: %s)", a.given.engine, ids);
+	}
 	for (int i = 0; i < a.n_inputs && !rc; i++)
 		rc = benchres_read(&b, cat, a.inputs[i], &a.given, &d);
 	if (!rc)

@@ -251,6 +251,8 @@ static void test_bad_inputs(void **state)
 		     "Q4_K - Medium'", "expected --model ID");
 	expect_error("calibrate " LLAMA " --model no-such-model -o " SCRATCH "/bad.json",
 		     "--model 'no-such-model' is not a catalogue model", NULL);
+	expect_error("calibrate " VLLM " --hardware h100-sxm --engine 'my own server' -o " SCRATCH
+		     "/bad.json", "--engine 'my own server' names no engine profile (expected", NULL);
 	struct stat st;
 	assert_int_not_equal(stat(SCRATCH "/bad.json", &st), 0);
 	/* --calibration: a file that is not one, or not there */
