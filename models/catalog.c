@@ -18,6 +18,7 @@
  * caller-given stream; they print nothing on their own.
  */
 #include "models/catalog.h"
+#include "base/jsonw.h"
 
 #include <assert.h>
 #include <cJSON.h>
@@ -1963,25 +1964,6 @@ double cat_hardware_total_memory_gb(const struct cat_hardware *hw)
 
 /* ---- listings ----------------------------------------------------------- */
 
-static void json_str(FILE *out, const char *s)
-{
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c == '\n')
-			fputs("\\n", out);
-		else if (*c < 0x20)
-			fprintf(out, "\\u%04x", *c);
-		else
-			fputc(*c, out);
-	}
-	fputc('"', out);
-}
 
 /* A number, or null when 0 (the catalogue's "not given"). */
 static void json_num(FILE *out, double x)
@@ -2003,7 +1985,7 @@ static void json_aliases(FILE *out, char **aliases, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			fputs(", ", out);
-		json_str(out, aliases[i]);
+		jsonw_str(out, aliases[i]);
 	}
 	fputc(']', out);
 }
@@ -2019,9 +2001,9 @@ static void json_price(FILE *out, const struct cat_price *pr)
 	fputs(", \"amount_max\": ", out);
 	json_num(out, pr->amount_max);
 	fputs(", \"currency\": ", out);
-	json_str(out, cat_currency_name(pr->currency));
+	jsonw_str(out, cat_currency_name(pr->currency));
 	fputs(", \"date\": ", out);
-	json_str(out, pr->date);
+	jsonw_str(out, pr->date);
 	fputc('}', out);
 }
 
@@ -2032,7 +2014,7 @@ static void json_link(FILE *out, const struct cat_link *l)
 		return;
 	}
 	fputs("{\"kind\": ", out);
-	json_str(out, l->kind);
+	jsonw_str(out, l->kind);
 	fputs(", \"gbs_per_direction\": ", out);
 	json_num(out, l->bw_gbs);
 	fputc('}', out);
@@ -2043,21 +2025,21 @@ static void json_hardware(FILE *out, const struct catalog *cat, const struct cat
 	const char *in = "      ";
 	fputs("    {\n", out);
 	json_key(out, in, "id", true);
-	json_str(out, h->id);
+	jsonw_str(out, h->id);
 	json_key(out, in, "name", false);
-	json_str(out, h->name);
+	jsonw_str(out, h->name);
 	json_key(out, in, "aliases", false);
 	json_aliases(out, h->aliases, h->alias_count);
 	json_key(out, in, "kind", false);
-	json_str(out, h->system_kind ? "system" : "device");
+	jsonw_str(out, h->system_kind ? "system" : "device");
 	json_key(out, in, "system_kind", false);
-	json_str(out, h->system_kind);
+	jsonw_str(out, h->system_kind);
 	json_key(out, in, "device", false);
-	json_str(out, h->device->id);
+	jsonw_str(out, h->device->id);
 	json_key(out, in, "device_count", false);
 	fprintf(out, "%lld", (long long)h->device_count);
 	json_key(out, in, "family", false);
-	json_str(out, h->family->id);
+	jsonw_str(out, h->family->id);
 	json_key(out, in, "memory_gb", false);
 	json_num(out, h->memory_gb);
 	json_key(out, in, "total_memory_gb", false);
@@ -2106,15 +2088,15 @@ static void json_model(FILE *out, const struct cat_model *m)
 	const char *in = "      ";
 	fputs("    {\n", out);
 	json_key(out, in, "id", true);
-	json_str(out, m->id);
+	jsonw_str(out, m->id);
 	json_key(out, in, "name", false);
-	json_str(out, m->name);
+	jsonw_str(out, m->name);
 	json_key(out, in, "aliases", false);
 	json_aliases(out, m->aliases, m->alias_count);
 	json_key(out, in, "architecture", false);
-	json_str(out, m->experts ? "moe" : "dense");
+	jsonw_str(out, m->experts ? "moe" : "dense");
 	json_key(out, in, "attention", false);
-	json_str(out, m->attention == CAT_ATTN_MLA ? "mla" : "gqa");
+	jsonw_str(out, m->attention == CAT_ATTN_MLA ? "mla" : "gqa");
 	json_key(out, in, "layers", false);
 	fprintf(out, "%lld", (long long)m->layers);
 	json_key(out, in, "kv_layers", false);
@@ -2147,7 +2129,7 @@ int catalog_write_json(const struct catalog *cat, FILE *out, struct diag *d)
 		fputs("{\"value\": ", out);
 		json_num(out, cat->usd_per_eur);
 		fputs(", \"date\": ", out);
-		json_str(out, cat->usd_per_eur_date);
+		jsonw_str(out, cat->usd_per_eur_date);
 		fputc('}', out);
 	} else {
 		fputs("null", out);
@@ -2156,9 +2138,9 @@ int catalog_write_json(const struct catalog *cat, FILE *out, struct diag *d)
 	for (size_t i = 0; i < cat->family_count; i++) {
 		const struct cat_family *f = &cat->families[i];
 		fputs(i ? ",\n    {\"id\": " : "    {\"id\": ", out);
-		json_str(out, f->id);
+		jsonw_str(out, f->id);
 		fputs(", \"name\": ", out);
-		json_str(out, f->name);
+		jsonw_str(out, f->name);
 		fputs(", \"eff_compute\": ", out);
 		json_num(out, f->eff_compute);
 		fputs(", \"eff_bw\": ", out);
@@ -2185,9 +2167,9 @@ int catalog_write_json(const struct catalog *cat, FILE *out, struct diag *d)
 	for (size_t i = 0; i < cat->weight_format_count; i++) {
 		const struct cat_weight_format *w = &cat->weight_formats[i];
 		fputs(i ? ",\n    {\"id\": " : "    {\"id\": ", out);
-		json_str(out, w->id);
+		jsonw_str(out, w->id);
 		fputs(", \"name\": ", out);
-		json_str(out, w->name);
+		jsonw_str(out, w->name);
 		fputs(", \"aliases\": ", out);
 		json_aliases(out, w->aliases, w->alias_count);
 		fputs(", \"bits_per_weight\": ", out);
@@ -2195,18 +2177,18 @@ int catalog_write_json(const struct catalog *cat, FILE *out, struct diag *d)
 		fputs(", \"embedding_bits\": ", out);
 		json_num(out, w->embedding_bits);
 		fputs(", \"compute_dtype\": ", out);
-		json_str(out, cat_dtype_name(w->compute_dtype));
+		jsonw_str(out, cat_dtype_name(w->compute_dtype));
 		fputs(", \"fallback_compute_dtype\": ", out);
-		json_str(out, w->has_fallback ? cat_dtype_name(w->fallback_dtype) : NULL);
+		jsonw_str(out, w->has_fallback ? cat_dtype_name(w->fallback_dtype) : NULL);
 		fputc('}', out);
 	}
 	fputs("\n  ],\n  \"kv_dtypes\": [\n", out);
 	for (size_t i = 0; i < cat->kv_dtype_count; i++) {
 		const struct cat_kv_dtype *k = &cat->kv_dtypes[i];
 		fputs(i ? ",\n    {\"id\": " : "    {\"id\": ", out);
-		json_str(out, k->id);
+		jsonw_str(out, k->id);
 		fputs(", \"name\": ", out);
-		json_str(out, k->name);
+		jsonw_str(out, k->name);
 		fputs(", \"aliases\": ", out);
 		json_aliases(out, k->aliases, k->alias_count);
 		fputs(", \"bits_per_element\": ", out);

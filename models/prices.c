@@ -11,6 +11,7 @@
  */
 #include "models/prices.h"
 
+#include "base/jsonw.h"
 #include "base/textfile.h"
 #include "models/catalog.h"
 
@@ -794,23 +795,6 @@ int prices_write_table(const struct prices *p, const struct catalog *cat, FILE *
 	return 0;
 }
 
-static void json_str(FILE *out, const char *s)
-{
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(out, "\\u%04x", *c);
-		else
-			fputc(*c, out);
-	}
-	fputc('"', out);
-}
 
 int prices_write_json(const struct prices *p, const struct catalog *cat, FILE *out,
 		      struct diag *d)
@@ -818,32 +802,32 @@ int prices_write_json(const struct prices *p, const struct catalog *cat, FILE *o
 	fputs("{\"schema_version\": 1, \"exchange_rates\": [", out);
 	for (size_t i = 0; i < p->rate_count; i++) {
 		fputs(i ? ", {\"currency\": " : "{\"currency\": ", out);
-		json_str(out, p->rates[i].currency);
+		jsonw_str(out, p->rates[i].currency);
 		fprintf(out, ", \"usd_per_unit\": %.10g, \"date\": ", p->rates[i].usd_per_unit);
-		json_str(out, p->rates[i].date);
+		jsonw_str(out, p->rates[i].date);
 		fputs(", \"source\": ", out);
-		json_str(out, p->rates[i].source);
+		jsonw_str(out, p->rates[i].source);
 		fputc('}', out);
 	}
 	fputs("],\n \"prices\": [\n", out);
 	for (size_t i = 0; i < p->row_count; i++) {
 		const struct price_row *r = &p->rows[i];
 		fputs("  {\"id\": ", out);
-		json_str(out, r->id);
+		jsonw_str(out, r->id);
 		fprintf(out, ", \"kind\": \"%s\", \"item\": ", kind_names[r->kind]);
-		json_str(out, r->item);
+		jsonw_str(out, r->item);
 		fputs(", \"provider\": ", out);
-		json_str(out, r->provider);
+		jsonw_str(out, r->provider);
 		fprintf(out, ", \"price\": %.10g, \"unit\": ", r->amount);
-		json_str(out, r->unit);
+		jsonw_str(out, r->unit);
 		fputs(", \"currency\": ", out);
-		json_str(out, r->currency);
+		jsonw_str(out, r->currency);
 		fprintf(out, ", \"usd\": %.10g, \"date\": ", r->usd);
-		json_str(out, r->date);
+		jsonw_str(out, r->date);
 		fputs(", \"source\": ", out);
-		json_str(out, r->source);
+		jsonw_str(out, r->source);
 		fputs(", \"hardware\": ", out);
-		json_str(out, r->hardware);
+		jsonw_str(out, r->hardware);
 		fprintf(out, ", \"gpus\": %lld, \"line\": %ld}%s\n", (long long)r->gpus, r->line,
 			i + 1 < p->row_count ? "," : "");
 	}
@@ -855,7 +839,7 @@ int prices_write_json(const struct prices *p, const struct catalog *cat, FILE *o
 			if (hw_priced(p, &cat->hardware[i]))
 				continue;
 			fputs(first ? "" : ", ", out);
-			json_str(out, cat->hardware[i].id);
+			jsonw_str(out, cat->hardware[i].id);
 			first = false;
 		}
 		fputc(']', out);

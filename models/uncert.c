@@ -6,6 +6,7 @@
  * lookup walks the (few hundred at most) regimes linearly per level.
  */
 #include "models/uncert.h"
+#include "base/jsonw.h"
 
 #include <cJSON.h>
 #include <gsl/gsl_sort.h>
@@ -236,35 +237,22 @@ const char *uncert_regime_name(const struct uncert_regime *r, char *buf, size_t 
 
 /* ---- the file ---- */
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
 
 /* Bands are written to six decimals, rounded up, so that a row on the
  * quantile stays inside the band read back. */
 int uncert_write_json(FILE *out, const struct uncert_table *t, struct diag *d)
 {
 	fputs("{\n  \"schema_version\": 1,\n  \"measurements\": {\"path\": ", out);
-	json_str(out, t->path);
+	jsonw_str(out, t->path);
 	fputs(", \"crc32\": ", out);
-	json_str(out, t->crc32);
+	jsonw_str(out, t->crc32);
 	fputs(", \"commit\": ", out);
 	if (t->commit[0])
-		json_str(out, t->commit);
+		jsonw_str(out, t->commit);
 	else
 		fputs("null", out);
 	fputs("},\n  \"out_of_sample\": ", out);
-	json_str(out, t->grouping);
+	jsonw_str(out, t->grouping);
 	fprintf(out, ",\n  \"coverage\": %.10g,\n  \"min_rows\": %zu,\n", t->coverage, t->min_rows);
 	fputs("  \"method\": \"the coverage quantile (an order statistic) of |ln(predicted / "
 	      "measured)| per regime, each row predicted with parameters refitted without its "
@@ -274,11 +262,11 @@ int uncert_write_json(FILE *out, const struct uncert_table *t, struct diag *d)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct uncert_regime *r = &t->regimes[i];
 		fprintf(out, "%s\n    {\"level\": %d, \"family\": ", i ? "," : "", r->level);
-		json_str(out, r->family);
+		jsonw_str(out, r->family);
 		fputs(", \"engine\": ", out);
-		json_str(out, r->engine);
+		jsonw_str(out, r->engine);
 		fputs(", \"metric\": ", out);
-		json_str(out, r->metric);
+		jsonw_str(out, r->metric);
 		fprintf(out, ", \"rows\": %zu, \"rows_resolved\": %zu, \"log_band\": %.6f, "
 			"\"band_pct\": %.1f}", r->n, r->n_fallback, ceil(r->log_band * 1e6) / 1e6,
 			100 * expm1(r->log_band));

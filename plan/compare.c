@@ -4,6 +4,7 @@
 #include "plan/compare.h"
 
 #include "base/diag.h"
+#include "base/jsonw.h"
 #include "models/catalog.h"
 #include "models/prices.h"
 #include "reports/output.h"
@@ -592,19 +593,6 @@ void compare_monthly(FILE *fp, const struct compare_result *r)
 	}
 }
 
-static void json_str(FILE *fp, const char *s)
-{
-	fputc('"', fp);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(fp, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(fp, "\\u%04x", *p);
-		else
-			fputc(*p, fp);
-	}
-	fputc('"', fp);
-}
 
 int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_result *r)
 {
@@ -616,9 +604,9 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 	fprintf(fp, "\"currency\":\"USD\","
 		"\"engineers\":%lld,\"periods_per_month\":%.17g,\"api\":", (long long)r->engineers,
 		r->periods_per_month);
-	json_str(fp, c->api_id);
+	jsonw_str(fp, c->api_id);
 	fprintf(fp, ",\"seats\":");
-	json_str(fp, c->seat_id);
+	jsonw_str(fp, c->seat_id);
 	fprintf(fp, ",\"swing\":%.17g,\"rows\":[", COMPARE_SWING);
 	static const char *const SENS_KEYS[COMPARE_SENS] = {
 		"price_minus", "price_plus", "acceptance_minus", "acceptance_plus",
@@ -627,9 +615,9 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 		const struct compare_row *row = &r->rows[i];
 		fprintf(fp, "%s{\"option\":\"%s\",\"hardware\":", i ? "," : "",
 			cost_option_name(row->option));
-		json_str(fp, row->hardware);
+		jsonw_str(fp, row->hardware);
 		fprintf(fp, ",\"gpus\":%d,\"deployment\":", row->gpus);
-		json_str(fp, row->deployment);
+		jsonw_str(fp, row->deployment);
 		fprintf(fp, ",\"usd_per_month\":%.17g,\"usd_per_engineer_month\":%.17g,"
 			"\"usd_per_1m_output_tokens\":%.17g,\"usd_per_accepted_task\":%.17g,"
 			"\"gpu_busy_fraction\":%.17g,", row->r.usd_month, row->r.usd_per_engineer_month,
@@ -656,11 +644,11 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 		for (size_t j = 0; j < row->r.assumption_count; j++) {
 			const struct cost_assumption *a = &row->r.assumptions[j];
 			fprintf(fp, "%s{\"name\":", j ? "," : "");
-			json_str(fp, a->name);
+			jsonw_str(fp, a->name);
 			fprintf(fp, ",\"value\":%.17g,\"unit\":", a->value);
-			json_str(fp, a->unit);
+			jsonw_str(fp, a->unit);
 			fprintf(fp, ",\"source\":");
-			json_str(fp, a->source);
+			jsonw_str(fp, a->source);
 			fprintf(fp, "}");
 		}
 		fprintf(fp, "]}");

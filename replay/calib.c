@@ -9,6 +9,7 @@
  * physical values into the caller's catalogue and engine table.
  */
 #include "replay/calib.h"
+#include "base/jsonw.h"
 
 #include <assert.h>
 #include <math.h>
@@ -609,28 +610,7 @@ out:
 
 /* ---- output ---- */
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
 
-static void json_num(FILE *out, double v)
-{
-	if (isfinite(v))
-		fprintf(out, "%.10g", v);
-	else
-		fputs("null", out);
-}
 
 /* "iterations", "stop", "parameters" and "residuals" keys (each line
  * indented two spaces, a comma after the last), as fit-params and
@@ -638,21 +618,21 @@ static void json_num(FILE *out, double v)
 void calib_fit_write_body(FILE *out, const struct calib_fit *fit)
 {
 	fprintf(out, "  \"iterations\": %zu,\n  \"stop\": ", fit->iterations);
-	json_str(out, fit->stop ? fit->stop : "");
+	jsonw_str(out, fit->stop ? fit->stop : "");
 	fputs(",\n  \"parameters\": [", out);
 	for (size_t j = 0; j < fit->n_params; j++) {
 		const struct calib_param *p = &fit->params[j];
 		fprintf(out, "%s\n    {\"target\": \"%s\", \"id\": ", j ? "," : "",
 			calib_target_name(p->target));
-		json_str(out, p->id);
+		jsonw_str(out, p->id);
 		if (p->target == CALIB_OVERRIDE) {
 			fputs(", \"family_prefix\": ", out);
-			json_str(out, p->family_prefix);
+			jsonw_str(out, p->family_prefix);
 		}
 		fprintf(out, ", \"field\": \"%s\", \"shipped\": ", calib_field_name(p->field));
-		json_num(out, p->shipped);
+		jsonw_num(out, p->shipped);
 		fputs(", \"fitted\": ", out);
-		json_num(out, p->value);
+		jsonw_num(out, p->value);
 		fputc('}', out);
 	}
 	fputs("\n  ],\n  \"residuals\": [", out);
@@ -660,19 +640,19 @@ void calib_fit_write_body(FILE *out, const struct calib_fit *fit)
 		const struct calib_residual *r = &fit->res[i];
 		fprintf(out, "%s\n    {\"line\": %ld, \"metric\": \"%s\", \"family\": ", i ? "," : "",
 			r->line, validate_metric_name(r->metric));
-		json_str(out, r->family);
+		jsonw_str(out, r->family);
 		fputs(", \"engine\": ", out);
-		json_str(out, r->engine);
+		jsonw_str(out, r->engine);
 		fputs(", \"weight\": ", out);
-		json_num(out, r->weight);
+		jsonw_num(out, r->weight);
 		fputs(", \"measured\": ", out);
-		json_num(out, r->measured);
+		jsonw_num(out, r->measured);
 		fputs(", \"predicted_shipped\": ", out);
-		json_num(out, r->before);
+		jsonw_num(out, r->before);
 		fputs(", \"predicted_fitted\": ", out);
-		json_num(out, r->after);
+		jsonw_num(out, r->after);
 		fputs(", \"log_error\": ", out);
-		json_num(out, r->after > 0 ? log(r->after / r->measured) : NAN);
+		jsonw_num(out, r->after > 0 ? log(r->after / r->measured) : NAN);
 		fputc('}', out);
 	}
 	fputs("\n  ],\n", out);
@@ -682,10 +662,10 @@ int calib_fit_write_json(FILE *out, const struct calib_fit *fit, const char *pat
 			 unsigned long crc32, const char *commit, struct diag *d)
 {
 	fputs("{\n  \"schema_version\": 1,\n  \"measurements\": {\"path\": ", out);
-	json_str(out, path);
+	jsonw_str(out, path);
 	fprintf(out, ", \"crc32\": \"%08lx\", \"commit\": ", crc32);
 	if (commit)
-		json_str(out, commit);
+		jsonw_str(out, commit);
 	else
 		fputs("null", out);
 	fputs("},\n  \"method\": \"weighted nonlinear least squares on the log error (GSL "
@@ -695,13 +675,13 @@ int calib_fit_write_json(FILE *out, const struct calib_fit *fit, const char *pat
 	calib_fit_write_body(out, fit);
 	fputs("  \"summary\": {\"rows\": ", out);
 	fprintf(out, "%zu, \"parameters\": %zu, \"cost_shipped\": ", fit->n_res, fit->n_params);
-	json_num(out, fit->cost_before);
+	jsonw_num(out, fit->cost_before);
 	fputs(", \"cost_fitted\": ", out);
-	json_num(out, fit->cost_after);
+	jsonw_num(out, fit->cost_after);
 	fputs(", \"median_ape_pct_shipped\": ", out);
-	json_num(out, fit->median_ape_before);
+	jsonw_num(out, fit->median_ape_before);
 	fputs(", \"median_ape_pct_fitted\": ", out);
-	json_num(out, fit->median_ape_after);
+	jsonw_num(out, fit->median_ape_after);
 	fputs("}\n}\n", out);
 	if (ferror(out))
 		return diag_set(d, DIAG_EIO, "cannot write the parameters");

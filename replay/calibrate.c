@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jsonw.h"
 #include "models/calfile.h"
 #include "models/csvread.h"
 
@@ -44,28 +45,7 @@ int calibrate_run(struct calib_fit *fit, struct catalog *cat, struct engine_tabl
 	return calib_fit_run(fit, cat, et, rows_name(b), b->csv, b->len, &o, d);
 }
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
 
-static void json_num(FILE *out, double v)
-{
-	if (isfinite(v))
-		fprintf(out, "%.10g", v);
-	else
-		fputs("null", out);
-}
 
 /* A numeric cell as a number, an empty one as null. */
 static void json_cell_num(FILE *out, const char *s)
@@ -111,10 +91,10 @@ static int write_rows(FILE *out, const struct benchres *b, const struct engine_t
 		fprintf(out, "%s\n    {\"line\": %ld", r ? "," : "", t.lines[r]);
 		for (size_t k = 0; k < 4; k++) {
 			fprintf(out, ", \"%s\": ", str_cols[k]);
-			json_str(out, csvread_cell(&t, r, csvread_col(&t, str_cols[k])));
+			jsonw_str(out, csvread_cell(&t, r, csvread_col(&t, str_cols[k])));
 		}
 		fputs(", \"engine_profile\": ", out);
-		json_str(out, profile_of(et, csvread_cell(&t, r, csvread_col(&t, "engine")),
+		jsonw_str(out, profile_of(et, csvread_cell(&t, r, csvread_col(&t, "engine")),
 					 csvread_cell(&t, r, csvread_col(&t, "notes"))));
 		for (size_t k = 0; k < 4; k++) {
 			fprintf(out, ", \"%s\": ", num_cols[k]);
@@ -128,7 +108,7 @@ static int write_rows(FILE *out, const struct benchres *b, const struct engine_t
 			if (k == 1)
 				json_cell_num(out, v);
 			else
-				json_str(out, v);
+				jsonw_str(out, v);
 		}
 		fputc('}', out);
 	}
@@ -145,14 +125,14 @@ int calibrate_write_json(FILE *out, const struct calib_fit *fit, const struct be
 	for (size_t i = 0; i < b->n_inputs; i++) {
 		const struct benchres_input *in = &b->inputs[i];
 		fprintf(out, "%s\n    {\"path\": ", i ? "," : "");
-		json_str(out, in->path);
+		jsonw_str(out, in->path);
 		fprintf(out, ", \"kind\": \"%s\", \"crc32\": \"%08lx\", \"rows\": %zu}",
 			benchres_kind_name(in->kind), in->crc32, in->rows);
 	}
 	fputs(b->n_inputs ? "\n  ],\n  \"kept_out\": [" : "],\n  \"kept_out\": [", out);
 	for (size_t i = 0; i < b->n_skipped; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);
-		json_str(out, b->skipped[i]);
+		jsonw_str(out, b->skipped[i]);
 	}
 	fputs(b->n_skipped ? "\n  ],\n" : "],\n", out);
 	fprintf(out, "  \"kept_out_total\": %zu,\n", b->n_skipped_total);
@@ -166,18 +146,18 @@ int calibrate_write_json(FILE *out, const struct calib_fit *fit, const struct be
 		return rc;
 	/* the rows again as the CSV the fit read, for validate --calibration */
 	fputs("  \"measurements_csv\": ", out);
-	json_str(out, b->csv ? b->csv : "");
+	jsonw_str(out, b->csv ? b->csv : "");
 	fputs(",\n", out);
 	calib_fit_write_body(out, fit);
 	fprintf(out, "  \"summary\": {\"rows\": %zu, \"parameters\": %zu, \"cost_builtin\": ",
 		fit->n_res, fit->n_params);
-	json_num(out, fit->cost_before);
+	jsonw_num(out, fit->cost_before);
 	fputs(", \"cost_fitted\": ", out);
-	json_num(out, fit->cost_after);
+	jsonw_num(out, fit->cost_after);
 	fputs(", \"median_ape_pct_builtin\": ", out);
-	json_num(out, fit->median_ape_before);
+	jsonw_num(out, fit->median_ape_before);
 	fputs(", \"median_ape_pct_fitted\": ", out);
-	json_num(out, fit->median_ape_after);
+	jsonw_num(out, fit->median_ape_after);
 	fputs("}\n}\n", out);
 	if (ferror(out))
 		return diag_set(d, DIAG_EIO, "cannot write the calibration file");

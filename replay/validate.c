@@ -10,6 +10,7 @@
 #include "replay/validate.h"
 
 #include "base/hash.h"
+#include "base/jsonw.h"
 #include "models/memory.h"
 #include "models/perf_model.h"
 #include "sim/sim.h"
@@ -864,21 +865,6 @@ int validate_write_text(FILE *out, const struct validate_report *rep, struct dia
 	return 0;
 }
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", out);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
 
 static void json_num(FILE *out, double v)
 {
@@ -897,7 +883,7 @@ static void json_cell(FILE *out, const char *s)
 	if (s[0] && !errno && !*end && isfinite(v))
 		json_num(out, v);
 	else
-		json_str(out, s);
+		jsonw_str(out, s);
 }
 
 static void json_group(FILE *out, const struct validate_group *g, size_t n)
@@ -905,7 +891,7 @@ static void json_group(FILE *out, const struct validate_group *g, size_t n)
 	fputs("{", out);
 	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ",\n      " : "\n      ", out);
-		json_str(out, g[i].key);
+		jsonw_str(out, g[i].key);
 		fprintf(out, ": {\"n\": %zu, \"median_ape_pct\": ", g[i].n);
 		json_num(out, g[i].median_ape_pct);
 		fputs(", \"max_ape_pct\": ", out);
@@ -932,15 +918,15 @@ int validate_write_json(FILE *out, const struct validate_report *rep, struct dia
 		const struct validate_row *row = &rep->rows[i];
 		fputs(i ? ",\n    {" : "\n    {", out);
 		for (size_t c = 0; c < t->cols; c++) {
-			json_str(out, t->header[c]);
+			jsonw_str(out, t->header[c]);
 			fputs(": ", out);
 			json_cell(out, csvread_cell(t, i, (int)c));
 			fputs(", ", out);
 		}
 		fprintf(out, "\"line\": %ld, \"family\": ", row->line);
-		json_str(out, row->family);
+		jsonw_str(out, row->family);
 		fputs(", \"engine_profile\": ", out);
-		json_str(out, row->engine);
+		jsonw_str(out, row->engine);
 		fprintf(out, ", \"tp\": %d, \"pp\": %d, \"method\": \"%s\", \"predicted\": ", row->tp,
 			row->pp, row->skipped ? "skipped" : row->simulated ? "simulation" : "step");
 		json_num(out, row->predicted);
@@ -949,7 +935,7 @@ int validate_write_json(FILE *out, const struct validate_report *rep, struct dia
 		fputs(", \"ape_pct\": ", out);
 		json_num(out, row->skipped ? NAN : row->ape_pct);
 		fprintf(out, ", \"excluded\": %s, \"note\": ", row->excluded ? "true" : "false");
-		json_str(out, row->note);
+		jsonw_str(out, row->note);
 		fputs("}", out);
 	}
 	fputs(rep->n_rows ? "\n  ],\n" : "],\n", out);
@@ -962,7 +948,7 @@ int validate_write_json(FILE *out, const struct validate_report *rep, struct dia
 	if (rep->min_confidence == VC_UNSTATED)
 		fputs("null", out);
 	else
-		json_str(out, confidence_names[rep->min_confidence]);
+		jsonw_str(out, confidence_names[rep->min_confidence]);
 	fputs("\n  }\n}\n", out);
 	if (ferror(out))
 		return diag_set(d, DIAG_EIO, "cannot write the validation JSON");

@@ -10,6 +10,7 @@
 #include "reports/output.h"
 
 #include "base/diag.h"
+#include "base/jsonw.h"
 #include "base/outfile.h"
 #include "reports/backends.h"
 #include "reports/cluster.h"
@@ -581,29 +582,6 @@ struct json {
 	int first[JSON_MAX_DEPTH]; /* no member written yet at this depth */
 };
 
-static void json_string(FILE *fp, const char *s)
-{
-	if (!s) {
-		fputs("null", fp);
-		return;
-	}
-	fputc('"', fp);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", fp); break;
-		case '\\': fputs("\\\\", fp); break;
-		case '\n': fputs("\\n", fp); break;
-		case '\r': fputs("\\r", fp); break;
-		case '\t': fputs("\\t", fp); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(fp, "\\u%04x", *p);
-			else
-				fputc(*p, fp);
-		}
-	}
-	fputc('"', fp);
-}
 
 static void json_key(struct json *j, const char *key)
 {
@@ -611,7 +589,7 @@ static void json_key(struct json *j, const char *key)
 	j->first[j->depth] = 0;
 	for (int i = 0; i < j->depth; i++)
 		fputs("  ", j->fp);
-	json_string(j->fp, key);
+	jsonw_str(j->fp, key);
 	fputs(": ", j->fp);
 }
 
@@ -670,7 +648,7 @@ static void json_bool(struct json *j, const char *key, int v)
 static void json_str(struct json *j, const char *key, const char *v)
 {
 	json_key(j, key);
-	json_string(j->fp, v);
+	jsonw_str(j->fp, v);
 }
 
 /* The shortest of %.15g, %.16g, %.17g that reads back as v; null if v is
@@ -1367,15 +1345,15 @@ void report_json_stream(FILE *fp, const struct report_meta *meta, const struct m
 void report_run_json(FILE *fp, const struct report_run *r)
 {
 	fputs("\"run\":{\"agentcap_version\":", fp);
-	json_string(fp, r->version);
+	jsonw_str(fp, r->version);
 	fputs(",\"scenario_name\":", fp);
-	json_string(fp, r->scenario_name);
+	jsonw_str(fp, r->scenario_name);
 	fputs(",\"scenario_path\":", fp);
-	json_string(fp, r->scenario_path);
+	jsonw_str(fp, r->scenario_path);
 	fputs(",\"trace\":", fp);
-	json_string(fp, r->trace);
+	jsonw_str(fp, r->trace);
 	fputs(",\"model_id\":", fp);
-	json_string(fp, r->model_id);
+	jsonw_str(fp, r->model_id);
 	fprintf(fp, ",\"seed\":%" PRIu64, r->seed);
 	if (r->calibration) {
 		fputc(',', fp);
@@ -1387,15 +1365,15 @@ void report_run_json(FILE *fp, const struct report_run *r)
 void report_calibration_json(FILE *fp, const struct report_calibration *c)
 {
 	fputs("\"calibration\":{\"source\":", fp);
-	json_string(fp, c->own ? "own" : "built-in");
+	jsonw_str(fp, c->own ? "own" : "built-in");
 	fputs(",\"path\":", fp);
-	json_string(fp, c->path);
+	jsonw_str(fp, c->path);
 	fprintf(fp, ",\"crc32\":\"%08lx\",\"rows\":%zu,\"parameters\":%zu,\"nearest\":[", c->crc32,
 		c->rows, c->parameters);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct report_calib_point *p = &c->points[i];
 		fputs(i ? ",{\"regime\":" : "{\"regime\":", fp);
-		json_string(fp, p->label);
+		jsonw_str(fp, p->label);
 		fputs(",\"batch\":", fp);
 		json_number(fp, p->batch);
 		fputs(",\"context\":", fp);
@@ -1405,21 +1383,21 @@ void report_calibration_json(FILE *fp, const struct report_calibration *c)
 			continue;
 		}
 		fprintf(fp, ",\"line\":%ld,\"hardware\":", p->line);
-		json_string(fp, p->hardware);
+		jsonw_str(fp, p->hardware);
 		fputs(",\"model\":", fp);
-		json_string(fp, p->model);
+		jsonw_str(fp, p->model);
 		fputs(",\"engine\":", fp);
-		json_string(fp, p->engine);
+		jsonw_str(fp, p->engine);
 		fputs(",\"row_batch\":", fp);
 		json_number(fp, p->row_batch);
 		fputs(",\"row_context\":", fp);
 		json_number(fp, p->row_context);
 		fputs(",\"hardware_match\":", fp);
-		json_string(fp, p->hardware_match);
+		jsonw_str(fp, p->hardware_match);
 		fputs(",\"model_match\":", fp);
-		json_string(fp, p->model_match);
+		jsonw_str(fp, p->model_match);
 		fputs(",\"engine_match\":", fp);
-		json_string(fp, p->engine_match);
+		jsonw_str(fp, p->engine_match);
 		fputs(",\"batch_doublings\":", fp);
 		json_number(fp, round(p->batch_doublings * 1000) / 1000);
 		fputs(",\"context_doublings\":", fp);

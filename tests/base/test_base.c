@@ -8,6 +8,7 @@
 
 #include "base/diag.h"
 #include "base/hash.h"
+#include "base/jsonw.h"
 #include "base/keys.h"
 #include "base/map.h"
 #include "base/outfile.h"
@@ -16,6 +17,7 @@
 #include "base/warn.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,10 +253,35 @@ static void test_warn(void **state)
 	assert_int_equal(w.dropped, 3);
 }
 
+/* Every hand-written JSON file escapes through jsonw: quotes, backslashes,
+ * the short escapes, other control bytes and DEL as \u00XX, UTF-8 as is,
+ * NULL and non-finite numbers as null. */
+static void test_jsonw(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	assert_non_null(fp);
+	jsonw_str(fp, "a\"b\\c\n\r\t\x01\x7f caf\xc3\xa9");
+	fputc(' ', fp);
+	jsonw_str(fp, NULL);
+	fputc(' ', fp);
+	jsonw_num(fp, 0.1);
+	fputc(' ', fp);
+	jsonw_num(fp, INFINITY);
+	fputc(' ', fp);
+	jsonw_num(fp, -2.5e-12);
+	assert_int_equal(fclose(fp), 0);
+	assert_string_equal(buf, "\"a\\\"b\\\\c\\n\\r\\t\\u0001\\u007f caf\xc3\xa9\" null 0.1 null -2.5e-12");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_diag_first_wins),
+		cmocka_unit_test(test_jsonw),
 		cmocka_unit_test(test_vec_limit),
 		cmocka_unit_test(test_map_churn),
 		cmocka_unit_test(test_map_ref),
