@@ -215,6 +215,9 @@ static int params(struct ep *p, const cJSON *e, bool required, struct engine_par
 	    (rc = figure(p, e, "moe_scale", required, R_FRACTION, &out->moe_scale)) ||
 	    (rc = figure(p, e, "moe_layer_overhead_us", required, R_NONNEG,
 			 &out->moe_layer_overhead_us)) ||
+	    (rc = figure(p, e, "moe_tile_rows", false, R_TOKENS, &out->moe_tile_rows)) ||
+	    (rc = figure(p, e, "moe_tile_rows_small", false, R_TOKENS,
+			 &out->moe_tile_rows_small)) ||
 	    (rc = figure(p, e, "max_num_seqs", required, R_SEQS, &out->max_num_seqs)) ||
 	    (rc = figure(p, e, "prefill_chunk_tokens", required, R_TOKENS,
 			 &out->prefill_chunk_tokens)) ||
@@ -243,7 +246,8 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 {
 	static const char *const keys[] = { "family_prefix", "step_overhead_us",
 		"layer_overhead_us", "compute_scale", "attention_scale", "bw_scale",
-		"quant_bw_scale", "moe_scale", "moe_layer_overhead_us", "fp16_accumulate",
+		"quant_bw_scale", "moe_scale", "moe_layer_overhead_us", "moe_tile_rows",
+		"moe_tile_rows_small", "fp16_accumulate",
 		"max_num_seqs", "prefill_chunk_tokens", "reserve_full_prompt",
 		"max_num_seqs_large_gpu", "large_gpu_min_gib", "kernel_graph_us",
 		"gemm_kernel_us", "kernel_eager_us", "graph_max_seqs", "expert_kernel_empty_us",
@@ -263,7 +267,8 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 	ov->p = (struct engine_params){ .step_overhead_us = -1, .layer_overhead_us = -1,
 					.compute_scale = -1, .attention_scale = -1, .bw_scale = -1,
 					.quant_bw_scale = -1, .moe_scale = -1,
-					.moe_layer_overhead_us = -1, .max_num_seqs = -1,
+					.moe_layer_overhead_us = -1, .moe_tile_rows = -1,
+					.moe_tile_rows_small = -1, .max_num_seqs = -1,
 					.prefill_chunk_tokens = -1, .reserve_full_prompt = -1,
 					.max_num_seqs_large_gpu = -1, .large_gpu_min_gib = -1,
 					.kernel_graph_us = -1, .gemm_kernel_us = -1, .kernel_eager_us = -1,
@@ -279,6 +284,7 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 	static const char *const keys[] = { "id", "name", "aliases", "match", "note",
 		"step_overhead_us", "layer_overhead_us", "compute_scale", "attention_scale",
 		"bw_scale", "quant_bw_scale", "moe_scale", "moe_layer_overhead_us",
+		"moe_tile_rows", "moe_tile_rows_small",
 		"fp16_accumulate", "max_num_seqs",
 		"prefill_chunk_tokens", "reserve_full_prompt", "max_num_seqs_large_gpu",
 		"large_gpu_min_gib", "fp8_kv_with_fp8_weights", "fp4_tensor_cores", "kernel_graph_us",
@@ -537,6 +543,10 @@ void engine_resolve(const struct engine_profile *e, const char *family_id,
 		out->moe_scale = best->p.moe_scale;
 	if (best->p.moe_layer_overhead_us >= 0)
 		out->moe_layer_overhead_us = best->p.moe_layer_overhead_us;
+	if (best->p.moe_tile_rows >= 0)
+		out->moe_tile_rows = best->p.moe_tile_rows;
+	if (best->p.moe_tile_rows_small >= 0)
+		out->moe_tile_rows_small = best->p.moe_tile_rows_small;
 	if (best->p.max_num_seqs >= 0)
 		out->max_num_seqs = best->p.max_num_seqs;
 	if (best->p.prefill_chunk_tokens >= 0)

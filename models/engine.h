@@ -51,6 +51,15 @@ struct engine_params {
 				      of bw_scale) */
 	double moe_scale;          /* its grouped expert GEMMs' share of its
 				      dense GEMM rate (mixture of experts) */
+	double moe_tile_rows;      /* > 0: its expert GEMMs are grouped GEMMs
+				      that pad each expert's token rows to an
+				      M tile of this many rows (models/moe.h);
+				      0: no grouped-GEMM model (the expert
+				      matmuls take moe_scale alone) */
+	double moe_tile_rows_small; /* the same tile at a batch of at most as
+				      many tokens as the layer has experts
+				      (vLLM fused_moe's small-batch config);
+				      0: moe_tile_rows */
 	double moe_layer_overhead_us; /* extra per MoE layer per step: router,
 				      top-k, gather and expert dispatch kernels */
 	bool fp16_accumulate;      /* uses FP16-accumulate tensor rates where

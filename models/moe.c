@@ -30,3 +30,19 @@ double moe_tokens_for_fraction(const struct moe_routing *r, double fraction)
 		return 1;
 	return ceil(log1p(-fraction) / r->log_miss);
 }
+
+double moe_padded_rows(const struct moe_routing *r, double tokens, double tile_rows)
+{
+	if (!(tokens > 0))
+		return 0;
+	double pairs = tokens * r->per_token;
+	if (!(tile_rows > 0))
+		return pairs;
+	double d = moe_distinct_experts(r, tokens);
+	return fmax(d * tile_rows, pairs + d * tile_rows / 2);
+}
+
+double moe_grouped_ns(double compute_ns, double memory_ns)
+{
+	return hypot(compute_ns, memory_ns);
+}

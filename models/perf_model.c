@@ -490,6 +490,35 @@ static double op(struct perf_breakdown *br, double compute, double memory)
 	return fmax(compute, memory);
 }
 
+/* A grouped GEMM's two sides, accumulated like op() but combined as the
+ * rounded roofline corner of models/moe.h; the time goes to the larger
+ * side's share. */
+static double op_grouped(struct perf_breakdown *br, double compute, double memory)
+{
+	double t = moe_grouped_ns(compute, memory);
+	if (br) {
+		br->compute_ns += compute;
+		br->memory_ns += memory;
+		if (compute > memory)
+			br->compute_bound_ns += t;
+		else
+			br->memory_bound_ns += t;
+	}
+	return t;
+}
+
+/* Rows the routed experts' grouped GEMMs compute for t tokens on one GPU's
+ * share: every touched expert's rows padded to the engine's M tile (the
+ * small-batch tile at most as many tokens as experts); t k without a
+ * grouped-GEMM model. */
+static double expert_rows(const struct perf_model *pm, double t)
+{
+	double tile = pm->engine.moe_tile_rows;
+	if (t <= pm->experts && pm->engine.moe_tile_rows_small > 0)
+		tile = pm->engine.moe_tile_rows_small;
+	return moe_padded_rows(&pm->routing, t, tile);
+}
+
 /* The routed experts of every MoE layer, with offload when some are not on
  * the GPUs. */
 static double experts_ns(const struct perf_model *pm, double t, struct perf_breakdown *br)
@@ -507,6 +536,11 @@ static double experts_ns(const struct perf_model *pm, double t, struct perf_brea
 		double imb_d = floors_imbalance(&pm->floors, dx, pm->experts / pm->ep);
 		if (br)
 			br->imbalance = fmax(imb_t, imb_d);
+		if (pm->engine.moe_tile_rows > 0)
+			/* grouped GEMMs: padded rows, rounded corner (moe.h) */
+			return op_grouped(br, pm->ns_per_expert_token / pm->experts_per_token *
+						      expert_rows(pm, t) * imb_t,
+					  pm->ns_per_expert * dx * imb_d);
 		return op(br, pm->ns_per_expert_token * t * imb_t, pm->ns_per_expert * dx * imb_d);
 	}
 	struct offload_demand dm = {
