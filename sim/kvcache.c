@@ -178,6 +178,24 @@ int64_t kvcache_match(const struct kvcache *kv, const uint64_t *hashes, int64_t 
 	return i;
 }
 
+int64_t kvcache_match_len(const struct kvcache *kv, const uint64_t *hashes, int64_t n)
+{
+	if (!kv->prefix_caching || !kv->bucket_bits || n <= 0)
+		return 0;
+	int64_t lo = 0, hi = n; /* hashes[0..lo) cached; hi == n or hashes[hi] is not */
+	if (kvcache_lookup(kv, hashes[n - 1]) >= 0)
+		lo = n;
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (kvcache_lookup(kv, hashes[mid]) >= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	assert(lo == kvcache_match(kv, hashes, n, NULL));
+	return lo;
+}
+
 void kvcache_take(struct kvcache *kv, int32_t b)
 {
 	assert(b >= 0 && b < kv->touched && kv->blk[b].hashed);

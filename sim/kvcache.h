@@ -109,6 +109,15 @@ static inline uint64_t kvcache_stamp(const struct kvcache *kv, int32_t b)
  * blocks[0..result), so the caller need not look them up again. */
 int64_t kvcache_match(const struct kvcache *kv, const uint64_t *hashes, int64_t n, int32_t *blocks);
 
+/* kvcache_match's count alone, in O(log n) look-ups: a binary search for
+ * the first hash not cached.  It equals the walk because the hashes a cache
+ * holds from one chain form a prefix of it: a block table holds every
+ * position before a block and releases them after it (tail first) or keeps
+ * them, so the free queue evicts a position no earlier than every position
+ * after it in that chain (and a duplicate copy keeps the hash entered).
+ * Debug builds assert the two agree on every call. */
+int64_t kvcache_match_len(const struct kvcache *kv, const uint64_t *hashes, int64_t n);
+
 /* Take a reference to cached block b (found by kvcache_match). */
 void kvcache_take(struct kvcache *kv, int32_t b);
 

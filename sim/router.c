@@ -252,7 +252,7 @@ static int32_t pick_weighted(struct router *rt, const struct sreq *r, const stru
 	for (int32_t i = 0; i < rt->n; i++) {
 		if (!eligible(rt, i))
 			continue;
-		int64_t hit = blocks > 0 ? kvcache_match(&reps[i].kv, r->call.block_hashes, blocks, NULL) : 0;
+		int64_t hit = blocks > 0 ? kvcache_match_len(&reps[i].kv, r->call.block_hashes, blocks) : 0;
 		if (hit > hit_any) {
 			hit_any = hit;
 			best_hit_any = i;
@@ -323,10 +323,10 @@ static int32_t pick_cache_aware(struct router *rt, const struct sreq *r,
 	const uint64_t *h = r->call.block_hashes;
 	/* The replica with the longest cached prefix, lighter on a tie, the
 	 * lower index on a full tie: an order that does not depend on the
-	 * order replicas are read in.  A full match costs a lookup per block
-	 * (thousands for an agent's prompt), so the likeliest winner is read
-	 * first -- the one holding the furthest of a few sampled blocks -- and
-	 * any other only if one probe says it could tie or beat it. */
+	 * order replicas are read in.  A match is a binary search over the
+	 * prompt's blocks (kvcache_match_len); still, the likeliest winner is
+	 * read first -- the one holding the furthest of a few sampled blocks --
+	 * and any other only if one probe says it could tie or beat it. */
 	int32_t first = -1;
 	int64_t first_est = -1;
 	for (int32_t i = 0; blocks > 0 && i < rt->n; i++) {
@@ -356,7 +356,7 @@ static int32_t pick_cache_aware(struct router *rt, const struct sreq *r,
 			if (!beat && !(tie_before(rt, i, best) && kv_holds(&reps[i].kv, h[best_hit - 1])))
 				continue;
 		}
-		int64_t hit = kvcache_match(&reps[i].kv, h, blocks, NULL);
+		int64_t hit = kvcache_match_len(&reps[i].kv, h, blocks);
 		if (hit > 0 &&
 		    (best < 0 || hit > best_hit || (hit == best_hit && tie_before(rt, i, best)))) {
 			best = i;

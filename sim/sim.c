@@ -678,8 +678,7 @@ static int64_t uncached_on(const struct replica *rep, const struct sreq *r)
 	if (n > r->call.n_hashes)
 		n = r->call.n_hashes;
 	if (rep->cfg->enable_prefix_caching)
-		while (hit < n && kvcache_lookup(&rep->kv, r->call.block_hashes[hit]) >= 0)
-			hit++;
+		hit = kvcache_match_len(&rep->kv, r->call.block_hashes, n);
 	int64_t left = r->call.prompt_tokens - hit * bs;
 	return left > 1 ? left : 1;
 }

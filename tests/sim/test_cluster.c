@@ -688,10 +688,11 @@ static void test_cache_aware_rule(void **state)
 }
 
 /* The cache-aware rule reads first the replica holding the furthest of a
- * few sampled blocks; the pick must not depend on that order.  Replicas 2
- * and 3 hold the same 30 leading blocks under equal loads, and 3 also holds
- * the last block alone (so it is read first): the tie still goes to the
- * lower index, as a scan in index order gives. */
+ * few sampled blocks (the lower index among equals); the pick must not
+ * depend on that order.  Replicas 2 and 3 hold the same 30 leading blocks
+ * (as a replica's cache always holds a prefix of a chain), so 2 is read
+ * first: under equal loads the tie goes to 2, a lighter 3 wins it, and a
+ * longer prefix on 3, read after 2, wins whatever the loads. */
 static void test_cache_aware_order_free(void **state)
 {
 	(void)state;
@@ -710,7 +711,6 @@ static void test_cache_aware_order_free(void **state)
 	cache_prefix(&reps[1], h, 5);
 	cache_prefix(&reps[2], h, 30);
 	cache_prefix(&reps[3], h, 30);
-	cache_prefix(&reps[3], &h[39], 1);
 	struct router_config rc;
 	router_config_default(&rc);
 	rc.policy = ROUTER_PREFIX_AWARE;
@@ -723,9 +723,13 @@ static void test_cache_aware_order_free(void **state)
 	/* lighter, 3 wins the tie */
 	rt.out_tokens[2] = 1;
 	assert_int_equal(router_pick(&rt, &r, reps), 3);
-	/* a longer prefix on 1, read after 3, still wins */
-	cache_prefix(&reps[1], &h[5], 30);
-	assert_int_equal(router_pick(&rt, &r, reps), 1);
+	rt.out_tokens[2] = 0;
+	rt.out_tokens[3] = 1;
+	assert_int_equal(router_pick(&rt, &r, reps), 2);
+	/* a longer prefix on 3 (the same sampled blocks as 2's), read after
+	 * 2, wins though 3 is heavier */
+	cache_prefix(&reps[3], &h[30], 6);
+	assert_int_equal(router_pick(&rt, &r, reps), 3);
 	router_release(&rt);
 	for (int i = 0; i < 4; i++)
 		replica_release(&reps[i]);
