@@ -26,6 +26,8 @@ int predict_run(struct predict_result *r, const struct perf_model *pm, int32_t b
 	r->decode_step_ms = r->decode.step_ns / 1e6;
 	r->decode_tok_s_per_seq = 1e9 / r->decode.step_ns;
 	r->decode_tok_s = batch * r->decode_tok_s_per_seq;
+	if (pm->pp > 1)
+		pipeline_decode_step(pm, batch, context, &r->pipeline);
 	struct perf_batch p = perf_prefill_batch(context < chunk ? context : chunk, 0);
 	perf_step_breakdown(pm, &p, &r->prefill);
 	double ns = perf_prefill_ns(pm, context, 0, chunk);
@@ -52,6 +54,23 @@ static void describe(FILE *out, const struct perf_breakdown *br)
 			br->host_ns / 1e6);
 	fprintf(out, "\n      achieved %.1f%% of peak FLOP/s, %.1f%% of peak bandwidth\n",
 		100 * br->flops_fraction, 100 * br->bw_fraction);
+}
+
+/* The decode batch as micro-batches in flight (models/pipeline.h). */
+static void write_pipeline(FILE *out, const struct pipeline_step *p)
+{
+	fprintf(out, "  decode pipelined, %d micro-batch%s of %d in flight over %d stages:\n",
+		p->micro_batches, p->micro_batches == 1 ? "" : "es", (int)p->micro_seqs, p->stages);
+	fprintf(out, "    round trip      %10.3f ms   one micro-batch through every stage, "
+		"hand-offs %.3f ms, host %.3f ms\n", p->round_ns / 1e6, p->handoff_ns / 1e6,
+		p->host_ns / 1e6);
+	fprintf(out, "    busiest stage   %10.3f ms   per micro-batch (lm-head %.3f ms on the last)\n",
+		p->stage_ns / 1e6, p->head_ns / 1e6);
+	fprintf(out, "    cycle           %10.3f ms   max(round trip, %d x stage, %d x host); "
+		"bubble %.1f%%\n", p->cycle_ns / 1e6, p->micro_batches, p->micro_batches,
+		100 * p->bubble);
+	fprintf(out, "    per sequence    %10.1f tok/s\n", p->tok_s_per_seq);
+	fprintf(out, "    aggregate       %10.1f tok/s\n", p->tok_s);
 }
 
 void predict_set_bands(struct predict_result *r, const struct perf_model *pm,
@@ -100,6 +119,8 @@ int predict_write_text(FILE *out, const struct perf_model *pm, const struct pred
 	if (pm->experts > 0)
 		fprintf(out, "      experts touched per MoE layer: %.1f of %.0f\n",
 			r->decode.experts_touched, pm->experts);
+	if (r->pipeline.stages > 1)
+		write_pipeline(out, &r->pipeline);
 	fprintf(out, "  prefill, %lld tokens in chunks of %lld:\n", (long long)r->context,
 		(long long)r->chunk);
 	fprintf(out, "    time            %10.3f ms   (first chunk %s bound)\n", r->prefill_ms,
@@ -248,6 +269,16 @@ int predict_write_json(FILE *out, const struct perf_model *pm, const struct pred
 	jnum(out, "decode_experts_touched", r->decode.experts_touched, false);
 	jnum(out, "decode_flops_fraction", r->decode.flops_fraction, false);
 	jnum(out, "decode_bw_fraction", r->decode.bw_fraction, false);
+	if (r->pipeline.stages > 1) {
+		jnum(out, "pipeline_micro_batches", r->pipeline.micro_batches, false);
+		jnum(out, "pipeline_micro_seqs", r->pipeline.micro_seqs, false);
+		jnum(out, "pipeline_round_trip_ms", r->pipeline.round_ns / 1e6, false);
+		jnum(out, "pipeline_stage_ms", r->pipeline.stage_ns / 1e6, false);
+		jnum(out, "pipeline_cycle_ms", r->pipeline.cycle_ns / 1e6, false);
+		jnum(out, "pipeline_bubble", r->pipeline.bubble, false);
+		jnum(out, "pipeline_tok_s_per_seq", r->pipeline.tok_s_per_seq, false);
+		jnum(out, "pipeline_tok_s", r->pipeline.tok_s, false);
+	}
 	jnum(out, "prefill_ms", r->prefill_ms, false);
 	jnum(out, "prefill_tok_s", r->prefill_tok_s, false);
 	jstr(out, "prefill_bound", perf_bound_name(r->prefill.bound));

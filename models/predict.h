@@ -23,6 +23,7 @@
 #include "models/memory.h"
 #include "models/calfile.h"
 #include "models/perf_model.h"
+#include "models/pipeline.h"
 #include "models/uncert.h"
 
 struct predict_result {
@@ -36,6 +37,9 @@ struct predict_result {
 	struct perf_breakdown prefill;  /* its first chunk */
 	double prefill_ms;
 	double prefill_tok_s;
+	/* pp > 1: the same decode batch with micro-batches in flight, one per
+	 * stage (models/pipeline.h); stages == 0 otherwise */
+	struct pipeline_step pipeline;
 	/* Error bars (predict_set_bands); regime NULL when not set. */
 	struct uncert_band decode_band;
 	const char *decode_band_metric;   /* the metric whose errors it is (static) */

@@ -13,6 +13,7 @@
 #include "base/jsonw.h"
 #include "models/memory.h"
 #include "models/perf_model.h"
+#include "models/pipeline.h"
 #include "sim/sim.h"
 
 #include <ctype.h>
@@ -187,10 +188,50 @@ static double mean_of(const double *v, size_t n)
 	return n ? s / (double)n : NAN;
 }
 
+/* Pipeline parallelism as the engines run it: pp micro-batches in flight,
+ * each the batch of one "virtual engine" (vLLM V0's name; V1's batch queue
+ * of pp batches) with its share of the KV cache and of the running
+ * sequences.  A virtual engine's step lasts the pipeline cycle of its
+ * micro-batch (models/pipeline.h); the simulation runs min(pp, clients) of
+ * them as replicas. */
+struct pp_engine {
+	const struct perf_model *pm;
+	int micro_batches;
+};
+
+static double pp_step_ns(const void *ctx, const struct perf_batch *b)
+{
+	const struct pp_engine *e = ctx;
+	return pipeline_batch_ns(e->pm, e->micro_batches, b);
+}
+
+static double pp_run_ns(const void *ctx, const struct perf_batch *b0, int64_t k)
+{
+	const struct pp_engine *e = ctx;
+	return pipeline_batch_run_ns(e->pm, e->micro_batches, b0, k);
+}
+
 static int simulate(const struct perf_model *pm, const struct engine_config *cfg, int clients,
 		    int per_client, int64_t in, int64_t out, bool mean, struct sim_out *res,
 		    struct diag *d)
 {
+	struct engine_config vcfg = *cfg;
+	/* as many micro-batches as the clients can fill */
+	int m = clients < pm->pp ? clients : pm->pp;
+	struct pp_engine ppe = { .pm = pm, .micro_batches = m };
+	struct sim_perf perf = sim_perf_from_model(pm);
+	int32_t replicas = 1;
+	if (m > 1) {
+		/* the engine's max_num_seqs caps the running sequences of all
+		 * micro-batches together (vLLM V1, issue 27462), and the KV
+		 * cache holds every micro-batch's sequences */
+		replicas = m;
+		vcfg.max_num_seqs = (cfg->max_num_seqs + m - 1) / m;
+		vcfg.kv_cache_tokens = cfg->kv_cache_tokens / m;
+		perf = (struct sim_perf){ .ctx = &ppe, .step_ns = pp_step_ns,
+					  .decode_run_ns = pp_run_ns, .work = NULL };
+	}
+	cfg = &vcfg;
 	struct loop lp = { .in = in, .out = out, .block = cfg->block_size, .d = d };
 	size_t total = (size_t)clients * (size_t)per_client;
 	lp.n_hashes = (in + out) / cfg->block_size;
@@ -205,7 +246,7 @@ static int simulate(const struct perf_model *pm, const struct engine_config *cfg
 		rc = diag_set(d, DIAG_ENOMEM, "out of memory for a simulation of %zu calls", total);
 	struct res_sink sink = { 0 };
 	if (!rc)
-		rc = sim_init(&lp.sim, cfg, 1, sim_perf_from_model(pm), sink, loop_done, &lp, d);
+		rc = sim_init(&lp.sim, cfg, replicas, perf, sink, loop_done, &lp, d);
 	for (int c = 0; c < clients && !rc; c++) {
 		lp.left[c] = per_client;
 		rc = loop_submit(&lp, c, 0);

@@ -17,7 +17,13 @@
  * grouped GEMM reaches neither peak.  Published check: DeepGEMM's grouped
  * FP8 GEMMs on an H800 (deepseek-ai/DeepGEMM README, February 2025; the
  * H800 has the H100 SXM's tensor cores and HBM3, only its NVLink is
- * narrower, so the h100-sxm catalogue entry stands for it). */
+ * narrower, so the h100-sxm catalogue entry stands for it).
+ *
+ * Pipeline parallelism.  With P stages the engines keep up to P micro-batches
+ * in flight, one per stage (vLLM V1's batch queue of max_concurrent_batches =
+ * pipeline_parallel_size, vLLM pull 32359; V0's P virtual engines), so an
+ * offline workload on P GPUs runs every stage at once, while each sequence
+ * still waits for all of its stages per token (models/pipeline.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,7 +37,10 @@
 #include <string.h>
 
 #include "models/catalog.h"
+#include "models/engine.h"
+#include "models/memory.h"
 #include "models/perf_model.h"
+#include "models/pipeline.h"
 
 static int setup(void **state)
 {
@@ -104,6 +113,21 @@ static void model_tp(struct perf_model *pm, const struct catalog *cat, const cha
 	o.weight_format = wf;
 	o.engine = engine;
 	o.tp = tp;
+	struct diag d;
+	diag_init(&d);
+	if (perf_model_init_opts(pm, cat, &o, &d))
+		fail_msg("%s", d.msg);
+}
+
+static void model_pp(struct perf_model *pm, const struct catalog *cat, const char *hw,
+		     const char *m, const char *engine, int pp)
+{
+	struct perf_opts o;
+	perf_opts_init(&o);
+	o.hardware = hw;
+	o.model = m;
+	o.engine = engine;
+	o.pp = pp;
 	struct diag d;
 	diag_init(&d);
 	if (perf_model_init_opts(pm, cat, &o, &d))
@@ -239,6 +263,121 @@ static void test_grouped_gemm_step(void **state)
 	assert_true(worst > 1.3);
 }
 
+/* Sequences an offline run keeps going at `context` tokens each: the
+ * engine's max_num_seqs (vLLM V1 caps the running sequences of all micro-
+ * batches together, vLLM issue 27462) or what the KV cache holds. */
+static int32_t offline_seqs(const struct catalog *cat, const struct perf_model *pm, int pp,
+			    int64_t context)
+{
+	struct mem_opts mo;
+	mem_opts_init(&mo);
+	mo.hardware = pm->hardware_id;
+	mo.model = pm->model_id;
+	mo.pp = pp;
+	struct mem_plan plan;
+	struct diag d;
+	diag_init(&d);
+	if (mem_plan_opts(&plan, cat, &mo, &d))
+		fail_msg("%s", d.msg);
+	int64_t fit = plan.kv_capacity_tokens / context;
+	int64_t cap = engine_default_max_num_seqs(&pm->engine,
+						  catalog_hardware(cat, pm->hardware_id));
+	return (int32_t)(fit < cap ? fit : cap);
+}
+
+/* Offline Llama-3.1-8B BF16, 1,000 + 1,000 tokens (mean context 1,500):
+ * pipeline_parallel_size 8 over eight H100s against one H100. */
+static void test_pp_offline_throughput(void **state)
+{
+	const struct catalog *cat = *state;
+	struct perf_model one, pp8;
+	model_pp(&one, cat, "h100-sxm", "llama-3.1-8b", "vllm", 1);
+	model_pp(&pp8, cat, "h100-sxm", "llama-3.1-8b", "vllm", 8);
+	const int64_t ctx = 1500;
+	int32_t n1 = offline_seqs(cat, &one, 1, 2000), n8 = offline_seqs(cat, &pp8, 8, 2000);
+	assert_true(n1 >= 64 && n8 > n1);
+	struct pipeline_step p1, p8;
+	pipeline_decode_step(&one, n1, ctx, &p1);
+	pipeline_decode_step(&pp8, n8, ctx, &p8);
+	/* one GPU: the step model unchanged */
+	struct perf_batch b1 = perf_decode_batch(n1, ctx);
+	assert_int_equal(p1.micro_batches, 1);
+	assert_true(fabs(p1.cycle_ns - perf_step_ns(&one, &b1)) <= 1e-6 * p1.cycle_ns);
+	/* eight micro-batches in flight: several times one GPU's throughput */
+	assert_int_equal(p8.micro_batches, 8);
+	assert_int_equal(p8.micro_seqs, (n8 + 7) / 8);
+	if (!(p8.tok_s > 4 * p1.tok_s))
+		fail_msg("pp 8: %.0f tok/s, one GPU %.0f tok/s (%.2fx)", p8.tok_s, p1.tok_s,
+			 p8.tok_s / p1.tok_s);
+	/* and more than one batch in flight over the same eight stages gives */
+	struct perf_batch b8 = perf_decode_batch(n8, ctx);
+	assert_true(p8.tok_s > 4 * n8 / (perf_step_ns(&pp8, &b8) * 1e-9));
+	/* a sequence's time per token is never below the sum over its stages:
+	 * one GPU running the same micro-batch alone, plus the hand-offs */
+	struct perf_batch bm = perf_decode_batch(p8.micro_seqs, ctx);
+	assert_true(p8.cycle_ns >= perf_step_ns(&one, &bm) + p8.handoff_ns - 1e-6);
+	assert_true(p8.cycle_ns >= p8.round_ns);
+	/* the bubble: GPUs idle for the hand-offs and the host work in the loop
+	 * and while the last stage runs the lm-head, which makes it the
+	 * busiest: the cycle is its eight micro-batches */
+	assert_true(fabs(p8.cycle_ns - 8 * p8.stage_ns) < 1e-6 * p8.cycle_ns);
+	assert_true(p8.bubble > 0.05 && p8.bubble < 0.3);
+	assert_true(fabs(p8.bubble - (1 - (p8.round_ns - p8.host_ns - p8.handoff_ns) /
+					  p8.cycle_ns)) < 1e-12);
+}
+
+/* The cycle by hand, and decode runs summed in closed form against the
+ * step-by-step sum, across the crossings of R, M s and M host. */
+static void test_pp_cycle_and_runs(void **state)
+{
+	const struct catalog *cat = *state;
+	struct perf_model pm;
+	model_pp(&pm, cat, "h100-sxm", "llama-3.1-8b", "vllm", 4);
+	struct pipeline_step p;
+	pipeline_decode_step(&pm, 1, 100, &p);
+	/* one sequence: one micro-batch, nothing overlaps: the round trip with
+	 * the host in series */
+	assert_int_equal(p.micro_batches, 1);
+	struct perf_batch b = perf_decode_batch(1, 100);
+	assert_true(fabs(p.cycle_ns - perf_step_ns(&pm, &b)) < 1e-6);
+	assert_true(fabs(p.tok_s_per_seq - 1e9 / p.cycle_ns) < 1e-9);
+	/* 3 sequences over 4 stages: 3 micro-batches of 1 */
+	pipeline_decode_step(&pm, 3, 100, &p);
+	assert_int_equal(p.micro_batches, 3);
+	assert_int_equal(p.micro_seqs, 1);
+	double s = (p.round_ns - p.host_ns - p.handoff_ns - p.head_ns) / 4 + p.head_ns;
+	assert_true(fabs(p.stage_ns - s) < 1e-6);
+	assert_true(fabs(p.cycle_ns - fmax(fmax(p.round_ns, 3 * s), 3 * p.host_ns)) < 1e-6);
+	/* vllm-v0's 6 ms of host work per micro-batch: 4 micro-batches of 250
+	 * wait on the host (24 ms a cycle) until their contexts make the round
+	 * trip longer, near 900 tokens */
+	struct perf_model v0;
+	model_pp(&v0, cat, "h100-sxm", "llama-3.1-8b", "vllm-v0", 4);
+	pipeline_decode_step(&v0, 1000, 700, &p);
+	assert_true(p.cycle_ns == 4 * p.host_ns && p.round_ns < p.cycle_ns);
+	pipeline_decode_step(&v0, 1000, 1399, &p);
+	assert_true(p.cycle_ns > 4 * p.host_ns);
+	const struct perf_model *models[] = { &pm, &v0 };
+	const int32_t seqs[] = { 1, 3, 4, 64, 1000 };
+	const int64_t ctx[] = { 0, 700, 30000 };
+	for (size_t m = 0; m < 2; m++)
+		for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++)
+			for (size_t j = 0; j < sizeof(ctx) / sizeof(ctx[0]); j++) {
+				int64_t k = 700;
+				double brute = 0;
+				for (int64_t t = 0; t < k; t++) {
+					pipeline_decode_step(models[m], seqs[i], ctx[j] + t, &p);
+					brute += p.cycle_ns;
+				}
+				double run = pipeline_decode_run_ns(models[m], seqs[i], ctx[j], k);
+				if (fabs(run - brute) > 1e-9 * brute)
+					fail_msg("%s seqs %d ctx %lld: run %.6f ms, steps %.6f ms",
+						 models[m]->engine_id, seqs[i], (long long)ctx[j],
+						 run / 1e6, brute / 1e6);
+			}
+	assert_true(pipeline_decode_run_ns(&pm, 4, 0, 0) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +385,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_grouped_gemm_deepgemm, setup, teardown),
 		cmocka_unit_test(test_grouped_gemm_padding),
 		cmocka_unit_test_setup_teardown(test_grouped_gemm_step, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pp_offline_throughput, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pp_cycle_and_runs, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -604,6 +604,49 @@ static void test_row_kinds(void **state)
 	validate_release(&rep);
 }
 
+/* Offline throughput under pipeline parallelism: eight micro-batches in
+ * flight over eight stages (models/pipeline.h), simulated as eight virtual
+ * engines with an eighth of the sequences and of the KV cache each. */
+static void test_pipeline_offline(void **state)
+{
+	const struct catalog *cat = *state;
+	const char *text = HEADER
+		"h100-sxm,1,llama-3.1-8b,bf16,vllm,,1000,1000,output_throughput_tok_s,1e4,tok/s,s,\n"
+		"h100-sxm,8,llama-3.1-8b,bf16,vllm,,1000,1000,output_throughput_tok_s,1e4,tok/s,s,"
+		"parallel=pp\n"
+		"h100-sxm,1,llama-3.1-8b,bf16,vllm,1,1000,1000,tpot_ms,10,ms,s,\n"
+		"h100-sxm,8,llama-3.1-8b,bf16,vllm,1,1000,1000,tpot_ms,10,ms,s,parallel=pp\n";
+	struct validate_opts o;
+	validate_opts_init(&o, cat);
+	struct validate_report rep;
+	struct diag d;
+	diag_init(&d);
+	if (validate_run_text(&rep, "m.csv", text, strlen(text), &o, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(rep.rows[1].pp, 8);
+	assert_true(rep.rows[0].simulated && rep.rows[1].simulated);
+	/* several times one GPU's offline throughput */
+	if (!(rep.rows[1].predicted > 4 * rep.rows[0].predicted))
+		fail_msg("pp 8 offline %.0f tok/s, one GPU %.0f tok/s", rep.rows[1].predicted,
+			 rep.rows[0].predicted);
+	/* one batch in flight over the same stages, as the step model alone
+	 * gives it, would not be: the 1,024 requests in one decode step */
+	struct perf_opts po;
+	perf_opts_init(&po);
+	po.hardware = "h100-sxm";
+	po.model = "llama-3.1-8b";
+	po.pp = 8;
+	struct perf_model pm;
+	assert_int_equal(perf_model_init_opts(&pm, cat, &po, &d), 0);
+	struct perf_batch all = perf_decode_batch(1024, 1500);
+	assert_true(rep.rows[1].predicted > 3 * 1024 / (perf_step_ns(&pm, &all) * 1e-9));
+	/* one request at a time gains nothing: its time per token is the sum
+	 * over the stages, plus the hand-offs */
+	assert_true(rep.rows[3].predicted >= rep.rows[2].predicted);
+	assert_true(rep.rows[3].predicted < 1.1 * rep.rows[2].predicted);
+	validate_release(&rep);
+}
+
 #define HEADER_PC "hardware,n_gpus,model,quant,engine,concurrency,input_tokens,output_tokens," \
 		  "metric,value,unit,source,notes,provenance,confidence\n"
 
@@ -743,6 +786,7 @@ int main(void)
 		cmocka_unit_test(test_big_models_on_8_gpus),
 		cmocka_unit_test(test_calibration_pin),
 		cmocka_unit_test(test_row_kinds),
+		cmocka_unit_test(test_pipeline_offline),
 		cmocka_unit_test(test_provenance_confidence),
 		cmocka_unit_test(test_bad_rows),
 	};
