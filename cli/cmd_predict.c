@@ -32,7 +32,7 @@ static const char PREDICT_HELP[] =
 	"                     [--engine E] [--tp N] [--pp N] [--batch B] [--context C]\n"
 	"                     [--chunk N] [--gpu-expert-fraction F] [--host-bw GBS]\n"
 	"                     [--host-tflops T] [--memory SIZE] [--profile CSV]\n"
-	"                     [--ep N] [--catalog DIR] [--engines FILE] [--calibration FILE] [--json FILE]\n"
+	"                     [--ep N] [--power-limit W] [--catalog DIR] [--engines FILE] [--calibration FILE] [--json FILE]\n"
 	"                     [--explain]\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -65,8 +65,14 @@ static const char PREDICT_HELP[] =
 	"        Expert parallelism for a mixture of experts: N = --tp spreads whole\n"
 	"        experts over the GPUs (all-to-all dispatch and combine, the busiest\n"
 	"        GPU's load sets the pace).  Default 1 (experts split by --tp).\n"
+	"    --power-limit W\n"
+	"        Board power limit per GPU in watts (a capped or Max-Q board): the core\n"
+	"        clock, and with it every compute rate and the GPU's fixed costs, drops\n"
+	"        to what the limit allows; memory bandwidth does not.  Default: the\n"
+	"        catalogue entry's power_limit_w, else none.\n"
 	"    --batch B\n"
-	"        Sequences decoding together.  Default 1.\n"
+	"        Sequences decoding together.  With --pp N above 1 the same sequences\n"
+	"        are also shown as micro-batches in flight across the stages.  Default 1.\n"
 	"    --context C\n"
 	"        Tokens of context each sequence holds; also the prompt prefilled.\n"
 	"        Default 1024.\n"
@@ -77,6 +83,9 @@ static const char PREDICT_HELP[] =
 	"        rest are in host RAM, streamed or run on the CPU each step.  Default 1.\n"
 	"    --host-bw GBS, --host-tflops T\n"
 	"        Host RAM bandwidth and CPU peak for offloaded experts.\n"
+	;
+
+static const char PREDICT_HELP_TAIL[] =
 	"    --memory SIZE\n"
 	"        Memory per GPU for the KV check instead of the catalogue's, e.g. 96G.\n"
 	"    --profile CSV\n"
@@ -126,7 +135,7 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 {
 	enum { O_HW = 1000, O_MODEL, O_FORMAT, O_KV, O_ENGINE, O_TP, O_PP, O_BATCH, O_CONTEXT,
 	       O_CHUNK, O_FRAC, O_HOSTBW, O_HOSTTF, O_MEMORY, O_PROFILE, O_CATALOG, O_ENGINES, O_CALIBRATION,
-	       O_JSON, O_HELP, O_EP, O_EXPLAIN };
+	       O_JSON, O_HELP, O_EP, O_EXPLAIN, O_POWER };
 	static const struct option opts[] = {
 		{"hardware", required_argument, NULL, O_HW},
 		{"model", required_argument, NULL, O_MODEL},
@@ -149,6 +158,7 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 		{"json", required_argument, NULL, O_JSON},
 		{"ep", required_argument, NULL, O_EP},
 		{"explain", no_argument, NULL, O_EXPLAIN},
+		{"power-limit", required_argument, NULL, O_POWER},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -181,6 +191,11 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 			a->po.ep = (int)v;
 			break;
 		case O_EXPLAIN: a->explain = true; break;
+		case O_POWER:
+			if (!args_number(optarg, 1, 1e5, false, &a->po.power_limit_w))
+				return args_bad("predict", "--power-limit", optarg,
+						"watts from 1 to 100000");
+			break;
 		case O_BATCH:
 			if (!args_number(optarg, 1, 1 << 20, true, &v))
 				return args_bad("predict", "--batch", optarg, "a whole number from 1 to 1048576");
@@ -217,6 +232,7 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 		case 'h':
 		case O_HELP:
 			fputs(PREDICT_HELP, stdout);
+			fputs(PREDICT_HELP_TAIL, stdout);
 			return -1;
 		default:
 			fprintf(stderr, "agentcap predict: unknown or incomplete option '%s' (see agentcap "

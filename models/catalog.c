@@ -18,6 +18,7 @@
  * caller-given stream; they print nothing on their own.
  */
 #include "models/catalog.h"
+#include "models/power.h"
 #include "base/jsonw.h"
 
 #include <assert.h>
@@ -800,7 +801,7 @@ static int parse_hw(struct jp *p, const cJSON *e, struct cat_hardware *h, char *
 {
 	static const char *const keys[] = { "id", "name", "aliases", "family", "memory_gb",
 		"memory_visible_gib", "mem_bw_gbs", "tflops", "fp32_vector_tflops", "gpu_cores",
-		"tdp_w", "idle_w", "inference_w", "interconnect", "unified_memory",
+		"tdp_w", "power_limit_w", "idle_w", "inference_w", "interconnect", "unified_memory",
 		"usable_memory_fraction", "price", "rent_per_hour", "note", NULL };
 	static const char *const system_keys[] = { "id", "name", "aliases", "system", "price",
 		"rent_per_hour", "note", NULL };
@@ -884,12 +885,24 @@ static int parse_hw(struct jp *p, const cJSON *e, struct cat_hardware *h, char *
 			   &h->fp32_vector_tflops, NULL)) ||
 	    (rc = j_int(p, e, "gpu_cores", false, 1, 1 << 20, &h->gpu_cores)) ||
 	    (rc = j_figure(p, e, "tdp_w", false, U_W, J_POSITIVE, &h->tdp_w, NULL)) ||
+	    (rc = j_figure(p, e, "power_limit_w", false, U_W, J_POSITIVE, &h->power_limit_w,
+			   NULL)) ||
 	    (rc = j_figure_x(p, e, "idle_w", false, U_W, J_POSITIVE, &h->idle_w, NULL,
 			     &ignored)) ||
 	    (rc = j_figure_x(p, e, "inference_w", false, U_W, J_POSITIVE, &h->inference_w,
 			     NULL, &h->inference_w_max)) ||
 	    (rc = j_object(p, e, "interconnect", false, &ic)))
 		return rc;
+	if (h->power_limit_w > 0 &&
+	    !(h->tdp_w > 0 && h->power_limit_w <= h->tdp_w &&
+	      h->power_limit_w > POWER_FIXED_SHARE * h->tdp_w)) {
+		size_t mk = jp_key(p, "power_limit_w");
+		rc = jp_fail(p, "%.17g W (expected a limit above %.0f%% of tdp_w and at most "
+			     "tdp_w, which the entry must give)", h->power_limit_w,
+			     100 * POWER_FIXED_SHARE);
+		jp_pop(p, mk);
+		return rc;
+	}
 	if (ic) {
 		size_t m = jp_key(p, "interconnect");
 		if (!(rc = j_keys(p, ic, link_keys)) &&
@@ -2065,6 +2078,8 @@ static void json_hardware(FILE *out, const struct catalog *cat, const struct cat
 	json_num(out, h->fp32_vector_tflops);
 	json_key(out, in, "tdp_w", false);
 	json_num(out, h->tdp_w);
+	json_key(out, in, "power_limit_w", false);
+	json_num(out, h->power_limit_w);
 	json_key(out, in, "idle_w", false);
 	json_num(out, h->idle_w);
 	json_key(out, in, "peer_link", false);

@@ -114,6 +114,10 @@ struct cat_hardware {
 	int64_t gpu_cores;         /* GPU cores / SMs / CUs as named; 0 unknown */
 	double tdp_w;              /* board power, or the machine's maximum for
 				      unified-memory machines; 0 unknown */
+	double power_limit_w;      /* the board's power limit when it runs below
+				      tdp_w (a capped board); 0 none.  The
+				      peaks are rated at tdp_w; models/power.h
+				      turns the limit into a clock */
 	double idle_w;             /* 0 unknown */
 	double inference_w;        /* measured while serving an LLM; 0 unknown */
 	double inference_w_max;    /* upper end of that range (= inference_w) */

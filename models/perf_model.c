@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "models/memory.h"
+#include "models/power.h"
 #include "models/profile.h"
 
 static const char *const bound_names[] = { "overhead", "compute", "memory", "interconnect",
@@ -334,11 +335,21 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 		pm->state_bytes_per_seq = 2.0 * vh * ld * ld * 4.0 * lin_layers;
 	}
 
+	/* a board power limit lowers the core clock: every compute rate and
+	 * the GPU's own fixed times follow it, bandwidth does not */
+	pm->power_limit_w = o->power_limit_w > 0 ? o->power_limit_w : hw->power_limit_w;
+	rc = power_clock_fraction(pm->power_limit_w, hw->tdp_w, hw->id, &pm->clock_fraction, d);
+	if (rc)
+		return rc;
+	if (pm->clock_fraction >= 1)
+		pm->power_limit_w = 0;
+	double kclk = pm->clock_fraction;
+
 	/* time per unit, per GPU */
 	struct engine_params *e = &pm->engine;
-	double rate_mm = mm * pm->eff_compute * e->compute_scale;
-	double rate_head = r16 * pm->eff_compute * e->compute_scale;
-	double rate_attn = r16 * pm->eff_compute * e->attention_scale;
+	double rate_mm = mm * pm->eff_compute * e->compute_scale * kclk;
+	double rate_head = r16 * pm->eff_compute * e->compute_scale * kclk;
+	double rate_attn = r16 * pm->eff_compute * e->attention_scale * kclk;
 	double bw = pm->mem_bw_bytes * pm->eff_bw * e->bw_scale;
 	/* weight-only formats the kernels dequantize on the fly stream their
 	 * weights at a lower fraction of the bandwidth than native ones */
@@ -380,10 +391,19 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 			   L_moe * e->moe_layer_overhead_us) * 1e3;
 	pm->gpu_fixed_ns = (fam->step_overhead_us + L * e->layer_overhead_us +
 			    L_moe * e->moe_layer_overhead_us) * 1e3;
+	if (kclk < 1) {
+		/* the GPU-side fixed costs run at the core clock, the host's
+		 * do not */
+		pm->gpu_fixed_ns /= kclk;
+		pm->overhead_ns = pm->gpu_fixed_ns + e->step_overhead_us * 1e3;
+	}
 	/* kernels follow the checkpoint's projections even when its latent
 	 * attention runs as plain multi-head attention */
 	floors_init(&pm->floors, arch, e, pm->ep, L_moe, pm->link_bw_bytes * PERF_LINK_EFF,
 		    pm->link_latency_ns, pm->dequantizing);
+	pm->floors.kernel_graph_ns /= kclk;
+	pm->floors.gemm_ns /= kclk;
+	pm->floors.expert_empty_ns /= kclk;
 
 	/* expert offload */
 	pm->gpu_expert_fraction = E > 0 ? o->gpu_expert_fraction : 1.0;
@@ -446,6 +466,7 @@ bool perf_model_check(const struct perf_model *pm)
 	    f->ep != pm->ep)
 		return false;
 	return pm->tp >= 1 && pm->pp >= 1 && pm->matmul_peak_flops > 0 &&
+	       pm->clock_fraction > 0 && pm->clock_fraction <= 1 &&
 	       pm->bf16_peak_flops > 0 && pm->mem_bw_bytes > 0 && pm->eff_compute > 0 &&
 	       pm->eff_compute <= 1 && pm->eff_bw > 0 && pm->eff_bw <= 1 &&
 	       pm->engine.compute_scale > 0 && pm->engine.attention_scale > 0 &&

@@ -87,6 +87,8 @@ struct perf_opts {
 					[0, 1]; 1 = no offload */
 	struct offload_host host;    /* host RAM/CPU for offloaded experts */
 	const struct spec_opts *spec; /* speculative decoding; NULL: off */
+	double power_limit_w;        /* board power limit per GPU (models/power.h):
+					0 = the catalogue entry's, if any */
 	bool allow_unknown_compute;  /* hardware without any compute figure:
 					model bandwidth only (compute terms 0,
 					compute_unknown set) instead of failing */
@@ -127,6 +129,11 @@ struct perf_model {
 	double mem_bw_bytes;          /* bytes/s */
 	double link_bw_bytes;         /* GPU-to-GPU, per direction (tp/pp > 1) */
 	double link_latency_ns;
+	double power_limit_w;         /* the limit applied; 0 none */
+	double clock_fraction;        /* core clock under it over the rated clock
+					 (models/power.h): scales every compute
+					 rate and the GPU's fixed and per-kernel
+					 times, not bandwidth; 1 without a limit */
 	double eff_compute;           /* family */
 	double eff_bw;                /* family */
 	struct engine_params engine;  /* after family overrides */

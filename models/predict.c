@@ -103,6 +103,10 @@ int predict_write_text(FILE *out, const struct perf_model *pm, const struct pred
 	if (pm->vector_fallback)
 		fprintf(out, "  (no tensor-core rate published: matmuls at the FP32 vector rate%s)\n",
 			pm->rate_estimated ? ", estimated from the family's rate per GPU core" : "");
+	if (pm->power_limit_w > 0)
+		fprintf(out, "  board power limit %.0f W: core clock %.1f%% of rated (compute rates and "
+			"the GPU's fixed costs follow it, bandwidth does not)\n", pm->power_limit_w,
+			100 * pm->clock_fraction);
 	if (pm->compute_unknown)
 		fprintf(out, "  (the catalogue has no compute figure for %s: compute terms are 0, so "
 			"only the bandwidth-bound decode figures mean anything)\n", pm->hardware_id);
@@ -248,6 +252,8 @@ int predict_write_json(FILE *out, const struct perf_model *pm, const struct pred
 	jnum(out, "tp", pm->tp, false);
 	jnum(out, "pp", pm->pp, false);
 	jnum(out, "gpu_expert_fraction", pm->gpu_expert_fraction, false);
+	jnum(out, "power_limit_w", pm->power_limit_w, false);
+	jnum(out, "clock_fraction", pm->clock_fraction, false);
 	jnum(out, "batch", r->batch, false);
 	jnum(out, "context", (double)r->context, false);
 	jnum(out, "chunk", (double)r->chunk, false);

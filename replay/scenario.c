@@ -60,6 +60,8 @@ static const struct key KEYS[] = {
 	{"host.tflops", K_NUM, OFF(host_tflops), 0, 1e6, "CPU matmul peak, TFLOPS (0 = default)"},
 	{"host.link_gbs", K_NUM, OFF(host_link_gbs), 0, 1e5,
 	 "GPU-host link per direction, GB/s (0 = the hardware's)"},
+	{"power_limit_w", K_NUM, OFF(power_limit_w), 0, 1e5,
+	 "board power limit per GPU in watts: compute runs at the clock it allows (0 = the catalogue's)"},
 	{"replicas", K_INT, OFF(replicas), 1, 4096, "engine instances of this shape behind the router"},
 	{"kv_tiers", K_OBJ, 0, 0, 0, "KV-cache tiers below each replica's GPU cache (off by default)"},
 	{"kv_tiers.host_gb", K_NUM, OFF(kv_tiers.host_gb), 0, 1e7,
@@ -231,6 +233,7 @@ static const struct pool_key POOL_KEYS[] = {
 	{"host.mem_bw_gbs", POFF(host_mem_bw_gbs)},
 	{"host.tflops", POFF(host_tflops)},
 	{"host.link_gbs", POFF(host_link_gbs)},
+	{"power_limit_w", POFF(power_limit_w)},
 	{"replicas", POFF(replicas)},
 	{"engine", 0},
 	{"engine.max_num_seqs", POFF(engine.max_num_seqs)},
@@ -1093,6 +1096,7 @@ int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct
 	po.gpu_expert_fraction = sc->offload_gpu_expert_fraction;
 	po.host = (struct offload_host){ sc->host_memory_gb, sc->host_mem_bw_gbs, sc->host_tflops,
 					 sc->host_link_gbs };
+	po.power_limit_w = sc->power_limit_w;
 	int rc = perf_model_init_opts(pm, cat, &po, d);
 	if (rc == 0 && sc->profile[0]) {
 		rc = perf_profile_load(prof, sc->profile, pm, d);

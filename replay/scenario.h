@@ -60,6 +60,7 @@ struct scenario_pool {
 	double host_mem_bw_gbs;
 	double host_tflops;
 	double host_link_gbs;
+	double power_limit_w;
 	int32_t replicas;
 	struct engine_config engine;
 	int32_t reserve_full_prompt;
@@ -149,6 +150,8 @@ struct scenario {
 	double host_mem_bw_gbs;
 	double host_tflops;
 	double host_link_gbs;
+	double power_limit_w;         /* board power limit per GPU (models/power.h);
+					 0 = the catalogue entry's */
 	int32_t replicas;             /* engine instances of this shape */
 	struct scenario_kv_tiers {    /* kv_tiers.*: lower KV-cache tiers, off
 					 while host_gb is 0 */

@@ -536,6 +536,18 @@ static int predict_row(struct validate_report *rep, size_t r, const struct cols 
 	po.engines = et;
 	po.tp = row->tp;
 	po.pp = row->pp;
+	/* a board run below its rated power (notes "power_limit_w=W") */
+	char plim[32];
+	notes_value(notes, "power_limit_w", plim, sizeof(plim));
+	if (plim[0]) {
+		char *end;
+		errno = 0;
+		po.power_limit_w = strtod(plim, &end);
+		if (errno || end == plim || *end || !(po.power_limit_w > 0))
+			return diag_at(d, DIAG_EINPUT, path, line, 0, "power_limit_w '%s' in notes "
+				       "(expected watts, a positive number)", plim);
+		note(row, "board power limit %s W", plim);
+	}
 	struct perf_model pm;
 	struct diag pd;
 	diag_init(&pd);
@@ -624,9 +636,10 @@ static int predict_row(struct validate_report *rep, size_t r, const struct cols 
 		cfg.max_num_seqs = clients; /* a benchmark at concurrency c runs c slots */
 	struct sim_out so = { 0 };
 	char key[sizeof(memo->key)];
-	snprintf(key, sizeof(key), "%s|%s|%s|%s|%s|%d|%d|%d|%d|%lld|%lld|%d|%lld|%d", hw_name,
+	snprintf(key, sizeof(key), "%s|%s|%s|%s|%s|%d|%d|%d|%d|%lld|%lld|%d|%lld|%d|%.17g", hw_name,
 		 model_name, quant, kv ? kv : "", ep->id, row->tp, row->pp, clients, per_client,
-		 (long long)in, (long long)out, mean, (long long)chunk, (int)cfg.max_num_seqs);
+		 (long long)in, (long long)out, mean, (long long)chunk, (int)cfg.max_num_seqs,
+		 pm.power_limit_w);
 	if (memo->valid && strcmp(memo->key, key) == 0) {
 		so = memo->so;
 	} else {

@@ -228,6 +228,36 @@ static void test_exit_status_is_the_answer(void **state)
 	cli_out_free(&r);
 }
 
+/* predict --power-limit: the clock the limit allows, in the text and the
+ * JSON; a limit the board cannot meet is bad input.  predict --pp: the
+ * pipelined decode beside the one-batch step. */
+static void test_predict_power_and_pipeline(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("predict --hardware rtx-3090 --model llama-2-7b --format "
+				   "gguf-q4-0 --engine llama.cpp --context 512 --power-limit 250");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "board power limit 250 W: core clock 84.0% of rated"));
+	cli_out_free(&r);
+	r = cli_run("predict --hardware rtx-3090 --model llama-2-7b --format gguf-q4-0 --engine "
+		    "llama.cpp --context 512 --power-limit 250 --json -");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\"power_limit_w\": 250,"));
+	assert_non_null(strstr(r.out, "\"clock_fraction\": 0.8395"));
+	cli_out_free(&r);
+	r = cli_run("predict --hardware rtx-3090 --model llama-2-7b --power-limit 100");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "expected more than 105 W"));
+	cli_out_free(&r);
+	r = cli_run("predict --hardware rtx-3090 --model llama-2-7b --power-limit lots");
+	assert_int_equal(r.status, 2);
+	cli_out_free(&r);
+	r = cli_run("predict --hardware h100-sxm --model llama-3.1-8b --pp 8 --batch 1024 --context 1500");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "decode pipelined, 8 micro-batches of 128 in flight over 8 stages"));
+	cli_out_free(&r);
+}
+
 /* "Time a step was running" near 100% is not a full GPU: a random workload
  * of 2000-token prompts at 4 req/s keeps a step running 99.8% of the time
  * with the batch and the KV cache almost empty.  The headroom figures say
@@ -363,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_json_to_bad_path),
 		cmocka_unit_test(test_failures_are_loud),
 		cmocka_unit_test(test_exit_status_is_the_answer),
+		cmocka_unit_test(test_predict_power_and_pipeline),
 		cmocka_unit_test(test_headroom_is_not_busy),
 		cmocka_unit_test(test_preflight),
 	};

@@ -313,6 +313,16 @@ static const struct bad_case bad_cases[] = {
 	  "419 (expected at least that)", 0 },
 	{ "hardware.json", "\"unit\": \"USD/EUR\"", "\"unit\": \"EUR/USD\"",
 	  "hardware.json: usd_per_eur.unit: expected \"USD/EUR\", got \"EUR/USD\"", 0 },
+	/* a board power limit needs the rated power and must be one the
+	 * clock model can meet (models/power.h) */
+	{ "hardware.json", "\"tdp_w\": {", "\"power_limit_w\": {\"value\": 200, \"unit\": \"W\", "
+	  "\"source\": \"s\", \"date\": \"2026-08\"}, \"tdp_w\": {",
+	  "hardware.json: hardware[0].power_limit_w: 200 W (expected a limit above 30% of tdp_w "
+	  "and at most tdp_w, which the entry must give)", 0 },
+	{ "hardware.json", "\"tdp_w\": {", "\"power_limit_w\": {\"value\": 800, \"unit\": \"W\", "
+	  "\"source\": \"s\", \"date\": \"2026-08\"}, \"tdp_w\": {",
+	  "hardware.json: hardware[0].power_limit_w: 800 W (expected a limit above 30% of tdp_w "
+	  "and at most tdp_w, which the entry must give)", 0 },
 	/* MoE, MLA, local and linear attention, estimated fields */
 	{ "models.json", "\"value\": 12900000000.0,", "\"value\": 20000000000.0,",
 	  "models.json: models[15].active_params: published active count 2e+10 differs from "

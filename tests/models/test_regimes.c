@@ -23,7 +23,28 @@
  * in flight, one per stage (vLLM V1's batch queue of max_concurrent_batches =
  * pipeline_parallel_size, vLLM pull 32359; V0's P virtual engines), so an
  * offline workload on P GPUs runs every stage at once, while each sequence
- * still waits for all of its stages per token (models/pipeline.h). */
+ * still waits for all of its stages per token (models/pipeline.h).
+ *
+ * Power caps.  A board power limit lowers the core clock (models/power.h):
+ * compute-bound prefill slows with it, bandwidth-bound decode much less.
+ * Published sweep: llmgarage.ai, "Tokens-per-Second Test Bench: Power
+ * Limit Sweep" (February 2026): six RTX 3090s (350 W rated), llama.cpp
+ * server, MiniMax M2.5 UD_IQ2_M; prefill at 198K context 9,893 / 9,326 /
+ * 8,436 / 5,941 tok/s at 350 / 300 / 250 / 200 W, decode at 4K context
+ * 72.6 / 72.1 / 70.7 / 68.3 / 62.6 tok/s at 350 / 300 / 250 / 200 / 150 W.
+ *
+ * Long context.  Decode attention reads the whole KV cache: with the KV
+ * split over the GPU's SMs (Flash-Decoding, in every engine profile's
+ * kernels) its time follows the KV bytes, whatever the batch and length
+ * (PyTorch blog, "Flash-Decoding for long-context inference", Dao, Haziza,
+ * Massa, Sizov, October 2023: A100, f16, 16 query heads of 128 over 2 KV
+ * heads -- CodeLlama-34B on 4 GPUs -- 63.4, 67.7, 77.7, 58.5, 57.0, 56.4,
+ * 58.2, 60.3, 64.4 us for batch x length = 65,536 from 256 x 256 to 1 x
+ * 65,536, and 106.6 us at 1 x 131,072).  Prefill attention is quadratic
+ * and compute bound at the FlashAttention kernels' rate: 50-73% of the
+ * A100's peak (FlashAttention-2, arXiv:2307.08691), up to 75% of the
+ * H100's (740 TFLOPS FP16 forward, FlashAttention-3, arXiv:2407.08608,
+ * which puts FlashAttention-2 at 35% on the H100). */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,6 +62,7 @@
 #include "models/memory.h"
 #include "models/perf_model.h"
 #include "models/pipeline.h"
+#include "models/power.h"
 
 static int setup(void **state)
 {
@@ -378,6 +400,180 @@ static void test_pp_cycle_and_runs(void **state)
 	assert_true(pipeline_decode_run_ns(&pm, 4, 0, 0) == 0);
 }
 
+static void model_cap(struct perf_model *pm, const struct catalog *cat, double watts)
+{
+	struct perf_opts o;
+	perf_opts_init(&o);
+	o.hardware = "rtx-3090";
+	o.model = "llama-2-7b";
+	o.weight_format = "gguf-q4-0";
+	o.engine = "llama.cpp";
+	o.power_limit_w = watts;
+	struct diag d;
+	diag_init(&d);
+	if (perf_model_init_opts(pm, cat, &o, &d))
+		fail_msg("%s", d.msg);
+}
+
+static void test_power_cap(void **state)
+{
+	const struct catalog *cat = *state;
+	/* the clock by hand: 30% of 350 W does not follow the clock, the rest
+	 * goes as its cube */
+	double k;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(power_clock_fraction(250, 350, "x", &k, &d), 0);
+	assert_true(fabs(k - cbrt((250 - 105.0) / 245.0)) < 1e-12);
+	assert_int_equal(power_clock_fraction(0, 350, "x", &k, &d), 0);
+	assert_true(k == 1);
+	assert_int_equal(power_clock_fraction(400, 350, "x", &k, &d), 0);
+	assert_true(k == 1);
+	assert_int_equal(power_clock_fraction(100, 350, "rtx-3090", &k, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "expected more than 105 W"));
+	diag_init(&d);
+	assert_int_equal(power_clock_fraction(100, 0, "x", &k, &d), DIAG_EINPUT);
+
+	struct perf_model full, w300, w250, w200, w150;
+	model_cap(&full, cat, 0);
+	model_cap(&w300, cat, 300);
+	model_cap(&w250, cat, 250);
+	model_cap(&w200, cat, 200);
+	model_cap(&w150, cat, 150);
+	assert_true(full.clock_fraction == 1 && full.power_limit_w == 0);
+	assert_true(w250.power_limit_w == 250);
+	/* prefill follows the clock: the sweep's 0.943 and 0.853 of full power
+	 * at 300 and 250 W, within 5% */
+	double pre = prefill_tok_s(&full, 512, 512);
+	double r300 = prefill_tok_s(&w300, 512, 512) / pre, r250 = prefill_tok_s(&w250, 512, 512) / pre;
+	if (fabs(r300 / (9326.0 / 9893) - 1) > 0.05 || fabs(r250 / (8436.0 / 9893) - 1) > 0.05)
+		fail_msg("prefill at 300 / 250 W: %.3f / %.3f of full power, measured 0.943 / 0.853",
+			 r300, r250);
+	/* decode hardly moves: within 6% of the sweep's 0.941 at 200 W and 15%
+	 * of its 0.862 at 150 W, and it loses under a fifth of what prefill
+	 * loses */
+	struct perf_batch b = perf_decode_batch(1, 512);
+	double dec = perf_step_ns(&full, &b);
+	double d200 = dec / perf_step_ns(&w200, &b), d150 = dec / perf_step_ns(&w150, &b);
+	double p200 = prefill_tok_s(&w200, 512, 512) / pre;
+	if (fabs(d200 / (68.3 / 72.6) - 1) > 0.06 || fabs(d150 / (62.6 / 72.6) - 1) > 0.15 ||
+	    !(1 - d200 < 0.2 * (1 - p200)))
+		fail_msg("decode at 200 / 150 W: %.3f / %.3f of full power (measured 0.941 / 0.862); "
+			 "prefill at 200 W %.3f", d200, d150, p200);
+	/* bandwidth is not scaled, compute and the GPU's fixed costs are */
+	assert_true(w200.ns_weights == full.ns_weights);
+	assert_true(fabs(w200.ns_per_token * w200.clock_fraction - full.ns_per_token) <
+		    1e-9 * full.ns_per_token);
+	assert_true(fabs(w200.gpu_fixed_ns * w200.clock_fraction - full.gpu_fixed_ns) < 1e-6);
+	assert_true(fabs((w200.overhead_ns - w200.gpu_fixed_ns) -
+			 (full.overhead_ns - full.gpu_fixed_ns)) < 1e-6);
+	/* a limit the clock model cannot meet is an input error */
+	struct perf_opts o;
+	perf_opts_init(&o);
+	o.hardware = "rtx-3090";
+	o.model = "llama-2-7b";
+	o.power_limit_w = 100;
+	struct perf_model bad;
+	diag_init(&d);
+	assert_int_equal(perf_model_init_opts(&bad, cat, &o, &d), DIAG_EINPUT);
+}
+
+/* The catalogue's power_limit_w applies unless the caller gives one. */
+static void test_power_cap_catalogue(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct catalog_file *orig = catalog_embedded(&n);
+	struct catalog_file files[8];
+	assert_true(n <= 8);
+	const char *anchor = "\"id\": \"rtx-3090\",";
+	const char *add = "\"id\": \"rtx-3090\", \"power_limit_w\": {\"value\": 250, \"unit\": "
+			  "\"W\", \"source\": \"a capped board\", \"date\": \"2026-12\"},";
+	char *edited = NULL;
+	for (size_t i = 0; i < n; i++) {
+		files[i] = orig[i];
+		if (strcmp(orig[i].name, "hardware.json") != 0)
+			continue;
+		const char *at = strstr(orig[i].text, anchor);
+		assert_non_null(at);
+		size_t pre = (size_t)(at - orig[i].text);
+		size_t len = orig[i].len - strlen(anchor) + strlen(add);
+		edited = malloc(len + 1);
+		assert_non_null(edited);
+		memcpy(edited, orig[i].text, pre);
+		memcpy(edited + pre, add, strlen(add));
+		memcpy(edited + pre + strlen(add), at + strlen(anchor),
+		       orig[i].len - pre - strlen(anchor));
+		edited[len] = '\0';
+		files[i].text = edited;
+		files[i].len = len;
+	}
+	struct catalog *cat = NULL;
+	struct diag d;
+	diag_init(&d);
+	if (catalog_parse(&cat, files, n, &d))
+		fail_msg("%s", d.msg);
+	assert_true(catalog_hardware(cat, "rtx-3090")->power_limit_w == 250);
+	struct perf_model pm, over;
+	model_cap(&pm, cat, 0);
+	assert_true(pm.power_limit_w == 250);
+	assert_true(fabs(pm.clock_fraction - cbrt(145.0 / 245.0)) < 1e-12);
+	model_cap(&over, cat, 300);
+	assert_true(over.power_limit_w == 300);
+	catalog_free(cat);
+	free(edited);
+}
+
+static void test_long_context_attention(void **state)
+{
+	const struct catalog *cat = *state;
+	/* Llama-3.1-70B at tp 4 has CodeLlama-34B's per-GPU attention shape
+	 * at 4 GPUs: 2 KV heads of 128 (8 query heads instead of 16, which
+	 * changes only the compute side a decode step leaves idle) */
+	struct perf_model pm;
+	model_tp(&pm, cat, "a100-sxm-80gb", "llama-3.1-70b", "bf16", "vllm", 4);
+	double layers = pm.layers;
+	assert_true(fabs(pm.kv_full_bytes_per_token * pm.kv_gpu_fraction / layers - 1024) < 1e-9);
+	static const struct {
+		double b, len, us;
+	} fd[] = { { 256, 256, 63.4 },  { 128, 512, 67.7 },  { 64, 1024, 77.7 },
+		   { 32, 2048, 58.5 },  { 16, 4096, 57.0 },  { 8, 8192, 56.4 },
+		   { 4, 16384, 58.2 },  { 2, 32768, 60.3 },  { 1, 65536, 64.4 },
+		   { 1, 131072, 106.6 } };
+	double t[10];
+	for (int i = 0; i < 10; i++) {
+		/* one layer of a decode step: every sequence's query over its
+		 * keys */
+		double keys = fd[i].b * fd[i].len;
+		t[i] = fmax(pm.ns_per_pair * keys, pm.ns_per_kv_token * keys) / layers / 1e3;
+	}
+	/* as measured, the time follows batch x length alone (the measured
+	 * times of equal KV lie within 30% of each other) ... */
+	for (int i = 1; i < 9; i++) {
+		assert_true(fabs(t[i] - t[0]) < 1e-9 * t[0]);
+		assert_true(fd[i].us / fd[0].us < 1.3 && fd[0].us / fd[i].us < 1.3);
+	}
+	/* ... and 65,536 more keys cost the measured 42.2 us (one call's fixed
+	 * kernels cancel out), within 10%: the KV streams at the family's
+	 * bandwidth fraction at 128K as at 256 */
+	double marginal = fd[9].us - fd[8].us;
+	if (fabs((t[9] - t[8]) / marginal - 1) > 0.10)
+		fail_msg("65,536 more keys: %.1f us modelled, %.1f measured", t[9] - t[8], marginal);
+	/* prefill: the attention FLOP rate inside the published ranges */
+	double a100 = pm.attn_flops_per_pair / pm.tp / pm.ns_per_pair * 1e9 / pm.bf16_peak_flops;
+	assert_true(a100 >= 0.50 && a100 <= 0.73);
+	struct perf_model h;
+	model_tp(&h, cat, "h100-sxm", "llama-3.1-8b", "bf16", "vllm", 1);
+	double h100 = h.attn_flops_per_pair / h.ns_per_pair * 1e9 / h.bf16_peak_flops;
+	assert_true(h100 > 0.35 && h100 <= 0.75);
+	/* at 128K tokens a prompt's attention outweighs its matrices: the
+	 * quadratic term, 4 H d L per pair over n (n + 1) / 2 pairs */
+	struct perf_batch b = perf_prefill_batch(131072, 0);
+	double attn = h.ns_per_pair * (double)b.attn_pairs;
+	double lin = h.ns_per_token * 131072;
+	assert_true(attn > 2.5 * lin);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +583,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_grouped_gemm_step, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pp_offline_throughput, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pp_cycle_and_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_power_cap, setup, teardown),
+		cmocka_unit_test(test_power_cap_catalogue),
+		cmocka_unit_test_setup_teardown(test_long_context_attention, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

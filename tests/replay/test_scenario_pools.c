@@ -114,7 +114,7 @@ static void test_errors(void **state)
 		{"{\"pools\": [{\"slo\": {}}]}", NULL,
 		 "FILE: pools[0].slo: unknown key (expected one of: name, model, hardware, "
 		 "weight_format, kv_cache_dtype, tensor_parallel_size, pipeline_parallel_size, "
-		 "expert_parallel_size, engine_profile, profile, offload, host, replicas, engine)"},
+		 "expert_parallel_size, engine_profile, profile, offload, host, power_limit_w, replicas, engine)"},
 		{"{\"pools\": [{}]}", "pools[1].replicas=2",
 		 "--set pools[1].replicas=2: pools[1]: no such pool (the scenario lists 1; expected "
 		 "an index below 1)"},
@@ -124,7 +124,7 @@ static void test_errors(void **state)
 		 "--set pools[0].engine=2: pools[0].engine: unknown key (expected one of: name, model, "
 		 "hardware, weight_format, kv_cache_dtype, tensor_parallel_size, "
 		 "pipeline_parallel_size, expert_parallel_size, engine_profile, profile, offload, host, "
-		 "replicas, engine)"},
+		 "power_limit_w, replicas, engine)"},
 		{"{\"pools\": [{}]}", "pools[0].engine.max_num_seqs=0",
 		 "--set pools[0].engine.max_num_seqs=0: pools[0].engine.max_num_seqs: expected an "
 		 "integer in [1, 1048576] or null"},

@@ -647,6 +647,36 @@ static void test_pipeline_offline(void **state)
 	validate_release(&rep);
 }
 
+/* A row measured on a capped board says so in its notes
+ * ("power_limit_w=W"): the model runs at the clock the limit allows. */
+static void test_power_limit_rows(void **state)
+{
+	const struct catalog *cat = *state;
+	const char *text = HEADER
+		"rtx-3090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,512,0,prefill_tok_s,5560,tok/s,s,\n"
+		"rtx-3090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,512,0,prefill_tok_s,4700,tok/s,s,"
+		"power_limit_w=250\n"
+		"rtx-3090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,512,0,prefill_tok_s,1000,tok/s,s,"
+		"power_limit_w=90\n";
+	struct validate_report rep;
+	struct diag d;
+	if (run_text(&rep, cat, text, &d))
+		fail_msg("%s", d.msg);
+	double r = rep.rows[1].predicted / rep.rows[0].predicted;
+	assert_true(r > 0.8 && r < 0.9);
+	assert_non_null(strstr(rep.rows[1].note, "board power limit 250 W"));
+	/* a limit below what the board needs at any clock: skipped, with why */
+	assert_true(rep.rows[2].skipped);
+	assert_non_null(strstr(rep.rows[2].note, "expected more than 105 W"));
+	validate_release(&rep);
+	const char *bad = HEADER
+		"rtx-3090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,512,0,prefill_tok_s,5560,tok/s,s,"
+		"power_limit_w=lots\n";
+	assert_int_equal(run_text(&rep, cat, bad, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "m.csv:2"));
+	assert_non_null(strstr(d.msg, "power_limit_w 'lots'"));
+}
+
 #define HEADER_PC "hardware,n_gpus,model,quant,engine,concurrency,input_tokens,output_tokens," \
 		  "metric,value,unit,source,notes,provenance,confidence\n"
 
@@ -787,6 +817,7 @@ int main(void)
 		cmocka_unit_test(test_calibration_pin),
 		cmocka_unit_test(test_row_kinds),
 		cmocka_unit_test(test_pipeline_offline),
+		cmocka_unit_test(test_power_limit_rows),
 		cmocka_unit_test(test_provenance_confidence),
 		cmocka_unit_test(test_bad_rows),
 	};
