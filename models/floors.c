@@ -49,16 +49,8 @@ void floors_init(struct floors *f, const struct cat_model *m, const struct engin
 	}
 	f->experts = (double)m->experts;
 	f->per_token = (double)m->experts_per_token;
-	if (f->ep > 1 && moe_layers > 0 && link_bytes_s > 0) {
-		/* per MoE layer a dispatch and a combine; each GPU sends the
-		 * (ep-1)/ep of its tokens' k hidden vectors (16-bit) that go
-		 * to experts on other GPUs, its share being 1/ep of the
-		 * tokens */
-		double epd = (double)f->ep, h = (double)m->hidden_size;
-		f->a2a_fixed_ns = 2.0 * moe_layers * link_latency_ns;
-		f->a2a_ns_per_token = 2.0 * moe_layers * f->per_token * h * 2.0 * (epd - 1) /
-				      epd / epd / link_bytes_s * 1e9;
-	}
+	floors_set_alltoall(f, moe_layers, (double)m->hidden_size, 2.0, link_bytes_s,
+			    link_latency_ns);
 	if (weight_only && e->expert_kernel_empty_us > 0 && f->experts > 0 && moe_layers > 0) {
 		/* the expert GEMMs run as one kernel per expert: they replace
 		 * the two grouped GEMMs of every MoE layer */
@@ -138,4 +130,32 @@ double floors_alltoall_ns(const struct floors *f, double tokens)
 	if (f->ep <= 1 || !(tokens > 0))
 		return 0;
 	return f->a2a_fixed_ns + f->a2a_ns_per_token * tokens;
+}
+
+double floors_a2a_remote_gpus(double experts, double per_token, int ep)
+{
+	if (ep <= 1 || !(experts > 0) || !(per_token > 0))
+		return 0;
+	double g = (double)ep, other = experts - experts / g;
+	double none = 1;
+	for (double i = 0; i < per_token && none > 0; i++)
+		none *= other - i > 0 ? (other - i) / (experts - i) : 0;
+	return (g - 1) * (1 - none);
+}
+
+void floors_set_alltoall(struct floors *f, double moe_layers, double hidden,
+			 double dispatch_bytes, double link_bytes_s, double link_latency_ns)
+{
+	f->a2a_fixed_ns = f->a2a_ns_per_token = 0;
+	f->a2a_dispatch_ns_per_token = f->a2a_combine_ns_per_token = 0;
+	if (f->ep <= 1 || !(moe_layers > 0) || !(link_bytes_s > 0))
+		return;
+	/* per GPU: its 1/ep of the tokens, each to its remote GPUs */
+	double per_token = floors_a2a_remote_gpus(f->experts, f->per_token, f->ep) * hidden /
+			   (double)f->ep / link_bytes_s * 1e9;
+	f->a2a_dispatch_ns_per_token = per_token * dispatch_bytes;
+	f->a2a_combine_ns_per_token = per_token * 2.0;
+	f->a2a_fixed_ns = 2.0 * moe_layers * link_latency_ns;
+	f->a2a_ns_per_token = moe_layers * (f->a2a_dispatch_ns_per_token +
+					    f->a2a_combine_ns_per_token);
 }

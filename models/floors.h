@@ -86,6 +86,18 @@
 #define FLOORS_GEMM_STEP 1
 #define FLOORS_SMALL_STEP 6
 
+/* Share of a link's per-direction bandwidth an expert-parallel all-to-all
+ * moves between GPUs.  DeepEP's normal kernels on H800s (deepseek-ai/DeepEP,
+ * V1 README, now docs/legacy.md, 2025: NVLink 200 GB/s per direction, ~160
+ * GB/s "maximum"; EP 8 in one node, 4,096 tokens per GPU, hidden 7168,
+ * top-8 experts in 4 of the 8 GPUs' expert groups, FP8 dispatch) dispatch
+ * at 153 GB/s of received bytes counting the GPU's own tokens; the 3.5 of
+ * each token's 4 copies that cross NVLink move at 134 GB/s, 0.67 of the
+ * link.  Its combine (BF16) measured 158 GB/s.  All-reduces reach more
+ * (PERF_LINK_EFF 0.9): NCCL moves large contiguous buffers, an all-to-all
+ * scatters a token's rows to several GPUs. */
+#define FLOORS_A2A_LINK_EFF 0.67
+
 struct floors {
 	double gemm_kernels;       /* GEMM-class kernels of one step */
 	double small_kernels;      /* the other kernels of one step */
@@ -106,6 +118,8 @@ struct floors {
 	double a2a_fixed_ns;       /* per step: latency of every dispatch and
 				      combine */
 	double a2a_ns_per_token;   /* per step and new token: their bytes */
+	double a2a_dispatch_ns_per_token; /* of which one MoE layer's dispatch */
+	double a2a_combine_ns_per_token;  /* and one MoE layer's combine */
 	/* per-expert launches (0 = the engine runs grouped expert GEMMs) */
 	double expert_kernels;     /* experts each GPU launches a kernel for,
 				      per expert GEMM (experts / ep); 0 none */
@@ -125,12 +139,39 @@ void floors_kernels_per_step(const struct cat_model *m, double *gemm, double *sm
 /* Fill f for model m under engine parameters e (after family overrides),
  * with ep expert-parallel GPUs (1 = none), the model's MoE layer count,
  * hidden size, the peer link's bytes/s and latency.  ep > 1 requires a
- * mixture of experts whose routed experts divide evenly over ep GPUs.
+ * mixture of experts whose routed experts divide evenly over ep GPUs;
+ * link_bytes_s is the all-to-all's (derated by FLOORS_A2A_LINK_EFF).
  * weight_only: the weight format is dequantized in the kernels (the path
  * an engine's per-expert kernels, e->expert_kernel_empty_us > 0, take). */
 void floors_init(struct floors *f, const struct cat_model *m, const struct engine_params *e,
 		 int ep, double moe_layers, double link_bytes_s, double link_latency_ns,
 		 bool weight_only);
+
+/* Expert-parallel all-to-all (the DP-attention + EP recipe of DeepEP and
+ * vLLM/SGLang: each of the ep GPUs holds 1/ep of the step's tokens and
+ * whole experts).  Dispatch sends a token's hidden vector once to every
+ * other GPU that holds at least one of its k experts (DeepEP's normal
+ * kernels: is_token_in_rank; the experts of one GPU share the copy), and
+ * combine returns one vector per such GPU, its experts' outputs already
+ * weighted and summed there.  Under uniform routing without replacement a
+ * GPU holding E/ep of the E experts gets none of a token's k with
+ * probability prod_{i<k} (E - E/ep - i) / (E - i), so a token travels to
+ *     (ep - 1) (1 - that product)
+ * other GPUs: k (ep - 1) / ep with one expert per GPU, fewer when a GPU
+ * holds several (DeepSeek-V3, 256 experts, k 8, ep 8: 4.6, not 7).  0 for
+ * ep <= 1. */
+double floors_a2a_remote_gpus(double experts, double per_token, int ep);
+
+/* Set f's all-to-all terms for `moe_layers` MoE layers of hidden size
+ * `hidden`: per layer a dispatch of `dispatch_bytes` per element (FP8
+ * checkpoints dispatch FP8 with one FP32 scale per 128 elements, DeepEP's
+ * FP8 dispatch; others 16-bit) and a 16-bit combine, each a latency plus
+ * its bytes over link_bytes_s (already derated by FLOORS_A2A_LINK_EFF),
+ * each GPU sending its
+ * 1/ep of the tokens.  Called by floors_init with 16-bit dispatch; a
+ * caller that knows the format calls it again. */
+void floors_set_alltoall(struct floors *f, double moe_layers, double hidden,
+			 double dispatch_bytes, double link_bytes_s, double link_latency_ns);
 
 /* True when a step of this shape runs as a captured CUDA graph: decode
  * only, at most graph_max_seqs sequences, an engine that captures. */

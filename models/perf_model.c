@@ -399,11 +399,16 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 	}
 	/* kernels follow the checkpoint's projections even when its latent
 	 * attention runs as plain multi-head attention */
-	floors_init(&pm->floors, arch, e, pm->ep, L_moe, pm->link_bw_bytes * PERF_LINK_EFF,
+	floors_init(&pm->floors, arch, e, pm->ep, L_moe, pm->link_bw_bytes * FLOORS_A2A_LINK_EFF,
 		    pm->link_latency_ns, pm->dequantizing);
 	pm->floors.kernel_graph_ns /= kclk;
 	pm->floors.gemm_ns /= kclk;
 	pm->floors.expert_empty_ns /= kclk;
+	if (pm->ep > 1 && pm->matmul_dtype == CAT_DTYPE_FP8)
+		/* FP8 checkpoints dispatch FP8 activations with one FP32 scale
+		 * per 128 elements (DeepEP's FP8 dispatch); combine stays 16-bit */
+		floors_set_alltoall(&pm->floors, L_moe, h, 1.0 + 4.0 / 128.0,
+				    pm->link_bw_bytes * FLOORS_A2A_LINK_EFF, pm->link_latency_ns);
 
 	/* expert offload */
 	pm->gpu_expert_fraction = E > 0 ? o->gpu_expert_fraction : 1.0;

@@ -44,7 +44,14 @@
  * and compute bound at the FlashAttention kernels' rate: 50-73% of the
  * A100's peak (FlashAttention-2, arXiv:2307.08691), up to 75% of the
  * H100's (740 TFLOPS FP16 forward, FlashAttention-3, arXiv:2407.08608,
- * which puts FlashAttention-2 at 35% on the H100). */
+ * which puts FlashAttention-2 at 35% on the H100).
+ *
+ * Expert-parallel all-to-all (models/floors.h).  Each GPU dispatches its
+ * share of the tokens to the GPUs holding their experts and gets the
+ * weighted outputs back: two all-to-alls per MoE layer whose bytes follow
+ * tokens x the GPUs a token reaches x hidden x the element size, over the
+ * peer link.  Published check: DeepEP's intranode normal kernels on eight
+ * H800s (deepseek-ai/DeepEP, V1 README, docs/legacy.md). */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -415,6 +422,22 @@ static void model_cap(struct perf_model *pm, const struct catalog *cat, double w
 		fail_msg("%s", d.msg);
 }
 
+static void model_ep(struct perf_model *pm, const struct catalog *cat, const char *hw,
+		     const char *m, const char *wf, int n)
+{
+	struct perf_opts o;
+	perf_opts_init(&o);
+	o.hardware = hw;
+	o.model = m;
+	o.weight_format = wf;
+	o.tp = n;
+	o.ep = n;
+	struct diag d;
+	diag_init(&d);
+	if (perf_model_init_opts(pm, cat, &o, &d))
+		fail_msg("%s", d.msg);
+}
+
 static void test_power_cap(void **state)
 {
 	const struct catalog *cat = *state;
@@ -574,6 +597,84 @@ static void test_long_context_attention(void **state)
 	assert_true(attn > 2.5 * lin);
 }
 
+/* DeepEP V1, intranode EP 8 on H800s (NVLink 200 GB/s per direction):
+ * 4,096 tokens per GPU, hidden 7168, top-8 experts within 4 of the 8 GPUs'
+ * expert groups, FP8 dispatch at 153 GB/s and BF16 combine at 158 GB/s of
+ * received bytes (the GPU's own tokens counted).  FLOORS_A2A_LINK_EFF was
+ * read off the dispatch; the combine, with twice the bytes per element, is
+ * the check. */
+static void test_alltoall_deepep(void **state)
+{
+	const struct catalog *cat = *state;
+	struct perf_model pm;
+	model_ep(&pm, cat, "h100-sxm", "deepseek-v3", "fp8", 8);
+	/* FP8 checkpoints dispatch FP8 with a scale per 128 elements */
+	assert_true(fabs(pm.floors.a2a_dispatch_ns_per_token / pm.floors.a2a_combine_ns_per_token -
+			 (1 + 4.0 / 128) / 2) < 1e-12);
+	/* the benchmark: each GPU holds one group, a token reaches 4 of them */
+	struct floors f = pm.floors;
+	f.experts = 8;
+	f.per_token = 4;
+	double fp8 = 1 + 4.0 / 128;
+	floors_set_alltoall(&f, 1, 7168, fp8, 200e9 * FLOORS_A2A_LINK_EFF, 0);
+	double tokens = 8 * 4096.0;
+	double recv = 4096.0 * 4 * 7168; /* elements each GPU receives */
+	double disp = f.a2a_dispatch_ns_per_token * tokens * 1e-9;
+	double comb = f.a2a_combine_ns_per_token * tokens * 1e-9;
+	double disp_meas = recv * fp8 / 153e9, comb_meas = recv * 2 / 158e9;
+	if (fabs(disp / disp_meas - 1) > 0.03 || fabs(comb / comb_meas - 1) > 0.10)
+		fail_msg("DeepEP EP8: dispatch %.0f us modelled, %.0f measured; combine %.0f us "
+			 "modelled, %.0f measured", disp * 1e6, disp_meas * 1e6, comb * 1e6,
+			 comb_meas * 1e6);
+	/* per-expert copies (k (ep-1)/ep) would have put the dispatch 2x off
+	 * there: 8 x 7/8 = 7 copies against the 3.5 that cross NVLink */
+	assert_true(fabs(floors_a2a_remote_gpus(8, 4, 8) - 3.5) < 1e-12);
+}
+
+/* The mechanism: the GPUs a token reaches, bytes linear in the tokens,
+ * time inverse to the link: EP 8 over PCIe against NVLink. */
+static void test_alltoall_mechanism(void **state)
+{
+	const struct catalog *cat = *state;
+	/* one expert per GPU: every one of the k experts is a copy */
+	assert_true(fabs(floors_a2a_remote_gpus(8, 2, 8) - 2 * 7.0 / 8) < 1e-12);
+	/* several experts per GPU share a copy: DeepSeek-V3 reaches ~4.6 */
+	double ds = floors_a2a_remote_gpus(256, 8, 8);
+	assert_true(ds > 4.5 && ds < 4.7);
+	assert_true(floors_a2a_remote_gpus(256, 8, 1) == 0);
+	double prev = 0;
+	for (int k = 1; k <= 16; k++) {
+		double r = floors_a2a_remote_gpus(256, k, 8);
+		assert_true(r > prev && r <= fmin(k, 7) + 1e-12);
+		prev = r;
+	}
+	/* bytes grow with tokens: the step's all-to-all is latency + slope */
+	struct perf_model nv, pcie;
+	model_ep(&nv, cat, "h100-sxm", "qwen3-30b-a3b", "bf16", 8);
+	model_ep(&pcie, cat, "l40s", "qwen3-30b-a3b", "bf16", 8);
+	struct perf_breakdown a, b;
+	struct perf_batch b64 = perf_decode_batch(64, 1024), b256 = perf_decode_batch(256, 1024);
+	perf_step_breakdown(&nv, &b64, &a);
+	perf_step_breakdown(&nv, &b256, &b);
+	assert_true(fabs((b.alltoall_ns - a.alltoall_ns) - 192 * nv.floors.a2a_ns_per_token) <
+		    1e-6 * b.alltoall_ns);
+	assert_true(fabs(a.alltoall_ns - nv.floors.a2a_fixed_ns - 64 * nv.floors.a2a_ns_per_token) <
+		    1e-6 * a.alltoall_ns);
+	/* BF16 checkpoints dispatch 16-bit: dispatch and combine alike */
+	assert_true(fabs(nv.floors.a2a_dispatch_ns_per_token - nv.floors.a2a_combine_ns_per_token) <
+		    1e-12 * nv.floors.a2a_combine_ns_per_token);
+	/* NVLink (450 GB/s each way) against PCIe 4.0 x16 (32 GB/s): the bytes
+	 * take 14x longer (the latency is PCIe's too) */
+	assert_true(fabs(pcie.floors.a2a_ns_per_token / nv.floors.a2a_ns_per_token -
+			 nv.link_bw_bytes / pcie.link_bw_bytes) < 1e-9);
+	assert_true(nv.link_bw_bytes / pcie.link_bw_bytes > 10);
+	struct perf_batch chunk = perf_prefill_batch(8192, 0);
+	struct perf_breakdown pc, nc;
+	perf_step_breakdown(&pcie, &chunk, &pc);
+	perf_step_breakdown(&nv, &chunk, &nc);
+	assert_true(pc.alltoall_ns > 8 * nc.alltoall_ns);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -586,6 +687,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_power_cap, setup, teardown),
 		cmocka_unit_test(test_power_cap_catalogue),
 		cmocka_unit_test_setup_teardown(test_long_context_attention, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alltoall_deepep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alltoall_mechanism, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
