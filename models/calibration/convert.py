@@ -98,6 +98,15 @@ HARDWARE = {
     "NVIDIA H100 PCIe 80GB": ("h100-pcie", None),
     "NVIDIA H100 DGX (NVLink4/NVSwitch)": ("hgx-h100-8", None),
     "NVIDIA H100 SXM5 80GB (8-GPU node)": ("h100-sxm", None),
+    "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition":
+        ("rtx-pro-6000-maxq", "the 300 W Max-Q board at its default power limit"),
+    "NVIDIA GeForce RTX 5060 Ti 16GB": ("rtx-5060-ti-16gb", None),
+    "NVIDIA GeForce RTX 5070 Ti": ("rtx-5070-ti", None),
+    "NVIDIA GeForce RTX 5080": ("rtx-5080", None),
+    "NVIDIA GeForce RTX 4080": ("rtx-4080", None),
+    "NVIDIA L40": ("l40", None),
+    "NVIDIA A30": ("a30", None),
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition (600 W)": ("rtx-pro-6000", None),
 }
 
 MODELS = {
