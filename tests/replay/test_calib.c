@@ -440,9 +440,9 @@ static void test_cross_validate_calibration(void **state)
 		enum validate_metric m;
 		double out_median;
 	} pins[] = {
-		{ VM_DECODE_TOK_S, 13.0 },
-		{ VM_PREFILL_TOK_S, 28.7 },
-		{ VM_OUTPUT_THROUGHPUT, 5.8 },
+		{ VM_DECODE_TOK_S, 10.3 },
+		{ VM_PREFILL_TOK_S, 26.9 },
+		{ VM_OUTPUT_THROUGHPUT, 5.3 },
 	};
 	for (size_t k = 0; k < sizeof(pins) / sizeof(pins[0]); k++) {
 		bool found = false;
