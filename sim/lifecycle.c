@@ -123,8 +123,8 @@ static int start_replica(struct sim *s, struct replica *rep)
 static void go_off(struct sim *s, struct replica *rep)
 {
 	set_life(s, rep, REP_OFF);
-	if (kvcache_used(&rep->kv) == 0 && rep->kv.reserved == 0)
-		kvcache_reset(&rep->kv); /* a released machine keeps no cache */
+	if (replica_kv_used(rep) == 0 && replica_kv_reserved(rep) == 0)
+		replica_kv_reset(rep); /* a released machine keeps no cache */
 }
 
 int lifecycle_start(struct sim *s, struct diag *d)
@@ -228,7 +228,7 @@ static double metric_total(const struct sim *s)
 	case AUTOSCALE_KV:
 		for (int32_t i = 0; i < s->n_replicas; i++)
 			if (s->replicas[i].life == REP_UP)
-				total += (double)kvcache_used(&s->replicas[i].kv) /
+				total += (double)replica_kv_used(&s->replicas[i]) /
 					 (double)s->replicas[i].kv.total_blocks;
 		/* calls waiting with no replica up still ask for one */
 		if (total == 0.0 && s->router.q_len > 0)

@@ -16,6 +16,70 @@
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
+int64_t replica_kv_used(const struct replica *rep)
+{
+	return rep->runs ? kvr_used(&rep->kr) : kvcache_used(&rep->kv);
+}
+
+int64_t replica_kv_available(const struct replica *rep)
+{
+	return rep->runs ? kvr_available(&rep->kr) : kvcache_available(&rep->kv);
+}
+
+void replica_kv_reserve(struct replica *rep, int64_t delta)
+{
+	rep->kv.reserved += delta;
+	rep->kr.reserved += delta;
+}
+
+int64_t replica_kv_reserved(const struct replica *rep)
+{
+	return rep->kv.reserved;
+}
+
+int64_t replica_kv_evictions(const struct replica *rep)
+{
+	return rep->runs ? rep->kr.evictions : rep->kv.evictions;
+}
+
+int64_t replica_kv_duplicates(const struct replica *rep)
+{
+	return rep->runs ? rep->kr.duplicates : rep->kv.duplicates;
+}
+
+int64_t replica_match_len(const struct replica *rep, const uint64_t *hashes, int64_t n)
+{
+	if (!rep->runs)
+		return kvcache_match_len(&rep->kv, hashes, n);
+	int64_t hit = 0;
+	kvr_match(&rep->kr, hashes, n, &hit, NULL, NULL);
+	return hit;
+}
+
+bool replica_holds(const struct replica *rep, const uint64_t *hashes, int64_t pos)
+{
+	if (!rep->runs)
+		return kvcache_lookup(&rep->kv, hashes[pos]) >= 0;
+	/* a chain's cached positions form a prefix of it */
+	int64_t hit = 0;
+	kvr_match(&rep->kr, hashes, pos + 1, &hit, NULL, NULL);
+	return hit > pos;
+}
+
+void replica_kv_reset(struct replica *rep)
+{
+	if (rep->runs)
+		kvr_reset(&rep->kr);
+	else
+		kvcache_reset(&rep->kv);
+}
+
+bool replica_kv_check(const struct replica *rep)
+{
+	return rep->runs ? kvr_check(&rep->kr) && rep->kr.reserved == rep->kv.reserved
+			 : kvcache_check(&rep->kv);
+}
+
 int replica_init(struct replica *rep, int32_t id, int32_t pool, const struct engine_config *cfg,
 		 const struct sim_perf *perf, struct diag *d)
 {
@@ -29,6 +93,11 @@ int replica_init(struct replica *rep, int32_t id, int32_t pool, const struct eng
 		return diag_set(d, DIAG_EINPUT,
 				"KV cache of %lld tokens gives %lld blocks of %lld tokens (expected 1 to 2^31-1 blocks)",
 				(long long)cfg->kv_cache_tokens, (long long)blocks, (long long)cfg->block_size);
+	if (kvr_init(&rep->kr, cfg->block_size, blocks, cfg->enable_prefix_caching) != 0)
+		return diag_set(d, DIAG_EINPUT, "KV cache of %lld blocks (expected at least 1)",
+				(long long)blocks);
+	rep->runs = cfg->enable_prefix_caching &&
+		    !(cfg->sliding_window_tokens > 0 && cfg->window_group_blocks > 0);
 	rep->running = calloc((size_t)cfg->max_num_seqs, sizeof(*rep->running));
 	rep->batch = calloc((size_t)cfg->max_num_seqs, sizeof(*rep->batch));
 	rep->pend = calloc((size_t)cfg->max_num_seqs, sizeof(*rep->pend));
@@ -52,6 +121,7 @@ int replica_init(struct replica *rep, int32_t id, int32_t pool, const struct eng
 void replica_release(struct replica *rep)
 {
 	kvcache_release(&rep->kv);
+	kvr_release(&rep->kr);
 	free(rep->wq);
 	free(rep->running);
 	free(rep->batch);
@@ -204,7 +274,7 @@ static int64_t inflight_match(const struct replica *rep, const struct sreq *r, i
 		}
 		if (e > i)
 			i = e;
-		else if (kvcache_lookup(&rep->kv, r->hashes[i]) >= 0)
+		else if (replica_holds(rep, r->hashes, i))
 			i++;
 		else
 			break;
@@ -235,6 +305,15 @@ static int64_t window_skipped(const struct replica *rep, int64_t computed)
 
 void replica_free_blocks(struct replica *rep, struct sreq *r)
 {
+	if (rep->runs) {
+		if (kvr_put(&rep->kr, &r->kr) != 0)
+			rep->kv_err = DIAG_ENOMEM;
+		r->n_blocks = 0;
+		r->w_lo = 0;
+		r->n_registered = 0;
+		sreq_drop_pending(rep, r);
+		return;
+	}
 	for (int64_t g = 0; g < rep->win_groups; g++)
 		for (int64_t j = r->n_blocks - 1; j >= r->w_lo; j--)
 			kvcache_put(&rep->kv, *wslot(rep, r, j, g));
@@ -268,6 +347,14 @@ static int sreq_cover(struct replica *rep, struct sreq *r, int64_t tokens)
 {
 	int64_t want = ceil_div(tokens, rep->kv.block_size);
 	assert(want <= r->max_blocks);
+	if (rep->runs) {
+		if (want > r->n_blocks) {
+			if (kvr_alloc(&rep->kr, &r->kr, want - r->n_blocks) != 0)
+				return DIAG_ENOMEM;
+			r->n_blocks = want;
+		}
+		return 0;
+	}
 	while (r->n_blocks < want) {
 		int32_t b = kvcache_alloc(&rep->kv);
 		if (b < 0)
@@ -288,7 +375,10 @@ static int sreq_cover(struct replica *rep, struct sreq *r, int64_t tokens)
 static int sreq_register(struct replica *rep, struct sreq *r, int64_t tokens)
 {
 	int64_t full = min64(tokens / rep->kv.block_size, r->call.n_hashes);
-	for (int64_t j = r->n_registered; j < full; j++) {
+	if (rep->runs && full > r->n_registered &&
+	    kvr_register(&rep->kr, &r->kr, r->hashes, full) != 0)
+		return DIAG_ENOMEM;
+	for (int64_t j = r->n_registered; !rep->runs && j < full; j++) {
 		if (kvcache_register(&rep->kv, r->blocks[j], r->hashes[j]) != 0)
 			return DIAG_ENOMEM;
 		for (int64_t g = 0; g < rep->win_groups && j >= r->w_lo; g++)
@@ -313,7 +403,7 @@ static int preempt_last(struct sim *s, struct replica *rep, struct sreq **victim
 	struct sreq *r = rep->running[--rep->n_running];
 	r->kv_dropped += r->computed;
 	replica_free_blocks(rep, r);
-	rep->kv.reserved -= r->seq_blocks;
+	replica_kv_reserve(rep, -r->seq_blocks);
 	r->computed = 0;
 	r->preemptions++;
 	r->state = SREQ_WAITING;
@@ -419,7 +509,7 @@ static bool schedule_running(struct sim *s, struct replica *rep, struct perf_bat
 		int64_t want = (ceil_div(r->computed + n, rep->kv.block_size) - r->n_blocks) *
 			       (1 + rep->win_groups);
 		bool self_preempted = false;
-		while (want > kvcache_available(&rep->kv)) {
+		while (want > replica_kv_available(rep)) {
 			struct sreq *victim;
 			if (preempt_last(s, rep, &victim) != 0) {
 				s->err = DIAG_ENOMEM;
@@ -578,7 +668,13 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		int64_t max_hit = min64((total - 1) / bs, r->call.n_hashes);
 		/* r holds no blocks while waiting: its tables are scratch for the
 		 * ids of the cached prefix */
-		int64_t gpu_hit = kvcache_match(&rep->kv, r->hashes, max_hit, r->blocks);
+		int64_t gpu_hit, run_evictable = 0;
+		uint64_t run_first_stamp = UINT64_MAX;
+		if (rep->runs)
+			kvr_match(&rep->kr, r->hashes, max_hit, &gpu_hit, &run_evictable,
+				  &run_first_stamp);
+		else
+			gpu_hit = kvcache_match(&rep->kv, r->hashes, max_hit, r->blocks);
 		/* then the lower tiers continue the match (-1: loaded from one) */
 		int64_t full_hit = gpu_hit;
 		if (rep->tier && rep->kv.prefix_caching)
@@ -593,8 +689,8 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 			break;
 		/* GPU hits in the free queue count as blocks the request takes;
 		 * blocks loaded from a tier need new ones */
-		int64_t evictable_hits = 0, loads = 0;
-		for (int64_t j = 0; j < hit; j++) {
+		int64_t evictable_hits = run_evictable, loads = 0;
+		for (int64_t j = 0; !rep->runs && j < hit; j++) {
 			if (r->blocks[j] < 0)
 				loads++;
 			else
@@ -619,7 +715,7 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 								: ceil_div(tokens, bs);
 			want += (wreq > hit ? wreq - hit : 0) * wg;
 		}
-		int64_t room = kvcache_available(&rep->kv) - evictable_hits;
+		int64_t room = replica_kv_available(rep) - evictable_hits;
 		if (want + r->seq_blocks > room) {
 			/* what a decode run must leave alone (see replica.h) */
 			rep->head_blocked = true;
@@ -628,8 +724,8 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 			rep->head_grow_end = rep->kv.prefix_caching ? min64(full_hit + 1, max_hit) : hit;
 			rep->head_deficit = want + r->seq_blocks - room;
 			rep->head_loads = loads;
-			rep->head_first_stamp = UINT64_MAX;
-			for (int64_t j = 0; j < hit; j++)
+			rep->head_first_stamp = run_first_stamp;
+			for (int64_t j = 0; !rep->runs && j < hit; j++)
 				if (r->blocks[j] >= 0 && kvcache_ref(&rep->kv, r->blocks[j]) == 0 &&
 				    kvcache_stamp(&rep->kv, r->blocks[j]) < rep->head_first_stamp)
 					rep->head_first_stamp = kvcache_stamp(&rep->kv, r->blocks[j]);
@@ -643,7 +739,7 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 			break;
 		}
 		wq_pop_front(rep);
-		rep->kv.reserved += r->seq_blocks;
+		replica_kv_reserve(rep, r->seq_blocks);
 		r->spec_q = 0;
 		if (cfg->spec_k > 0) {
 			int32_t kind = r->call.kind >= 0 && r->call.kind < OUT_KINDS ? r->call.kind : 0;
@@ -659,7 +755,9 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 			r->cached_first = cached;
 			r->inflight_miss = rep->kv.prefix_caching ? inflight_match(rep, r, full_hit, max_hit) * bs : 0;
 		}
-		for (int64_t j = 0; j < hit; j++)
+		if (rep->runs && kvr_take(&rep->kr, &r->kr, r->hashes, hit) != 0)
+			return DIAG_ENOMEM;
+		for (int64_t j = 0; !rep->runs && j < hit; j++)
 			if (r->blocks[j] >= 0)
 				kvcache_take(&rep->kv, r->blocks[j]);
 		for (int64_t g = 0; g < wg; g++)
@@ -825,6 +923,8 @@ static int64_t run_k_fits(const struct replica *rep, int64_t kmax, int64_t limit
 int replica_schedule(struct sim *s, struct replica *rep)
 {
 	rep->sched_pending = false;
+	if (rep->kv_err)
+		return rep->kv_err;
 	if (rep->life == REP_DOWN || rep->life == REP_OFF)
 		return 0; /* failed or stopped since the event was queued */
 	assert(!rep->busy);
@@ -863,7 +963,7 @@ int replica_schedule(struct sim *s, struct replica *rep)
 		if (pb.spec_seqs > 0 && rep->win_groups)
 			kmax = 1;
 		/* largest k <= kmax whose extra blocks are available */
-		int64_t avail = kvcache_available(&rep->kv);
+		int64_t avail = replica_kv_available(rep);
 		k = run_k_fits(rep, kmax, avail);
 		/* a tier other replicas read sees this one's evictions as they
 		 * happen: a run evicts no cached block */
@@ -874,7 +974,8 @@ int replica_schedule(struct sim *s, struct replica *rep)
 			int64_t kh = run_k_before_head_grows(rep, k);
 			int64_t limit = avail;
 			if (rep->head_first_stamp != UINT64_MAX)
-				limit = kvcache_allocs_before(&rep->kv, rep->head_first_stamp, avail);
+				limit = rep->runs ? kvr_allocs_before(&rep->kr, rep->head_first_stamp, avail)
+						  : kvcache_allocs_before(&rep->kv, rep->head_first_stamp, avail);
 			/* with tiers, an eviction changes what they hold for the head */
 			if (rep->tier)
 				limit = min64(limit, kvcache_allocs_before_hashed(&rep->kv, avail));
@@ -906,7 +1007,7 @@ int replica_schedule(struct sim *s, struct replica *rep)
 	rep->run_k = k;
 	rep->run_total_ns = dur;
 	rep->run_b0 = pb;
-	rep->run_kv_start = kvcache_used(&rep->kv);
+	rep->run_kv_start = replica_kv_used(rep);
 	rep->run_gen++;
 	return push_event(s, s->now_ns + llround(dur), EV_STEP_END, PRIO_STEP_END, rep, rep->run_gen);
 }
@@ -924,7 +1025,7 @@ void replica_fail(struct sim *s, struct replica *rep, struct sreq **out, int64_t
 		struct sreq *r = rep->running[i];
 		r->kv_dropped += r->computed;
 		replica_free_blocks(rep, r);
-		rep->kv.reserved -= r->seq_blocks;
+		replica_kv_reserve(rep, -r->seq_blocks);
 		r->computed = 0;
 		r->generated = 0;
 		r->first_token_ns = r->last_token_ns = 0;
@@ -941,7 +1042,7 @@ void replica_fail(struct sim *s, struct replica *rep, struct sreq **out, int64_t
 		out[(*n)++] = r;
 	}
 	rep->head_blocked = false;
-	kvcache_reset(&rep->kv);
+	replica_kv_reset(rep);
 }
 
 /* ---- step end ---- */
@@ -959,6 +1060,8 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen)
 {
 	if (gen != rep->run_gen || !rep->busy)
 		return 0; /* a run that was cut short: stale event */
+	if (rep->kv_err)
+		return rep->kv_err;
 	int64_t k = rep->run_k;
 	int64_t t0 = rep->run_t0_ns;
 	double total = rep->run_total_ns;
@@ -1046,7 +1149,7 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen)
 	if (s->sink.busy) {
 		struct res_busy b = {.replica = rep->id, .start_ns = t0, .end_ns = s->now_ns, .steps = k,
 				     .seqs = rep->run_b0.seqs, .kv_blocks_start = rep->run_kv_start,
-				     .kv_blocks_end = kvcache_used(&rep->kv)};
+				     .kv_blocks_end = replica_kv_used(rep)};
 		if (rep->perf->work)
 			rep->perf->work(rep->perf->ctx, &rep->run_b0, rep->run_decode ? k : 0, &b.flops,
 				     &b.bytes);

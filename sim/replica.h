@@ -58,6 +58,7 @@
 #define SIM_REPLICA_H
 
 #include "sim/kvcache.h"
+#include "sim/kvruns.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>
@@ -114,6 +115,8 @@ struct sreq {
 	int32_t backend;            /* served by API backend backend - 1; 0 = local */
 	int32_t route;              /* enum res_route */
 	int64_t api_first_ns;       /* API backends: its first token */
+	struct kvr_req kr;          /* its block table on a replica in runs
+				       (replica.runs); `blocks` unused there */
 	struct sreq *next_free;
 };
 
@@ -138,7 +141,12 @@ struct replica {
 	int32_t life;               /* enum rep_life (sim/lifecycle.h) */
 	uint64_t start_gen;         /* stamps the live EV_STARTED event */
 	uint64_t fault_gen;         /* stamps the live EV_RATE_FAULT event */
-	struct kvcache kv;
+	struct kvcache kv;          /* block by block (block_size and
+				       total_blocks always valid) */
+	bool runs;                  /* the cache is `kr`, in runs of blocks:
+				       full attention only, no lower tiers */
+	struct kvr kr;
+	int kv_err;                 /* a release that ran out of memory */
 	struct sreq **wq;           /* waiting ring buffer */
 	int64_t wq_head, wq_len, wq_cap;
 	struct sreq **running;      /* admission order, max_num_seqs slots */
@@ -183,6 +191,22 @@ struct replica {
 	int32_t *scratch;           /* max_num_seqs entries */
 	int64_t *bucket;            /* block_size + 1 entries */
 };
+
+/* The replica's KV cache, whichever form it takes (kvcache or kvruns):
+ * blocks in use, blocks an allocation could obtain, blocks set aside
+ * (delta added), evictions, the length of a chain's cached prefix, whether
+ * position `pos` of a chain is cached, forgetting everything (as
+ * kvcache_reset), and its invariants. */
+int64_t replica_kv_used(const struct replica *rep);
+int64_t replica_kv_available(const struct replica *rep);
+void replica_kv_reserve(struct replica *rep, int64_t delta);
+int64_t replica_kv_reserved(const struct replica *rep);
+int64_t replica_kv_evictions(const struct replica *rep);
+int64_t replica_kv_duplicates(const struct replica *rep);
+int64_t replica_match_len(const struct replica *rep, const uint64_t *hashes, int64_t n);
+bool replica_holds(const struct replica *rep, const uint64_t *hashes, int64_t pos);
+void replica_kv_reset(struct replica *rep);
+bool replica_kv_check(const struct replica *rep);
 
 /* Replica `id` of pool `pool`, whose cfg and perf it keeps pointers to (they
  * must outlive it). */

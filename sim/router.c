@@ -252,7 +252,7 @@ static int32_t pick_weighted(struct router *rt, const struct sreq *r, const stru
 	for (int32_t i = 0; i < rt->n; i++) {
 		if (!eligible(rt, i))
 			continue;
-		int64_t hit = blocks > 0 ? kvcache_match_len(&reps[i].kv, r->call.block_hashes, blocks) : 0;
+		int64_t hit = blocks > 0 ? replica_match_len(&reps[i], r->call.block_hashes, blocks) : 0;
 		if (hit > hit_any) {
 			hit_any = hit;
 			best_hit_any = i;
@@ -276,10 +276,10 @@ static int32_t pick_weighted(struct router *rt, const struct sreq *r, const stru
 	return best;
 }
 
-/* Block hash h is in replica kv's prefix table. */
-static bool kv_holds(const struct kvcache *kv, uint64_t h)
+/* Position pos of chain h is in replica rep's prefix table. */
+static bool kv_holds(const struct replica *rep, const uint64_t *h, int64_t pos)
 {
-	return kvcache_lookup(kv, h) >= 0;
+	return replica_holds(rep, h, pos);
 }
 
 /* Replica i is less loaded than replica j: fewer outstanding calls, then
@@ -335,7 +335,7 @@ static int32_t pick_cache_aware(struct router *rt, const struct sreq *r,
 		int64_t est = 0;
 		for (int64_t part = 8; part >= 1; part /= 2) {
 			int64_t at = (blocks - 1) * part / 8;
-			if (kv_holds(&reps[i].kv, h[at])) {
+			if (kv_holds(&reps[i], h, at)) {
 				est = at + 1;
 				break;
 			}
@@ -352,11 +352,11 @@ static int32_t pick_cache_aware(struct router *rt, const struct sreq *r,
 		if (i < 0 || (k >= 0 && i == first) || !eligible(rt, i))
 			continue;
 		if (best >= 0) {
-			bool beat = best_hit < blocks && kv_holds(&reps[i].kv, h[best_hit]);
-			if (!beat && !(tie_before(rt, i, best) && kv_holds(&reps[i].kv, h[best_hit - 1])))
+			bool beat = best_hit < blocks && kv_holds(&reps[i], h, best_hit);
+			if (!beat && !(tie_before(rt, i, best) && kv_holds(&reps[i], h, best_hit - 1)))
 				continue;
 		}
-		int64_t hit = kvcache_match_len(&reps[i].kv, h, blocks);
+		int64_t hit = replica_match_len(&reps[i], h, blocks);
 		if (hit > 0 &&
 		    (best < 0 || hit > best_hit || (hit == best_hit && tie_before(rt, i, best)))) {
 			best = i;

@@ -143,6 +143,7 @@ int sim_set_tiers(struct sim *s, const struct sim_tiers_config *tc, struct diag 
 		struct replica *rep = &s->replicas[r];
 		rep->tier = &s->tiers[(r / tc->shared_by) * tc->n];
 		rep->tier_shared = tc->shared_by > 1 && s->n_replicas > 1;
+		rep->runs = false; /* a lower tier sees each block evicted */
 		rep->kv.on_evict = tier_demote;
 		rep->kv.evict_ctx = rep->tier;
 	}
@@ -191,7 +192,7 @@ static void series_emit(struct sim *s)
 		p->waiting = rep->wq_len;
 		p->running = rep->n_running;
 		p->batch_tokens = rep->busy ? rep->run_b0.new_tokens : 0;
-		p->kv_blocks_used = kvcache_used(&rep->kv);
+		p->kv_blocks_used = replica_kv_used(rep);
 		p->kv_blocks_total = rep->kv.total_blocks;
 		p->life = rep->life;
 	}
@@ -287,6 +288,7 @@ int sim_set_elastic(struct sim *s, const struct elastic_config *c, struct diag *
 
 static void sreq_destroy(struct sreq *r)
 {
+	free(r->kr.ent); /* its layers belong to the replica's cache */
 	free(r->hashes);
 	free(r->blocks);
 	free(r);
@@ -370,9 +372,13 @@ static struct sreq *sreq_get(struct sim *s, int64_t max_blocks, int64_t n_hashes
 	}
 	uint64_t *h = r->hashes;
 	int32_t *b = r->blocks;
+	struct kvr_ent *ent = r->kr.ent; /* a table's room, kept for the next call */
+	int64_t cap_ent = r->kr.cap_ent;
 	memset(r, 0, sizeof(*r));
 	r->hashes = h;
 	r->blocks = b;
+	r->kr.ent = ent;
+	r->kr.cap_ent = cap_ent;
 	r->wblocks = b + max_blocks;
 	r->max_blocks = max_blocks;
 	return r;
@@ -555,7 +561,7 @@ void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
 	    !s->err)
 		s->err = DIAG_EINTERNAL;
 	replica_free_blocks(rep, r);
-	rep->kv.reserved -= r->seq_blocks;
+	replica_kv_reserve(rep, -r->seq_blocks);
 	r->state = SREQ_DONE;
 	s->stats.completed++;
 	s->live_reqs--;
@@ -678,7 +684,7 @@ static int64_t uncached_on(const struct replica *rep, const struct sreq *r)
 	if (n > r->call.n_hashes)
 		n = r->call.n_hashes;
 	if (rep->cfg->enable_prefix_caching)
-		hit = kvcache_match_len(&rep->kv, r->call.block_hashes, n);
+		hit = replica_match_len(rep, r->call.block_hashes, n);
 	int64_t left = r->call.prompt_tokens - hit * bs;
 	return left > 1 ? left : 1;
 }
@@ -978,7 +984,7 @@ struct sim_stats sim_get_stats(const struct sim *s)
 	struct sim_stats st = s->stats;
 	st.kv_evictions = 0;
 	for (int32_t i = 0; i < s->n_replicas; i++)
-		st.kv_evictions += s->replicas[i].kv.evictions;
+		st.kv_evictions += replica_kv_evictions(&s->replicas[i]);
 	return st;
 }
 
@@ -1017,17 +1023,20 @@ int sim_check_end(const struct sim *s, struct diag *d)
 			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d drains with nothing left", (int)i);
 		if (rep->n_running || rep->wq_len || rep->busy)
 			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d still has work", (int)i);
-		if (rep->kv.reserved != 0)
+		if (rep->kv_err)
+			return diag_set(d, rep->kv_err, "replica %d ran out of memory releasing KV blocks",
+					(int)i);
+		if (replica_kv_reserved(rep) != 0)
 			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d still reserves %lld blocks",
-					(int)i, (long long)rep->kv.reserved);
-		if (kvcache_used(&rep->kv) != 0)
+					(int)i, (long long)replica_kv_reserved(rep));
+		if (replica_kv_used(rep) != 0)
 			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d leaked %lld KV blocks",
-					(int)i, (long long)kvcache_used(&rep->kv));
+					(int)i, (long long)replica_kv_used(rep));
 		if (rep->n_pend != 0)
 			return diag_set(d, DIAG_EINTERNAL,
 					"invariant: replica %d has %d requests with prompt blocks in flight",
 					(int)i, (int)rep->n_pend);
-		if (!kvcache_check(&rep->kv))
+		if (!replica_kv_check(rep))
 			return diag_set(d, DIAG_EINTERNAL, "invariant: replica %d KV cache structure broken", (int)i);
 	}
 	return 0;

@@ -592,6 +592,18 @@ static void test_prefix_aware_follows_the_cache(void **state)
  * at once, so they stay cached and findable). */
 static void cache_prefix(struct replica *rep, const uint64_t *h, int64_t n)
 {
+	if (rep->runs) { /* a request takes what is cached, computes the rest, leaves */
+		struct kvr_req r;
+		kvr_req_init(&r);
+		int64_t hit = 0;
+		kvr_match(&rep->kr, h, n, &hit, NULL, NULL);
+		assert_int_equal(kvr_take(&rep->kr, &r, h, hit), 0);
+		assert_int_equal(kvr_alloc(&rep->kr, &r, n - hit), 0);
+		assert_int_equal(kvr_register(&rep->kr, &r, h, n), 0);
+		assert_int_equal(kvr_put(&rep->kr, &r), 0);
+		kvr_req_release(&r);
+		return;
+	}
 	for (int64_t j = 0; j < n; j++) {
 		int32_t b = kvcache_alloc(&rep->kv);
 		assert_true(b >= 0);
@@ -728,7 +740,7 @@ static void test_cache_aware_order_free(void **state)
 	assert_int_equal(router_pick(&rt, &r, reps), 2);
 	/* a longer prefix on 3 (the same sampled blocks as 2's), read after
 	 * 2, wins though 3 is heavier */
-	cache_prefix(&reps[3], &h[30], 6);
+	cache_prefix(&reps[3], h, 36);
 	assert_int_equal(router_pick(&rt, &r, reps), 3);
 	router_release(&rt);
 	for (int i = 0; i < 4; i++)

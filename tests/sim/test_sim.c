@@ -16,6 +16,7 @@
 #include "models/perf_model.h"
 #include "sim/evq.h"
 #include "sim/kvcache.h"
+#include "sim/kvruns.h"
 #include "sim/kvtier.h"
 #include "sim/replica.h"
 #include "sim/sim.h"
@@ -626,9 +627,9 @@ static void test_window_hit_by_hand(void **state)
 		h_run_until(h, 1500000000LL);
 		uint64_t hs[16];
 		int64_t n = make_hashes(hs, 176, 185, 16, 3, 0xAB);
-		assert_int_equal(kvcache_match(&h->s.replicas[0].kv, hs, n, NULL), 11);
-		assert_true(kvcache_check(&h->s.replicas[0].kv));
-		assert_int_equal(h->s.replicas[0].kv.evictions, v == 0 ? 8 : v == 1 ? 10 : 0);
+		assert_int_equal(replica_match_len(&h->s.replicas[0], hs, n), 11);
+		assert_true(replica_kv_check(&h->s.replicas[0]));
+		assert_int_equal(replica_kv_evictions(&h->s.replicas[0]), v == 0 ? 8 : v == 1 ? 10 : 0);
 		h_run(h);
 		assert_int_equal(h->col.n, 3);
 		const struct res_request *b = rec_of(&h->col, 3);
@@ -859,15 +860,43 @@ static void submit_workload(struct harness *h, int w)
 	}
 }
 
+/* The free queue's contents from its head, one hash per block (0 for a
+ * block without one), from whichever form the replica's cache takes. */
+static int64_t queue_hashes(const struct replica *rep, uint64_t *out)
+{
+	int64_t n = 0;
+	if (rep->runs) {
+		for (const struct kvr_seg *s = rep->kr.qhead; s; s = s->qnext) {
+			if (!s->node) {
+				for (int64_t i = 0; i < s->len; i++)
+					out[n++] = 0;
+				continue;
+			}
+			/* a free layer's last position has its oldest stamp */
+			for (int64_t p = s->node->hi - 1; p >= s->node->lo; p--)
+				out[n++] = kvr_node_hash(s->node, p);
+		}
+		return n;
+	}
+	const struct kvcache *kv = &rep->kv;
+	for (int32_t b = kv->head; b >= 0; b = kv->blk[b].next)
+		out[n++] = kv->blk[b].hashed ? kv->blk[b].hash : 0;
+	return n;
+}
+
+/* Decode runs equal single steps, and the cache in runs of blocks equals
+ * the block-by-block cache (mode 2) on the same workloads: the same records,
+ * the same free queue. */
 static void test_runs_match_single_steps(void **state)
 {
 	(void)state;
-	uint64_t *queue[2] = {malloc(400 * sizeof(uint64_t)), malloc(400 * sizeof(uint64_t))};
+	uint64_t *queue[3] = {malloc(400 * sizeof(uint64_t)), malloc(400 * sizeof(uint64_t)),
+			      malloc(400 * sizeof(uint64_t))};
 	for (int w = 0; w < 4; w++) {
-		int64_t qlen[2];
-		struct col *res[2];
-		int64_t events[2];
-		for (int mode = 0; mode < 2; mode++) {
+		int64_t qlen[3];
+		struct col *res[3];
+		int64_t events[3];
+		for (int mode = 0; mode < 3; mode++) {
 			struct engine_config cfg = cfg_default();
 			cfg.kv_cache_tokens = 16 * 200;
 			cfg.max_num_seqs = 8;
@@ -892,16 +921,18 @@ static void test_runs_match_single_steps(void **state)
 						 {.blocks = 200, .ns_per_block = 3000}}};
 				assert_int_equal(sim_set_tiers(&h->s, &tc, &h->d), 0);
 			}
+			if (mode == 2) /* block by block */
+				h->s.replicas[0].runs = false;
+			/* full attention without tiers keeps its cache in runs */
+			assert_true(h->s.replicas[0].runs == (mode < 2 && w < 2));
 			submit_workload(h, w >= 2 ? 1 : w);
 			h_run(h);
 			res[mode] = malloc(sizeof(struct col));
 			*res[mode] = h->col;
 			/* the free queue ends in the same order of contents (block ids
 			 * may differ) */
-			const struct kvcache *kv = &h->s.replicas[0].kv;
-			qlen[mode] = 0;
-			for (int32_t b = kv->head; b >= 0; b = kv->blk[b].next)
-				queue[mode][qlen[mode]++] = kv->blk[b].hashed ? kv->blk[b].hash : 0;
+			qlen[mode] = queue_hashes(&h->s.replicas[0], queue[mode]);
+			assert_true(qlen[mode] > 0);
 			events[mode] = h->s.stats.step_events;
 			if (mode == 0) {
 				/* the workload exercises what the equivalence is about */
@@ -910,13 +941,13 @@ static void test_runs_match_single_steps(void **state)
 				       "preemptions %lld, evictions %lld, duplicate blocks %lld\n", w,
 				       (long long)st.truncated_runs, (long long)st.head_cut_runs,
 				       (long long)st.preemptions, (long long)st.kv_evictions,
-				       (long long)h->s.replicas[0].kv.duplicates);
+				       (long long)replica_kv_duplicates(&h->s.replicas[0]));
 				assert_true(st.truncated_runs > 0);
 				assert_true(st.head_cut_runs > 0);
 				assert_true(st.preemptions > 0);
 				assert_true(st.kv_evictions > 0);
 				if (w == 0) /* outputs written into a shared prefix's blocks */
-					assert_true(h->s.replicas[0].kv.duplicates > 0);
+					assert_true(replica_kv_duplicates(&h->s.replicas[0]) > 0);
 				if (w == 3)
 					assert_true(st.tier_loaded_blocks > 0 && h->s.tiers[1].loaded > 0);
 			}
@@ -955,11 +986,30 @@ static void test_runs_match_single_steps(void **state)
 			assert_int_equal(res[0]->max_kv_blocks, res[1]->max_kv_blocks);
 		assert_true(res[0]->max_kv_blocks <= res[1]->max_kv_blocks);
 		assert_true(res[1]->max_kv_blocks > 0 && res[1]->max_kv_blocks <= (w < 2 ? 200 : 400));
-		free(res[0]);
-		free(res[1]);
+		/* runs of blocks and single blocks: everything the same */
+		assert_int_equal(qlen[0], qlen[2]);
+		for (int64_t i = 0; i < qlen[0]; i++)
+			assert_true(queue[0][i] == queue[2][i]);
+		assert_int_equal(res[0]->n, res[2]->n);
+		for (int i = 0; i < res[0]->n; i++) {
+			const struct res_request *a = &res[0]->rec[i], *b = &res[2]->rec[i];
+			assert_int_equal(a->session, b->session);
+			assert_int_equal(a->cached_prompt_tokens, b->cached_prompt_tokens);
+			assert_int_equal(a->inflight_miss_tokens, b->inflight_miss_tokens);
+			assert_int_equal(a->preemptions, b->preemptions);
+			assert_int_equal(a->done_ns, b->done_ns);
+			assert_int_equal(a->first_token_ns, b->first_token_ns);
+			assert_int_equal(a->computed_prefill_tokens, b->computed_prefill_tokens);
+		}
+		assert_int_equal(events[0], events[2]);
+		assert_int_equal(res[0]->itl_samples, res[2]->itl_samples);
+		assert_true(res[0]->itl_sum_ns == res[2]->itl_sum_ns);
+		assert_int_equal(res[0]->max_kv_blocks, res[2]->max_kv_blocks);
+		for (int m = 0; m < 3; m++)
+			free(res[m]);
 	}
-	free(queue[0]);
-	free(queue[1]);
+	for (int m = 0; m < 3; m++)
+		free(queue[m]);
 }
 
 
@@ -1070,14 +1120,26 @@ static void test_check_end_catches_corruption(void **state)
 	};
 	for (int c = 0; c < N_CASES; c++) {
 		struct harness *h = finished_run();
-		struct kvcache *kv = &h->s.replicas[0].kv;
+		struct replica *rep = &h->s.replicas[0];
+		struct kvcache *kv = &rep->kv;
+		struct kvr *kr = &rep->kr;
 		struct event e = {.t_ns = h->s.now_ns, .kind = EV_SCHEDULE};
 		switch (c) {
-		case LEAK: assert_true(kvcache_alloc(kv) >= 0); break;
-		case PENDING: h->s.replicas[0].n_pend = 1; break;
+		case LEAK:
+			if (rep->runs)
+				kr->touched++; /* a block handed out and never returned */
+			else
+				assert_true(kvcache_alloc(kv) >= 0);
+			break;
+		case PENDING: rep->n_pend = 1; break;
 		case QUEUE:
-			assert_true(kv->free_len >= 2);
-			kv->blk[kv->tail].prev = -1; /* the queue's tail loses its back link */
+			if (rep->runs) {
+				assert_true(kr->qhead && kr->qhead != kr->qtail);
+				kr->qtail->stamp = 0; /* the queue's stamps no longer increase */
+			} else {
+				assert_true(kv->free_len >= 2);
+				kv->blk[kv->tail].prev = -1; /* the queue's tail loses its back link */
+			}
 			break;
 		case TOKENS: h->s.tokens_applied--; break;
 		case CALLS: h->s.stats.completed--; break;
