@@ -13,8 +13,6 @@
 #include "models/calfile.h"
 #include "models/catalog.h"
 #include "models/cost.h"
-#include "models/memory.h"
-#include "models/offload.h"
 #include "models/perf_model.h"
 #include "models/preflight.h"
 #include "models/prices.h"
@@ -380,65 +378,6 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		return 2;
 	}
 	a->trace = argv[optind];
-	return 0;
-}
-
-/* kv_tiers in blocks of this cache: a block is block_size tokens of the
- * model's context KV on every GPU of a replica (kv_gpu_bytes_per_token per
- * GPU); each GPU loads its share over its own link, so a block loads in
- * (per-GPU share) / (per-GPU bandwidth). */
-static int resolve_tiers(const struct scenario *sc, const struct catalog *cat,
-			 const struct perf_model *pm, const struct engine_config *cfg,
-			 struct sim_tiers_config *tc, struct report_tiers *rt, struct diag *d)
-{
-	memset(tc, 0, sizeof(*tc));
-	memset(rt, 0, sizeof(*rt));
-	const struct scenario_kv_tiers *k = &sc->kv_tiers;
-	if (!(k->host_gb > 0)) {
-		if (k->disk_gb > 0)
-			return diag_set(d, DIAG_EINPUT, "%s: kv_tiers.disk_gb is set without a host tier "
-					"above it (expected kv_tiers.host_gb > 0)", sc->source);
-		return 0;
-	}
-	if (k->disk_gb > 0 && !(k->disk_gbs > 0))
-		return diag_set(d, DIAG_EINPUT, "%s: kv_tiers.disk_gb is set without its bandwidth "
-				"(expected kv_tiers.disk_gbs > 0, GB/s per GPU)", sc->source);
-	struct mem_plan plan;
-	struct mem_opts mo;
-	mem_opts_init(&mo);
-	mo.hardware = sc->hardware;
-	mo.model = sc->model;
-	mo.weight_format = sc->weight_format;
-	mo.kv_dtype = sc->kv_cache_dtype;
-	mo.tp = sc->tensor_parallel_size;
-	mo.pp = sc->pipeline_parallel_size;
-	mo.gpu_memory_utilization = cfg->gpu_memory_utilization;
-	mo.max_num_batched_tokens = cfg->max_num_batched_tokens;
-	mo.gpu_expert_fraction = sc->offload_gpu_expert_fraction;
-	mo.mla_expanded = pm->mla_expanded;
-	struct diag pd;
-	diag_init(&pd);
-	if (mem_plan_opts(&plan, cat, &mo, &pd) != 0)
-		return diag_set(d, DIAG_EINPUT, "%s: kv_tiers need the model's KV size: %s", sc->source,
-				pd.msg);
-	double block_gpu = (double)plan.kv_gpu_bytes_per_token * (double)cfg->block_size;
-	double block_all = block_gpu * (double)plan.gpus;
-	double host_gbs = k->host_gbs > 0 ? k->host_gbs : pm->host.link_gbs * OFFLOAD_LINK_EFF;
-	double gb[2] = {k->host_gb, k->disk_gb}, gbs[2] = {host_gbs, k->disk_gbs};
-	tc->n = k->disk_gb > 0 ? 2 : 1;
-	tc->shared_by = k->shared_by > 0 ? k->shared_by : 1;
-	for (int t = 0; t < tc->n; t++) {
-		double blocks = floor(gb[t] * 1e9 / block_all);
-		if (blocks < 1 || blocks > INT32_MAX)
-			return diag_set(d, DIAG_EINPUT, "%s: kv_tiers.%s_gb = %g holds %.0f KV blocks of "
-					"%.0f bytes (expected 1 to 2^31-1 blocks)", sc->source,
-					t ? "disk" : "host", gb[t], blocks, block_all);
-		tc->tier[t].blocks = (int64_t)blocks;
-		tc->tier[t].ns_per_block = block_gpu / gbs[t]; /* bytes / (GB/s) = ns */
-	}
-	*rt = (struct report_tiers){.n = tc->n, .host_gb = k->host_gb, .disk_gb = k->disk_gb,
-				    .host_gbs = host_gbs, .disk_gbs = tc->n > 1 ? k->disk_gbs : 0,
-				    .shared_by = tc->shared_by};
 	return 0;
 }
 
@@ -878,6 +817,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	struct sim_tiers_config tiers;
 	struct report_tiers rtiers;
+	double host_gbs = 0;
 	memset(&tiers, 0, sizeof(tiers));
 	memset(&rtiers, 0, sizeof(rtiers));
 	if (rc == 0 && n_pools > 0 && (sc.kv_tiers.host_gb > 0 || sc.kv_tiers.disk_gb > 0))
@@ -891,7 +831,13 @@ int cmd_replay(int argc, char **argv)
 		if (rc == 0)
 			rc = scenario_engine(&sc, cat, &pm, &prof, &cfg, &d);
 		if (rc == 0)
-			rc = resolve_tiers(&sc, cat, &pm, &cfg, &tiers, &rtiers, &d);
+			rc = scenario_tiers(&sc, cat, &pm, &cfg, &tiers, &host_gbs, &d);
+		if (rc == 0 && tiers.n > 0)
+			rtiers = (struct report_tiers){
+				.n = tiers.n, .host_gb = sc.kv_tiers.host_gb,
+				.disk_gb = sc.kv_tiers.disk_gb, .host_gbs = host_gbs,
+				.disk_gbs = tiers.n > 1 ? sc.kv_tiers.disk_gbs : 0,
+				.shared_by = tiers.shared_by};
 		if (rc == 0)
 			rc = preflight_deployment(cat, NULL, &pm, sc.engine.max_model_len, warns, &d);
 	}

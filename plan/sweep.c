@@ -273,7 +273,8 @@ static struct sweep_val *add_val(struct sweep *sw, const char *text, const struc
  * put at that value's place in the grid file. */
 static int family_scenario(const struct sweep *sw, const struct sweep_family *f,
 			   struct scenario *sc, struct perf_model *pm, struct perf_profile **prof,
-			   struct engine_config *cfg, struct diag *d)
+			   struct engine_config *cfg, struct sim_tiers_config *tiers,
+			   struct diag *d)
 {
 	int n = sw->n_base + (f ? f->n : 0);
 	const struct sweep_val **all = malloc(((size_t)n + 1) * sizeof(*all));
@@ -312,13 +313,13 @@ static int family_scenario(const struct sweep *sw, const struct sweep_family *f,
 	if (rc == 0 && sc->n_backends > 0)
 		rc = diag_set(&sd, DIAG_EINPUT, "backends: API backends are not in sweeps yet "
 			      "(expected a scenario without backends; agentcap replay takes them)");
-	if (rc == 0 && (sc->kv_tiers.host_gb > 0 || sc->kv_tiers.disk_gb > 0))
-		rc = diag_set(&sd, DIAG_EINPUT, "kv_tiers: not modelled in sweeps yet (expected "
-			      "kv_tiers.host_gb 0; agentcap replay takes them)");
 	if (rc == 0)
 		rc = scenario_resolve(sc, sw->cat, NULL, &sd);
 	if (rc == 0)
 		rc = scenario_engine(sc, sw->cat, pm, prof, cfg, &sd);
+	double host_gbs;
+	if (rc == 0)
+		rc = scenario_tiers(sc, sw->cat, pm, cfg, tiers, &host_gbs, &sd);
 	if (rc != 0 && d->code == 0) {
 		/* a whole cell's problem: at its first override, naming them all */
 		char cell[512] = "";
@@ -677,7 +678,8 @@ int sweep_load(struct sweep **out, const char *path, const struct catalog *cat, 
 		struct perf_model pm;
 		struct perf_profile *prof = NULL;
 		struct engine_config cfg;
-		rc = family_scenario(sw, &sw->fam[f], sc, &pm, &prof, &cfg, d);
+		struct sim_tiers_config tiers;
+		rc = family_scenario(sw, &sw->fam[f], sc, &pm, &prof, &cfg, &tiers, d);
 		if (rc != 0)
 			break;
 		uint64_t h = hash_combine(scen_hash, resolved_fp(sc, &pm, &cfg));
@@ -883,6 +885,13 @@ static int cell_row(const struct sweep *sw, size_t i, const struct scenario *sc,
 	fprintf(fp, ",\"answer\":\"%s\"", report_answer_no(&meta, s) ? "no" : "yes");
 	put_num(fp, "gpu_busy_fraction", s->gpu_busy_fraction);
 	put_num(fp, "prefix_cache_hit_rate", s->prefix_cache_hit_rate);
+	if (sc->kv_tiers.host_gb > 0) { /* of the cached tokens, those loaded from each tier */
+		fprintf(fp, ",\"tier_cached_tokens\":{\"host\":%lld",
+			(long long)s->tier_cached_tokens[0]);
+		if (sc->kv_tiers.disk_gb > 0)
+			fprintf(fp, ",\"disk\":%lld", (long long)s->tier_cached_tokens[1]);
+		fputc('}', fp);
+	}
 	fprintf(fp, ",\"preemptions\":%lld", (long long)s->preemptions);
 	put_num(fp, "duration_s", s->duration_s);
 	if (sw->prices) {
@@ -921,8 +930,9 @@ int sweep_cell_run(const struct sweep *sw, size_t i, char **row, struct diag *d)
 	int rc = sc && st && m ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
 	struct perf_model pm;
 	struct engine_config cfg;
+	struct sim_tiers_config tiers;
 	if (rc == 0)
-		rc = family_scenario(sw, &sw->fam[c->fam], sc, &pm, &prof, &cfg, d);
+		rc = family_scenario(sw, &sw->fam[c->fam], sc, &pm, &prof, &cfg, &tiers, d);
 	struct metrics_summary sum;
 	if (rc == 0) {
 		metrics_set_replicas(m, sc->replicas);
@@ -947,6 +957,7 @@ int sweep_cell_run(const struct sweep *sw, size_t i, char **row, struct diag *d)
 			.replicas = sc->replicas,
 			.router = &sc->router,
 			.elastic = elastic_active(&ec) ? &ec : NULL,
+			.tiers = tiers.n > 0 ? &tiers : NULL,
 		};
 		rc = replay_run(&o, &cfg, sim_perf_from_model(&pm), metrics_sink(m), st, d);
 	}

@@ -7,6 +7,7 @@
 #include "base/textfile.h"
 #include "models/apilat.h"
 #include "models/memory.h"
+#include "models/offload.h"
 #include "models/perf_model.h"
 #include "models/prices.h"
 #include "models/profile.h"
@@ -1260,4 +1261,61 @@ int scenario_hybrid(const struct scenario *sc, const struct apilat *lat, const s
 	out->size_to = backend_index(sc, sc->routes.size_to);
 	out->size_prompt_tokens = sc->routes.size_prompt_tokens;
 	return hybrid_config_check(out, d);
+}
+
+/* kv_tiers in blocks of this cache: a block is block_size tokens of the
+ * model's context KV on every GPU of a replica (kv_gpu_bytes_per_token per
+ * GPU); each GPU loads its share over its own link, so a block loads in
+ * (per-GPU share) / (per-GPU bandwidth). */
+int scenario_tiers(const struct scenario *sc, const struct catalog *cat,
+		   const struct perf_model *pm, const struct engine_config *cfg,
+		   struct sim_tiers_config *tc, double *host_gbs_out, struct diag *d)
+{
+	memset(tc, 0, sizeof(*tc));
+	*host_gbs_out = 0;
+	const struct scenario_kv_tiers *k = &sc->kv_tiers;
+	if (!(k->host_gb > 0)) {
+		if (k->disk_gb > 0)
+			return diag_set(d, DIAG_EINPUT, "%s: kv_tiers.disk_gb is set without a host tier "
+					"above it (expected kv_tiers.host_gb > 0)", sc->source);
+		return 0;
+	}
+	if (k->disk_gb > 0 && !(k->disk_gbs > 0))
+		return diag_set(d, DIAG_EINPUT, "%s: kv_tiers.disk_gb is set without its bandwidth "
+				"(expected kv_tiers.disk_gbs > 0, GB/s per GPU)", sc->source);
+	struct mem_plan plan;
+	struct mem_opts mo;
+	mem_opts_init(&mo);
+	mo.hardware = sc->hardware;
+	mo.model = sc->model;
+	mo.weight_format = sc->weight_format;
+	mo.kv_dtype = sc->kv_cache_dtype;
+	mo.tp = sc->tensor_parallel_size;
+	mo.pp = sc->pipeline_parallel_size;
+	mo.gpu_memory_utilization = cfg->gpu_memory_utilization;
+	mo.max_num_batched_tokens = cfg->max_num_batched_tokens;
+	mo.gpu_expert_fraction = sc->offload_gpu_expert_fraction;
+	mo.mla_expanded = pm->mla_expanded;
+	struct diag pd;
+	diag_init(&pd);
+	if (mem_plan_opts(&plan, cat, &mo, &pd) != 0)
+		return diag_set(d, DIAG_EINPUT, "%s: kv_tiers need the model's KV size: %s", sc->source,
+				pd.msg);
+	double block_gpu = (double)plan.kv_gpu_bytes_per_token * (double)cfg->block_size;
+	double block_all = block_gpu * (double)plan.gpus;
+	double host_gbs = k->host_gbs > 0 ? k->host_gbs : pm->host.link_gbs * OFFLOAD_LINK_EFF;
+	double gb[2] = {k->host_gb, k->disk_gb}, gbs[2] = {host_gbs, k->disk_gbs};
+	tc->n = k->disk_gb > 0 ? 2 : 1;
+	tc->shared_by = k->shared_by > 0 ? k->shared_by : 1;
+	for (int t = 0; t < tc->n; t++) {
+		double blocks = floor(gb[t] * 1e9 / block_all);
+		if (blocks < 1 || blocks > INT32_MAX)
+			return diag_set(d, DIAG_EINPUT, "%s: kv_tiers.%s_gb = %g holds %.0f KV blocks of "
+					"%.0f bytes (expected 1 to 2^31-1 blocks)", sc->source,
+					t ? "disk" : "host", gb[t], blocks, block_all);
+		tc->tier[t].blocks = (int64_t)blocks;
+		tc->tier[t].ns_per_block = block_gpu / gbs[t]; /* bytes / (GB/s) = ns */
+	}
+	*host_gbs_out = host_gbs;
+	return 0;
 }

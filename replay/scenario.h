@@ -260,6 +260,18 @@ struct perf_profile;
 int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct perf_model *pm,
 		    struct perf_profile **prof, struct engine_config *cfg, struct diag *d);
 
+/* sc's kv_tiers as the simulator takes them (tc->n = 0: none): each tier's
+ * capacity in KV blocks of cfg's size (a block is block_size tokens of the
+ * model's KV on every GPU of a replica, from the memory model) and the time
+ * to load one (each GPU loads its share over its own link: host_gbs, by
+ * default the hardware's host link at OFFLOAD_LINK_EFF, or disk_gbs).
+ * *host_gbs is the host tier's bandwidth used (0 without tiers).  A disk
+ * tier without a host tier or its bandwidth, or a tier of no whole block
+ * or more than 2^31-1: DIAG_EINPUT naming sc's file. */
+int scenario_tiers(const struct scenario *sc, const struct catalog *cat,
+		   const struct perf_model *pm, const struct engine_config *cfg,
+		   struct sim_tiers_config *tc, double *host_gbs, struct diag *d);
+
 /* Put the cost assumptions sc sets over parameters filled from the
  * catalogues (cost_*_from_prices), each sourced to the scenario.  Any
  * pointer may be NULL; t is the task economics of the self-hosted model. */

@@ -185,6 +185,47 @@ static void test_cell_is_a_replay(void **state)
 	free(full);
 }
 
+/* A cell with a host KV tier is the replay with that tier: the tokens it
+ * loads from the tier and the hit rate agree with `replay --json`, and a
+ * cell without the tier reports no tier figures (rows as before). */
+static void test_tier_cell_is_a_replay(void **state)
+{
+	(void)state;
+	free(run_sweep("synth --engineers 2 --days 1 --seed 1 -o " SCRATCH "/two.jsonl --quiet", 0,
+		       NULL));
+	write_file(SCRATCH "/tiers.json",
+		   "{\n \"traces\": [\"" SCRATCH "/two.jsonl\"],\n"
+		   " \"set\": {\"engine.kv_cache_tokens\": 262144},\n"
+		   " \"grid\": {\"kv_tiers.host_gb\": [0, 64]}\n}\n");
+	unlink(SCRATCH "/tiers.jsonl");
+	free(run_sweep("sweep " SCRATCH "/tiers.json -o " SCRATCH "/tiers.jsonl --quiet", 0, NULL));
+	char *rows = cli_slurp(SCRATCH "/tiers.jsonl", NULL);
+	assert_non_null(rows);
+	assert_int_equal(count_lines(rows), 2);
+	cJSON *off = cJSON_Parse(rows);
+	cJSON *on = cJSON_Parse(strchr(rows, '\n') + 1);
+	assert_non_null(off);
+	assert_non_null(on);
+	assert_null(cJSON_GetObjectItem(off, "tier_cached_tokens"));
+	const cJSON *tc = cJSON_GetObjectItem(on, "tier_cached_tokens");
+	assert_non_null(tc);
+	char *out = run_sweep("replay " SCRATCH "/two.jsonl --set engine.kv_cache_tokens=262144 "
+			      "--set kv_tiers.host_gb=64 --json -", 0, NULL);
+	cJSON *rep = cJSON_Parse(out);
+	assert_non_null(rep);
+	double host = cJSON_GetObjectItem(tc, "host")->valuedouble;
+	assert_true(host > 0); /* the tier served part of the hits */
+	assert_true(cJSON_GetObjectItem(rep, "cached_tokens_host")->valuedouble == host);
+	double hit_on = cJSON_GetObjectItem(on, "prefix_cache_hit_rate")->valuedouble;
+	assert_true(cJSON_GetObjectItem(rep, "prefix_cache_hit_rate")->valuedouble == hit_on);
+	assert_true(hit_on > cJSON_GetObjectItem(off, "prefix_cache_hit_rate")->valuedouble);
+	cJSON_Delete(rep);
+	cJSON_Delete(on);
+	cJSON_Delete(off);
+	free(out);
+	free(rows);
+}
+
 /* Stop after n rows through the library, then resume; the cells run each
  * time are counted. */
 static void stop_and_resume(int32_t jobs, int64_t n, const char *full)
@@ -378,6 +419,10 @@ static void test_bad_grid(void **state)
 		{"{\n \"traces\": [\"" FIXR "/two_sessions.jsonl\"],\n \"grid\": {\"replicas\": [1]},\n"
 		 " \"cells\": [{}]\n}\n",
 		 ":4:11: cells: a grid gives either 'grid'"},
+		{"{\n \"traces\": [\"" FIXR "/two_sessions.jsonl\"],\n \"grid\": {\n"
+		 "  \"kv_tiers.disk_gb\": [100]}\n}\n",
+		 ":4:24: the cell kv_tiers.disk_gb=100: (built-in default): kv_tiers.disk_gb is set "
+		 "without a host tier"},
 	};
 	for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
 		write_file(SCRATCH "/bad.json", CASES[i].text);
@@ -470,6 +515,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_jobs_identical),
 		cmocka_unit_test(test_cell_is_a_replay),
+		cmocka_unit_test(test_tier_cell_is_a_replay),
 		cmocka_unit_test(test_resume),
 		cmocka_unit_test(test_torn_line),
 		cmocka_unit_test(test_foreign_rows),
