@@ -77,7 +77,7 @@ static const char PREDICT_HELP[] =
 	"        Tokens of context each sequence holds; also the prompt prefilled.\n"
 	"        Default 1024.\n"
 	"    --chunk N\n"
-	"        Prefill chunk (the engine's max_num_batched_tokens).  Default 8192.\n"
+	"        Prefill chunk (max_num_batched_tokens).  Default: the engine's.\n"
 	"    --gpu-expert-fraction F\n"
 	"        Share of a mixture of experts' routed experts kept on the GPUs; the\n"
 	"        rest are in host RAM, streamed or run on the CPU each step.  Default 1.\n"
@@ -167,7 +167,7 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 	a->po.allow_unknown_compute = true;
 	a->batch = 1;
 	a->context = 1024;
-	a->chunk = 8192;
+	a->chunk = 0; /* the engine's, once it is known */
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -280,6 +280,8 @@ int cmd_predict(int argc, char **argv)
 		rc = perf_profile_load(&prof, a.profile, &pm, &d);
 		perf_model_set_profile(&pm, prof);
 	}
+	if (rc == 0 && a.chunk == 0)
+		a.chunk = engine_default_chunk(&pm.engine);
 	if (rc == 0)
 		rc = predict_run(&r, &pm, a.batch, a.context, a.chunk, &d);
 	/* error bars of the analytic model; a measured profile replaces it */

@@ -594,6 +594,11 @@ int engine_default_max_num_seqs(const struct engine_params *p, const struct cat_
 	return (int)p->max_num_seqs;
 }
 
+int64_t engine_default_chunk(const struct engine_params *p)
+{
+	return p->prefill_chunk_tokens >= 1 ? (int64_t)p->prefill_chunk_tokens : ENGINE_DEFAULT_CHUNK;
+}
+
 bool engine_supports_format(const struct engine_profile *e, const char *format_id)
 {
 	if (e->format_count == 0)

@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/diag.h"
 
@@ -174,6 +175,12 @@ const char *engine_default_for(const struct cat_hardware *hw);
  * max_num_seqs_large_gpu on a discrete device of at least
  * large_gpu_min_gib, else max_num_seqs. */
 int engine_default_max_num_seqs(const struct engine_params *p, const struct cat_hardware *hw);
+
+/* The engine's default max_num_batched_tokens (tokens one step computes):
+ * its prefill_chunk_tokens, or ENGINE_DEFAULT_CHUNK when the profile gives
+ * none. */
+#define ENGINE_DEFAULT_CHUNK 8192
+int64_t engine_default_chunk(const struct engine_params *p);
 
 /* Load engines.json from `path`, or the copy built into the library when
  * path is NULL.  Returns 0, DIAG_EIO (unreadable file) or DIAG_EINPUT

@@ -145,8 +145,8 @@ static const struct key KEYS[] = {
 	 "sequences per batch (null = the engine version's default for the GPU)"},
 	{"engine.reserve_full_prompt", K_BOOL_OPT, OFF(reserve_full_prompt), 0, 0,
 	 "admit a request only if its whole prompt's KV fits (null = the engine's default)"},
-	{"engine.max_num_batched_tokens", K_INT64, OFF(engine.max_num_batched_tokens), 1, 1 << 24,
-	 "tokens per step"},
+	{"engine.max_num_batched_tokens", K_INT64_OPT, OFF(engine.max_num_batched_tokens), 1, 1 << 24,
+	 "tokens per step (null = the engine version's default)"},
 	{"engine.block_size", K_INT64, OFF(engine.block_size), 1, 4096, "tokens per KV block"},
 	{"engine.gpu_memory_utilization", K_NUM, OFF(engine.gpu_memory_utilization), 0.01, 1.0,
 	 "fraction of GPU memory the engine may use"},
@@ -1027,6 +1027,8 @@ int scenario_resolve(struct scenario *sc, const struct catalog *cat, const struc
 	sc->pipeline_parallel_size = pp;
 	if (sc->engine.max_num_seqs == 0)
 		sc->engine.max_num_seqs = engine_default_max_num_seqs(&par, hw);
+	if (sc->engine.max_num_batched_tokens == 0)
+		sc->engine.max_num_batched_tokens = engine_default_chunk(&par);
 	if (sc->reserve_full_prompt < 0)
 		sc->reserve_full_prompt = par.reserve_full_prompt > 0 ? 1 : 0;
 	sc->engine.reserve_full_prompt = sc->reserve_full_prompt == 1;

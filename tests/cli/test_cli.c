@@ -225,6 +225,13 @@ static void test_exit_status_is_the_answer(void **state)
 	r = cli_run("predict --hardware h100-sxm --model llama-3.1-8b --batch 8 --context 4096");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "batch x context fits"));
+	assert_non_null(strstr(r.out, "4096 tokens in chunks of 8192:"));
+	cli_out_free(&r);
+	/* the prefill chunk is the engine's: llama.cpp's 512-token physical batch */
+	r = cli_run("predict --hardware rtx-4090 --model llama-3.1-8b --format q4_k_m --engine llama.cpp "
+		    "--context 4096");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "4096 tokens in chunks of 512:"));
 	cli_out_free(&r);
 }
 

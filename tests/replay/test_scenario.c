@@ -144,6 +144,39 @@ static void test_errors(void **state)
 	assert_non_null(strstr(d.msg, "cannot open"));
 }
 
+/* max_num_batched_tokens left null is the engine version's step size:
+ * vLLM's 8192 on the default scenario, llama.cpp's 512-token physical
+ * batch; a value the scenario sets wins. */
+static void test_chunk_follows_the_engine(void **state)
+{
+	(void)state;
+	struct scenario *sc = malloc(sizeof(*sc));
+	assert_non_null(sc);
+	struct diag d;
+	diag_init(&d);
+	struct catalog *cat = NULL;
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	static const struct {
+		const char *sets[3];
+		int n;
+		int64_t want;
+	} CASES[] = {
+		{{NULL}, 0, 8192},
+		{{"hardware=rtx-4090", "engine_profile=llama.cpp", "weight_format=q4_k_m"}, 3, 512},
+		{{"engine_profile=vllm-v0"}, 1, 2048},
+		{{"engine_profile=llama.cpp", "hardware=rtx-4090", "engine.max_num_batched_tokens=2048"},
+		 3, 2048},
+	};
+	for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
+		if (scenario_load(sc, NULL, CASES[i].sets, CASES[i].n, &d) != 0 ||
+		    scenario_resolve(sc, cat, NULL, &d) != 0)
+			fail_msg("case %zu: %s", i, d.msg);
+		assert_int_equal(sc->engine.max_num_batched_tokens, CASES[i].want);
+	}
+	catalog_free(cat);
+	free(sc);
+}
+
 /* speculative.*: off by default; when on, the engine settings carry the
  * expected tokens per verify step by output kind and the drafter's memory
  * shrinks the KV cache; mistakes name the key. */
@@ -212,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_cost_keys),
 		cmocka_unit_test(test_sets),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_chunk_follows_the_engine),
 		cmocka_unit_test(test_speculative_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
