@@ -1314,7 +1314,9 @@ static int leaves(const cJSON *v, const char *prefix, leaf_fn fn, void *ctx)
 {
 	for (const cJSON *k = v->child; k; k = k->next) {
 		char name[512];
-		snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "." : "", k->string);
+		int len = snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "." : "", k->string);
+		if (len < 0 || (size_t)len >= sizeof(name))
+			return -1; /* no row of ours nests keys this long */
 		int rc = cJSON_IsObject(k) && k->child ? leaves(k, name, fn, ctx) : fn(ctx, name, k);
 		if (rc != 0)
 			return rc;
@@ -1356,7 +1358,7 @@ int sweep_csv(FILE *fp, const struct sweep *sw, struct diag *d)
 			continue;
 		cJSON *v = cJSON_Parse(sw->cells[i].row);
 		if (!v || leaves(v, "", add_col, &cs) != 0)
-			rc = diag_set(d, DIAG_ENOMEM, "out of memory for the CSV");
+			rc = diag_set(d, DIAG_ENOMEM, "out of memory for the CSV (or a key path of 512 characters or more)");
 		cJSON_Delete(v);
 	}
 	for (size_t k = 0; rc == 0 && k < cs.n; k++) {
@@ -1367,14 +1369,14 @@ int sweep_csv(FILE *fp, const struct sweep *sw, struct diag *d)
 		fputc('\n', fp);
 	char **cell = calloc(cs.n + 1, sizeof(*cell));
 	if (rc == 0 && !cell)
-		rc = diag_set(d, DIAG_ENOMEM, "out of memory for the CSV");
+		rc = diag_set(d, DIAG_ENOMEM, "out of memory for the CSV (or a key path of 512 characters or more)");
 	for (size_t i = 0; rc == 0 && i < sw->n_cells; i++) {
 		if (!sw->cells[i].row)
 			continue;
 		cJSON *v = cJSON_Parse(sw->cells[i].row);
 		struct csv_line l = {.cs = &cs, .cell = cell};
 		if (!v || leaves(v, "", fill_cell, &l) != 0)
-			rc = diag_set(d, DIAG_ENOMEM, "out of memory for the CSV");
+			rc = diag_set(d, DIAG_ENOMEM, "out of memory for the CSV (or a key path of 512 characters or more)");
 		cJSON_Delete(v);
 		for (size_t k = 0; k < cs.n; k++) {
 			fputs(k ? "," : "", fp);
