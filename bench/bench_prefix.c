@@ -14,6 +14,8 @@
  * linear step-time model (the model's speed is not what is measured).
  * Hashes are made before the clock starts; the clock covers sim_submit
  * (which copies a call's block hashes) and the event loop to the end.
+ * Calls stream in as a replay's do (each is submitted when the simulation
+ * reaches its arrival), so only the calls in flight are held.
  * Prints, per length: calls, the measured hit rate (each session's first
  * call is cold, so it is a little under F), CPU ns per call, calls per CPU
  * second, the ratio of ns per call to the shortest length's, and the part
@@ -110,16 +112,26 @@ static int run_length(int64_t len, int64_t calls, int64_t sessions, double reuse
 	struct sim_perf perf = {.ctx = NULL, .step_ns = lin_step, .decode_run_ns = lin_run};
 	struct res_sink sink = {.ctx = &t, .request = on_request, .itl_run = on_itl, .busy = on_busy};
 	struct sim s;
-	double t0 = now_s();
+	double t0 = now_s(), in_submit = 0;
 	int rc = sim_init(&s, &cfg, 1, perf, sink, NULL, NULL, d);
-	for (int64_t k = 0; rc == 0 && k < per; k++)
-		for (int64_t i = 0; rc == 0 && i < sessions; i++) {
-			struct sim_call c = {.session = (uint64_t)i + 1, .seq = k, .prompt_tokens = len,
-					     .output_tokens = out, .block_hashes = hs + (i * per + k) * n_blocks,
-					     .n_hashes = n_blocks};
-			rc = sim_submit(&s, &c, k * 100000000000LL + i * 1000000LL, d);
+	/* calls stream in as a replay streams its trace: each is submitted
+	 * when the simulation reaches its arrival, so only the calls in flight
+	 * are held (call j is session j % S's (j / S)-th) */
+	for (int64_t j = 0; rc == 0 && j < per * sessions;) {
+		int64_t k = j / sessions, i = j % sessions;
+		int64_t at = k * 100000000000LL + i * 1000000LL;
+		if (sim_next_time(&s) < at) {
+			rc = sim_step(&s, d) < 0 ? d->code : 0;
+			continue;
 		}
-	double t1 = now_s();
+		struct sim_call c = {.session = (uint64_t)i + 1, .seq = k, .prompt_tokens = len,
+				     .output_tokens = out, .block_hashes = hs + (i * per + k) * n_blocks,
+				     .n_hashes = n_blocks};
+		double a = now_s();
+		rc = sim_submit(&s, &c, at, d);
+		in_submit += now_s() - a;
+		j++;
+	}
 	while (rc == 0 && (rc = sim_step(&s, d)) == 1)
 		rc = 0;
 	if (rc == 0)
@@ -130,7 +142,7 @@ static int run_length(int64_t len, int64_t calls, int64_t sessions, double reuse
 	if (rc != 0)
 		return rc;
 	*ns_per_call = dt * 1e9 / (double)t.calls;
-	*submit_ns = (t1 - t0) * 1e9 / (double)t.calls;
+	*submit_ns = in_submit * 1e9 / (double)t.calls;
 	*hit = t.prompt ? (double)t.cached / (double)t.prompt : 0.0;
 	return 0;
 }
