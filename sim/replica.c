@@ -28,13 +28,12 @@ int64_t replica_kv_available(const struct replica *rep)
 
 void replica_kv_reserve(struct replica *rep, int64_t delta)
 {
-	rep->kv.reserved += delta;
-	rep->kr.reserved += delta;
+	*(rep->runs ? &rep->kr.reserved : &rep->kv.reserved) += delta;
 }
 
 int64_t replica_kv_reserved(const struct replica *rep)
 {
-	return rep->kv.reserved;
+	return rep->runs ? rep->kr.reserved : rep->kv.reserved;
 }
 
 int64_t replica_kv_evictions(const struct replica *rep)
@@ -76,8 +75,7 @@ void replica_kv_reset(struct replica *rep)
 
 bool replica_kv_check(const struct replica *rep)
 {
-	return rep->runs ? kvr_check(&rep->kr) && rep->kr.reserved == rep->kv.reserved
-			 : kvcache_check(&rep->kv);
+	return rep->runs ? kvr_check(&rep->kr) : kvcache_check(&rep->kv);
 }
 
 int replica_init(struct replica *rep, int32_t id, int32_t pool, const struct engine_config *cfg,
@@ -308,17 +306,13 @@ void replica_free_blocks(struct replica *rep, struct sreq *r)
 	if (rep->runs) {
 		if (kvr_put(&rep->kr, &r->kr) != 0)
 			rep->kv_err = DIAG_ENOMEM;
-		r->n_blocks = 0;
-		r->w_lo = 0;
-		r->n_registered = 0;
-		sreq_drop_pending(rep, r);
-		return;
+	} else {
+		for (int64_t g = 0; g < rep->win_groups; g++)
+			for (int64_t j = r->n_blocks - 1; j >= r->w_lo; j--)
+				kvcache_put(&rep->kv, *wslot(rep, r, j, g));
+		for (int64_t j = r->n_blocks - 1; j >= 0; j--)
+			kvcache_put(&rep->kv, r->blocks[j]);
 	}
-	for (int64_t g = 0; g < rep->win_groups; g++)
-		for (int64_t j = r->n_blocks - 1; j >= r->w_lo; j--)
-			kvcache_put(&rep->kv, *wslot(rep, r, j, g));
-	for (int64_t j = r->n_blocks - 1; j >= 0; j--)
-		kvcache_put(&rep->kv, r->blocks[j]);
 	r->n_blocks = 0;
 	r->w_lo = 0;
 	r->n_registered = 0;

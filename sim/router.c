@@ -276,12 +276,6 @@ static int32_t pick_weighted(struct router *rt, const struct sreq *r, const stru
 	return best;
 }
 
-/* Position pos of chain h is in replica rep's prefix table. */
-static bool kv_holds(const struct replica *rep, const uint64_t *h, int64_t pos)
-{
-	return replica_holds(rep, h, pos);
-}
-
 /* Replica i is less loaded than replica j: fewer outstanding calls, then
  * fewer outstanding tokens, then fewer calls routed so far. */
 static bool lighter(const struct router *rt, int32_t i, int32_t j)
@@ -324,7 +318,7 @@ static int32_t pick_cache_aware(struct router *rt, const struct sreq *r,
 	/* The replica with the longest cached prefix, lighter on a tie, the
 	 * lower index on a full tie: an order that does not depend on the
 	 * order replicas are read in.  A match is a binary search over the
-	 * prompt's blocks (kvcache_match_len); still, the likeliest winner is
+	 * prompt's blocks (replica_match_len); still, the likeliest winner is
 	 * read first -- the one holding the furthest of a few sampled blocks --
 	 * and any other only if one probe says it could tie or beat it. */
 	int32_t first = -1;
@@ -335,7 +329,7 @@ static int32_t pick_cache_aware(struct router *rt, const struct sreq *r,
 		int64_t est = 0;
 		for (int64_t part = 8; part >= 1; part /= 2) {
 			int64_t at = (blocks - 1) * part / 8;
-			if (kv_holds(&reps[i], h, at)) {
+			if (replica_holds(&reps[i], h, at)) {
 				est = at + 1;
 				break;
 			}
@@ -352,8 +346,8 @@ static int32_t pick_cache_aware(struct router *rt, const struct sreq *r,
 		if (i < 0 || (k >= 0 && i == first) || !eligible(rt, i))
 			continue;
 		if (best >= 0) {
-			bool beat = best_hit < blocks && kv_holds(&reps[i], h, best_hit);
-			if (!beat && !(tie_before(rt, i, best) && kv_holds(&reps[i], h, best_hit - 1)))
+			bool beat = best_hit < blocks && replica_holds(&reps[i], h, best_hit);
+			if (!beat && !(tie_before(rt, i, best) && replica_holds(&reps[i], h, best_hit - 1)))
 				continue;
 		}
 		int64_t hit = replica_match_len(&reps[i], h, blocks);
