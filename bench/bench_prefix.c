@@ -5,21 +5,30 @@
  *     bench_prefix [--calls N] [--sessions S] [--reuse F] [--lengths L1,L2,...]
  *
  * For each prompt length L (default 8K to 256K tokens, doubling), S agent
- * sessions (default 8) each issue N/S calls (default N = 400) of L prompt
+ * sessions (default 8) each issue N/S calls (default N = 800) of L prompt
  * tokens and 64 output tokens, one every 100 simulated seconds: the first
  * F*L tokens (default F = 0.95) are the session's context, the same in every
  * call, and the rest is new in each call, so after a session's first call
  * a fraction F of every prompt is a prefix-cache hit.  One replica with a
  * KV cache of 1.25 x S x L tokens (no eviction of live contexts) and a
  * linear step-time model (the model's speed is not what is measured).
- * Hashes are made before the clock starts; the clock covers sim_submit
- * (which copies a call's block hashes) and the event loop to the end.
- * Calls stream in as a replay's do (each is submitted when the simulation
- * reaches its arrival), so only the calls in flight are held.
- * Prints, per length: calls, the measured hit rate (each session's first
- * call is cold, so it is a little under F), CPU ns per call, calls per CPU
- * second, the ratio of ns per call to the shortest length's, and the part
- * of ns per call spent in sim_submit (copying the call's block hashes).
+ *
+ * Each session's first call fills the cache with its context (L/8192
+ * prefill chunks, a cost that grows with L by nature); those S cold calls
+ * run first, off the clock, and are reported apart.  The clock then covers
+ * the other calls, at reuse F: sim_submit and the event loop, not the
+ * making of the hashes.  Calls stream in as a replay's do: each is
+ * submitted when the simulation reaches its arrival, its hashes in its
+ * session's buffer, lent to the simulator (sim_call.borrow_hashes) until
+ * the call is done, as replay lends a session's.
+ * Prints, per length: warm calls, their hit rate, CPU ns per call, calls per
+ * CPU second, the ratio of ns per call to the shortest length's, the part
+ * of ns per call spent in sim_submit, events per call and CPU ns per event
+ * (the simulator's cost is meant to follow its events, and a longer prompt
+ * at equal reuse has more new tokens, so more prefill chunks), and the cold
+ * calls' CPU ns each.  The first length runs once more beforehand, not
+ * shown, so that its figure does not carry the process's first touches of
+ * fresh memory.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "base/diag.h"
@@ -55,6 +64,7 @@ static double lin_run(const void *ctx, const struct perf_batch *b0, int64_t k)
 
 struct tally {
 	int64_t calls, prompt, cached;
+	bool *busy; /* per session: a call in flight */
 };
 
 static void on_request(void *ctx, const struct res_request *r)
@@ -63,6 +73,7 @@ static void on_request(void *ctx, const struct res_request *r)
 	t->calls++;
 	t->prompt += r->prompt_tokens;
 	t->cached += r->cached_prompt_tokens;
+	t->busy[r->session - 1] = false;
 }
 
 static void on_itl(void *ctx, const struct res_itl_run *r)
@@ -77,9 +88,37 @@ static void on_busy(void *ctx, const struct res_busy *b)
 	(void)b;
 }
 
-/* One length: 0 and the figures in *ns_per_call and *hit, or an error. */
-static int run_length(int64_t len, int64_t calls, int64_t sessions, double reuse, double *ns_per_call,
-		      double *submit_ns, double *hit, struct diag *d)
+struct figures {
+	int64_t calls;                  /* warm calls timed */
+	double ns_per_call, submit_ns, hit, events_per_call, ns_per_event, cold_ns;
+};
+
+/* Run the simulation until its clock reaches `until` (INT64_MAX: to the
+ * end); CPU seconds spent added to *spent. */
+static int run_until(struct sim *s, int64_t until, double *spent, struct diag *d)
+{
+	double a = now_s();
+	int rc = 0;
+	while (rc == 0 && sim_next_time(s) < until)
+		rc = sim_step(s, d) < 0 ? d->code : 0;
+	*spent += now_s() - a;
+	return rc;
+}
+
+/* Session i's call k: its hashes into h (the session's buffer, free again
+ * once its last call is done). */
+static void make_hashes(uint64_t *h, int64_t n_blocks, int64_t shared, int64_t i, int64_t k)
+{
+	uint64_t x = 1;
+	for (int64_t j = 0; j < n_blocks; j++) {
+		x = hash_combine(x, j < shared ? 1000 + (uint64_t)i : hash_combine((uint64_t)i, (uint64_t)k));
+		h[j] = x;
+	}
+}
+
+/* One length: 0 and its figures, or an error. */
+static int run_length(int64_t len, int64_t calls, int64_t sessions, double reuse, struct figures *f,
+		      struct diag *d)
 {
 	const int64_t bs = 16, out = 64;
 	struct engine_config cfg = {
@@ -95,61 +134,79 @@ static int run_length(int64_t len, int64_t calls, int64_t sessions, double reuse
 	int64_t per = calls / sessions;
 	int64_t n_blocks = len / bs;
 	int64_t shared = (int64_t)(reuse * (double)len) / bs; /* context blocks */
-	uint64_t *hs = malloc((size_t)(per * sessions * n_blocks) * sizeof(*hs));
-	if (!hs)
+	uint64_t *hs = malloc((size_t)(sessions * n_blocks) * sizeof(*hs));
+	bool *busy = calloc((size_t)sessions, sizeof(*busy));
+	if (!hs || !busy) {
+		free(hs);
+		free(busy);
 		return diag_set(d, DIAG_ENOMEM, "out of memory for %lld hashes",
-				(long long)(per * sessions * n_blocks));
-	for (int64_t s = 0; s < sessions; s++)
-		for (int64_t k = 0; k < per; k++) {
-			uint64_t *h = hs + (s * per + k) * n_blocks, x = 1;
-			for (int64_t j = 0; j < n_blocks; j++) {
-				x = hash_combine(x, j < shared ? 1000 + (uint64_t)s
-							       : hash_combine((uint64_t)s, (uint64_t)k));
-				h[j] = x;
-			}
-		}
-	struct tally t = {0};
+				(long long)(sessions * n_blocks));
+	}
+	struct tally t = {.busy = busy};
 	struct sim_perf perf = {.ctx = NULL, .step_ns = lin_step, .decode_run_ns = lin_run};
 	struct res_sink sink = {.ctx = &t, .request = on_request, .itl_run = on_itl, .busy = on_busy};
 	struct sim s;
-	double t0 = now_s(), in_submit = 0;
+	double cold = 0, warm = 0, in_submit = 0;
 	int rc = sim_init(&s, &cfg, 1, perf, sink, NULL, NULL, d);
-	/* calls stream in as a replay streams its trace: each is submitted
-	 * when the simulation reaches its arrival, so only the calls in flight
-	 * are held (call j is session j % S's (j / S)-th) */
-	for (int64_t j = 0; rc == 0 && j < per * sessions;) {
+	struct sim_stats st0 = {0};
+	struct tally t0 = {0};
+	/* call j is session j % S's (j / S)-th; the first S are the cold ones */
+	for (int64_t j = 0; rc == 0 && j < per * sessions; j++) {
 		int64_t k = j / sessions, i = j % sessions;
 		int64_t at = k * 100000000000LL + i * 1000000LL;
-		if (sim_next_time(&s) < at) {
-			rc = sim_step(&s, d) < 0 ? d->code : 0;
-			continue;
+		double *clock = k == 0 ? &cold : &warm;
+		if (j == sessions) { /* the cold calls end before the warm ones start */
+			if ((rc = run_until(&s, at, &cold, d)) != 0)
+				break;
+			st0 = sim_get_stats(&s);
+			t0 = t;
 		}
+		if ((rc = run_until(&s, at, clock, d)) != 0)
+			break;
+		if (busy[i]) {
+			rc = diag_set(d, DIAG_EINTERNAL, "session %lld's call %lld still in flight after 100 s",
+				      (long long)i, (long long)k - 1);
+			break;
+		}
+		uint64_t *h = hs + i * n_blocks;
+		make_hashes(h, n_blocks, shared, i, k);
 		struct sim_call c = {.session = (uint64_t)i + 1, .seq = k, .prompt_tokens = len,
-				     .output_tokens = out, .block_hashes = hs + (i * per + k) * n_blocks,
-				     .n_hashes = n_blocks};
+				     .output_tokens = out, .block_hashes = h, .n_hashes = n_blocks,
+				     .borrow_hashes = true};
+		busy[i] = true;
 		double a = now_s();
 		rc = sim_submit(&s, &c, at, d);
-		in_submit += now_s() - a;
-		j++;
+		double b = now_s() - a;
+		*clock += b;
+		if (k > 0)
+			in_submit += b;
 	}
-	while (rc == 0 && (rc = sim_step(&s, d)) == 1)
-		rc = 0;
+	if (rc == 0)
+		rc = run_until(&s, INT64_MAX, &warm, d);
 	if (rc == 0)
 		rc = sim_check_end(&s, d);
-	double dt = now_s() - t0;
+	struct sim_stats st = sim_get_stats(&s);
 	sim_release(&s);
 	free(hs);
+	free(busy);
 	if (rc != 0)
 		return rc;
-	*ns_per_call = dt * 1e9 / (double)t.calls;
-	*submit_ns = in_submit * 1e9 / (double)t.calls;
-	*hit = t.prompt ? (double)t.cached / (double)t.prompt : 0.0;
+	int64_t n = t.calls - t0.calls;
+	if (n < 1)
+		return diag_set(d, DIAG_EINPUT, "no warm calls (need calls >= 2 x sessions)");
+	f->calls = n;
+	f->ns_per_call = warm * 1e9 / (double)n;
+	f->submit_ns = in_submit * 1e9 / (double)n;
+	f->hit = (double)(t.cached - t0.cached) / (double)(t.prompt - t0.prompt);
+	f->events_per_call = (double)(st.events - st0.events) / (double)n;
+	f->ns_per_event = warm * 1e9 / (double)(st.events - st0.events);
+	f->cold_ns = cold * 1e9 / (double)t0.calls;
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	int64_t calls = 400, sessions = 8;
+	int64_t calls = 800, sessions = 8;
 	double reuse = 0.95;
 	int64_t lens[16] = {8192, 16384, 32768, 65536, 131072, 262144};
 	int n_lens = 6;
@@ -173,25 +230,32 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (sessions < 1 || calls < sessions || !(reuse >= 0 && reuse < 1)) {
-		fprintf(stderr, "bench_prefix: need 1 <= sessions <= calls and 0 <= reuse < 1\n");
+	if (sessions < 1 || calls < 2 * sessions || !(reuse >= 0 && reuse < 1)) {
+		fprintf(stderr, "bench_prefix: need 1 <= sessions, calls >= 2 x sessions and 0 <= reuse < 1\n");
 		return 2;
 	}
 	struct diag d;
 	diag_init(&d);
-	printf("%10s %7s %8s %12s %10s %8s %10s\n", "prompt", "calls", "hit", "ns_per_call", "calls_per_s",
-	       "vs_first", "submit_ns");
+	printf("%10s %7s %8s %12s %10s %8s %10s %11s %12s %12s\n", "prompt", "calls", "hit",
+	       "ns_per_call", "calls_per_s", "vs_first", "submit_ns", "events_call", "ns_per_event",
+	       "cold_ns_call");
 	double first = 0;
-	for (int i = 0; i < n_lens; i++) {
-		double ns = 0, sub = 0, hit = 0;
-		if (lens[i] < 16 || run_length(lens[i], calls, sessions, reuse, &ns, &sub, &hit, &d) != 0) {
+	/* one run of the first length, not shown, so that it does not also pay
+	 * the process's first touches of its heap */
+	for (int i = -1; i < n_lens; i++) {
+		struct figures f = {0};
+		int64_t len = lens[i < 0 ? 0 : i];
+		if (len < 16 || run_length(len, calls, sessions, reuse, &f, &d) != 0) {
 			fprintf(stderr, "bench_prefix: %s\n", d.msg[0] ? d.msg : "bad length");
 			return 3;
 		}
+		if (i < 0)
+			continue;
 		if (i == 0)
-			first = ns;
-		printf("%10lld %7lld %8.4f %12.0f %10.0f %8.2f %10.0f\n", (long long)lens[i],
-		       (long long)(calls / sessions * sessions), hit, ns, 1e9 / ns, ns / first, sub);
+			first = f.ns_per_call;
+		printf("%10lld %7lld %8.4f %12.0f %10.0f %8.2f %10.0f %11.2f %12.0f %12.0f\n",
+		       (long long)len, (long long)f.calls, f.hit, f.ns_per_call, 1e9 / f.ns_per_call,
+		       f.ns_per_call / first, f.submit_ns, f.events_per_call, f.ns_per_event, f.cold_ns);
 		fflush(stdout);
 	}
 	return 0;

@@ -358,6 +358,7 @@ static int issue(struct replay *rp, struct rsess *rs, int64_t t_ns)
 		.block_hashes = rs->hashes.data,
 		.n_hashes = hashed ? (int64_t)rs->hashes.len : 0,
 		.kind = c->kind,
+		.borrow_hashes = true, /* rs->hashes changes only once the call is done */
 		.user = rs,
 	};
 	rs->next++;

@@ -71,11 +71,17 @@ enum { PRIO_ARRIVAL = 0, PRIO_STEP_END = 1, PRIO_SCHEDULE = 2 };
 enum sreq_state { SREQ_WAITING = 1, SREQ_RUNNING, SREQ_DONE };
 
 /* A call inside the simulator.  Pooled; its arrays are sized at submit for
- * the call's whole life, so the step loop never allocates. */
+ * the call's whole life, so the step loop never allocates.  The arrays only
+ * ever grow, with their contents dropped: a pooled request keeps its room
+ * for the next call instead of copying anything. */
 struct sreq {
-	struct sim_call call;       /* block_hashes points at `hashes` below */
-	uint64_t *hashes;           /* owned copy of the full-block hashes */
+	struct sim_call call;       /* block_hashes is `hashes` below */
+	const uint64_t *hashes;     /* the full-block hashes: `own`, or the
+				       caller's array (call.borrow_hashes) */
+	uint64_t *own;              /* owned copy when not borrowed */
+	int64_t cap_own;            /* room in own */
 	int32_t *blocks;            /* block table (full-attention group) */
+	int64_t cap_blocks;         /* room in blocks */
 	int32_t *wblocks;           /* sliding-window groups: position j of
 				       group g at [j * window_group_blocks + g];
 				       live for j in [w_lo, n_blocks) */

@@ -289,7 +289,7 @@ int sim_set_elastic(struct sim *s, const struct elastic_config *c, struct diag *
 static void sreq_destroy(struct sreq *r)
 {
 	free(r->kr.ent); /* its layers belong to the replica's cache */
-	free(r->hashes);
+	free(r->own);
 	free(r->blocks);
 	free(r);
 }
@@ -335,11 +335,26 @@ void sim_release(struct sim *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* Make room for n elements of `size` bytes in *p, which holds *cap: the
+ * room only grows, and what it held is dropped, not copied. */
+static int room(void **p, int64_t *cap, int64_t n, size_t size)
+{
+	if (n <= *cap)
+		return 0;
+	void *q = malloc((size_t)n * size);
+	if (!q)
+		return -1;
+	free(*p);
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
 /* A pooled request whose block table holds max_blocks positions for the
  * full-attention group and, after them, max_blocks x window_group_blocks
  * for the sliding-window groups (the most of any pool: the router has not
- * picked a replica yet). */
-static struct sreq *sreq_get(struct sim *s, int64_t max_blocks, int64_t n_hashes)
+ * picked a replica yet), with room for n_own hashes of its own. */
+static struct sreq *sreq_get(struct sim *s, int64_t max_blocks, int64_t n_own)
 {
 	int64_t groups = 0;
 	for (int32_t p = 0; p < s->n_pools; p++)
@@ -347,39 +362,29 @@ static struct sreq *sreq_get(struct sim *s, int64_t max_blocks, int64_t n_hashes
 			groups = s->pools[p].cfg.window_group_blocks;
 	int64_t table = max_blocks * (1 + groups);
 	struct sreq *r = s->free_reqs;
-	if (r) {
+	if (r)
 		s->free_reqs = r->next_free;
-		uint64_t *h = realloc(r->hashes, (size_t)(n_hashes ? n_hashes : 1) * sizeof(*h));
-		int32_t *b = realloc(r->blocks, (size_t)(table ? table : 1) * sizeof(*b));
-		if (h)
-			r->hashes = h;
-		if (b)
-			r->blocks = b;
-		if (!h || !b) {
-			sreq_destroy(r);
-			return NULL;
-		}
-	} else {
-		r = calloc(1, sizeof(*r));
-		if (!r)
-			return NULL;
-		r->hashes = malloc((size_t)(n_hashes ? n_hashes : 1) * sizeof(*r->hashes));
-		r->blocks = malloc((size_t)(table ? table : 1) * sizeof(*r->blocks));
-		if (!r->hashes || !r->blocks) {
-			sreq_destroy(r);
-			return NULL;
-		}
-	}
-	uint64_t *h = r->hashes;
-	int32_t *b = r->blocks;
+	else if ((r = calloc(1, sizeof(*r))) == NULL)
+		return NULL;
+	void *own = r->own, *blocks = r->blocks;
+	int64_t cap_own = r->cap_own, cap_blocks = r->cap_blocks;
+	int bad = room(&own, &cap_own, n_own ? n_own : 1, sizeof(uint64_t)) |
+		  room(&blocks, &cap_blocks, table ? table : 1, sizeof(int32_t));
 	struct kvr_ent *ent = r->kr.ent; /* a table's room, kept for the next call */
 	int64_t cap_ent = r->kr.cap_ent;
 	memset(r, 0, sizeof(*r));
-	r->hashes = h;
-	r->blocks = b;
+	r->own = own;
+	r->cap_own = cap_own;
+	r->blocks = blocks;
+	r->cap_blocks = cap_blocks;
 	r->kr.ent = ent;
 	r->kr.cap_ent = cap_ent;
-	r->wblocks = b + max_blocks;
+	if (bad) {
+		sreq_destroy(r);
+		return NULL;
+	}
+	r->hashes = r->own;
+	r->wblocks = r->blocks + max_blocks;
 	r->max_blocks = max_blocks;
 	return r;
 }
@@ -475,12 +480,14 @@ int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct dia
 	uint64_t ok = pools_ok(s, c, &why);
 	if (!ok) /* rejected on arrival: no room for its blocks */
 		n_hashes = max_blocks = 0;
-	struct sreq *r = sreq_get(s, max_blocks, n_hashes);
+	struct sreq *r = sreq_get(s, max_blocks, c->borrow_hashes ? 0 : n_hashes);
 	if (!r)
 		return diag_set(d, DIAG_ENOMEM, "out of memory for a call of %lld tokens", (long long)total);
 	r->call = *c;
-	if (n_hashes)
-		memcpy(r->hashes, c->block_hashes, (size_t)n_hashes * sizeof(*r->hashes));
+	if (c->borrow_hashes)
+		r->hashes = c->block_hashes;
+	else if (n_hashes)
+		memcpy(r->own, c->block_hashes, (size_t)n_hashes * sizeof(*r->own));
 	r->call.block_hashes = r->hashes;
 	r->call.n_hashes = n_hashes;
 	r->arrival_ns = t_ns;

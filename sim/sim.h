@@ -100,8 +100,12 @@ struct sim_perf {
 struct sim_perf sim_perf_from_model(const struct perf_model *pm);
 
 /* One LLM call as the driver hands it in.  `block_hashes` holds the chained
- * hashes of every full block of prompt + output (traces/prompt.h); the
- * simulator copies what it needs before sim_submit returns. */
+ * hashes of every full block of prompt + output (traces/prompt.h).  The
+ * simulator copies what it needs before sim_submit returns, unless
+ * `borrow_hashes` is set: then it reads the caller's array in place, which
+ * must stay unchanged until the call's done callback runs (the simulator
+ * never reads it after), so that submitting a call costs the same at any
+ * prompt length. */
 struct sim_call {
 	uint64_t session;
 	uint64_t task;
@@ -111,6 +115,7 @@ struct sim_call {
 	const uint64_t *block_hashes;
 	int64_t n_hashes;
 	int32_t kind;            /* enum out_kind (OUT_KIND_UNKNOWN = 0) */
+	bool borrow_hashes;      /* see above */
 	void *user;              /* handed back in the done callback */
 };
 

@@ -477,6 +477,96 @@ static void test_preemption_completes(void **state)
 	free(h);
 }
 
+/* A call's hashes lent to the simulator (sim_call.borrow_hashes) are read
+ * only until its done callback: here the callback scribbles over them and
+ * frees them, so a later read shows up under AddressSanitizer and, in any
+ * build, as records that differ from the same workload's with copied
+ * hashes.  Shared prefixes, evictions and preemptions on two replicas
+ * behind the prefix-aware router exercise every reader. */
+static void free_lent(void *ctx, const struct res_request *r, void *user)
+{
+	(void)ctx;
+	(void)r;
+	uint64_t *h = user;
+	for (int j = 0; j < 64; j++)
+		h[j] = 0xdeadbeefULL + (uint64_t)j;
+	free(h);
+}
+
+static void run_lent(struct harness *h, bool borrow)
+{
+	struct engine_config cfg = cfg_default();
+	cfg.kv_cache_tokens = 16 * 96;
+	cfg.max_num_batched_tokens = 256;
+	memset(h, 0, sizeof(*h));
+	h->perf.a = 1000;
+	h->perf.b = 1;
+	h->perf.c = 1;
+	diag_init(&h->d);
+	struct sim_perf p = {.ctx = &h->perf, .step_ns = lin_step, .decode_run_ns = lin_run,
+			     .work = lin_work};
+	struct res_sink sink = {.ctx = &h->col, .request = col_req, .itl_run = col_itl,
+				.busy = col_busy};
+	assert_int_equal(sim_init(&h->s, &cfg, 2, p, sink, borrow ? free_lent : NULL, NULL, &h->d), 0);
+	struct router_config rc;
+	router_config_default(&rc);
+	rc.policy = ROUTER_PREFIX_AWARE;
+	assert_int_equal(sim_set_router(&h->s, &rc, &h->d), 0);
+	uint64_t *kept[40] = {0};
+	for (int i = 0; i < 40; i++) {
+		uint64_t *hs = malloc(64 * sizeof(*hs));
+		assert_non_null(hs);
+		int64_t prompt = 300 + 40 * (i % 7), out = 100 + 30 * (i % 5);
+		int64_t n = make_hashes(hs, 16 * (4 + i % 9), prompt + out, 16, 500 + (uint64_t)i,
+					0x1000 + (uint64_t)(i % 3));
+		struct sim_call c = {.session = 1 + (uint64_t)(i % 6), .seq = i, .prompt_tokens = prompt,
+				     .output_tokens = out, .block_hashes = hs, .n_hashes = n,
+				     .borrow_hashes = borrow, .user = hs};
+		assert_int_equal(sim_submit(&h->s, &c, (int64_t)(i % 10) * 100000 + (i / 10) * 50000000, &h->d), 0);
+		if (!borrow) { /* copied: the caller may scribble at once */
+			for (int64_t j = 0; j < n; j++)
+				hs[j] = 0xdeadbeefULL + (uint64_t)j;
+			kept[i] = hs;
+		}
+	}
+	h_run(h);
+	for (int i = 0; i < 40; i++)
+		free(kept[i]);
+}
+
+static void test_borrowed_hashes(void **state)
+{
+	(void)state;
+	struct harness *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	assert_non_null(a);
+	assert_non_null(b);
+	run_lent(a, false);
+	run_lent(b, true);
+	assert_int_equal(a->col.n, 40);
+	assert_int_equal(b->col.n, 40);
+	int64_t cached = 0, pre = 0;
+	for (int i = 0; i < 40; i++) {
+		const struct res_request *x = &a->col.rec[i], *y = &b->col.rec[i];
+		assert_int_equal(x->seq, y->seq);
+		assert_int_equal(x->replica, y->replica);
+		assert_int_equal(x->status, y->status);
+		assert_int_equal(x->first_token_ns, y->first_token_ns);
+		assert_int_equal(x->done_ns, y->done_ns);
+		assert_int_equal(x->cached_prompt_tokens, y->cached_prompt_tokens);
+		assert_int_equal(x->computed_prefill_tokens, y->computed_prefill_tokens);
+		assert_int_equal(x->preemptions, y->preemptions);
+		cached += x->cached_prompt_tokens;
+		pre += x->preemptions;
+	}
+	assert_true(cached > 0);
+	assert_true(pre > 0);
+	assert_true(sim_get_stats(&a->s).kv_evictions > 0);
+	sim_release(&a->s);
+	sim_release(&b->s);
+	free(a);
+	free(b);
+}
+
 static void test_reject_too_large(void **state)
 {
 	(void)state;
@@ -1306,6 +1396,7 @@ int main(void)
 		cmocka_unit_test(test_inflight_miss),
 		cmocka_unit_test(test_lru_eviction_across_requests),
 		cmocka_unit_test(test_preemption_completes),
+		cmocka_unit_test(test_borrowed_hashes),
 		cmocka_unit_test(test_reject_too_large),
 		cmocka_unit_test(test_whole_prompt_admission),
 		cmocka_unit_test(test_sequence_state_reserved),
