@@ -48,11 +48,15 @@ static struct calfile *calfile_new(const char *path, struct diag *d)
 static const char *const field_names[] = {
 	"eff_compute", "eff_bw", "step_overhead_us", "layer_overhead_us", "compute_scale",
 	"attention_scale", "quant_bw_scale", "moe_scale", "moe_layer_overhead_us",
+	"quant_matmul_flops_per_core_clock", "matvec_bytes_per_core_clock",
+	"quant_matvec_bytes_per_core_clock",
 };
 
 static bool known_field(enum calfile_target t, const char *f)
 {
-	size_t lo = t == CALFILE_FAMILY ? 0 : 2, hi = t == CALFILE_FAMILY ? 3 : 9;
+	/* the per-core figures are the engine's alone, never a family's */
+	size_t lo = t == CALFILE_FAMILY ? 0 : 2,
+	       hi = t == CALFILE_FAMILY ? 3 : t == CALFILE_OVERRIDE ? 9 : 12;
 	for (size_t i = lo; i < hi; i++)
 		if (strcmp(f, field_names[i]) == 0)
 			return true;
@@ -101,9 +105,15 @@ static int read_param(struct calfile_param *p, const cJSON *o, const char *name,
 				"parameter (expected %s)", name, i, f, t,
 				p->target == CALFILE_FAMILY
 					? "eff_compute, eff_bw or step_overhead_us"
-					: "step_overhead_us, layer_overhead_us, compute_scale, "
+					: p->target == CALFILE_OVERRIDE
+					? "step_overhead_us, layer_overhead_us, compute_scale, "
 					  "attention_scale, quant_bw_scale, moe_scale or "
-					  "moe_layer_overhead_us");
+					  "moe_layer_overhead_us"
+					: "step_overhead_us, layer_overhead_us, compute_scale, "
+					  "attention_scale, quant_bw_scale, moe_scale, "
+					  "moe_layer_overhead_us, quant_matmul_flops_per_core_clock, "
+					  "matvec_bytes_per_core_clock or "
+					  "quant_matvec_bytes_per_core_clock");
 	if (strlen(id) >= sizeof(p->id))
 		return diag_set(d, DIAG_EINPUT, "%s: parameters[%zu].id: too long", name, i);
 	snprintf(p->id, sizeof(p->id), "%s", id);
@@ -341,6 +351,11 @@ static double *engine_field(struct engine_params *p, const char *f)
 	if (strcmp(f, "quant_bw_scale") == 0) return &p->quant_bw_scale;
 	if (strcmp(f, "moe_scale") == 0) return &p->moe_scale;
 	if (strcmp(f, "moe_layer_overhead_us") == 0) return &p->moe_layer_overhead_us;
+	if (strcmp(f, "quant_matmul_flops_per_core_clock") == 0)
+		return &p->quant_matmul_flops_per_core_clock;
+	if (strcmp(f, "matvec_bytes_per_core_clock") == 0) return &p->matvec_bytes_per_core_clock;
+	if (strcmp(f, "quant_matvec_bytes_per_core_clock") == 0)
+		return &p->quant_matvec_bytes_per_core_clock;
 	return NULL;
 }
 

@@ -62,7 +62,7 @@ struct calfile_param {
 	enum calfile_target target;
 	char id[CAT_ID_MAX];
 	char family_prefix[ENGINE_NAME_MAX];
-	char field[32];
+	char field[48];
 	double value;              /* fitted */
 };
 

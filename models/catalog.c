@@ -646,20 +646,49 @@ static const char *const U_GBS[] = { "GB/s", NULL };
 static const char *const U_TFLOPS[] = { "TFLOPS", NULL };
 static const char *const U_TOPS[] = { "TOPS", NULL };
 static const char *const U_W[] = { "W", NULL };
+static const char *const U_MHZ[] = { "MHz", NULL };
 static const char *const U_LINK[] = { "GB/s per direction", "GB/s bidirectional", NULL };
 static const char *const U_BITS[] = { "bits", NULL };
 static const char *const U_PARAMS[] = { "parameters", NULL };
 
-static int parse_family(struct jp *p, const cJSON *e, struct cat_family *f)
+static int parse_matmul_unit(struct jp *p, const cJSON *e, struct cat_matmul_unit *u)
 {
-	static const char *const keys[] = { "id", "name", "eff_compute", "eff_bw",
-		"step_overhead_us", "runtime_reserve_gib", "note", NULL };
+	static const char *const keys[] = { "id", "name", "eff_compute", "note", NULL };
 	int rc;
 	char *note;
 	if (!cJSON_IsObject(e))
 		return jp_fail(p, "expected an object");
+	if ((rc = j_keys(p, e, keys)) || (rc = j_id(p, e, "id", &u->id)) ||
+	    (rc = j_string(p, e, "name", true, &u->name)) ||
+	    (rc = j_figure(p, e, "eff_compute", true, U_FRACTION, J_FRACTION, &u->eff_compute,
+			   NULL)) ||
+	    (rc = j_string(p, e, "note", false, &note)))
+		return rc;
+	return 0;
+}
+
+static int parse_family(struct jp *p, const cJSON *e, struct cat_family *f)
+{
+	static const char *const keys[] = { "id", "name", "matmul_unit", "eff_compute", "eff_bw",
+		"step_overhead_us", "runtime_reserve_gib", "note", NULL };
+	int rc;
+	char *note, *unit;
+	if (!cJSON_IsObject(e))
+		return jp_fail(p, "expected an object");
 	if ((rc = j_keys(p, e, keys)) || (rc = j_id(p, e, "id", &f->id)) ||
 	    (rc = j_string(p, e, "name", true, &f->name)) ||
+	    (rc = j_string(p, e, "matmul_unit", true, &unit)))
+		return rc;
+	for (size_t i = 0; i < p->cat->matmul_unit_count && !f->matmul_unit; i++)
+		if (catalog_name_eq(p->cat->matmul_units[i].id, unit))
+			f->matmul_unit = &p->cat->matmul_units[i];
+	if (!f->matmul_unit) {
+		size_t m = jp_key(p, "matmul_unit");
+		rc = jp_fail(p, "unknown matmul unit '%s' (expected an id of matmul_units)", unit);
+		jp_pop(p, m);
+		return rc;
+	}
+	if (
 	    (rc = j_figure(p, e, "eff_compute", true, U_FRACTION, J_FRACTION,
 			   &f->eff_compute, NULL)) ||
 	    (rc = j_figure(p, e, "eff_bw", true, U_FRACTION, J_FRACTION, &f->eff_bw, NULL)) ||
@@ -674,12 +703,26 @@ static int parse_family(struct jp *p, const cJSON *e, struct cat_family *f)
 
 static int parse_families(struct jp *p, const cJSON *root)
 {
-	static const char *const keys[] = { "schema_version", "description", "families", NULL };
+	static const char *const keys[] = { "schema_version", "description", "matmul_units",
+		"families", NULL };
 	struct catalog *cat = p->cat;
-	const cJSON *arr;
-	size_t n;
+	const cJSON *arr, *units;
+	size_t n, nu;
 	int rc;
-	if ((rc = j_header(p, root, keys)) || (rc = j_table(p, root, "families", &arr, &n)))
+	if ((rc = j_header(p, root, keys)) || (rc = j_table(p, root, "matmul_units", &units, &nu)))
+		return rc;
+	if (!(cat->matmul_units = cat_calloc(cat, nu, sizeof(*cat->matmul_units))))
+		return jp_nomem(p);
+	cat->matmul_unit_count = nu;
+	for (size_t i = 0; i < nu; i++) {
+		size_t m = jp_key(p, "matmul_units");
+		jp_index(p, i);
+		rc = parse_matmul_unit(p, cJSON_GetArrayItem(units, (int)i), &cat->matmul_units[i]);
+		jp_pop(p, m);
+		if (rc)
+			return rc;
+	}
+	if ((rc = j_table(p, root, "families", &arr, &n)))
 		return rc;
 	if (!(cat->families = cat_calloc(cat, n, sizeof(*cat->families))))
 		return jp_nomem(p);
@@ -801,6 +844,7 @@ static int parse_hw(struct jp *p, const cJSON *e, struct cat_hardware *h, char *
 {
 	static const char *const keys[] = { "id", "name", "aliases", "family", "memory_gb",
 		"memory_visible_gib", "mem_bw_gbs", "tflops", "fp32_vector_tflops", "gpu_cores",
+		"gpu_clock_mhz",
 		"tdp_w", "power_limit_w", "idle_w", "inference_w", "interconnect", "unified_memory",
 		"usable_memory_fraction", "price", "rent_per_hour", "note", NULL };
 	static const char *const system_keys[] = { "id", "name", "aliases", "system", "price",
@@ -884,6 +928,8 @@ static int parse_hw(struct jp *p, const cJSON *e, struct cat_hardware *h, char *
 	if ((rc = j_figure(p, e, "fp32_vector_tflops", false, U_TFLOPS, J_POSITIVE,
 			   &h->fp32_vector_tflops, NULL)) ||
 	    (rc = j_int(p, e, "gpu_cores", false, 1, 1 << 20, &h->gpu_cores)) ||
+	    (rc = j_figure(p, e, "gpu_clock_mhz", false, U_MHZ, J_POSITIVE, &h->gpu_clock_mhz,
+			   NULL)) ||
 	    (rc = j_figure(p, e, "tdp_w", false, U_W, J_POSITIVE, &h->tdp_w, NULL)) ||
 	    (rc = j_figure(p, e, "power_limit_w", false, U_W, J_POSITIVE, &h->power_limit_w,
 			   NULL)) ||
@@ -1576,7 +1622,8 @@ bool catalog_check(const struct catalog *cat)
 		return false;
 	for (size_t i = 0; i < cat->family_count; i++) {
 		const struct cat_family *f = &cat->families[i];
-		if (!id_valid(f->id) || !(f->eff_compute > 0 && f->eff_compute <= 1) ||
+		if (!id_valid(f->id) || !f->matmul_unit ||
+		    !(f->eff_compute > 0 && f->eff_compute <= 1) ||
 		    !(f->eff_bw > 0 && f->eff_bw <= 1) || !(f->step_overhead_us > 0))
 			return false;
 	}

@@ -53,9 +53,20 @@ enum cat_dtype {
 const char *cat_dtype_name(enum cat_dtype t);
 
 /* The tuned parameters of one hardware family (the only tuned ones). */
+/* The kind of unit a family's GPUs multiply matrices on (families.json
+ * "matmul_units"): tensor cores, or the vector ALUs of GPUs without them
+ * (Apple).  Its eff_compute is a first value from outside the calibration
+ * set, what a family of that unit gets before any row of its own. */
+struct cat_matmul_unit {
+	char *id;
+	char *name;
+	double eff_compute;
+};
+
 struct cat_family {
 	char *id;
 	char *name;
+	const struct cat_matmul_unit *matmul_unit;
 	double eff_compute;        /* achievable fraction of dense peak FLOP/s */
 	double eff_bw;             /* achievable fraction of peak memory bandwidth */
 	double step_overhead_us;   /* fixed cost of one engine step */
@@ -112,6 +123,10 @@ struct cat_hardware {
 	double fp32_vector_tflops; /* non-tensor FP32 peak; 0 unknown (the only
 				      compute figure Apple publishes) */
 	int64_t gpu_cores;         /* GPU cores / SMs / CUs as named; 0 unknown */
+	double gpu_clock_mhz;      /* the GPU's boost clock; 0 unknown.  With
+				      gpu_cores, the rate kernels bound by
+				      instruction issue scale with
+				      (models/perf_model.c, core clock) */
 	double tdp_w;              /* board power, or the machine's maximum for
 				      unified-memory machines; 0 unknown */
 	double power_limit_w;      /* the board's power limit when it runs below
@@ -261,6 +276,8 @@ struct catalog {
 	double usd_per_eur;        /* snapshot rate used only by
 				      catalog_price_usd; 0 when not given */
 	char *usd_per_eur_date;
+	struct cat_matmul_unit *matmul_units;
+	size_t matmul_unit_count;
 	struct cat_family *families;
 	size_t family_count;
 	struct cat_hardware *hardware;

@@ -83,7 +83,7 @@ static int check_keys(struct ep *p, const cJSON *obj, const char *const *allowed
 	return 0;
 }
 
-enum range { R_NONNEG, R_FRACTION, R_TOKENS, R_SEQS, R_BOOL, R_GIB };
+enum range { R_NONNEG, R_FRACTION, R_TOKENS, R_SEQS, R_BOOL, R_GIB, R_FLOP_CLK, R_BYTES_CLK };
 
 /* A sourced figure; *out untouched when absent and not required. */
 static int figure(struct ep *p, const cJSON *obj, const char *key, bool required,
@@ -110,7 +110,8 @@ static int figure(struct ep *p, const cJSON *obj, const char *key, bool required
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "source");
 	const cJSON *dt = cJSON_GetObjectItemCaseSensitive(it, "date");
 	static const char *const units[] = { "us", "fraction", "tokens", "sequences", "bool",
-					     "GiB" };
+					     "GiB", "FLOP per core clock",
+					     "bytes per core clock" };
 	const char *want_unit = units[r];
 	size_t m2;
 	bool whole = r == R_TOKENS || r == R_SEQS;
@@ -290,7 +291,8 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 		"large_gpu_min_gib", "fp8_kv_with_fp8_weights", "fp4_tensor_cores", "kernel_graph_us",
 		"gemm_kernel_us", "kernel_eager_us", "graph_max_seqs", "host_overlap",
 		"expert_kernel_empty_us", "expert_kernel_eager_us", "piecewise_layer_us",
-		"spec_draft_overhead_us", "formats",
+		"spec_draft_overhead_us", "quant_matmul_flops_per_core_clock",
+		"matvec_bytes_per_core_clock", "quant_matvec_bytes_per_core_clock", "formats",
 		"mla_formats", "runs_on", "runs_on_source", "by_family", NULL };
 	if (!cJSON_IsObject(e))
 		return ep_fail(p, "expected an object");
@@ -319,6 +321,12 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 		return rc;
 	int fp16acc = 0, fp8kv = 0, overlap = 0, fp4 = 1;
 	if ((rc = params(p, e, true, &x->p, &fp16acc)) ||
+	    (rc = figure(p, e, "quant_matmul_flops_per_core_clock", false, R_FLOP_CLK,
+			 &x->p.quant_matmul_flops_per_core_clock)) ||
+	    (rc = figure(p, e, "matvec_bytes_per_core_clock", false, R_BYTES_CLK,
+			 &x->p.matvec_bytes_per_core_clock)) ||
+	    (rc = figure(p, e, "quant_matvec_bytes_per_core_clock", false, R_BYTES_CLK,
+			 &x->p.quant_matvec_bytes_per_core_clock)) ||
 	    (rc = bool_field(p, e, "fp8_kv_with_fp8_weights", &fp8kv)) ||
 	    (rc = bool_field(p, e, "fp4_tensor_cores", &fp4)) ||
 	    (rc = bool_field(p, e, "host_overlap", &overlap)))
@@ -509,12 +517,11 @@ const struct engine_profile *engine_match(const struct engine_table *t, const ch
 	return best;
 }
 
-void engine_resolve(const struct engine_profile *e, const char *family_id,
-		    struct engine_params *out)
+const struct engine_override *engine_override_for(const struct engine_profile *e,
+						  const char *family_id)
 {
-	*out = e->p;
 	if (!family_id)
-		return;
+		return NULL;
 	const struct engine_override *best = NULL;
 	size_t best_len = 0;
 	for (size_t i = 0; i < e->override_count; i++) {
@@ -525,6 +532,14 @@ void engine_resolve(const struct engine_profile *e, const char *family_id,
 			best_len = n;
 		}
 	}
+	return best;
+}
+
+void engine_resolve(const struct engine_profile *e, const char *family_id,
+		    struct engine_params *out)
+{
+	*out = e->p;
+	const struct engine_override *best = engine_override_for(e, family_id);
 	if (!best)
 		return;
 	if (best->p.step_overhead_us >= 0)

@@ -112,6 +112,21 @@ struct engine_params {
 				      layer's attention runs eagerly between
 				      graph pieces and costs this much more
 				      than inside a full graph */
+	/* Kernels bound per GPU core rather than by a peak (models/
+	 * perf_model.c, core clock): engine-wide, never per family, since what
+	 * sets them is the kernel and the GPU's cores (and clock).  0 = not
+	 * modelled. */
+	double quant_matmul_flops_per_core_clock; /* its quantized-weight
+				      matmuls (llama.cpp MMQ) on hardware with
+				      a matrix unit: FLOPs per GPU core (SM)
+				      per clock cycle, in place of the tensor
+				      rate */
+	double matvec_bytes_per_core_clock; /* its weight-streaming matrix-
+				      vector kernels move at most this many
+				      weight bytes per GPU core per clock
+				      cycle, whatever the memory's bandwidth */
+	double quant_matvec_bytes_per_core_clock; /* the same for sub-byte
+				      weights it unpacks on the fly */
 	double spec_draft_overhead_us; /* speculative decoding: host and
 				      bookkeeping cost per draft step (proposer
 				      input preparation, rejection sampling,
@@ -204,6 +219,12 @@ const struct engine_profile *engine_find(const struct engine_table *t, const cha
  * "SGLang v0.3.0 TP4"): the profile with the longest `match` string found
  * in the text (case-insensitive), ids and aliases included; NULL if none. */
 const struct engine_profile *engine_match(const struct engine_table *t, const char *text);
+
+/* The override of engine e that applies to hardware family family_id: the
+ * one with the longest matching prefix; NULL when none does (or family_id
+ * is NULL).  Valid as long as e. */
+const struct engine_override *engine_override_for(const struct engine_profile *e,
+						  const char *family_id);
 
 /* Parameters of engine e on hardware family family_id (NULL: none), after
  * the override with the longest matching prefix. */

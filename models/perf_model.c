@@ -109,17 +109,57 @@ double perf_vector_flops_estimate(const struct catalog *cat, const struct cat_ha
 {
 	if (hw->gpu_cores <= 0)
 		return 0;
+	/* per core-clock where the entries give clocks (hw's own and its
+	 * peers'), else per core */
+	bool clocked = hw->gpu_clock_mhz > 0;
 	double sum = 0;
 	int n = 0;
 	for (size_t i = 0; i < cat->hardware_count; i++) {
 		const struct cat_hardware *x = &cat->hardware[i];
 		if (x->family == hw->family && !x->system_kind && x->fp32_vector_tflops > 0 &&
-		    x->gpu_cores > 0) {
-			sum += x->fp32_vector_tflops / (double)x->gpu_cores;
+		    x->gpu_cores > 0 && (!clocked || x->gpu_clock_mhz > 0)) {
+			sum += x->fp32_vector_tflops / (double)x->gpu_cores /
+			       (clocked ? x->gpu_clock_mhz : 1.0);
 			n++;
 		}
 	}
-	return n ? sum / n * (double)hw->gpu_cores * 1e12 : 0;
+	if (!n)
+		return 0;
+	return sum / n * (double)hw->gpu_cores * (clocked ? hw->gpu_clock_mhz : 1.0) * 1e12;
+}
+
+/* Core clock.  A GPU core (an NVIDIA SM, an Apple GPU core) issues one warp
+ * or SIMD-group instruction per clock from each of its four schedulers (the
+ * NVIDIA Ampere, Ada, Hopper and Blackwell architecture whitepapers; Apple
+ * GPU cores likewise run four SIMD groups of 32 lanes, philipturner/metal-
+ * benchmarks).  A kernel that spends most of its instructions unpacking and
+ * scaling quantized weights is bound by that issue rate, cores x clock, and
+ * not by the tensor or vector peak: llama.cpp's MMQ matmuls (ggml-cuda
+ * mmq.cuh: load_tiles_* dequantize each weight tile into shared memory
+ * before the int8 mma.sync) and its matrix-vector kernels (mmvq.cu, and the
+ * Metal kernel_mul_mv_* kernels), whose bytes in flight per core, not the
+ * memory, set the pace on GPUs with much bandwidth per core (an RTX 5070 Ti,
+ * 70 SMs at 2.45 GHz, streams more bytes per SM than an A100 at 1.41 GHz:
+ * per clock, not per core).  The clock is the entry's boost clock, else the
+ * mean over its family's entries that give one; 0 without a core count. */
+double perf_core_clock_hz(const struct catalog *cat, const struct cat_hardware *hw)
+{
+	if (hw->gpu_cores <= 0)
+		return 0;
+	double mhz = hw->gpu_clock_mhz;
+	if (mhz <= 0) {
+		double sum = 0;
+		int n = 0;
+		for (size_t i = 0; i < cat->hardware_count; i++) {
+			const struct cat_hardware *x = &cat->hardware[i];
+			if (x->family == hw->family && !x->system_kind && x->gpu_clock_mhz > 0) {
+				sum += x->gpu_clock_mhz;
+				n++;
+			}
+		}
+		mhz = n ? sum / n : 0;
+	}
+	return (double)hw->gpu_cores * mhz * 1e6;
 }
 
 int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
@@ -348,6 +388,13 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 	/* time per unit, per GPU */
 	struct engine_params *e = &pm->engine;
 	double rate_mm = mm * pm->eff_compute * e->compute_scale * kclk;
+	pm->core_clock_hz = perf_core_clock_hz(cat, hw);
+	if (e->quant_matmul_flops_per_core_clock > 0 && pm->core_clock_hz > 0 &&
+	    !pm->vector_fallback && !pm->compute_unknown && wf->bits_per_weight < 15.5) {
+		/* quantized weights through issue-bound kernels (core clock) */
+		pm->issue_bound_matmul = true;
+		rate_mm = pm->core_clock_hz * e->quant_matmul_flops_per_core_clock * kclk;
+	}
 	double rate_head = r16 * pm->eff_compute * e->compute_scale * kclk;
 	double rate_attn = r16 * pm->eff_compute * e->attention_scale * kclk;
 	double bw = pm->mem_bw_bytes * pm->eff_bw * e->bw_scale;
@@ -360,12 +407,28 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 		natural_bits = 16;
 	pm->dequantizing = wf->bits_per_weight < natural_bits - 0.6;
 	double wbw = bw * (pm->dequantizing ? e->quant_bw_scale : 1.0);
+	double head_bw = bw;
+	if (e->matvec_bytes_per_core_clock > 0 && pm->core_clock_hz > 0) {
+		/* the matrix-vector kernels' bytes per core clock (core clock):
+		 * fewer for sub-byte weights, whose nibbles are unpacked before
+		 * the dot product.  At the rated clock: a board slows its clock
+		 * only when it draws its power limit, and a weight-streaming
+		 * decode draws far less than a matmul (the RTX 3090 sweep of
+		 * test_power_cap: decode loses 6% at 200 W where prefill loses
+		 * 27%) */
+		double cap = pm->core_clock_hz * e->matvec_bytes_per_core_clock;
+		double qcap = e->quant_matvec_bytes_per_core_clock > 0
+				      ? pm->core_clock_hz * e->quant_matvec_bytes_per_core_clock
+				      : cap;
+		wbw = fmin(wbw, wf->bits_per_weight < 8 ? qcap : cap);
+		head_bw = fmin(head_bw, cap);
+	}
 	pm->ns_per_token = pm->dense_flops_per_token / tp / rate_mm * 1e9;
 	pm->ns_weights = (dense_params * bpw / tp / wbw + (double)m->norm_params * ebw / tp / bw) * 1e9;
 	pm->ns_per_expert_token = pm->expert_flops_per_token / tp / (rate_mm * e->moe_scale) * 1e9;
 	pm->ns_per_expert = pm->expert_bytes * L_moe / tp / wbw * 1e9;
 	pm->ns_per_seq = pm->lm_head_flops_per_seq / tp / rate_head * 1e9;
-	pm->ns_lm_head = pm->lm_head_bytes / tp / bw * 1e9;
+	pm->ns_lm_head = pm->lm_head_bytes / tp / head_bw * 1e9;
 	pm->ns_per_pair = pm->attn_flops_per_pair / tp / rate_attn * 1e9;
 	pm->ns_per_kv_token = pm->kv_full_bytes_per_token * pm->kv_gpu_fraction / bw * 1e9;
 	pm->ns_per_sw_pair = pm->sw_flops_per_pair / tp / rate_attn * 1e9;

@@ -134,6 +134,13 @@ struct perf_model {
 					 (models/power.h): scales every compute
 					 rate and the GPU's fixed and per-kernel
 					 times, not bandwidth; 1 without a limit */
+	double core_clock_hz;         /* GPU cores x boost clock (per second);
+					 0 unknown.  The rate of kernels bound
+					 by instruction issue, not by a peak
+					 (perf_model.c, core clock) */
+	bool issue_bound_matmul;      /* the weight matmuls run at the engine's
+					 quant_matmul_flops_per_core_clock x
+					 core_clock_hz, not at a tensor rate */
 	double eff_compute;           /* family */
 	double eff_bw;                /* family */
 	struct engine_params engine;  /* after family overrides */
@@ -209,8 +216,16 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 
 /* FP32 vector FLOP/s of hw estimated from the entries of its family that
  * publish both a vector rate and a core count: their mean TFLOPS per core
- * times hw's cores; 0 when hw has no core count or no peer has both. */
+ * times hw's cores, per core and clock times hw's cores and clock when hw
+ * and those entries give a clock; 0 when hw has no core count or no peer
+ * has both. */
 double perf_vector_flops_estimate(const struct catalog *cat, const struct cat_hardware *hw);
+
+/* hw's GPU cores (SMs) times its boost clock in Hz, the clock taken as the
+ * mean of its family's entries that give one when hw gives none; 0 when hw
+ * has no core count (or nothing gives a clock).  perf_model.c, core clock,
+ * says which kernels it bounds. */
+double perf_core_clock_hz(const struct catalog *cat, const struct cat_hardware *hw);
 
 /* The same with the default engine, pp = 1 and no offload. */
 int perf_model_init(struct perf_model *pm, const struct catalog *cat,

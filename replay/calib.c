@@ -22,10 +22,13 @@
 #include <gsl/gsl_vector.h>
 
 #define CALIB_CV_FAMILIES_MAX 64 /* families held out in one fold */
+#define CALIB_CV_OVERRIDES_MAX 256 /* engine overrides stood in for in one fold */
 
 static const char *const field_names[CF_COUNT] = {
 	"eff_compute", "eff_bw", "step_overhead_us", "step_overhead_us", "layer_overhead_us",
 	"compute_scale", "attention_scale", "quant_bw_scale", "moe_scale", "moe_layer_overhead_us",
+	"quant_matmul_flops_per_core_clock", "matvec_bytes_per_core_clock",
+	"quant_matvec_bytes_per_core_clock",
 };
 
 const char *calib_field_name(enum calib_field f)
@@ -91,6 +94,9 @@ static double *param_field(struct engine_params *p, enum calib_field f)
 	case CF_QUANT_BW_SCALE: return &p->quant_bw_scale;
 	case CF_MOE_SCALE: return &p->moe_scale;
 	case CF_MOE_LAYER_US: return &p->moe_layer_overhead_us;
+	case CF_QUANT_MATMUL_FLOP_CLK: return &p->quant_matmul_flops_per_core_clock;
+	case CF_MATVEC_BYTES_CLK: return &p->matvec_bytes_per_core_clock;
+	case CF_QUANT_MATVEC_BYTES_CLK: return &p->quant_matvec_bytes_per_core_clock;
 	default: return NULL;
 	}
 }
@@ -287,18 +293,15 @@ static void add_param(struct calib_fit *fit, struct catalog *cat, struct engine_
 	fit->params[fit->n_params++] = q;
 }
 
-static bool prefix_of(const char *prefix, const char *id)
-{
-	return strncmp(prefix, id, strlen(prefix)) == 0;
-}
-
 /* Every parameter a fitted row's family or engine can move. */
 static void candidates(struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
 		       const struct validate_report *rep, const size_t *rows, size_t n)
 {
 	static const enum calib_field fam_fields[] = { CF_EFF_COMPUTE, CF_EFF_BW, CF_FAMILY_STEP_US };
 	static const enum calib_field eng_fields[] = { CF_STEP_US, CF_LAYER_US, CF_COMPUTE_SCALE,
-		CF_ATTENTION_SCALE, CF_QUANT_BW_SCALE, CF_MOE_SCALE, CF_MOE_LAYER_US };
+		CF_ATTENTION_SCALE, CF_QUANT_BW_SCALE, CF_MOE_SCALE, CF_MOE_LAYER_US,
+		CF_QUANT_MATMUL_FLOP_CLK, CF_MATVEC_BYTES_CLK,
+		CF_QUANT_MATVEC_BYTES_CLK };
 	for (size_t i = 0; i < n; i++) {
 		const struct validate_row *r = &rep->rows[rows[i]];
 		for (size_t k = 0; k < sizeof(fam_fields) / sizeof(fam_fields[0]); k++)
@@ -308,11 +311,11 @@ static void candidates(struct calib_fit *fit, struct catalog *cat, struct engine
 			continue;
 		for (size_t k = 0; k < sizeof(eng_fields) / sizeof(eng_fields[0]); k++)
 			add_param(fit, cat, et, CALIB_ENGINE, e->id, NULL, eng_fields[k]);
-		for (size_t o = 0; o < e->override_count; o++)
-			if (prefix_of(e->overrides[o].family_prefix, r->family))
-				for (size_t k = 0; k < sizeof(eng_fields) / sizeof(eng_fields[0]); k++)
-					add_param(fit, cat, et, CALIB_OVERRIDE, e->id,
-						  e->overrides[o].family_prefix, eng_fields[k]);
+		const struct engine_override *o = engine_override_for(e, r->family);
+		if (o)
+			for (size_t k = 0; k < sizeof(eng_fields) / sizeof(eng_fields[0]); k++)
+				add_param(fit, cat, et, CALIB_OVERRIDE, e->id, o->family_prefix,
+					  eng_fields[k]);
 	}
 }
 
@@ -773,26 +776,95 @@ static int add_cell(struct calib_cv *cv, size_t *cap, const char *group, enum va
 }
 
 /* A family whose rows are all held out has nothing to fit its own factors
- * on: it takes, field by field, the median of the fitted values of the
- * families that stayed (how a family without measurements is given first
- * values from its analogues), not its shipped values, which were set with
- * its rows in view.  saved[] keeps what it had. */
-static void stand_in_family(struct cat_family *fam, const struct calib_fit *fit, double *saved,
-			    double *scratch)
+ * on: it takes what the families that stayed say about a family like it
+ * (calib.h, calib_stand_in), never its shipped values, which were set with
+ * its rows in view. */
+double calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
+		      const struct cat_family *fam, enum calib_field field)
+{
+	double v[CALIB_PARAMS_MAX];
+	size_t m = 0;
+	for (size_t j = 0; j < fit->n_params; j++) {
+		const struct calib_param *q = &fit->params[j];
+		if (q->target != CALIB_FAMILY || q->field != field)
+			continue;
+		/* a compute efficiency is a fraction of the peak of a kind of
+		 * unit: only families multiplying on the same kind tell what
+		 * this one reaches */
+		const struct cat_family *other = catalog_family(cat, q->id);
+		if (field == CF_EFF_COMPUTE && (!other || other->matmul_unit != fam->matmul_unit))
+			continue;
+		v[m++] = q->value;
+	}
+	if (m) {
+		gsl_sort(v, 1, m);
+		return gsl_stats_median_from_sorted_data(v, 1, m);
+	}
+	/* no fitted family shares its unit: the unit's first value, from
+	 * outside the calibration set */
+	if (field == CF_EFF_COMPUTE)
+		return fam->matmul_unit->eff_compute;
+	return NAN;
+}
+
+/* Put the stand-ins in fam for the fold; saved[] keeps what it had. */
+static void stand_in_family(struct cat_family *fam, const struct catalog *cat,
+			    const struct calib_fit *fit, double *saved)
 {
 	static const enum calib_field fields[3] = { CF_EFF_COMPUTE, CF_EFF_BW, CF_FAMILY_STEP_US };
 	double *v[3] = { &fam->eff_compute, &fam->eff_bw, &fam->step_overhead_us };
 	for (int k = 0; k < 3; k++) {
 		saved[k] = *v[k];
-		size_t m = 0;
-		for (size_t j = 0; j < fit->n_params; j++)
-			if (fit->params[j].target == CALIB_FAMILY && fit->params[j].field == fields[k])
-				scratch[m++] = fit->params[j].value;
-		if (m) {
-			gsl_sort(scratch, 1, m);
-			*v[k] = gsl_stats_median_from_sorted_data(scratch, 1, m);
-		}
+		double x = calib_stand_in(cat, fit, fam, fields[k]);
+		if (isfinite(x))
+			*v[k] = x;
 	}
+}
+
+/* An engine's override for a family none of whose rows is left in the fit
+ * was set with those rows in view, as the family's own factors were: unless
+ * a kept row of another family runs that engine under the same override
+ * (then the fold fitted it on that row), the fields a fit sets are taken
+ * out of it for the fold, and the family runs on the engine's own (fitted)
+ * values, as a family without measurements does.  Overrides the fit never
+ * sets (batch limits, speculative-decoding costs) stay.  saved[] gets a copy
+ * of every override changed and where it lives; returns how many (at most
+ * cap). */
+struct saved_override {
+	struct engine_override *o;
+	struct engine_override copy;
+};
+
+static size_t stand_in_overrides(struct engine_table *et, const char *fid,
+				 const struct validate_report *base, const bool *used,
+				 const bool *held, struct saved_override *saved, size_t n_saved,
+				 size_t cap)
+{
+	for (size_t i = 0; i < et->count && n_saved < cap; i++) {
+		struct engine_profile *e = &et->engines[i];
+		const struct engine_override *co = engine_override_for(e, fid);
+		if (!co)
+			continue;
+		struct engine_override *o = &e->overrides[co - e->overrides];
+		bool fitted_elsewhere = false, done = false;
+		for (size_t r = 0; r < base->n_rows && !fitted_elsewhere; r++)
+			fitted_elsewhere = used[r] && !held[r] &&
+					   strcmp(base->rows[r].engine, e->id) == 0 &&
+					   engine_override_for(e, base->rows[r].family) == co;
+		for (size_t k = 0; k < n_saved && !done; k++)
+			done = saved[k].o == o;
+		if (fitted_elsewhere || done)
+			continue;
+		saved[n_saved].o = o;
+		saved[n_saved].copy = *o;
+		n_saved++;
+		double *f[] = { &o->p.step_overhead_us, &o->p.layer_overhead_us,
+				&o->p.compute_scale, &o->p.attention_scale, &o->p.quant_bw_scale,
+				&o->p.moe_scale, &o->p.moe_layer_overhead_us };
+		for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++)
+			*f[k] = -1; /* not overridden */
+	}
+	return n_saved;
 }
 
 int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine_table *et,
@@ -824,8 +896,9 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		struct cat_family *fam;
 		double saved[3];
 	} fams[CALIB_CV_FAMILIES_MAX];
-	size_t cap = 0, n_keys = 0;
-	if (!in || !outv || !pred_out || !scratch || !used || !held || !sel || !keys) {
+	struct saved_override *ovs = calloc(CALIB_CV_OVERRIDES_MAX, sizeof(*ovs));
+	size_t cap = 0, n_keys = 0, n_ovs = 0;
+	if (!in || !outv || !pred_out || !scratch || !used || !held || !sel || !keys || !ovs) {
 		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -872,7 +945,9 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 				continue;
 			fams[n_fam].fam = fam;
 			snprintf(fams[n_fam].id, sizeof(fams[n_fam].id), "%s", fid);
-			stand_in_family(fam, &fit, fams[n_fam].saved, scratch);
+			stand_in_family(fam, cat, &fit, fams[n_fam].saved);
+			n_ovs = stand_in_overrides(et, fid, &base, used, held, ovs, n_ovs,
+						   CALIB_CV_OVERRIDES_MAX);
 			n_fam++;
 		}
 		/* a fold that leaves no row to fit keeps the shipped values */
@@ -881,6 +956,9 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		po.row_mask = held;
 		po.row_mask_n = n;
 		rc = validate_run_text(&rep, name, text, len, &po, d);
+		for (size_t v = n_ovs; v-- > 0;)
+			*ovs[v].o = ovs[v].copy;
+		n_ovs = 0;
 		for (size_t f = 0; f < n_fam; f++) {
 			fams[f].fam->eff_compute = fams[f].saved[0];
 			fams[f].fam->eff_bw = fams[f].saved[1];
@@ -944,6 +1022,7 @@ out:
 	free(held);
 	free(sel);
 	free(keys);
+	free(ovs);
 	validate_release(&base);
 	if (rc)
 		calib_cv_release(cv);

@@ -35,11 +35,15 @@
  * hardware id, model id or engine profile) among the rows: refit without
  * that group's rows, predict them (serving rows by simulation), and record
  * their absolute percentage errors next to the in-sample ones (shipped
- * parameters).  A family none of whose rows is left in the fit takes the
- * median of the other families' fitted factors, as hardware without
- * measurements would; an engine with no row left keeps its shipped values
- * (there is no analogue to take them from).  The catalogue and engine table are restored to their
- * shipped values after every fold.
+ * parameters).  Nothing a held-out family's rows set reaches its own
+ * prediction: a family none of whose rows is left in the fit takes what the
+ * other families' fitted factors say about it (calib_stand_in: the compute
+ * efficiency from families on the same matmul unit, else the unit's first
+ * value), as hardware without measurements would, and an engine's override
+ * for it is taken out for the fold unless a kept row of another family ran
+ * under it; an engine with no row left keeps its shipped values (there is
+ * no analogue to take them from).  The catalogue and engine table are
+ * restored to their shipped values after every fold.
  *
  * Both functions change the catalogue's families and the engine table in
  * place while they run (they are the caller's working copies); on return
@@ -78,6 +82,9 @@ enum calib_field {
 	CF_QUANT_BW_SCALE,
 	CF_MOE_SCALE,
 	CF_MOE_LAYER_US,
+	CF_QUANT_MATMUL_FLOP_CLK,
+	CF_MATVEC_BYTES_CLK,
+	CF_QUANT_MATVEC_BYTES_CLK,
 	CF_COUNT
 };
 
@@ -207,6 +214,16 @@ struct calib_cv {
 	struct calib_cv_row *rows;   /* in the order of the input */
 	size_t n_rows;
 };
+
+/* What cross-validation gives a family none of whose rows is left in a fold,
+ * for field (CF_EFF_COMPUTE, CF_EFF_BW or CF_FAMILY_STEP_US): the median of
+ * the values fit found for the other families; for the compute efficiency
+ * only over the families on the same matmul unit (families.json
+ * matmul_units), and the unit's own first value when none was fitted.  NAN
+ * when nothing was fitted for an efficiency of bandwidth or a step cost
+ * (the family keeps its value).  Never fam's own value. */
+double calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
+		      const struct cat_family *fam, enum calib_field field);
 
 /* Leave-one-group-out over the rows of the CSV text. */
 int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine_table *et,

@@ -255,7 +255,12 @@ static const struct bad_case bad_cases[] = {
 	  "families.json: families[0].eff_bw.value: 1.5 is out of range (expected a "
 	  "fraction in (0, 1])", 0 },
 	{ "families.json", "\"source\": \"Vidur", "\"sauce\": \"Vidur",
-	  "families.json: families[0].eff_compute: unknown key 'sauce'", 0 },
+	  "families.json: matmul_units[0].eff_compute: unknown key 'sauce'", 0 },
+	{ "families.json", "\"matmul_unit\": \"matrix\"", "\"matmul_unit\": \"systolic\"",
+	  "families.json: families[0].matmul_unit: unknown matmul unit 'systolic' (expected an id "
+	  "of matmul_units)", 0 },
+	{ "hardware.json", "\"unit\": \"MHz\"", "\"unit\": \"GHz\"",
+	  "hardware.json: hardware[0].gpu_clock_mhz.unit: expected \"MHz\", got \"GHz\"", 0 },
 	{ "families.json", "\"schema_version\": 1", "\"schema_version\": 2",
 	  "families.json: schema_version: unsupported version 2 (this build reads version 1)",
 	  0 },

@@ -82,14 +82,31 @@ static void test_builtin_engines(void **state)
 	assert_ptr_equal(engine_find(&t, "vllm-v1-2025"), engine_find(&t, "vllm-2025"));
 	/* family overrides: the longest prefix wins */
 	const struct engine_profile *lc = engine_find(&t, "llama.cpp");
-	struct engine_params base, hop, geforce;
+	struct engine_params base, dc, rtx, hop;
 	engine_resolve(lc, NULL, &base);
+	engine_resolve(lc, "nvidia-blackwell", &dc);
+	engine_resolve(lc, "nvidia-blackwell-rtx", &rtx);
 	engine_resolve(lc, "nvidia-hopper", &hop);
-	engine_resolve(lc, "nvidia-ampere-geforce", &geforce);
-	assert_true(hop.layer_overhead_us > base.layer_overhead_us);
-	assert_true(hop.compute_scale < base.compute_scale);
-	assert_true(hop.bw_scale == base.bw_scale); /* not overridden */
-	assert_true(geforce.layer_overhead_us == base.layer_overhead_us);
+	assert_true(dc.layer_overhead_us > base.layer_overhead_us);
+	assert_true(dc.compute_scale < base.compute_scale);
+	assert_true(dc.bw_scale == base.bw_scale); /* not overridden */
+	assert_true(rtx.layer_overhead_us == base.layer_overhead_us);
+	assert_string_equal(engine_override_for(lc, "nvidia-blackwell-rtx")->family_prefix,
+			    "nvidia-blackwell-rtx");
+	assert_string_equal(engine_override_for(lc, "nvidia-blackwell")->family_prefix,
+			    "nvidia-blackwell");
+	assert_null(engine_override_for(lc, NULL));
+	/* Hopper and Ampere run on the engine's own figures: what set their
+	 * overrides (slow MMQ prefill and batch-1 decode on data-centre parts)
+	 * is the per-core bound every family shares */
+	assert_null(engine_override_for(lc, "nvidia-hopper"));
+	assert_true(hop.layer_overhead_us == base.layer_overhead_us &&
+		    hop.compute_scale == base.compute_scale);
+	assert_true(base.quant_matmul_flops_per_core_clock > 0);
+	assert_true(base.matvec_bytes_per_core_clock > base.quant_matvec_bytes_per_core_clock &&
+		    base.quant_matvec_bytes_per_core_clock > 0);
+	assert_true(engine_find(&t, "vllm")->p.quant_matmul_flops_per_core_clock == 0 &&
+		    engine_find(&t, "vllm")->p.matvec_bytes_per_core_clock == 0);
 	assert_true(base.fp16_accumulate);
 	/* formats each engine loads */
 	assert_true(engine_supports_format(lc, "gguf-q4-k-m"));

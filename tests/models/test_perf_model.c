@@ -429,14 +429,14 @@ static void test_overheads(void **state)
 {
 	const struct fixture *f = *state;
 	struct perf_model pm;
-	const struct cat_family *hop = catalog_family(f->cat, "nvidia-hopper");
+	const struct cat_family *dc = catalog_family(f->cat, "nvidia-blackwell");
 	const struct engine_profile *lc = engine_find(&f->et, "llama.cpp");
 	struct engine_params p;
-	engine_resolve(lc, "nvidia-hopper", &p);
+	engine_resolve(lc, "nvidia-blackwell", &p);
 	assert_true(p.layer_overhead_us != lc->p.layer_overhead_us); /* an override */
-	init_spec(&pm, f, (struct spec){ "h100-sxm", "llama-2-7b", "gguf-q4-0", NULL, "llama.cpp",
+	init_spec(&pm, f, (struct spec){ "b200", "llama-2-7b", "gguf-q4-0", NULL, "llama.cpp",
 					 1, 1, 1 });
-	assert_close(pm.overhead_ns, (hop->step_overhead_us + p.step_overhead_us +
+	assert_close(pm.overhead_ns, (dc->step_overhead_us + p.step_overhead_us +
 				      32 * p.layer_overhead_us) * 1e3, 1e-12);
 	/* the same engine on an Ada card keeps its default per-layer cost */
 	init_spec(&pm, f, (struct spec){ "rtx-4090", "llama-2-7b", "gguf-q4-0", NULL, "llama.cpp",
@@ -642,6 +642,61 @@ static void test_vector_fallback(void **state)
 	assert_close(pm.matmul_peak_flops, est, 1e-12);
 	/* the family's chips publish 0.32-0.36 TFLOPS per core */
 	assert_true(est > 40 * 0.3e12 && est < 40 * 0.4e12);
+}
+
+/* Core clock: llama.cpp's quantized matmuls run at its FLOPs per SM-clock
+ * times SMs x boost clock, not at the tensor peak; its matrix-vector kernels
+ * stream at most its bytes per core-clock (fewer for sub-byte weights); a
+ * GPU with more bandwidth per SM-clock than that (an H100) is held to it, a
+ * GeForce card is not; engines without these figures keep the peak model. */
+static void test_core_clock(void **state)
+{
+	const struct fixture *f = *state;
+	const struct engine_profile *lc = engine_find(&f->et, "llama.cpp");
+	const struct cat_hardware *h100 = catalog_hardware(f->cat, "h100-sxm");
+	double core_hz = perf_core_clock_hz(f->cat, h100);
+	assert_close(core_hz, 132 * 1980e6, 1e-12);
+	struct perf_model q4, f16, vl, ada;
+	init_spec(&q4, f, (struct spec){ "h100-sxm", "llama-2-7b", "gguf-q4-0", NULL, "llama.cpp",
+					 1, 1, 1 });
+	assert_true(q4.issue_bound_matmul);
+	assert_close(q4.ns_per_token,
+		     q4.dense_flops_per_token / (core_hz * lc->p.quant_matmul_flops_per_core_clock) *
+			     1e9, 1e-12);
+	/* the H100's 3.35 TB/s is more than its SMs stream: the cap sets the
+	 * weight time */
+	double wbytes = q4.dense_weight_bytes;
+	double cap = core_hz * lc->p.quant_matvec_bytes_per_core_clock;
+	assert_true(cap < h100->mem_bw_gbs * 1e9 * q4.eff_bw * lc->p.quant_bw_scale);
+	assert_true(fabs(q4.ns_weights / (wbytes / cap * 1e9) - 1) < 0.01); /* norms aside */
+	/* F16 goes through cuBLAS at the tensor rate and streams at the larger
+	 * 16-bit cap */
+	init_spec(&f16, f, (struct spec){ "h100-sxm", "llama-2-7b", "fp16", NULL, "llama.cpp",
+					  1, 1, 1 });
+	assert_false(f16.issue_bound_matmul);
+	assert_true(fabs(f16.ns_weights / (f16.dense_weight_bytes /
+					   (core_hz * lc->p.matvec_bytes_per_core_clock) * 1e9) -
+			 1) < 0.01);
+	/* vLLM has neither figure */
+	init_spec(&vl, f, (struct spec){ "h100-sxm", "llama-2-7b", "int4-awq", NULL, "vllm", 1, 1,
+					 1 });
+	assert_false(vl.issue_bound_matmul);
+	assert_close(vl.ns_per_token, vl.dense_flops_per_token /
+				      (vl.matmul_peak_flops * vl.eff_compute * vl.engine.compute_scale) *
+				      1e9, 1e-12);
+	/* an RTX 4090 streams its 1 TB/s below the cap: bandwidth bound */
+	init_spec(&ada, f, (struct spec){ "rtx-4090", "llama-2-7b", "gguf-q4-0", NULL, "llama.cpp",
+					  1, 1, 1 });
+	const struct cat_hardware *r4090 = catalog_hardware(f->cat, "rtx-4090");
+	assert_true(perf_core_clock_hz(f->cat, r4090) * lc->p.quant_matvec_bytes_per_core_clock >
+		    r4090->mem_bw_gbs * 1e9 * ada.eff_bw * lc->p.quant_bw_scale);
+	/* a core count without a clock takes the family's mean clock; no core
+	 * count, no core clock */
+	const struct cat_hardware *m6 = catalog_hardware(f->cat, "mac-mini-m6-16gb");
+	assert_true(m6->gpu_clock_mhz == 0 && m6->gpu_cores == 12);
+	double m6_hz = perf_core_clock_hz(f->cat, m6);
+	assert_true(m6_hz > 12 * 1278e6 && m6_hz < 12 * 1470e6);
+	assert_true(perf_core_clock_hz(f->cat, catalog_hardware(f->cat, "mi300x")) == 0);
 }
 
 /* Tensor parallelism splits the work over tp GPUs and adds two all-reduces
@@ -986,6 +1041,7 @@ int main(void)
 		cmocka_unit_test(test_prefill_scales_with_flops),
 		cmocka_unit_test(test_fp16_accumulate),
 		cmocka_unit_test(test_vector_fallback),
+		cmocka_unit_test(test_core_clock),
 		cmocka_unit_test(test_tp_allreduce),
 		cmocka_unit_test(test_pipeline_stages),
 		cmocka_unit_test(test_moe_traffic),

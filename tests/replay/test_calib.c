@@ -29,14 +29,14 @@
 
 /* Rows of two families and one engine, values filled in by generate(). */
 static const char *const ROWS[] = {
-	"apple-m2-max-30c,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
-	"apple-m2-max-30c,1,llama-2-7b,fp16,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
-	"apple-m2-max-30c,1,llama-2-7b,gguf-q4-0,llama.cpp,1,512,0,prefill_tok_s,%.9g,tok/s,original,high\n",
-	"apple-m1-max-32c,1,llama-2-7b,gguf-q8-0,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
-	"apple-m1-max-32c,1,llama-2-7b,fp16,llama.cpp,1,512,0,prefill_tok_s,%.9g,tok/s,original,high\n",
+	"apple-m2-10c,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
+	"apple-m2-10c,1,llama-2-7b,fp16,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
+	"apple-m2-10c,1,llama-2-7b,gguf-q4-0,llama.cpp,1,512,0,prefill_tok_s,%.9g,tok/s,original,high\n",
+	"apple-m1-8c,1,llama-2-7b,gguf-q8-0,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
+	"apple-m1-8c,1,llama-2-7b,fp16,llama.cpp,1,512,0,prefill_tok_s,%.9g,tok/s,original,high\n",
 	"rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
 	"rtx-4090,1,llama-3-8b,fp16,llama.cpp,1,0,512,decode_tok_s,%.9g,tok/s,original,high\n",
-	"rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,512,0,prefill_tok_s,%.9g,tok/s,original,high\n",
+	"rtx-4090,1,llama-2-7b,fp16,llama.cpp,1,512,0,prefill_tok_s,%.9g,tok/s,original,high\n",
 	"rtx-4090,1,llama-3-8b,fp16,llama.cpp,1,8192,0,prefill_tok_s,%.9g,tok/s,original,high\n",
 };
 #define N_ROWS (sizeof(ROWS) / sizeof(ROWS[0]))
@@ -417,10 +417,129 @@ static void check_bands(const struct calib_cv *cv, const char *text, size_t len)
 	uncert_release(&shipped);
 }
 
+/* Nothing of a held-out family reaches its own out-of-sample prediction:
+ * changing its shipped factors (families.json) and its engine override
+ * (engines.json by_family) must leave the predictions of its rows, made
+ * without them, exactly as they were, while its in-sample predictions
+ * move. */
+static void test_cross_validate_no_leak(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const rows[] = {
+		"apple-m2-10c,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
+		"apple-m2-10c,1,llama-2-7b,fp16,llama.cpp,1,512,0,prefill_tok_s,%.9g,tok/s,original,high\n",
+		"rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
+		"rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,512,0,prefill_tok_s,%.9g,tok/s,original,high\n",
+		"mi300x,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
+		"mi300x,1,llama-2-7b,gguf-q4-0,llama.cpp,1,512,0,prefill_tok_s,%.9g,tok/s,original,high\n",
+	};
+	enum { N = sizeof(rows) / sizeof(rows[0]) };
+	static const double value[N] = { 20, 200, 180, 14000, 150, 5000 };
+	char t[4096];
+	size_t len = (size_t)snprintf(t, sizeof(t), "%s", HEAD);
+	for (size_t i = 0; i < N; i++)
+		len += (size_t)snprintf(t + len, sizeof(t) - len, rows[i], value[i]);
+	assert_true(len < sizeof(t));
+	struct cat_family *cdna = catalog_family_mut(f->cat, "amd-cdna3");
+	assert_non_null(cdna);
+	struct engine_profile *lc = NULL;
+	for (size_t i = 0; i < f->et->count; i++)
+		if (strcmp(f->et->engines[i].id, "llama.cpp") == 0)
+			lc = &f->et->engines[i];
+	assert_non_null(lc);
+	const struct engine_override *co = engine_override_for(lc, "amd-cdna3");
+	assert_non_null(co);
+	struct engine_override *ov = &lc->overrides[co - lc->overrides];
+	assert_true(ov->p.layer_overhead_us > 0 && ov->p.compute_scale > 0);
+	struct calib_opts o;
+	calib_opts_init(&o);
+	struct calib_cv a, b;
+	struct diag d;
+	diag_init(&d);
+	if (calib_cross_validate(&a, f->cat, f->et, "gen.csv", t, len, CG_FAMILY, &o, &d))
+		fail_msg("%s", d.msg);
+	struct cat_family keep = *cdna;
+	struct engine_override keep_ov = *ov;
+	cdna->eff_compute *= 0.5;
+	cdna->eff_bw *= 0.6;
+	cdna->step_overhead_us *= 3;
+	ov->p.layer_overhead_us *= 4;
+	ov->p.compute_scale *= 0.5;
+	int rc = calib_cross_validate(&b, f->cat, f->et, "gen.csv", t, len, CG_FAMILY, &o, &d);
+	*cdna = keep;
+	*ov = keep_ov;
+	if (rc)
+		fail_msg("%s", d.msg);
+	assert_int_equal(a.n_rows, N);
+	assert_int_equal(b.n_rows, N);
+	size_t seen = 0;
+	for (size_t i = 0; i < N; i++) {
+		if (strcmp(a.rows[i].family, "amd-cdna3") != 0)
+			continue;
+		seen++;
+		assert_true(a.rows[i].predicted_in != b.rows[i].predicted_in);
+		if (a.rows[i].predicted_out != b.rows[i].predicted_out)
+			fail_msg("line %ld: out of sample %.9g with the shipped amd-cdna3 values, %.9g "
+				 "with others: they reach the family's own prediction",
+				 a.rows[i].line, a.rows[i].predicted_out, b.rows[i].predicted_out);
+	}
+	assert_int_equal(seen, 2);
+	calib_cv_release(&a);
+	calib_cv_release(&b);
+}
+
+/* The stand-in for a held-out family's compute efficiency comes from the
+ * families that multiply on the same kind of unit (families.json
+ * matmul_units), and from the unit's first value when no other family of
+ * that unit was fitted: Apple (vector ALUs) out, NVIDIA (tensor cores) in,
+ * and conversely. */
+static void test_cross_validate_stand_in_by_unit(void **state)
+{
+	struct fixture *f = *state;
+	const struct cat_family *apple = catalog_family(f->cat, "apple-silicon");
+	const struct cat_family *ada = catalog_family(f->cat, "nvidia-ada");
+	const struct cat_family *hop = catalog_family(f->cat, "nvidia-hopper");
+	assert_string_equal(apple->matmul_unit->id, "vector");
+	assert_string_equal(ada->matmul_unit->id, "matrix");
+	assert_ptr_equal(hop->matmul_unit, ada->matmul_unit);
+	struct calib_fit fit;
+	memset(&fit, 0, sizeof(fit));
+	static const struct {
+		const char *id;
+		enum calib_field field;
+		double value;
+	} ps[] = {
+		{ "nvidia-ada", CF_EFF_COMPUTE, 0.4 },   { "nvidia-hopper", CF_EFF_COMPUTE, 0.6 },
+		{ "nvidia-ampere", CF_EFF_COMPUTE, 0.5 }, { "apple-silicon", CF_EFF_COMPUTE, 0.9 },
+		{ "nvidia-ada", CF_EFF_BW, 0.8 },	   { "apple-silicon", CF_EFF_BW, 0.6 },
+	};
+	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+		struct calib_param *q = &fit.params[fit.n_params++];
+		q->target = CALIB_FAMILY;
+		snprintf(q->id, sizeof(q->id), "%s", ps[i].id);
+		q->field = ps[i].field;
+		q->value = ps[i].value;
+	}
+	/* Blackwell RTX (tensor cores) takes the median of the three tensor-core
+	 * families, never Apple's 0.9 */
+	const struct cat_family *bw = catalog_family(f->cat, "nvidia-blackwell-rtx");
+	assert_true(fabs(calib_stand_in(f->cat, &fit, bw, CF_EFF_COMPUTE) - 0.5) < 1e-12);
+	/* bandwidth and step costs pool every family */
+	assert_true(fabs(calib_stand_in(f->cat, &fit, bw, CF_EFF_BW) - 0.7) < 1e-12);
+	assert_true(isnan(calib_stand_in(f->cat, &fit, bw, CF_FAMILY_STEP_US)));
+	/* Apple held out: no other vector-unit family was fitted (its own
+	 * entry aside, which a fold never has): the unit's first value */
+	fit.n_params = 3;
+	assert_true(calib_stand_in(f->cat, &fit, apple, CF_EFF_COMPUTE) ==
+		    apple->matmul_unit->eff_compute);
+	assert_true(apple->matmul_unit->eff_compute != apple->eff_compute);
+}
+
 /* Leave-one-family-out on the shipped calibration set, pooled over the
- * held-out rows: the medians recorded in docs/validation.md must not get
- * worse.  (The fidelity targets, decode <= 6%, prefill <= 12%, serving
- * throughput <= 15%, are not met for decode and prefill: see that page.) */
+ * held-out rows: the medians and p90s recorded in docs/validation.md must
+ * not get worse.  The fidelity targets (decode <= 6%, prefill <= 12%,
+ * serving throughput <= 15%, every group's p90 <= 35%) are checked where
+ * they are met and pinned where not: see that page for what is left. */
 static void test_cross_validate_calibration(void **state)
 {
 	struct fixture *f = *state;
@@ -436,13 +555,14 @@ static void test_cross_validate_calibration(void **state)
 	diag_init(&d);
 	if (calib_cross_validate(&cv, f->cat, f->et, CALIBRATION, t, n, CG_FAMILY, &o, &d))
 		fail_msg("%s", d.msg);
+	/* pooled over every fold: out-of-sample and in-sample medians */
 	static const struct {
 		enum validate_metric m;
-		double out_median;
+		double out_median, in_median, target;
 	} pins[] = {
-		{ VM_DECODE_TOK_S, 10.3 },
-		{ VM_PREFILL_TOK_S, 26.9 },
-		{ VM_OUTPUT_THROUGHPUT, 5.3 },
+		{ VM_DECODE_TOK_S, 8.3, 5.1, 6 },      /* target not met: pinned */
+		{ VM_PREFILL_TOK_S, 9.9, 8.2, 12 },
+		{ VM_OUTPUT_THROUGHPUT, 5.0, 8.1, 15 },
 	};
 	for (size_t k = 0; k < sizeof(pins) / sizeof(pins[0]); k++) {
 		bool found = false;
@@ -455,8 +575,37 @@ static void test_cross_validate_calibration(void **state)
 				fail_msg("%s: out-of-sample median %.2f%%, pinned %.1f%%",
 					 validate_metric_name(c->metric), c->out_median,
 					 pins[k].out_median);
+			if (c->in_median > pins[k].in_median + 0.05)
+				fail_msg("%s: in-sample median %.2f%%, pinned %.1f%%",
+					 validate_metric_name(c->metric), c->in_median,
+					 pins[k].in_median);
+			if (pins[k].out_median <= pins[k].target && c->out_median > pins[k].target)
+				fail_msg("%s: out-of-sample median %.2f%% above the %.0f%% target",
+					 validate_metric_name(c->metric), c->out_median, pins[k].target);
 		}
 		assert_true(found);
+	}
+	/* every family's p90 out of sample within 35%, but for the cells
+	 * pinned above it (docs/validation.md says why) */
+	static const struct {
+		const char *group;
+		enum validate_metric m;
+		double out_p90;
+	} p90_pins[] = {
+		{ "nvidia-ada", VM_PREFILL_TOK_S, 36.5 },
+		{ "nvidia-blackwell-rtx", VM_PREFILL_TOK_S, 51.9 },
+	};
+	for (size_t i = 0; i < cv.n_cells; i++) {
+		const struct calib_cv_cell *c = &cv.cells[i];
+		if (strcmp(c->group, "all") == 0)
+			continue;
+		double limit = 35;
+		for (size_t k = 0; k < sizeof(p90_pins) / sizeof(p90_pins[0]); k++)
+			if (strcmp(p90_pins[k].group, c->group) == 0 && p90_pins[k].m == c->metric)
+				limit = p90_pins[k].out_p90;
+		if (c->out_p90 > limit + 0.05)
+			fail_msg("%s %s: out-of-sample p90 %.2f%%, limit %.1f%%", c->group,
+				 validate_metric_name(c->metric), c->out_p90, limit);
 	}
 	assert_int_equal(cv.n_folds, 6);
 	check_bands(&cv, t, n);
@@ -473,6 +622,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fit_serving_identifiable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fit_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_fixture, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cross_validate_no_leak, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cross_validate_stand_in_by_unit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_calibration, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

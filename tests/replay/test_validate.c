@@ -279,73 +279,78 @@ static void test_calibration_targets(void **state)
 }
 
 /* Single-GPU decode and prefill rows of the calibration set, with the APE
- * the model had before the step floors (models/floors.h) existed: the
- * floors must not make any of them worse.  Keyed by metric, token counts
- * and the measured value (unique among these rows), not by line, so that
- * rows added or dropped elsewhere in the file do not move the pins. */
+ * each has: no row may get worse.  First pinned before the step floors
+ * (models/floors.h) existed, so that they made no row worse; re-pinned when
+ * the per-core bounds of llama.cpp's kernels (models/perf_model.c, core
+ * clock) replaced the per-family engine overrides, which traded rows the
+ * overrides had been set on (A100, H100, Apple) for a lower median and
+ * for what a family never seen gets (docs/validation.md).  Keyed by metric,
+ * token counts and the measured value (unique among these rows), not by
+ * line, so that rows added or dropped elsewhere in the file do not move the
+ * pins. */
 static const struct {
 	enum validate_metric metric;
 	int64_t in, out;
 	double measured, ape_pct;
 } single_gpu_before[] = {
-	{ VM_DECODE_TOK_S, 0, 128, 14.15, 7.2 },
-	{ VM_PREFILL_TOK_S, 512, 0, 117.96, 20.8 },
-	{ VM_DECODE_TOK_S, 0, 128, 7.91, 8.8 },
-	{ VM_DECODE_TOK_S, 0, 128, 21.91, 14.7 },
-	{ VM_PREFILL_TOK_S, 512, 0, 179.57, 9.8 },
-	{ VM_DECODE_TOK_S, 0, 128, 12.21, 14.8 },
-	{ VM_DECODE_TOK_S, 0, 128, 6.72, 2.1 },
-	{ VM_PREFILL_TOK_S, 512, 0, 201.34, 2.2 },
-	{ VM_DECODE_TOK_S, 0, 128, 24.11, 8.6 },
-	{ VM_PREFILL_TOK_S, 512, 0, 221.29, 14.2 },
-	{ VM_DECODE_TOK_S, 0, 128, 13.54, 8.7 },
-	{ VM_DECODE_TOK_S, 0, 128, 7.43, 5.6 },
-	{ VM_PREFILL_TOK_S, 512, 0, 230.18, 17.5 },
-	{ VM_DECODE_TOK_S, 0, 128, 37.87, 9.4 },
-	{ VM_PREFILL_TOK_S, 512, 0, 294.24, 6.0 },
-	{ VM_DECODE_TOK_S, 0, 128, 22.7, 12.7 },
-	{ VM_DECODE_TOK_S, 0, 128, 12.47, 2.3 },
-	{ VM_PREFILL_TOK_S, 512, 0, 312.65, 0.3 },
-	{ VM_DECODE_TOK_S, 0, 128, 50.74, 12.9 },
-	{ VM_PREFILL_TOK_S, 512, 0, 439.78, 13.8 },
-	{ VM_DECODE_TOK_S, 0, 128, 30.69, 14.8 },
-	{ VM_DECODE_TOK_S, 0, 128, 17.18, 0.8 },
-	{ VM_PREFILL_TOK_S, 512, 0, 464.48, 18.4 },
-	{ VM_DECODE_TOK_S, 0, 128, 61.19, 3.7 },
-	{ VM_PREFILL_TOK_S, 512, 0, 530.06, 7.1 },
-	{ VM_DECODE_TOK_S, 0, 128, 23.03, 4.4 },
-	{ VM_PREFILL_TOK_S, 512, 0, 599.53, 5.4 },
-	{ VM_DECODE_TOK_S, 0, 128, 60.99, 3.3 },
-	{ VM_PREFILL_TOK_S, 512, 0, 537.6, 8.6 },
-	{ VM_DECODE_TOK_S, 0, 128, 39.97, 9.4 },
-	{ VM_DECODE_TOK_S, 0, 128, 24.16, 0.5 },
-	{ VM_PREFILL_TOK_S, 512, 0, 600.46, 2.8 },
-	{ VM_DECODE_TOK_S, 0, 128, 66.31, 11.1 },
-	{ VM_PREFILL_TOK_S, 512, 0, 759.7, 0.5 },
-	{ VM_DECODE_TOK_S, 0, 128, 25.09, 4.2 },
-	{ VM_PREFILL_TOK_S, 512, 0, 779.17, 3.1 },
-	{ VM_DECODE_TOK_S, 0, 128, 161.89, 0.1 },
-	{ VM_PREFILL_TOK_S, 512, 0, 5560.06, 2.9 },
-	{ VM_DECODE_TOK_S, 0, 128, 188.96, 0.0 },
-	{ VM_PREFILL_TOK_S, 512, 0, 14770.63, 12.4 },
-	{ VM_DECODE_TOK_S, 0, 128, 281.11, 9.9 },
-	{ VM_PREFILL_TOK_S, 512, 0, 16618.98, 6.7 },
-	{ VM_DECODE_TOK_S, 0, 128, 200.9, 0.4 },
-	{ VM_PREFILL_TOK_S, 512, 0, 5285.96, 0.6 },
-	{ VM_DECODE_TOK_S, 0, 128, 280.74, 0.5 },
-	{ VM_PREFILL_TOK_S, 512, 0, 11263.29, 1.2 },
-	{ VM_DECODE_TOK_S, 0, 128, 193.3, 13.5 },
-	{ VM_DECODE_TOK_S, 0, 128, 189.82, 62.7 },
-	{ VM_DECODE_TOK_S, 0, 512, 130.58, 21.8 },
-	{ VM_DECODE_TOK_S, 0, 512, 54.84, 7.0 },
-	{ VM_PREFILL_TOK_S, 512, 0, 9382.0, 25.5 },
-	{ VM_PREFILL_TOK_S, 8192, 0, 4744.18, 32.7 },
-	{ VM_DECODE_TOK_S, -1, -1, 83.32, 12.9 },
-	{ VM_DECODE_TOK_S, -1, -1, 25.88, 12.5 },
-	{ VM_DECODE_TOK_S, -1, -1, 73.83, 26.0 },
-	{ VM_DECODE_TOK_S, 0, 512, 4.34, 55.3 },
-	{ VM_DECODE_TOK_S, 0, 128, 221.95, 8.9 },
-	{ VM_PREFILL_TOK_S, 2048, 0, 8022.33, 18.2 },
+	{ VM_DECODE_TOK_S, 0, 128, 14.15, 3.8 },
+	{ VM_PREFILL_TOK_S, 512, 0, 117.96, 18.9 },
+	{ VM_DECODE_TOK_S, 0, 128, 7.91, 0.1 },
+	{ VM_DECODE_TOK_S, 0, 128, 21.91, 5.4 },
+	{ VM_PREFILL_TOK_S, 512, 0, 179.57, 8.1 },
+	{ VM_DECODE_TOK_S, 0, 128, 12.21, 5.6 },
+	{ VM_DECODE_TOK_S, 0, 128, 6.72, 0.3 },
+	{ VM_PREFILL_TOK_S, 512, 0, 201.34, 3.7 },
+	{ VM_DECODE_TOK_S, 0, 128, 24.11, 9.4 },
+	{ VM_PREFILL_TOK_S, 512, 0, 221.29, 8.7 },
+	{ VM_DECODE_TOK_S, 0, 128, 13.54, 1.9 },
+	{ VM_DECODE_TOK_S, 0, 128, 7.43, 7.5 },
+	{ VM_PREFILL_TOK_S, 512, 0, 230.18, 12.3 },
+	{ VM_DECODE_TOK_S, 0, 128, 37.87, 13.3 },
+	{ VM_PREFILL_TOK_S, 512, 0, 294.24, 4.4 },
+	{ VM_DECODE_TOK_S, 0, 128, 22.7, 1.1 },
+	{ VM_DECODE_TOK_S, 0, 128, 12.47, 3.0 },
+	{ VM_PREFILL_TOK_S, 512, 0, 312.65, 1.8 },
+	{ VM_DECODE_TOK_S, 0, 128, 50.74, 16.0 },
+	{ VM_PREFILL_TOK_S, 512, 0, 439.78, 8.2 },
+	{ VM_DECODE_TOK_S, 0, 128, 30.69, 4.6 },
+	{ VM_DECODE_TOK_S, 0, 128, 17.18, 7.9 },
+	{ VM_PREFILL_TOK_S, 512, 0, 464.48, 13.1 },
+	{ VM_DECODE_TOK_S, 0, 128, 61.19, 3.6 },
+	{ VM_PREFILL_TOK_S, 512, 0, 530.06, 5.7 },
+	{ VM_DECODE_TOK_S, 0, 128, 23.03, 3.8 },
+	{ VM_PREFILL_TOK_S, 512, 0, 599.53, 6.6 },
+	{ VM_DECODE_TOK_S, 0, 128, 60.99, 2.3 },
+	{ VM_PREFILL_TOK_S, 512, 0, 537.6, 7.2 },
+	{ VM_DECODE_TOK_S, 0, 128, 39.97, 3.0 },
+	{ VM_DECODE_TOK_S, 0, 128, 24.16, 7.3 },
+	{ VM_PREFILL_TOK_S, 512, 0, 600.46, 4.0 },
+	{ VM_DECODE_TOK_S, 0, 128, 66.31, 16.6 },
+	{ VM_PREFILL_TOK_S, 512, 0, 759.7, 1.0 },
+	{ VM_DECODE_TOK_S, 0, 128, 25.09, 5.0 },
+	{ VM_PREFILL_TOK_S, 512, 0, 779.17, 1.6 },
+	{ VM_DECODE_TOK_S, 0, 128, 161.89, 3.8 },
+	{ VM_PREFILL_TOK_S, 512, 0, 5560.06, 6.2 },
+	{ VM_DECODE_TOK_S, 0, 128, 188.96, 5.4 },
+	{ VM_PREFILL_TOK_S, 512, 0, 14770.63, 19.1 },
+	{ VM_DECODE_TOK_S, 0, 128, 281.11, 3.1 },
+	{ VM_PREFILL_TOK_S, 512, 0, 16618.98, 7.4 },
+	{ VM_DECODE_TOK_S, 0, 128, 200.9, 7.2 },
+	{ VM_PREFILL_TOK_S, 512, 0, 5285.96, 13.5 },
+	{ VM_DECODE_TOK_S, 0, 128, 280.74, 0.2 },
+	{ VM_PREFILL_TOK_S, 512, 0, 11263.29, 8.1 },
+	{ VM_DECODE_TOK_S, 0, 128, 193.3, 1.6 },
+	{ VM_DECODE_TOK_S, 0, 128, 189.82, 43.6 },
+	{ VM_DECODE_TOK_S, 0, 512, 130.58, 17.0 },
+	{ VM_DECODE_TOK_S, 0, 512, 54.84, 3.3 },
+	{ VM_PREFILL_TOK_S, 512, 0, 9382.0, 22.0 },
+	{ VM_PREFILL_TOK_S, 8192, 0, 4744.18, 16.8 },
+	{ VM_DECODE_TOK_S, -1, -1, 83.32, 17.9 },
+	{ VM_DECODE_TOK_S, -1, -1, 25.88, 6.6 },
+	{ VM_DECODE_TOK_S, -1, -1, 73.83, 3.9 },
+	{ VM_DECODE_TOK_S, 0, 512, 4.34, 27.7 },
+	{ VM_DECODE_TOK_S, 0, 128, 221.95, 12.9 },
+	{ VM_PREFILL_TOK_S, 2048, 0, 8022.33, 15.8 },
 	{ VM_DECODE_TOK_S, -1, -1, 79.75, 19.3 },
 };
 
@@ -371,7 +376,7 @@ static void test_single_gpu_not_worse(void **state)
 				continue;
 			matched++;
 			if (r->ape_pct > single_gpu_before[k].ape_pct + 0.05)
-				fail_msg("line %ld: APE %.1f%%, was %.1f%% before the step floors",
+				fail_msg("line %ld: APE %.1f%%, pinned at %.1f%%",
 					 r->line, r->ape_pct, single_gpu_before[k].ape_pct);
 		}
 	}
