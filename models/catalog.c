@@ -669,10 +669,10 @@ static int parse_matmul_unit(struct jp *p, const cJSON *e, struct cat_matmul_uni
 
 static int parse_family(struct jp *p, const cJSON *e, struct cat_family *f)
 {
-	static const char *const keys[] = { "id", "name", "matmul_unit", "eff_compute", "eff_bw",
-		"step_overhead_us", "runtime_reserve_gib", "note", NULL };
+	static const char *const keys[] = { "id", "name", "matmul_unit", "memory_kind",
+		"eff_compute", "eff_bw", "step_overhead_us", "runtime_reserve_gib", "note", NULL };
 	int rc;
-	char *note, *unit;
+	char *note, *unit, *mem;
 	if (!cJSON_IsObject(e))
 		return jp_fail(p, "expected an object");
 	if ((rc = j_keys(p, e, keys)) || (rc = j_id(p, e, "id", &f->id)) ||
@@ -685,6 +685,16 @@ static int parse_family(struct jp *p, const cJSON *e, struct cat_family *f)
 	if (!f->matmul_unit) {
 		size_t m = jp_key(p, "matmul_unit");
 		rc = jp_fail(p, "unknown matmul unit '%s' (expected an id of matmul_units)", unit);
+		jp_pop(p, m);
+		return rc;
+	}
+	if ((rc = j_string(p, e, "memory_kind", true, &mem)))
+		return rc;
+	if (strcmp(mem, "hbm") == 0 || strcmp(mem, "dram") == 0) {
+		f->memory_kind = mem[0] == 'h' ? CAT_MEM_HBM : CAT_MEM_DRAM;
+	} else {
+		size_t m = jp_key(p, "memory_kind");
+		rc = jp_fail(p, "'%s' (expected \"hbm\" or \"dram\")", mem);
 		jp_pop(p, m);
 		return rc;
 	}

@@ -63,10 +63,17 @@ struct cat_matmul_unit {
 	double eff_compute;
 };
 
+/* The memory technology of a family's GPUs (families.json "memory_kind"):
+ * stacked HBM beside the die, or DRAM chips (GDDR on the board, LPDDR in the
+ * package).  What fraction of its peak a kernel streams differs between the
+ * two, so cross-validation pools bandwidth efficiencies by it. */
+enum cat_memory_kind { CAT_MEM_DRAM = 0, CAT_MEM_HBM };
+
 struct cat_family {
 	char *id;
 	char *name;
 	const struct cat_matmul_unit *matmul_unit;
+	enum cat_memory_kind memory_kind;
 	double eff_compute;        /* achievable fraction of dense peak FLOP/s */
 	double eff_bw;             /* achievable fraction of peak memory bandwidth */
 	double step_overhead_us;   /* fixed cost of one engine step */

@@ -783,6 +783,7 @@ double calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
 		      const struct cat_family *fam, enum calib_field field)
 {
 	double v[CALIB_PARAMS_MAX];
+	bool same[CALIB_PARAMS_MAX];
 	size_t m = 0;
 	for (size_t j = 0; j < fit->n_params; j++) {
 		const struct calib_param *q = &fit->params[j];
@@ -794,7 +795,20 @@ double calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
 		const struct cat_family *other = catalog_family(cat, q->id);
 		if (field == CF_EFF_COMPUTE && (!other || other->matmul_unit != fam->matmul_unit))
 			continue;
-		v[m++] = q->value;
+		v[m] = q->value;
+		/* a bandwidth efficiency likewise belongs to a memory
+		 * technology: HBM stacks and GDDR/LPDDR chips reach different
+		 * fractions of their peaks; pooled over all when no family of
+		 * the same kind was fitted */
+		same[m++] = other && other->memory_kind == fam->memory_kind;
+	}
+	if (field == CF_EFF_BW) {
+		size_t k = 0;
+		for (size_t j = 0; j < m; j++)
+			if (same[j])
+				v[k++] = v[j];
+		if (k)
+			m = k;
 	}
 	if (m) {
 		gsl_sort(v, 1, m);

@@ -39,7 +39,8 @@
  * prediction: a family none of whose rows is left in the fit takes what the
  * other families' fitted factors say about it (calib_stand_in: the compute
  * efficiency from families on the same matmul unit, else the unit's first
- * value), as hardware without measurements would, and an engine's override
+ * value; the bandwidth efficiency from families of the same memory kind),
+ * as hardware without measurements would, and an engine's override
  * for it is taken out for the fold unless a kept row of another family ran
  * under it; an engine with no row left keeps its shipped values (there is
  * no analogue to take them from).  The catalogue and engine table are
@@ -219,9 +220,11 @@ struct calib_cv {
  * for field (CF_EFF_COMPUTE, CF_EFF_BW or CF_FAMILY_STEP_US): the median of
  * the values fit found for the other families; for the compute efficiency
  * only over the families on the same matmul unit (families.json
- * matmul_units), and the unit's own first value when none was fitted.  NAN
- * when nothing was fitted for an efficiency of bandwidth or a step cost
- * (the family keeps its value).  Never fam's own value. */
+ * matmul_units), and the unit's own first value when none was fitted; for
+ * the bandwidth efficiency over the families of the same memory kind
+ * (families.json memory_kind), all of them when none of that kind was
+ * fitted.  NAN when nothing was fitted for an efficiency of bandwidth or a
+ * step cost (the family keeps its value).  Never fam's own value. */
 double calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
 		      const struct cat_family *fam, enum calib_field field);
 

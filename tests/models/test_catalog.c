@@ -259,6 +259,8 @@ static const struct bad_case bad_cases[] = {
 	{ "families.json", "\"matmul_unit\": \"matrix\"", "\"matmul_unit\": \"systolic\"",
 	  "families.json: families[0].matmul_unit: unknown matmul unit 'systolic' (expected an id "
 	  "of matmul_units)", 0 },
+	{ "families.json", "\"memory_kind\": \"hbm\"", "\"memory_kind\": \"sram\"",
+	  "families.json: families[0].memory_kind: 'sram' (expected \"hbm\" or \"dram\")", 0 },
 	{ "hardware.json", "\"unit\": \"MHz\"", "\"unit\": \"GHz\"",
 	  "hardware.json: hardware[0].gpu_clock_mhz.unit: expected \"MHz\", got \"GHz\"", 0 },
 	{ "families.json", "\"schema_version\": 1", "\"schema_version\": 2",
