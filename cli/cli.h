@@ -33,9 +33,15 @@ int cmd_sweep(int argc, char **argv);
 
 struct scenario;
 struct catalog;
+struct calib_fit;
 struct perf_model;
 struct perf_profile;
 struct engine_config;
+
+/* The table of fitted parameters (fit-params, calibrate): target, id,
+ * family prefix, field, the value before (headed `before`) and the fitted
+ * one, the field column as wide as its longest name. */
+void cli_print_params(const struct calib_fit *fit, const char *before);
 
 /* The engine settings and performance model of a loaded, resolved scenario
  * (KV capacity and max_model_len derived from the catalogue where the

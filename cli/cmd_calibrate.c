@@ -156,14 +156,8 @@ static void print_summary(const struct calib_fit *fit, const struct benchres *b,
 		       benchres_kind_name(b->inputs[i].kind), b->inputs[i].crc32, b->inputs[i].rows);
 	for (size_t i = 0; i < b->n_skipped; i++)
 		printf("kept out: %s\n", b->skipped[i]);
-	printf("\n%-9s %-22s %-16s %-22s %12s %12s\n", "target", "id", "family prefix", "field",
-	       "built-in", "fitted");
-	for (size_t j = 0; j < fit->n_params; j++) {
-		const struct calib_param *p = &fit->params[j];
-		printf("%-9s %-22s %-16s %-22s %12.4g %12.4g\n", calib_target_name(p->target), p->id,
-		       p->target == CALIB_OVERRIDE ? p->family_prefix : "-",
-		       calib_field_name(p->field), p->shipped, p->value);
-	}
+	putchar('\n');
+	cli_print_params(fit, "built-in");
 	printf("\n%-5s %-24s %-10s %12s %12s %12s %8s\n", "line", "metric", "engine", "measured",
 	       "built-in", "fitted", "error");
 	for (size_t i = 0; i < fit->n_res; i++) {

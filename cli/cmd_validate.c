@@ -491,16 +491,26 @@ static int parse_fit_args(int argc, char **argv, struct fit_args *a)
 	return 0;
 }
 
-static void print_fit(const struct calib_fit *fit)
+void cli_print_params(const struct calib_fit *fit, const char *before)
 {
-	printf("%-9s %-22s %-16s %-22s %12s %12s\n", "target", "id", "family prefix", "field",
-	       "shipped", "fitted");
+	int w = (int)strlen("field");
+	for (size_t j = 0; j < fit->n_params; j++) {
+		int n = (int)strlen(calib_field_name(fit->params[j].field));
+		w = n > w ? n : w;
+	}
+	printf("%-9s %-22s %-16s %-*s %12s %12s\n", "target", "id", "family prefix", w, "field",
+	       before, "fitted");
 	for (size_t j = 0; j < fit->n_params; j++) {
 		const struct calib_param *p = &fit->params[j];
-		printf("%-9s %-22s %-16s %-22s %12.4g %12.4g\n", calib_target_name(p->target), p->id,
-		       p->target == CALIB_OVERRIDE ? p->family_prefix : "-",
+		printf("%-9s %-22s %-16s %-*s %12.4g %12.4g\n", calib_target_name(p->target), p->id,
+		       p->target == CALIB_OVERRIDE ? p->family_prefix : "-", w,
 		       calib_field_name(p->field), p->shipped, p->value);
 	}
+}
+
+static void print_fit(const struct calib_fit *fit)
+{
+	cli_print_params(fit, "shipped");
 	printf("\n%zu rows fitted, %zu parameters, %zu iterations (%s)\n", fit->n_res,
 	       fit->n_params, fit->iterations, fit->stop ? fit->stop : "");
 	printf("median APE of the fitted rows: %.1f%% shipped, %.1f%% fitted; weighted squared "

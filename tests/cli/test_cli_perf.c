@@ -268,6 +268,14 @@ static void test_fit_params(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "rows fitted"));
 	assert_non_null(strstr(r.out, "median APE of the fitted rows"));
+	/* the parameter table's columns line up, the longest field name
+	 * (quant_matvec_bytes_per_core_clock) included: every line up to the
+	 * blank one is as long as the header */
+	size_t width = strcspn(r.out, "\n"), rows = 0;
+	for (const char *l = r.out + width + 1; *l && *l != '\n'; l += strcspn(l, "\n") + 1, rows++)
+		assert_int_equal(strcspn(l, "\n"), width);
+	assert_true(rows > 10);
+	assert_non_null(strstr(r.out, "quant_matvec_bytes_per_core_clock"));
 	char *text = cli_slurp(json, NULL);
 	cJSON *j = cJSON_Parse(text);
 	assert_non_null(j);
