@@ -949,6 +949,15 @@ static int parse_hw(struct jp *p, const cJSON *e, struct cat_hardware *h, char *
 			     NULL, &h->inference_w_max)) ||
 	    (rc = j_object(p, e, "interconnect", false, &ic)))
 		return rc;
+	/* a GPU core clock: a figure in GHz written as MHz would make the
+	 * per-core-clock bounds (models/perf_model.c) a thousand times low */
+	if (h->gpu_clock_mhz > 0 && !(h->gpu_clock_mhz >= 100 && h->gpu_clock_mhz <= 5000)) {
+		size_t mk = jp_key(p, "gpu_clock_mhz");
+		rc = jp_fail(p, "%.17g MHz (expected a GPU core clock of 100 to 5000 MHz)",
+			     h->gpu_clock_mhz);
+		jp_pop(p, mk);
+		return rc;
+	}
 	if (h->power_limit_w > 0 &&
 	    !(h->tdp_w > 0 && h->power_limit_w <= h->tdp_w &&
 	      h->power_limit_w > POWER_FIXED_SHARE * h->tdp_w)) {

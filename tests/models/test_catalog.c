@@ -330,6 +330,10 @@ static const struct bad_case bad_cases[] = {
 	  "\"source\": \"s\", \"date\": \"2026-08\"}, \"tdp_w\": {",
 	  "hardware.json: hardware[0].power_limit_w: 800 W (expected a limit above 30% of tdp_w "
 	  "and at most tdp_w, which the entry must give)", 0 },
+	/* a core clock in GHz written as MHz */
+	{ "hardware.json", "\"value\": 1980, \"unit\": \"MHz\"", "\"value\": 1.98, \"unit\": \"MHz\"",
+	  "hardware.json: hardware[0].gpu_clock_mhz: 1.98 MHz (expected a GPU core clock of 100 to "
+	  "5000 MHz)", 0 },
 	/* MoE, MLA, local and linear attention, estimated fields */
 	{ "models.json", "\"value\": 12900000000.0,", "\"value\": 20000000000.0,",
 	  "models.json: models[15].active_params: published active count 2e+10 differs from "
