@@ -407,7 +407,8 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 		natural_bits = 16;
 	pm->dequantizing = wf->bits_per_weight < natural_bits - 0.6;
 	double wbw = bw * (pm->dequantizing ? e->quant_bw_scale : 1.0);
-	double head_bw = bw;
+	double head_bw = bw, wbw_mm = wbw;
+	pm->matvec_max_tokens = 0;
 	if (e->matvec_bytes_per_core_clock > 0 && pm->core_clock_hz > 0) {
 		/* the matrix-vector kernels' bytes per core clock (core clock):
 		 * fewer for sub-byte weights, whose nibbles are unpacked before
@@ -422,13 +423,23 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 				      : cap;
 		wbw = fmin(wbw, wf->bits_per_weight < 8 ? qcap : cap);
 		head_bw = fmin(head_bw, cap);
+		/* only steps of a few tokens run those kernels: llama.cpp's CUDA
+		 * matrix-vector path takes at most MMVQ_MAX_BATCH_SIZE (8) columns
+		 * (ggml-cuda mmvq.cuh, ggml_cuda_should_use_mmvq) and Metal's
+		 * kernel_mul_mv as many (ggml-metal: ne11_mm_min 8); larger
+		 * batches go through MMQ or cuBLAS, which stream each weight tile
+		 * once at the bandwidth */
+		pm->matvec_max_tokens = PERF_MATVEC_MAX_TOKENS;
 	}
 	pm->ns_per_token = pm->dense_flops_per_token / tp / rate_mm * 1e9;
-	pm->ns_weights = (dense_params * bpw / tp / wbw + (double)m->norm_params * ebw / tp / bw) * 1e9;
+	pm->ns_weights_mv = (dense_params * bpw / tp / wbw + (double)m->norm_params * ebw / tp / bw) * 1e9;
+	pm->ns_weights = (dense_params * bpw / tp / wbw_mm + (double)m->norm_params * ebw / tp / bw) * 1e9;
 	pm->ns_per_expert_token = pm->expert_flops_per_token / tp / (rate_mm * e->moe_scale) * 1e9;
-	pm->ns_per_expert = pm->expert_bytes * L_moe / tp / wbw * 1e9;
+	pm->ns_per_expert_mv = pm->expert_bytes * L_moe / tp / wbw * 1e9;
+	pm->ns_per_expert = pm->expert_bytes * L_moe / tp / wbw_mm * 1e9;
 	pm->ns_per_seq = pm->lm_head_flops_per_seq / tp / rate_head * 1e9;
-	pm->ns_lm_head = pm->lm_head_bytes / tp / head_bw * 1e9;
+	pm->ns_lm_head_mv = pm->lm_head_bytes / tp / head_bw * 1e9;
+	pm->ns_lm_head = pm->lm_head_bytes / tp / bw * 1e9;
 	pm->ns_per_pair = pm->attn_flops_per_pair / tp / rate_attn * 1e9;
 	pm->ns_per_kv_token = pm->kv_full_bytes_per_token * pm->kv_gpu_fraction / bw * 1e9;
 	pm->ns_per_sw_pair = pm->sw_flops_per_pair / tp / rate_attn * 1e9;
@@ -514,6 +525,7 @@ static bool finite_nonneg(double x)
 bool perf_model_check(const struct perf_model *pm)
 {
 	const double *ns[] = { &pm->overhead_ns, &pm->ns_per_token, &pm->ns_weights,
+		&pm->ns_weights_mv, &pm->ns_per_expert_mv, &pm->ns_lm_head_mv,
 		&pm->ns_per_expert_token, &pm->ns_per_expert, &pm->ns_per_seq, &pm->ns_lm_head,
 		&pm->ns_per_pair, &pm->ns_per_kv_token, &pm->ns_per_sw_pair,
 		&pm->ns_per_sw_kv_token, &pm->ns_per_lin_attn_token, &pm->ns_per_state_seq,
@@ -615,6 +627,7 @@ static double experts_ns(const struct perf_model *pm, double t, struct perf_brea
 	if (pm->experts <= 0)
 		return 0;
 	double dx = moe_distinct_experts(&pm->routing, t);
+	double m_exp = t <= pm->matvec_max_tokens ? pm->ns_per_expert_mv : pm->ns_per_expert;
 	if (br)
 		br->experts_touched = dx;
 	double f = pm->gpu_expert_fraction;
@@ -629,8 +642,8 @@ static double experts_ns(const struct perf_model *pm, double t, struct perf_brea
 			/* grouped GEMMs: padded rows, rounded corner (moe.h) */
 			return op_grouped(br, pm->ns_per_expert_token / pm->experts_per_token *
 						      expert_rows(pm, t) * imb_t,
-					  pm->ns_per_expert * dx * imb_d);
-		return op(br, pm->ns_per_expert_token * t * imb_t, pm->ns_per_expert * dx * imb_d);
+					  m_exp * dx * imb_d);
+		return op(br, pm->ns_per_expert_token * t * imb_t, m_exp * dx * imb_d);
 	}
 	struct offload_demand dm = {
 		.missing_experts = dx * (1 - f) * pm->moe_layers,
@@ -643,16 +656,16 @@ static double experts_ns(const struct perf_model *pm, double t, struct perf_brea
 		.gpus = pm->tp,
 	};
 	struct offload_cost c = offload_step_cost(&pm->host, &dm);
-	double gpu_all = fmax(pm->ns_per_expert_token * t, pm->ns_per_expert * dx);
-	double gpu_part = fmax(pm->ns_per_expert_token * t * f, pm->ns_per_expert * dx * f);
+	double gpu_all = fmax(pm->ns_per_expert_token * t, m_exp * dx);
+	double gpu_part = fmax(pm->ns_per_expert_token * t * f, m_exp * dx * f);
 	bool stream = gpu_all + c.stream_ns <= gpu_part + c.cpu_ns;
 	if (br) {
 		br->offload = stream ? OFFLOAD_STREAM : OFFLOAD_CPU;
 		br->host_ns = stream ? c.stream_ns : c.cpu_ns;
 		if (stream)
-			op(br, pm->ns_per_expert_token * t, pm->ns_per_expert * dx);
+			op(br, pm->ns_per_expert_token * t, m_exp * dx);
 		else
-			op(br, pm->ns_per_expert_token * t * f, pm->ns_per_expert * dx * f);
+			op(br, pm->ns_per_expert_token * t * f, m_exp * dx * f);
 	}
 	return stream ? gpu_all + c.stream_ns : gpu_part + c.cpu_ns;
 }
@@ -676,13 +689,14 @@ static double analytic_terms(const struct perf_model *pm, const struct shape *x,
 	/* the roofline, summed in the order the model always used so that a
 	 * step no floor binds keeps its exact value */
 	double sum = pm->overhead_ns, ops = 0, v;
-	v = op(br, pm->ns_per_token * x->t, pm->ns_weights);
+	bool mv = x->t <= pm->matvec_max_tokens; /* the matrix-vector kernels */
+	v = op(br, pm->ns_per_token * x->t, mv ? pm->ns_weights_mv : pm->ns_weights);
 	sum += v;
 	ops += v;
 	v = experts_ns(pm, x->t, br);
 	sum += v;
 	ops += v;
-	v = op(br, pm->ns_per_seq * x->s, pm->ns_lm_head);
+	v = op(br, pm->ns_per_seq * x->s, mv ? pm->ns_lm_head_mv : pm->ns_lm_head);
 	sum += v;
 	ops += v;
 	v = op(br, pm->ns_per_pair * x->p, pm->ns_per_kv_token * x->k);
@@ -797,8 +811,11 @@ void perf_step_breakdown(const struct perf_model *pm, const struct perf_batch *b
 	out->bytes = out->weight_bytes + out->kv_bytes;
 
 	double imb_d = out->imbalance;
-	out->weights_ns = (pm->ns_weights + pm->ns_lm_head +
-			   pm->ns_per_expert * dx * (pm->experts > 0 ? imb_d : 0)) *
+	bool mv = x.t <= pm->matvec_max_tokens;
+	out->weights_ns = ((mv ? pm->ns_weights_mv : pm->ns_weights) +
+			   (mv ? pm->ns_lm_head_mv : pm->ns_lm_head) +
+			   (mv ? pm->ns_per_expert_mv : pm->ns_per_expert) * dx *
+				   (pm->experts > 0 ? imb_d : 0)) *
 			  1.0;
 	out->kv_ns = pm->ns_per_kv_token * x.k +
 		     (pm->window > 0 ? pm->ns_per_sw_kv_token * fmin(x.k, x.s * pm->window) : 0) +

@@ -67,6 +67,9 @@ struct perf_profile; /* models/profile.h */
 #define PERF_LINK_LATENCY_NVLINK_NS 7000.0
 #define PERF_LINK_LATENCY_PCIE_NS 25000.0
 #define PERF_LINK_EFF 0.9
+/* The most tokens a step may have for an engine's matrix-vector kernels to
+ * run it (llama.cpp: MMVQ_MAX_BATCH_SIZE, ggml-cuda mmvq.cuh). */
+#define PERF_MATVEC_MAX_TOKENS 8
 
 /* What to model.  Start from perf_opts_init. */
 struct perf_opts {
@@ -180,6 +183,12 @@ struct perf_model {
 	double ns_per_expert;         /* M_exp: one distinct expert, all layers */
 	double ns_per_seq;            /* C_head */
 	double ns_lm_head;            /* M_head */
+	/* M_lin, M_exp and M_head of a step of at most matvec_max_tokens
+	 * tokens, which the engine runs through its matrix-vector kernels
+	 * (their bytes per core clock: engine.h); 0 tokens and the same
+	 * values as above when the engine has no such bound */
+	double ns_weights_mv, ns_per_expert_mv, ns_lm_head_mv;
+	double matvec_max_tokens;
 	double ns_per_pair;           /* C_attn */
 	double ns_per_kv_token;       /* M_kv */
 	double ns_per_sw_pair;        /* C_sw */

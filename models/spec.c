@@ -47,14 +47,18 @@ static void mtp_of(struct spec_draft *x, const struct perf_model *pm)
 	double L = pm->layers > 0 ? pm->layers : 1;
 	x->ns_per_token = pm->ns_per_token / L;
 	x->ns_weights = pm->ns_weights / L;
+	x->ns_weights_mv = pm->ns_weights_mv / L;
+	x->matvec_max_tokens = pm->matvec_max_tokens;
 	if (pm->experts > 0 && pm->moe_layers > 0) {
 		x->experts = pm->experts;
 		x->routing = pm->routing;
 		x->ns_per_expert_token = pm->ns_per_expert_token / pm->moe_layers;
 		x->ns_per_expert = pm->ns_per_expert / pm->moe_layers;
+		x->ns_per_expert_mv = pm->ns_per_expert_mv / pm->moe_layers;
 	}
 	x->ns_per_seq = pm->ns_per_seq;
 	x->ns_lm_head = pm->ns_lm_head;
+	x->ns_lm_head_mv = pm->ns_lm_head_mv;
 	x->ns_per_pair = pm->ns_per_pair / L;
 	x->ns_per_kv_token = pm->ns_per_kv_token / L;
 	x->ns_comm_fixed = pm->ns_allreduce_fixed / L;
@@ -104,14 +108,18 @@ int spec_model_init(struct spec_model *sm, const struct perf_model *pm,
 	x->overhead_ns = dp.overhead_ns;
 	x->ns_per_token = dp.ns_per_token;
 	x->ns_weights = dp.ns_weights;
+	x->ns_weights_mv = dp.ns_weights_mv;
+	x->matvec_max_tokens = dp.matvec_max_tokens;
 	if (dp.experts > 0) {
 		x->experts = dp.experts;
 		x->routing = dp.routing;
 		x->ns_per_expert_token = dp.ns_per_expert_token;
 		x->ns_per_expert = dp.ns_per_expert;
+		x->ns_per_expert_mv = dp.ns_per_expert_mv;
 	}
 	x->ns_per_seq = dp.ns_per_seq;
 	x->ns_lm_head = dp.ns_lm_head;
+	x->ns_lm_head_mv = dp.ns_lm_head_mv;
 	x->ns_per_pair = dp.ns_per_pair + dp.ns_per_sw_pair;
 	x->ns_per_kv_token = dp.ns_per_kv_token + dp.ns_per_sw_kv_token;
 	x->ns_comm_fixed = dp.ns_allreduce_fixed + dp.ns_pp_fixed;
@@ -129,13 +137,15 @@ double spec_draft_step_ns(const struct spec_model *sm, double seqs, double conte
 	 * itself; KV touched is the context after the step plus the tokens
 	 * written (perf_model.c's shape_of) */
 	double t = seqs, p = context + seqs, k = context + 2 * seqs;
-	double ops = fmax(x->ns_per_token * t, x->ns_weights);
+	bool mv = t <= x->matvec_max_tokens;
+	double ops = fmax(x->ns_per_token * t, mv ? x->ns_weights_mv : x->ns_weights);
 	double touched = 0;
 	if (x->experts > 0) {
 		touched = moe_distinct_experts(&x->routing, t);
-		ops += fmax(x->ns_per_expert_token * t, x->ns_per_expert * touched);
+		ops += fmax(x->ns_per_expert_token * t,
+			    (mv ? x->ns_per_expert_mv : x->ns_per_expert) * touched);
 	}
-	ops += fmax(x->ns_per_seq * seqs, x->ns_lm_head);
+	ops += fmax(x->ns_per_seq * seqs, mv ? x->ns_lm_head_mv : x->ns_lm_head);
 	ops += fmax(x->ns_per_pair * p, x->ns_per_kv_token * k);
 	double g = x->overhead_ns + ops + x->ns_comm_fixed + x->ns_comm_per_token * t;
 	double launch = floors_launch_ns(&x->floors, seqs, seqs, t, touched);

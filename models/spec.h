@@ -79,6 +79,9 @@ struct spec_draft {
 	double experts;            /* 0: dense */
 	struct moe_routing routing;
 	double ns_per_seq, ns_lm_head;           /* lm-head */
+	/* the weight terms of a step of at most matvec_max_tokens tokens
+	 * (perf_model.h) */
+	double ns_weights_mv, ns_per_expert_mv, ns_lm_head_mv, matvec_max_tokens;
 	double ns_per_pair, ns_per_kv_token;     /* attention */
 	double ns_comm_fixed, ns_comm_per_token; /* all-reduces */
 	struct floors floors;      /* launch and host floors; zero for MTP heads

@@ -446,8 +446,8 @@ static void test_overheads(void **state)
 				      32 * lc->p.layer_overhead_us) * 1e3, 1e-12);
 	/* a tiny step on a fast GPU is overhead bound */
 	struct perf_model tiny = pm;
-	tiny.ns_weights = 1;
-	tiny.ns_lm_head = 0;
+	tiny.ns_weights = tiny.ns_weights_mv = 1;
+	tiny.ns_lm_head = tiny.ns_lm_head_mv = 0;
 	tiny.ns_per_kv_token = 0;
 	struct perf_batch one = perf_decode_batch(1, 10);
 	struct perf_breakdown br;
@@ -668,19 +668,31 @@ static void test_core_clock(void **state)
 	double wbytes = q4.dense_weight_bytes;
 	double cap = core_hz * lc->p.quant_matvec_bytes_per_core_clock;
 	assert_true(cap < h100->mem_bw_gbs * 1e9 * q4.eff_bw * lc->p.quant_bw_scale);
-	assert_true(fabs(q4.ns_weights / (wbytes / cap * 1e9) - 1) < 0.01); /* norms aside */
+	assert_true(fabs(q4.ns_weights_mv / (wbytes / cap * 1e9) - 1) < 0.01); /* norms aside */
+	/* only for steps those kernels run: up to 8 tokens (MMVQ_MAX_BATCH_SIZE);
+	 * larger batches go through MMQ and stream at the bandwidth */
+	assert_true(q4.matvec_max_tokens == 8);
+	double stream = h100->mem_bw_gbs * 1e9 * q4.eff_bw * lc->p.quant_bw_scale;
+	assert_true(fabs(q4.ns_weights / (wbytes / stream * 1e9) - 1) < 0.01);
+	assert_true(q4.ns_weights < q4.ns_weights_mv);
+	struct perf_breakdown b8, b9;
+	struct perf_batch d8 = perf_decode_batch(8, 100), d9 = perf_decode_batch(9, 100);
+	perf_step_breakdown(&q4, &d8, &b8);
+	perf_step_breakdown(&q4, &d9, &b9);
+	assert_true(b9.weights_ns < 0.9 * b8.weights_ns);
 	/* F16 goes through cuBLAS at the tensor rate and streams at the larger
 	 * 16-bit cap */
 	init_spec(&f16, f, (struct spec){ "h100-sxm", "llama-2-7b", "fp16", NULL, "llama.cpp",
 					  1, 1, 1 });
 	assert_false(f16.issue_bound_matmul);
-	assert_true(fabs(f16.ns_weights / (f16.dense_weight_bytes /
+	assert_true(fabs(f16.ns_weights_mv / (f16.dense_weight_bytes /
 					   (core_hz * lc->p.matvec_bytes_per_core_clock) * 1e9) -
 			 1) < 0.01);
 	/* vLLM has neither figure */
 	init_spec(&vl, f, (struct spec){ "h100-sxm", "llama-2-7b", "int4-awq", NULL, "vllm", 1, 1,
 					 1 });
 	assert_false(vl.issue_bound_matmul);
+	assert_true(vl.matvec_max_tokens == 0 && vl.ns_weights == vl.ns_weights_mv);
 	assert_close(vl.ns_per_token, vl.dense_flops_per_token /
 				      (vl.matmul_peak_flops * vl.eff_compute * vl.engine.compute_scale) *
 				      1e9, 1e-12);
