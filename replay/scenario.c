@@ -1287,17 +1287,7 @@ int scenario_tiers(const struct scenario *sc, const struct catalog *cat,
 				"(expected kv_tiers.disk_gbs > 0, GB/s per GPU)", sc->source);
 	struct mem_plan plan;
 	struct mem_opts mo;
-	mem_opts_init(&mo);
-	mo.hardware = sc->hardware;
-	mo.model = sc->model;
-	mo.weight_format = sc->weight_format;
-	mo.kv_dtype = sc->kv_cache_dtype;
-	mo.tp = sc->tensor_parallel_size;
-	mo.pp = sc->pipeline_parallel_size;
-	mo.gpu_memory_utilization = cfg->gpu_memory_utilization;
-	mo.max_num_batched_tokens = cfg->max_num_batched_tokens;
-	mo.gpu_expert_fraction = sc->offload_gpu_expert_fraction;
-	mo.mla_expanded = pm->mla_expanded;
+	mem_opts_of(sc, cfg, pm, &mo);
 	struct diag pd;
 	diag_init(&pd);
 	if (mem_plan_opts(&plan, cat, &mo, &pd) != 0)
