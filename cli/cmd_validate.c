@@ -36,7 +36,7 @@ static const char VALIDATE_HELP[] =
 	"                      [--requests-per-client N] [--min-confidence LEVEL] [--quiet]\n"
 	"    agentcap validate MEASUREMENTS.csv --cross-validate GROUP\n"
 	"                      [--min-confidence LEVEL] [--catalog DIR] [--engines FILE]\n"
-	"                      [--write-bands FILE [--commit SHA]]\n"
+	"                      [--json FILE] [--write-bands FILE [--commit SHA]]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    For each row of MEASUREMENTS.csv (columns hardware, n_gpus, model, quant,\n"
@@ -78,7 +78,9 @@ static const char VALIDATE_HELP[] =
 	"        the group's rows with them, and print per group and metric the\n"
 	"        median and p90 APE in sample (shipped parameters) and out of sample,\n"
 	"        then the same over all rows.  Rows below --min-confidence (default\n"
-	"        medium here) are left out.\n"
+	"        medium here) are left out.  With --json, the file holds the cells\n"
+	"        and every row's measured value and its predictions in and out of\n"
+	"        sample with their APE ('-': standard output, no table).\n"
 	"    --write-bands FILE\n"
 	"        With --cross-validate: also write the error bars of the performance\n"
 	"        model (models/calibration/uncertainty.json is this file for the\n"
@@ -88,7 +90,9 @@ static const char VALIDATE_HELP[] =
 	"        measurements' path and CRC-32.  '-' writes to standard output.\n"
 	"    --commit SHA\n"
 	"        The calibration commit to record in that file.\n"
-	"\n"
+	"\n";
+
+static const char VALIDATE_HELP_TAIL[] =
 	"EXIT STATUS\n"
 	"    0 the report was produced (whatever the errors); 2 bad usage or input\n"
 	"    (path:line: what), or an output that cannot be written; 3 internal error.\n"
@@ -181,6 +185,7 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 		case 'h':
 		case O_HELP:
 			fputs(VALIDATE_HELP, stdout);
+			fputs(VALIDATE_HELP_TAIL, stdout);
 			return -1;
 		default:
 			fprintf(stderr, "agentcap validate: unknown or incomplete option '%s' (see "
@@ -200,9 +205,15 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 			"(drop --calibration)\n");
 		return 2;
 	}
-	if (a->cross && (a->json || a->quiet)) {
+	if (a->cross && a->quiet) {
 		fprintf(stderr, "agentcap validate: --cross-validate prints its own table (drop "
-			"--json and --quiet)\n");
+			"--quiet)\n");
+		return 2;
+	}
+	if (a->cross && a->json && a->bands && strcmp(a->json, "-") == 0 &&
+	    strcmp(a->bands, "-") == 0) {
+		fprintf(stderr, "agentcap validate: --json and --write-bands cannot both write to "
+			"standard output\n");
 		return 2;
 	}
 	if ((a->bands || a->commit) && !a->cross) {
@@ -255,6 +266,8 @@ static int cross_validate(const struct validate_args *a)
 	memset(&cv, 0, sizeof(cv));
 	if (!rc && a->bands)
 		rc = outfile_check(a->bands, &d);
+	if (!rc && a->json)
+		rc = outfile_check(a->json, &d);
 	if (!rc) {
 		struct calib_opts o;
 		calib_opts_init(&o);
@@ -264,8 +277,18 @@ static int cross_validate(const struct validate_args *a)
 		rc = calib_cross_validate(&cv, cat, et, a->csv, text, strlen(text), g, &o, &d);
 	}
 	bool bands_stdout = a->bands && strcmp(a->bands, "-") == 0;
-	if (!rc && !bands_stdout)
+	bool json_stdout = a->json && strcmp(a->json, "-") == 0;
+	if (!rc && !bands_stdout && !json_stdout)
 		rc = calib_cv_write_text(stdout, &cv, &d);
+	if (!rc && a->json) {
+		struct outfile of;
+		rc = outfile_open(&of, a->json, &d);
+		if (!rc) {
+			struct diag wd;
+			diag_init(&wd);
+			rc = outfile_finish(&of, calib_cv_write_json(of.fp, &cv, &wd), &wd, &d);
+		}
+	}
 	if (!rc && a->bands) {
 		struct uncert_table t;
 		uncert_init(&t);
@@ -288,7 +311,7 @@ static int cross_validate(const struct validate_args *a)
 		size_t in_sample, nested, total;
 		if (!rc)
 			rc = calib_cv_band_coverage(&cv, &t, &in_sample, &nested, &total, &d);
-		if (!rc && !bands_stdout && total)
+		if (!rc && !bands_stdout && !json_stdout && total)
 			printf("\nerror bars: %zu regimes (family x engine x metric, pooled below %zu "
 			       "rows), %.0f%% bands of the out-of-sample |log error|; they cover %zu of "
 			       "%zu rows (%.1f%%); built without the row's %s they cover %zu (%.1f%%)\n",

@@ -1063,6 +1063,62 @@ int calib_cv_write_text(FILE *out, const struct calib_cv *cv, struct diag *d)
 	return 0;
 }
 
+static void json_ape(FILE *out, double predicted, double measured)
+{
+	if (predicted > 0 && measured > 0)
+		jsonw_num(out, 100.0 * fabs(predicted - measured) / measured);
+	else
+		fputs("null", out);
+}
+
+int calib_cv_write_json(FILE *out, const struct calib_cv *cv, struct diag *d)
+{
+	static const char *const gnames[] = { "family", "hardware", "model", "engine" };
+	fprintf(out, "{\n  \"schema_version\": 1,\n  \"grouping\": \"%s\",\n  \"folds\": %zu,\n"
+		"  \"cells\": [", gnames[cv->group], cv->n_folds);
+	for (size_t i = 0; i < cv->n_cells; i++) {
+		const struct calib_cv_cell *c = &cv->cells[i];
+		fputs(i ? ",\n    {\"group\": " : "\n    {\"group\": ", out);
+		jsonw_str(out, c->group);
+		fprintf(out, ", \"metric\": \"%s\", \"n\": %zu, \"in_median_pct\": ",
+			validate_metric_name(c->metric), c->n);
+		jsonw_num(out, c->in_median);
+		fputs(", \"in_p90_pct\": ", out);
+		jsonw_num(out, c->in_p90);
+		fputs(", \"out_median_pct\": ", out);
+		jsonw_num(out, c->out_median);
+		fputs(", \"out_p90_pct\": ", out);
+		jsonw_num(out, c->out_p90);
+		fputc('}', out);
+	}
+	fputs(cv->n_cells ? "\n  ],\n  \"rows\": [" : "],\n  \"rows\": [", out);
+	for (size_t i = 0; i < cv->n_rows; i++) {
+		const struct calib_cv_row *r = &cv->rows[i];
+		fprintf(out, "%s    {\"line\": %ld, \"metric\": \"%s\", \"group\": ", i ? ",\n" : "\n",
+			r->line, validate_metric_name(r->metric));
+		jsonw_str(out, r->group);
+		fputs(", \"family\": ", out);
+		jsonw_str(out, r->family);
+		fputs(", \"engine\": ", out);
+		jsonw_str(out, r->engine);
+		fputs(", \"measured\": ", out);
+		jsonw_num(out, r->measured);
+		fputs(", \"predicted_in\": ", out);
+		jsonw_num(out, r->predicted_in);
+		fputs(", \"predicted_out\": ", out);
+		jsonw_num(out, r->predicted_out);
+		fputs(", \"ape_in_pct\": ", out);
+		json_ape(out, r->predicted_in, r->measured);
+		fputs(", \"ape_out_pct\": ", out);
+		json_ape(out, r->predicted_out, r->measured);
+		fputc('}', out);
+	}
+	fputs(cv->n_rows ? "\n  ]\n}\n" : "]\n}\n", out);
+	if (ferror(out))
+		return diag_set(d, DIAG_EIO, "cannot write the cross-validation report");
+	return 0;
+}
+
 int calib_cv_bands(struct uncert_table *t, const struct calib_cv *cv, const char *without,
 		   double coverage, size_t min_rows, struct diag *d)
 {

@@ -238,6 +238,10 @@ void calib_cv_release(struct calib_cv *cv);
 /* The table: one line per cell. */
 int calib_cv_write_text(FILE *out, const struct calib_cv *cv, struct diag *d);
 
+/* The cells and every row's in-sample and out-of-sample prediction, as
+ * JSON (schema in docs/validation.md). */
+int calib_cv_write_json(FILE *out, const struct calib_cv *cv, struct diag *d);
+
 /* The error bars of the rows' out-of-sample predictions (models/uncert.h):
  * one sample ln(predicted_out / measured) per row, regimes by the row's
  * family, engine profile and metric.  The header fields of t other than

@@ -256,8 +256,12 @@ static void test_fit_params(void **state)
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "expected family, hardware, model or engine"));
 	cli_out_free(&r);
-	r = cli_run("validate " CALIBRATION " --cross-validate family --json -");
+	r = cli_run("validate " CALIBRATION " --cross-validate family --quiet");
 	assert_int_equal(r.status, 2);
+	cli_out_free(&r);
+	r = cli_run("validate " CALIBRATION " --cross-validate family --json - --write-bands -");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "cannot both write to standard output"));
 	cli_out_free(&r);
 
 	char json[] = "/tmp/agentcap-params-XXXXXX";

@@ -338,6 +338,34 @@ static void test_cross_validate_fixture(void **state)
 	assert_non_null(strstr(buf, "leave one family out"));
 	assert_non_null(strstr(buf, "nvidia-ada"));
 	free(buf);
+	/* the JSON report: the same cells, and each row's two predictions
+	 * with their errors */
+	mem = open_memstream(&buf, &len);
+	assert_int_equal(calib_cv_write_json(mem, &a, &d), 0);
+	fclose(mem);
+	cJSON *j = cJSON_Parse(buf);
+	assert_non_null(j);
+	assert_string_equal(cJSON_GetObjectItem(j, "grouping")->valuestring, "family");
+	assert_int_equal(cJSON_GetObjectItem(j, "folds")->valueint, 2);
+	cJSON *cells = cJSON_GetObjectItem(j, "cells");
+	assert_int_equal(cJSON_GetArraySize(cells), (int)a.n_cells);
+	cJSON *c0 = cJSON_GetArrayItem(cells, 0);
+	assert_string_equal(cJSON_GetObjectItem(c0, "group")->valuestring, a.cells[0].group);
+	assert_float_equal(cJSON_GetObjectItem(c0, "out_p90_pct")->valuedouble, a.cells[0].out_p90,
+			   1e-6 * a.cells[0].out_p90 + 1e-9);
+	cJSON *rows = cJSON_GetObjectItem(j, "rows");
+	assert_int_equal(cJSON_GetArraySize(rows), (int)a.n_rows);
+	for (size_t i = 0; i < a.n_rows; i++) {
+		cJSON *r = cJSON_GetArrayItem(rows, (int)i);
+		assert_int_equal(cJSON_GetObjectItem(r, "line")->valueint, a.rows[i].line);
+		assert_string_equal(cJSON_GetObjectItem(r, "family")->valuestring, a.rows[i].family);
+		double ape = 100 * fabs(a.rows[i].predicted_out - a.rows[i].measured) /
+			     a.rows[i].measured;
+		assert_float_equal(cJSON_GetObjectItem(r, "ape_out_pct")->valuedouble, ape,
+				   1e-6 * ape + 1e-9);
+	}
+	cJSON_Delete(j);
+	free(buf);
 	calib_cv_release(&a);
 	calib_cv_release(&b);
 	enum calib_group g;
