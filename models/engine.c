@@ -291,7 +291,7 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 		"large_gpu_min_gib", "fp8_kv_with_fp8_weights", "fp4_tensor_cores", "kernel_graph_us",
 		"gemm_kernel_us", "kernel_eager_us", "graph_max_seqs", "host_overlap",
 		"expert_kernel_empty_us", "expert_kernel_eager_us", "piecewise_layer_us",
-		"spec_draft_overhead_us", "quant_matmul_flops_per_core_clock",
+		"spec_draft_overhead_us", "moe_tile_spans_batch", "quant_matmul_flops_per_core_clock",
 		"matvec_bytes_per_core_clock", "quant_matvec_bytes_per_core_clock", "formats",
 		"mla_formats", "runs_on", "runs_on_source", "by_family", NULL };
 	if (!cJSON_IsObject(e))
@@ -319,7 +319,7 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 			   false)) ||
 	    (rc = str_list(p, e, "match", x->match, ENGINE_MATCH_MAX, &x->match_count, true)))
 		return rc;
-	int fp16acc = 0, fp8kv = 0, overlap = 0, fp4 = 1;
+	int fp16acc = 0, fp8kv = 0, overlap = 0, fp4 = 1, spans = 0;
 	if ((rc = params(p, e, true, &x->p, &fp16acc)) ||
 	    (rc = figure(p, e, "quant_matmul_flops_per_core_clock", false, R_FLOP_CLK,
 			 &x->p.quant_matmul_flops_per_core_clock)) ||
@@ -329,8 +329,10 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 			 &x->p.quant_matvec_bytes_per_core_clock)) ||
 	    (rc = bool_field(p, e, "fp8_kv_with_fp8_weights", &fp8kv)) ||
 	    (rc = bool_field(p, e, "fp4_tensor_cores", &fp4)) ||
-	    (rc = bool_field(p, e, "host_overlap", &overlap)))
+	    (rc = bool_field(p, e, "host_overlap", &overlap)) ||
+	    (rc = bool_field(p, e, "moe_tile_spans_batch", &spans)))
 		return rc;
+	x->p.moe_tile_spans_batch = spans == 1;
 	x->p.fp16_accumulate = fp16acc == 1;
 	x->p.fp8_kv_with_fp8_weights = fp8kv == 1;
 	x->p.fp4_tensor_cores = fp4 == 1;

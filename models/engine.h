@@ -61,6 +61,10 @@ struct engine_params {
 				      many tokens as the layer has experts
 				      (vLLM fused_moe's small-batch config);
 				      0: moe_tile_rows */
+	bool moe_tile_spans_batch; /* the expert tile's width is picked against
+				      the step's whole token count, capped at
+				      moe_tile_rows, not against the tokens an
+				      expert gets (llama.cpp's MMQ on NVIDIA) */
 	double moe_layer_overhead_us; /* extra per MoE layer per step: router,
 				      top-k, gather and expert dispatch kernels */
 	bool fp16_accumulate;      /* uses FP16-accumulate tensor rates where

@@ -610,13 +610,18 @@ static double op_grouped(struct perf_breakdown *br, double compute, double memor
 
 /* Rows the routed experts' grouped GEMMs compute for t tokens on one GPU's
  * share: every touched expert's rows padded to the engine's M tile (the
- * small-batch tile at most as many tokens as experts); t k without a
- * grouped-GEMM model. */
+ * small-batch tile at most as many tokens as experts; the step's own token
+ * count rounded up to 8 when the tile spans the batch and the batch is the
+ * smaller); t k without a grouped-GEMM model. */
 static double expert_rows(const struct perf_model *pm, double t)
 {
 	double tile = pm->engine.moe_tile_rows;
 	if (t <= pm->experts && pm->engine.moe_tile_rows_small > 0)
 		tile = pm->engine.moe_tile_rows_small;
+	if (pm->engine.moe_tile_spans_batch)
+		/* llama.cpp's mul_mat_q_case picks the narrowest multiple of 8
+		 * columns that covers the batch in one tile, up to its widest */
+		tile = fmin(tile, 8.0 * ceil(t / 8.0));
 	return moe_padded_rows(&pm->routing, t, tile);
 }
 
@@ -638,8 +643,9 @@ static double experts_ns(const struct perf_model *pm, double t, struct perf_brea
 		double imb_d = floors_imbalance(&pm->floors, dx, pm->experts / pm->ep);
 		if (br)
 			br->imbalance = fmax(imb_t, imb_d);
-		if (pm->engine.moe_tile_rows > 0)
-			/* grouped GEMMs: padded rows, rounded corner (moe.h) */
+		if (pm->engine.moe_tile_rows > 0 && t > pm->matvec_max_tokens)
+			/* grouped GEMMs: padded rows, rounded corner (moe.h); a step
+			 * of a few tokens runs the matrix-vector kernels instead */
 			return op_grouped(br, pm->ns_per_expert_token / pm->experts_per_token *
 						      expert_rows(pm, t) * imb_t,
 					  m_exp * dx * imb_d);

@@ -312,6 +312,14 @@ CORRECTIONS = [
                "build 8e672ef (2023-11-21), a year older than the chip, and copies disagree "
                "on the build these rows used"],
      "why": "which build the M4-generation rows used is uncertain"},
+    {"match": {"source_prefix": L15396, "hardware": "NVIDIA RTX 4090"}, "count": 2,
+     "set": {"engine": "llama.cpp (llama-bench -t 1 -fa 1 -b 4096 -ub 2048,4096; the "
+                       "n_ubatch 2048 rows)"},
+     "notes": ["copy_note=the command and the n_ubatch column read from a second copy of "
+               "the guide (search-index id 60888481272, 2026-12-02)"],
+     "why": "the guide ran -ub 2048 (its n_ubatch column): the shared file left it out of "
+            "the pp2048 row, and a prefill step of 2048 tokens gives each expert four times "
+            "the tokens of the default 512"},
     {"match": {"source_prefix": L15396, "metric": "decode_tok_s (tg128)"}, "count": 1,
      "notes": ["copy_note=copies disagree: 221.95 in the copy transcribed, 225.22 in "
                "another; the discussion itself was not reachable"],

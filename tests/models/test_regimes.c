@@ -292,6 +292,43 @@ static void test_grouped_gemm_step(void **state)
 	assert_true(worst > 1.3);
 }
 
+/* llama.cpp's MMQ for a mixture of experts runs every touched expert's
+ * tokens in tiles as wide as the batch, up to 128 columns (mmq.cuh
+ * mul_mat_q_case): a 128-expert model at 2048 tokens gives each expert 64,
+ * half a tile, where a 32-expert one fills two tiles and a half.  The gpt-oss
+ * guide (llama.cpp discussion 15396, -ub 2048) measured pp2048 of
+ * gpt-oss-120b at 0.479 of gpt-oss-20b's on an RTX PRO 6000 (5,518.07 /
+ * 11,521.95 tok/s): their active weights alone would give 0.70. */
+static void test_llamacpp_moe_tiles(void **state)
+{
+	const struct catalog *cat = *state;
+	struct perf_model big, small;
+	model(&big, cat, "rtx-pro-6000", "gpt-oss-120b", "mxfp4", "llama.cpp");
+	model(&small, cat, "rtx-pro-6000", "gpt-oss-20b", "mxfp4", "llama.cpp");
+	assert_true(big.engine.moe_tile_rows == 128 && big.engine.moe_tile_spans_batch);
+	double ratio = prefill_tok_s(&big, 2048, 2048) / prefill_tok_s(&small, 2048, 2048);
+	struct perf_model big0 = big, small0 = small;
+	big0.engine.moe_tile_rows = small0.engine.moe_tile_rows = 0;
+	double ratio0 = prefill_tok_s(&big0, 2048, 2048) / prefill_tok_s(&small0, 2048, 2048);
+	if (fabs(ratio / (5518.07 / 11521.95) - 1) > 0.1 || !(ratio0 > 0.6))
+		fail_msg("pp2048 gpt-oss-120b / gpt-oss-20b: %.3f with the tiles, %.3f without; "
+			 "0.479 measured", ratio, ratio0);
+	/* the tile spans the batch: 40 tokens give a 40-column tile, so every
+	 * touched expert costs 40 rows where the full tile would cost 128 */
+	struct perf_batch b40 = perf_prefill_batch(40, 0);
+	struct perf_model wide = small;
+	wide.engine.moe_tile_spans_batch = false;
+	double e40 = expert_term_ns(&small, &b40), w40 = expert_term_ns(&wide, &b40);
+	if (!(e40 < 0.6 * w40))
+		fail_msg("40 tokens: %.0f ns of experts with a batch-wide tile, %.0f with 128", e40,
+			 w40);
+	/* a smaller ubatch thins every expert's share, so its tiles run emptier:
+	 * pp512 at -ub 512 costs more per token than pp2048 at -ub 2048 */
+	double r512 = prefill_tok_s(&small, 512, 512) / prefill_tok_s(&small, 2048, 2048);
+	if (!(r512 < 0.9))
+		fail_msg("gpt-oss-20b pp512 at -ub 512 / pp2048 at -ub 2048: %.3f", r512);
+}
+
 /* Sequences an offline run keeps going at `context` tokens each: the
  * engine's max_num_seqs (vLLM V1 caps the running sequences of all micro-
  * batches together, vLLM issue 27462) or what the KV cache holds. */
@@ -682,6 +719,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_grouped_gemm_deepgemm, setup, teardown),
 		cmocka_unit_test(test_grouped_gemm_padding),
 		cmocka_unit_test_setup_teardown(test_grouped_gemm_step, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_llamacpp_moe_tiles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pp_offline_throughput, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pp_cycle_and_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_power_cap, setup, teardown),
