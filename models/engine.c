@@ -211,6 +211,8 @@ static int params(struct ep *p, const cJSON *e, bool required, struct engine_par
 	    (rc = figure(p, e, "layer_overhead_us", required, R_NONNEG, &out->layer_overhead_us)) ||
 	    (rc = figure(p, e, "compute_scale", required, R_FRACTION, &out->compute_scale)) ||
 	    (rc = figure(p, e, "attention_scale", required, R_FRACTION, &out->attention_scale)) ||
+	    (rc = figure(p, e, "attention_scale_without_fa", false, R_FRACTION,
+			 &out->attention_scale_without_fa)) ||
 	    (rc = figure(p, e, "bw_scale", required, R_FRACTION, &out->bw_scale)) ||
 	    (rc = figure(p, e, "quant_bw_scale", required, R_FRACTION, &out->quant_bw_scale)) ||
 	    (rc = figure(p, e, "moe_scale", required, R_FRACTION, &out->moe_scale)) ||
@@ -246,7 +248,8 @@ static int params(struct ep *p, const cJSON *e, bool required, struct engine_par
 static int parse_override(struct ep *p, const cJSON *o, struct engine_override *ov)
 {
 	static const char *const keys[] = { "family_prefix", "step_overhead_us",
-		"layer_overhead_us", "compute_scale", "attention_scale", "bw_scale",
+		"layer_overhead_us", "compute_scale", "attention_scale",
+		"attention_scale_without_fa", "bw_scale",
 		"quant_bw_scale", "moe_scale", "moe_layer_overhead_us", "moe_tile_rows",
 		"moe_tile_rows_small", "fp16_accumulate",
 		"max_num_seqs", "prefill_chunk_tokens", "reserve_full_prompt",
@@ -266,7 +269,8 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 	if (rc)
 		return rc;
 	ov->p = (struct engine_params){ .step_overhead_us = -1, .layer_overhead_us = -1,
-					.compute_scale = -1, .attention_scale = -1, .bw_scale = -1,
+					.compute_scale = -1, .attention_scale = -1,
+					.attention_scale_without_fa = -1, .bw_scale = -1,
 					.quant_bw_scale = -1, .moe_scale = -1,
 					.moe_layer_overhead_us = -1, .moe_tile_rows = -1,
 					.moe_tile_rows_small = -1, .max_num_seqs = -1,
@@ -284,6 +288,7 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 {
 	static const char *const keys[] = { "id", "name", "aliases", "match", "note",
 		"step_overhead_us", "layer_overhead_us", "compute_scale", "attention_scale",
+		"attention_scale_without_fa",
 		"bw_scale", "quant_bw_scale", "moe_scale", "moe_layer_overhead_us",
 		"moe_tile_rows", "moe_tile_rows_small",
 		"fp16_accumulate", "max_num_seqs",
@@ -552,6 +557,8 @@ void engine_resolve(const struct engine_profile *e, const char *family_id,
 		out->compute_scale = best->p.compute_scale;
 	if (best->p.attention_scale >= 0)
 		out->attention_scale = best->p.attention_scale;
+	if (best->p.attention_scale_without_fa >= 0)
+		out->attention_scale_without_fa = best->p.attention_scale_without_fa;
 	if (best->p.bw_scale >= 0)
 		out->bw_scale = best->p.bw_scale;
 	if (best->p.quant_bw_scale >= 0)

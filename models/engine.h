@@ -45,6 +45,10 @@ struct engine_params {
 	double compute_scale;      /* its GEMM kernels' share of the family's
 				      achievable FLOP rate, (0, 1] */
 	double attention_scale;    /* its attention kernels' share, (0, 1] */
+	double attention_scale_without_fa; /* > 0: the share of its attention
+				      when flash attention is off (the KQ
+				      matrix written out and soft-maxed in
+				      memory; llama.cpp -fa 0); 0: none */
 	double bw_scale;           /* its GEMV / weight-streaming kernels' share
 				      of the family's achievable bandwidth */
 	double quant_bw_scale;     /* the same for weight-only quantized formats

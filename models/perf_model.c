@@ -396,6 +396,8 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 		rate_mm = pm->core_clock_hz * e->quant_matmul_flops_per_core_clock * kclk;
 	}
 	double rate_head = r16 * pm->eff_compute * e->compute_scale * kclk;
+	if (o->no_flash_attention && e->attention_scale_without_fa > 0)
+		e->attention_scale = e->attention_scale_without_fa;
 	double rate_attn = r16 * pm->eff_compute * e->attention_scale * kclk;
 	double bw = pm->mem_bw_bytes * pm->eff_bw * e->bw_scale;
 	/* weight-only formats the kernels dequantize on the fly stream their

@@ -92,6 +92,9 @@ struct perf_opts {
 	const struct spec_opts *spec; /* speculative decoding; NULL: off */
 	double power_limit_w;        /* board power limit per GPU (models/power.h):
 					0 = the catalogue entry's, if any */
+	bool no_flash_attention;     /* the engine's attention without flash
+					attention (llama.cpp -fa 0), where its
+					profile has attention_scale_without_fa */
 	bool allow_unknown_compute;  /* hardware without any compute figure:
 					model bandwidth only (compute terms 0,
 					compute_unknown set) instead of failing */

@@ -28,7 +28,7 @@ static const char *const field_names[CF_COUNT] = {
 	"eff_compute", "eff_bw", "step_overhead_us", "step_overhead_us", "layer_overhead_us",
 	"compute_scale", "attention_scale", "quant_bw_scale", "moe_scale", "moe_layer_overhead_us",
 	"quant_matmul_flops_per_core_clock", "matvec_bytes_per_core_clock",
-	"quant_matvec_bytes_per_core_clock",
+	"quant_matvec_bytes_per_core_clock", "attention_scale_without_fa",
 };
 
 const char *calib_field_name(enum calib_field f)
@@ -50,7 +50,8 @@ void calib_opts_init(struct calib_opts *o)
 static bool is_fraction(enum calib_field f)
 {
 	return f == CF_EFF_COMPUTE || f == CF_EFF_BW || f == CF_COMPUTE_SCALE ||
-	       f == CF_ATTENTION_SCALE || f == CF_QUANT_BW_SCALE || f == CF_MOE_SCALE;
+	       f == CF_ATTENTION_SCALE || f == CF_QUANT_BW_SCALE || f == CF_MOE_SCALE ||
+	       f == CF_ATTENTION_SCALE_NO_FA;
 }
 
 /* Fractions shipped at 1 start just inside the logistic's range. */
@@ -91,6 +92,7 @@ static double *param_field(struct engine_params *p, enum calib_field f)
 	case CF_LAYER_US: return &p->layer_overhead_us;
 	case CF_COMPUTE_SCALE: return &p->compute_scale;
 	case CF_ATTENTION_SCALE: return &p->attention_scale;
+	case CF_ATTENTION_SCALE_NO_FA: return &p->attention_scale_without_fa;
 	case CF_QUANT_BW_SCALE: return &p->quant_bw_scale;
 	case CF_MOE_SCALE: return &p->moe_scale;
 	case CF_MOE_LAYER_US: return &p->moe_layer_overhead_us;
@@ -301,7 +303,7 @@ static void candidates(struct calib_fit *fit, struct catalog *cat, struct engine
 	static const enum calib_field eng_fields[] = { CF_STEP_US, CF_LAYER_US, CF_COMPUTE_SCALE,
 		CF_ATTENTION_SCALE, CF_QUANT_BW_SCALE, CF_MOE_SCALE, CF_MOE_LAYER_US,
 		CF_QUANT_MATMUL_FLOP_CLK, CF_MATVEC_BYTES_CLK,
-		CF_QUANT_MATVEC_BYTES_CLK };
+		CF_QUANT_MATVEC_BYTES_CLK, CF_ATTENTION_SCALE_NO_FA };
 	for (size_t i = 0; i < n; i++) {
 		const struct validate_row *r = &rep->rows[rows[i]];
 		for (size_t k = 0; k < sizeof(fam_fields) / sizeof(fam_fields[0]); k++)
@@ -873,7 +875,8 @@ static size_t stand_in_overrides(struct engine_table *et, const char *fid,
 		saved[n_saved].copy = *o;
 		n_saved++;
 		double *f[] = { &o->p.step_overhead_us, &o->p.layer_overhead_us,
-				&o->p.compute_scale, &o->p.attention_scale, &o->p.quant_bw_scale,
+				&o->p.compute_scale, &o->p.attention_scale,
+				&o->p.attention_scale_without_fa, &o->p.quant_bw_scale,
 				&o->p.moe_scale, &o->p.moe_layer_overhead_us };
 		for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++)
 			*f[k] = -1; /* not overridden */

@@ -98,6 +98,21 @@ static int64_t ubatch_of(const char *text)
 	return 0;
 }
 
+/* Flash attention named off in an engine description or the notes: "-fa 0",
+ * "-fa off", "--flash-attn off" or "FA off".  An "on" form or nothing leaves
+ * the engine's default (on). */
+static bool fa_off(const char *text)
+{
+	static const char *const offs[] = { "-fa 0", "-fa off", "--flash-attn 0",
+					    "--flash-attn off", "FA off" };
+	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+		const char *p = strstr(text, offs[i]);
+		if (p && !isdigit((unsigned char)p[strlen(offs[i])]))
+			return true;
+	}
+	return false;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -548,6 +563,7 @@ static int predict_row(struct validate_report *rep, size_t r, const struct cols 
 				       "(expected watts, a positive number)", plim);
 		note(row, "board power limit %s W", plim);
 	}
+	po.no_flash_attention = fa_off(etext) || fa_off(notes);
 	struct perf_model pm;
 	struct diag pd;
 	diag_init(&pd);

@@ -312,6 +312,15 @@ CORRECTIONS = [
                "build 8e672ef (2023-11-21), a year older than the chip, and copies disagree "
                "on the build these rows used"],
      "why": "which build the M4-generation rows used is uncertain"},
+    {"match": {"source_prefix": L4167}, "count": 36,
+     "notes": ["run_conditions=-fa 0 (build 8e672ef of 2023-11-21: llama.cpp had no flash "
+               "attention before pull 5021 of 2024-04-30)"],
+     "why": "flash attention off: the build predates it"},
+    {"match": {"source_prefix": XDAI}, "count": 10,
+     "notes": ["run_conditions=-fa 0 (llama-bench's default until flash attention became "
+               "automatic in 2025; the tables name no -fa flag)"],
+     "why": "flash attention off: the December 2023 and May 2024 builds ran without it "
+            "unless asked"},
     {"match": {"source_prefix": L15396, "hardware": "NVIDIA RTX 4090"}, "count": 2,
      "set": {"engine": "llama.cpp (llama-bench -t 1 -fa 1 -b 4096 -ub 2048,4096; the "
                        "n_ubatch 2048 rows)"},

@@ -329,6 +329,62 @@ static void test_llamacpp_moe_tiles(void **state)
 		fail_msg("gpt-oss-20b pp512 at -ub 512 / pp2048 at -ub 2048: %.3f", r512);
 }
 
+/* llama.cpp's flash-attention kernels at long context: the gpt-oss guide
+ * (discussion 15396, -fa 1 -ub 2048) measured pp8192, pp16384 and pp32768 on
+ * an RTX PRO 6000 at 0.926, 0.848 and 0.718 of pp2048 for gpt-oss-20b and
+ * 0.963, 0.908 and 0.816 for gpt-oss-120b.  Without flash attention (-fa 0,
+ * every build before it) the KQ matrix goes through memory and pp32768
+ * falls below half of pp2048. */
+static void test_llamacpp_flash_attention(void **state)
+{
+	const struct catalog *cat = *state;
+	static const struct {
+		const char *model;
+		double r[3];
+	} cases[] = {
+		{ "gpt-oss-20b", { 0.926, 0.848, 0.718 } },
+		{ "gpt-oss-120b", { 0.963, 0.908, 0.816 } },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct perf_model pm;
+		model(&pm, cat, "rtx-pro-6000", cases[k].model, "mxfp4", "llama.cpp");
+		double base = prefill_tok_s(&pm, 2048, 2048);
+		for (int i = 0; i < 3; i++) {
+			int64_t n = (int64_t)8192 << i;
+			double r = prefill_tok_s(&pm, n, 2048) / base;
+			if (fabs(r / cases[k].r[i] - 1) > 0.08)
+				fail_msg("%s pp%lld / pp2048: %.3f, %.3f measured", cases[k].model,
+					 (long long)n, r, cases[k].r[i]);
+		}
+	}
+	struct perf_opts o;
+	perf_opts_init(&o);
+	o.hardware = "rtx-pro-6000";
+	o.model = "gpt-oss-20b";
+	o.weight_format = "mxfp4";
+	o.engine = "llama.cpp";
+	o.no_flash_attention = true;
+	struct perf_model nofa;
+	struct diag d;
+	diag_init(&d);
+	if (perf_model_init_opts(&nofa, cat, &o, &d))
+		fail_msg("%s", d.msg);
+	assert_true(nofa.engine.attention_scale < 0.5 * nofa.engine.attention_scale_without_fa +
+							  nofa.engine.attention_scale);
+	double r = prefill_tok_s(&nofa, 32768, 2048) / prefill_tok_s(&nofa, 2048, 2048);
+	if (!(r < 0.5))
+		fail_msg("gpt-oss-20b pp32768 / pp2048 without flash attention: %.3f", r);
+	/* an engine without a separate figure ignores the switch */
+	o.engine = "vllm";
+	struct perf_model v1, v0;
+	if (perf_model_init_opts(&v1, cat, &o, &d))
+		fail_msg("%s", d.msg);
+	o.no_flash_attention = false;
+	if (perf_model_init_opts(&v0, cat, &o, &d))
+		fail_msg("%s", d.msg);
+	assert_true(v1.engine.attention_scale == v0.engine.attention_scale);
+}
+
 /* Sequences an offline run keeps going at `context` tokens each: the
  * engine's max_num_seqs (vLLM V1 caps the running sequences of all micro-
  * batches together, vLLM issue 27462) or what the KV cache holds. */
@@ -720,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_grouped_gemm_padding),
 		cmocka_unit_test_setup_teardown(test_grouped_gemm_step, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_llamacpp_moe_tiles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_llamacpp_flash_attention, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pp_offline_throughput, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pp_cycle_and_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_power_cap, setup, teardown),
