@@ -98,6 +98,9 @@ struct test {
 	const char *gpu_info, *model_type, *model_filename, *backends, *build;
 	const char *model_id;      /* serving: the served model */
 	double n_prompt, n_gen, n_depth, avg_ts, ngl, n_ubatch;
+	bool fa_on;                /* llama-bench flash_attn on (or auto); off
+				      when false, 0 or absent: builds before
+				      flash attention do not print it */
 	/* serving */
 	double concurrency;        /* NAN: none */
 	bool open_loop;
@@ -311,9 +314,10 @@ static int llama_test(struct benchres *b, const struct catalog *cat, const char 
 		return rc;
 	char engine[512], notes[1024], source[600];
 	snprintf(engine, sizeof(engine), "%s", g->engine ? g->engine : "llama.cpp");
-	int n = snprintf(notes, sizeof(notes), "engine_as_published=llama.cpp %s (%s)%s%.0f",
+	int n = snprintf(notes, sizeof(notes), "engine_as_published=llama.cpp %s (%s)%s%.0f -fa %d",
 			 t->build ? t->build : "?", t->backends ? t->backends : "?",
-			 isfinite(t->n_ubatch) ? " -ub " : "", isfinite(t->n_ubatch) ? t->n_ubatch : 0);
+			 isfinite(t->n_ubatch) ? " -ub " : "", isfinite(t->n_ubatch) ? t->n_ubatch : 0,
+			 t->fa_on ? 1 : 0);
 	if (ids.n_gpus > 1 && n > 0 && (size_t)n < sizeof(notes))
 		n += snprintf(notes + n, sizeof(notes) - (size_t)n, " | parallel=layer-split");
 	if (isfinite(t->ngl) && t->ngl >= 0 && t->ngl < (double)ids.model->layers && n > 0 &&
@@ -384,6 +388,14 @@ static int serve_run(struct benchres *b, const struct catalog *cat, const char *
 
 /* ---- JSON readers ---- */
 
+/* llama-bench's flash_attn: a boolean in JSON, 0/1 in CSV; -1 or "auto"
+ * (automatic, on where the backend has the kernels) in recent builds. */
+static bool fa_text_on(const char *s)
+{
+	return s && *s && strcmp(s, "0") != 0 && strcmp(s, "false") != 0 && strcmp(s, "off") != 0;
+}
+
+
 static const char *jstrv(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -423,6 +435,9 @@ static void llama_from_json(struct test *t, const cJSON *o)
 	t->avg_ts = jnumv(o, "avg_ts");
 	t->ngl = jnumv(o, "n_gpu_layers");
 	t->n_ubatch = jnumv(o, "n_ubatch");
+	const cJSON *fa = cJSON_GetObjectItemCaseSensitive(o, "flash_attn");
+	t->fa_on = cJSON_IsTrue(fa) || (cJSON_IsNumber(fa) && fa->valuedouble != 0) ||
+		   (cJSON_IsString(fa) && fa_text_on(fa->valuestring));
 }
 
 static double mean_of_array(const cJSON *a, size_t *n)
@@ -643,6 +658,7 @@ static int read_llama_csv(struct benchres *b, const struct catalog *cat, const c
 		x.avg_ts = cnum(&t, r, "avg_ts");
 		x.ngl = cnum(&t, r, "n_gpu_layers");
 		x.n_ubatch = cnum(&t, r, "n_ubatch");
+		x.fa_on = fa_text_on(cstr(&t, r, "flash_attn"));
 		struct diag ld;
 		diag_init(&ld);
 		rc = llama_test(b, cat, path, r, &x, g, &in->rows, &ld);

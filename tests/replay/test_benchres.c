@@ -81,11 +81,50 @@ static void test_llama_bench_csv(void **state)
 	assert_string_equal(cell(&t, 1, "input_tokens"), "4096"); /* the depth */
 	assert_string_equal(cell(&t, 1, "output_tokens"), "128");
 	assert_non_null(strstr(cell(&t, 0, "notes"), "-ub 512"));
+	/* no flash_attn column: a build before flash attention */
+	assert_non_null(strstr(cell(&t, 0, "notes"), "-fa 0"));
 	/* the -pg test is kept out with the reason */
 	assert_int_equal(b.n_skipped_total, 1);
 	assert_non_null(strstr(b.skipped[0], "lb.csv: result 3: a prompt-and-generation test"));
 	csvread_release(&t);
 	benchres_release(&b);
+}
+
+/* llama-bench's flash_attn reaches the rows as -fa 1 or -fa 0, which
+ * validate reads (true, 1 and "auto" on; false, 0 and absent off). */
+static void test_llama_bench_flash_attn(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *fa;
+		const char *want;
+	} cases[] = {
+		{ ", \"flash_attn\": true", "-fa 1" },  { ", \"flash_attn\": 1", "-fa 1" },
+		{ ", \"flash_attn\": \"auto\"", "-fa 1" }, { ", \"flash_attn\": false", "-fa 0" },
+		{ ", \"flash_attn\": 0", "-fa 0" },     { "", "-fa 0" },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char text[1024];
+		snprintf(text, sizeof(text),
+			 "[{\"build_commit\": \"a094f38\", \"gpu_info\": \"NVIDIA GeForce RTX "
+			 "4090\", \"backends\": \"CUDA\", \"model_filename\": "
+			 "\"m/Qwen2.5-7B-Instruct-Q4_K_M.gguf\", \"model_type\": \"qwen2 7B Q4_K - "
+			 "Medium\", \"n_ubatch\": 2048, "
+			 "\"n_prompt\": 2048, \"n_gen\": 0, \"avg_ts\": 9000%s}]",
+			 cases[k].fa);
+		struct benchres b;
+		struct csvread t;
+		struct diag d;
+		struct benchres_given g = { 0 };
+		if (read_rows("lb.json", text, &g, &b, &t, &d))
+			fail_msg("%s", d.msg);
+		assert_int_equal(b.n_rows, 1);
+		if (!strstr(cell(&t, 0, "notes"), cases[k].want))
+			fail_msg("flash_attn '%s': notes '%s', want '%s'", cases[k].fa,
+				 cell(&t, 0, "notes"), cases[k].want);
+		csvread_release(&t);
+		benchres_release(&b);
+	}
 }
 
 static void test_sglang_jsonl(void **state)
@@ -216,6 +255,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_llama_bench_csv),
+		cmocka_unit_test(test_llama_bench_flash_attn),
 		cmocka_unit_test(test_sglang_jsonl),
 		cmocka_unit_test(test_vllm_lengths),
 		cmocka_unit_test(test_errors),
