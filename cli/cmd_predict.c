@@ -32,7 +32,7 @@ static const char PREDICT_HELP[] =
 	"                     [--engine E] [--tp N] [--pp N] [--batch B] [--context C]\n"
 	"                     [--chunk N] [--gpu-expert-fraction F] [--host-bw GBS]\n"
 	"                     [--host-tflops T] [--memory SIZE] [--profile CSV]\n"
-	"                     [--ep N] [--power-limit W] [--catalog DIR] [--engines FILE] [--calibration FILE] [--json FILE]\n"
+	"                     [--ep N] [--power-limit W] [--no-flash-attention] [--catalog DIR] [--engines FILE] [--calibration FILE] [--json FILE]\n"
 	"                     [--explain]\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -70,6 +70,10 @@ static const char PREDICT_HELP[] =
 	"        clock, and with it every compute rate and the GPU's fixed costs, drops\n"
 	"        to what the limit allows; memory bandwidth does not.  Default: the\n"
 	"        catalogue entry's power_limit_w, else none.\n"
+	"    --no-flash-attention\n"
+	"        Attention without flash attention (llama.cpp -fa 0, and its builds\n"
+	"        before 2024-04-30): the engine's attention_scale_without_fa where its\n"
+	"        profile has one; other engines are unchanged.\n"
 	"    --batch B\n"
 	"        Sequences decoding together.  With --pp N above 1 the same sequences\n"
 	"        are also shown as micro-batches in flight across the stages.  Default 1.\n"
@@ -135,7 +139,7 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 {
 	enum { O_HW = 1000, O_MODEL, O_FORMAT, O_KV, O_ENGINE, O_TP, O_PP, O_BATCH, O_CONTEXT,
 	       O_CHUNK, O_FRAC, O_HOSTBW, O_HOSTTF, O_MEMORY, O_PROFILE, O_CATALOG, O_ENGINES, O_CALIBRATION,
-	       O_JSON, O_HELP, O_EP, O_EXPLAIN, O_POWER };
+	       O_JSON, O_HELP, O_EP, O_EXPLAIN, O_POWER, O_NOFA };
 	static const struct option opts[] = {
 		{"hardware", required_argument, NULL, O_HW},
 		{"model", required_argument, NULL, O_MODEL},
@@ -159,6 +163,7 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 		{"ep", required_argument, NULL, O_EP},
 		{"explain", no_argument, NULL, O_EXPLAIN},
 		{"power-limit", required_argument, NULL, O_POWER},
+		{"no-flash-attention", no_argument, NULL, O_NOFA},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -191,6 +196,9 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 			a->po.ep = (int)v;
 			break;
 		case O_EXPLAIN: a->explain = true; break;
+		case O_NOFA:
+			a->po.no_flash_attention = true;
+			break;
 		case O_POWER:
 			if (!args_number(optarg, 1, 1e5, false, &a->po.power_limit_w))
 				return args_bad("predict", "--power-limit", optarg,

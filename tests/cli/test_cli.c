@@ -263,6 +263,25 @@ static void test_predict_power_and_pipeline(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "decode pipelined, 8 micro-batches of 128 in flight over 8 stages"));
 	cli_out_free(&r);
+	/* --no-flash-attention: llama.cpp's attention without it, slower at
+	 * 32K tokens; vLLM has no such figure and does not move */
+	double pre[2][2];
+	for (int e = 0; e < 2; e++)
+		for (int k = 0; k < 2; k++) {
+			char args[256];
+			snprintf(args, sizeof(args), "predict --hardware rtx-pro-6000 --model gpt-oss-20b "
+				 "--format mxfp4 --engine %s --context 32768 --chunk 2048%s --json -",
+				 e ? "vllm" : "llama.cpp", k ? " --no-flash-attention" : "");
+			r = cli_run(args);
+			assert_int_equal(r.status, 0);
+			cJSON *j = cJSON_Parse(r.out);
+			assert_non_null(j);
+			pre[e][k] = cJSON_GetObjectItem(j, "prefill_tok_s")->valuedouble;
+			cJSON_Delete(j);
+			cli_out_free(&r);
+		}
+	assert_true(pre[0][1] < 0.7 * pre[0][0]);
+	assert_true(pre[1][1] == pre[1][0]);
 }
 
 /* "Time a step was running" near 100% is not a full GPU: a random workload
