@@ -152,6 +152,9 @@ static const struct key KEYS[] = {
 	 "fraction of GPU memory the engine may use"},
 	{"engine.enable_chunked_prefill", K_BOOL, OFF(engine.enable_chunked_prefill), 0, 0, "true or false"},
 	{"engine.enable_prefix_caching", K_BOOL, OFF(engine.enable_prefix_caching), 0, 0, "true or false"},
+	{"engine.flash_attention", K_BOOL, OFF(flash_attention), 0, 0,
+	 "true or false (true): false charges the engine's attention without flash attention "
+	 "(llama.cpp -fa off; other engines unchanged)"},
 	{"engine.kv_cache_tokens", K_INT64_OPT, OFF(engine.kv_cache_tokens), 1, 1e15,
 	 "KV capacity in tokens, overriding the memory model (null = computed)"},
 	{"engine.max_model_len", K_INT64_OPT, OFF(engine.max_model_len), 1, 1e9,
@@ -244,6 +247,7 @@ static const struct pool_key POOL_KEYS[] = {
 	{"engine.gpu_memory_utilization", POFF(engine.gpu_memory_utilization)},
 	{"engine.enable_chunked_prefill", POFF(engine.enable_chunked_prefill)},
 	{"engine.enable_prefix_caching", POFF(engine.enable_prefix_caching)},
+	{"engine.flash_attention", POFF(flash_attention)},
 	{"engine.kv_cache_tokens", POFF(engine.kv_cache_tokens)},
 	{"engine.max_model_len", POFF(engine.max_model_len)},
 };
@@ -906,6 +910,7 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	memset(sc, 0, sizeof(*sc));
 	sc->offload_gpu_expert_fraction = 1.0;
 	sc->reserve_full_prompt = -1;
+	sc->flash_attention = true;
 	sc->context_policy = CONTEXT_COMPACT;
 	sc->kv_tiers.shared_by = 1;
 	router_config_default(&sc->router);
@@ -1100,6 +1105,7 @@ int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct
 	po.host = (struct offload_host){ sc->host_memory_gb, sc->host_mem_bw_gbs, sc->host_tflops,
 					 sc->host_link_gbs };
 	po.power_limit_w = sc->power_limit_w;
+	po.no_flash_attention = !sc->flash_attention;
 	int rc = perf_model_init_opts(pm, cat, &po, d);
 	if (rc == 0 && sc->profile[0]) {
 		rc = perf_profile_load(prof, sc->profile, pm, d);

@@ -64,6 +64,7 @@ struct scenario_pool {
 	int32_t replicas;
 	struct engine_config engine;
 	int32_t reserve_full_prompt;
+	bool flash_attention;
 	uint64_t set;                     /* bit k: the k-th pool key was given */
 };
 
@@ -191,6 +192,10 @@ struct scenario {
 	struct engine_config engine;  /* kv_cache_tokens, max_model_len,
 					 max_num_seqs: 0 = derive */
 	int32_t reserve_full_prompt;  /* -1 = the engine profile's default */
+	bool flash_attention;         /* engine.flash_attention (true): false runs
+					 the engine's attention without flash
+					 attention where its profile has a figure
+					 for that (llama.cpp -fa off) */
 	enum context_policy context_policy; /* replay.context_policy */
 	double slo_ttft_ms;           /* 0 = no objective */
 	double slo_tpot_ms;

@@ -11,6 +11,7 @@
 #include "base/outkind.h"
 #include "models/catalog.h"
 #include "models/perf_model.h"
+#include "models/profile.h"
 #include "models/spec.h"
 
 #include <stdio.h>
@@ -98,7 +99,7 @@ static void test_errors(void **state)
 		{NULL, "engine.max_num_seq=4",
 		 "--set engine.max_num_seq=4: engine.max_num_seq: unknown key (expected one of: max_num_seqs, reserve_full_prompt, "
 		 "max_num_batched_tokens, block_size, gpu_memory_utilization, enable_chunked_prefill, "
-		 "enable_prefix_caching, kv_cache_tokens, max_model_len)"},
+		 "enable_prefix_caching, flash_attention, kv_cache_tokens, max_model_len)"},
 		{NULL, "engine.block_size=sixteen",
 		 "--set engine.block_size=sixteen: engine.block_size: expected an integer in [1, 4096]"},
 		{NULL, "engine.enable_prefix_caching=1",
@@ -109,7 +110,7 @@ static void test_errors(void **state)
 		{"{\"engine\": {\"gpu_memory_utilisation\": 0.8}}", NULL,
 		 "%s: engine.gpu_memory_utilisation: unknown key (expected one of: max_num_seqs, "
 		 "reserve_full_prompt, max_num_batched_tokens, block_size, gpu_memory_utilization, enable_chunked_prefill, "
-		 "enable_prefix_caching, kv_cache_tokens, max_model_len)"},
+		 "enable_prefix_caching, flash_attention, kv_cache_tokens, max_model_len)"},
 		{"{\"model\": 7}", NULL, "%s: model: expected a string"},
 		{"{\n  \"model\": \"x\",\n  \"engine\": {,}\n}", NULL,
 		 "%s:3:15: malformed JSON at '}' (expected a scenario object)"},
@@ -173,6 +174,41 @@ static void test_chunk_follows_the_engine(void **state)
 			fail_msg("case %zu: %s", i, d.msg);
 		assert_int_equal(sc->engine.max_num_batched_tokens, CASES[i].want);
 	}
+	catalog_free(cat);
+	free(sc);
+}
+
+/* engine.flash_attention: on by default; false reaches the perf model, which
+ * then charges llama.cpp's attention without it (slower at long context). */
+static void test_flash_attention_key(void **state)
+{
+	(void)state;
+	struct scenario *sc = malloc(sizeof(*sc));
+	assert_non_null(sc);
+	struct diag d;
+	diag_init(&d);
+	struct catalog *cat = NULL;
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	double scale[2];
+	for (int off = 0; off < 2; off++) {
+		const char *sets[5] = { "hardware=rtx-pro-6000", "model=gpt-oss-20b",
+					"weight_format=mxfp4", "engine_profile=llama.cpp",
+					"engine.flash_attention=false" };
+		if (scenario_load(sc, NULL, sets, off ? 5 : 4, &d) != 0 ||
+		    scenario_resolve(sc, cat, NULL, &d) != 0)
+			fail_msg("%s", d.msg);
+		assert_true(sc->flash_attention == !off);
+		struct perf_model pm;
+		struct perf_profile *prof = NULL;
+		struct engine_config cfg;
+		if (scenario_engine(sc, cat, &pm, &prof, &cfg, &d) != 0)
+			fail_msg("%s", d.msg);
+		scale[off] = pm.engine.attention_scale;
+		perf_profile_free(prof);
+	}
+	assert_true(scale[1] < scale[0]);
+	const char *bad[1] = { "engine.flash_attention=maybe" };
+	assert_int_equal(scenario_load(sc, NULL, bad, 1, &d), DIAG_EINPUT);
 	catalog_free(cat);
 	free(sc);
 }
@@ -246,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_sets),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_chunk_follows_the_engine),
+		cmocka_unit_test(test_flash_attention_key),
 		cmocka_unit_test(test_speculative_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
