@@ -627,6 +627,21 @@ static double expert_rows(const struct perf_model *pm, double t)
 	return moe_padded_rows(&pm->routing, t, tile);
 }
 
+/* The weight-byte times of a step of t tokens (M_lin, M_exp, M_head): the
+ * matrix-vector kernels' for a step of at most matvec_max_tokens, which they
+ * run (engine.h, per core clock), the batched kernels' otherwise. */
+struct weight_times {
+	double lin, exp, head;
+};
+
+static struct weight_times weight_times_of(const struct perf_model *pm, double t)
+{
+	if (t <= pm->matvec_max_tokens)
+		return (struct weight_times){ pm->ns_weights_mv, pm->ns_per_expert_mv,
+					      pm->ns_lm_head_mv };
+	return (struct weight_times){ pm->ns_weights, pm->ns_per_expert, pm->ns_lm_head };
+}
+
 /* The routed experts of every MoE layer, with offload when some are not on
  * the GPUs. */
 static double experts_ns(const struct perf_model *pm, double t, struct perf_breakdown *br)
@@ -634,7 +649,7 @@ static double experts_ns(const struct perf_model *pm, double t, struct perf_brea
 	if (pm->experts <= 0)
 		return 0;
 	double dx = moe_distinct_experts(&pm->routing, t);
-	double m_exp = t <= pm->matvec_max_tokens ? pm->ns_per_expert_mv : pm->ns_per_expert;
+	double m_exp = weight_times_of(pm, t).exp;
 	if (br)
 		br->experts_touched = dx;
 	double f = pm->gpu_expert_fraction;
@@ -697,14 +712,14 @@ static double analytic_terms(const struct perf_model *pm, const struct shape *x,
 	/* the roofline, summed in the order the model always used so that a
 	 * step no floor binds keeps its exact value */
 	double sum = pm->overhead_ns, ops = 0, v;
-	bool mv = x->t <= pm->matvec_max_tokens; /* the matrix-vector kernels */
-	v = op(br, pm->ns_per_token * x->t, mv ? pm->ns_weights_mv : pm->ns_weights);
+	struct weight_times w = weight_times_of(pm, x->t);
+	v = op(br, pm->ns_per_token * x->t, w.lin);
 	sum += v;
 	ops += v;
 	v = experts_ns(pm, x->t, br);
 	sum += v;
 	ops += v;
-	v = op(br, pm->ns_per_seq * x->s, mv ? pm->ns_lm_head_mv : pm->ns_lm_head);
+	v = op(br, pm->ns_per_seq * x->s, w.head);
 	sum += v;
 	ops += v;
 	v = op(br, pm->ns_per_pair * x->p, pm->ns_per_kv_token * x->k);
@@ -819,12 +834,8 @@ void perf_step_breakdown(const struct perf_model *pm, const struct perf_batch *b
 	out->bytes = out->weight_bytes + out->kv_bytes;
 
 	double imb_d = out->imbalance;
-	bool mv = x.t <= pm->matvec_max_tokens;
-	out->weights_ns = ((mv ? pm->ns_weights_mv : pm->ns_weights) +
-			   (mv ? pm->ns_lm_head_mv : pm->ns_lm_head) +
-			   (mv ? pm->ns_per_expert_mv : pm->ns_per_expert) * dx *
-				   (pm->experts > 0 ? imb_d : 0)) *
-			  1.0;
+	struct weight_times w = weight_times_of(pm, x.t);
+	out->weights_ns = w.lin + w.head + w.exp * dx * (pm->experts > 0 ? imb_d : 0);
 	out->kv_ns = pm->ns_per_kv_token * x.k +
 		     (pm->window > 0 ? pm->ns_per_sw_kv_token * fmin(x.k, x.s * pm->window) : 0) +
 		     pm->ns_per_state_seq * x.s;

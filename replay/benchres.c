@@ -395,7 +395,6 @@ static bool fa_text_on(const char *s)
 	return s && *s && strcmp(s, "0") != 0 && strcmp(s, "false") != 0 && strcmp(s, "off") != 0;
 }
 
-
 static const char *jstrv(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);

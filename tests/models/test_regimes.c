@@ -88,6 +88,15 @@ static int teardown(void **state)
 	return 0;
 }
 
+static void model_opts(struct perf_model *pm, const struct catalog *cat,
+		       const struct perf_opts *o)
+{
+	struct diag d;
+	diag_init(&d);
+	if (perf_model_init_opts(pm, cat, o, &d))
+		fail_msg("%s", d.msg);
+}
+
 static void model(struct perf_model *pm, const struct catalog *cat, const char *hw,
 		  const char *m, const char *wf, const char *engine)
 {
@@ -97,10 +106,7 @@ static void model(struct perf_model *pm, const struct catalog *cat, const char *
 	o.model = m;
 	o.weight_format = wf;
 	o.engine = engine;
-	struct diag d;
-	diag_init(&d);
-	if (perf_model_init_opts(pm, cat, &o, &d))
-		fail_msg("%s", d.msg);
+	model_opts(pm, cat, &o);
 }
 
 static double prefill_tok_s(const struct perf_model *pm, int64_t tokens, int64_t chunk)
@@ -142,10 +148,7 @@ static void model_tp(struct perf_model *pm, const struct catalog *cat, const cha
 	o.weight_format = wf;
 	o.engine = engine;
 	o.tp = tp;
-	struct diag d;
-	diag_init(&d);
-	if (perf_model_init_opts(pm, cat, &o, &d))
-		fail_msg("%s", d.msg);
+	model_opts(pm, cat, &o);
 }
 
 static void model_pp(struct perf_model *pm, const struct catalog *cat, const char *hw,
@@ -157,10 +160,7 @@ static void model_pp(struct perf_model *pm, const struct catalog *cat, const cha
 	o.model = m;
 	o.engine = engine;
 	o.pp = pp;
-	struct diag d;
-	diag_init(&d);
-	if (perf_model_init_opts(pm, cat, &o, &d))
-		fail_msg("%s", d.msg);
+	model_opts(pm, cat, &o);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -363,25 +363,22 @@ static void test_llamacpp_flash_attention(void **state)
 	o.model = "gpt-oss-20b";
 	o.weight_format = "mxfp4";
 	o.engine = "llama.cpp";
+	struct perf_model fa, nofa;
+	model_opts(&fa, cat, &o);
 	o.no_flash_attention = true;
-	struct perf_model nofa;
-	struct diag d;
-	diag_init(&d);
-	if (perf_model_init_opts(&nofa, cat, &o, &d))
-		fail_msg("%s", d.msg);
-	assert_true(nofa.engine.attention_scale < 0.5 * nofa.engine.attention_scale_without_fa +
-							  nofa.engine.attention_scale);
+	model_opts(&nofa, cat, &o);
+	/* the switch takes the figure without flash attention, a lower one */
+	assert_true(nofa.engine.attention_scale == fa.engine.attention_scale_without_fa);
+	assert_true(nofa.engine.attention_scale < fa.engine.attention_scale);
 	double r = prefill_tok_s(&nofa, 32768, 2048) / prefill_tok_s(&nofa, 2048, 2048);
 	if (!(r < 0.5))
 		fail_msg("gpt-oss-20b pp32768 / pp2048 without flash attention: %.3f", r);
 	/* an engine without a separate figure ignores the switch */
 	o.engine = "vllm";
 	struct perf_model v1, v0;
-	if (perf_model_init_opts(&v1, cat, &o, &d))
-		fail_msg("%s", d.msg);
+	model_opts(&v1, cat, &o);
 	o.no_flash_attention = false;
-	if (perf_model_init_opts(&v0, cat, &o, &d))
-		fail_msg("%s", d.msg);
+	model_opts(&v0, cat, &o);
 	assert_true(v1.engine.attention_scale == v0.engine.attention_scale);
 }
 
@@ -509,10 +506,7 @@ static void model_cap(struct perf_model *pm, const struct catalog *cat, double w
 	o.weight_format = "gguf-q4-0";
 	o.engine = "llama.cpp";
 	o.power_limit_w = watts;
-	struct diag d;
-	diag_init(&d);
-	if (perf_model_init_opts(pm, cat, &o, &d))
-		fail_msg("%s", d.msg);
+	model_opts(pm, cat, &o);
 }
 
 static void model_ep(struct perf_model *pm, const struct catalog *cat, const char *hw,
@@ -525,10 +519,7 @@ static void model_ep(struct perf_model *pm, const struct catalog *cat, const cha
 	o.weight_format = wf;
 	o.tp = n;
 	o.ep = n;
-	struct diag d;
-	diag_init(&d);
-	if (perf_model_init_opts(pm, cat, &o, &d))
-		fail_msg("%s", d.msg);
+	model_opts(pm, cat, &o);
 }
 
 static void test_power_cap(void **state)
