@@ -21,8 +21,6 @@
 #include <gsl/gsl_statistics_double.h>
 #include <gsl/gsl_vector.h>
 
-#define CALIB_CV_FAMILIES_MAX 64 /* families held out in one fold */
-#define CALIB_CV_OVERRIDES_MAX 256 /* engine overrides stood in for in one fold */
 
 static const char *const field_names[CF_COUNT] = {
 	"eff_compute", "eff_bw", "step_overhead_us", "step_overhead_us", "layer_overhead_us",
@@ -278,51 +276,68 @@ static bool has_param(const struct calib_fit *fit, const struct calib_param *q)
 	return false;
 }
 
-static void add_param(struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
-		      enum calib_target t, const char *id, const char *prefix, enum calib_field f)
+static int add_param(struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
+		     enum calib_target t, const char *id, const char *prefix, enum calib_field f,
+		     struct diag *d)
 {
 	struct calib_param q = { .target = t, .field = f };
 	snprintf(q.id, sizeof(q.id), "%s", id);
 	snprintf(q.family_prefix, sizeof(q.family_prefix), "%s", prefix ? prefix : "");
-	if (fit->n_params >= CALIB_PARAMS_MAX || has_param(fit, &q))
-		return;
+	if (has_param(fit, &q))
+		return 0;
 	double *v = locate(&q, cat, et);
 	/* an override that does not set the field, or an overhead of 0 (no
 	 * such cost), is not a parameter */
 	if (!v || !(*v > 0) || !isfinite(*v))
-		return;
+		return 0;
+	if (fit->n_params == fit->params_cap) {
+		size_t cap = fit->params_cap ? 2 * fit->params_cap : 32;
+		struct calib_param *p = realloc(fit->params, cap * sizeof(*p));
+		if (!p)
+			return diag_set(d, DIAG_ENOMEM, "out of memory for the parameters");
+		fit->params = p;
+		fit->params_cap = cap;
+	}
 	q.shipped = q.value = *v;
 	fit->params[fit->n_params++] = q;
+	return 0;
 }
 
 /* Every parameter a fitted row's family or engine can move. */
-static void candidates(struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
-		       const struct validate_report *rep, const size_t *rows, size_t n)
+static int candidates(struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
+		      const struct validate_report *rep, const size_t *rows, size_t n,
+		      struct diag *d)
 {
 	static const enum calib_field fam_fields[] = { CF_EFF_COMPUTE, CF_EFF_BW, CF_FAMILY_STEP_US };
 	static const enum calib_field eng_fields[] = { CF_STEP_US, CF_LAYER_US, CF_COMPUTE_SCALE,
 		CF_ATTENTION_SCALE, CF_QUANT_BW_SCALE, CF_MOE_SCALE, CF_MOE_LAYER_US,
 		CF_QUANT_MATMUL_FLOP_CLK, CF_MATVEC_BYTES_CLK,
 		CF_QUANT_MATVEC_BYTES_CLK, CF_ATTENTION_SCALE_NO_FA };
-	for (size_t i = 0; i < n; i++) {
+	const size_t n_fam = sizeof(fam_fields) / sizeof(fam_fields[0]);
+	const size_t n_eng = sizeof(eng_fields) / sizeof(eng_fields[0]);
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
 		const struct validate_row *r = &rep->rows[rows[i]];
-		for (size_t k = 0; k < sizeof(fam_fields) / sizeof(fam_fields[0]); k++)
-			add_param(fit, cat, et, CALIB_FAMILY, r->family, NULL, fam_fields[k]);
+		for (size_t k = 0; k < n_fam && !rc; k++)
+			rc = add_param(fit, cat, et, CALIB_FAMILY, r->family, NULL, fam_fields[k], d);
 		struct engine_profile *e = engine_mut(et, r->engine);
 		if (!e)
 			continue;
-		for (size_t k = 0; k < sizeof(eng_fields) / sizeof(eng_fields[0]); k++)
-			add_param(fit, cat, et, CALIB_ENGINE, e->id, NULL, eng_fields[k]);
+		for (size_t k = 0; k < n_eng && !rc; k++)
+			rc = add_param(fit, cat, et, CALIB_ENGINE, e->id, NULL, eng_fields[k], d);
 		const struct engine_override *o = engine_override_for(e, r->family);
-		if (o)
-			for (size_t k = 0; k < sizeof(eng_fields) / sizeof(eng_fields[0]); k++)
-				add_param(fit, cat, et, CALIB_OVERRIDE, e->id, o->family_prefix,
-					  eng_fields[k]);
+		for (size_t k = 0; o && k < n_eng && !rc; k++)
+			rc = add_param(fit, cat, et, CALIB_OVERRIDE, e->id, o->family_prefix,
+				       eng_fields[k], d);
 	}
+	return rc;
 }
 
 void calib_fit_release(struct calib_fit *fit)
 {
+	free(fit->params);
+	fit->params = NULL;
+	fit->n_params = fit->params_cap = 0;
 	free(fit->res);
 	fit->res = NULL;
 	fit->n_res = 0;
@@ -493,12 +508,13 @@ int calib_fit_run(struct calib_fit *fit, struct catalog *cat, struct engine_tabl
 	struct validate_report rep;
 	int rc = select_rows(&c, o, &rep, d);
 	if (!rc)
-		candidates(fit, cat, et, &rep, c.rows, c.n_rows);
+		rc = candidates(fit, cat, et, &rep, c.rows, c.n_rows, d);
 	if (!c.vo.row_mask && !rc)
 		rc = diag_set(d, DIAG_EINTERNAL, "no row mask");
 	validate_release(&rep);
 	if (rc) {
 		ctx_release(&c);
+		calib_fit_release(fit);
 		return rc;
 	}
 	c.params = fit->params;
@@ -777,50 +793,74 @@ static int add_cell(struct calib_cv *cv, size_t *cap, const char *group, enum va
 	return 0;
 }
 
+/* Whether fit's parameter q tells what fam reaches in field: a family
+ * factor of that field; for a compute efficiency, a fraction of the peak of
+ * a kind of unit, only from families multiplying on the same kind; with
+ * same_memory, only from families of fam's memory technology (HBM stacks
+ * and GDDR/LPDDR chips reach different fractions of their peaks). */
+static bool stands_for(const struct catalog *cat, const struct calib_param *q,
+		       const struct cat_family *fam, enum calib_field field, bool same_memory)
+{
+	if (q->target != CALIB_FAMILY || q->field != field)
+		return false;
+	const struct cat_family *other = catalog_family(cat, q->id);
+	if (field == CF_EFF_COMPUTE && (!other || other->matmul_unit != fam->matmul_unit))
+		return false;
+	return !same_memory || (other && other->memory_kind == fam->memory_kind);
+}
+
+/* The median of the values of the parameters stands_for picks (the mean of
+ * the two middle ones for an even count), found by rank without a copy:
+ * there are at most a few per family.  NAN when none is picked. */
+static double median_standing_for(const struct catalog *cat, const struct calib_fit *fit,
+				  const struct cat_family *fam, enum calib_field field,
+				  bool same_memory)
+{
+	size_t m = 0;
+	for (size_t j = 0; j < fit->n_params; j++)
+		m += stands_for(cat, &fit->params[j], fam, field, same_memory);
+	if (!m)
+		return NAN;
+	double lo = NAN, hi = NAN;
+	for (size_t j = 0; j < fit->n_params; j++) {
+		if (!stands_for(cat, &fit->params[j], fam, field, same_memory))
+			continue;
+		double x = fit->params[j].value;
+		size_t below = 0, equal = 0;
+		for (size_t k = 0; k < fit->n_params; k++) {
+			if (!stands_for(cat, &fit->params[k], fam, field, same_memory))
+				continue;
+			below += fit->params[k].value < x;
+			equal += fit->params[k].value == x;
+		}
+		/* x fills the sorted places below .. below + equal - 1 */
+		if (below <= (m - 1) / 2 && (m - 1) / 2 < below + equal)
+			lo = x;
+		if (below <= m / 2 && m / 2 < below + equal)
+			hi = x;
+	}
+	return (lo + hi) / 2;
+}
+
 /* A family whose rows are all held out has nothing to fit its own factors
  * on: it takes what the families that stayed say about a family like it
- * (calib.h, calib_stand_in), never its shipped values, which were set with
- * its rows in view. */
+ * (calib.h), never its shipped values, which were set with its rows in
+ * view. */
 double calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
 		      const struct cat_family *fam, enum calib_field field)
 {
-	double v[CALIB_PARAMS_MAX];
-	bool same[CALIB_PARAMS_MAX];
-	size_t m = 0;
-	for (size_t j = 0; j < fit->n_params; j++) {
-		const struct calib_param *q = &fit->params[j];
-		if (q->target != CALIB_FAMILY || q->field != field)
-			continue;
-		/* a compute efficiency is a fraction of the peak of a kind of
-		 * unit: only families multiplying on the same kind tell what
-		 * this one reaches */
-		const struct cat_family *other = catalog_family(cat, q->id);
-		if (field == CF_EFF_COMPUTE && (!other || other->matmul_unit != fam->matmul_unit))
-			continue;
-		v[m] = q->value;
-		/* a bandwidth efficiency likewise belongs to a memory
-		 * technology: HBM stacks and GDDR/LPDDR chips reach different
-		 * fractions of their peaks; pooled over all when no family of
-		 * the same kind was fitted */
-		same[m++] = other && other->memory_kind == fam->memory_kind;
-	}
-	if (field == CF_EFF_BW) {
-		size_t k = 0;
-		for (size_t j = 0; j < m; j++)
-			if (same[j])
-				v[k++] = v[j];
-		if (k)
-			m = k;
-	}
-	if (m) {
-		gsl_sort(v, 1, m);
-		return gsl_stats_median_from_sorted_data(v, 1, m);
-	}
+	double v = NAN;
+	/* a bandwidth efficiency belongs to a memory technology: pooled over
+	 * all families only when none of the same kind was fitted */
+	if (field == CF_EFF_BW)
+		v = median_standing_for(cat, fit, fam, field, true);
+	if (isnan(v))
+		v = median_standing_for(cat, fit, fam, field, false);
 	/* no fitted family shares its unit: the unit's first value, from
 	 * outside the calibration set */
-	if (field == CF_EFF_COMPUTE)
+	if (isnan(v) && field == CF_EFF_COMPUTE)
 		return fam->matmul_unit->eff_compute;
-	return NAN;
+	return v;
 }
 
 /* Put the stand-ins in fam for the fold; saved[] keeps what it had. */
@@ -908,14 +948,20 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 	bool *held = calloc(n ? n : 1, sizeof(bool));
 	bool *sel = calloc(n ? n : 1, sizeof(bool));
 	const char **keys = calloc(n ? n : 1, sizeof(char *));
-	struct {
-		char id[CAT_ID_MAX];
+	/* a fold holds out at most one family per row and stands in for
+	 * at most every override once */
+	struct held_family {
+		const char *id;
 		struct cat_family *fam;
 		double saved[3];
-	} fams[CALIB_CV_FAMILIES_MAX];
-	struct saved_override *ovs = calloc(CALIB_CV_OVERRIDES_MAX, sizeof(*ovs));
+	} *fams = calloc(n ? n : 1, sizeof(*fams));
+	size_t ovs_cap = 0;
+	for (size_t i = 0; i < et->count; i++)
+		ovs_cap += et->engines[i].override_count;
+	struct saved_override *ovs = calloc(ovs_cap ? ovs_cap : 1, sizeof(*ovs));
 	size_t cap = 0, n_keys = 0, n_ovs = 0;
-	if (!in || !outv || !pred_out || !scratch || !used || !held || !sel || !keys || !ovs) {
+	if (!in || !outv || !pred_out || !scratch || !used || !held || !sel || !keys || !fams ||
+	    !ovs) {
 		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -949,7 +995,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		/* families with every row held out stand in for new hardware */
 		size_t n_fam = 0;
 		for (size_t i = 0; i < n && !frc; i++) {
-			if (!held[i] || n_fam == CALIB_CV_FAMILIES_MAX)
+			if (!held[i])
 				continue;
 			const char *fid = base.rows[i].family;
 			bool seen = false, kept = false;
@@ -961,10 +1007,10 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 			if (seen || kept || !fam)
 				continue;
 			fams[n_fam].fam = fam;
-			snprintf(fams[n_fam].id, sizeof(fams[n_fam].id), "%s", fid);
+			fams[n_fam].id = fid;
 			stand_in_family(fam, cat, &fit, fams[n_fam].saved);
 			n_ovs = stand_in_overrides(et, fid, &base, used, held, ovs, n_ovs,
-						   CALIB_CV_OVERRIDES_MAX);
+						   ovs_cap);
 			n_fam++;
 		}
 		/* a fold that leaves no row to fit keeps the shipped values */
@@ -1039,6 +1085,7 @@ out:
 	free(held);
 	free(sel);
 	free(keys);
+	free(fams);
 	free(ovs);
 	validate_release(&base);
 	if (rc)

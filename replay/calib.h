@@ -64,8 +64,6 @@
 #include "models/uncert.h"
 #include "replay/validate.h"
 
-#define CALIB_PARAMS_MAX 128
-
 enum calib_target {
 	CALIB_FAMILY = 0,   /* models/catalog/families.json */
 	CALIB_ENGINE,       /* an engine profile's own figure */
@@ -142,8 +140,9 @@ struct calib_residual {
 };
 
 struct calib_fit {
-	struct calib_param params[CALIB_PARAMS_MAX];
+	struct calib_param *params; /* as many as the fitted rows can move */
 	size_t n_params;
+	size_t params_cap;
 	struct calib_residual *res;
 	size_t n_res;
 	size_t iterations;

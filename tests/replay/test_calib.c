@@ -169,6 +169,74 @@ static void test_fit_recovers(void **state)
 	free(t);
 }
 
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	char *t = calloc(1, 1 << 20);
+	assert_non_null(t);
+	*len = fread(t, 1, (1 << 20) - 1, fp);
+	fclose(fp);
+	return t;
+}
+
+/* The shipped fitted-params.json is what a fit of the shipped measurements
+ * gives today: the same CSV (its CRC), every parameter the rows move (none
+ * left out, however many: the shipped fit has more than the parameter
+ * table's first allocation of 32) at the value written. */
+static void test_fit_reproduces_shipped(void **state)
+{
+	struct fixture *f = *state;
+	size_t n, jn;
+	char *t = slurp(CALIBRATION, &n);
+	char *js = slurp(AC_SRC_DIR "/models/calibration/fitted-params.json", &jn);
+	cJSON *j = cJSON_Parse(js);
+	assert_non_null(j);
+	char crc[16];
+	snprintf(crc, sizeof(crc), "%08lx", crc32(crc32(0L, Z_NULL, 0), (const Bytef *)t, (uInt)n));
+	cJSON *m = cJSON_GetObjectItem(j, "measurements");
+	assert_string_equal(cJSON_GetObjectItem(m, "crc32")->valuestring, crc);
+	struct calib_opts o;
+	calib_opts_init(&o);
+	struct calib_fit fit;
+	struct diag d;
+	diag_init(&d);
+	if (calib_fit_run(&fit, f->cat, f->et, CALIBRATION, t, n, &o, &d))
+		fail_msg("%s", d.msg);
+	cJSON *ps = cJSON_GetObjectItem(j, "parameters");
+	assert_int_equal(cJSON_GetArraySize(ps), (int)fit.n_params);
+	assert_true(fit.n_params > 32);
+	const cJSON *p;
+	cJSON_ArrayForEach(p, ps)
+	{
+		const char *target = cJSON_GetObjectItem(p, "target")->valuestring;
+		const char *id = cJSON_GetObjectItem(p, "id")->valuestring;
+		const char *field = cJSON_GetObjectItem(p, "field")->valuestring;
+		const cJSON *prefix = cJSON_GetObjectItem(p, "family_prefix");
+		const struct calib_param *q = NULL;
+		for (size_t k = 0; k < fit.n_params && !q; k++) {
+			const struct calib_param *c = &fit.params[k];
+			if (strcmp(calib_target_name(c->target), target) == 0 &&
+			    strcmp(c->id, id) == 0 && strcmp(calib_field_name(c->field), field) == 0 &&
+			    strcmp(c->family_prefix, prefix ? prefix->valuestring : "") == 0)
+				q = c;
+		}
+		if (!q)
+			fail_msg("%s %s %s: in fitted-params.json, not fitted", target, id, field);
+		double shipped = cJSON_GetObjectItem(p, "shipped")->valuedouble;
+		double fitted = cJSON_GetObjectItem(p, "fitted")->valuedouble;
+		if (fabs(q->shipped - shipped) > 1e-9 * fabs(shipped) ||
+		    fabs(q->value - fitted) > 1e-5 * fabs(fitted))
+			fail_msg("%s %s %s: shipped %.10g fitted %.10g, the file says %.10g %.10g",
+				 target, id, field, q->shipped, q->value, shipped, fitted);
+	}
+	calib_apply(&fit, f->cat, f->et, false);
+	calib_fit_release(&fit);
+	cJSON_Delete(j);
+	free(js);
+	free(t);
+}
+
 /* Rows three times faster than the hardware can go push the efficiencies
  * up: they stay at most 1, every fraction in (0, 1] and every overhead > 0. */
 static void test_fit_bounds(void **state)
@@ -532,6 +600,9 @@ static void test_cross_validate_stand_in_by_unit(void **state)
 	assert_ptr_equal(hop->matmul_unit, ada->matmul_unit);
 	struct calib_fit fit;
 	memset(&fit, 0, sizeof(fit));
+	struct calib_param params[8];
+	fit.params = params;
+	fit.params_cap = sizeof(params) / sizeof(params[0]);
 	static const struct {
 		const char *id;
 		enum calib_field field;
@@ -656,6 +727,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fit_recovers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fit_bounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fit_reproduces_shipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fit_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fit_serving_identifiable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fit_json, setup, teardown),
