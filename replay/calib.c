@@ -947,6 +947,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 	bool *used = calloc(n ? n : 1, sizeof(bool));
 	bool *held = calloc(n ? n : 1, sizeof(bool));
 	bool *sel = calloc(n ? n : 1, sizeof(bool));
+	bool *eng_in = calloc(n ? n : 1, sizeof(bool));
 	const char **keys = calloc(n ? n : 1, sizeof(char *));
 	/* a fold holds out at most one family per row and stands in for
 	 * at most every override once */
@@ -960,8 +961,8 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		ovs_cap += et->engines[i].override_count;
 	struct saved_override *ovs = calloc(ovs_cap ? ovs_cap : 1, sizeof(*ovs));
 	size_t cap = 0, n_keys = 0, n_ovs = 0;
-	if (!in || !outv || !pred_out || !scratch || !used || !held || !sel || !keys || !fams ||
-	    !ovs) {
+	if (!in || !outv || !pred_out || !scratch || !used || !held || !sel || !eng_in || !keys ||
+	    !fams || !ovs) {
 		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -1012,6 +1013,17 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 			n_ovs = stand_in_overrides(et, fid, &base, used, held, ovs, n_ovs,
 						   ovs_cap);
 			n_fam++;
+		}
+		/* a held-out row whose engine has no fitted row left in the
+		 * fold runs on the engine's shipped figures, which were set
+		 * with it in view: say so (no stand-in exists for an engine) */
+		for (size_t i = 0; i < n; i++) {
+			if (!held[i])
+				continue;
+			bool kept = false;
+			for (size_t q = 0; !frc && q < fit.n_res && !kept; q++)
+				kept = strcmp(fit.res[q].engine, base.rows[i].engine) == 0;
+			eng_in[i] = !kept;
 		}
 		/* a fold that leaves no row to fit keeps the shipped values */
 		struct validate_report rep;
@@ -1075,6 +1087,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		cr->measured = r->measured;
 		cr->predicted_in = r->predicted;
 		cr->predicted_out = pred_out[i];
+		cr->engine_in_sample = eng_in[i];
 	}
 out:
 	free(in);
@@ -1084,6 +1097,7 @@ out:
 	free(used);
 	free(held);
 	free(sel);
+	free(eng_in);
 	free(keys);
 	free(fams);
 	free(ovs);
@@ -1107,6 +1121,27 @@ int calib_cv_write_text(FILE *out, const struct calib_cv *cv, struct diag *d)
 		fprintf(out, "%-24.24s %-24s %4zu %12.1f %9.1f %12.1f %9.1f\n", c->group,
 			validate_metric_name(c->metric), c->n, c->in_median, c->in_p90, c->out_median,
 			c->out_p90);
+	}
+	/* the rows whose engine the fold could not refit, by engine in the
+	 * order they first come */
+	bool first = true;
+	for (size_t i = 0; i < cv->n_rows; i++) {
+		const struct calib_cv_row *r = &cv->rows[i];
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = cv->rows[k].engine_in_sample &&
+			       strcmp(cv->rows[k].engine, r->engine) == 0;
+		if (!r->engine_in_sample || seen)
+			continue;
+		size_t m = 0;
+		for (size_t k = i; k < cv->n_rows; k++)
+			m += cv->rows[k].engine_in_sample && strcmp(cv->rows[k].engine, r->engine) == 0;
+		if (first)
+			fputs("\nheld-out rows whose engine the fold could not refit (no fitted row of "
+			      "it left):\nthey ran on the engine's shipped figures, set with them in "
+			      "view\n", out);
+		fprintf(out, "  %-22s %4zu\n", r->engine, m);
+		first = false;
 	}
 	if (ferror(out))
 		return diag_set(d, DIAG_EIO, "cannot write the cross-validation table");
@@ -1161,7 +1196,7 @@ int calib_cv_write_json(FILE *out, const struct calib_cv *cv, struct diag *d)
 		json_ape(out, r->predicted_in, r->measured);
 		fputs(", \"ape_out_pct\": ", out);
 		json_ape(out, r->predicted_out, r->measured);
-		fputc('}', out);
+		fprintf(out, ", \"engine_in_sample\": %s}", r->engine_in_sample ? "true" : "false");
 	}
 	fputs(cv->n_rows ? "\n  ]\n}\n" : "]\n}\n", out);
 	if (ferror(out))

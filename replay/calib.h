@@ -204,6 +204,10 @@ struct calib_cv_row {
 	double measured;
 	double predicted_in;          /* shipped parameters */
 	double predicted_out;         /* refitted without the row's group */
+	bool engine_in_sample;        /* no fitted row of its engine was left
+					 in the fold: the engine's own figures
+					 are the shipped ones, set with this
+					 row in view */
 };
 
 struct calib_cv {

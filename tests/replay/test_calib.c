@@ -443,6 +443,63 @@ static void test_cross_validate_fixture(void **state)
 	free(t);
 }
 
+/* A row whose engine runs on no other family: its family's fold has no
+ * fitted row of that engine left, so the engine keeps the shipped figures
+ * set with the row in view; the report says so for that row only. */
+static void test_cross_validate_engine_in_sample(void **state)
+{
+	struct fixture *f = *state;
+	double meas[N_ROWS];
+	predict(f, meas);
+	char *t = table_of(meas);
+	static const char mlx_row[] =
+		"apple-m2-max-30c,1,qwen3.6-35b-a3b,mlx-q4,mlx,1,,,decode_tok_s,79.75,tok/s,"
+		"original,high\n";
+	char *u = malloc(strlen(t) + sizeof(mlx_row));
+	assert_non_null(u);
+	strcpy(u, t);
+	strcat(u, mlx_row);
+	struct calib_opts o;
+	calib_opts_init(&o);
+	struct calib_cv cv;
+	struct diag d;
+	diag_init(&d);
+	if (calib_cross_validate(&cv, f->cat, f->et, "gen.csv", u, strlen(u), CG_FAMILY, &o, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(cv.n_rows, N_ROWS + 1);
+	for (size_t i = 0; i < cv.n_rows; i++) {
+		bool is_mlx = strcmp(cv.rows[i].engine, "mlx") == 0;
+		assert_int_equal(cv.rows[i].line, (long)i + 2);
+		if (cv.rows[i].engine_in_sample != is_mlx)
+			fail_msg("line %ld (%s): engine_in_sample %d", cv.rows[i].line,
+				 cv.rows[i].engine, cv.rows[i].engine_in_sample);
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	assert_int_equal(calib_cv_write_text(mem, &cv, &d), 0);
+	fclose(mem);
+	const char *note = strstr(buf, "could not refit");
+	assert_non_null(note);
+	assert_non_null(strstr(note, "mlx"));
+	assert_null(strstr(note, "llama.cpp"));
+	free(buf);
+	mem = open_memstream(&buf, &len);
+	assert_int_equal(calib_cv_write_json(mem, &cv, &d), 0);
+	fclose(mem);
+	cJSON *j = cJSON_Parse(buf);
+	assert_non_null(j);
+	cJSON *last = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), (int)N_ROWS);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(last, "engine_in_sample")));
+	cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(first, "engine_in_sample")));
+	cJSON_Delete(j);
+	free(buf);
+	calib_cv_release(&cv);
+	free(u);
+	free(t);
+}
+
 /* The error bars (models/uncert.h) on the leave-one-family-out predictions
  * of the shipped set:
  * - out of sample twice over: each family's rows are judged against bands
@@ -733,6 +790,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fit_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_fixture, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_no_leak, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cross_validate_engine_in_sample, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_stand_in_by_unit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_calibration, setup, teardown),
 	};
