@@ -83,7 +83,8 @@ static int check_keys(struct ep *p, const cJSON *obj, const char *const *allowed
 	return 0;
 }
 
-enum range { R_NONNEG, R_FRACTION, R_TOKENS, R_SEQS, R_BOOL, R_GIB, R_FLOP_CLK, R_BYTES_CLK };
+enum range { R_NONNEG, R_FRACTION, R_TOKENS, R_SEQS, R_BOOL, R_GIB, R_FLOP_CLK, R_BYTES_CLK,
+	      R_BUILD };
 
 /* A sourced figure; *out untouched when absent and not required. */
 static int figure(struct ep *p, const cJSON *obj, const char *key, bool required,
@@ -111,10 +112,10 @@ static int figure(struct ep *p, const cJSON *obj, const char *key, bool required
 	const cJSON *dt = cJSON_GetObjectItemCaseSensitive(it, "date");
 	static const char *const units[] = { "us", "fraction", "tokens", "sequences", "bool",
 					     "GiB", "FLOP per core clock",
-					     "bytes per core clock" };
+					     "bytes per core clock", "build" };
 	const char *want_unit = units[r];
 	size_t m2;
-	bool whole = r == R_TOKENS || r == R_SEQS;
+	bool whole = r == R_TOKENS || r == R_SEQS || r == R_BUILD;
 	if (r == R_BOOL ? !cJSON_IsBool(v) :
 	    !cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
 	    (r == R_FRACTION ? !(v->valuedouble > 0 && v->valuedouble <= 1)
@@ -218,6 +219,8 @@ static int params(struct ep *p, const cJSON *e, bool required, struct engine_par
 	    (rc = figure(p, e, "moe_scale", required, R_FRACTION, &out->moe_scale)) ||
 	    (rc = figure(p, e, "moe_layer_overhead_us", required, R_NONNEG,
 			 &out->moe_layer_overhead_us)) ||
+	    (rc = figure(p, e, "moe_host_routing_us", false, R_NONNEG,
+			 &out->moe_host_routing_us)) ||
 	    (rc = figure(p, e, "moe_tile_rows", false, R_TOKENS, &out->moe_tile_rows)) ||
 	    (rc = figure(p, e, "moe_tile_rows_small", false, R_TOKENS,
 			 &out->moe_tile_rows_small)) ||
@@ -250,8 +253,8 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 	static const char *const keys[] = { "family_prefix", "step_overhead_us",
 		"layer_overhead_us", "compute_scale", "attention_scale",
 		"attention_scale_without_fa", "bw_scale",
-		"quant_bw_scale", "moe_scale", "moe_layer_overhead_us", "moe_tile_rows",
-		"moe_tile_rows_small", "fp16_accumulate",
+		"quant_bw_scale", "moe_scale", "moe_layer_overhead_us", "moe_host_routing_us",
+		"moe_tile_rows", "moe_tile_rows_small", "fp16_accumulate",
 		"max_num_seqs", "prefill_chunk_tokens", "reserve_full_prompt",
 		"max_num_seqs_large_gpu", "large_gpu_min_gib", "kernel_graph_us",
 		"gemm_kernel_us", "kernel_eager_us", "graph_max_seqs", "expert_kernel_empty_us",
@@ -272,7 +275,8 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 					.compute_scale = -1, .attention_scale = -1,
 					.attention_scale_without_fa = -1, .bw_scale = -1,
 					.quant_bw_scale = -1, .moe_scale = -1,
-					.moe_layer_overhead_us = -1, .moe_tile_rows = -1,
+					.moe_layer_overhead_us = -1, .moe_host_routing_us = -1,
+					.moe_tile_rows = -1,
 					.moe_tile_rows_small = -1, .max_num_seqs = -1,
 					.prefill_chunk_tokens = -1, .reserve_full_prompt = -1,
 					.max_num_seqs_large_gpu = -1, .large_gpu_min_gib = -1,
@@ -290,7 +294,8 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 		"step_overhead_us", "layer_overhead_us", "compute_scale", "attention_scale",
 		"attention_scale_without_fa",
 		"bw_scale", "quant_bw_scale", "moe_scale", "moe_layer_overhead_us",
-		"moe_tile_rows", "moe_tile_rows_small",
+		"moe_host_routing_us", "moe_host_routing_last_build", "moe_tile_rows",
+		"moe_tile_rows_small",
 		"fp16_accumulate", "max_num_seqs",
 		"prefill_chunk_tokens", "reserve_full_prompt", "max_num_seqs_large_gpu",
 		"large_gpu_min_gib", "fp8_kv_with_fp8_weights", "fp4_tensor_cores", "kernel_graph_us",
@@ -332,6 +337,8 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 			 &x->p.matvec_bytes_per_core_clock)) ||
 	    (rc = figure(p, e, "quant_matvec_bytes_per_core_clock", false, R_BYTES_CLK,
 			 &x->p.quant_matvec_bytes_per_core_clock)) ||
+	    (rc = figure(p, e, "moe_host_routing_last_build", false, R_BUILD,
+			 &x->p.moe_host_routing_last_build)) ||
 	    (rc = bool_field(p, e, "fp8_kv_with_fp8_weights", &fp8kv)) ||
 	    (rc = bool_field(p, e, "fp4_tensor_cores", &fp4)) ||
 	    (rc = bool_field(p, e, "host_overlap", &overlap)) ||
@@ -567,6 +574,8 @@ void engine_resolve(const struct engine_profile *e, const char *family_id,
 		out->moe_scale = best->p.moe_scale;
 	if (best->p.moe_layer_overhead_us >= 0)
 		out->moe_layer_overhead_us = best->p.moe_layer_overhead_us;
+	if (best->p.moe_host_routing_us >= 0)
+		out->moe_host_routing_us = best->p.moe_host_routing_us;
 	if (best->p.moe_tile_rows >= 0)
 		out->moe_tile_rows = best->p.moe_tile_rows;
 	if (best->p.moe_tile_rows_small >= 0)

@@ -71,6 +71,13 @@ struct engine_params {
 				      expert gets (llama.cpp's MMQ on NVIDIA) */
 	double moe_layer_overhead_us; /* extra per MoE layer per step: router,
 				      top-k, gather and expert dispatch kernels */
+	double moe_host_routing_us; /* per token and MoE layer, in a batched
+				      step, for builds that route the experts'
+				      tokens on the host (perf_opts.engine_build
+				      at most moe_host_routing_last_build): the
+				      GPU waits, whatever its size; 0: none */
+	double moe_host_routing_last_build; /* the last build number that
+				      does; 0: no build does */
 	bool fp16_accumulate;      /* uses FP16-accumulate tensor rates where
 				      the hardware has them */
 	double max_num_seqs;       /* default batch limit (sequences) */

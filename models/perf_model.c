@@ -463,6 +463,12 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 		pm->ns_pp_fixed = (o->pp - 1) * pm->link_latency_ns;
 		pm->ns_pp_per_token = (o->pp - 1) * h * 2.0 / link * 1e9;
 	}
+	/* llama.cpp's CUDA builds up to the one before pull 15525 (2025-08)
+	 * copied each expert matmul's routing to the host, synchronised and
+	 * sorted the tokens there: a cost per token no GPU shortens */
+	if (o->engine_build > 0 && e->moe_host_routing_us > 0 &&
+	    (double)o->engine_build <= e->moe_host_routing_last_build && pm->experts > 0)
+		pm->ns_host_routing_per_token = L_moe * e->moe_host_routing_us * 1e3;
 	pm->overhead_ns = (fam->step_overhead_us + e->step_overhead_us + L * e->layer_overhead_us +
 			   L_moe * e->moe_layer_overhead_us) * 1e3;
 	pm->gpu_fixed_ns = (fam->step_overhead_us + L * e->layer_overhead_us +
@@ -740,6 +746,11 @@ static double analytic_terms(const struct perf_model *pm, const struct shape *x,
 	double comm = pm->ns_allreduce_fixed + pm->ns_allreduce_per_token * x->t +
 		      pm->ns_pp_fixed + pm->ns_pp_per_token * x->t;
 	double t = sum + comm;
+	/* an old build's host routing: only batched steps run the expert
+	 * matmuls that synchronise for it, and the GPU idles meanwhile */
+	double routing = x->t > pm->matvec_max_tokens && pm->gpu_expert_fraction >= 1
+				 ? pm->ns_host_routing_per_token * x->t : 0;
+	t += routing;
 	/* floors: the kernel floor overlaps the roofline, the all-to-alls
 	 * add, the host adds or overlaps */
 	double touched = pm->experts > 0 ? moe_distinct_experts(&pm->routing, x->t) : 0;
@@ -764,6 +775,7 @@ static double analytic_terms(const struct perf_model *pm, const struct shape *x,
 		br->graphed = floors_graphed(&pm->floors, x->s, x->d, x->lt);
 		br->gpu_fixed_ns = pm->gpu_fixed_ns;
 		br->host_step_ns = host;
+		br->host_routing_ns = routing;
 		br->host_overlap = pm->floors.host_overlap;
 	}
 	return t;

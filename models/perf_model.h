@@ -95,6 +95,9 @@ struct perf_opts {
 	bool no_flash_attention;     /* the engine's attention without flash
 					attention (llama.cpp -fa 0), where its
 					profile has attention_scale_without_fa */
+	int64_t engine_build;        /* the engine's build number, where known
+					(llama.cpp's "build <commit> (N)"); 0:
+					unknown, taken as a current build */
 	bool allow_unknown_compute;  /* hardware without any compute figure:
 					model bandwidth only (compute terms 0,
 					compute_unknown set) instead of failing */
@@ -202,6 +205,9 @@ struct perf_model {
 	double ns_allreduce_per_token;
 	double ns_pp_fixed;           /* per step: pipeline hand-off latency */
 	double ns_pp_per_token;
+	double ns_host_routing_per_token; /* builds that route the experts'
+					 tokens on the host, batched steps only
+					 (engine.h moe_host_routing_us); 0 */
 
 	/* floors that do not shrink with the work (models/floors.h) */
 	struct floors floors;
@@ -303,6 +309,8 @@ struct perf_breakdown {
 					 (1 without expert parallelism) */
 	double gpu_fixed_ns;          /* per-step GPU cost and per-layer gaps */
 	double host_step_ns;          /* the engine's host work per step */
+	double host_routing_ns;       /* of the step, the host's expert routing
+					 the GPU waits for (old builds) */
 	bool floor_binds;             /* launch floor above the roofline */
 	bool graphed;                 /* the step runs as a CUDA graph */
 	bool host_overlap;            /* step = max(host, GPU) */

@@ -26,7 +26,7 @@ static const char *const field_names[CF_COUNT] = {
 	"eff_compute", "eff_bw", "step_overhead_us", "step_overhead_us", "layer_overhead_us",
 	"compute_scale", "attention_scale", "quant_bw_scale", "moe_scale", "moe_layer_overhead_us",
 	"quant_matmul_flops_per_core_clock", "matvec_bytes_per_core_clock",
-	"quant_matvec_bytes_per_core_clock", "attention_scale_without_fa",
+	"quant_matvec_bytes_per_core_clock", "attention_scale_without_fa", "moe_host_routing_us",
 };
 
 const char *calib_field_name(enum calib_field f)
@@ -94,6 +94,7 @@ static double *param_field(struct engine_params *p, enum calib_field f)
 	case CF_QUANT_BW_SCALE: return &p->quant_bw_scale;
 	case CF_MOE_SCALE: return &p->moe_scale;
 	case CF_MOE_LAYER_US: return &p->moe_layer_overhead_us;
+	case CF_MOE_HOST_ROUTING_US: return &p->moe_host_routing_us;
 	case CF_QUANT_MATMUL_FLOP_CLK: return &p->quant_matmul_flops_per_core_clock;
 	case CF_MATVEC_BYTES_CLK: return &p->matvec_bytes_per_core_clock;
 	case CF_QUANT_MATVEC_BYTES_CLK: return &p->quant_matvec_bytes_per_core_clock;
@@ -312,7 +313,7 @@ static int candidates(struct calib_fit *fit, struct catalog *cat, struct engine_
 	static const enum calib_field eng_fields[] = { CF_STEP_US, CF_LAYER_US, CF_COMPUTE_SCALE,
 		CF_ATTENTION_SCALE, CF_QUANT_BW_SCALE, CF_MOE_SCALE, CF_MOE_LAYER_US,
 		CF_QUANT_MATMUL_FLOP_CLK, CF_MATVEC_BYTES_CLK,
-		CF_QUANT_MATVEC_BYTES_CLK, CF_ATTENTION_SCALE_NO_FA };
+		CF_QUANT_MATVEC_BYTES_CLK, CF_ATTENTION_SCALE_NO_FA, CF_MOE_HOST_ROUTING_US };
 	const size_t n_fam = sizeof(fam_fields) / sizeof(fam_fields[0]);
 	const size_t n_eng = sizeof(eng_fields) / sizeof(eng_fields[0]);
 	int rc = 0;

@@ -113,6 +113,33 @@ static bool fa_off(const char *text)
 	return false;
 }
 
+/* A llama.cpp build number as llama-bench prints it, "build: a094f38 (6210)"
+ * or "build a094f38 (6210)": the commit then the number in parentheses.  0
+ * when there is none. */
+static int64_t build_of(const char *text)
+{
+	for (const char *p = strstr(text, "build"); p; p = strstr(p + 1, "build")) {
+		const char *q = p + 5;
+		if (*q == ':')
+			q++;
+		if (*q != ' ')
+			continue;
+		while (*q == ' ')
+			q++;
+		size_t hex = 0;
+		while (isxdigit((unsigned char)q[hex]))
+			hex++;
+		if (hex < 6 || q[hex] != ' ' || q[hex + 1] != '(')
+			continue;
+		q += hex + 2;
+		char *end;
+		long long v = strtoll(q, &end, 10);
+		if (end != q && *end == ')' && v >= 1 && v <= 10000000)
+			return v;
+	}
+	return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -564,6 +591,9 @@ static int predict_row(struct validate_report *rep, size_t r, const struct cols 
 		note(row, "board power limit %s W", plim);
 	}
 	po.no_flash_attention = fa_off(etext) || fa_off(notes);
+	po.engine_build = build_of(etext);
+	if (po.engine_build == 0)
+		po.engine_build = build_of(notes);
 	struct perf_model pm;
 	struct diag pd;
 	diag_init(&pd);

@@ -104,6 +104,7 @@ HARDWARE = {
     "NVIDIA GeForce RTX 5070 Ti": ("rtx-5070-ti", None),
     "NVIDIA GeForce RTX 5080": ("rtx-5080", None),
     "NVIDIA GeForce RTX 4080": ("rtx-4080", None),
+    "NVIDIA GeForce RTX 4080 SUPER": ("rtx-4080-super", None),
     "NVIDIA L40": ("l40", None),
     "NVIDIA A30": ("a30", None),
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition (600 W)": ("rtx-pro-6000", None),
@@ -173,6 +174,9 @@ SOURCES = [
     ("https://github.com/ggml-org/llama.cpp/discussions/", "copy", "medium",
      "llama.cpp discussion tables (#4167, #15013, #15396) transcribed from secondary "
      "copies; the discussions themselves were not reachable when checked"),
+    ("https://github.com/ggml-org/llama.cpp/pull/", "copy", "medium",
+     "a llama.cpp pull request's benchmark table (added-measurements.csv), read from a "
+     "stored copy of the thread"),
     ("GitHub markdown with raw llama-bench output", "copy", "low",
      "a raw llama-bench listing whose repository and commit are unknown"),
     ("github.com/NVIDIA/TensorRT-LLM", "original", "high",
@@ -322,10 +326,10 @@ CORRECTIONS = [
      "why": "flash attention off: the December 2023 and May 2024 builds ran without it "
             "unless asked"},
     {"match": {"source_prefix": L15396, "hardware": "NVIDIA RTX 4090"}, "count": 2,
-     "set": {"engine": "llama.cpp (llama-bench -t 1 -fa 1 -b 4096 -ub 2048,4096; the "
-                       "n_ubatch 2048 rows)"},
-     "notes": ["copy_note=the command and the n_ubatch column read from a second copy of "
-               "the guide (search-index id 60888481272, 2026-12-02)"],
+     "set": {"engine": "llama.cpp build a094f38 (6210); CUDA 12.6 (llama-bench -t 1 -fa 1 "
+                       "-b 4096 -ub 2048,4096; the n_ubatch 2048 rows)"},
+     "notes": ["copy_note=the command, the n_ubatch column and the build read from a second "
+               "copy of the guide (search-index id 60888481272, 2026-12-02)"],
      "why": "the guide ran -ub 2048 (its n_ubatch column): the shared file left it out of "
             "the pp2048 row, and a prefill step of 2048 tokens gives each expert four times "
             "the tokens of the default 512"},

@@ -30,8 +30,11 @@
 #define SCRATCH AC_BIN_DIR "/tests/cli/scratch_calibrate"
 #define LB_CAL SCRATCH "/lb.json"
 #define VL_CAL SCRATCH "/vl.json"
+/* the llama-bench run had flash attention off (no flash_attn field: a build
+ * before it), so its replays have it off too */
 #define LLAMA_SET " --set hardware=rtx-4090 --set model=llama-3-8b " \
-		  "--set weight_format=gguf-q4-k-m --set engine_profile=llama.cpp"
+		  "--set weight_format=gguf-q4-k-m --set engine_profile=llama.cpp " \
+		  "--set engine.flash_attention=false"
 #define VLLM_SET " --set hardware=h100-sxm --set model=gpt-oss-20b --set weight_format=mxfp4"
 
 /* Published figures (SOURCE.md). */

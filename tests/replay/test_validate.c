@@ -52,14 +52,14 @@
  *   print(len(R),hex(zlib.crc32(b"".join(b"".join((r.get(c) or "").strip()
  *     .encode()+b"\x1f" for c in C)+b"\n" for r in R))))'
  */
-#define CALIBRATION_ROWS 134
-#define CALIBRATION_CRC 0xbe3592b9UL
+#define CALIBRATION_ROWS 139
+#define CALIBRATION_CRC 0x1990e088UL
 static const struct {
 	enum validate_metric metric;
 	size_t predicted, excluded, skipped;
 } CALIBRATION_PIN[VM_COUNT] = {
-	{VM_DECODE_TOK_S, 51, 2, 0},
-	{VM_PREFILL_TOK_S, 47, 0, 0},
+	{VM_DECODE_TOK_S, 52, 2, 0},
+	{VM_PREFILL_TOK_S, 51, 0, 0},
 	{VM_OUTPUT_THROUGHPUT, 12, 3, 3},
 	{VM_TOTAL_THROUGHPUT, 0, 0, 0},
 	{VM_TTFT_MS, 0, 0, 4},
@@ -334,7 +334,7 @@ static const struct {
 	{ VM_DECODE_TOK_S, 0, 128, 188.96, 5.4 },
 	{ VM_PREFILL_TOK_S, 512, 0, 14770.63, 19.1 },
 	{ VM_DECODE_TOK_S, 0, 128, 281.11, 3.1 },
-	{ VM_PREFILL_TOK_S, 512, 0, 16618.98, 10.2 },
+	{ VM_PREFILL_TOK_S, 512, 0, 16618.98, 11.0 },
 	{ VM_DECODE_TOK_S, 0, 128, 200.9, 7.2 },
 	{ VM_PREFILL_TOK_S, 512, 0, 5285.96, 13.5 },
 	{ VM_DECODE_TOK_S, 0, 128, 280.74, 0.2 },
@@ -532,6 +532,40 @@ static void test_flash_attention_rows(void **state)
 	assert_true(rep.rows[2].predicted == rep.rows[3].predicted);
 	/* at 8192 tokens the KQ matrix through memory costs a good part */
 	assert_true(rep.rows[0].predicted < 0.9 * rep.rows[2].predicted);
+	validate_release(&rep);
+}
+
+/* A llama.cpp build number in the engine column or the notes ("build
+ * a094f38 (6210)", as llama-bench prints it) selects the host routing of the
+ * builds before pull 15525 for MoE prefill; a later build, a malformed one or
+ * none leaves it out. */
+static void test_build_rows(void **state)
+{
+	const struct catalog *cat = *state;
+	const char *text = HEADER
+		"rtx-4090,1,gpt-oss-20b,mxfp4,llama.cpp build a094f38 (6210),1,2048,0,"
+		"prefill_tok_s,8022,tok/s,s,\n"
+		"rtx-4090,1,gpt-oss-20b,mxfp4,llama.cpp,1,2048,0,prefill_tok_s,8022,tok/s,s,"
+		"engine_as_published=llama.cpp build: a094f38 (6210)\n"
+		"rtx-4090,1,gpt-oss-20b,mxfp4,llama.cpp build 009b709 (6316),1,2048,0,"
+		"prefill_tok_s,8022,tok/s,s,\n"
+		"rtx-4090,1,gpt-oss-20b,mxfp4,llama.cpp,1,2048,0,prefill_tok_s,8022,tok/s,s,\n"
+		"rtx-4090,1,gpt-oss-20b,mxfp4,llama.cpp build xyz (6210),1,2048,0,"
+		"prefill_tok_s,8022,tok/s,s,\n"
+		"rtx-4090,1,gpt-oss-20b,mxfp4,llama.cpp build a094f38 (6210),1,0,128,"
+		"decode_tok_s,222,tok/s,s,\n"
+		"rtx-4090,1,gpt-oss-20b,mxfp4,llama.cpp,1,0,128,decode_tok_s,222,tok/s,s,\n";
+	struct validate_report rep;
+	struct diag d;
+	if (run_text(&rep, cat, text, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(rep.n_rows, 7);
+	assert_true(rep.rows[0].predicted == rep.rows[1].predicted);
+	assert_true(rep.rows[2].predicted == rep.rows[3].predicted);
+	assert_true(rep.rows[4].predicted == rep.rows[3].predicted);
+	assert_true(rep.rows[0].predicted < 0.9 * rep.rows[3].predicted);
+	/* decode runs the matrix-vector kernels, which never synchronised */
+	assert_true(rep.rows[5].predicted == rep.rows[6].predicted);
 	validate_release(&rep);
 }
 
@@ -848,6 +882,7 @@ int main(void)
 		cmocka_unit_test(test_calibration_pin),
 		cmocka_unit_test(test_row_kinds),
 		cmocka_unit_test(test_flash_attention_rows),
+		cmocka_unit_test(test_build_rows),
 		cmocka_unit_test(test_pipeline_offline),
 		cmocka_unit_test(test_power_limit_rows),
 		cmocka_unit_test(test_provenance_confidence),
