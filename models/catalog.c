@@ -1473,7 +1473,8 @@ static int j_dtype(struct jp *p, const cJSON *e, const char *key, bool required,
 static int parse_wformat(struct jp *p, const cJSON *e, struct cat_weight_format *f)
 {
 	static const char *const keys[] = { "id", "name", "aliases", "bits_per_weight",
-		"compute_dtype", "fallback_compute_dtype", "embedding_bits", "note", NULL };
+		"compute_dtype", "fallback_compute_dtype", "embedding_bits", "dense_bits", "note",
+		NULL };
 	int rc;
 	bool present;
 	char *note;
@@ -1491,6 +1492,10 @@ static int parse_wformat(struct jp *p, const cJSON *e, struct cat_weight_format 
 			   &f->embedding_bits, NULL)) ||
 	    (rc = j_string(p, e, "note", false, &note)))
 		return rc;
+	if ((rc = j_figure(p, e, "dense_bits", false, U_BITS, J_POSITIVE, &f->dense_bits, NULL)))
+		return rc;
+	if (!(f->dense_bits > 0)) /* absent: as the experts */
+		f->dense_bits = f->bits_per_weight;
 	return 0;
 }
 
@@ -2257,6 +2262,10 @@ int catalog_write_json(const struct catalog *cat, FILE *out, struct diag *d)
 		json_num(out, w->bits_per_weight);
 		fputs(", \"embedding_bits\": ", out);
 		json_num(out, w->embedding_bits);
+		if (w->dense_bits != w->bits_per_weight) {
+			fputs(", \"dense_bits\": ", out);
+			json_num(out, w->dense_bits);
+		}
 		fputs(", \"compute_dtype\": ", out);
 		jsonw_str(out, cat_dtype_name(w->compute_dtype));
 		fputs(", \"fallback_compute_dtype\": ", out);

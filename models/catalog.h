@@ -264,6 +264,10 @@ struct cat_weight_format {
 	char **aliases;
 	size_t alias_count;
 	double bits_per_weight;    /* linear layers, scales and zero points included */
+	double dense_bits;         /* the non-expert linear layers (attention,
+				      shared experts, the router): bits_per_weight
+				      unless the format keeps them at another
+				      precision than the experts */
 	double embedding_bits;     /* embeddings, lm_head and norms */
 	enum cat_dtype compute_dtype;
 	bool has_fallback;

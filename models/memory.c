@@ -37,7 +37,11 @@ void mem_opts_init(struct mem_opts *o)
 int64_t mem_weights_bytes(const struct cat_model *m, const struct cat_weight_format *f)
 {
 	double side = (double)(m->embedding_params + m->lm_head_params + m->norm_params);
-	return bits_to_bytes((double)m->linear_params, f->bits_per_weight) +
+	if (f->dense_bits == f->bits_per_weight)
+		return bits_to_bytes((double)m->linear_params, f->bits_per_weight) +
+		       bits_to_bytes(side, f->embedding_bits);
+	return bits_to_bytes((double)m->expert_params, f->bits_per_weight) +
+	       bits_to_bytes((double)(m->linear_params - m->expert_params), f->dense_bits) +
 	       bits_to_bytes(side, f->embedding_bits);
 }
 
@@ -202,7 +206,8 @@ static int pieces_of(struct pieces *pc, const struct catalog *cat, const struct 
 	double tp = o->tp, pp = o->pp;
 	double bpw = wf->bits_per_weight, ebw = wf->embedding_bits;
 	pc->expert_total = bits_to_bytes((double)m->expert_params, bpw);
-	double blocks = (double)bits_to_bytes((double)(m->linear_params - m->expert_params), bpw) +
+	double blocks = (double)bits_to_bytes((double)(m->linear_params - m->expert_params),
+					      wf->dense_bits) +
 			(double)bits_to_bytes((double)m->norm_params, ebw);
 	double embed = (double)bits_to_bytes((double)m->embedding_params, ebw);
 	double head = (double)bits_to_bytes((double)(m->lm_head_params ? m->lm_head_params

@@ -330,11 +330,12 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 	if (dense_params < 0)
 		dense_params = 0;
 	double bpw = wf->bits_per_weight / 8.0, ebw = wf->embedding_bits / 8.0;
+	double dbw = wf->dense_bits / 8.0;
 	pm->dense_flops_per_token = 2.0 * dense_params;
 	pm->expert_flops_per_token = 2.0 * k * per_expert * L_moe;
 	pm->matmul_flops_per_token = pm->dense_flops_per_token + pm->expert_flops_per_token;
 	pm->lm_head_flops_per_seq = 2.0 * h * V;
-	pm->dense_weight_bytes = dense_params * bpw + (double)m->norm_params * ebw;
+	pm->dense_weight_bytes = dense_params * dbw + (double)m->norm_params * ebw;
 	pm->expert_bytes = per_expert * bpw;
 	pm->lm_head_bytes = h * V * ebw;
 	pm->weight_bytes_per_step = pm->dense_weight_bytes + pm->lm_head_bytes +
@@ -409,7 +410,7 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 		natural_bits = 16;
 	pm->dequantizing = wf->bits_per_weight < natural_bits - 0.6;
 	double wbw = bw * (pm->dequantizing ? e->quant_bw_scale : 1.0);
-	double head_bw = bw, wbw_mm = wbw;
+	double head_bw = bw, wbw_mm = wbw, dense_wbw = wbw;
 	pm->matvec_max_tokens = 0;
 	if (e->matvec_bytes_per_core_clock > 0 && pm->core_clock_hz > 0) {
 		/* the matrix-vector kernels' bytes per core clock (core clock):
@@ -424,6 +425,7 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 				      ? pm->core_clock_hz * e->quant_matvec_bytes_per_core_clock
 				      : cap;
 		wbw = fmin(wbw, wf->bits_per_weight < 8 ? qcap : cap);
+		dense_wbw = fmin(dense_wbw, wf->dense_bits < 8 ? qcap : cap);
 		head_bw = fmin(head_bw, cap);
 		/* only steps of a few tokens run those kernels: llama.cpp's CUDA
 		 * matrix-vector path takes at most MMVQ_MAX_BATCH_SIZE (8) columns
@@ -434,8 +436,9 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 		pm->matvec_max_tokens = PERF_MATVEC_MAX_TOKENS;
 	}
 	pm->ns_per_token = pm->dense_flops_per_token / tp / rate_mm * 1e9;
-	pm->ns_weights_mv = (dense_params * bpw / tp / wbw + (double)m->norm_params * ebw / tp / bw) * 1e9;
-	pm->ns_weights = (dense_params * bpw / tp / wbw_mm + (double)m->norm_params * ebw / tp / bw) * 1e9;
+	pm->ns_weights_mv =
+		(dense_params * dbw / tp / dense_wbw + (double)m->norm_params * ebw / tp / bw) * 1e9;
+	pm->ns_weights = (dense_params * dbw / tp / wbw_mm + (double)m->norm_params * ebw / tp / bw) * 1e9;
 	pm->ns_per_expert_token = pm->expert_flops_per_token / tp / (rate_mm * e->moe_scale) * 1e9;
 	pm->ns_per_expert_mv = pm->expert_bytes * L_moe / tp / wbw * 1e9;
 	pm->ns_per_expert = pm->expert_bytes * L_moe / tp / wbw_mm * 1e9;

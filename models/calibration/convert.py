@@ -483,6 +483,10 @@ def convert_row(row, names, corrs=()):
     if row["concurrency"].strip() == "saturation":
         return None, "load not stated ('saturation' of an unpublished sweep)"
     conc, load_notes = load_of(row["concurrency"])
+    if quant == "mxfp4" and engine == "llama.cpp":
+        # llama.cpp runs GGUF files, whose gpt-oss conversions keep every
+        # tensor but the experts at Q8_0 (formats.json gguf-mxfp4)
+        quant = "gguf-mxfp4"
 
     for table, ident in (("hardware", hw), ("models", model), ("quant", quant)):
         if norm(ident) not in names[table]:
