@@ -880,8 +880,9 @@ static void stand_in_family(struct cat_family *fam, const struct catalog *cat,
 
 /* An engine's override for a family none of whose rows is left in the fit
  * was set with those rows in view, as the family's own factors were: unless
- * a kept row of another family runs that engine under the same override
- * (then the fold fitted it on that row), the fields a fit sets are taken
+ * a row of another family that the fold fitted runs that engine under the
+ * same override (a kept serving row, only simulated, does not count), the
+ * fields a fit sets are taken
  * out of it for the fold, and the family runs on the engine's own (fitted)
  * values, as a family without measurements does.  Overrides the fit never
  * sets (batch limits, speculative-decoding costs) stay.  saved[] gets a copy
@@ -893,9 +894,8 @@ struct saved_override {
 };
 
 static size_t stand_in_overrides(struct engine_table *et, const char *fid,
-				 const struct validate_report *base, const bool *used,
-				 const bool *held, struct saved_override *saved, size_t n_saved,
-				 size_t cap)
+				 const struct calib_fit *fit, struct saved_override *saved,
+				 size_t n_saved, size_t cap)
 {
 	for (size_t i = 0; i < et->count && n_saved < cap; i++) {
 		struct engine_profile *e = &et->engines[i];
@@ -904,10 +904,11 @@ static size_t stand_in_overrides(struct engine_table *et, const char *fid,
 			continue;
 		struct engine_override *o = &e->overrides[co - e->overrides];
 		bool fitted_elsewhere = false, done = false;
-		for (size_t r = 0; r < base->n_rows && !fitted_elsewhere; r++)
-			fitted_elsewhere = used[r] && !held[r] &&
-					   strcmp(base->rows[r].engine, e->id) == 0 &&
-					   engine_override_for(e, base->rows[r].family) == co;
+		/* only rows the fold fitted count: a kept serving row it only
+		 * simulates set nothing */
+		for (size_t r = 0; fit && r < fit->n_res && !fitted_elsewhere; r++)
+			fitted_elsewhere = strcmp(fit->res[r].engine, e->id) == 0 &&
+					   engine_override_for(e, fit->res[r].family) == co;
 		for (size_t k = 0; k < n_saved && !done; k++)
 			done = saved[k].o == o;
 		if (fitted_elsewhere || done)
@@ -1011,8 +1012,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 			fams[n_fam].fam = fam;
 			fams[n_fam].id = fid;
 			stand_in_family(fam, cat, &fit, fams[n_fam].saved);
-			n_ovs = stand_in_overrides(et, fid, &base, used, held, ovs, n_ovs,
-						   ovs_cap);
+			n_ovs = stand_in_overrides(et, fid, frc ? NULL : &fit, ovs, n_ovs, ovs_cap);
 			n_fam++;
 		}
 		/* a held-out row whose engine has no fitted row left in the

@@ -443,6 +443,74 @@ static void test_cross_validate_fixture(void **state)
 	free(t);
 }
 
+/* An engine override shared by two families, one held out: a kept row of the
+ * other family that the fold only simulates (a serving row) fits nothing, so
+ * the override's fitted fields still leave the held-out family's prediction
+ * (they were set with its rows in view). */
+static void test_cross_validate_no_leak_serving(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const rows[] = {
+		"apple-m2-10c,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
+		"apple-m2-10c,1,llama-2-7b,fp16,llama.cpp,1,512,0,prefill_tok_s,%.9g,tok/s,original,high\n",
+		"rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,%.9g,tok/s,original,high\n",
+		"rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,512,0,prefill_tok_s,%.9g,tok/s,original,high\n",
+		"rtx-3090,1,llama-2-7b,gguf-q4-0,llama.cpp,2,256,64,output_throughput_tok_s,%.9g,tok/s,"
+		"original,high\n",
+	};
+	enum { N = sizeof(rows) / sizeof(rows[0]) };
+	static const double value[N] = { 20, 200, 180, 14000, 250 };
+	char t[4096];
+	size_t len = (size_t)snprintf(t, sizeof(t), "%s", HEAD);
+	for (size_t i = 0; i < N; i++)
+		len += (size_t)snprintf(t + len, sizeof(t) - len, rows[i], value[i]);
+	assert_true(len < sizeof(t));
+	struct engine_profile *lc = NULL;
+	for (size_t i = 0; i < f->et->count; i++)
+		if (strcmp(f->et->engines[i].id, "llama.cpp") == 0)
+			lc = &f->et->engines[i];
+	assert_non_null(lc);
+	/* an override for nvidia-ada and nvidia-ampere-geforce alike, made
+	 * from one that sets no figure */
+	const struct engine_override *none = engine_override_for(lc, "nvidia-blackwell-rtx");
+	assert_non_null(none);
+	assert_true(none->p.layer_overhead_us < 0);
+	assert_true(lc->override_count < ENGINE_OVERRIDES_MAX);
+	struct engine_override *ov = &lc->overrides[lc->override_count++];
+	*ov = *none;
+	snprintf(ov->family_prefix, sizeof(ov->family_prefix), "nvidia-a");
+	assert_ptr_equal(engine_override_for(lc, "nvidia-ada"), ov);
+	assert_ptr_equal(engine_override_for(lc, "nvidia-ampere-geforce"), ov);
+	struct calib_opts o;
+	calib_opts_init(&o);
+	struct calib_cv a, b;
+	struct diag d;
+	diag_init(&d);
+	ov->p.layer_overhead_us = 60;
+	int rc = calib_cross_validate(&a, f->cat, f->et, "gen.csv", t, len, CG_FAMILY, &o, &d);
+	ov->p.layer_overhead_us = 10;
+	if (!rc)
+		rc = calib_cross_validate(&b, f->cat, f->et, "gen.csv", t, len, CG_FAMILY, &o, &d);
+	lc->override_count--;
+	if (rc)
+		fail_msg("%s", d.msg);
+	size_t seen = 0;
+	for (size_t i = 0; i < a.n_rows; i++) {
+		if (strcmp(a.rows[i].family, "nvidia-ada") != 0)
+			continue;
+		seen++;
+		/* the override moves the row in sample ... */
+		assert_true(a.rows[i].predicted_in != b.rows[i].predicted_in);
+		/* ... and never out of sample */
+		if (a.rows[i].predicted_out != b.rows[i].predicted_out)
+			fail_msg("line %ld: out of sample %.9g with the override at 60 us, %.9g at 10",
+				 a.rows[i].line, a.rows[i].predicted_out, b.rows[i].predicted_out);
+	}
+	assert_int_equal(seen, 2);
+	calib_cv_release(&a);
+	calib_cv_release(&b);
+}
+
 /* A row whose engine runs on no other family: its family's fold has no
  * fitted row of that engine left, so the engine keeps the shipped figures
  * set with the row in view; the report says so for that row only. */
@@ -776,6 +844,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fit_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_fixture, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_no_leak, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cross_validate_no_leak_serving, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_engine_in_sample, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_stand_in_by_unit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_calibration, setup, teardown),
