@@ -54,12 +54,21 @@ static const char *const field_names[] = {
 
 static bool known_field(enum calfile_target t, const char *f)
 {
-	/* the per-core figures are the engine's alone, never a family's */
-	size_t lo = t == CALFILE_FAMILY ? 0 : 2,
-	       hi = t == CALFILE_FAMILY ? 3 : t == CALFILE_OVERRIDE ? 9 : 14;
-	for (size_t i = lo; i < hi; i++)
-		if (strcmp(f, field_names[i]) == 0)
-			return true;
+	/* a family has its three factors; an engine every other field; an
+	 * override what engines.json lets one set (engine.c params): not the
+	 * per-core figures, which are the engine's alone */
+	size_t n = sizeof(field_names) / sizeof(field_names[0]);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(f, field_names[i]) != 0)
+			continue;
+		bool family = i < 2 || strcmp(f, "step_overhead_us") == 0;
+		bool per_core = strstr(f, "_per_core_clock") != NULL;
+		if (t == CALFILE_FAMILY)
+			return family;
+		if (t == CALFILE_OVERRIDE)
+			return i >= 2 && !per_core;
+		return i >= 2;
+	}
 	return false;
 }
 
@@ -107,8 +116,9 @@ static int read_param(struct calfile_param *p, const cJSON *o, const char *name,
 					? "eff_compute, eff_bw or step_overhead_us"
 					: p->target == CALFILE_OVERRIDE
 					? "step_overhead_us, layer_overhead_us, compute_scale, "
-					  "attention_scale, quant_bw_scale, moe_scale or "
-					  "moe_layer_overhead_us"
+					  "attention_scale, quant_bw_scale, moe_scale, "
+					  "moe_layer_overhead_us, attention_scale_without_fa or "
+					  "moe_host_routing_us"
 					: "step_overhead_us, layer_overhead_us, compute_scale, "
 					  "attention_scale, quant_bw_scale, moe_scale, "
 					  "moe_layer_overhead_us, quant_matmul_flops_per_core_clock, "
@@ -126,11 +136,15 @@ static int read_param(struct calfile_param *p, const cJSON *o, const char *name,
 					"a string (an override names its family prefix)", name, i);
 		snprintf(p->family_prefix, sizeof(p->family_prefix), "%s", fp);
 	}
-	if (!jnum(o, "fitted", &p->value) || !(p->value > 0) ||
-	    (is_fraction_field(f) && p->value > 1))
+	/* the bounds the fit keeps (replay/calib.c): a fraction from 1e-6 to
+	 * 1, any other figure from 1e-3 to 1e7 */
+	bool frac = is_fraction_field(f);
+	if (!jnum(o, "fitted", &p->value) ||
+	    (frac ? !(p->value >= 1e-6 && p->value <= 1) : !(p->value >= 1e-3 && p->value <= 1e7)))
 		return diag_set(d, DIAG_EINPUT, "%s: parameters[%zu].fitted: expected %s", name, i,
-				is_fraction_field(f) ? "a fraction in (0, 1]"
-						     : "a positive number (microseconds)");
+				frac ? "a fraction from 1e-6 to 1"
+				     : "a positive number from 1e-3 to 1e7 (microseconds, or FLOP "
+				       "or bytes per core clock)");
 	return 0;
 }
 
@@ -149,10 +163,26 @@ static int read_row(struct calfile_row *r, const cJSON *o, const char *name, siz
 	if (!cJSON_IsObject(o) || !hw || !m || !e || !met || !jnum(o, "value", &v))
 		return diag_set(d, DIAG_EINPUT, "%s: rows[%zu]: expected an object with hardware, "
 				"model, engine, metric and value", name, i);
-	jnum(o, "n_gpus", &g);
-	jnum(o, "concurrency", &c);
-	jnum(o, "input_tokens", &in);
-	jnum(o, "output_tokens", &out);
+	/* the optional counts: whole numbers in range when present */
+	static const struct {
+		const char *key;
+		double lo, hi;
+	} counts[] = { { "n_gpus", 1, 1e6 }, { "concurrency", 0, 1e9 },
+		       { "input_tokens", 0, 1e12 }, { "output_tokens", 0, 1e12 } };
+	double *dst[] = { &g, &c, &in, &out };
+	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, counts[k].key);
+		if (!it || cJSON_IsNull(it))
+			continue;
+		if (!cJSON_IsNumber(it) || !(it->valuedouble >= counts[k].lo &&
+					     it->valuedouble <= counts[k].hi) ||
+		    (k != 1 && it->valuedouble != floor(it->valuedouble)))
+			return diag_set(d, DIAG_EINPUT, "%s: rows[%zu].%s: expected %s from %g to "
+					"%g", name, i, counts[k].key,
+					k == 1 ? "a number" : "a whole number", counts[k].lo,
+					counts[k].hi);
+		*dst[k] = it->valuedouble;
+	}
 	double line = NAN;
 	r->line = jnum(o, "line", &line) && line >= 1 && line < 1e9 ? (long)line : (long)i + 1;
 	copy_str(r->hardware, sizeof(r->hardware), hw);
@@ -180,6 +210,16 @@ int calfile_parse(struct calfile **out, const char *name, const char *text, size
 			textfile_line_col(text, at, &line, &col);
 		return diag_at(d, DIAG_EINPUT, name, line, col, "not JSON (expected an agentcap "
 			       "calibration file, written by agentcap calibrate)");
+	}
+	const char *rest = end ? end : text + len;
+	while (rest < text + len && (*rest == ' ' || *rest == '\t' || *rest == '\n' || *rest == '\r'))
+		rest++;
+	if (rest < text + len) {
+		long line = 1, col = 1;
+		textfile_line_col(text, rest, &line, &col);
+		cJSON_Delete(root);
+		return diag_at(d, DIAG_EINPUT, name, line, col, "text after the JSON document "
+			       "(expected one calibration file object)");
 	}
 	int rc = 0;
 	const char *fmt = jstr(root, "format");

@@ -99,7 +99,35 @@ static void test_refused(void **state)
 		{ "{\"format\": \"agentcap-calibration\", \"schema_version\": 1, \"rows\": [], "
 		  "\"parameters\": [{\"target\": \"engine\", \"id\": \"vllm\", \"field\": "
 		  "\"compute_scale\", \"fitted\": 1.5}]}",
-		  "x.json: parameters[0].fitted: expected a fraction in (0, 1]" },
+		  "x.json: parameters[0].fitted: expected a fraction from 1e-6 to 1" },
+		/* values the fit never gives: a tiny fraction, a huge overhead */
+		{ "{\"format\": \"agentcap-calibration\", \"schema_version\": 1, \"rows\": [], "
+		  "\"parameters\": [{\"target\": \"family\", \"id\": \"nvidia-ada\", \"field\": "
+		  "\"eff_bw\", \"fitted\": 1e-310}]}",
+		  "x.json: parameters[0].fitted: expected a fraction from 1e-6 to 1" },
+		{ "{\"format\": \"agentcap-calibration\", \"schema_version\": 1, \"rows\": [], "
+		  "\"parameters\": [{\"target\": \"engine\", \"id\": \"vllm\", \"field\": "
+		  "\"step_overhead_us\", \"fitted\": 1e306}]}",
+		  "x.json: parameters[0].fitted: expected a positive number from 1e-3 to 1e7" },
+		/* a per-core figure is the engine's, never an override's */
+		{ "{\"format\": \"agentcap-calibration\", \"schema_version\": 1, \"rows\": [], "
+		  "\"parameters\": [{\"target\": \"override\", \"id\": \"llama.cpp\", "
+		  "\"family_prefix\": \"apple\", \"field\": \"matvec_bytes_per_core_clock\", "
+		  "\"fitted\": 5}]}",
+		  "x.json: parameters[0].field: 'matvec_bytes_per_core_clock' is not a override" },
+		{ "{\"format\": \"agentcap-calibration\", \"schema_version\": 1, \"rows\": [], "
+		  "\"parameters\": []}}} garbage",
+		  "x.json:1:" },
+		{ "{\"format\": \"agentcap-calibration\", \"schema_version\": 1, \"parameters\": [], "
+		  "\"rows\": [{\"hardware\": \"rtx-4090\", \"model\": \"llama-2-7b\", \"engine\": "
+		  "\"llama.cpp\", \"metric\": \"decode_tok_s\", \"value\": 100, \"input_tokens\": "
+		  "1e300}]}",
+		  "x.json: rows[0].input_tokens: expected a whole number from 0 to 1e+12" },
+		{ "{\"format\": \"agentcap-calibration\", \"schema_version\": 1, \"parameters\": [], "
+		  "\"rows\": [{\"hardware\": \"rtx-4090\", \"model\": \"llama-2-7b\", \"engine\": "
+		  "\"llama.cpp\", \"metric\": \"decode_tok_s\", \"value\": 100, \"n_gpus\": "
+		  "\"2\"}]}",
+		  "x.json: rows[0].n_gpus: expected a whole number from 1 to 1e+06" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct diag d;
@@ -109,6 +137,23 @@ static void test_refused(void **state)
 		if (rc != DIAG_EINPUT || !strstr(d.msg, cases[i].msg))
 			fail_msg("case %zu: rc %d '%s' (expected '%s')", i, rc, d.msg, cases[i].msg);
 		assert_null(cf);
+	}
+	/* what calibrate writes for an engine override, which engines.json
+	 * lets set these two, reads back */
+	static const char *const ok[] = { "attention_scale_without_fa", "moe_host_routing_us" };
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char text[512];
+		snprintf(text, sizeof(text),
+			 "{\"format\": \"agentcap-calibration\", \"schema_version\": 1, "
+			 "\"rows\": [], \"parameters\": [{\"target\": \"override\", \"id\": "
+			 "\"llama.cpp\", \"family_prefix\": \"nvidia-ada\", \"field\": \"%s\", "
+			 "\"fitted\": 0.2}]}", ok[i]);
+		struct diag d;
+		diag_init(&d);
+		struct calfile *cf = NULL;
+		if (calfile_parse(&cf, "x.json", text, strlen(text), &d))
+			fail_msg("%s: %s", ok[i], d.msg);
+		calfile_free(cf);
 	}
 	/* a parameter naming what the tables do not have */
 	const char *text = "{\"format\": \"agentcap-calibration\", \"schema_version\": 1, "
