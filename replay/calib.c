@@ -67,12 +67,24 @@ static double to_theta(enum calib_field f, double v)
 
 /* The logistic rounds to 1 for large theta, which (0, 1] allows, and to 0
  * for very negative theta, which it does not: FRACTION_MIN is the floor.
- * An overhead stays above 1e-3 us for the same reason. */
+ * An overhead stays above 1e-3 us for the same reason, and below 1e7 (ten
+ * seconds a step; calibration files are held to the same range). */
 static double from_theta(enum calib_field f, double th)
 {
 	if (is_fraction(f))
 		return fmax(1 / (1 + exp(-th)), FRACTION_MIN);
-	return fmax(exp(th), 1e-3);
+	return fmin(fmax(exp(th), 1e-3), 1e7);
+}
+
+/* A row the model cannot predict (no finite positive value) counts as a
+ * log error of e^20, never as a perfect fit: otherwise a fit could reach a
+ * cost of 0 by pushing every row out of the model's range. */
+#define CALIB_UNPREDICTED_LOG 20.0
+
+static double row_residual(double pred, double meas, double w)
+{
+	double e = isfinite(pred) && pred > 0 ? log(pred / meas) : CALIB_UNPREDICTED_LOG;
+	return sqrt(w) * e;
 }
 
 static struct engine_profile *engine_mut(struct engine_table *et, const char *id)
@@ -188,7 +200,7 @@ static int residuals(struct ctx *c, const double *th, double *f)
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < c->n_rows; i++)
-		f[i] = isfinite(f[i]) && f[i] > 0 ? sqrt(c->w[i]) * log(f[i] / c->measured[i]) : 0;
+		f[i] = row_residual(f[i], c->measured[i], c->w[i]);
 	for (size_t j = 0; j < c->n_params; j++)
 		f[c->n_rows + j] = c->prior * (th[j] - c->theta0[j]);
 	return 0;
@@ -541,8 +553,7 @@ int calib_fit_run(struct calib_fit *fit, struct catalog *cat, struct engine_tabl
 	if ((rc = screen(fit, &c, f0, f1, th, o->identifiable_only)))
 		goto out;
 	for (size_t i = 0; i < c.n_rows; i++)
-		f1[i] = isfinite(pred0[i]) && pred0[i] > 0
-				? sqrt(c.w[i]) * log(pred0[i] / c.measured[i]) : 0;
+		f1[i] = row_residual(pred0[i], c.measured[i], c.w[i]);
 	fit->cost_before = cost_of(f1, c.n_rows);
 	fit->median_ape_before = median_ape(pred0, c.measured, c.n_rows, f1);
 	fit->stop = "no parameter moves a fitted row";
@@ -597,11 +608,10 @@ int calib_fit_run(struct calib_fit *fit, struct catalog *cat, struct engine_tabl
 	fit->median_ape_after = median_ape(f0, c.measured, c.n_rows, f1);
 	{
 		double s = 0;
-		for (size_t i = 0; i < c.n_rows; i++)
-			if (isfinite(f0[i]) && f0[i] > 0) {
-				double e = log(f0[i] / c.measured[i]);
-				s += c.w[i] * e * e;
-			}
+		for (size_t i = 0; i < c.n_rows; i++) {
+			double r = row_residual(f0[i], c.measured[i], c.w[i]);
+			s += r * r;
+		}
 		fit->cost_after = s;
 	}
 	/* row labels from one more parse */

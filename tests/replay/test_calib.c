@@ -237,6 +237,37 @@ static void test_fit_reproduces_shipped(void **state)
 	free(t);
 }
 
+/* A row a thousand times slower than anything the model gives: the fit may
+ * push the overheads to their bound, never to infinity, and the result is
+ * a finite cost, not a perfect fit of rows it stopped predicting. */
+static void test_fit_unreachable_row(void **state)
+{
+	struct fixture *f = *state;
+	char t[512];
+	snprintf(t, sizeof(t), "%s%s", HEAD,
+		 "rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,0.001,tok/s,"
+		 "original,high\n");
+	struct calib_opts o;
+	calib_opts_init(&o);
+	o.prior = 0;
+	struct calib_fit fit;
+	struct diag d;
+	diag_init(&d);
+	if (calib_fit_run(&fit, f->cat, f->et, "slow.csv", t, strlen(t), &o, &d))
+		fail_msg("%s", d.msg);
+	assert_true(fit.n_params >= 1);
+	for (size_t j = 0; j < fit.n_params; j++) {
+		if (!isfinite(fit.params[j].value) || fit.params[j].value > 1e7)
+			fail_msg("%s %s: %g", fit.params[j].id, calib_field_name(fit.params[j].field),
+				 fit.params[j].value);
+	}
+	assert_true(isfinite(fit.cost_after) && fit.cost_after > 0);
+	assert_true(isfinite(fit.median_ape_after));
+	assert_true(fit.res[0].after > 0 && isfinite(fit.res[0].after));
+	calib_apply(&fit, f->cat, f->et, false);
+	calib_fit_release(&fit);
+}
+
 /* Rows three times faster than the hardware can go push the efficiencies
  * up: they stay at most 1, every fraction in (0, 1] and every overhead > 0. */
 static void test_fit_bounds(void **state)
@@ -838,6 +869,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fit_recovers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fit_bounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fit_unreachable_row, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fit_reproduces_shipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fit_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fit_serving_identifiable, setup, teardown),
