@@ -340,6 +340,16 @@ static int open_temp(struct outfile *of, const struct plan *p, struct diag *d)
 	return 0;
 }
 
+bool outfile_is_input(const char *path, const char *input)
+{
+	struct stat a, b;
+	if (!path || !input || strcmp(path, "-") == 0 || strcmp(input, "-") == 0)
+		return false;
+	if (stat(path, &a) != 0 || stat(input, &b) != 0)
+		return false;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int outfile_open(struct outfile *of, const char *path, struct diag *d)
 {
 	*of = (struct outfile){.slot = -1};

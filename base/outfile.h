@@ -22,6 +22,7 @@
 #ifndef BASE_OUTFILE_H
 #define BASE_OUTFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct diag;
@@ -44,6 +45,11 @@ struct outfile {
  * Meant for the start of a command, before hours of work.  0 or DIAG_EIO
  * with a message naming the path and the reason. */
 int outfile_check(const char *path, struct diag *d);
+
+/* Whether the output path names the same existing file as input (after
+ * symbolic links): writing it would replace what is being read.  False when
+ * either is "-", missing or cannot be examined. */
+bool outfile_is_input(const char *path, const char *input);
 
 /* Start writing path as described above.  A FIFO without a reader blocks
  * here until one opens it.  0; DIAG_EIO (the path cannot be written) or

@@ -53,6 +53,16 @@ char *textfile_read(const char *path, size_t max_bytes, const char *what, struct
 		return NULL;
 	}
 	buf[len] = '\0';
+	/* every caller reads the text up to its terminator: a NUL inside
+	 * would end it early without a word */
+	const char *nul = memchr(buf, '\0', len);
+	if (nul) {
+		long line, col;
+		textfile_line_col(buf, nul, &line, &col);
+		diag_at(d, DIAG_EINPUT, path, line, col, "a NUL byte (expected %s, as text)", what);
+		free(buf);
+		return NULL;
+	}
 	return buf;
 }
 

@@ -12,6 +12,7 @@ struct diag;
 /* Read `path` into a NUL-terminated heap buffer of at most max_bytes bytes.
  * Returns it (free with free()) or NULL with d filled: "PATH: cannot open:
  * REASON" (DIAG_EINPUT), "PATH: larger than N bytes (expected WHAT)"
+ * (DIAG_EINPUT), "PATH:LINE:COL: a NUL byte (expected WHAT, as text)"
  * (DIAG_EINPUT), a read error (DIAG_EIO) or DIAG_ENOMEM. */
 char *textfile_read(const char *path, size_t max_bytes, const char *what, struct diag *d);
 

@@ -232,6 +232,13 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 			"digits\n", a->commit);
 		return 2;
 	}
+	const char *outs[] = { a->json, a->bands };
+	for (size_t i = 0; i < 2; i++)
+		if (outs[i] && a->csv && outfile_is_input(outs[i], a->csv)) {
+			fprintf(stderr, "agentcap validate: %s: the measurements file itself (expected "
+				"another path: writing it would replace the input)\n", outs[i]);
+			return 2;
+		}
 	return 0;
 }
 
@@ -511,6 +518,22 @@ static int parse_fit_args(int argc, char **argv, struct fit_args *a)
 		return 2;
 	}
 	a->csv = argv[optind];
+	if (a->commit && !a->out) {
+		fprintf(stderr, "agentcap fit-params: --commit is recorded in the -o file (give "
+			"one)\n");
+		return 2;
+	}
+	if (a->commit && (strlen(a->commit) < 7 || strlen(a->commit) > 40 ||
+			  strspn(a->commit, "0123456789abcdef") != strlen(a->commit))) {
+		fprintf(stderr, "agentcap fit-params: --commit '%s': expected 7 to 40 lower-case "
+			"hex digits\n", a->commit);
+		return 2;
+	}
+	if (a->out && outfile_is_input(a->out, a->csv)) {
+		fprintf(stderr, "agentcap fit-params: -o %s: the measurements file itself (expected "
+			"another path: writing it would replace the input)\n", a->out);
+		return 2;
+	}
 	return 0;
 }
 

@@ -229,6 +229,19 @@ static void test_textfile(void **state)
 	assert_null(textfile_read(path, 1 << 20, "a test file", &d));
 	assert_int_equal(d.code, DIAG_EINPUT);
 	assert_non_null(strstr(d.msg, "cannot open"));
+	/* a NUL byte would end the text early: an input error at its place */
+	char path2[] = "/tmp/agentcap-textfile-XXXXXX";
+	fd = mkstemp(path2);
+	assert_true(fd >= 0);
+	const char nul[] = "a,b\n1,2\n3\0,4\n";
+	assert_int_equal(write(fd, nul, sizeof(nul) - 1), (long)(sizeof(nul) - 1));
+	close(fd);
+	diag_init(&d);
+	assert_null(textfile_read(path2, 1 << 20, "a test file", &d));
+	assert_int_equal(d.code, DIAG_EINPUT);
+	snprintf(want, sizeof(want), "%s:3:2: a NUL byte (expected a test file, as text)", path2);
+	assert_string_equal(d.msg, want);
+	unlink(path2);
 }
 
 /* Warnings keep their order, cut long messages and count what overflows. */

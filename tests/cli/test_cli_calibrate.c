@@ -266,6 +266,53 @@ static void test_bad_inputs(void **state)
 		     "/missing.json", SCRATCH "/missing.json", "calibration file");
 	expect_error("fit --hardware h100-sxm --calibration " SCRATCH "/broken.json",
 		     SCRATCH "/broken.json:", "expected an agentcap calibration file");
+	/* an output that is one of the inputs: refused, the input intact */
+	f = fopen(SCRATCH "/copy.json", "w");
+	assert_non_null(f);
+	FILE *in = fopen(LLAMA, "rb");
+	assert_non_null(in);
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, f), n);
+	fclose(in);
+	fclose(f);
+	struct stat before;
+	assert_int_equal(stat(SCRATCH "/copy.json", &before), 0);
+	expect_error("calibrate " SCRATCH "/copy.json --model llama-3-8b -o " SCRATCH "/copy.json",
+		     "-o " SCRATCH "/copy.json: one of the results read", NULL);
+	f = fopen(SCRATCH "/m.csv", "w");
+	assert_non_null(f);
+	fputs("hardware,n_gpus,model,quant,engine,concurrency,input_tokens,output_tokens,metric,"
+	      "value,unit,provenance,confidence\nrtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,"
+	      "decode_tok_s,180,tok/s,original,high\n", f);
+	fclose(f);
+	expect_error("fit-params " SCRATCH "/m.csv -o " SCRATCH "/m.csv",
+		     "-o " SCRATCH "/m.csv: the measurements file itself", NULL);
+	expect_error("validate " SCRATCH "/m.csv --json " SCRATCH "/m.csv",
+		     SCRATCH "/m.csv: the measurements file itself", NULL);
+	expect_error("fit-params " SCRATCH "/m.csv --commit 'hello world' -o " SCRATCH "/p.json",
+		     "--commit 'hello world': expected 7 to 40 lower-case hex digits", NULL);
+	expect_error("fit-params " SCRATCH "/m.csv --commit abcdef1",
+		     "--commit is recorded in the -o file", NULL);
+	struct stat after;
+	assert_int_equal(stat(SCRATCH "/copy.json", &after), 0);
+	assert_int_equal(after.st_size, before.st_size);
+	f = fopen(SCRATCH "/m.csv", "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	assert_non_null(strstr(buf, "hardware,n_gpus"));
+	fclose(f);
+	/* a NUL byte inside a measurements file: its place, not a silent cut */
+	f = fopen(SCRATCH "/nul.csv", "wb");
+	assert_non_null(f);
+	static const char nul[] = "hardware,n_gpus,model,quant,engine,concurrency,input_tokens,"
+				  "output_tokens,metric,value,unit,provenance,confidence\n"
+				  "rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,"
+				  "180,tok/s,original,high\n\0rtx-4090\n";
+	assert_int_equal(fwrite(nul, 1, sizeof(nul) - 1, f), sizeof(nul) - 1);
+	fclose(f);
+	expect_error("fit-params " SCRATCH "/nul.csv", SCRATCH "/nul.csv:3:1: a NUL byte", NULL);
 }
 
 /* predict, fit, validate and size say which calibration they rest on. */
