@@ -283,6 +283,28 @@ static int cross_validate(const struct validate_args *a)
 		o.requests_per_client = a->per_client;
 		rc = calib_cross_validate(&cv, cat, et, a->csv, text, strlen(text), g, &o, &d);
 	}
+	/* nothing to report: an input error before any output */
+	if (!rc && cv.n_rows == 0)
+		rc = diag_set(&d, DIAG_EINPUT, "%s: no row to cross-validate (expected rows the "
+			      "model predicts, of at least %s confidence)", a->csv,
+			      validate_confidence_name(a->min_confidence > 0
+							       ? (enum validate_confidence)a->min_confidence
+							       : VC_MEDIUM));
+	/* the bands before any output, so that a failure leaves none */
+	struct uncert_table t;
+	uncert_init(&t);
+	if (!rc && a->bands) {
+		rc = calib_cv_bands(&t, &cv, NULL, UNCERT_COVERAGE_DEFAULT, UNCERT_MIN_ROWS_DEFAULT,
+				    &d);
+		if (rc) {
+			char msg[sizeof(d.msg)];
+			snprintf(msg, sizeof(msg), "%s", d.msg);
+			rc = diag_set(&d, rc, "%s: %s", a->csv, msg);
+		}
+	}
+	size_t in_sample = 0, nested = 0, total = 0;
+	if (!rc && a->bands)
+		rc = calib_cv_band_coverage(&cv, &t, &in_sample, &nested, &total, &d);
 	bool bands_stdout = a->bands && strcmp(a->bands, "-") == 0;
 	bool json_stdout = a->json && strcmp(a->json, "-") == 0;
 	if (!rc && !bands_stdout && !json_stdout)
@@ -297,27 +319,18 @@ static int cross_validate(const struct validate_args *a)
 		}
 	}
 	if (!rc && a->bands) {
-		struct uncert_table t;
-		uncert_init(&t);
-		rc = calib_cv_bands(&t, &cv, NULL, UNCERT_COVERAGE_DEFAULT, UNCERT_MIN_ROWS_DEFAULT,
-				    &d);
+		unsigned long crc = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)text,
+					  (uInt)strlen(text));
+		snprintf(t.path, sizeof(t.path), "%s", a->csv);
+		snprintf(t.crc32, sizeof(t.crc32), "%08lx", crc);
+		snprintf(t.commit, sizeof(t.commit), "%s", a->commit ? a->commit : "");
+		struct outfile of;
+		rc = outfile_open(&of, a->bands, &d);
 		if (!rc) {
-			unsigned long crc = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)text,
-						  (uInt)strlen(text));
-			snprintf(t.path, sizeof(t.path), "%s", a->csv);
-			snprintf(t.crc32, sizeof(t.crc32), "%08lx", crc);
-			snprintf(t.commit, sizeof(t.commit), "%s", a->commit ? a->commit : "");
-			struct outfile of;
-			rc = outfile_open(&of, a->bands, &d);
-			if (!rc) {
-				struct diag wd;
-				diag_init(&wd);
-				rc = outfile_finish(&of, uncert_write_json(of.fp, &t, &wd), &wd, &d);
-			}
+			struct diag wd;
+			diag_init(&wd);
+			rc = outfile_finish(&of, uncert_write_json(of.fp, &t, &wd), &wd, &d);
 		}
-		size_t in_sample, nested, total;
-		if (!rc)
-			rc = calib_cv_band_coverage(&cv, &t, &in_sample, &nested, &total, &d);
 		if (!rc && !bands_stdout && !json_stdout && total)
 			printf("\nerror bars: %zu regimes (family x engine x metric, pooled below %zu "
 			       "rows), %.0f%% bands of the out-of-sample |log error|; they cover %zu of "
@@ -325,8 +338,8 @@ static int cross_validate(const struct validate_args *a)
 			       t.n, t.min_rows, 100 * t.coverage, in_sample, total,
 			       100.0 * (double)in_sample / (double)total, t.grouping, nested,
 			       100.0 * (double)nested / (double)total);
-		uncert_release(&t);
 	}
+	uncert_release(&t);
 	calib_cv_release(&cv);
 	free(text);
 	args_models_free(cat, et);

@@ -733,15 +733,27 @@ int calib_group_parse(const char *name, enum calib_group *g)
 	return -1;
 }
 
-static const char *group_of(const struct validate_report *rep, size_t i, enum calib_group g)
+/* A row's value of the grouping: the catalogue id of its hardware or model,
+ * so that an alias or another spelling of one falls in the same group (a
+ * fold that kept the other spelling's rows would leave the group in view). */
+static const char *group_of(const struct catalog *cat, const struct validate_report *rep,
+			    size_t i, enum calib_group g)
 {
 	const struct validate_row *r = &rep->rows[i];
+	const char *cell;
 	switch (g) {
 	case CG_FAMILY: return r->family;
 	case CG_ENGINE: return r->engine;
-	case CG_HARDWARE:
-		return csvread_cell(&rep->table, i, csvread_col(&rep->table, "hardware"));
-	case CG_MODEL: return csvread_cell(&rep->table, i, csvread_col(&rep->table, "model"));
+	case CG_HARDWARE: {
+		cell = csvread_cell(&rep->table, i, csvread_col(&rep->table, "hardware"));
+		const struct cat_hardware *h = catalog_hardware(cat, cell);
+		return h ? h->id : cell;
+	}
+	case CG_MODEL: {
+		cell = csvread_cell(&rep->table, i, csvread_col(&rep->table, "model"));
+		const struct cat_model *m = catalog_model(cat, cell);
+		return m ? m->id : cell;
+	}
 	}
 	return "";
 }
@@ -984,7 +996,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		in[i] = r->ape_pct;
 		outv[i] = NAN;
 		if (used[i])
-			keys[n_keys++] = group_of(&base, i, g);
+			keys[n_keys++] = group_of(cat, &base, i, g);
 	}
 	qsort(keys, n_keys, sizeof(char *), cmp_str);
 	size_t uniq = 0;
@@ -993,7 +1005,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 			keys[uniq++] = keys[i];
 	for (size_t k = 0; k < uniq && !rc; k++) {
 		for (size_t i = 0; i < n; i++)
-			held[i] = used[i] && strcmp(group_of(&base, i, g), keys[k]) == 0;
+			held[i] = used[i] && strcmp(group_of(cat, &base, i, g), keys[k]) == 0;
 		struct calib_opts fo = *o;
 		fo.exclude = held;
 		fo.exclude_n = n;
@@ -1071,7 +1083,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		for (int m = 0; m < VM_COUNT && !rc; m++) {
 			for (size_t i = 0; i < n; i++)
 				sel[i] = used[i] && base.rows[i].metric == (enum validate_metric)m &&
-					 strcmp(group_of(&base, i, g), keys[k]) == 0;
+					 strcmp(group_of(cat, &base, i, g), keys[k]) == 0;
 			rc = add_cell(cv, &cap, keys[k], (enum validate_metric)m, in, outv, sel, n,
 				      scratch, d);
 		}
@@ -1092,7 +1104,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		struct calib_cv_row *cr = &cv->rows[cv->n_rows++];
 		cr->line = r->line;
 		cr->metric = r->metric;
-		snprintf(cr->group, sizeof(cr->group), "%s", group_of(&base, i, g));
+		snprintf(cr->group, sizeof(cr->group), "%s", group_of(cat, &base, i, g));
 		snprintf(cr->family, sizeof(cr->family), "%s", r->family);
 		snprintf(cr->engine, sizeof(cr->engine), "%s", r->engine);
 		cr->measured = r->measured;

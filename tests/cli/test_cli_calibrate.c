@@ -303,6 +303,28 @@ static void test_bad_inputs(void **state)
 	assert_non_null(fgets(buf, sizeof(buf), f));
 	assert_non_null(strstr(buf, "hardware,n_gpus"));
 	fclose(f);
+	/* cross-validation with no row it can use: exit 2 before any output,
+	 * the --json file left as it was and no bands file made */
+	f = fopen(SCRATCH "/low.csv", "w");
+	assert_non_null(f);
+	fputs("hardware,n_gpus,model,quant,engine,concurrency,input_tokens,output_tokens,metric,"
+	      "value,unit,provenance,confidence\nrtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,"
+	      "decode_tok_s,180,tok/s,original,low\n", f);
+	fclose(f);
+	f = fopen(SCRATCH "/cv.json", "w");
+	assert_non_null(f);
+	fputs("keep\n", f);
+	fclose(f);
+	remove(SCRATCH "/cvbands.json");
+	expect_error("validate " SCRATCH "/low.csv --cross-validate family --json " SCRATCH
+		     "/cv.json --write-bands " SCRATCH "/cvbands.json",
+		     SCRATCH "/low.csv: no row to cross-validate", NULL);
+	f = fopen(SCRATCH "/cv.json", "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	assert_string_equal(buf, "keep\n");
+	fclose(f);
+	assert_int_not_equal(stat(SCRATCH "/cvbands.json", &after), 0);
 	/* a NUL byte inside a measurements file: its place, not a silent cut */
 	f = fopen(SCRATCH "/nul.csv", "wb");
 	assert_non_null(f);

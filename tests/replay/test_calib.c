@@ -542,6 +542,46 @@ static void test_cross_validate_no_leak_serving(void **state)
 	calib_cv_release(&b);
 }
 
+/* Leave one model out groups by catalogue id: a model spelled by an alias
+ * in some rows is one group, not two that would each keep the other in
+ * view. */
+static void test_cross_validate_groups_by_id(void **state)
+{
+	struct fixture *f = *state;
+	double meas[N_ROWS];
+	predict(f, meas);
+	char *t = table_of(meas);
+	/* the first two rows name llama-2-7b by an alias */
+	char *u = malloc(strlen(t) + 64);
+	assert_non_null(u);
+	char *at = u;
+	const char *p = t;
+	for (int k = 0; k < 2; k++) {
+		const char *hit = strstr(p, ",llama-2-7b,");
+		assert_non_null(hit);
+		memcpy(at, p, (size_t)(hit - p));
+		at += hit - p;
+		at += sprintf(at, ",llama2-7b,");
+		p = hit + strlen(",llama-2-7b,");
+	}
+	strcpy(at, p);
+	struct calib_opts o;
+	calib_opts_init(&o);
+	struct calib_cv cv;
+	struct diag d;
+	diag_init(&d);
+	if (calib_cross_validate(&cv, f->cat, f->et, "gen.csv", u, strlen(u), CG_MODEL, &o, &d))
+		fail_msg("%s", d.msg);
+	/* the fixture's two models: two folds, whatever the spelling */
+	assert_int_equal(cv.n_folds, 2);
+	for (size_t i = 0; i < cv.n_rows; i++)
+		assert_true(strcmp(cv.rows[i].group, "llama-2-7b") == 0 ||
+			    strcmp(cv.rows[i].group, "llama-3-8b") == 0);
+	calib_cv_release(&cv);
+	free(u);
+	free(t);
+}
+
 /* A row whose engine runs on no other family: its family's fold has no
  * fitted row of that engine left, so the engine keeps the shipped figures
  * set with the row in view; the report says so for that row only. */
@@ -876,6 +916,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fit_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_fixture, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_no_leak, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cross_validate_groups_by_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_no_leak_serving, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_engine_in_sample, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_stand_in_by_unit, setup, teardown),
