@@ -98,6 +98,7 @@ struct test {
 	const char *gpu_info, *model_type, *model_filename, *backends, *build;
 	const char *model_id;      /* serving: the served model */
 	double n_prompt, n_gen, n_depth, avg_ts, ngl, n_ubatch;
+	double build_number;       /* llama-bench's build_number; NAN absent */
 	bool fa_on;                /* llama-bench flash_attn on (or auto); off
 				      when false, 0 or absent: builds before
 				      flash attention do not print it */
@@ -115,6 +116,7 @@ static void test_init(struct test *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->n_prompt = t->n_gen = t->n_depth = t->avg_ts = t->ngl = t->n_ubatch = NAN;
+	t->build_number = NAN;
 	t->concurrency = t->in = t->out = t->out_tok_s = t->ttft_ms = t->tpot_ms = NAN;
 }
 
@@ -141,13 +143,14 @@ static bool ci_contains(const char *hay, const char *needle)
 }
 
 /* llama.cpp's type names in model_type ("qwen2 7B Q4_K - Medium") to
- * weight-format ids. */
+ * weight-format ids.  llama-bench runs GGUF files: "MXFP4 MoE" is the GGUF
+ * layout (MXFP4 experts, Q8_0 elsewhere: formats.json gguf-mxfp4). */
 static const char *quant_of_model_type(const char *mt)
 {
 	static const struct { const char *name, *id; } map[] = {
 		{ "Q4_K - Medium", "gguf-q4-k-m" }, { "Q3_K - Medium", "gguf-q3-k-m" },
 		{ "Q4_0", "gguf-q4-0" }, { "Q8_0", "gguf-q8-0" }, { "BF16", "bf16" },
-		{ "F16", "fp16" }, { "MXFP4", "mxfp4" },
+		{ "F16", "fp16" }, { "MXFP4", "gguf-mxfp4" },
 	};
 	for (size_t i = 0; mt && i < sizeof(map) / sizeof(map[0]); i++)
 		if (ci_contains(mt, map[i].name))
@@ -314,8 +317,15 @@ static int llama_test(struct benchres *b, const struct catalog *cat, const char 
 		return rc;
 	char engine[512], notes[1024], source[600];
 	snprintf(engine, sizeof(engine), "%s", g->engine ? g->engine : "llama.cpp");
+	/* "build <commit> (<number>)" as llama-bench prints it: validate reads
+	 * the number (the host-routed MoE of builds before pull 15525) */
+	char build[128];
+	if (t->build && isfinite(t->build_number) && t->build_number >= 1)
+		snprintf(build, sizeof(build), "build %s (%.0f)", t->build, t->build_number);
+	else
+		snprintf(build, sizeof(build), "%s", t->build ? t->build : "?");
 	int n = snprintf(notes, sizeof(notes), "engine_as_published=llama.cpp %s (%s)%s%.0f -fa %d",
-			 t->build ? t->build : "?", t->backends ? t->backends : "?",
+			 build, t->backends ? t->backends : "?",
 			 isfinite(t->n_ubatch) ? " -ub " : "", isfinite(t->n_ubatch) ? t->n_ubatch : 0,
 			 t->fa_on ? 1 : 0);
 	if (ids.n_gpus > 1 && n > 0 && (size_t)n < sizeof(notes))
@@ -428,6 +438,7 @@ static void llama_from_json(struct test *t, const cJSON *o)
 	t->model_filename = jstrv(o, "model_filename");
 	t->backends = jstrv(o, "backends");
 	t->build = jstrv(o, "build_commit");
+	t->build_number = jnumv(o, "build_number");
 	t->n_prompt = jnumv(o, "n_prompt");
 	t->n_gen = jnumv(o, "n_gen");
 	t->n_depth = jnumv(o, "n_depth");
@@ -651,6 +662,7 @@ static int read_llama_csv(struct benchres *b, const struct catalog *cat, const c
 		x.model_filename = cstr(&t, r, "model_filename");
 		x.backends = cstr(&t, r, "backends");
 		x.build = cstr(&t, r, "build_commit");
+		x.build_number = cnum(&t, r, "build_number");
 		x.n_prompt = cnum(&t, r, "n_prompt");
 		x.n_gen = cnum(&t, r, "n_gen");
 		x.n_depth = cnum(&t, r, "n_depth");

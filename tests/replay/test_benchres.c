@@ -127,6 +127,39 @@ static void test_llama_bench_flash_attn(void **state)
 	}
 }
 
+/* llama-bench's build_number reaches the rows as "build <commit> (<N>)",
+ * which validate reads (a build before pull 15525 routes MoE on the host);
+ * a GGUF gpt-oss is gguf-mxfp4. */
+static void test_llama_bench_build(void **state)
+{
+	(void)state;
+	const char *text =
+		"[{\"build_commit\": \"a094f38\", \"build_number\": 6210, \"gpu_info\": \"NVIDIA "
+		"GeForce RTX 4090\", \"backends\": \"CUDA\", \"model_filename\": "
+		"\"m/gpt-oss-20b-mxfp4.gguf\", \"model_type\": \"gpt-oss 20B MXFP4 MoE\", "
+		"\"n_ubatch\": 2048, \"n_prompt\": 2048, \"n_gen\": 0, \"avg_ts\": 8022.33, "
+		"\"flash_attn\": true},"
+		" {\"build_commit\": \"a094f38\", \"gpu_info\": \"NVIDIA GeForce RTX 4090\", "
+		"\"backends\": \"CUDA\", \"model_filename\": \"m/gpt-oss-20b-mxfp4.gguf\", "
+		"\"model_type\": \"gpt-oss 20B MXFP4 MoE\", \"n_ubatch\": 2048, \"n_prompt\": 0, "
+		"\"n_gen\": 128, \"avg_ts\": 222, \"flash_attn\": true}]";
+	struct benchres b;
+	struct csvread t;
+	struct diag d;
+	struct benchres_given g = { 0 };
+	if (read_rows("lb.json", text, &g, &b, &t, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(b.n_rows, 2);
+	assert_string_equal(cell(&t, 0, "model"), "gpt-oss-20b");
+	assert_string_equal(cell(&t, 0, "quant"), "gguf-mxfp4");
+	assert_non_null(strstr(cell(&t, 0, "notes"), "llama.cpp build a094f38 (6210) (CUDA)"));
+	/* no build_number: the commit alone, which names no build */
+	assert_null(strstr(cell(&t, 1, "notes"), "build a094f38"));
+	assert_non_null(strstr(cell(&t, 1, "notes"), "llama.cpp a094f38 (CUDA)"));
+	csvread_release(&t);
+	benchres_release(&b);
+}
+
 static void test_sglang_jsonl(void **state)
 {
 	(void)state;
@@ -256,6 +289,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_llama_bench_csv),
 		cmocka_unit_test(test_llama_bench_flash_attn),
+		cmocka_unit_test(test_llama_bench_build),
 		cmocka_unit_test(test_sglang_jsonl),
 		cmocka_unit_test(test_vllm_lengths),
 		cmocka_unit_test(test_errors),
