@@ -32,7 +32,7 @@ static const char PREDICT_HELP[] =
 	"                     [--engine E] [--tp N] [--pp N] [--batch B] [--context C]\n"
 	"                     [--chunk N] [--gpu-expert-fraction F] [--host-bw GBS]\n"
 	"                     [--host-tflops T] [--memory SIZE] [--profile CSV]\n"
-	"                     [--ep N] [--power-limit W] [--no-flash-attention] [--catalog DIR] [--engines FILE] [--calibration FILE] [--json FILE]\n"
+	"                     [--ep N] [--power-limit W] [--no-flash-attention] [--engine-build N] [--catalog DIR] [--engines FILE] [--calibration FILE] [--json FILE]\n"
 	"                     [--explain]\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -74,6 +74,11 @@ static const char PREDICT_HELP[] =
 	"        Attention without flash attention (llama.cpp -fa 0, and its builds\n"
 	"        before 2024-04-30): the engine's attention_scale_without_fa where its\n"
 	"        profile has one; other engines are unchanged.\n"
+	"    --engine-build N\n"
+	"        The engine's build number, for the costs of older builds: llama.cpp\n"
+	"        builds up to 6210 (before pull 15525) route each batched MoE step's\n"
+	"        tokens on the host, a cost per token no GPU shortens.  Default: a\n"
+	"        current build.\n"
 	"    --batch B\n"
 	"        Sequences decoding together.  With --pp N above 1 the same sequences\n"
 	"        are also shown as micro-batches in flight across the stages.  Default 1.\n"
@@ -139,7 +144,7 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 {
 	enum { O_HW = 1000, O_MODEL, O_FORMAT, O_KV, O_ENGINE, O_TP, O_PP, O_BATCH, O_CONTEXT,
 	       O_CHUNK, O_FRAC, O_HOSTBW, O_HOSTTF, O_MEMORY, O_PROFILE, O_CATALOG, O_ENGINES, O_CALIBRATION,
-	       O_JSON, O_HELP, O_EP, O_EXPLAIN, O_POWER, O_NOFA };
+	       O_JSON, O_HELP, O_EP, O_EXPLAIN, O_POWER, O_NOFA, O_BUILD };
 	static const struct option opts[] = {
 		{"hardware", required_argument, NULL, O_HW},
 		{"model", required_argument, NULL, O_MODEL},
@@ -164,6 +169,7 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 		{"explain", no_argument, NULL, O_EXPLAIN},
 		{"power-limit", required_argument, NULL, O_POWER},
 		{"no-flash-attention", no_argument, NULL, O_NOFA},
+		{"engine-build", required_argument, NULL, O_BUILD},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -198,6 +204,12 @@ static int parse_args(int argc, char **argv, struct predict_args *a)
 		case O_EXPLAIN: a->explain = true; break;
 		case O_NOFA:
 			a->po.no_flash_attention = true;
+			break;
+		case O_BUILD:
+			if (!args_number(optarg, 1, 1e7, true, &v))
+				return args_bad("predict", "--engine-build", optarg,
+						"a whole number from 1 to 10000000");
+			a->po.engine_build = (int64_t)v;
 			break;
 		case O_POWER:
 			if (!args_number(optarg, 1, 1e5, false, &a->po.power_limit_w))

@@ -215,6 +215,10 @@ int predict_write_explain(FILE *out, const struct perf_model *pm, const struct p
 	if (br->host_ns > 0)
 		fprintf(out, "     host experts    %9.3f ms   offloaded experts (%s), in the roofline\n",
 			br->host_ns / 1e6, offload_choice_name(br->offload));
+	if (br->host_routing_ns > 0)
+		fprintf(out, "     host routing    %9.3f ms   the build routes the experts' tokens on the "
+			"host (llama.cpp before pull 15525), in the GPU time\n",
+			br->host_routing_ns / 1e6);
 	fprintf(out, "     step            %9.3f ms   binding: %s (%.0f%% of the step)\n",
 		br->step_ns / 1e6, terms[best].name,
 		br->step_ns > 0 ? 100 * terms[best].ns / br->step_ns : 0);

@@ -155,6 +155,9 @@ static const struct key KEYS[] = {
 	{"engine.flash_attention", K_BOOL, OFF(flash_attention), 0, 0,
 	 "true or false (true): false charges the engine's attention without flash attention "
 	 "(llama.cpp -fa off; other engines unchanged)"},
+	{"engine.build", K_INT64, OFF(engine_build), 0, 1e7,
+	 "the engine's build number (0: a current build): llama.cpp builds up to 6210 route each "
+	 "MoE step's tokens on the host (docs/performance-model.md)"},
 	{"engine.kv_cache_tokens", K_INT64_OPT, OFF(engine.kv_cache_tokens), 1, 1e15,
 	 "KV capacity in tokens, overriding the memory model (null = computed)"},
 	{"engine.max_model_len", K_INT64_OPT, OFF(engine.max_model_len), 1, 1e9,
@@ -248,6 +251,7 @@ static const struct pool_key POOL_KEYS[] = {
 	{"engine.enable_chunked_prefill", POFF(engine.enable_chunked_prefill)},
 	{"engine.enable_prefix_caching", POFF(engine.enable_prefix_caching)},
 	{"engine.flash_attention", POFF(flash_attention)},
+	{"engine.build", POFF(engine_build)},
 	{"engine.kv_cache_tokens", POFF(engine.kv_cache_tokens)},
 	{"engine.max_model_len", POFF(engine.max_model_len)},
 };
@@ -1106,6 +1110,7 @@ int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct
 					 sc->host_link_gbs };
 	po.power_limit_w = sc->power_limit_w;
 	po.no_flash_attention = !sc->flash_attention;
+	po.engine_build = sc->engine_build;
 	int rc = perf_model_init_opts(pm, cat, &po, d);
 	if (rc == 0 && sc->profile[0]) {
 		rc = perf_profile_load(prof, sc->profile, pm, d);

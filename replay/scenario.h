@@ -65,6 +65,7 @@ struct scenario_pool {
 	struct engine_config engine;
 	int32_t reserve_full_prompt;
 	bool flash_attention;
+	int64_t engine_build;
 	uint64_t set;                     /* bit k: the k-th pool key was given */
 };
 
@@ -196,6 +197,10 @@ struct scenario {
 					 the engine's attention without flash
 					 attention where its profile has a figure
 					 for that (llama.cpp -fa off) */
+	int64_t engine_build;         /* engine.build (0: a current build): the
+					 engine's build number, for costs of
+					 older builds (llama.cpp's host-routed
+					 MoE up to build 6210) */
 	enum context_policy context_policy; /* replay.context_policy */
 	double slo_ttft_ms;           /* 0 = no objective */
 	double slo_tpot_ms;

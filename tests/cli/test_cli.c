@@ -282,6 +282,30 @@ static void test_predict_power_and_pipeline(void **state)
 		}
 	assert_true(pre[0][1] < 0.7 * pre[0][0]);
 	assert_true(pre[1][1] == pre[1][0]);
+	/* --engine-build: llama.cpp up to 6210 routes MoE tokens on the host,
+	 * slower prefill; a later build is the current one; not a number: 2 */
+	double b[3];
+	static const char *const builds[3] = { "", " --engine-build 6210", " --engine-build 6316" };
+	for (int k = 0; k < 3; k++) {
+		char args[256];
+		snprintf(args, sizeof(args), "predict --hardware rtx-pro-6000 --model gpt-oss-20b "
+			 "--format gguf-mxfp4 --engine llama.cpp --context 2048 --chunk 2048%s --json -",
+			 builds[k]);
+		r = cli_run(args);
+		assert_int_equal(r.status, 0);
+		cJSON *j = cJSON_Parse(r.out);
+		assert_non_null(j);
+		b[k] = cJSON_GetObjectItem(j, "prefill_tok_s")->valuedouble;
+		cJSON_Delete(j);
+		cli_out_free(&r);
+	}
+	assert_true(b[1] < 0.8 * b[0]);
+	assert_true(b[2] == b[0]);
+	r = cli_run("predict --hardware rtx-pro-6000 --model gpt-oss-20b --engine llama.cpp "
+		    "--engine-build 62x0");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--engine-build"));
+	cli_out_free(&r);
 }
 
 /* "Time a step was running" near 100% is not a full GPU: a random workload

@@ -99,7 +99,7 @@ static void test_errors(void **state)
 		{NULL, "engine.max_num_seq=4",
 		 "--set engine.max_num_seq=4: engine.max_num_seq: unknown key (expected one of: max_num_seqs, reserve_full_prompt, "
 		 "max_num_batched_tokens, block_size, gpu_memory_utilization, enable_chunked_prefill, "
-		 "enable_prefix_caching, flash_attention, kv_cache_tokens, max_model_len)"},
+		 "enable_prefix_caching, flash_attention, build, kv_cache_tokens, max_model_len)"},
 		{NULL, "engine.block_size=sixteen",
 		 "--set engine.block_size=sixteen: engine.block_size: expected an integer in [1, 4096]"},
 		{NULL, "engine.enable_prefix_caching=1",
@@ -110,7 +110,7 @@ static void test_errors(void **state)
 		{"{\"engine\": {\"gpu_memory_utilisation\": 0.8}}", NULL,
 		 "%s: engine.gpu_memory_utilisation: unknown key (expected one of: max_num_seqs, "
 		 "reserve_full_prompt, max_num_batched_tokens, block_size, gpu_memory_utilization, enable_chunked_prefill, "
-		 "enable_prefix_caching, flash_attention, kv_cache_tokens, max_model_len)"},
+		 "enable_prefix_caching, flash_attention, build, kv_cache_tokens, max_model_len)"},
 		{"{\"model\": 7}", NULL, "%s: model: expected a string"},
 		{"{\n  \"model\": \"x\",\n  \"engine\": {,}\n}", NULL,
 		 "%s:3:15: malformed JSON at '}' (expected a scenario object)"},
@@ -213,6 +213,41 @@ static void test_flash_attention_key(void **state)
 	free(sc);
 }
 
+/* engine.build: 0 (a current build) by default; a llama.cpp build up to
+ * 6210 reaches the perf model, which then charges its host-routed MoE. */
+static void test_engine_build_key(void **state)
+{
+	(void)state;
+	struct scenario *sc = malloc(sizeof(*sc));
+	assert_non_null(sc);
+	struct diag d;
+	diag_init(&d);
+	struct catalog *cat = NULL;
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	double routing[2];
+	for (int old = 0; old < 2; old++) {
+		const char *sets[5] = { "hardware=rtx-pro-6000", "model=gpt-oss-20b",
+					"weight_format=gguf-mxfp4", "engine_profile=llama.cpp",
+					"engine.build=6205" };
+		if (scenario_load(sc, NULL, sets, old ? 5 : 4, &d) != 0 ||
+		    scenario_resolve(sc, cat, NULL, &d) != 0)
+			fail_msg("%s", d.msg);
+		assert_true(sc->engine_build == (old ? 6205 : 0));
+		struct perf_model pm;
+		struct perf_profile *prof = NULL;
+		struct engine_config cfg;
+		if (scenario_engine(sc, cat, &pm, &prof, &cfg, &d) != 0)
+			fail_msg("%s", d.msg);
+		routing[old] = pm.ns_host_routing_per_token;
+		perf_profile_free(prof);
+	}
+	assert_true(routing[0] == 0 && routing[1] > 0);
+	const char *bad[1] = { "engine.build=-3" };
+	assert_int_equal(scenario_load(sc, NULL, bad, 1, &d), DIAG_EINPUT);
+	catalog_free(cat);
+	free(sc);
+}
+
 /* speculative.*: off by default; when on, the engine settings carry the
  * expected tokens per verify step by output kind and the drafter's memory
  * shrinks the KV cache; mistakes name the key. */
@@ -283,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_chunk_follows_the_engine),
 		cmocka_unit_test(test_flash_attention_key),
+		cmocka_unit_test(test_engine_build_key),
 		cmocka_unit_test(test_speculative_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,7 +110,7 @@ static void test_errors(void **state)
 		{"{\"pools\": [{\"engine\": {\"bogus\": 1}}]}", NULL,
 		 "FILE: pools[0].engine.bogus: unknown key (expected one of: max_num_seqs, "
 		 "reserve_full_prompt, max_num_batched_tokens, block_size, gpu_memory_utilization, "
-		 "enable_chunked_prefill, enable_prefix_caching, flash_attention, kv_cache_tokens, max_model_len)"},
+		 "enable_chunked_prefill, enable_prefix_caching, flash_attention, build, kv_cache_tokens, max_model_len)"},
 		{"{\"pools\": [{\"slo\": {}}]}", NULL,
 		 "FILE: pools[0].slo: unknown key (expected one of: name, model, hardware, "
 		 "weight_format, kv_cache_dtype, tensor_parallel_size, pipeline_parallel_size, "
