@@ -120,6 +120,18 @@ struct validate_args {
 	const char *commit;
 };
 
+/* A calibration commit as git names one: 7 to 40 lower-case hex digits;
+ * says why not on standard error. */
+static bool commit_ok(const char *cmd, const char *commit)
+{
+	size_t n = strlen(commit);
+	if (n >= 7 && n <= 40 && strspn(commit, "0123456789abcdef") == n)
+		return true;
+	fprintf(stderr, "agentcap %s: --commit '%s': expected 7 to 40 lower-case hex digits\n", cmd,
+		commit);
+	return false;
+}
+
 static int parse_args(int argc, char **argv, struct validate_args *a)
 {
 	enum { O_JSON = 1000, O_CATALOG, O_ENGINES, O_RPC, O_MINCONF, O_QUIET, O_HELP, O_CROSS,
@@ -226,12 +238,8 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 			"(give one)\n");
 		return 2;
 	}
-	if (a->commit && (strlen(a->commit) < 7 || strlen(a->commit) > 40 ||
-			  strspn(a->commit, "0123456789abcdef") != strlen(a->commit))) {
-		fprintf(stderr, "agentcap validate: --commit '%s': expected 7 to 40 lower-case hex "
-			"digits\n", a->commit);
+	if (a->commit && !commit_ok("validate", a->commit))
 		return 2;
-	}
 	const char *outs[] = { a->json, a->bands };
 	for (size_t i = 0; i < 2; i++)
 		if (outs[i] && a->csv && outfile_is_input(outs[i], a->csv)) {
@@ -536,12 +544,8 @@ static int parse_fit_args(int argc, char **argv, struct fit_args *a)
 			"one)\n");
 		return 2;
 	}
-	if (a->commit && (strlen(a->commit) < 7 || strlen(a->commit) > 40 ||
-			  strspn(a->commit, "0123456789abcdef") != strlen(a->commit))) {
-		fprintf(stderr, "agentcap fit-params: --commit '%s': expected 7 to 40 lower-case "
-			"hex digits\n", a->commit);
+	if (a->commit && !commit_ok("fit-params", a->commit))
 		return 2;
-	}
 	if (a->out && outfile_is_input(a->out, a->csv)) {
 		fprintf(stderr, "agentcap fit-params: -o %s: the measurements file itself (expected "
 			"another path: writing it would replace the input)\n", a->out);

@@ -474,6 +474,27 @@ static void test_cross_validate_fixture(void **state)
 	free(t);
 }
 
+/* Two cross-validations of the same rows under values the family's rows
+ * set differently: each of the family's n rows moves in sample (the values
+ * matter to it) and never out of sample (they do not reach it). */
+static void assert_no_leak(const struct calib_cv *a, const struct calib_cv *b,
+			   const char *family, size_t n)
+{
+	assert_int_equal(a->n_rows, b->n_rows);
+	size_t seen = 0;
+	for (size_t i = 0; i < a->n_rows; i++) {
+		if (strcmp(a->rows[i].family, family) != 0)
+			continue;
+		seen++;
+		assert_true(a->rows[i].predicted_in != b->rows[i].predicted_in);
+		if (a->rows[i].predicted_out != b->rows[i].predicted_out)
+			fail_msg("line %ld: out of sample %.9g and %.9g: the %s values reach the "
+				 "family's own prediction", a->rows[i].line, a->rows[i].predicted_out,
+				 b->rows[i].predicted_out, family);
+	}
+	assert_int_equal(seen, n);
+}
+
 /* An engine override shared by two families, one held out: a kept row of the
  * other family that the fold only simulates (a serving row) fits nothing, so
  * the override's fitted fields still leave the held-out family's prediction
@@ -525,19 +546,7 @@ static void test_cross_validate_no_leak_serving(void **state)
 	lc->override_count--;
 	if (rc)
 		fail_msg("%s", d.msg);
-	size_t seen = 0;
-	for (size_t i = 0; i < a.n_rows; i++) {
-		if (strcmp(a.rows[i].family, "nvidia-ada") != 0)
-			continue;
-		seen++;
-		/* the override moves the row in sample ... */
-		assert_true(a.rows[i].predicted_in != b.rows[i].predicted_in);
-		/* ... and never out of sample */
-		if (a.rows[i].predicted_out != b.rows[i].predicted_out)
-			fail_msg("line %ld: out of sample %.9g with the override at 60 us, %.9g at 10",
-				 a.rows[i].line, a.rows[i].predicted_out, b.rows[i].predicted_out);
-	}
-	assert_int_equal(seen, 2);
+	assert_no_leak(&a, &b, "nvidia-ada", 2);
 	calib_cv_release(&a);
 	calib_cv_release(&b);
 }
@@ -764,18 +773,7 @@ static void test_cross_validate_no_leak(void **state)
 		fail_msg("%s", d.msg);
 	assert_int_equal(a.n_rows, N);
 	assert_int_equal(b.n_rows, N);
-	size_t seen = 0;
-	for (size_t i = 0; i < N; i++) {
-		if (strcmp(a.rows[i].family, "amd-cdna3") != 0)
-			continue;
-		seen++;
-		assert_true(a.rows[i].predicted_in != b.rows[i].predicted_in);
-		if (a.rows[i].predicted_out != b.rows[i].predicted_out)
-			fail_msg("line %ld: out of sample %.9g with the shipped amd-cdna3 values, %.9g "
-				 "with others: they reach the family's own prediction",
-				 a.rows[i].line, a.rows[i].predicted_out, b.rows[i].predicted_out);
-	}
-	assert_int_equal(seen, 2);
+	assert_no_leak(&a, &b, "amd-cdna3", 2);
 	calib_cv_release(&a);
 	calib_cv_release(&b);
 }
