@@ -52,14 +52,14 @@
  *   print(len(R),hex(zlib.crc32(b"".join(b"".join((r.get(c) or "").strip()
  *     .encode()+b"\x1f" for c in C)+b"\n" for r in R))))'
  */
-#define CALIBRATION_ROWS 139
-#define CALIBRATION_CRC 0xa22ebc66UL
+#define CALIBRATION_ROWS 138
+#define CALIBRATION_CRC 0x8c832356UL
 static const struct {
 	enum validate_metric metric;
 	size_t predicted, excluded, skipped;
 } CALIBRATION_PIN[VM_COUNT] = {
 	{VM_DECODE_TOK_S, 52, 2, 0},
-	{VM_PREFILL_TOK_S, 51, 0, 0},
+	{VM_PREFILL_TOK_S, 49, 1, 0},
 	{VM_OUTPUT_THROUGHPUT, 12, 3, 3},
 	{VM_TOTAL_THROUGHPUT, 0, 0, 0},
 	{VM_TTFT_MS, 0, 0, 4},
