@@ -176,8 +176,8 @@ SOURCES = [
      "copies; the discussions themselves were not reachable when checked"),
     ("https://github.com/ggml-org/llama.cpp/pull/15631", "copy", "low",
      "a pull request's table that states neither -fa nor the build number: flash attention "
-     "alone moves the model's pp4096 of gpt-oss-20b on the row's RTX 4090 by 18% (14,010 "
-     "against 11,500 tok/s), so the row is shown but not fitted on"),
+     "alone moves the model's pp4096 of gpt-oss-20b on the row's RTX 4090 by a fifth, so the "
+     "row is shown but not fitted on"),
     ("https://github.com/ggml-org/llama.cpp/pull/", "copy", "medium",
      "a llama.cpp pull request's benchmark table (added-measurements.csv), read from a "
      "stored copy of the thread"),
