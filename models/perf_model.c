@@ -470,7 +470,8 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 	 * copied each expert matmul's routing to the host, synchronised and
 	 * sorted the tokens there: a cost per token no GPU shortens */
 	if (o->engine_build > 0 && e->moe_host_routing_us > 0 &&
-	    (double)o->engine_build <= e->moe_host_routing_last_build && pm->experts > 0)
+	    (double)o->engine_build <= e->moe_host_routing_last_build && pm->experts > 0 &&
+	    o->gpu_expert_fraction >= 1)
 		pm->ns_host_routing_per_token = L_moe * e->moe_host_routing_us * 1e3;
 	pm->overhead_ns = (fam->step_overhead_us + e->step_overhead_us + L * e->layer_overhead_us +
 			   L_moe * e->moe_layer_overhead_us) * 1e3;
@@ -751,8 +752,7 @@ static double analytic_terms(const struct perf_model *pm, const struct shape *x,
 	double t = sum + comm;
 	/* an old build's host routing: only batched steps run the expert
 	 * matmuls that synchronise for it, and the GPU idles meanwhile */
-	double routing = x->t > pm->matvec_max_tokens && pm->gpu_expert_fraction >= 1
-				 ? pm->ns_host_routing_per_token * x->t : 0;
+	double routing = x->t > pm->matvec_max_tokens ? pm->ns_host_routing_per_token * x->t : 0;
 	t += routing;
 	/* floors: the kernel floor overlaps the roofline, the all-to-alls
 	 * add, the host adds or overlaps */

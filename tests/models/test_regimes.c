@@ -835,6 +835,13 @@ static void test_llamacpp_host_routing(void **state)
 	o.hardware = "rtx-pro-6000";
 	model_opts(&old_big, cat, &o);
 	assert_true(old_small.ns_host_routing_per_token == old_big.ns_host_routing_per_token);
+	/* experts partly on the host take the offload path, which does not
+	 * route through MMQ */
+	o.gpu_expert_fraction = 0.5;
+	struct perf_model offloaded;
+	model_opts(&offloaded, cat, &o);
+	assert_true(offloaded.ns_host_routing_per_token == 0);
+	o.gpu_expert_fraction = 1;
 	/* decode (the matrix-vector kernels) and dense models pay nothing */
 	struct perf_batch one = { .new_tokens = 1, .seqs = 1, .decode_seqs = 1,
 				  .attn_pairs = 128, .kv_read_tokens = 128 };
