@@ -832,72 +832,66 @@ static bool stands_for(const struct catalog *cat, const struct calib_param *q,
 	return !same_memory || (other && other->memory_kind == fam->memory_kind);
 }
 
-/* The median of the values of the parameters stands_for picks (the mean of
- * the two middle ones for an even count), found by rank without a copy:
- * there are at most a few per family.  NAN when none is picked. */
-static double median_standing_for(const struct catalog *cat, const struct calib_fit *fit,
-				  const struct cat_family *fam, enum calib_field field,
-				  bool same_memory)
+/* The median of the values of the parameters stands_for picks, in *out
+ * (NAN when none is); v has room for every parameter of fit. */
+static void median_standing_for(const struct catalog *cat, const struct calib_fit *fit,
+				const struct cat_family *fam, enum calib_field field,
+				bool same_memory, double *v, double *out)
 {
 	size_t m = 0;
 	for (size_t j = 0; j < fit->n_params; j++)
-		m += stands_for(cat, &fit->params[j], fam, field, same_memory);
-	if (!m)
-		return NAN;
-	double lo = NAN, hi = NAN;
-	for (size_t j = 0; j < fit->n_params; j++) {
-		if (!stands_for(cat, &fit->params[j], fam, field, same_memory))
-			continue;
-		double x = fit->params[j].value;
-		size_t below = 0, equal = 0;
-		for (size_t k = 0; k < fit->n_params; k++) {
-			if (!stands_for(cat, &fit->params[k], fam, field, same_memory))
-				continue;
-			below += fit->params[k].value < x;
-			equal += fit->params[k].value == x;
-		}
-		/* x fills the sorted places below .. below + equal - 1 */
-		if (below <= (m - 1) / 2 && (m - 1) / 2 < below + equal)
-			lo = x;
-		if (below <= m / 2 && m / 2 < below + equal)
-			hi = x;
+		if (stands_for(cat, &fit->params[j], fam, field, same_memory))
+			v[m++] = fit->params[j].value;
+	*out = NAN;
+	if (m) {
+		gsl_sort(v, 1, m);
+		*out = gsl_stats_median_from_sorted_data(v, 1, m);
 	}
-	return (lo + hi) / 2;
 }
 
 /* A family whose rows are all held out has nothing to fit its own factors
  * on: it takes what the families that stayed say about a family like it
  * (calib.h), never its shipped values, which were set with its rows in
  * view. */
-double calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
-		      const struct cat_family *fam, enum calib_field field)
+int calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
+		   const struct cat_family *fam, enum calib_field field, double *out,
+		   struct diag *d)
 {
-	double v = NAN;
+	double *v = malloc((fit->n_params ? fit->n_params : 1) * sizeof(*v));
+	if (!v)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	*out = NAN;
 	/* a bandwidth efficiency belongs to a memory technology: pooled over
 	 * all families only when none of the same kind was fitted */
 	if (field == CF_EFF_BW)
-		v = median_standing_for(cat, fit, fam, field, true);
-	if (isnan(v))
-		v = median_standing_for(cat, fit, fam, field, false);
+		median_standing_for(cat, fit, fam, field, true, v, out);
+	if (isnan(*out))
+		median_standing_for(cat, fit, fam, field, false, v, out);
 	/* no fitted family shares its unit: the unit's first value, from
 	 * outside the calibration set */
-	if (isnan(v) && field == CF_EFF_COMPUTE)
-		return fam->matmul_unit->eff_compute;
-	return v;
+	if (isnan(*out) && field == CF_EFF_COMPUTE)
+		*out = fam->matmul_unit->eff_compute;
+	free(v);
+	return 0;
 }
 
 /* Put the stand-ins in fam for the fold; saved[] keeps what it had. */
-static void stand_in_family(struct cat_family *fam, const struct catalog *cat,
-			    const struct calib_fit *fit, double *saved)
+static int stand_in_family(struct cat_family *fam, const struct catalog *cat,
+			   const struct calib_fit *fit, double *saved, struct diag *d)
 {
 	static const enum calib_field fields[3] = { CF_EFF_COMPUTE, CF_EFF_BW, CF_FAMILY_STEP_US };
 	double *v[3] = { &fam->eff_compute, &fam->eff_bw, &fam->step_overhead_us };
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 3; k++)
 		saved[k] = *v[k];
-		double x = calib_stand_in(cat, fit, fam, fields[k]);
+	for (int k = 0; k < 3; k++) {
+		double x;
+		int rc = calib_stand_in(cat, fit, fam, fields[k], &x, d);
+		if (rc)
+			return rc;
 		if (isfinite(x))
 			*v[k] = x;
 	}
+	return 0;
 }
 
 /* An engine's override for a family none of whose rows is left in the fit
@@ -1019,7 +1013,8 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		}
 		/* families with every row held out stand in for new hardware */
 		size_t n_fam = 0;
-		for (size_t i = 0; i < n && !frc; i++) {
+		int src = 0;
+		for (size_t i = 0; i < n && !frc && !src; i++) {
 			if (!held[i])
 				continue;
 			const char *fid = base.rows[i].family;
@@ -1033,9 +1028,10 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 				continue;
 			fams[n_fam].fam = fam;
 			fams[n_fam].id = fid;
-			stand_in_family(fam, cat, &fit, fams[n_fam].saved);
-			n_ovs = stand_in_overrides(et, fid, frc ? NULL : &fit, ovs, n_ovs, ovs_cap);
+			src = stand_in_family(fam, cat, &fit, fams[n_fam].saved, d);
 			n_fam++;
+			if (!src)
+				n_ovs = stand_in_overrides(et, fid, &fit, ovs, n_ovs, ovs_cap);
 		}
 		/* a held-out row whose engine has no fitted row left in the
 		 * fold runs on the engine's shipped figures, which were set
@@ -1053,7 +1049,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		struct validate_opts po = vo;
 		po.row_mask = held;
 		po.row_mask_n = n;
-		rc = validate_run_text(&rep, name, text, len, &po, d);
+		rc = src ? src : validate_run_text(&rep, name, text, len, &po, d);
 		for (size_t v = n_ovs; v-- > 0;)
 			*ovs[v].o = ovs[v].copy;
 		n_ovs = 0;

@@ -228,10 +228,12 @@ struct calib_cv {
  * matmul_units), and the unit's own first value when none was fitted; for
  * the bandwidth efficiency over the families of the same memory kind
  * (families.json memory_kind), all of them when none of that kind was
- * fitted.  NAN when nothing was fitted for an efficiency of bandwidth or a
- * step cost (the family keeps its value).  Never fam's own value. */
-double calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
-		      const struct cat_family *fam, enum calib_field field);
+ * fitted.  *out is NAN when nothing was fitted for an efficiency of
+ * bandwidth or a step cost (the family keeps its value); never fam's own
+ * value.  0, or DIAG_ENOMEM. */
+int calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
+		   const struct cat_family *fam, enum calib_field field, double *out,
+		   struct diag *d);
 
 /* Leave-one-group-out over the rows of the CSV text. */
 int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine_table *et,

@@ -778,6 +778,18 @@ static void test_cross_validate_no_leak(void **state)
 	calib_cv_release(&b);
 }
 
+/* calib_stand_in's value, which must come without an error. */
+static double stand_in(const struct catalog *cat, const struct calib_fit *fit,
+		       const struct cat_family *fam, enum calib_field field)
+{
+	double x;
+	struct diag d;
+	diag_init(&d);
+	if (calib_stand_in(cat, fit, fam, field, &x, &d))
+		fail_msg("%s", d.msg);
+	return x;
+}
+
 /* The stand-in for a held-out family's compute efficiency comes from the
  * families that multiply on the same kind of unit (families.json
  * matmul_units), and from the unit's first value when no other family of
@@ -816,25 +828,25 @@ static void test_cross_validate_stand_in_by_unit(void **state)
 	/* Blackwell RTX (tensor cores) takes the median of the three tensor-core
 	 * families, never Apple's 0.9 */
 	const struct cat_family *bw = catalog_family(f->cat, "nvidia-blackwell-rtx");
-	assert_true(fabs(calib_stand_in(f->cat, &fit, bw, CF_EFF_COMPUTE) - 0.5) < 1e-12);
+	assert_true(fabs(stand_in(f->cat, &fit, bw, CF_EFF_COMPUTE) - 0.5) < 1e-12);
 	/* bandwidth pools the families of the same memory kind (GDDR and LPDDR
 	 * against HBM), all of them when none was fitted; step costs pool
 	 * every family */
 	assert_int_equal(bw->memory_kind, CAT_MEM_DRAM);
 	assert_int_equal(hop->memory_kind, CAT_MEM_HBM);
-	assert_true(fabs(calib_stand_in(f->cat, &fit, bw, CF_EFF_BW) - 0.7) < 1e-12);
+	assert_true(fabs(stand_in(f->cat, &fit, bw, CF_EFF_BW) - 0.7) < 1e-12);
 	struct calib_param *hbm = &fit.params[fit.n_params++];
 	*hbm = (struct calib_param){ .target = CALIB_FAMILY, .field = CF_EFF_BW, .value = 0.5 };
 	snprintf(hbm->id, sizeof(hbm->id), "nvidia-ampere");
-	assert_true(fabs(calib_stand_in(f->cat, &fit, bw, CF_EFF_BW) - 0.7) < 1e-12);
-	assert_true(fabs(calib_stand_in(f->cat, &fit, hop, CF_EFF_BW) - 0.5) < 1e-12);
+	assert_true(fabs(stand_in(f->cat, &fit, bw, CF_EFF_BW) - 0.7) < 1e-12);
+	assert_true(fabs(stand_in(f->cat, &fit, hop, CF_EFF_BW) - 0.5) < 1e-12);
 	fit.n_params--;
-	assert_true(fabs(calib_stand_in(f->cat, &fit, hop, CF_EFF_BW) - 0.7) < 1e-12);
-	assert_true(isnan(calib_stand_in(f->cat, &fit, bw, CF_FAMILY_STEP_US)));
+	assert_true(fabs(stand_in(f->cat, &fit, hop, CF_EFF_BW) - 0.7) < 1e-12);
+	assert_true(isnan(stand_in(f->cat, &fit, bw, CF_FAMILY_STEP_US)));
 	/* Apple held out: no other vector-unit family was fitted (its own
 	 * entry aside, which a fold never has): the unit's first value */
 	fit.n_params = 3;
-	assert_true(calib_stand_in(f->cat, &fit, apple, CF_EFF_COMPUTE) ==
+	assert_true(stand_in(f->cat, &fit, apple, CF_EFF_COMPUTE) ==
 		    apple->matmul_unit->eff_compute);
 	assert_true(apple->matmul_unit->eff_compute != apple->eff_compute);
 }

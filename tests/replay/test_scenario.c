@@ -178,6 +178,20 @@ static void test_chunk_follows_the_engine(void **state)
 	free(sc);
 }
 
+/* The scenario of the --set lines sets[0..n) and the perf model it runs. */
+static void scenario_model(struct scenario *sc, const struct catalog *cat,
+			   const char *const *sets, size_t n, struct perf_model *pm)
+{
+	struct diag d;
+	diag_init(&d);
+	struct perf_profile *prof = NULL;
+	struct engine_config cfg;
+	if (scenario_load(sc, NULL, sets, n, &d) != 0 || scenario_resolve(sc, cat, NULL, &d) != 0 ||
+	    scenario_engine(sc, cat, pm, &prof, &cfg, &d) != 0)
+		fail_msg("%s", d.msg);
+	perf_profile_free(prof);
+}
+
 /* engine.flash_attention: on by default; false reaches the perf model, which
  * then charges llama.cpp's attention without it (slower at long context). */
 static void test_flash_attention_key(void **state)
@@ -194,17 +208,10 @@ static void test_flash_attention_key(void **state)
 		const char *sets[5] = { "hardware=rtx-pro-6000", "model=gpt-oss-20b",
 					"weight_format=mxfp4", "engine_profile=llama.cpp",
 					"engine.flash_attention=false" };
-		if (scenario_load(sc, NULL, sets, off ? 5 : 4, &d) != 0 ||
-		    scenario_resolve(sc, cat, NULL, &d) != 0)
-			fail_msg("%s", d.msg);
-		assert_true(sc->flash_attention == !off);
 		struct perf_model pm;
-		struct perf_profile *prof = NULL;
-		struct engine_config cfg;
-		if (scenario_engine(sc, cat, &pm, &prof, &cfg, &d) != 0)
-			fail_msg("%s", d.msg);
+		scenario_model(sc, cat, sets, off ? 5 : 4, &pm);
+		assert_true(sc->flash_attention == !off);
 		scale[off] = pm.engine.attention_scale;
-		perf_profile_free(prof);
 	}
 	assert_true(scale[1] < scale[0]);
 	const char *bad[1] = { "engine.flash_attention=maybe" };
@@ -229,17 +236,10 @@ static void test_engine_build_key(void **state)
 		const char *sets[5] = { "hardware=rtx-pro-6000", "model=gpt-oss-20b",
 					"weight_format=gguf-mxfp4", "engine_profile=llama.cpp",
 					"engine.build=6205" };
-		if (scenario_load(sc, NULL, sets, old ? 5 : 4, &d) != 0 ||
-		    scenario_resolve(sc, cat, NULL, &d) != 0)
-			fail_msg("%s", d.msg);
-		assert_true(sc->engine_build == (old ? 6205 : 0));
 		struct perf_model pm;
-		struct perf_profile *prof = NULL;
-		struct engine_config cfg;
-		if (scenario_engine(sc, cat, &pm, &prof, &cfg, &d) != 0)
-			fail_msg("%s", d.msg);
+		scenario_model(sc, cat, sets, old ? 5 : 4, &pm);
+		assert_true(sc->engine_build == (old ? 6205 : 0));
 		routing[old] = pm.ns_host_routing_per_token;
-		perf_profile_free(prof);
 	}
 	assert_true(routing[0] == 0 && routing[1] > 0);
 	const char *bad[1] = { "engine.build=-3" };
