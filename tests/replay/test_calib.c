@@ -474,6 +474,28 @@ static void test_cross_validate_fixture(void **state)
 	free(t);
 }
 
+/* The fixture's llama.cpp profile, writable. */
+static struct engine_profile *llama_cpp(struct fixture *f)
+{
+	struct engine_profile *lc = NULL;
+	for (size_t i = 0; i < f->et->count && !lc; i++)
+		if (strcmp(f->et->engines[i].id, "llama.cpp") == 0)
+			lc = &f->et->engines[i];
+	assert_non_null(lc);
+	return lc;
+}
+
+/* HEAD and rows[i] filled with value[i] into t; its length. */
+static size_t table_from(const char *const *rows, const double *value, size_t n, char *t,
+			 size_t size)
+{
+	size_t len = (size_t)snprintf(t, size, "%s", HEAD);
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(t + len, size - len, rows[i], value[i]);
+	assert_true(len < size);
+	return len;
+}
+
 /* Two cross-validations of the same rows under values the family's rows
  * set differently: each of the family's n rows moves in sample (the values
  * matter to it) and never out of sample (they do not reach it). */
@@ -513,15 +535,8 @@ static void test_cross_validate_no_leak_serving(void **state)
 	enum { N = sizeof(rows) / sizeof(rows[0]) };
 	static const double value[N] = { 20, 200, 180, 14000, 250 };
 	char t[4096];
-	size_t len = (size_t)snprintf(t, sizeof(t), "%s", HEAD);
-	for (size_t i = 0; i < N; i++)
-		len += (size_t)snprintf(t + len, sizeof(t) - len, rows[i], value[i]);
-	assert_true(len < sizeof(t));
-	struct engine_profile *lc = NULL;
-	for (size_t i = 0; i < f->et->count; i++)
-		if (strcmp(f->et->engines[i].id, "llama.cpp") == 0)
-			lc = &f->et->engines[i];
-	assert_non_null(lc);
+	size_t len = table_from(rows, value, N, t, sizeof(t));
+	struct engine_profile *lc = llama_cpp(f);
 	/* an override for nvidia-ada and nvidia-ampere-geforce alike, made
 	 * from one that sets no figure */
 	const struct engine_override *none = engine_override_for(lc, "nvidia-blackwell-rtx");
@@ -737,17 +752,10 @@ static void test_cross_validate_no_leak(void **state)
 	enum { N = sizeof(rows) / sizeof(rows[0]) };
 	static const double value[N] = { 20, 200, 180, 14000, 150, 5000 };
 	char t[4096];
-	size_t len = (size_t)snprintf(t, sizeof(t), "%s", HEAD);
-	for (size_t i = 0; i < N; i++)
-		len += (size_t)snprintf(t + len, sizeof(t) - len, rows[i], value[i]);
-	assert_true(len < sizeof(t));
+	size_t len = table_from(rows, value, N, t, sizeof(t));
 	struct cat_family *cdna = catalog_family_mut(f->cat, "amd-cdna3");
 	assert_non_null(cdna);
-	struct engine_profile *lc = NULL;
-	for (size_t i = 0; i < f->et->count; i++)
-		if (strcmp(f->et->engines[i].id, "llama.cpp") == 0)
-			lc = &f->et->engines[i];
-	assert_non_null(lc);
+	struct engine_profile *lc = llama_cpp(f);
 	const struct engine_override *co = engine_override_for(lc, "amd-cdna3");
 	assert_non_null(co);
 	struct engine_override *ov = &lc->overrides[co - lc->overrides];
