@@ -50,24 +50,26 @@ static const char *const field_names[] = {
 	"attention_scale", "quant_bw_scale", "moe_scale", "moe_layer_overhead_us",
 	"quant_matmul_flops_per_core_clock", "matvec_bytes_per_core_clock",
 	"quant_matvec_bytes_per_core_clock", "attention_scale_without_fa", "moe_host_routing_us",
+	"eff_issue", "sm_w_at_1ghz",
 };
 
 static bool known_field(enum calfile_target t, const char *f)
 {
-	/* a family has its three factors; an engine every other field; an
+	/* a family has its five factors; an engine every other field; an
 	 * override what engines.json lets one set (engine.c params): not the
 	 * per-core figures, which are the engine's alone */
 	size_t n = sizeof(field_names) / sizeof(field_names[0]);
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(f, field_names[i]) != 0)
 			continue;
-		bool family = i < 2 || strcmp(f, "step_overhead_us") == 0;
+		bool family_only = i < 2 || strcmp(f, "eff_issue") == 0 ||
+				   strcmp(f, "sm_w_at_1ghz") == 0;
 		bool per_core = strstr(f, "_per_core_clock") != NULL;
 		if (t == CALFILE_FAMILY)
-			return family;
+			return family_only || strcmp(f, "step_overhead_us") == 0;
 		if (t == CALFILE_OVERRIDE)
-			return i >= 2 && !per_core;
-		return i >= 2;
+			return !family_only && !per_core;
+		return !family_only;
 	}
 	return false;
 }
@@ -75,7 +77,7 @@ static bool known_field(enum calfile_target t, const char *f)
 static bool is_fraction_field(const char *f)
 {
 	return strcmp(f, "eff_compute") == 0 || strcmp(f, "eff_bw") == 0 ||
-	       strstr(f, "_scale") != NULL;
+	       strcmp(f, "eff_issue") == 0 || strstr(f, "_scale") != NULL;
 }
 
 static const char *jstr(const cJSON *o, const char *key)
@@ -113,7 +115,7 @@ static int read_param(struct calfile_param *p, const cJSON *o, const char *name,
 		return diag_set(d, DIAG_EINPUT, "%s: parameters[%zu].field: '%s' is not a %s "
 				"parameter (expected %s)", name, i, f, t,
 				p->target == CALFILE_FAMILY
-					? "eff_compute, eff_bw or step_overhead_us"
+					? "eff_compute, eff_bw, step_overhead_us, eff_issue or sm_w_at_1ghz"
 					: p->target == CALFILE_OVERRIDE
 					? "step_overhead_us, layer_overhead_us, compute_scale, "
 					  "attention_scale, quant_bw_scale, moe_scale, "
@@ -415,6 +417,8 @@ int calfile_apply(const struct calfile *cf, struct catalog *cat, struct engine_t
 						"'%s' in the catalogue", cf->path, j, p->id);
 			v = strcmp(p->field, "eff_compute") == 0 ? &fam->eff_compute
 			    : strcmp(p->field, "eff_bw") == 0	  ? &fam->eff_bw
+			    : strcmp(p->field, "eff_issue") == 0  ? &fam->eff_issue
+			    : strcmp(p->field, "sm_w_at_1ghz") == 0 ? &fam->sm_w_at_1ghz
 								  : &fam->step_overhead_us;
 		} else {
 			struct engine_profile *e = NULL;

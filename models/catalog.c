@@ -23,6 +23,8 @@
 
 #include <assert.h>
 #include <cJSON.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -646,6 +648,7 @@ static const char *const U_GBS[] = { "GB/s", NULL };
 static const char *const U_TFLOPS[] = { "TFLOPS", NULL };
 static const char *const U_TOPS[] = { "TOPS", NULL };
 static const char *const U_W[] = { "W", NULL };
+static const char *const U_W_PER_SM[] = { "W per SM at 1 GHz", NULL };
 static const char *const U_MHZ[] = { "MHz", NULL };
 static const char *const U_LINK[] = { "GB/s per direction", "GB/s bidirectional", NULL };
 static const char *const U_BITS[] = { "bits", NULL };
@@ -670,7 +673,8 @@ static int parse_matmul_unit(struct jp *p, const cJSON *e, struct cat_matmul_uni
 static int parse_family(struct jp *p, const cJSON *e, struct cat_family *f)
 {
 	static const char *const keys[] = { "id", "name", "matmul_unit", "memory_kind",
-		"eff_compute", "eff_bw", "step_overhead_us", "runtime_reserve_gib", "note", NULL };
+		"eff_compute", "eff_bw", "step_overhead_us", "eff_issue", "sm_w_at_1ghz",
+		"runtime_reserve_gib", "note", NULL };
 	int rc;
 	char *note, *unit, *mem;
 	if (!cJSON_IsObject(e))
@@ -704,6 +708,10 @@ static int parse_family(struct jp *p, const cJSON *e, struct cat_family *f)
 	    (rc = j_figure(p, e, "eff_bw", true, U_FRACTION, J_FRACTION, &f->eff_bw, NULL)) ||
 	    (rc = j_figure(p, e, "step_overhead_us", true, U_US, J_POSITIVE,
 			   &f->step_overhead_us, NULL)) ||
+	    (rc = j_figure(p, e, "eff_issue", false, U_FRACTION, J_FRACTION, &f->eff_issue,
+			   NULL)) ||
+	    (rc = j_figure(p, e, "sm_w_at_1ghz", false, U_W_PER_SM, J_POSITIVE,
+			   &f->sm_w_at_1ghz, NULL)) ||
 	    (rc = j_figure(p, e, "runtime_reserve_gib", true, U_GIB, J_POSITIVE,
 			   &f->runtime_reserve_gib, NULL)) ||
 	    (rc = j_string(p, e, "note", false, &note)))
@@ -1648,7 +1656,8 @@ bool catalog_check(const struct catalog *cat)
 		const struct cat_family *f = &cat->families[i];
 		if (!id_valid(f->id) || !f->matmul_unit ||
 		    !(f->eff_compute > 0 && f->eff_compute <= 1) ||
-		    !(f->eff_bw > 0 && f->eff_bw <= 1) || !(f->step_overhead_us > 0))
+		    !(f->eff_bw > 0 && f->eff_bw <= 1) || !(f->step_overhead_us > 0) ||
+		    !(f->eff_issue >= 0 && f->eff_issue <= 1) || !(f->sm_w_at_1ghz >= 0))
 			return false;
 	}
 	for (size_t i = 0; i < cat->hardware_count; i++) {
@@ -1889,6 +1898,28 @@ struct cat_family *catalog_family_mut(struct catalog *cat, const char *name)
 		if (catalog_name_eq(cat->families[i].id, name))
 			return &cat->families[i];
 	return NULL;
+}
+
+int catalog_eff_issue(const struct catalog *cat, const struct cat_family *fam, double *out,
+		      struct diag *d)
+{
+	*out = fam->eff_issue;
+	if (*out > 0)
+		return 0;
+	double *v = malloc((cat->family_count ? cat->family_count : 1) * sizeof(*v));
+	if (!v)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	size_t n = 0;
+	for (size_t i = 0; i < cat->family_count; i++)
+		if (cat->families[i].eff_issue > 0)
+			v[n++] = cat->families[i].eff_issue;
+	*out = 1;
+	if (n) {
+		gsl_sort(v, 1, n);
+		*out = gsl_stats_median_from_sorted_data(v, 1, n);
+	}
+	free(v);
+	return 0;
 }
 
 const struct cat_hardware *catalog_hardware(const struct catalog *cat, const char *name)
@@ -2233,6 +2264,14 @@ int catalog_write_json(const struct catalog *cat, FILE *out, struct diag *d)
 		json_num(out, f->eff_bw);
 		fputs(", \"step_overhead_us\": ", out);
 		json_num(out, f->step_overhead_us);
+		if (f->eff_issue > 0) {
+			fputs(", \"eff_issue\": ", out);
+			json_num(out, f->eff_issue);
+		}
+		if (f->sm_w_at_1ghz > 0) {
+			fputs(", \"sm_w_at_1ghz\": ", out);
+			json_num(out, f->sm_w_at_1ghz);
+		}
 		fputs(", \"runtime_reserve_gib\": ", out);
 		json_num(out, f->runtime_reserve_gib);
 		fputc('}', out);

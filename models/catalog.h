@@ -77,6 +77,16 @@ struct cat_family {
 	double eff_compute;        /* achievable fraction of dense peak FLOP/s */
 	double eff_bw;             /* achievable fraction of peak memory bandwidth */
 	double step_overhead_us;   /* fixed cost of one engine step */
+	double eff_issue;          /* fraction of an engine's per-core-clock rate
+				      of issue-bound quantized matmuls the
+				      family's boards sustain; 0: not given
+				      (catalog_eff_issue) */
+	double sm_w_at_1ghz;       /* dynamic watts of one SM in an issue-bound
+				      matmul at 1 GHz, growing with the cube of
+				      the clock: how far a board's rating lets
+				      it hold its rated clock under that load
+				      (perf_sustained_clock); 0: not given, the
+				      boards hold it */
 	double runtime_reserve_gib;/* CUDA context, library workspaces */
 };
 
@@ -350,6 +360,12 @@ const struct cat_family *catalog_family(const struct catalog *cat, const char *n
 /* The same, writable: for fitting a family's efficiency factors in place
  * (replay/calib.h); models initialised afterwards see the new values. */
 struct cat_family *catalog_family_mut(struct catalog *cat, const char *name);
+
+/* The eff_issue a model of fam runs on, in *out: its own, else the median
+ * over the families that give one (what cross-validation gives a family
+ * whose rows it holds out: replay/calib.h), else 1.  0, DIAG_ENOMEM. */
+int catalog_eff_issue(const struct catalog *cat, const struct cat_family *fam, double *out,
+		      struct diag *d);
 const struct cat_hardware *catalog_hardware(const struct catalog *cat, const char *name);
 const struct cat_model *catalog_model(const struct catalog *cat, const char *name);
 const struct cat_weight_format *catalog_weight_format(const struct catalog *cat,

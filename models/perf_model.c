@@ -162,6 +162,17 @@ double perf_core_clock_hz(const struct catalog *cat, const struct cat_hardware *
 	return (double)hw->gpu_cores * mhz * 1e6;
 }
 
+double perf_sustained_clock(const struct catalog *cat, const struct cat_hardware *hw,
+			    double sm_w)
+{
+	double hz = perf_core_clock_hz(cat, hw);
+	if (!(sm_w > 0) || !(hw->tdp_w > 0) || !(hz > 0))
+		return 1;
+	double rated_ghz = hz / hw->gpu_cores / 1e9;
+	double ghz = cbrt((1 - POWER_FIXED_SHARE) * hw->tdp_w / (hw->gpu_cores * sm_w));
+	return fmin(1, ghz / rated_ghz);
+}
+
 int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 			 const struct perf_opts *o, struct diag *d)
 {
@@ -390,11 +401,26 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 	struct engine_params *e = &pm->engine;
 	double rate_mm = mm * pm->eff_compute * e->compute_scale * kclk;
 	pm->core_clock_hz = perf_core_clock_hz(cat, hw);
+	pm->sustained_clock = 1;
 	if (e->quant_matmul_flops_per_core_clock > 0 && pm->core_clock_hz > 0 &&
 	    !pm->vector_fallback && !pm->compute_unknown && wf->bits_per_weight < 15.5) {
-		/* quantized weights through issue-bound kernels (core clock) */
+		/* quantized weights through issue-bound kernels (core clock),
+		 * at the share of the engine's per-clock rate the family's
+		 * boards sustain: the clock they hold under the load and what
+		 * their SMs issue per clock differ by architecture and board
+		 * (families.json, eff_issue) */
 		pm->issue_bound_matmul = true;
-		rate_mm = pm->core_clock_hz * e->quant_matmul_flops_per_core_clock * kclk;
+		rc = catalog_eff_issue(cat, fam, &pm->eff_issue, d);
+		if (rc)
+			return rc;
+		/* and at the clock its rating feeds in such a load: a board
+		 * with few watts for its SMs (an L40's 300 W for 142, a Max-Q's
+		 * for 188) holds less than its rated boost.  A limit below the
+		 * rating lowers it further by kclk: with the cube law both
+		 * compose to the clock the limit feeds (models/power.h) */
+		pm->sustained_clock = perf_sustained_clock(cat, hw, fam->sm_w_at_1ghz);
+		rate_mm = pm->core_clock_hz * e->quant_matmul_flops_per_core_clock * pm->eff_issue *
+			  pm->sustained_clock * kclk;
 	}
 	double rate_head = r16 * pm->eff_compute * e->compute_scale * kclk;
 	if (o->no_flash_attention && e->attention_scale_without_fa > 0)
@@ -559,6 +585,8 @@ bool perf_model_check(const struct perf_model *pm)
 		return false;
 	return pm->tp >= 1 && pm->pp >= 1 && pm->matmul_peak_flops > 0 &&
 	       pm->clock_fraction > 0 && pm->clock_fraction <= 1 &&
+	       pm->sustained_clock > 0 && pm->sustained_clock <= 1 &&
+	       (!pm->issue_bound_matmul || (pm->eff_issue > 0 && pm->eff_issue <= 1)) &&
 	       pm->bf16_peak_flops > 0 && pm->mem_bw_bytes > 0 && pm->eff_compute > 0 &&
 	       pm->eff_compute <= 1 && pm->eff_bw > 0 && pm->eff_bw <= 1 &&
 	       pm->engine.compute_scale > 0 && pm->engine.attention_scale > 0 &&

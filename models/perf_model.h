@@ -149,7 +149,14 @@ struct perf_model {
 					 (perf_model.c, core clock) */
 	bool issue_bound_matmul;      /* the weight matmuls run at the engine's
 					 quant_matmul_flops_per_core_clock x
-					 core_clock_hz, not at a tensor rate */
+					 core_clock_hz x eff_issue, not at a
+					 tensor rate */
+	double eff_issue;             /* family (catalog_eff_issue); 0 when the
+					 matmuls are not issue bound */
+	double sustained_clock;       /* of the rated clock, what the board holds
+					 in those matmuls at its rating
+					 (perf_sustained_clock); 1 when they are
+					 not issue bound */
 	double eff_compute;           /* family */
 	double eff_bw;                /* family */
 	struct engine_params engine;  /* after family overrides */
@@ -244,6 +251,15 @@ double perf_vector_flops_estimate(const struct catalog *cat, const struct cat_ha
  * has no core count (or nothing gives a clock).  perf_model.c, core clock,
  * says which kernels it bounds. */
 double perf_core_clock_hz(const struct catalog *cat, const struct cat_hardware *hw);
+
+/* The share of its rated clock hw holds in an issue-bound matmul at its
+ * rated power, with sm_w the dynamic watts of one SM in that load at 1 GHz
+ * (families.json sm_w_at_1ghz): the SMs' power grows with the cube of the
+ * clock (the voltage follows it, models/power.h), so the clock the rating
+ * feeds is cbrt((1 - POWER_FIXED_SHARE) tdp / (SMs sm_w)) GHz, at most the
+ * rated one.  1 when sm_w, the rating, the SMs or the clock is unknown. */
+double perf_sustained_clock(const struct catalog *cat, const struct cat_hardware *hw,
+			    double sm_w);
 
 /* The same with the default engine, pp = 1 and no offload. */
 int perf_model_init(struct perf_model *pm, const struct catalog *cat,

@@ -107,6 +107,10 @@ int predict_write_text(FILE *out, const struct perf_model *pm, const struct pred
 		fprintf(out, "  board power limit %.0f W: core clock %.1f%% of rated (compute rates and "
 			"the GPU's fixed costs follow it, bandwidth does not)\n", pm->power_limit_w,
 			100 * pm->clock_fraction);
+	if (pm->issue_bound_matmul)
+		fprintf(out, "  issue-bound quantized matmuls: %.1f%% of the engine's rate per clock "
+			"(eff_issue), %.1f%% of the rated clock held (sm_w_at_1ghz)\n",
+			100 * pm->eff_issue, 100 * pm->sustained_clock);
 	if (pm->compute_unknown)
 		fprintf(out, "  (the catalogue has no compute figure for %s: compute terms are 0, so "
 			"only the bandwidth-bound decode figures mean anything)\n", pm->hardware_id);
@@ -258,6 +262,8 @@ int predict_write_json(FILE *out, const struct perf_model *pm, const struct pred
 	jnum(out, "gpu_expert_fraction", pm->gpu_expert_fraction, false);
 	jnum(out, "power_limit_w", pm->power_limit_w, false);
 	jnum(out, "clock_fraction", pm->clock_fraction, false);
+	jnum(out, "sustained_clock", pm->sustained_clock, false);
+	jnum(out, "eff_issue", pm->eff_issue, false);
 	jnum(out, "batch", r->batch, false);
 	jnum(out, "context", (double)r->context, false);
 	jnum(out, "chunk", (double)r->chunk, false);

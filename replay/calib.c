@@ -27,6 +27,7 @@ static const char *const field_names[CF_COUNT] = {
 	"compute_scale", "attention_scale", "quant_bw_scale", "moe_scale", "moe_layer_overhead_us",
 	"quant_matmul_flops_per_core_clock", "matvec_bytes_per_core_clock",
 	"quant_matvec_bytes_per_core_clock", "attention_scale_without_fa", "moe_host_routing_us",
+	"eff_issue", "sm_w_at_1ghz",
 };
 
 const char *calib_field_name(enum calib_field f)
@@ -47,7 +48,7 @@ void calib_opts_init(struct calib_opts *o)
 
 static bool is_fraction(enum calib_field f)
 {
-	return f == CF_EFF_COMPUTE || f == CF_EFF_BW || f == CF_COMPUTE_SCALE ||
+	return f == CF_EFF_COMPUTE || f == CF_EFF_BW || f == CF_EFF_ISSUE || f == CF_COMPUTE_SCALE ||
 	       f == CF_ATTENTION_SCALE || f == CF_QUANT_BW_SCALE || f == CF_MOE_SCALE ||
 	       f == CF_ATTENTION_SCALE_NO_FA;
 }
@@ -124,6 +125,8 @@ static double *locate(const struct calib_param *q, struct catalog *cat, struct e
 		return q->field == CF_EFF_COMPUTE ? &fam->eff_compute
 		       : q->field == CF_EFF_BW	   ? &fam->eff_bw
 		       : q->field == CF_FAMILY_STEP_US ? &fam->step_overhead_us
+		       : q->field == CF_EFF_ISSUE      ? &fam->eff_issue
+		       : q->field == CF_SM_W	       ? &fam->sm_w_at_1ghz
 						       : NULL;
 	}
 	struct engine_profile *e = engine_mut(et, q->id);
@@ -321,7 +324,8 @@ static int candidates(struct calib_fit *fit, struct catalog *cat, struct engine_
 		      const struct validate_report *rep, const size_t *rows, size_t n,
 		      struct diag *d)
 {
-	static const enum calib_field fam_fields[] = { CF_EFF_COMPUTE, CF_EFF_BW, CF_FAMILY_STEP_US };
+	static const enum calib_field fam_fields[] = { CF_EFF_COMPUTE, CF_EFF_BW, CF_FAMILY_STEP_US,
+		CF_EFF_ISSUE, CF_SM_W };
 	static const enum calib_field eng_fields[] = { CF_STEP_US, CF_LAYER_US, CF_COMPUTE_SCALE,
 		CF_ATTENTION_SCALE, CF_QUANT_BW_SCALE, CF_MOE_SCALE, CF_MOE_LAYER_US,
 		CF_QUANT_MATMUL_FLOP_CLK, CF_MATVEC_BYTES_CLK,
@@ -875,21 +879,28 @@ int calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
 	return 0;
 }
 
+/* The fields a family has that a fit sets (calib_stand_in). */
+#define CALIB_FAMILY_FIELDS 5
+
 /* Put the stand-ins in fam for the fold; saved[] keeps what it had. */
 static int stand_in_family(struct cat_family *fam, const struct catalog *cat,
 			   const struct calib_fit *fit, double *saved, struct diag *d)
 {
-	static const enum calib_field fields[3] = { CF_EFF_COMPUTE, CF_EFF_BW, CF_FAMILY_STEP_US };
-	double *v[3] = { &fam->eff_compute, &fam->eff_bw, &fam->step_overhead_us };
-	for (int k = 0; k < 3; k++)
+	static const enum calib_field fields[CALIB_FAMILY_FIELDS] = { CF_EFF_COMPUTE, CF_EFF_BW,
+		CF_FAMILY_STEP_US, CF_EFF_ISSUE, CF_SM_W };
+	double *v[CALIB_FAMILY_FIELDS] = { &fam->eff_compute, &fam->eff_bw,
+		&fam->step_overhead_us, &fam->eff_issue, &fam->sm_w_at_1ghz };
+	for (int k = 0; k < CALIB_FAMILY_FIELDS; k++)
 		saved[k] = *v[k];
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < CALIB_FAMILY_FIELDS; k++) {
 		double x;
 		int rc = calib_stand_in(cat, fit, fam, fields[k], &x, d);
 		if (rc)
 			return rc;
 		if (isfinite(x))
 			*v[k] = x;
+		else if (fields[k] == CF_EFF_ISSUE || fields[k] == CF_SM_W)
+			*v[k] = 0; /* not given (catalog.h) */
 	}
 	return 0;
 }
@@ -972,7 +983,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 	struct held_family {
 		const char *id;
 		struct cat_family *fam;
-		double saved[3];
+		double saved[CALIB_FAMILY_FIELDS];
 	} *fams = calloc(n ? n : 1, sizeof(*fams));
 	size_t ovs_cap = 0;
 	for (size_t i = 0; i < et->count; i++)
@@ -1057,6 +1068,8 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 			fams[f].fam->eff_compute = fams[f].saved[0];
 			fams[f].fam->eff_bw = fams[f].saved[1];
 			fams[f].fam->step_overhead_us = fams[f].saved[2];
+			fams[f].fam->eff_issue = fams[f].saved[3];
+			fams[f].fam->sm_w_at_1ghz = fams[f].saved[4];
 		}
 		if (!frc)
 			calib_apply(&fit, cat, et, false);

@@ -39,7 +39,8 @@
  * prediction: a family none of whose rows is left in the fit takes what the
  * other families' fitted factors say about it (calib_stand_in: the compute
  * efficiency from families on the same matmul unit, else the unit's first
- * value; the bandwidth efficiency from families of the same memory kind),
+ * value; the bandwidth efficiency from families of the same memory kind;
+ * the issue efficiency, SM watts and step cost from all),
  * as hardware without measurements would, and an engine's override
  * for it is taken out for the fold unless a kept row of another family ran
  * under it; an engine with no row left keeps its shipped values (there is
@@ -86,6 +87,8 @@ enum calib_field {
 	CF_QUANT_MATVEC_BYTES_CLK,
 	CF_ATTENTION_SCALE_NO_FA,
 	CF_MOE_HOST_ROUTING_US,
+	CF_EFF_ISSUE,
+	CF_SM_W,
 	CF_COUNT
 };
 
@@ -222,15 +225,18 @@ struct calib_cv {
 };
 
 /* What cross-validation gives a family none of whose rows is left in a fold,
- * for field (CF_EFF_COMPUTE, CF_EFF_BW or CF_FAMILY_STEP_US): the median of
- * the values fit found for the other families; for the compute efficiency
+ * for field (CF_EFF_COMPUTE, CF_EFF_BW, CF_FAMILY_STEP_US, CF_EFF_ISSUE or
+ * CF_SM_W):
+ * the median of the values fit found for the other families; for the compute efficiency
  * only over the families on the same matmul unit (families.json
  * matmul_units), and the unit's own first value when none was fitted; for
  * the bandwidth efficiency over the families of the same memory kind
  * (families.json memory_kind), all of them when none of that kind was
  * fitted.  *out is NAN when nothing was fitted for an efficiency of
- * bandwidth or a step cost (the family keeps its value); never fam's own
- * value.  0, or DIAG_ENOMEM. */
+ * bandwidth or a step cost (the family keeps its value) or for an issue
+ * efficiency or an SM's watts (the family is then given none:
+ * catalog_eff_issue, perf_sustained_clock); never
+ * fam's own value.  0, or DIAG_ENOMEM. */
 int calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
 		   const struct cat_family *fam, enum calib_field field, double *out,
 		   struct diag *d);

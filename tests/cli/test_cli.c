@@ -251,6 +251,8 @@ static void test_predict_power_and_pipeline(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "\"power_limit_w\": 250,"));
 	assert_non_null(strstr(r.out, "\"clock_fraction\": 0.8395"));
+	assert_non_null(strstr(r.out, "\"sustained_clock\": 1,"));
+
 	cli_out_free(&r);
 	r = cli_run("predict --hardware rtx-3090 --model llama-2-7b --power-limit 100");
 	assert_int_equal(r.status, 2);

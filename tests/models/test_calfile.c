@@ -21,7 +21,10 @@
 
 #define GOOD "{\"format\": \"agentcap-calibration\", \"schema_version\": 1, " \
 	     "\"parameters\": [{\"target\": \"family\", \"id\": \"nvidia-ada\", \"field\": " \
-	     "\"eff_bw\", \"shipped\": 0.9, \"fitted\": 0.5}, {\"target\": \"engine\", \"id\": " \
+	     "\"eff_bw\", \"shipped\": 0.9, \"fitted\": 0.5}, {\"target\": \"family\", \"id\": " \
+	     "\"nvidia-ada\", \"field\": \"eff_issue\", \"fitted\": 0.7}, {\"target\": " \
+	     "\"family\", \"id\": \"nvidia-ada\", \"field\": \"sm_w_at_1ghz\", \"fitted\": " \
+	     "0.25}, {\"target\": \"engine\", \"id\": " \
 	     "\"llama.cpp\", \"field\": \"step_overhead_us\", \"fitted\": 300}], " \
 	     "\"rows\": [{\"line\": 2, \"hardware\": \"rtx-4090\", \"model\": \"llama-3-8b\", " \
 	     "\"engine\": \"llama.cpp\", \"engine_profile\": \"llama.cpp\", \"concurrency\": 1, " \
@@ -40,7 +43,7 @@ static void test_parse_and_apply(void **state)
 	struct calfile *cf;
 	assert_int_equal(calfile_parse(&cf, "my.json", GOOD, strlen(GOOD), &d), 0);
 	assert_true(cf->own);
-	assert_int_equal(cf->n_params, 2);
+	assert_int_equal(cf->n_params, 4);
 	assert_int_equal(cf->n_rows, 2);
 	assert_int_equal(cf->rows[0].line, 2);
 	assert_string_equal(cf->rows[1].engine, "vllm");
@@ -64,6 +67,8 @@ static void test_parse_and_apply(void **state)
 	double before = perf_step_ns(&pm, &b);
 	assert_int_equal(calfile_apply(cf, cat, et, &d), 0);
 	assert_true(catalog_family(cat, "nvidia-ada")->eff_bw == 0.5);
+	assert_true(catalog_family(cat, "nvidia-ada")->eff_issue == 0.7);
+	assert_true(catalog_family(cat, "nvidia-ada")->sm_w_at_1ghz == 0.25);
 	assert_true(engine_find(et, "llama.cpp")->p.step_overhead_us == 300);
 	/* the catalogue carries the table to models built without one */
 	cat->engines = et;
@@ -109,6 +114,16 @@ static void test_refused(void **state)
 		  "\"parameters\": [{\"target\": \"engine\", \"id\": \"vllm\", \"field\": "
 		  "\"step_overhead_us\", \"fitted\": 1e306}]}",
 		  "x.json: parameters[0].fitted: expected a positive number from 1e-3 to 1e7" },
+		/* a family's issue rate is a fraction; it and an SM's watts are
+		 * the family's, never an engine's */
+		{ "{\"format\": \"agentcap-calibration\", \"schema_version\": 1, \"rows\": [], "
+		  "\"parameters\": [{\"target\": \"family\", \"id\": \"nvidia-ada\", \"field\": "
+		  "\"eff_issue\", \"fitted\": 1.2}]}",
+		  "x.json: parameters[0].fitted: expected a fraction from 1e-6 to 1" },
+		{ "{\"format\": \"agentcap-calibration\", \"schema_version\": 1, \"rows\": [], "
+		  "\"parameters\": [{\"target\": \"engine\", \"id\": \"llama.cpp\", \"field\": "
+		  "\"sm_w_at_1ghz\", \"fitted\": 0.2}]}",
+		  "x.json: parameters[0].field: 'sm_w_at_1ghz' is not a engine parameter" },
 		/* a per-core figure is the engine's, never an override's */
 		{ "{\"format\": \"agentcap-calibration\", \"schema_version\": 1, \"rows\": [], "
 		  "\"parameters\": [{\"target\": \"override\", \"id\": \"llama.cpp\", "

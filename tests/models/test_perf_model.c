@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/catalog.h"
@@ -123,7 +124,8 @@ static void test_init_and_constants(void **state)
  *                        = 845, at 4 us inside a CUDA graph
  *   kernel floor       = 602 x 9 + 845 x 4 us = 8.798 ms
  *   all-reduce = 2 x 61 x (7 us + 2 x 7/8 x 7168 x 2 bytes / (link x 0.9))
- *   fixed    = 50 (Hopper) + 400 (vLLM host) + 61 x 2 + 58 x 5 us = 862 us
+ *   fixed    = Hopper's step cost (51.8, fitted: families.json) + 400 (vLLM
+ *              host) + 61 x 2 + 58 x 5 us = 863.8 us
  * The roofline of its operations (~1 ms: 37B active weights at 4 bits
  * over 8 GPUs) is far below the kernel floor, which binds. */
 static void test_floors_tp8_decode(void **state)
@@ -135,7 +137,8 @@ static void test_floors_tp8_decode(void **state)
 	assert_true(pm.floors.gemm_kernels == 602);
 	assert_true(pm.floors.small_kernels == 845);
 	assert_true(pm.floors.kernel_graph_ns == 4000 && pm.floors.gemm_ns == 9000);
-	assert_close(pm.overhead_ns, 862e3, 1e-12);
+	double fixed = (catalog_family(f->cat, "nvidia-hopper")->step_overhead_us + 812) * 1e3;
+	assert_close(pm.overhead_ns, fixed, 1e-12);
 	double link = pm.link_bw_bytes * PERF_LINK_EFF;
 	double ar = 122 * (7000 + 2.0 * 7 / 8 * 7168 * 2 / link * 1e9);
 	struct perf_batch b = perf_decode_batch(1, 1024);
@@ -146,7 +149,7 @@ static void test_floors_tp8_decode(void **state)
 	assert_true(br.ops_ns < 0.25 * br.launch_ns);
 	assert_true(br.floor_binds);
 	assert_int_equal(br.bound, PERF_BOUND_LAUNCH);
-	assert_close(br.step_ns, 862e3 + 8798e3 + ar, 1e-12);
+	assert_close(br.step_ns, fixed + 8798e3 + ar, 1e-12);
 	assert_close(perf_step_ns(&pm, &b), br.step_ns, 1e-15);
 
 	/* a batch larger than vLLM captures (512) launches eagerly: no kernel
@@ -660,9 +663,17 @@ static void test_core_clock(void **state)
 	init_spec(&q4, f, (struct spec){ "h100-sxm", "llama-2-7b", "gguf-q4-0", NULL, "llama.cpp",
 					 1, 1, 1 });
 	assert_true(q4.issue_bound_matmul);
+	/* at the family's share of the engine's per-clock rate; Hopper gives
+	 * no SM watts, so the H100 holds its rated clock */
+	double issue;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(catalog_eff_issue(f->cat, h100->family, &issue, &d), 0);
+	assert_true(q4.eff_issue == issue && q4.sustained_clock == 1);
 	assert_close(q4.ns_per_token,
-		     q4.dense_flops_per_token / (core_hz * lc->p.quant_matmul_flops_per_core_clock) *
-			     1e9, 1e-12);
+		     q4.dense_flops_per_token /
+			     (core_hz * lc->p.quant_matmul_flops_per_core_clock * q4.eff_issue) * 1e9,
+		     1e-12);
 	/* the H100's 3.35 TB/s is more than its SMs stream: the cap sets the
 	 * weight time */
 	double wbytes = q4.dense_weight_bytes;
@@ -709,6 +720,82 @@ static void test_core_clock(void **state)
 	double m6_hz = perf_core_clock_hz(f->cat, m6);
 	assert_true(m6_hz > 12 * 1278e6 && m6_hz < 12 * 1470e6);
 	assert_true(perf_core_clock_hz(f->cat, catalog_hardware(f->cat, "mi300x")) == 0);
+}
+
+/* Issue-bound matmuls (llama.cpp MMQ) run at the family's share of the
+ * engine's per-clock rate (eff_issue) and at the clock the board's rating
+ * feeds in them (sm_w_at_1ghz): the 70% of the rating that follows the
+ * clock over the SMs' watts, by the cube law, at most the rated clock.  A
+ * family that gives no eff_issue takes the median of those that do (what
+ * cross-validation gives a held-out family); no SM watts, the rated clock.
+ * A power limit below the rating composes with it to the clock the limit
+ * feeds.  Matmuls at a tensor rate (F16 through cuBLAS) are not touched. */
+static void test_issue_rate(void **state)
+{
+	struct fixture *f = *state;
+	size_t nf = f->cat->family_count;
+	double *saved = malloc(2 * nf * sizeof(*saved));
+	assert_non_null(saved);
+	for (size_t i = 0; i < nf; i++) {
+		saved[2 * i] = f->cat->families[i].eff_issue;
+		saved[2 * i + 1] = f->cat->families[i].sm_w_at_1ghz;
+		f->cat->families[i].eff_issue = f->cat->families[i].sm_w_at_1ghz = 0;
+	}
+	struct cat_family *ada = catalog_family_mut(f->cat, "nvidia-ada");
+	const struct spec q4 = { "l40", "llama-2-7b", "gguf-q4-0", NULL, "llama.cpp", 1, 1, 1 };
+	struct perf_model pm;
+	init_spec(&pm, f, q4);
+	assert_true(pm.issue_bound_matmul && pm.eff_issue == 1 && pm.sustained_clock == 1);
+	double base = pm.ns_per_token;
+	ada->eff_issue = 0.8;
+	init_spec(&pm, f, q4);
+	assert_close(pm.ns_per_token, base / 0.8, 1e-12);
+	/* none of its own: the median of the others' */
+	ada->eff_issue = 0;
+	catalog_family_mut(f->cat, "nvidia-ampere")->eff_issue = 0.6;
+	catalog_family_mut(f->cat, "nvidia-hopper")->eff_issue = 0.9;
+	catalog_family_mut(f->cat, "nvidia-blackwell-rtx")->eff_issue = 0.7;
+	init_spec(&pm, f, q4);
+	assert_close(pm.eff_issue, 0.7, 1e-12);
+	/* the L40: 300 W for 142 SMs rated at 2,490 MHz */
+	ada->eff_issue = 0.8;
+	ada->sm_w_at_1ghz = 0.15;
+	init_spec(&pm, f, q4);
+	double held = cbrt(0.7 * 300 / (142 * 0.15)) / 2.49;
+	assert_true(held < 0.9);
+	assert_close(pm.sustained_clock, held, 1e-12);
+	assert_close(pm.ns_per_token, base / 0.8 / held, 1e-12);
+	/* the RTX 4090, the same AD102 with 450 W for 128 SMs, holds 2,520 MHz */
+	struct perf_model r;
+	init_spec(&r, f, (struct spec){ "rtx-4090", "llama-2-7b", "gguf-q4-0", NULL, "llama.cpp",
+					1, 1, 1 });
+	assert_true(r.sustained_clock == 1);
+	/* the L40 capped at 250 W: the clock 250 W feeds */
+	struct perf_opts o;
+	perf_opts_init(&o);
+	o.hardware = "l40";
+	o.model = "llama-2-7b";
+	o.weight_format = "gguf-q4-0";
+	o.engine = "llama.cpp";
+	o.engines = &f->et;
+	o.power_limit_w = 250;
+	struct diag d;
+	diag_init(&d);
+	struct perf_model capped;
+	assert_int_equal(perf_model_init_opts(&capped, f->cat, &o, &d), 0);
+	double fed = cbrt((250 - 0.3 * 300) / (142 * 0.15)) / 2.49;
+	assert_close(capped.ns_per_token, base / 0.8 / fed, 1e-12);
+	/* F16 runs at the tensor rate: neither figure applies */
+	struct perf_model f16;
+	init_spec(&f16, f, (struct spec){ "l40", "llama-2-7b", "fp16", NULL, "llama.cpp", 1, 1,
+					  1 });
+	assert_false(f16.issue_bound_matmul);
+	assert_true(f16.sustained_clock == 1);
+	for (size_t i = 0; i < nf; i++) {
+		f->cat->families[i].eff_issue = saved[2 * i];
+		f->cat->families[i].sm_w_at_1ghz = saved[2 * i + 1];
+	}
+	free(saved);
 }
 
 /* Tensor parallelism splits the work over tp GPUs and adds two all-reduces
@@ -1054,6 +1141,7 @@ int main(void)
 		cmocka_unit_test(test_fp16_accumulate),
 		cmocka_unit_test(test_vector_fallback),
 		cmocka_unit_test(test_core_clock),
+		cmocka_unit_test(test_issue_rate),
 		cmocka_unit_test(test_tp_allreduce),
 		cmocka_unit_test(test_pipeline_stages),
 		cmocka_unit_test(test_moe_traffic),
