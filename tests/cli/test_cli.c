@@ -252,7 +252,13 @@ static void test_predict_power_and_pipeline(void **state)
 	assert_non_null(strstr(r.out, "\"power_limit_w\": 250,"));
 	assert_non_null(strstr(r.out, "\"clock_fraction\": 0.8395"));
 	assert_non_null(strstr(r.out, "\"sustained_clock\": 1,"));
-
+	cli_out_free(&r);
+	/* the L40's 300 W does not feed its 142 SMs at 2,490 MHz in MMQ */
+	r = cli_run("predict --hardware l40 --model llama-2-7b --format gguf-q4-0 --engine "
+		    "llama.cpp --context 512 --explain");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "issue-bound quantized matmuls: "));
+	assert_null(strstr(r.out, "100.0% of the rated clock held"));
 	cli_out_free(&r);
 	r = cli_run("predict --hardware rtx-3090 --model llama-2-7b --power-limit 100");
 	assert_int_equal(r.status, 2);
