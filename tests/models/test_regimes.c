@@ -624,8 +624,8 @@ static void test_power_cap(void **state)
  * whose rating cannot feed its SMs at the rated clock in them holds a
  * lower one (families.json sm_w_at_1ghz).  The RTX PRO 6000 Max-Q, the
  * 600 W card's 188 SMs at 300 W, measured 0.767 of it (12,742 against
- * 16,619 tok/s): the rated clocks alone (2,288 and 2,617 MHz) would give
- * 0.874; the model is within 10%.  The L40, the RTX 4090's AD102 with
+ * 16,619 tok/s): at their rated clocks (2,288 and 2,617 MHz) the model
+ * gives 0.88; with the clock the 300 W feeds it is within 10%.  The L40, the RTX 4090's AD102 with
  * 142 SMs at 300 W against 128 at 450 W, measured 0.541 of the 4090's
  * rate per SM at 0.99 of its rated clock: the model goes below 0.8 (it
  * stays above the measurement: the L40's row is the family's worst,
