@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * args: option values (see args.h). */
 #include "cli/args.h"
+#include "base/outfile.h"
 
 #include "base/diag.h"
 #include "models/catalog.h"
@@ -17,6 +18,16 @@
 int args_bad(const char *cmd, const char *opt, const char *val, const char *want)
 {
 	fprintf(stderr, "agentcap %s: %s '%s': expected %s\n", cmd, opt, val, want);
+	return 2;
+}
+
+int args_output_is_input(const char *cmd, const char *opt, const char *out, const char *input,
+			 const char *what)
+{
+	if (!outfile_is_input(out, input))
+		return 0;
+	fprintf(stderr, "agentcap %s: %s %s: %s (expected another path: writing it would replace "
+		"the input)\n", cmd, opt, out, what);
 	return 2;
 }
 

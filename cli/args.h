@@ -18,6 +18,13 @@ struct engine_table;
 /* Print the message above to stderr; returns 2 (bad usage). */
 int args_bad(const char *cmd, const char *opt, const char *val, const char *want);
 
+/* When the output path of option opt names the same file as input (what
+ * says which input), print "agentcap CMD: OPT PATH: WHAT (expected another
+ * path: ...)" to stderr and return 2; else 0 (base/outfile.h,
+ * outfile_is_input). */
+int args_output_is_input(const char *cmd, const char *opt, const char *out, const char *input,
+			 const char *what);
+
 /* A finite number in [lo, hi] (a whole one if integral). */
 bool args_number(const char *s, double lo, double hi, bool integral, double *out);
 

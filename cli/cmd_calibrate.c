@@ -143,11 +143,9 @@ static int parse_args(int argc, char **argv, struct calibrate_args *a)
 	a->inputs = argv + optind;
 	a->n_inputs = argc - optind;
 	for (int i = 0; i < a->n_inputs; i++)
-		if (outfile_is_input(a->out, a->inputs[i])) {
-			fprintf(stderr, "agentcap calibrate: -o %s: one of the results read (expected "
-				"another path: writing it would replace the input)\n", a->out);
+		if (args_output_is_input("calibrate", "-o", a->out, a->inputs[i],
+					 "one of the results read"))
 			return 2;
-		}
 	return 0;
 }
 

@@ -240,13 +240,11 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 	}
 	if (a->commit && !commit_ok("validate", a->commit))
 		return 2;
-	const char *outs[] = { a->json, a->bands };
-	for (size_t i = 0; i < 2; i++)
-		if (outs[i] && a->csv && outfile_is_input(outs[i], a->csv)) {
-			fprintf(stderr, "agentcap validate: %s: the measurements file itself (expected "
-				"another path: writing it would replace the input)\n", outs[i]);
-			return 2;
-		}
+	if (args_output_is_input("validate", "--json", a->json, a->csv,
+				 "the measurements file itself") ||
+	    args_output_is_input("validate", "--write-bands", a->bands, a->csv,
+				 "the measurements file itself"))
+		return 2;
 	return 0;
 }
 
@@ -546,11 +544,9 @@ static int parse_fit_args(int argc, char **argv, struct fit_args *a)
 	}
 	if (a->commit && !commit_ok("fit-params", a->commit))
 		return 2;
-	if (a->out && outfile_is_input(a->out, a->csv)) {
-		fprintf(stderr, "agentcap fit-params: -o %s: the measurements file itself (expected "
-			"another path: writing it would replace the input)\n", a->out);
+	if (args_output_is_input("fit-params", "-o", a->out, a->csv,
+				 "the measurements file itself"))
 		return 2;
-	}
 	return 0;
 }
 

@@ -37,6 +37,8 @@ void mem_opts_init(struct mem_opts *o)
 int64_t mem_weights_bytes(const struct cat_model *m, const struct cat_weight_format *f)
 {
 	double side = (double)(m->embedding_params + m->lm_head_params + m->norm_params);
+	/* a uniform format rounds its linear weights up once; one with its
+	 * dense part at other bits (gguf-mxfp4) rounds the two parts apart */
 	if (f->dense_bits == f->bits_per_weight)
 		return bits_to_bytes((double)m->linear_params, f->bits_per_weight) +
 		       bits_to_bytes(side, f->embedding_bits);

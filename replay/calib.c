@@ -115,19 +115,29 @@ static double *param_field(struct engine_params *p, enum calib_field f)
 	}
 }
 
+/* The fields of a family a fit sets. */
+static const enum calib_field family_fields[] = { CF_EFF_COMPUTE, CF_EFF_BW, CF_FAMILY_STEP_US,
+	CF_EFF_ISSUE, CF_SM_W };
+#define CALIB_FAMILY_FIELDS (sizeof(family_fields) / sizeof(family_fields[0]))
+
+static double *family_field(struct cat_family *fam, enum calib_field f)
+{
+	switch (f) {
+	case CF_EFF_COMPUTE: return &fam->eff_compute;
+	case CF_EFF_BW: return &fam->eff_bw;
+	case CF_FAMILY_STEP_US: return &fam->step_overhead_us;
+	case CF_EFF_ISSUE: return &fam->eff_issue;
+	case CF_SM_W: return &fam->sm_w_at_1ghz;
+	default: return NULL;
+	}
+}
+
 /* Where parameter q lives in cat / et; NULL when it does not. */
 static double *locate(const struct calib_param *q, struct catalog *cat, struct engine_table *et)
 {
 	if (q->target == CALIB_FAMILY) {
 		struct cat_family *fam = catalog_family_mut(cat, q->id);
-		if (!fam)
-			return NULL;
-		return q->field == CF_EFF_COMPUTE ? &fam->eff_compute
-		       : q->field == CF_EFF_BW	   ? &fam->eff_bw
-		       : q->field == CF_FAMILY_STEP_US ? &fam->step_overhead_us
-		       : q->field == CF_EFF_ISSUE      ? &fam->eff_issue
-		       : q->field == CF_SM_W	       ? &fam->sm_w_at_1ghz
-						       : NULL;
+		return fam ? family_field(fam, q->field) : NULL;
 	}
 	struct engine_profile *e = engine_mut(et, q->id);
 	if (!e)
@@ -324,19 +334,17 @@ static int candidates(struct calib_fit *fit, struct catalog *cat, struct engine_
 		      const struct validate_report *rep, const size_t *rows, size_t n,
 		      struct diag *d)
 {
-	static const enum calib_field fam_fields[] = { CF_EFF_COMPUTE, CF_EFF_BW, CF_FAMILY_STEP_US,
-		CF_EFF_ISSUE, CF_SM_W };
 	static const enum calib_field eng_fields[] = { CF_STEP_US, CF_LAYER_US, CF_COMPUTE_SCALE,
 		CF_ATTENTION_SCALE, CF_QUANT_BW_SCALE, CF_MOE_SCALE, CF_MOE_LAYER_US,
 		CF_QUANT_MATMUL_FLOP_CLK, CF_MATVEC_BYTES_CLK,
 		CF_QUANT_MATVEC_BYTES_CLK, CF_ATTENTION_SCALE_NO_FA, CF_MOE_HOST_ROUTING_US };
-	const size_t n_fam = sizeof(fam_fields) / sizeof(fam_fields[0]);
 	const size_t n_eng = sizeof(eng_fields) / sizeof(eng_fields[0]);
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct validate_row *r = &rep->rows[rows[i]];
-		for (size_t k = 0; k < n_fam && !rc; k++)
-			rc = add_param(fit, cat, et, CALIB_FAMILY, r->family, NULL, fam_fields[k], d);
+		for (size_t k = 0; k < CALIB_FAMILY_FIELDS && !rc; k++)
+			rc = add_param(fit, cat, et, CALIB_FAMILY, r->family, NULL, family_fields[k],
+				       d);
 		struct engine_profile *e = engine_mut(et, r->engine);
 		if (!e)
 			continue;
@@ -875,34 +883,36 @@ int calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
 	 * outside the calibration set */
 	if (isnan(*out) && field == CF_EFF_COMPUTE)
 		*out = fam->matmul_unit->eff_compute;
+	/* optional figures: none fitted, none given */
+	if (isnan(*out) && (field == CF_EFF_ISSUE || field == CF_SM_W))
+		*out = 0;
 	free(v);
 	return 0;
 }
 
-/* The fields a family has that a fit sets (calib_stand_in). */
-#define CALIB_FAMILY_FIELDS 5
-
-/* Put the stand-ins in fam for the fold; saved[] keeps what it had. */
+/* Put the stand-ins in fam for the fold; saved[] keeps what it had (all
+ * of it first: each stand-in is read from the fit, not from fam). */
 static int stand_in_family(struct cat_family *fam, const struct catalog *cat,
 			   const struct calib_fit *fit, double *saved, struct diag *d)
 {
-	static const enum calib_field fields[CALIB_FAMILY_FIELDS] = { CF_EFF_COMPUTE, CF_EFF_BW,
-		CF_FAMILY_STEP_US, CF_EFF_ISSUE, CF_SM_W };
-	double *v[CALIB_FAMILY_FIELDS] = { &fam->eff_compute, &fam->eff_bw,
-		&fam->step_overhead_us, &fam->eff_issue, &fam->sm_w_at_1ghz };
-	for (int k = 0; k < CALIB_FAMILY_FIELDS; k++)
-		saved[k] = *v[k];
-	for (int k = 0; k < CALIB_FAMILY_FIELDS; k++) {
+	for (size_t k = 0; k < CALIB_FAMILY_FIELDS; k++)
+		saved[k] = *family_field(fam, family_fields[k]);
+	for (size_t k = 0; k < CALIB_FAMILY_FIELDS; k++) {
 		double x;
-		int rc = calib_stand_in(cat, fit, fam, fields[k], &x, d);
+		int rc = calib_stand_in(cat, fit, fam, family_fields[k], &x, d);
 		if (rc)
 			return rc;
-		if (isfinite(x))
-			*v[k] = x;
-		else if (fields[k] == CF_EFF_ISSUE || fields[k] == CF_SM_W)
-			*v[k] = 0; /* not given (catalog.h) */
+		if (!isnan(x))
+			*family_field(fam, family_fields[k]) = x;
 	}
 	return 0;
+}
+
+/* Put back what stand_in_family saved. */
+static void restore_family(struct cat_family *fam, const double *saved)
+{
+	for (size_t k = 0; k < CALIB_FAMILY_FIELDS; k++)
+		*family_field(fam, family_fields[k]) = saved[k];
 }
 
 /* An engine's override for a family none of whose rows is left in the fit
@@ -978,6 +988,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 	bool *sel = calloc(n ? n : 1, sizeof(bool));
 	bool *eng_in = calloc(n ? n : 1, sizeof(bool));
 	const char **keys = calloc(n ? n : 1, sizeof(char *));
+	const char **grp = calloc(n ? n : 1, sizeof(char *)); /* each row's group */
 	/* a fold holds out at most one family per row and stands in for
 	 * at most every override once */
 	struct held_family {
@@ -991,7 +1002,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 	struct saved_override *ovs = calloc(ovs_cap ? ovs_cap : 1, sizeof(*ovs));
 	size_t cap = 0, n_keys = 0, n_ovs = 0;
 	if (!in || !outv || !pred_out || !scratch || !used || !held || !sel || !eng_in || !keys ||
-	    !fams || !ovs) {
+	    !grp || !fams || !ovs) {
 		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -1000,8 +1011,9 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		used[i] = !r->skipped && !r->excluded;
 		in[i] = r->ape_pct;
 		outv[i] = NAN;
+		grp[i] = group_of(cat, &base, i, g);
 		if (used[i])
-			keys[n_keys++] = group_of(cat, &base, i, g);
+			keys[n_keys++] = grp[i];
 	}
 	qsort(keys, n_keys, sizeof(char *), cmp_str);
 	size_t uniq = 0;
@@ -1010,7 +1022,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 			keys[uniq++] = keys[i];
 	for (size_t k = 0; k < uniq && !rc; k++) {
 		for (size_t i = 0; i < n; i++)
-			held[i] = used[i] && strcmp(group_of(cat, &base, i, g), keys[k]) == 0;
+			held[i] = used[i] && strcmp(grp[i], keys[k]) == 0;
 		struct calib_opts fo = *o;
 		fo.exclude = held;
 		fo.exclude_n = n;
@@ -1064,13 +1076,8 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		for (size_t v = n_ovs; v-- > 0;)
 			*ovs[v].o = ovs[v].copy;
 		n_ovs = 0;
-		for (size_t f = 0; f < n_fam; f++) {
-			fams[f].fam->eff_compute = fams[f].saved[0];
-			fams[f].fam->eff_bw = fams[f].saved[1];
-			fams[f].fam->step_overhead_us = fams[f].saved[2];
-			fams[f].fam->eff_issue = fams[f].saved[3];
-			fams[f].fam->sm_w_at_1ghz = fams[f].saved[4];
-		}
+		for (size_t f = 0; f < n_fam; f++)
+			restore_family(fams[f].fam, fams[f].saved);
 		if (!frc)
 			calib_apply(&fit, cat, et, false);
 		calib_fit_release(&fit);
@@ -1092,7 +1099,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		for (int m = 0; m < VM_COUNT && !rc; m++) {
 			for (size_t i = 0; i < n; i++)
 				sel[i] = used[i] && base.rows[i].metric == (enum validate_metric)m &&
-					 strcmp(group_of(cat, &base, i, g), keys[k]) == 0;
+					 strcmp(grp[i], keys[k]) == 0;
 			rc = add_cell(cv, &cap, keys[k], (enum validate_metric)m, in, outv, sel, n,
 				      scratch, d);
 		}
@@ -1113,7 +1120,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		struct calib_cv_row *cr = &cv->rows[cv->n_rows++];
 		cr->line = r->line;
 		cr->metric = r->metric;
-		snprintf(cr->group, sizeof(cr->group), "%s", group_of(cat, &base, i, g));
+		snprintf(cr->group, sizeof(cr->group), "%s", grp[i]);
 		snprintf(cr->family, sizeof(cr->family), "%s", r->family);
 		snprintf(cr->engine, sizeof(cr->engine), "%s", r->engine);
 		cr->measured = r->measured;
@@ -1131,6 +1138,7 @@ out:
 	free(sel);
 	free(eng_in);
 	free(keys);
+	free(grp);
 	free(fams);
 	free(ovs);
 	validate_release(&base);

@@ -232,11 +232,10 @@ struct calib_cv {
  * matmul_units), and the unit's own first value when none was fitted; for
  * the bandwidth efficiency over the families of the same memory kind
  * (families.json memory_kind), all of them when none of that kind was
- * fitted.  *out is NAN when nothing was fitted for an efficiency of
- * bandwidth or a step cost (the family keeps its value) or for an issue
- * efficiency or an SM's watts (the family is then given none:
- * catalog_eff_issue, perf_sustained_clock); never
- * fam's own value.  0, or DIAG_ENOMEM. */
+ * fitted.  When nothing was fitted, *out is NAN for an efficiency of
+ * bandwidth or a step cost (the family keeps its value) and 0 for an issue
+ * efficiency or an SM's watts (the family is given none: catalog_eff_issue,
+ * perf_sustained_clock); never fam's own value.  0, or DIAG_ENOMEM. */
 int calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
 		   const struct cat_family *fam, enum calib_field field, double *out,
 		   struct diag *d);

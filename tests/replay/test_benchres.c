@@ -47,6 +47,16 @@ static int read_rows(const char *name, const char *text, const struct benchres_g
 	return 0;
 }
 
+/* A llama-bench JSON text that must read, with nothing given, into n rows. */
+static void read_llama_bench(const char *text, size_t n, struct benchres *b, struct csvread *t)
+{
+	struct diag d;
+	struct benchres_given g = { 0 };
+	if (read_rows("lb.json", text, &g, b, t, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(b->n_rows, n);
+}
+
 static const char *cell(const struct csvread *t, size_t r, const char *col)
 {
 	return csvread_cell(t, r, csvread_col(t, col));
@@ -114,11 +124,7 @@ static void test_llama_bench_flash_attn(void **state)
 			 cases[k].fa);
 		struct benchres b;
 		struct csvread t;
-		struct diag d;
-		struct benchres_given g = { 0 };
-		if (read_rows("lb.json", text, &g, &b, &t, &d))
-			fail_msg("%s", d.msg);
-		assert_int_equal(b.n_rows, 1);
+		read_llama_bench(text, 1, &b, &t);
 		if (!strstr(cell(&t, 0, "notes"), cases[k].want))
 			fail_msg("flash_attn '%s': notes '%s', want '%s'", cases[k].fa,
 				 cell(&t, 0, "notes"), cases[k].want);
@@ -145,11 +151,7 @@ static void test_llama_bench_build(void **state)
 		"\"n_gen\": 128, \"avg_ts\": 222, \"flash_attn\": true}]";
 	struct benchres b;
 	struct csvread t;
-	struct diag d;
-	struct benchres_given g = { 0 };
-	if (read_rows("lb.json", text, &g, &b, &t, &d))
-		fail_msg("%s", d.msg);
-	assert_int_equal(b.n_rows, 2);
+	read_llama_bench(text, 2, &b, &t);
 	assert_string_equal(cell(&t, 0, "model"), "gpt-oss-20b");
 	assert_string_equal(cell(&t, 0, "quant"), "gguf-mxfp4");
 	assert_non_null(strstr(cell(&t, 0, "notes"), "llama.cpp build a094f38 (6210) (CUDA)"));

@@ -192,6 +192,18 @@ static void scenario_model(struct scenario *sc, const struct catalog *cat,
 	perf_profile_free(prof);
 }
 
+/* gpt-oss-20b in wf on an RTX PRO 6000 under llama.cpp, with the --set
+ * line key when not NULL: the scenario and the perf model it runs. */
+static void pro6000_gpt_oss(struct scenario *sc, const struct catalog *cat, const char *wf,
+			    const char *key, struct perf_model *pm)
+{
+	char format[64];
+	snprintf(format, sizeof(format), "weight_format=%s", wf);
+	const char *sets[5] = { "hardware=rtx-pro-6000", "model=gpt-oss-20b", format,
+				"engine_profile=llama.cpp", key };
+	scenario_model(sc, cat, sets, key ? 5 : 4, pm);
+}
+
 /* engine.flash_attention: on by default; false reaches the perf model, which
  * then charges llama.cpp's attention without it (slower at long context). */
 static void test_flash_attention_key(void **state)
@@ -203,17 +215,12 @@ static void test_flash_attention_key(void **state)
 	diag_init(&d);
 	struct catalog *cat = NULL;
 	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
-	double scale[2];
-	for (int off = 0; off < 2; off++) {
-		const char *sets[5] = { "hardware=rtx-pro-6000", "model=gpt-oss-20b",
-					"weight_format=mxfp4", "engine_profile=llama.cpp",
-					"engine.flash_attention=false" };
-		struct perf_model pm;
-		scenario_model(sc, cat, sets, off ? 5 : 4, &pm);
-		assert_true(sc->flash_attention == !off);
-		scale[off] = pm.engine.attention_scale;
-	}
-	assert_true(scale[1] < scale[0]);
+	struct perf_model on, off;
+	pro6000_gpt_oss(sc, cat, "mxfp4", NULL, &on);
+	assert_true(sc->flash_attention);
+	pro6000_gpt_oss(sc, cat, "mxfp4", "engine.flash_attention=false", &off);
+	assert_false(sc->flash_attention);
+	assert_true(off.engine.attention_scale < on.engine.attention_scale);
 	const char *bad[1] = { "engine.flash_attention=maybe" };
 	assert_int_equal(scenario_load(sc, NULL, bad, 1, &d), DIAG_EINPUT);
 	catalog_free(cat);
@@ -231,17 +238,12 @@ static void test_engine_build_key(void **state)
 	diag_init(&d);
 	struct catalog *cat = NULL;
 	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
-	double routing[2];
-	for (int old = 0; old < 2; old++) {
-		const char *sets[5] = { "hardware=rtx-pro-6000", "model=gpt-oss-20b",
-					"weight_format=gguf-mxfp4", "engine_profile=llama.cpp",
-					"engine.build=6205" };
-		struct perf_model pm;
-		scenario_model(sc, cat, sets, old ? 5 : 4, &pm);
-		assert_true(sc->engine_build == (old ? 6205 : 0));
-		routing[old] = pm.ns_host_routing_per_token;
-	}
-	assert_true(routing[0] == 0 && routing[1] > 0);
+	struct perf_model now, old;
+	pro6000_gpt_oss(sc, cat, "gguf-mxfp4", NULL, &now);
+	assert_true(sc->engine_build == 0);
+	pro6000_gpt_oss(sc, cat, "gguf-mxfp4", "engine.build=6205", &old);
+	assert_true(sc->engine_build == 6205);
+	assert_true(now.ns_host_routing_per_token == 0 && old.ns_host_routing_per_token > 0);
 	const char *bad[1] = { "engine.build=-3" };
 	assert_int_equal(scenario_load(sc, NULL, bad, 1, &d), DIAG_EINPUT);
 	catalog_free(cat);

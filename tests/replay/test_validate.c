@@ -567,6 +567,14 @@ static int run_text(struct validate_report *rep, const struct catalog *cat, cons
 	return validate_run_text(rep, "m.csv", text, strlen(text), &o, d);
 }
 
+/* run_text, which must succeed. */
+static void run_ok(struct validate_report *rep, const struct catalog *cat, const char *text)
+{
+	struct diag d;
+	if (run_text(rep, cat, text, &d))
+		fail_msg("%s", d.msg);
+}
+
 #define HEADER "hardware,n_gpus,model,quant,engine,concurrency,input_tokens,output_tokens," \
 	       "metric,value,unit,source,notes\n"
 
@@ -585,9 +593,7 @@ static void test_flash_attention_rows(void **state)
 		"rtx-4090,1,llama-3-8b,fp16,llama.cpp,1,8192,0,prefill_tok_s,4744,tok/s,s,"
 		"engine_as_published=llama.cpp (-fa 10 is not a flag)\n";
 	struct validate_report rep;
-	struct diag d;
-	if (run_text(&rep, cat, text, &d))
-		fail_msg("%s", d.msg);
+	run_ok(&rep, cat, text);
 	assert_int_equal(rep.n_rows, 4);
 	assert_true(rep.rows[0].predicted == rep.rows[1].predicted);
 	assert_true(rep.rows[2].predicted == rep.rows[3].predicted);
@@ -617,9 +623,7 @@ static void test_build_rows(void **state)
 		"decode_tok_s,222,tok/s,s,\n"
 		"rtx-4090,1,gpt-oss-20b,mxfp4,llama.cpp,1,0,128,decode_tok_s,222,tok/s,s,\n";
 	struct validate_report rep;
-	struct diag d;
-	if (run_text(&rep, cat, text, &d))
-		fail_msg("%s", d.msg);
+	run_ok(&rep, cat, text);
 	assert_int_equal(rep.n_rows, 7);
 	assert_true(rep.rows[0].predicted == rep.rows[1].predicted);
 	assert_true(rep.rows[2].predicted == rep.rows[3].predicted);
