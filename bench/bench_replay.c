@@ -17,11 +17,9 @@
  * configuration per process.
  */
 #include "models/catalog.h"
-#include "models/memory.h"
-#include "models/perf_model.h"
-#include "replay/replay.h"
+#include "plan/run.h"
+#include "replay/deploy.h"
 #include "replay/scenario.h"
-#include "reports/metrics.h"
 #include "traces/reader.h"
 #include "traces/rules.h"
 #include "traces/trace.h"
@@ -57,7 +55,6 @@ int main(int argc, char **argv)
 	diag_init(&d);
 	struct scenario sc;
 	struct catalog *cat = NULL;
-	struct perf_model pm;
 	struct rules *rules = NULL;
 	struct xform_opts xo;
 	xform_opts_init(&xo);
@@ -67,49 +64,22 @@ int main(int argc, char **argv)
 		xo.rules = rules;
 	if (rc == 0)
 		rc = catalog_load(&cat, NULL, &d);
-	if (rc == 0)
-		rc = scenario_resolve(&sc, cat, NULL, &d);
-	struct perf_opts po;
-	perf_opts_init(&po);
-	po.hardware = sc.hardware;
-	po.model = sc.model;
-	po.weight_format = sc.weight_format;
-	po.kv_dtype = sc.kv_cache_dtype;
-	po.engine = sc.engine_profile[0] ? sc.engine_profile : NULL;
-	po.tp = sc.tensor_parallel_size;
-	po.pp = sc.pipeline_parallel_size;
-	po.gpu_expert_fraction = sc.offload_gpu_expert_fraction;
-	po.host = (struct offload_host){ sc.host_memory_gb, sc.host_mem_bw_gbs, sc.host_tflops,
-					 sc.host_link_gbs };
-	if (rc == 0)
-		rc = perf_model_init_opts(&pm, cat, &po, &d);
-	struct engine_config cfg = sc.engine;
-	if (rc == 0 && cfg.kv_cache_tokens == 0) {
-		struct mem_plan plan;
-		struct mem_opts mo;
-		mem_opts_init(&mo);
-		mo.hardware = sc.hardware;
-		mo.model = sc.model;
-		mo.weight_format = sc.weight_format;
-		mo.kv_dtype = sc.kv_cache_dtype;
-		mo.tp = sc.tensor_parallel_size;
-		mo.pp = sc.pipeline_parallel_size;
-		mo.gpu_memory_utilization = cfg.gpu_memory_utilization;
-		mo.max_num_batched_tokens = cfg.max_num_batched_tokens;
-		mo.gpu_expert_fraction = sc.offload_gpu_expert_fraction;
-		mo.mla_expanded = pm.mla_expanded;
-		rc = mem_plan_opts(&plan, cat, &mo, &d);
-		cfg.kv_cache_tokens = plan.kv_capacity_tokens;
+	struct deployment dep;
+	bool built = false;
+	if (rc == 0) {
+		rc = deploy_build(&dep, &sc, cat, NULL, NULL, &d);
+		built = rc == 0;
 	}
-	if (rc == 0 && cfg.max_model_len == 0)
-		cfg.max_model_len = catalog_model(cat, sc.model)->max_context;
-	struct metrics *m = metrics_new();
-	struct replay_stats st;
+	struct run_result *res = malloc(sizeof(*res));
+	bool ran = false;
+	if (rc == 0 && !res)
+		rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
 	double t0 = now_s();
 	if (rc == 0) {
-		struct replay_opts o = {.trace_path = argv[1], .xform = pin ? &xo : NULL,
-					.replicas = sc.replicas, .router = &sc.router};
-		rc = replay_run(&o, &cfg, sim_perf_from_model(&pm), metrics_sink(m), &st, &d);
+		struct run_setup rs = {.dep = &dep,
+				       .replay = {.trace_path = argv[1], .xform = pin ? &xo : NULL}};
+		rc = run_replay(&rs, res, &d);
+		ran = true;
 	}
 	double wall = now_s() - t0;
 	/* the rules alone: read the trace again and time only rules_apply */
@@ -134,16 +104,19 @@ int main(int argc, char **argv)
 		trace_reader_free(tr);
 		read_s = now_s() - r0 - rules_s;
 	}
-	struct metrics_summary sum;
-	if (rc == 0)
-		rc = metrics_summarize(m, &sum, &d);
 	if (rc != 0) {
 		fprintf(stderr, "bench_replay: %s\n", d.msg);
+		if (ran)
+			run_release(res);
+		free(res);
+		if (built)
+			deploy_release(&dep);
 		rules_free(rules);
-		metrics_free(m);
 		catalog_free(cat);
 		return 2;
 	}
+	const struct replay_stats st = res->st;
+	const struct metrics_summary sum = res->sum;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	printf("trace            %s\n", argv[1]);
@@ -155,7 +128,7 @@ int main(int argc, char **argv)
 	printf("engine_steps     %lld in %lld step events (%.1f steps per event)\n",
 	       (long long)st.sim.steps, (long long)st.sim.step_events,
 	       (double)st.sim.steps / (double)(st.sim.step_events ? st.sim.step_events : 1));
-	printf("replicas         %d (router %s)\n", (int)sc.replicas,
+	printf("replicas         %d (router %s)\n", (int)deploy_replicas(&dep, NULL),
 	       router_policy_name(sc.router.policy));
 	printf("hit_rate         %.4f\n", sum.prefix_cache_hit_rate);
 	printf("p95_ttft_ms      %.1f\n", sum.ttft_ms.p95);
@@ -173,8 +146,10 @@ int main(int argc, char **argv)
 		       rules_s, read_s);
 		printf("rules_share_pct  %.2f of the replay's wall time\n", 100 * rules_s / wall);
 	}
+	run_release(res);
+	free(res);
+	deploy_release(&dep);
 	rules_free(rules);
-	metrics_free(m);
 	catalog_free(cat);
 	return 0;
 }

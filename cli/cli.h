@@ -34,21 +34,11 @@ int cmd_sweep(int argc, char **argv);
 struct scenario;
 struct catalog;
 struct calib_fit;
-struct perf_model;
-struct perf_profile;
-struct engine_config;
 
 /* The table of fitted parameters (fit-params, calibrate): target, id,
  * family prefix, field, the value before (headed `before`) and the fitted
  * one, the field column as wide as its longest name. */
 void cli_print_params(const struct calib_fit *fit, const char *before);
-
-/* The engine settings and performance model of a loaded, resolved scenario
- * (KV capacity and max_model_len derived from the catalogue where the
- * scenario leaves them out), as `replay` uses them.  0 or a DIAG code. */
-int cli_scenario_engine(const struct scenario *sc, const struct catalog *cat,
-			struct perf_model *pm, struct perf_profile **prof,
-			struct engine_config *cfg, struct diag *d);
 
 /* A result held in memory: write to fp between open and close, then read
  * text[0..len).  (cli/cmd_report.c) */

@@ -15,10 +15,10 @@
 #include "models/catalog.h"
 #include "models/cost.h"
 #include "models/prices.h"
-#include "models/apilat.h"
 #include "models/uncert.h"
 #include "plan/compare.h"
 #include "plan/size.h"
+#include "replay/deploy.h"
 #include "replay/scenario.h"
 #include "replay/slo.h"
 #include "reports/output.h"
@@ -453,13 +453,8 @@ static int run(int argc, char **argv, bool compare)
 	}
 	if (rc == 0)
 		rc = scenario_load(sc, a->scenario, a->sets, a->n_sets, &d);
-	if (rc == 0 && sc->n_pools > 0)
-		rc = diag_set(&d, DIAG_EINPUT, "%s: pools: size searches one replica shape at a time "
-			      "(expected a scenario without pools; replay takes pools)", sc->source);
-	if (rc == 0 && (sc->autoscale || sc->n_faults > 0 || sc->faults_mtbf_h > 0))
-		rc = diag_set(&d, DIAG_EINPUT, "%s: autoscale or faults keys: size replays fixed replica "
-			      "counts (expected a scenario without them; --redundancy F sizes with F "
-			      "replicas failed; replay takes them)", sc->source);
+	if (rc == 0)
+		rc = deploy_check(sc, a->compare ? DEPLOY_CMD_COMPARE : DEPLOY_CMD_SIZE, &d);
 	if (rc == 0)
 		rc = catalog_load(&cat, a->catalog, &d);
 	if (rc == 0)
@@ -492,28 +487,20 @@ static int run(int argc, char **argv, bool compare)
 	if (rc == 0 && a->compare && !prices_find(prices, PRICE_SEAT, a->seats))
 		rc = diag_set(&d, DIAG_EINPUT, "--seats: no seat plan '%s' (expected an id of a seat "
 			      "row: see agentcap catalog --prices)", a->seats);
-	/* compare: the scenario's API backends make hybrid rows (docs/hybrid.md) */
-	struct apilat *lat = NULL;
-	struct hybrid_config hyb;
-	hybrid_config_default(&hyb);
-	struct scenario_backend_price bprice[SCENARIO_MAX_BACKENDS];
-	const char *bkinds[SCENARIO_MAX_BACKENDS], *bids[SCENARIO_MAX_BACKENDS],
-		*blist[SCENARIO_MAX_BACKENDS];
-	if (rc == 0 && a->compare && sc->n_backends > 0) {
-		rc = apilat_load(&lat, NULL, NULL, &d);
-		if (rc == 0)
-			rc = scenario_hybrid(sc, lat, prices, &hyb, bprice, &d);
-		for (int32_t i = 0; rc == 0 && i < sc->n_backends; i++) {
-			const struct scenario_backend *b = &sc->backends[i];
-			bkinds[i] = b->kind;
-			bids[i] = b->price;
-			blist[i] = b->latency[0] ? b->latency : b->price;
-			if (strcmp(b->kind, "seat") == 0 && !prices_find(prices, PRICE_API_OUTPUT, blist[i]))
-				rc = diag_set(&d, DIAG_EINPUT,
-					      "%s: backends[%d] '%s': latency: '%s' has no API prices to value "
-					      "the seat plan's usage (expected an API model's id)",
-					      sc->source, (int)i, b->name, blist[i]);
-		}
+	/* the scenario's API backends: in every replay of size, and compare's
+	 * box + API rows (docs/hybrid.md); checked now, not after the search */
+	if (rc == 0 && sc->n_backends > 0) {
+		struct deploy_backends bk;
+		rc = deploy_backends(sc, prices, &bk, &d);
+	}
+	for (int32_t i = 0; rc == 0 && a->compare && i < sc->n_backends; i++) {
+		const struct scenario_backend *b = &sc->backends[i];
+		const char *list = b->latency[0] ? b->latency : b->price;
+		if (strcmp(b->kind, "seat") == 0 && !prices_find(prices, PRICE_API_OUTPUT, list))
+			rc = diag_set(&d, DIAG_EINPUT,
+				      "%s: backends[%d] '%s': latency: '%s' has no API prices to value "
+				      "the seat plan's usage (expected an API model's id)",
+				      sc->source, (int)i, b->name, list);
 	}
 	if (rc == 0)
 		rc = teams_make(a, teams, &d);
@@ -548,6 +535,9 @@ static int run(int argc, char **argv, bool compare)
 		.pool = pool,
 		.redundancy = (int32_t)a->redundancy,
 		.run = &run,
+		.prices = prices,
+		/* compare sizes the box alone, and adds box + API rows itself */
+		.local_only = a->compare,
 	};
 	/* --model-uncertainty: size against tightened objectives */
 	struct slo slo_tight;
@@ -595,13 +585,7 @@ static int run(int argc, char **argv, bool compare)
 	struct compare_setup cs = {.size = &s, .cat = cat, .prices = prices, .api_id = a->api,
 				   .seat_id = a->seats, .engineers = a->engineers,
 				   .days = a->days ? a->days : 1};
-	if (hyb.n > 0) {
-		cs.hybrid = &hyb;
-		cs.hybrid_prices = bprice;
-		cs.hybrid_kinds = bkinds;
-		cs.hybrid_price_ids = bids;
-		cs.hybrid_list_ids = blist;
-	}
+	cs.backends = sc->n_backends > 0;
 	cost_task_default(&cs.task);
 	scenario_cost_apply(sc, NULL, NULL, NULL, &cs.task); /* cost.acceptance_rate, ... */
 	if (a->acceptance > 0)
@@ -658,7 +642,6 @@ static int run(int argc, char **argv, bool compare)
 	free(cmp);
 	pool_free(pool);
 	prices_free(prices);
-	apilat_free(lat);
 	size_result_release(res);
 	teams_release(teams);
 	catalog_free(cat);

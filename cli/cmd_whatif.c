@@ -9,12 +9,12 @@
 #include "base/diag.h"
 #include "base/outfile.h"
 #include "base/pool.h"
+#include "base/warn.h"
 #include "models/catalog.h"
-#include "models/perf_model.h"
 #include "models/prices.h"
-#include "models/profile.h"
 #include "plan/size.h"
 #include "plan/whatif.h"
+#include "replay/deploy.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "replay/slo.h"
@@ -406,10 +406,9 @@ int cmd_whatif(int argc, char **argv)
 	const char *hw_ids[SIZE_MAX_HARDWARE];
 	size_t n_hw = 0;
 	struct catalog *cat = NULL;
-	struct perf_model pm;
-	struct perf_profile *prof = NULL;
-	struct engine_config cfg;
-	double weight_bytes = 0.0;
+	struct deployment dep;
+	bool built = false;
+	struct warn_list *warns = malloc(sizeof(*warns));
 	struct rules *rules = NULL;
 	struct whatif_variant v[2] = {{.label = "as recorded"}, {0}};
 	xform_opts_init(&v[0].xform);
@@ -417,7 +416,11 @@ int cmd_whatif(int argc, char **argv)
 	memset(&res, 0, sizeof(res));
 	struct pool *pool = NULL;
 	/* checks first: nothing is replayed or written before they pass */
-	int rc = a->slo ? slo_parse(&slo, a->slo, "--slo", &d) : 0;
+	int rc = warns ? 0 : diag_set(&d, DIAG_ENOMEM, "out of memory");
+	if (warns)
+		warn_list_init(warns);
+	if (rc == 0 && a->slo)
+		rc = slo_parse(&slo, a->slo, "--slo", &d);
 	if (rc == 0 && a->json)
 		rc = outfile_check(a->json, &d);
 	if (rc == 0 && a->html)
@@ -426,32 +429,27 @@ int cmd_whatif(int argc, char **argv)
 		rc = variant_of(a, &rules, &v[1], &d);
 	if (rc == 0)
 		rc = scenario_load(&sc, a->scenario, a->sets, a->n_sets, &d);
-	if (rc == 0 && sc.n_pools > 0)
-		rc = diag_set(&d, DIAG_EINPUT, "%s: pools: whatif runs one replica shape (expected a "
-			      "scenario without pools; replay takes pools)", sc.source);
+	if (rc == 0)
+		rc = deploy_check(&sc, a->slo ? DEPLOY_CMD_WHATIF_SIZED : DEPLOY_CMD_WHATIF, &d);
 	if (rc == 0)
 		rc = catalog_load(&cat, a->catalog, &d);
 	if (rc == 0 && a->slo)
 		rc = sizing_checks(a, &sc, cat, &base, &prices, hw_ids, &n_hw, &d);
-	if (rc == 0)
-		rc = scenario_resolve(&sc, cat, NULL, &d);
-	if (rc == 0)
-		rc = cli_scenario_engine(&sc, cat, &pm, &prof, &cfg, &d);
-	struct elastic_config ec;
+	if (rc == 0 && !prices && sc.n_backends > 0 && a->prices)
+		rc = prices_load(&prices, a->prices, &d);
 	if (rc == 0) {
-		weight_bytes = scenario_weight_bytes(&sc, cat, &pm, &cfg);
-		scenario_elastic(&sc, &weight_bytes, a->seed, &ec);
+		struct deploy_opts dopt = {.prices = prices};
+		rc = deploy_build(&dep, &sc, cat, &dopt, warns, &d);
+		built = rc == 0;
 	}
+	for (size_t i = 0; rc == 0 && i < warns->count; i++)
+		fprintf(stderr, "agentcap whatif: warning: %s\n", warns->items[i].msg);
 	if (rc == 0) {
 		struct whatif_setup s = {
+			.dep = &dep,
 			.replay = {.trace_path = a->trace, .format = a->format, .skip_bad = a->skip_bad,
-				   .seed = a->seed, .scale = a->scale,
-				   .context_policy = v[1].compact_at ? CONTEXT_COMPACT : sc.context_policy,
-				   .replicas = sc.replicas, .router = &sc.router,
-				   .elastic = elastic_active(&ec) ? &ec : NULL},
-			.cfg = &cfg,
-			.perf = sim_perf_from_model(&pm),
-			.replicas = sc.replicas,
+				   .seed = a->seed, .scale = a->scale},
+			.compact = v[1].compact_at > 0,
 			.slo_ttft_ms = a->slo ? first_limit(&slo, SLO_TTFT) : sc.slo_ttft_ms,
 			.slo_tpot_ms = a->slo ? first_limit(&slo, SLO_TPOT) : sc.slo_tpot_ms,
 		};
@@ -470,7 +468,6 @@ int cmd_whatif(int argc, char **argv)
 		if (a->slo)
 			s.sizing = &z;
 		s.replay.scale.seed = a->seed;
-		sc.router.seed = a->seed;
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 		int64_t jobs = a->jobs ? a->jobs : cores < 1 ? 1 : cores > POOL_MAX_JOBS ? POOL_MAX_JOBS
 											    : cores;
@@ -536,7 +533,9 @@ int cmd_whatif(int argc, char **argv)
 	free(a->hardware);
 	pool_free(pool);
 	rules_free(rules);
-	perf_profile_free(prof);
+	if (built)
+		deploy_release(&dep);
+	free(warns);
 	catalog_free(cat);
 	free(a);
 	if (rc != 0)

@@ -59,65 +59,19 @@ static void draw(struct progress *p, double now)
 	p->last_draw_s = now;
 }
 
-static void on_request(void *ctx, const struct res_request *r)
+void progress_note(struct progress *p, int64_t done_ns)
 {
-	struct progress *p = ctx;
 	p->calls_done++;
-	if (r->done_ns > p->sim_ns)
-		p->sim_ns = r->done_ns;
+	if (done_ns > p->sim_ns)
+		p->sim_ns = done_ns;
 	if (p->out && p->calls_done % PROGRESS_EVERY == 0) {
 		double now = now_s();
 		if (now - p->start_s >= p->after_s && now - p->last_draw_s >= PROGRESS_PERIOD_S)
 			draw(p, now);
 	}
-	if (p->next.request)
-		p->next.request(p->next.ctx, r);
 }
 
-static void on_itl_run(void *ctx, const struct res_itl_run *r)
-{
-	struct progress *p = ctx;
-	if (p->next.itl_run)
-		p->next.itl_run(p->next.ctx, r);
-}
-
-static void on_busy(void *ctx, const struct res_busy *b)
-{
-	struct progress *p = ctx;
-	if (p->next.busy)
-		p->next.busy(p->next.ctx, b);
-}
-
-static void on_session(void *ctx, const struct res_span *s)
-{
-	struct progress *p = ctx;
-	if (p->next.session)
-		p->next.session(p->next.ctx, s);
-}
-
-static void on_task(void *ctx, const struct res_span *t)
-{
-	struct progress *p = ctx;
-	if (p->next.task)
-		p->next.task(p->next.ctx, t);
-}
-
-static void on_sample(void *ctx, const struct res_sample *smp)
-{
-	struct progress *p = ctx;
-	if (p->next.sample)
-		p->next.sample(p->next.ctx, smp);
-}
-
-static void on_replica(void *ctx, const struct res_replica *r)
-{
-	struct progress *p = ctx;
-	if (p->next.replica)
-		p->next.replica(p->next.ctx, r);
-}
-
-void progress_init(struct progress *p, FILE *out, const char *label, int64_t calls_total,
-		   struct res_sink next)
+void progress_init(struct progress *p, FILE *out, const char *label, int64_t calls_total)
 {
 	const char *no_color = getenv("NO_COLOR");
 	/* AGENTCAP_PROGRESS_AFTER=S: seconds of quiet before the first drawing
@@ -138,15 +92,7 @@ void progress_init(struct progress *p, FILE *out, const char *label, int64_t cal
 		.calls_total = calls_total,
 		.start_s = now_s(),
 		.after_s = after_s,
-		.next = next,
 	};
-}
-
-struct res_sink progress_sink(struct progress *p)
-{
-	return (struct res_sink){.ctx = p, .request = on_request, .itl_run = on_itl_run,
-				 .busy = on_busy, .session = on_session, .task = on_task,
-				 .replica = on_replica, .sample = on_sample};
 }
 
 void progress_end(struct progress *p)

@@ -173,6 +173,24 @@ static int fill_row(const struct compare_setup *c, struct compare_row *row,
 
 /* ---- hybrid rows: one box plus the API backends ---- */
 
+/* Backend k of the scenario: its kind, price id, and the id of the API
+ * list prices that value a seat plan's usage. */
+static const struct scenario_backend *backend(const struct compare_setup *c, int32_t k)
+{
+	return &c->size->base->backends[k];
+}
+
+static const char *list_id(const struct compare_setup *c, int32_t k)
+{
+	const struct scenario_backend *b = backend(c, k);
+	return b->latency[0] ? b->latency : b->price;
+}
+
+static int32_t n_backends(const struct compare_setup *c)
+{
+	return c->backends ? c->size->base->n_backends : 0;
+}
+
 /* The monthly cost of every API backend's calls in replicate 0 of e, with
  * traffic scaled by util.  0 or an error. */
 static int api_month(const struct compare_setup *c, const struct size_eval *e, double util,
@@ -183,7 +201,7 @@ static int api_month(const struct compare_setup *c, const struct size_eval *e, d
 	struct cost_task t;
 	cost_task_default(&t);
 	t.turns_factor = c->task.turns_factor;
-	for (int32_t k = 0; k < c->hybrid->n; k++) {
+	for (int32_t k = 0; k < n_backends(c); k++) {
 		struct cost_usage u;
 		usage_of(c, e, 1.0, &u);
 		u.prompt_tokens = llround((double)f->api_prompt_tokens[k] * util);
@@ -196,15 +214,15 @@ static int api_month(const struct compare_setup *c, const struct size_eval *e, d
 		if (!r)
 			return diag_set(d, DIAG_ENOMEM, "out of memory");
 		int rc;
-		if (strcmp(c->hybrid_kinds[k], "seat") == 0) {
+		if (strcmp(backend(c, k)->kind, "seat") == 0) {
 			struct cost_seats p;
-			rc = cost_seats_from_prices(&p, c->prices, c->hybrid_price_ids[k],
-						    c->hybrid_list_ids[k], d);
+			rc = cost_seats_from_prices(&p, c->prices, backend(c, k)->price, list_id(c, k),
+						    d);
 			if (rc == 0)
 				rc = cost_seats_eval(&p, &u, &t, r, d);
 		} else {
 			struct cost_api p;
-			rc = cost_api_from_prices(&p, c->prices, c->hybrid_price_ids[k], d);
+			rc = cost_api_from_prices(&p, c->prices, backend(c, k)->price, d);
 			if (rc == 0)
 				rc = cost_api_eval(&p, &u, &t, r, d);
 		}
@@ -222,7 +240,7 @@ static double api_share_of(const struct compare_setup *c, const struct size_eval
 {
 	const struct size_fig *f = &e->fig[0];
 	int64_t api = 0;
-	for (int32_t k = 0; k < c->hybrid->n; k++)
+	for (int32_t k = 0; k < n_backends(c); k++)
 		api += f->api_calls[k];
 	return f->calls > 0 ? (double)api / (double)f->calls : 0.0;
 }
@@ -271,9 +289,9 @@ static int price_hybrid(const struct compare_setup *c, const struct compare_row 
 		snprintf(a->unit, sizeof(a->unit), "USD/month");
 		snprintf(a->source, sizeof(a->source),
 			 "the API backends' calls in the replay of one box plus them, at list prices "
-			 "(price ids %s%s%s), periods as above",
-			 c->hybrid_price_ids[0], c->hybrid->n > 1 ? ", " : "",
-			 c->hybrid->n > 1 ? c->hybrid_price_ids[1] : "");
+			 "(price ids %.48s%s%.48s), periods as above",
+			 backend(c, 0)->price, n_backends(c) > 1 ? ", " : "",
+			 n_backends(c) > 1 ? backend(c, 1)->price : "");
 	}
 	if (res->assumption_count < COST_MAX_ASSUMPTIONS) {
 		struct cost_assumption *a = &res->assumptions[res->assumption_count++];
@@ -293,7 +311,7 @@ static int hybrid_rows(const struct compare_setup *c, const struct size_result *
 		       const struct size_option *o, struct compare_result *out, struct diag *d)
 {
 	struct size_setup s2 = *c->size;
-	s2.replay.hybrid = c->hybrid;
+	s2.local_only = false;
 	s2.no_early = true;
 	struct size_eval *e = malloc(sizeof(*e));
 	if (!e)
@@ -387,7 +405,7 @@ int compare_run(const struct compare_setup *c, const struct size_result *sr,
 	}
 	if (!first)
 		return 0;
-	for (size_t i = 0; c->hybrid && c->hybrid->n > 0 && i < sr->n; i++)
+	for (size_t i = 0; n_backends(c) > 0 && i < sr->n; i++)
 		if (sr->opt[i].found) {
 			int rc = hybrid_rows(c, sr, &sr->opt[i], out, d);
 			if (rc != 0)

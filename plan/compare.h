@@ -29,7 +29,7 @@
  * traffic on the same deployment (utilisation) at -20% and +20%.
  *
  * Local plus cloud (docs/hybrid.md).  When the scenario lists API backends
- * and routing rules (c->hybrid), each option that found a deployment also
+ * and routing rules (c->backends), each option that found a deployment also
  * gets hybrid rows: one box (ONE replica of the scenario's shape on that
  * hardware: a multi-GPU system whole, else one GPU) with the backends
  * beside it, the same team replayed to the end on every replicate (first
@@ -73,14 +73,10 @@ struct compare_setup {
 	int64_t engineers;
 	int64_t days;                  /* days one replay covers (>= 1) */
 	struct cost_task task;         /* self-hosted acceptance and turns */
-	const struct hybrid_config *hybrid; /* API backends and rules: hybrid rows
-					  (NULL or n = 0: none) */
-	const struct scenario_backend_price *hybrid_prices; /* [hybrid->n]: each
-					  backend's price rows */
-	const char *const *hybrid_kinds;  /* [hybrid->n]: "api" or "seat" */
-	const char *const *hybrid_price_ids; /* [hybrid->n]: their price ids */
-	const char *const *hybrid_list_ids;  /* [hybrid->n]: API list prices of a
-					  seat plan's usage (its latency id) */
+	bool backends;                 /* hybrid rows for the API backends and
+					  rules of size->base (size->local_only
+					  sized the self-hosted rows without
+					  them) */
 };
 
 /* What a hybrid row's replay gave (see the file comment). */

@@ -7,7 +7,7 @@
 #include "base/pool.h"
 #include "models/catalog.h"
 #include "models/perf_model.h"
-#include "models/profile.h"
+#include "plan/run.h"
 #include "models/engine.h"
 #include "models/uncert.h"
 #include "reports/backends.h"
@@ -25,15 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A repair time no replay reaches: about 36 years of simulated time. */
-#define SIZE_NEVER_NS (INT64_C(1) << 60)
-
-/* A replica shape with its engine settings and performance model. */
+/* A replica shape: the scenario with its hardware and TP/PP set, and the
+ * deployment of one replica built from it (deploy_run varies the count). */
 struct shape {
 	struct scenario sc;
-	struct engine_config cfg;
-	struct perf_model pm;
-	struct perf_profile *prof;
+	struct deployment dep;
 	int32_t gpus_per_replica;
 };
 
@@ -74,102 +70,64 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 {
 	struct size_fig *f = &e->fig[k];
 	memset(f, 0, sizeof(*f));
-	struct metrics *m = metrics_new();
-	if (!m)
-		return diag_set(d, DIAG_ENOMEM, "out of memory");
-	metrics_set_replicas(m, e->replicas);
-	metrics_set_slo(m, first_limit(s->slo, SLO_TTFT), first_limit(s->slo, SLO_TPOT));
-	double gpus = (double)sh->pm.tp * (double)sh->pm.pp;
-	struct metrics_capacity cap = {
-		.max_num_seqs = sh->cfg.max_num_seqs,
-		.kv_blocks = sh->cfg.kv_cache_tokens / sh->cfg.block_size,
-		.peak_flops = sh->pm.compute_unknown ? 0.0 : sh->pm.matmul_peak_flops * gpus,
-		.peak_bytes_per_s = sh->pm.mem_bw_bytes * gpus,
-	};
-	metrics_set_capacity(m, &cap);
-	struct router_config router = sh->sc.router;
-	router.seed = s->seeds[k];
 	struct replay_early early = {.slo = s->slo, .total_calls = res->total_calls[k]};
-	/* N+F: replicas 0..F-1 fail as the replay starts and stay down (their
-	 * repair falls after any replay's end), so the others carry the day */
-	struct fault_spec faults[SIZE_MAX_REDUNDANCY];
-	struct elastic_config el;
-	elastic_config_default(&el);
-	for (int32_t i = 0; i < s->redundancy; i++)
-		faults[i] = (struct fault_spec){.replica = i, .at_ns = 0, .repair_ns = SIZE_NEVER_NS};
-	el.faults = faults;
-	el.n_faults = s->redundancy;
-	el.seed = s->seeds[k];
-	struct replay_opts o = s->replay;
-	o.trace_path = s->traces[k];
-	o.seed = s->seeds[k];
-	o.scale.seed = s->seeds[k];
-	o.replicas = e->replicas;
-	o.router = &router;
-	o.early = s->no_early ? NULL : &early;
-	o.elastic = s->redundancy > 0 ? &el : NULL;
-	struct replay_stats *st = malloc(sizeof(*st));
-	struct metrics_summary sum;
-	int rc = st ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
-	/* API backends: a per-backend aggregator in front of the metrics */
-	struct backends *bk = NULL;
-	struct res_sink sink = metrics_sink(m);
-	if (rc == 0 && o.hybrid && o.hybrid->n > 0) {
-		struct backends_api apis[BACKEND_MAX];
-		for (int32_t i = 0; i < o.hybrid->n; i++)
-			apis[i] = (struct backends_api){.name = o.hybrid->b[i].name, .kind = "api"};
-		if (!(bk = backends_new(apis, o.hybrid->n, sink)))
-			rc = diag_set(d, DIAG_ENOMEM, "out of memory");
-		else
-			sink = backends_sink(bk);
+	struct run_setup rs = {
+		.dep = &sh->dep,
+		.replay = s->replay,
+		/* N+F: replicas 0..F-1 fail as the replay starts and stay down,
+		 * so the others carry the day */
+		.vary = {.replicas = e->replicas, .failed_replicas = s->redundancy},
+		.own_slo = true,
+		.slo_ttft_ms = first_limit(s->slo, SLO_TTFT),
+		.slo_tpot_ms = first_limit(s->slo, SLO_TPOT),
+	};
+	rs.replay.trace_path = s->traces[k];
+	rs.replay.seed = s->seeds[k];
+	rs.replay.scale.seed = s->seeds[k];
+	rs.replay.early = s->no_early ? NULL : &early;
+	struct run_result *r = malloc(sizeof(*r));
+	int rc = r ? run_replay(&rs, r, d) : diag_set(d, DIAG_ENOMEM, "out of memory");
+	const struct replay_stats *st = r ? &r->st : NULL;
+	const struct metrics_summary *sum = r ? &r->sum : NULL;
+	for (int32_t i = 0; rc == 0 && r->bk && i + 1 < r->bsum.n; i++) {
+		const struct backends_row *row = &r->bsum.rows[i + 1];
+		f->api_calls[i] = row->calls;
+		f->api_prompt_tokens[i] = row->prompt_tokens;
+		f->api_cached_tokens[i] = row->cached_prompt_tokens;
+		f->api_output_tokens[i] = row->output_tokens;
 	}
-	if (rc == 0)
-		rc = replay_run(&o, &sh->cfg, sim_perf_from_model(&sh->pm), sink, st, d);
-	if (rc == 0)
-		rc = metrics_summarize(m, &sum, d);
-	if (rc == 0 && bk) {
-		struct backends_summary *bs = malloc(sizeof(*bs));
-		rc = bs ? backends_summarize(bk, bs, d) : diag_set(d, DIAG_ENOMEM, "out of memory");
-		for (int32_t i = 0; rc == 0 && i + 1 < bs->n; i++) {
-			const struct backends_row *r = &bs->rows[i + 1];
-			f->api_calls[i] = r->calls;
-			f->api_prompt_tokens[i] = r->prompt_tokens;
-			f->api_cached_tokens[i] = r->cached_prompt_tokens;
-			f->api_output_tokens[i] = r->output_tokens;
-		}
-		if (rc == 0)
-			f->api_tasks = backends_api_tasks(bk);
-		free(bs);
+	if (rc == 0 && r->bk) {
+		f->api_tasks = backends_api_tasks(r->bk);
+		f->api_share = r->bsum.api_share;
 	}
-	backends_free(bk);
 	if (rc == 0) {
 		f->verdict = st->verdict;
-		f->calls = sum.completed + sum.failed;
-		f->failed = sum.failed;
-		f->goodput = sum.request_goodput;
-		f->busy = sum.gpu_busy_fraction;
-		f->hit = sum.prefix_cache_hit_rate;
-		f->ttft_p95_ms = sum.ttft_ms.p95;
-		f->tpot_p50_ms = sum.tpot_ms.median;
-		f->duration_s = sum.duration_s;
-		f->output_tokens = (double)sum.output_tokens;
-		f->prompt_tokens = sum.prompt_tokens;
-		f->cached_tokens = sum.cached_prompt_tokens;
-		f->tasks = sum.tasks;
-		f->tasks_accept_known = sum.tasks_accept_known;
-		f->tasks_accepted = sum.tasks_accepted;
-		f->days = o.scale.engineers > 0 ? st->scale.days : 0;
+		f->calls = sum->completed + sum->failed;
+		f->failed = sum->failed;
+		f->goodput = sum->request_goodput;
+		f->busy = sum->gpu_busy_fraction;
+		f->hit = sum->prefix_cache_hit_rate;
+		f->ttft_p95_ms = sum->ttft_ms.p95;
+		f->tpot_p50_ms = sum->tpot_ms.median;
+		f->duration_s = sum->duration_s;
+		f->output_tokens = (double)sum->output_tokens;
+		f->prompt_tokens = sum->prompt_tokens;
+		f->cached_tokens = sum->cached_prompt_tokens;
+		f->tasks = sum->tasks;
+		f->tasks_accept_known = sum->tasks_accept_known;
+		f->tasks_accepted = sum->tasks_accepted;
+		f->days = s->replay.scale.engineers > 0 ? st->scale.days : 0;
 		f->miss_share = st->verdict_share;
 		f->sim_s = st->verdict != REPLAY_RAN_TO_END ? (double)st->verdict_ns / 1e9
-							    : sum.duration_s;
+							    : sum->duration_s;
 		f->events = st->sim.events;
-		costing_usage(&f->usage, &sum, NULL, e->replicas, sh->gpus_per_replica, 0, 0);
-		bool met = st->verdict == REPLAY_RAN_TO_END && sum.failed == 0;
+		costing_usage(&f->usage, sum, NULL, e->replicas, sh->gpus_per_replica, 0, 0);
+		bool met = st->verdict == REPLAY_RAN_TO_END && sum->failed == 0;
 		const char *why = st->verdict_why;
 		char buf[192];
 		for (int i = 0; i < s->slo->n; i++) {
 			const struct slo_objective *ob = &s->slo->obj[i];
-			f->obj_ms[i] = objective_value(ob, &sum);
+			f->obj_ms[i] = objective_value(ob, sum);
 			if (met && f->obj_ms[i] > ob->limit_ms) {
 				char key[16];
 				snprintf(buf, sizeof(buf), "%s %.1f ms over the limit of %g ms",
@@ -178,8 +136,8 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 				met = false;
 			}
 		}
-		if (st->verdict == REPLAY_RAN_TO_END && sum.failed > 0) {
-			snprintf(buf, sizeof(buf), "%lld calls failed", (long long)sum.failed);
+		if (st->verdict == REPLAY_RAN_TO_END && sum->failed > 0) {
+			snprintf(buf, sizeof(buf), "%lld calls failed", (long long)sum->failed);
 			why = buf;
 		}
 		f->met = met;
@@ -187,8 +145,9 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 			snprintf(why_out, why_size, "%s%s", st->verdict == REPLAY_RAN_TO_END ? ""
 				 : "stopped early: ", why);
 	}
-	free(st);
-	metrics_free(m);
+	if (r)
+		run_release(r);
+	free(r);
 	return rc;
 }
 
@@ -253,7 +212,7 @@ static int cand_start(const struct size_setup *s, const struct size_result *res,
 	e->replicas = replicas;
 	e->gpus_per_replica = sh->gpus_per_replica;
 	e->gpus = replicas * sh->gpus_per_replica;
-	e->kv_cache_tokens = sh->cfg.kv_cache_tokens;
+	e->kv_cache_tokens = sh->dep.pool[0].cfg.kv_cache_tokens;
 	int32_t k_all = s->replicates;
 	c->need = (int32_t)ceil(s->confidence * k_all - 1e-9);
 	if (c->need < 1)
@@ -354,7 +313,7 @@ static int shapes_of(const struct scenario *base, const struct cat_hardware *hw,
 {
 	if (base->tensor_parallel_size || base->pipeline_parallel_size ||
 	    (hw->system_kind && hw->device_count > 1)) {
-		tp[0] = base->tensor_parallel_size; /* 0: scenario_resolve decides */
+		tp[0] = base->tensor_parallel_size; /* 0: deploy_resolve decides */
 		pp[0] = base->pipeline_parallel_size;
 		return 1;
 	}
@@ -366,8 +325,9 @@ static int shapes_of(const struct scenario *base, const struct cat_hardware *hw,
 	return 4;
 }
 
-/* Resolve shape (tp, pp) of hardware id; 1 if the memory model rules it
- * out (the reason appended to opt->pruned), 0 if it fits, or an error. */
+/* Build shape (tp, pp) of hardware id; 1 if the memory model or the
+ * engine rules it out (the reason appended to opt->pruned), 0 if it fits
+ * (release sh->dep), or an error. */
 static int shape_init(const struct size_setup *s, const char *hw, int32_t tp, int32_t pp,
 		      struct shape *sh, struct size_option *opt, struct diag *d)
 {
@@ -377,27 +337,24 @@ static int shape_init(const struct size_setup *s, const char *hw, int32_t tp, in
 	sh->sc.tensor_parallel_size = tp;
 	sh->sc.pipeline_parallel_size = pp;
 	sh->sc.replicas = 1;
-	int rc = scenario_resolve(&sh->sc, s->cat, NULL, d);
+	int rc = deploy_resolve(&sh->sc, s->cat, NULL, d);
 	if (rc != 0)
 		return rc;
 	snprintf(opt->engine_profile, sizeof(opt->engine_profile), "%s", sh->sc.engine_profile);
 	struct diag sd;
 	diag_init(&sd);
-	rc = scenario_engine(&sh->sc, s->cat, &sh->pm, &sh->prof, &sh->cfg, &sd);
-	if (rc == DIAG_EINPUT) {
+	bool unfit = false;
+	struct deploy_opts o = {.prices = s->prices, .local_only = s->local_only, .unfit = &unfit};
+	rc = deploy_build(&sh->dep, &sh->sc, s->cat, &o, NULL, &sd);
+	if (rc != 0 && unfit) {
 		size_t at = strlen(opt->pruned);
 		snprintf(opt->pruned + at, sizeof(opt->pruned) - at, "%sTP%d/PP%d: %.200s",
 			 at ? "; " : "", sh->sc.tensor_parallel_size, sh->sc.pipeline_parallel_size,
 			 sd.msg);
-		perf_profile_free(sh->prof);
-		sh->prof = NULL;
 		return 1;
 	}
-	if (rc != 0) {
-		perf_profile_free(sh->prof);
-		sh->prof = NULL;
+	if (rc != 0)
 		return diag_set(d, rc, "%s", sd.msg);
-	}
 	sh->gpus_per_replica = sh->sc.tensor_parallel_size * sh->sc.pipeline_parallel_size;
 	return 0;
 }
@@ -539,7 +496,7 @@ static int search_option(const struct size_setup *s, const struct size_result *r
 			continue;
 		if (!opt->found || sh->gpus_per_replica < opt->best.gpus)
 			rc = search_shape(s, res, opt, sh, opt->found ? opt->best.gpus : 0, scratch, d);
-		perf_profile_free(sh->prof);
+		deploy_release(&sh->dep);
 	}
 	free(sh);
 	free(scratch);
@@ -573,7 +530,7 @@ int size_evaluate(const struct size_setup *s, const struct size_result *r, const
 		rc = shape_init(s, hw, tp, pp, sh, opt, d);
 	if (rc == 0) {
 		rc = evaluate(s, r, opt, sh, replicas, e, d);
-		perf_profile_free(sh->prof);
+		deploy_release(&sh->dep);
 	}
 	free(sh);
 	free(opt);
@@ -711,6 +668,12 @@ int size_closest(const struct size_setup *s, const struct size_result *r)
 
 #define MED(e, field) size_eval_median((e), offsetof(struct size_fig, field))
 
+/* Whether the replays had the scenario's API backends beside the replicas. */
+static bool with_backends(const struct size_setup *s)
+{
+	return s->base->n_backends > 0 && !s->local_only;
+}
+
 static void eval_deployment(const struct size_eval *e, char *buf, size_t size)
 {
 	if (e->pp > 1)
@@ -743,7 +706,7 @@ int size_slo_with_bands(struct slo *out, double band_pct[SLO_MAX_OBJECTIVES],
 	for (size_t h = 0; h < s->n_hardware && rc == 0; h++) {
 		struct scenario sc = *s->base;
 		snprintf(sc.hardware, sizeof(sc.hardware), "%s", s->hardware[h]);
-		rc = scenario_resolve(&sc, s->cat, NULL, d);
+		rc = deploy_resolve(&sc, s->cat, NULL, d);
 		if (rc)
 			break;
 		const struct cat_hardware *hw = catalog_hardware(s->cat, sc.hardware);
@@ -803,6 +766,17 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 				o->n_path ? "nothing up to the replica cap meets the objectives"
 					  : "no shape fits the model's weights");
 	}
+	if (with_backends(s)) {
+		fprintf(fp, "\nAPI backends beside the replicas (the scenario's backends, docs/hybrid.md):");
+		for (int32_t k = 0; k < s->base->n_backends; k++)
+			fprintf(fp, "%s %s (%s)", k ? "," : "", s->base->backends[k].name,
+				s->base->backends[k].price);
+		fputc('\n', fp);
+		for (size_t i = 0; i < r->n; i++)
+			if (r->opt[i].found)
+				fprintf(fp, "  %-20s the API served %.1f%% of the winner's calls\n",
+					r->opt[i].hardware, 100 * MED(&r->opt[i].best, api_share));
+	}
 	if (s->replicates > 1) {
 		fprintf(fp, "\nSpread over replicates (GSL quantiles 10%% / 50%% / 90%%):\n");
 		for (size_t i = 0; i < r->n; i++) {
@@ -850,8 +824,9 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 	fprintf(fp, "===============================================\n");
 }
 
-static void json_eval(FILE *fp, const struct slo *slo, const struct size_eval *e)
+static void json_eval(FILE *fp, const struct size_setup *s, const struct size_eval *e)
 {
+	const struct slo *slo = s->slo;
 	fprintf(fp, "{\"replicas\":%d,\"tensor_parallel_size\":%d,\"pipeline_parallel_size\":%d,"
 		"\"gpus\":%d,\"kv_cache_tokens_per_replica\":%lld,\"meets\":%s,"
 		"\"replicates_run\":%d,\"replicates_met\":%d,\"why\":\"",
@@ -870,7 +845,10 @@ static void json_eval(FILE *fp, const struct slo *slo, const struct size_eval *e
 			slo_key(&slo->obj[i], key, sizeof(key)), size_eval_quantile(e, off, 0.1),
 			size_eval_quantile(e, off, 0.5), size_eval_quantile(e, off, 0.9));
 	}
-	fprintf(fp, "},\"verdicts\":[");
+	fputc('}', fp);
+	if (with_backends(s))
+		fprintf(fp, ",\"api_share\":%.17g", MED(e, api_share));
+	fprintf(fp, ",\"verdicts\":[");
 	for (int32_t k = 0; k < e->ran; k++)
 		fprintf(fp, "%s\"%s\"", k ? "," : "",
 			e->fig[k].met ? "met" : replay_verdict_name(e->fig[k].verdict));
@@ -910,18 +888,18 @@ int size_json(FILE *fp, const struct size_setup *s, const struct size_result *r)
 			fprintf(fp, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
 		fprintf(fp, "\",\"best\":");
 		if (o->found)
-			json_eval(fp, s->slo, &o->best);
+			json_eval(fp, s, &o->best);
 		else
 			fprintf(fp, "null");
 		fprintf(fp, ",\"closest_miss\":");
 		if (o->have_closest)
-			json_eval(fp, s->slo, &o->closest);
+			json_eval(fp, s, &o->closest);
 		else
 			fprintf(fp, "null");
 		fprintf(fp, ",\"path\":[");
 		for (int j = 0; j < o->n_path; j++) {
 			fprintf(fp, "%s", j ? "," : "");
-			json_eval(fp, s->slo, &o->path[j]);
+			json_eval(fp, s, &o->path[j]);
 		}
 		fprintf(fp, "]}");
 	}

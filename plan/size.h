@@ -50,6 +50,7 @@
 #define PLAN_SIZE_H
 
 #include "models/cost.h"
+#include "replay/deploy.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "replay/slo.h"
@@ -60,6 +61,7 @@
 #include <stdio.h>
 
 struct catalog;
+struct prices;
 struct report_run;
 struct diag;
 struct pool;
@@ -103,6 +105,11 @@ struct size_setup {
 					     tightened */
 	const double *slo_band_pct;       /* with slo_asked: each objective's
 					     band, +-% (slo_asked->n of them) */
+	const struct prices *prices;      /* the API backends' price rows (NULL:
+					     the scenario's, or the built-in) */
+	bool local_only;                  /* size the self-hosted deployment
+					     without the scenario's API backends
+					     (compare's rows of the box alone) */
 };
 
 /* One replicate's figures (of the calls finished so far when it stopped
@@ -132,6 +139,7 @@ struct size_fig {
 	int64_t api_cached_tokens[BACKEND_MAX];
 	int64_t api_output_tokens[BACKEND_MAX];
 	int64_t api_tasks;                  /* tasks with a call on any API backend */
+	double api_share;                   /* of the calls, those an API backend served */
 		struct cost_usage usage;            /* the replay as models/cost.h prices it
 					       (reports/costing.h costing_usage):
 					       periods and engineers unset */

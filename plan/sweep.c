@@ -19,9 +19,9 @@
 #include "base/textfile.h"
 #include "models/catalog.h"
 #include "models/cost.h"
-#include "models/perf_model.h"
 #include "models/prices.h"
-#include "models/profile.h"
+#include "plan/run.h"
+#include "replay/deploy.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "reports/costing.h"
@@ -268,13 +268,11 @@ static struct sweep_val *add_val(struct sweep *sw, const char *text, const struc
 	return x;
 }
 
-/* The scenario of family f (NULL: the base overrides only), loaded and
- * resolved with its engine.  On an error in an override, the message is
- * put at that value's place in the grid file. */
-static int family_scenario(const struct sweep *sw, const struct sweep_family *f,
-			   struct scenario *sc, struct perf_model *pm, struct perf_profile **prof,
-			   struct engine_config *cfg, struct sim_tiers_config *tiers,
-			   struct diag *d)
+/* The scenario of family f (NULL: the base overrides only), loaded, and
+ * its deployment built (released by the caller).  On an error in an
+ * override, the message is put at that value's place in the grid file. */
+static int family_scenario(const struct sweep *sw, const struct sweep_family *f, bool priced,
+			   struct scenario *sc, struct deployment *dep, struct diag *d)
 {
 	int n = sw->n_base + (f ? f->n : 0);
 	const struct sweep_val **all = malloc(((size_t)n + 1) * sizeof(*all));
@@ -288,7 +286,6 @@ static int family_scenario(const struct sweep *sw, const struct sweep_family *f,
 		else
 			snprintf(sets[i], len, "%s=%s", all[i]->key, all[i]->json);
 	}
-	*prof = NULL;
 	struct diag sd;
 	diag_init(&sd);
 	if (rc == 0 && (rc = scenario_load(sc, sw->scenario, (const char *const *)sets, n, &sd))) {
@@ -307,19 +304,20 @@ static int family_scenario(const struct sweep *sw, const struct sweep_family *f,
 		} else
 			rc = diag_set(d, rc, "%s", sd.msg);
 	}
-	if (rc == 0 && sc->n_pools > 0)
-		rc = diag_set(&sd, DIAG_EINPUT, "pools: a sweep cell is one replica shape (expected a "
-			      "scenario without pools)");
-	if (rc == 0 && sc->n_backends > 0)
-		rc = diag_set(&sd, DIAG_EINPUT, "backends: API backends are not in sweeps yet "
-			      "(expected a scenario without backends; agentcap replay takes them)");
 	if (rc == 0)
-		rc = scenario_resolve(sc, sw->cat, NULL, &sd);
-	if (rc == 0)
-		rc = scenario_engine(sc, sw->cat, pm, prof, cfg, &sd);
-	double host_gbs;
-	if (rc == 0)
-		rc = scenario_tiers(sc, sw->cat, pm, cfg, tiers, &host_gbs, &sd);
+		rc = deploy_check(sc, DEPLOY_CMD_SWEEP, &sd);
+	/* a cell's cost prices one shape of one hardware, as replay --cost */
+	if (rc == 0 && priced && sc->n_pools > 0)
+		rc = diag_set(&sd, DIAG_EINPUT, "pools: a cell with pools is not priced yet (expected "
+			      "no \"cost\" in the grid, or a scenario of one shape)");
+	if (rc == 0 && priced && sc->n_backends > 0)
+		rc = diag_set(&sd, DIAG_EINPUT, "backends: a cell with API backends is priced by "
+			      "agentcap compare (expected no \"cost\" in the grid, or a scenario "
+			      "without backends)");
+	if (rc == 0) {
+		struct deploy_opts o = {.prices = sw->prices};
+		rc = deploy_build(dep, sc, sw->cat, &o, NULL, &sd);
+	}
 	if (rc != 0 && d->code == 0) {
 		/* a whole cell's problem: at its first override, naming them all */
 		char cell[512] = "";
@@ -337,17 +335,13 @@ static int family_scenario(const struct sweep *sw, const struct sweep_family *f,
 		free(sets[i]);
 	free(sets);
 	free(all);
-	if (rc != 0) {
-		perf_profile_free(*prof);
-		*prof = NULL;
-	}
 	return rc;
 }
 
-/* The fingerprint of a resolved family: what the replay sees of the
- * deployment beyond the grid's own text. */
-static uint64_t resolved_fp(const struct scenario *sc, const struct perf_model *pm,
-			    const struct engine_config *c)
+/* The fingerprint of one resolved shape: what the replay sees of it beyond
+ * the grid's own text. */
+static uint64_t shape_fp(const struct scenario *sc, const struct perf_model *pm,
+			 const struct engine_config *c)
 {
 	char buf[1024];
 	snprintf(buf, sizeof(buf),
@@ -362,6 +356,17 @@ static uint64_t resolved_fp(const struct scenario *sc, const struct perf_model *
 		 (long long)c->window_group_blocks, c->reserve_full_prompt, pm->matmul_peak_flops,
 		 pm->mem_bw_bytes, sc->slo_ttft_ms, sc->slo_tpot_ms);
 	return hash_str(buf, 0x66616d696c79ULL);
+}
+
+/* The fingerprint of a family's deployment: its one shape's (as before
+ * pools were swept, so rows written then resume), or every pool's. */
+static uint64_t resolved_fp(const struct deployment *dep)
+{
+	const struct deploy_pool *p = &dep->pool[0];
+	uint64_t h = shape_fp(&p->sc, &p->pm, &p->cfg);
+	for (int32_t i = 1; i < dep->n_pools; i++)
+		h = hash_combine(h, shape_fp(&dep->pool[i].sc, &dep->pool[i].pm, &dep->pool[i].cfg));
+	return h;
 }
 
 static const char *const TOP_KEYS[] = {"scenario", "set", "traces", "seeds", "engineers", "days",
@@ -675,14 +680,11 @@ int sweep_load(struct sweep **out, const char *path, const struct catalog *cat, 
 	if (rc == 0 && sw->scenario)
 		rc = hash_file(sw->scenario, sw->scenario, &scen_hash, path, 1, 1, d);
 	for (size_t f = 0; rc == 0 && f < sw->n_fam; f++) {
-		struct perf_model pm;
-		struct perf_profile *prof = NULL;
-		struct engine_config cfg;
-		struct sim_tiers_config tiers;
-		rc = family_scenario(sw, &sw->fam[f], sc, &pm, &prof, &cfg, &tiers, d);
+		struct deployment dep;
+		rc = family_scenario(sw, &sw->fam[f], priced, sc, &dep, d);
 		if (rc != 0)
 			break;
-		uint64_t h = hash_combine(scen_hash, resolved_fp(sc, &pm, &cfg));
+		uint64_t h = hash_combine(scen_hash, resolved_fp(&dep));
 		for (int i = 0; i < sw->n_base; i++)
 			h = hash_combine(hash_str(sw->base[i]->json, hash_str(sw->base[i]->key, h)), 1);
 		for (int i = 0; i < sw->fam[f].n; i++)
@@ -691,7 +693,7 @@ int sweep_load(struct sweep **out, const char *path, const struct catalog *cat, 
 		sw->fam[f].fp = h;
 		if (priced && !sw->prices)
 			rc = prices_load(&sw->prices, sc->prices[0] ? sc->prices : NULL, d);
-		perf_profile_free(prof);
+		deploy_release(&dep);
 	}
 	free(sc);
 	size_t n = sw->n_fam * sw->n_traces * sw->n_seeds;
@@ -834,10 +836,13 @@ static int cell_cost(const struct sweep *sw, const struct scenario *sc,
 }
 
 /* The row of a replayed cell. */
-static int cell_row(const struct sweep *sw, size_t i, const struct scenario *sc,
-		    const struct engine_config *cfg, const struct metrics_summary *s,
-		    const struct replay_stats *st, char **row, struct diag *d)
+static int cell_row(const struct sweep *sw, size_t i, const struct deployment *dep,
+		    const struct run_result *res, char **row, struct diag *d)
 {
+	const struct scenario *top = dep->sc, *sc = &dep->pool[0].sc;
+	const struct engine_config *cfg = &dep->pool[0].cfg;
+	const struct metrics_summary *s = &res->sum;
+	const struct replay_stats *st = &res->st;
 	const struct sweep_cell *c = &sw->cells[i];
 	const struct sweep_family *f = &sw->fam[c->fam];
 	double usd[3];
@@ -863,15 +868,40 @@ static int cell_row(const struct sweep *sw, size_t i, const struct scenario *sc,
 		fprintf(fp, ",\"engineers\":%lld,\"days\":%lld", (long long)st->scale.engineers,
 			(long long)st->scale.days);
 	fprintf(fp, ",\"scenario\":");
-	put_str(fp, sc->name);
+	put_str(fp, top->name);
 	fprintf(fp, ",\"hardware\":");
 	put_str(fp, sc->hardware);
 	fprintf(fp, ",\"model\":");
 	put_str(fp, sc->model);
 	fprintf(fp, ",\"tp\":%d,\"pp\":%d,\"replicas\":%d,\"kv_cache_tokens\":%lld,"
 		"\"calls\":%lld,\"completed\":%lld,\"failed\":%lld", sc->tensor_parallel_size,
-		sc->pipeline_parallel_size, sc->replicas, (long long)cfg->kv_cache_tokens,
+		sc->pipeline_parallel_size, deploy_replicas(dep, NULL), (long long)cfg->kv_cache_tokens,
 		(long long)(s->completed + s->failed), (long long)s->completed, (long long)s->failed);
+	if (dep->pooled) { /* the lines above describe pools[0]; each pool here */
+		fprintf(fp, ",\"pools\":[");
+		for (int32_t k = 0; k < dep->n_pools; k++) {
+			const struct deploy_pool *p = &dep->pool[k];
+			fprintf(fp, "%s{\"name\":", k ? "," : "");
+			put_str(fp, p->sc.name);
+			fprintf(fp, ",\"hardware\":");
+			put_str(fp, p->sc.hardware);
+			fprintf(fp, ",\"model\":");
+			put_str(fp, p->sc.model);
+			fprintf(fp, ",\"tp\":%d,\"pp\":%d,\"replicas\":%d,\"kv_cache_tokens\":%lld}",
+				p->sc.tensor_parallel_size, p->sc.pipeline_parallel_size,
+				p->sc.replicas, (long long)p->cfg.kv_cache_tokens);
+		}
+		fputc(']', fp);
+	}
+	if (res->bk) { /* calls each API backend served */
+		fprintf(fp, ",\"api_calls\":{");
+		for (int32_t k = 0; k + 1 < res->bsum.n; k++) {
+			fputs(k ? "," : "", fp);
+			put_str(fp, top->backends[k].name);
+			fprintf(fp, ":%lld", (long long)res->bsum.rows[k + 1].calls);
+		}
+		fputc('}', fp);
+	}
 	put_stats(fp, "ttft_ms", &s->ttft_ms);
 	put_stats(fp, "tpot_ms", &s->tpot_ms);
 	put_stats(fp, "e2el_ms", &s->e2el_ms);
@@ -879,9 +909,9 @@ static int cell_row(const struct sweep *sw, size_t i, const struct scenario *sc,
 	put_num(fp, "output_throughput", s->output_throughput);
 	put_num(fp, "request_goodput", s->request_goodput);
 	put_num(fp, "slo_attainment", s->slo_attainment);
-	put_num(fp, "slo_attainment_target", sc->slo_attainment);
-	struct report_meta meta = {.slo_ttft_ms = sc->slo_ttft_ms, .slo_tpot_ms = sc->slo_tpot_ms,
-				   .slo_attainment_target = sc->slo_attainment};
+	put_num(fp, "slo_attainment_target", top->slo_attainment);
+	struct report_meta meta = {.slo_ttft_ms = top->slo_ttft_ms, .slo_tpot_ms = top->slo_tpot_ms,
+				   .slo_attainment_target = top->slo_attainment};
 	fprintf(fp, ",\"answer\":\"%s\"", report_answer_no(&meta, s) ? "no" : "yes");
 	put_num(fp, "gpu_busy_fraction", s->gpu_busy_fraction);
 	put_num(fp, "prefix_cache_hit_rate", s->prefix_cache_hit_rate);
@@ -924,50 +954,31 @@ int sweep_cell_run(const struct sweep *sw, size_t i, char **row, struct diag *d)
 	const struct sweep_cell *c = &sw->cells[i];
 	uint64_t seed = sw->seeds[c->seed];
 	struct scenario *sc = malloc(sizeof(*sc));
-	struct replay_stats *st = malloc(sizeof(*st));
-	struct metrics *m = metrics_new();
-	struct perf_profile *prof = NULL;
-	int rc = sc && st && m ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
-	struct perf_model pm;
-	struct engine_config cfg;
-	struct sim_tiers_config tiers;
-	if (rc == 0)
-		rc = family_scenario(sw, &sw->fam[c->fam], sc, &pm, &prof, &cfg, &tiers, d);
-	struct metrics_summary sum;
+	struct run_result *res = malloc(sizeof(*res));
+	int rc = sc && res ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
+	struct deployment dep;
+	bool built = false, ran = false;
 	if (rc == 0) {
-		metrics_set_replicas(m, sc->replicas);
-		metrics_set_slo(m, sc->slo_ttft_ms, sc->slo_tpot_ms);
-		double gpus = (double)pm.tp * (double)pm.pp;
-		struct metrics_capacity cap = {
-			.max_num_seqs = cfg.max_num_seqs,
-			.kv_blocks = cfg.kv_cache_tokens / cfg.block_size,
-			.peak_flops = pm.compute_unknown ? 0.0 : pm.matmul_peak_flops * gpus,
-			.peak_bytes_per_s = pm.mem_bw_bytes * gpus,
+		rc = family_scenario(sw, &sw->fam[c->fam], sw->prices != NULL, sc, &dep, d);
+		built = rc == 0;
+	}
+	if (rc == 0) {
+		struct run_setup rs = {
+			.dep = &dep,
+			.replay = {.trace_path = sw->traces[c->trace].path, .seed = seed,
+				   .scale = {.engineers = sw->engineers, .days = sw->days,
+					     .seed = seed}},
 		};
-		metrics_set_capacity(m, &cap);
-		double weight_bytes = scenario_weight_bytes(sc, sw->cat, &pm, &cfg);
-		struct elastic_config ec;
-		scenario_elastic(sc, &weight_bytes, seed, &ec);
-		sc->router.seed = seed;
-		struct replay_opts o = {
-			.trace_path = sw->traces[c->trace].path,
-			.seed = seed,
-			.scale = {.engineers = sw->engineers, .days = sw->days, .seed = seed},
-			.context_policy = sc->context_policy,
-			.replicas = sc->replicas,
-			.router = &sc->router,
-			.elastic = elastic_active(&ec) ? &ec : NULL,
-			.tiers = tiers.n > 0 ? &tiers : NULL,
-		};
-		rc = replay_run(&o, &cfg, sim_perf_from_model(&pm), metrics_sink(m), st, d);
+		rc = run_replay(&rs, res, d);
+		ran = true;
 	}
 	if (rc == 0)
-		rc = metrics_summarize(m, &sum, d);
-	if (rc == 0)
-		rc = cell_row(sw, i, sc, &cfg, &sum, st, row, d);
-	perf_profile_free(prof);
-	metrics_free(m);
-	free(st);
+		rc = cell_row(sw, i, &dep, res, row, d);
+	if (ran)
+		run_release(res);
+	if (built)
+		deploy_release(&dep);
+	free(res);
 	free(sc);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include "base/pool.h"
 #include "models/cost.h"
 #include "plan/compare.h"
+#include "plan/run.h"
 #include "replay/slo.h"
 #include "reports/charts.h"
 #include "reports/output.h"
@@ -29,12 +30,13 @@ void whatif_result_release(struct whatif_result *r)
 	}
 }
 
-/* Size variant v as `agentcap size` does, then price its winners. */
+/* Size variant v as `agentcap size` does. */
 static int size_side(const struct whatif_setup *s, const struct whatif_variant *v,
-		     int64_t days, struct whatif_side *w, struct diag *d)
+		     struct whatif_side *w, struct diag *d)
 {
 	const struct whatif_sizing *z = s->sizing;
-	struct size_setup ss = {
+	struct size_setup *ss = &w->sizing;
+	*ss = (struct size_setup){
 		.cat = z->cat,
 		.base = z->base,
 		.hardware = z->hardware,
@@ -46,18 +48,26 @@ static int size_side(const struct whatif_setup *s, const struct whatif_variant *
 		.replicates = 1,
 		.confidence = 1.0,
 		.max_replicas = z->max_replicas,
+		.prices = z->prices,
 		/* a rules object keeps its match data between calls: the
 		 * replays that share one run one after another */
 		.pool = v->xform.rules ? NULL : s->pool,
 	};
-	ss.replay.xform = &v->xform;
-	ss.replay.compact_at = v->compact_at;
+	ss->replay.xform = &v->xform;
+	ss->replay.compact_at = v->compact_at;
 	if (!(w->size = calloc(1, sizeof(*w->size))))
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
-	int rc = size_run(&ss, w->size, d);
-	if (rc != 0 || size_found(w->size) == 0)
-		return rc;
-	struct compare_setup cs = {.size = &ss, .cat = z->cat, .prices = z->prices,
+	return size_run(ss, w->size, d);
+}
+
+/* Price side w's winners as `agentcap size` prices them. */
+static int price_side(const struct whatif_setup *s, int64_t days, struct whatif_side *w,
+		      struct diag *d)
+{
+	const struct whatif_sizing *z = s->sizing;
+	if (size_found(w->size) == 0)
+		return 0;
+	struct compare_setup cs = {.size = &w->sizing, .cat = z->cat, .prices = z->prices,
 				   .api_id = z->api_id, .seat_id = z->seat_id,
 				   .engineers = z->engineers, .days = days};
 	cost_task_default(&cs.task);
@@ -66,68 +76,83 @@ static int size_side(const struct whatif_setup *s, const struct whatif_variant *
 	return compare_run(&cs, w->size, w->cost, d);
 }
 
-/* One variant's replay, or its sizing, as a pool task. */
+/* One variant's replay or its sizing (or, for a variant with rules, the
+ * one then the other), as a pool task. */
 struct side_task {
 	const struct whatif_setup *s;
 	const struct whatif_variant *v;
 	struct whatif_side *w;
-	int64_t days;                     /* 0: replay; else size with this month */
+	bool replay, size;
 	int rc;
 	struct diag d;
 };
 
-static void replay_side(void *arg)
+static int replay_side(const struct whatif_setup *s, const struct whatif_variant *v,
+		       struct whatif_side *w, struct diag *d)
 {
-	struct side_task *t = arg;
-	const struct whatif_setup *s = t->s;
-	struct whatif_side *w = t->w;
-	metrics_set_replicas(w->m, s->replicas);
-	metrics_set_slo(w->m, s->slo_ttft_ms, s->slo_tpot_ms);
-	struct replay_opts o = s->replay;
-	o.xform = &t->v->xform;
-	o.compact_at = t->v->compact_at;
-	t->rc = replay_run(&o, s->cfg, s->perf, metrics_sink(w->m), &w->st, &t->d);
-	if (t->rc == 0)
-		t->rc = metrics_summarize(w->m, &w->sum, &t->d);
-}
-
-static void size_side_task(void *arg)
-{
-	struct side_task *t = arg;
-	t->rc = size_side(t->s, t->v, t->days, t->w, &t->d);
-}
-
-/* Run fn on both sides on s->pool; the first side's error first. */
-static int both_sides(const struct whatif_setup *s, const struct whatif_variant v[2],
-		      struct whatif_result *r, int64_t days, pool_fn fn, struct diag *d)
-{
-	struct side_task t[2];
-	struct pool_group *g = pool_group_new(s->pool);
-	for (int i = 0; i < 2; i++) {
-		t[i] = (struct side_task){.s = s, .v = &v[i], .w = &r->side[i], .days = days};
-		diag_init(&t[i].d);
-		pool_run(g, fn, &t[i]);
+	struct run_setup rs = {
+		.dep = s->dep,
+		.replay = s->replay,
+		.vary = {.compact = s->compact},
+		.own_slo = true,
+		.slo_ttft_ms = s->slo_ttft_ms,
+		.slo_tpot_ms = s->slo_tpot_ms,
+	};
+	rs.replay.xform = &v->xform;
+	rs.replay.compact_at = v->compact_at;
+	struct run_result *r = malloc(sizeof(*r));
+	int rc = r ? run_replay(&rs, r, d) : diag_set(d, DIAG_ENOMEM, "out of memory");
+	if (rc == 0) {
+		w->sum = r->sum;
+		w->st = r->st;
+		w->m = r->m; /* the summary points into it */
+		r->m = NULL;
 	}
-	pool_group_finish(g);
-	for (int i = 0; i < 2; i++)
-		if (t[i].rc != 0)
-			return diag_set(d, t[i].rc, "%s", t[i].d.msg);
-	return 0;
+	if (r)
+		run_release(r);
+	free(r);
+	return rc;
+}
+
+static void side_task_run(void *arg)
+{
+	struct side_task *t = arg;
+	if (t->replay)
+		t->rc = replay_side(t->s, t->v, t->w, &t->d);
+	if (t->rc == 0 && t->size)
+		t->rc = size_side(t->s, t->v, t->w, &t->d);
 }
 
 int whatif_run(const struct whatif_setup *s, const struct whatif_variant v[2],
 	       struct whatif_result *r, struct diag *d)
 {
 	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < 2; i++)
+		snprintf(r->side[i].label, sizeof(r->side[i].label), "%s",
+			 v[i].label ? v[i].label : "?");
+	/* the replays, and the sizings beside them; a variant with rules does
+	 * one after the other in one task */
+	struct side_task t[4];
+	int n = 0;
 	for (int i = 0; i < 2; i++) {
-		struct whatif_side *w = &r->side[i];
-		snprintf(w->label, sizeof(w->label), "%s", v[i].label ? v[i].label : "?");
-		if (!(w->m = metrics_new()))
-			return diag_set(d, DIAG_ENOMEM, "out of memory");
+		bool apart = s->sizing && !v[i].xform.rules;
+		t[n++] = (struct side_task){.s = s, .v = &v[i], .w = &r->side[i], .replay = true,
+					    .size = s->sizing && !apart};
+		if (apart)
+			t[n++] = (struct side_task){.s = s, .v = &v[i], .w = &r->side[i],
+						    .size = true};
 	}
-	int rc = both_sides(s, v, r, 0, replay_side, d);
-	if (rc != 0 || !s->sizing)
-		return rc;
+	struct pool_group *g = pool_group_new(s->pool);
+	for (int i = 0; i < n; i++) {
+		diag_init(&t[i].d);
+		pool_run(g, side_task_run, &t[i]);
+	}
+	pool_group_finish(g);
+	for (int i = 0; i < n; i++)
+		if (t[i].rc != 0)
+			return diag_set(d, t[i].rc, "%s", t[i].d.msg);
+	if (!s->sizing)
+		return 0;
 	r->sized = true;
 	slo_format(s->sizing->slo, r->slo, sizeof(r->slo));
 	/* the month: a resampled team's days; else the whole days the trace as
@@ -138,7 +163,10 @@ int whatif_run(const struct whatif_setup *s, const struct whatif_variant v[2],
 		r->days = (int64_t)ceil(r->side[0].sum.duration_s / 86400.0);
 	if (r->days < 1)
 		r->days = 1;
-	return both_sides(s, v, r, r->days, size_side_task, d);
+	int rc = 0;
+	for (int i = 0; i < 2 && rc == 0; i++)
+		rc = price_side(s, r->days, &r->side[i], d);
+	return rc;
 }
 
 /* USD per month of hardware hw's winner under option o, or NAN. */

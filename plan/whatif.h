@@ -18,16 +18,21 @@
  * and the deployments themselves under the table.  A sizing costs what two
  * `agentcap size` runs cost.
  *
- * With a pool (base/pool.h) the two variants replay at the same time, and
- * then the two sizings, each sizing's own replays on the same pool; each
- * replay stays single-threaded and the results are the same for any
- * number of jobs.  (A variant with PCRE2 rules is sized one replay after
- * another: a rules object is not shared between threads.)
+ * Both variants replay on one deployment (replay/deploy.h), every scenario
+ * feature with them; the sizings search as `agentcap size` does from the
+ * same scenario.  With a pool (base/pool.h) the two variants' replays and
+ * the two sizings run at the same time, each sizing's own replays on the
+ * same pool; each replay stays single-threaded and the results are the
+ * same for any number of jobs.  (A variant with PCRE2 rules replays, then
+ * is sized, one replay after another: a rules object is not shared between
+ * threads.)  The sizings are priced once both replays are done (the month
+ * counts the days the team's replay covers).
  */
 #ifndef PLAN_WHATIF_H
 #define PLAN_WHATIF_H
 
 #include "plan/size.h"
+#include "replay/deploy.h"
 #include "replay/replay.h"
 #include "reports/metrics.h"
 #include "traces/xform.h"
@@ -59,11 +64,11 @@ struct whatif_sizing {
 };
 
 struct whatif_setup {
-	struct replay_opts replay;        /* trace, format, seed, scale, policy; its
+	const struct deployment *dep;     /* what both variants replay on */
+	struct replay_opts replay;        /* trace, format, seed, scale; its
 					     xform and compact_at are the variants' */
-	const struct engine_config *cfg;
-	struct sim_perf perf;
-	int32_t replicas;
+	bool compact;                     /* both sides compact calls past the
+					     limit (the compact-at what-if) */
 	double slo_ttft_ms, slo_tpot_ms;  /* 0: none */
 	const struct whatif_sizing *sizing; /* NULL: no sizing */
 	struct pool *pool;                /* runs the replays; NULL: one after another */
@@ -80,6 +85,8 @@ struct whatif_side {
 	struct metrics *m;                /* owns what sum points to */
 	struct metrics_summary sum;
 	struct replay_stats st;
+	struct size_setup sizing;         /* sizing: how it searched (valid while
+					     whatif_run runs) */
 	struct size_result *size;         /* sizing: owned */
 	struct compare_result *cost;      /* sizing, when a deployment was found: owned */
 };

@@ -140,7 +140,7 @@ struct scenario {
 	char hardware[SCENARIO_STR_MAX];
 	char weight_format[SCENARIO_STR_MAX];
 	char kv_cache_dtype[SCENARIO_STR_MAX];
-	int32_t tensor_parallel_size;     /* 0 = derived (scenario_resolve) */
+	int32_t tensor_parallel_size;     /* 0 = derived (deploy_resolve) */
 	int32_t pipeline_parallel_size;   /* 0 = derived */
 	int32_t expert_parallel_size;     /* 0 = 1: experts split by TP */
 	char engine_profile[SCENARIO_STR_MAX]; /* "" = the hardware's default */
@@ -169,7 +169,7 @@ struct scenario {
 	double storage_gbs;           /* startup.storage_gbs */
 	bool autoscale;               /* autoscale.enabled */
 	enum autoscale_metric autoscale_metric;
-	double autoscale_target;      /* 0 = the metric's default (scenario_elastic) */
+	double autoscale_target;      /* 0 = the metric's default (deploy.c) */
 	int32_t autoscale_min;
 	int32_t autoscale_max;        /* 0 = replicas */
 	double autoscale_interval_s;
@@ -244,67 +244,15 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 
 /* Pool i of sc (0 <= i < sc->n_pools) as a one-shape scenario: sc's keys
  * with the pool's on top, n_pools 0, name the pool's (or "pools[i]"), and
- * key_prefix "pools[i]." so that scenario_resolve's messages name the
+ * key_prefix "pools[i]." so that deploy_resolve's messages name the
  * pool's key. */
 void scenario_pool_view(const struct scenario *sc, int32_t i, struct scenario *out);
-
-/* What a scenario leaves to the hardware and the engine version, decided:
- * the engine profile (engine_default_for the hardware when unset), TP and
- * PP (a multi-GPU system's devices when both are unset: TP up to 8 within
- * a node of NVLink-class GPUs, the rest as pipeline stages; one of them set:
- * the other fills the system), max_num_seqs (engine_default_max_num_seqs)
- * and reserve_full_prompt (the engine's).  et may be NULL (the built-in
- * table).  Fills sc in place; 0 or DIAG_EINPUT (unknown hardware or engine,
- * a system whose GPU count tp does not divide). */
-int scenario_resolve(struct scenario *sc, const struct catalog *cat, const struct engine_table *et,
-		     struct diag *d);
-
-struct perf_model;
-struct perf_profile;
-
-/* The engine settings and performance model of a loaded, resolved scenario
- * (scenario_resolve): KV capacity and max_model_len derived from the
- * memory model and the catalogue where the scenario leaves them out, the
- * measured step profile loaded when it names one (*prof, freed by the
- * caller with perf_profile_free).  0 or a DIAG code. */
-int scenario_engine(const struct scenario *sc, const struct catalog *cat, struct perf_model *pm,
-		    struct perf_profile **prof, struct engine_config *cfg, struct diag *d);
-
-/* sc's kv_tiers as the simulator takes them (tc->n = 0: none): each tier's
- * capacity in KV blocks of cfg's size (a block is block_size tokens of the
- * model's KV on every GPU of a replica, from the memory model) and the time
- * to load one (each GPU loads its share over its own link: host_gbs, by
- * default the hardware's host link at OFFLOAD_LINK_EFF, or disk_gbs).
- * *host_gbs is the host tier's bandwidth used (0 without tiers).  A disk
- * tier without a host tier or its bandwidth, or a tier of no whole block
- * or more than 2^31-1: DIAG_EINPUT naming sc's file. */
-int scenario_tiers(const struct scenario *sc, const struct catalog *cat,
-		   const struct perf_model *pm, const struct engine_config *cfg,
-		   struct sim_tiers_config *tc, double *host_gbs, struct diag *d);
 
 /* Put the cost assumptions sc sets over parameters filled from the
  * catalogues (cost_*_from_prices), each sourced to the scenario.  Any
  * pointer may be NULL; t is the task economics of the self-hosted model. */
 void scenario_cost_apply(const struct scenario *sc, struct cost_purchase *p,
 			 struct cost_dedicated *dp, struct cost_elastic *e, struct cost_task *t);
-
-/* The whole model's weight bytes in sc's format, as one replica loads them
- * at start-up (the memory model's); 0 when the memory model cannot say.
- * pm and cfg as scenario_engine filled them. */
-double scenario_weight_bytes(const struct scenario *sc, const struct catalog *cat,
-			     const struct perf_model *pm, const struct engine_config *cfg);
-
-/* The lifecycle settings (sim/lifecycle.h) of sc for replicas whose weights
- * take weight_bytes to load (scenario_weight_bytes): weight_bytes[0] for a
- * one-shape scenario, weight_bytes[i] for pool i when sc lists pools.
- * start-up = provision_s + weight bytes / storage_gbs; an autoscale target
- * of 0 becomes the metric's default (SCENARIO_DEFAULT_TARGET_*).
- * out->faults points into sc. */
-void scenario_elastic(const struct scenario *sc, const double *weight_bytes, uint64_t seed,
-		      struct elastic_config *out);
-
-struct apilat;
-struct hybrid_config;
 
 /* Per backend of sc, what its calls cost: the API's list prices per 1M
  * tokens (for a seat plan, those of its `latency` model when prices.json
@@ -315,20 +263,9 @@ struct scenario_backend_price {
 	const struct price_row *seat;                    /* seat plans */
 };
 
-/* The API backends and routing rules of sc as the simulator takes them
- * (sim/backend.h): each backend's TTFT, output speed and cache rules from
- * lat (its `latency` id, else its `price` id) unless the scenario gives
- * them; its price rows from pr into prices_out[0..sc->n_backends) (may be
- * NULL).  0, or DIAG_EINPUT naming the backend and what was expected (an
- * unknown price or latency id, an API without input and output rows, a
- * seat plan without a seat row). */
-int scenario_hybrid(const struct scenario *sc, const struct apilat *lat, const struct prices *pr,
-		    struct hybrid_config *out, struct scenario_backend_price *prices_out,
-		    struct diag *d);
-
-/* The speculative-decoding options of sc (out->draft_model points into
- * sc); method SPEC_OFF when sc leaves it off. */
-void scenario_spec_opts(const struct scenario *sc, struct spec_opts *out);
+/* Index of the backend named name in sc, or -1 for "" (the rule is off);
+ * -2 when no backend has that name. */
+int32_t scenario_backend_index(const struct scenario *sc, const char *name);
 
 /* Replicas in the cluster: `replicas`, or the pools' together. */
 int32_t scenario_replicas(const struct scenario *sc);

@@ -70,7 +70,7 @@ struct metrics {
 	double bytes;
 	int32_t max_seqs;
 	int64_t max_kv_blocks;
-	struct metrics_capacity cap;
+	struct res_capacity cap;
 	int32_t max_replica;     /* -1 until a busy record arrives */
 	int32_t replicas_set;    /* 0: derive from max_replica */
 
@@ -140,7 +140,7 @@ void metrics_set_slo(struct metrics *m, double ttft_ms, double tpot_ms)
 	m->slo_tpot_ms = tpot_ms > 0.0 ? tpot_ms : 0.0;
 }
 
-void metrics_set_capacity(struct metrics *m, const struct metrics_capacity *c)
+void metrics_set_capacity(struct metrics *m, const struct res_capacity *c)
 {
 	m->cap = *c;
 }

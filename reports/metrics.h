@@ -138,15 +138,9 @@ struct res_sink metrics_sink(struct metrics *m);
  * seen in busy records. */
 void metrics_set_replicas(struct metrics *m, int32_t replicas);
 
-/* Capacity of one replica, the denominators of the headroom figures; a 0
- * leaves the figures that need it at 0. */
-struct metrics_capacity {
-	int32_t max_num_seqs;
-	int64_t kv_blocks;
-	double peak_flops;             /* FLOP/s of all the replica's GPUs */
-	double peak_bytes_per_s;       /* memory bandwidth of all its GPUs */
-};
-void metrics_set_capacity(struct metrics *m, const struct metrics_capacity *c);
+/* Capacity of one replica (sim/results.h), the denominators of the
+ * headroom figures. */
+void metrics_set_capacity(struct metrics *m, const struct res_capacity *c);
 
 /* Cap on the records kept per array (default METRICS_MAX_RECORDS); going past
  * it makes metrics_summarize fail with DIAG_ENOMEM.  Call before any record. */

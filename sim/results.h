@@ -34,6 +34,15 @@ static inline const char *res_route_name(int route)
 /* Lower KV-cache tiers below a replica's GPU cache: host, disk/remote. */
 #define RES_MAX_TIERS 2
 
+/* Capacity of one replica, the denominators of a run's headroom figures
+ * (reports/metrics.h); a 0 leaves the figures that need it at 0. */
+struct res_capacity {
+	int32_t max_num_seqs;
+	int64_t kv_blocks;
+	double peak_flops;             /* FLOP/s of all the replica's GPUs */
+	double peak_bytes_per_s;       /* memory bandwidth of all its GPUs */
+};
+
 /* One LLM call, reported once when it completes or is rejected. */
 struct res_request {
 	uint64_t session;          /* session id hash (0 for open-loop requests) */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "replay/deploy.h"
 #include "replay/scenario.h"
 
 #include "base/outkind.h"
@@ -170,7 +171,7 @@ static void test_chunk_follows_the_engine(void **state)
 	};
 	for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
 		if (scenario_load(sc, NULL, CASES[i].sets, CASES[i].n, &d) != 0 ||
-		    scenario_resolve(sc, cat, NULL, &d) != 0)
+		    deploy_resolve(sc, cat, NULL, &d) != 0)
 			fail_msg("case %zu: %s", i, d.msg);
 		assert_int_equal(sc->engine.max_num_batched_tokens, CASES[i].want);
 	}
@@ -186,8 +187,8 @@ static void scenario_model(struct scenario *sc, const struct catalog *cat,
 	diag_init(&d);
 	struct perf_profile *prof = NULL;
 	struct engine_config cfg;
-	if (scenario_load(sc, NULL, sets, n, &d) != 0 || scenario_resolve(sc, cat, NULL, &d) != 0 ||
-	    scenario_engine(sc, cat, pm, &prof, &cfg, &d) != 0)
+	if (scenario_load(sc, NULL, sets, n, &d) != 0 || deploy_resolve(sc, cat, NULL, &d) != 0 ||
+	    deploy_engine(sc, cat, pm, &prof, &cfg, &d) != 0)
 		fail_msg("%s", d.msg);
 	perf_profile_free(prof);
 }
@@ -263,17 +264,17 @@ static void test_speculative_keys(void **state)
 	assert_int_equal(scenario_load(sc, NULL, NULL, 0, &d), 0);
 	assert_string_equal(sc->spec.method, "off");
 	struct spec_opts so;
-	scenario_spec_opts(sc, &so);
+	deploy_spec_opts(sc, &so);
 	assert_int_equal(so.method, SPEC_OFF);
 
 	struct catalog *cat = NULL;
 	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
-	assert_int_equal(scenario_resolve(sc, cat, NULL, &d), 0);
+	assert_int_equal(deploy_resolve(sc, cat, NULL, &d), 0);
 	struct perf_model *pm = malloc(sizeof(*pm));
 	assert_non_null(pm);
 	struct perf_profile *prof = NULL;
 	struct engine_config off, on;
-	assert_int_equal(scenario_engine(sc, cat, pm, &prof, &off, &d), 0);
+	assert_int_equal(deploy_engine(sc, cat, pm, &prof, &off, &d), 0);
 	assert_int_equal(off.spec_k, 0);
 	assert_int_equal(pm->spec.method, SPEC_OFF);
 
@@ -281,11 +282,11 @@ static void test_speculative_keys(void **state)
 			      "speculative.k=4", "speculative.acceptance_code=0.9",
 			      "speculative.acceptance_rate=0.5"};
 	assert_int_equal(scenario_load(sc, NULL, sets, 5, &d), 0);
-	scenario_spec_opts(sc, &so);
+	deploy_spec_opts(sc, &so);
 	assert_int_equal(so.method, SPEC_DRAFT);
 	assert_string_equal(so.draft_model, "llama-3.1-8b");
-	assert_int_equal(scenario_resolve(sc, cat, NULL, &d), 0);
-	assert_int_equal(scenario_engine(sc, cat, pm, &prof, &on, &d), 0);
+	assert_int_equal(deploy_resolve(sc, cat, NULL, &d), 0);
+	assert_int_equal(deploy_engine(sc, cat, pm, &prof, &on, &d), 0);
 	assert_int_equal(on.spec_k, 4);
 	assert_int_equal(pm->spec.k, 4);
 	assert_true(on.spec_tokens[OUT_KIND_CODE] == spec_expected_tokens(0.9, 4));

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "models/catalog.h"
+#include "replay/deploy.h"
 #include "replay/scenario.h"
 
 #include <stdio.h>
@@ -74,10 +75,10 @@ static void test_inheritance(void **state)
 	struct catalog *cat = NULL;
 	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
 	scenario_pool_view(sc, 1, v);
-	assert_int_equal(scenario_resolve(v, cat, NULL, &d), 0);
+	assert_int_equal(deploy_resolve(v, cat, NULL, &d), 0);
 	assert_int_equal(v->tensor_parallel_size, 8);
 	scenario_pool_view(sc, 0, v);
-	assert_int_equal(scenario_resolve(v, cat, NULL, &d), 0);
+	assert_int_equal(deploy_resolve(v, cat, NULL, &d), 0);
 	assert_int_equal(v->tensor_parallel_size, 1);
 	assert_string_equal(v->engine_profile, "vllm");
 
@@ -164,7 +165,7 @@ static void test_resolve_names_pool_key(void **state)
 	struct catalog *cat = NULL;
 	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
 	scenario_pool_view(sc, 1, v);
-	assert_int_equal(scenario_resolve(v, cat, NULL, &d), DIAG_EINPUT);
+	assert_int_equal(deploy_resolve(v, cat, NULL, &d), DIAG_EINPUT);
 	assert_non_null(strstr(d.msg, "(built-in default): pools[1].engine_profile: unknown engine 'nope'"));
 	catalog_free(cat);
 	free(sc);

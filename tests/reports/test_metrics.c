@@ -530,7 +530,7 @@ static void test_headroom(void **state)
 	(void)state;
 	struct metrics *m = metrics_new();
 	assert_non_null(m);
-	struct metrics_capacity cap = {.max_num_seqs = 40, .kv_blocks = 1000, .peak_flops = 1e15,
+	struct res_capacity cap = {.max_num_seqs = 40, .kv_blocks = 1000, .peak_flops = 1e15,
 				       .peak_bytes_per_s = 2e12};
 	metrics_set_capacity(m, &cap);
 	struct res_sink sink = metrics_sink(m);

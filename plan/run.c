@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * run: one replay of a deployment and its report's figures (see run.h). */
+#include "plan/run.h"
+
+#include "base/diag.h"
+#include "models/catalog.h"
+#include "models/prices.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the progress tap: passes every record on, tells of each call ---- */
+
+struct tap {
+	void (*fn)(void *ctx, int64_t done_ns);
+	void *ctx;
+	struct res_sink next;
+};
+
+static void tap_request(void *ctx, const struct res_request *r)
+{
+	struct tap *t = ctx;
+	t->fn(t->ctx, r->done_ns);
+	if (t->next.request)
+		t->next.request(t->next.ctx, r);
+}
+
+static void tap_itl_run(void *ctx, const struct res_itl_run *r)
+{
+	struct tap *t = ctx;
+	if (t->next.itl_run)
+		t->next.itl_run(t->next.ctx, r);
+}
+
+static void tap_busy(void *ctx, const struct res_busy *b)
+{
+	struct tap *t = ctx;
+	if (t->next.busy)
+		t->next.busy(t->next.ctx, b);
+}
+
+static void tap_session(void *ctx, const struct res_span *s)
+{
+	struct tap *t = ctx;
+	if (t->next.session)
+		t->next.session(t->next.ctx, s);
+}
+
+static void tap_task(void *ctx, const struct res_span *s)
+{
+	struct tap *t = ctx;
+	if (t->next.task)
+		t->next.task(t->next.ctx, s);
+}
+
+static void tap_sample(void *ctx, const struct res_sample *smp)
+{
+	struct tap *t = ctx;
+	if (t->next.sample)
+		t->next.sample(t->next.ctx, smp);
+}
+
+static void tap_replica(void *ctx, const struct res_replica *r)
+{
+	struct tap *t = ctx;
+	if (t->next.replica)
+		t->next.replica(t->next.ctx, r);
+}
+
+static struct res_sink tap_sink(struct tap *t)
+{
+	return (struct res_sink){.ctx = t, .request = tap_request, .itl_run = tap_itl_run,
+				 .busy = tap_busy, .session = tap_session, .task = tap_task,
+				 .replica = tap_replica, .sample = tap_sample};
+}
+
+/* ---- the run ---- */
+
+/* The cluster section of the pools (each pool's shape, its replicas). */
+static int cluster_pools(const struct deployment *dp, struct cluster *cl, struct diag *d)
+{
+	struct cluster_pool cp[SCENARIO_MAX_POOLS];
+	for (int32_t i = 0, first = 0; i < dp->n_pools; i++) {
+		const struct deploy_pool *p = &dp->pool[i];
+		cp[i] = (struct cluster_pool){
+			.name = p->sc.name, .model_id = p->pm.model_id,
+			.hardware_id = p->pm.hardware_id, .weight_format = p->pm.weight_format_id,
+			.kv_dtype = p->pm.kv_dtype_id, .engine_profile = p->sc.engine_profile,
+			.tp = p->pm.tp, .pp = p->pm.pp, .ep = p->pm.ep,
+			.kv_capacity_tokens = p->cfg.kv_cache_tokens,
+			.max_num_seqs = p->cfg.max_num_seqs, .max_model_len = p->cfg.max_model_len,
+			.first = first, .replicas = p->sc.replicas,
+			.gpus_per_replica = p->pm.tp * p->pm.pp};
+		first += p->sc.replicas;
+	}
+	return cluster_set_pools(cl, cp, dp->n_pools) == 0
+		       ? 0
+		       : diag_set(d, DIAG_ENOMEM, "out of memory");
+}
+
+/* The lifecycle section of the cluster report: settings, the simulator's
+ * counters and the SLO attainment inside and outside outages. */
+static void fill_elastic(struct cluster_elastic *e, const struct deployment *dp, int32_t n_rep,
+			 const struct elastic_stats *es, const struct metrics_summary *sum)
+{
+	const struct scenario *sc = dp->sc;
+	const struct elastic_config *ec = &dp->elastic;
+	e->on = true;
+	/* with pools, the slowest pool's start-up */
+	double bytes = dp->pool[0].weight_bytes;
+	for (int32_t i = 1; i < dp->n_pools; i++)
+		if (dp->pool[i].weight_bytes > bytes)
+			bytes = dp->pool[i].weight_bytes;
+	e->provision_s = sc->provision_s;
+	e->weight_load_s = bytes / (sc->storage_gbs * 1e9);
+	e->startup_s = e->provision_s + e->weight_load_s;
+	e->autoscale = ec->autoscale;
+	e->metric = autoscale_metric_name(ec->metric);
+	e->target = ec->target;
+	e->min_replicas = ec->min_replicas;
+	e->max_replicas = ec->max_replicas > 0 ? ec->max_replicas : n_rep;
+	e->interval_s = (double)ec->interval_ns / 1e9;
+	e->cooldown_s = (double)ec->cooldown_ns / 1e9;
+	e->evaluations = es->evaluations;
+	e->scale_outs = es->scale_outs;
+	e->scale_ins = es->scale_ins;
+	e->starts = es->starts;
+	e->active_min = es->active_min;
+	e->active_max = es->active_max;
+	e->faults = ec->n_faults > 0 || ec->mtbf_ns > 0.0;
+	e->fault_count = es->faults;
+	e->faults_skipped = es->faults_skipped;
+	e->retries = es->retries;
+	e->retried_calls = es->retried_calls;
+	e->fault_failed = es->fault_failed;
+	e->outage_s = (double)es->outage_ns / 1e9;
+	int64_t calls = sum->completed + sum->failed;
+	e->calls_outage = sum->calls_outage;
+	e->good_outage = sum->good_outage;
+	e->calls_outside = calls - sum->calls_outage;
+	e->good_outside = sum->good_requests - sum->good_outage;
+	e->slo_attainment_outage =
+		e->calls_outage > 0 ? (double)e->good_outage / (double)e->calls_outage : 0.0;
+	e->slo_attainment_outside =
+		e->calls_outside > 0 ? (double)e->good_outside / (double)e->calls_outside : 0.0;
+}
+
+/* The cluster summary: per replica and pool, the router's decisions, the
+ * lifecycle. */
+static void cluster_figures(const struct run_setup *s, struct run_result *r)
+{
+	const struct deployment *dp = s->dep;
+	const struct scenario *top = dp->sc;
+	const struct scenario *shape = &dp->pool[0].sc;
+	for (int32_t i = 0; i < r->replicas; i++)
+		cluster_set_routed(r->cl, i, r->routed[i]);
+	cluster_summarize(r->cl, r->sum.duration_s,
+			  shape->tensor_parallel_size * shape->pipeline_parallel_size, &r->cls);
+	const struct router_stats *rs = &r->st.router;
+	r->cls.router = (struct cluster_router){
+		.policy = router_policy_name(top->router.policy),
+		.prefix_scorer = top->router.policy == ROUTER_PREFIX_AWARE
+					 ? router_scorer_name(top->router.prefix_scorer)
+					 : NULL,
+		.routed = rs->routed,
+		.queued = rs->queued,
+		.refused = rs->refused,
+		.affinity_fallbacks = rs->affinity_fallbacks,
+		.load_capped = rs->load_capped,
+		.prefix_matched = rs->prefix_matched,
+		.queue_peak = rs->queue_peak,
+		.wait_mean_ms = rs->queued ? (double)rs->wait_ns_sum / (double)rs->queued / 1e6 : 0.0,
+		.wait_max_ms = (double)rs->wait_ns_max / 1e6,
+	};
+	if (dp->elastic_on)
+		fill_elastic(&r->cls.elastic, dp, r->replicas, &r->st.elastic, &r->sum);
+}
+
+/* The step model's error bars for pool 0's shape; a measured profile
+ * replaces the model, and has none. */
+static int error_bars(const struct deployment *dp, struct run_result *r, struct diag *d)
+{
+	const struct deploy_pool *p0 = &dp->pool[0];
+	if (p0->prof)
+		return 0;
+	int rc = uncert_load(&r->bands, NULL, d);
+	static const char *const metric[3] = {"output_throughput_tok_s", "ttft_ms", "tpot_ms"};
+	double *pct[3] = {&r->rb.throughput_pct, &r->rb.ttft_pct, &r->rb.tpot_pct};
+	const char **name[3] = {&r->rb.throughput_regime, &r->rb.ttft_regime, &r->rb.tpot_regime};
+	for (int k = 0; k < 3 && rc == 0; k++) {
+		struct uncert_band b =
+			uncert_lookup(&r->bands, p0->pm.family_id, p0->pm.engine_id, metric[k]);
+		if (!b.regime)
+			break;
+		*pct[k] = b.pct;
+		*name[k] = uncert_regime_name(b.regime, r->regimes[k], sizeof(r->regimes[k]));
+		r->rb.coverage = r->bands.coverage;
+	}
+	r->rb.commit = r->bands.commit[0] ? r->bands.commit : NULL;
+	return rc;
+}
+
+int run_replay(const struct run_setup *s, struct run_result *r, struct diag *d)
+{
+	const struct deployment *dp = s->dep;
+	const struct scenario *sc = dp->sc;
+	memset(r, 0, sizeof(*r));
+	uncert_init(&r->bands);
+	diag_init(&r->csv_d);
+	r->replicas = deploy_replicas(dp, &s->vary);
+	bool backends = dp->backends.hybrid.n > 0;
+	bool cluster = s->detail && (r->replicas > 1 || dp->pooled || dp->elastic_on);
+	bool series = s->detail && sc->report_interval_s > 0.0;
+	int rc = (r->m = metrics_new()) ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
+	if (rc == 0) {
+		metrics_set_replicas(r->m, r->replicas);
+		metrics_set_slo(r->m, s->own_slo ? s->slo_ttft_ms : sc->slo_ttft_ms,
+				s->own_slo ? s->slo_tpot_ms : sc->slo_tpot_ms);
+		struct res_capacity cap;
+		deploy_capacity(dp, &cap);
+		metrics_set_capacity(r->m, &cap);
+	}
+	struct res_sink sink = r->m ? metrics_sink(r->m) : (struct res_sink){0};
+	/* several replicas, pools, or replicas that come and go: a
+	 * per-replica aggregator in front of the metrics */
+	if (rc == 0 && cluster) {
+		if (!(r->cl = cluster_new(r->replicas, sink)) ||
+		    !(r->routed = calloc((size_t)r->replicas, sizeof(*r->routed))))
+			rc = diag_set(d, DIAG_ENOMEM, "out of memory");
+		else
+			sink = cluster_sink(r->cl);
+		if (rc == 0 && dp->pooled)
+			rc = cluster_pools(dp, r->cl, d);
+	}
+	const char *names[SCENARIO_MAX_BACKENDS];
+	if (rc == 0 && backends) {
+		struct backends_api apis[SCENARIO_MAX_BACKENDS];
+		for (int32_t i = 0; i < dp->backends.hybrid.n; i++) {
+			const struct scenario_backend *b = &sc->backends[i];
+			const struct scenario_backend_price *p = &dp->backends.price[i];
+			names[i] = b->name;
+			apis[i] = (struct backends_api){
+				.name = b->name, .kind = b->kind, .price_id = b->price,
+				.input_usd_mtok = p->input ? p->input->usd : 0,
+				.cached_usd_mtok = p->cached ? p->cached->usd : 0,
+				.output_usd_mtok = p->output ? p->output->usd : 0,
+				.seat_usd_month = p->seat ? p->seat->usd : 0};
+		}
+		if ((r->bk = backends_new(apis, dp->backends.hybrid.n, sink)) != NULL)
+			sink = backends_sink(r->bk);
+		else
+			rc = diag_set(d, DIAG_ENOMEM, "out of memory");
+	}
+	if (rc == 0 && s->csv) {
+		reqcsv_init_backends(&r->csv, s->csv, sink, backends ? names : NULL,
+				     backends ? dp->backends.hybrid.n : 0);
+		sink = reqcsv_sink(&r->csv);
+	}
+	struct tap tap;
+	if (rc == 0 && s->progress) {
+		tap = (struct tap){.fn = s->progress, .ctx = s->progress_ctx, .next = sink};
+		sink = tap_sink(&tap);
+	}
+	/* report.interval_s: a recorder in front of everything else */
+	if (rc == 0 && series) {
+		if ((r->tsr = timeseries_new(r->replicas, sink)) != NULL)
+			sink = timeseries_sink(r->tsr);
+		else
+			rc = diag_set(d, DIAG_ENOMEM, "out of memory");
+	}
+	struct replay_opts o = s->replay;
+	o.routed = r->routed;
+	if (series)
+		o.series_interval_ns = llround(sc->report_interval_s * 1e9);
+	if (rc == 0)
+		rc = deploy_run(dp, &o, &s->vary, sink, &r->st, d);
+	if (rc == 0 && r->tsr)
+		rc = timeseries_check(r->tsr, d);
+	if (rc == 0 && s->csv)
+		r->csv_rc = reqcsv_status(&r->csv, s->csv_name ? s->csv_name : "the per-call CSV",
+					   &r->csv_d);
+	if (rc == 0)
+		rc = metrics_summarize(r->m, &r->sum, d);
+	if (rc == 0 && r->cl)
+		cluster_figures(s, r);
+	if (rc == 0 && r->bk) {
+		rc = backends_summarize(r->bk, &r->bsum, d);
+		const struct scenario_routes *ru = &sc->routes;
+		r->bsum.spill_to = ru->spill_to[0] ? ru->spill_to : NULL;
+		r->bsum.spill_wait_ms = ru->spill_wait_ms;
+		r->bsum.spill_ttft_ms = ru->spill_ttft_ms;
+		r->bsum.fallback_to = ru->fallback_to[0] ? ru->fallback_to : NULL;
+		r->bsum.size_to = ru->size_to[0] ? ru->size_to : NULL;
+		r->bsum.size_prompt_tokens = ru->size_prompt_tokens;
+	}
+	if (rc == 0 && s->detail)
+		rc = error_bars(dp, r, d);
+	return rc;
+}
+
+void run_release(struct run_result *r)
+{
+	uncert_release(&r->bands);
+	backends_free(r->bk);
+	cluster_free(r->cl);
+	timeseries_free(r->tsr);
+	free(r->routed);
+	metrics_free(r->m);
+	r->bk = NULL;
+	r->cl = NULL;
+	r->tsr = NULL;
+	r->routed = NULL;
+	r->m = NULL;
+}
+
+void run_meta(const struct run_setup *s, const struct run_result *r, struct report_meta *meta)
+{
+	const struct deployment *dp = s->dep;
+	const struct scenario *sc = dp->sc;
+	const struct deploy_pool *p0 = &dp->pool[0];
+	const struct scenario *shape = &p0->sc;
+	const struct engine_config *cfg = &p0->cfg;
+	const struct replay_stats *st = &r->st;
+	bool scaled = s->replay.scale.engineers > 0;
+	memset(meta, 0, sizeof(*meta));
+	*meta = (struct report_meta){
+		.trace_path = s->replay.trace_path,
+		.trace_format = st->trace_format,
+		.scenario_name = sc->name,
+		.scenario_path = sc->source,
+		.model_id = shape->model,
+		.hardware_id = shape->hardware,
+		.weight_format = shape->weight_format,
+		.kv_dtype = shape->kv_cache_dtype,
+		.tp = shape->tensor_parallel_size,
+		.ep = p0->pm.ep,
+		.seed = s->replay.seed,
+		.kv_capacity_tokens = cfg->kv_cache_tokens,
+		.block_size = (int32_t)cfg->block_size,
+		.max_num_seqs = cfg->max_num_seqs,
+		.max_num_batched_tokens = cfg->max_num_batched_tokens,
+		.prefix_caching = cfg->enable_prefix_caching,
+		.chunked_prefill = cfg->enable_chunked_prefill,
+		.skipped_bad_lines = st->skipped_lines,
+		.events_processed = st->sim.events,
+		.engine_steps = st->sim.steps,
+		.kv_evicted_blocks = st->sim.kv_evictions,
+		.scaled_engineers = scaled ? st->scale.engineers : 0,
+		.scaled_days = scaled ? st->scale.days : 0,
+		.slo_ttft_ms = s->own_slo ? s->slo_ttft_ms : sc->slo_ttft_ms,
+		.slo_tpot_ms = s->own_slo ? s->slo_tpot_ms : sc->slo_tpot_ms,
+		.engine = {.profile = shape->engine_profile, .pp = shape->pipeline_parallel_size,
+			   .max_model_len = cfg->max_model_len,
+			   .gpu_memory_utilization = cfg->gpu_memory_utilization,
+			   .reserve_full_prompt = cfg->reserve_full_prompt},
+		.context = {.policy = context_policy_name(s->vary.compact ? CONTEXT_COMPACT
+									  : sc->context_policy),
+			    .compacted = st->calls_compacted, .truncated = st->calls_truncated,
+			    .too_long = st->calls_too_long},
+		.cluster = r->cl ? &r->cls : NULL,
+		.backends = r->bk ? &r->bsum : NULL,
+		.timeseries = r->tsr,
+		.timeseries_interval_s = r->tsr ? sc->report_interval_s : 0.0,
+		.slo_attainment_target = sc->slo_attainment,
+		.bands = r->rb,
+	};
+	if (dp->tiers.n > 0)
+		meta->tiers = (struct report_tiers){
+			.n = dp->tiers.n, .host_gb = sc->kv_tiers.host_gb,
+			.disk_gb = sc->kv_tiers.disk_gb, .host_gbs = dp->tier_host_gbs,
+			.disk_gbs = dp->tiers.n > 1 ? sc->kv_tiers.disk_gbs : 0,
+			.shared_by = dp->tiers.shared_by};
+	meta->tiers.loaded_blocks = st->sim.tier_loaded_blocks;
+	meta->tiers.load_s = st->sim.tier_load_ns / 1e9;
+	if (strcmp(sc->spec.method, "off") != 0) {
+		struct report_spec *p = &meta->spec;
+		p->on = true;
+		p->method = sc->spec.method;
+		p->draft = strcmp(sc->spec.method, "draft") == 0 ? sc->spec.draft_model : sc->model;
+		p->k = sc->spec.k;
+		for (int i = 0; i < OUT_KINDS; i++) {
+			p->acceptance[i] = sc->spec.acceptance_kind[i] >= 0
+						   ? sc->spec.acceptance_kind[i]
+						   : sc->spec.acceptance_rate;
+			p->seq_steps[i] = st->sim.spec_seq_steps[i];
+			p->tokens[i] = st->sim.spec_tokens[i];
+		}
+		p->run_s = st->sim.spec_run_ns / 1e9;
+		p->plain_s = st->sim.spec_plain_ns / 1e9;
+	}
+}
