@@ -14,7 +14,7 @@
 #include "models/engine.h"
 #include "models/fit.h"
 #include "models/perf_model.h"
-#include "replay/validate.h"
+#include "calib/validate.h"
 
 static double now_s(void)
 {

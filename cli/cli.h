@@ -33,12 +33,12 @@ int cmd_sweep(int argc, char **argv);
 
 struct scenario;
 struct catalog;
-struct calib_fit;
+struct fitparams_fit;
 
 /* The table of fitted parameters (fit-params, calibrate): target, id,
  * family prefix, field, the value before (headed `before`) and the fitted
  * one, the field column as wide as its longest name. */
-void cli_print_params(const struct calib_fit *fit, const char *before);
+void cli_print_params(const struct fitparams_fit *fit, const char *before);
 
 /* A result held in memory: write to fp between open and close, then read
  * text[0..len).  (cli/cmd_report.c) */

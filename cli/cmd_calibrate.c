@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  * cmd_calibrate: `agentcap calibrate RESULT... -o my-box.json` -- a team's
- * own calibration from benchmarks of its own machine (replay/calibrate.h).
+ * own calibration from benchmarks of its own machine (calib/calibrate.h).
  */
 #include "cli/args.h"
 #include "cli/cli.h"
@@ -9,8 +9,8 @@
 #include "base/outfile.h"
 #include "models/catalog.h"
 #include "models/engine.h"
-#include "replay/benchres.h"
-#include "replay/calibrate.h"
+#include "calib/benchres.h"
+#include "calib/calibrate.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -149,7 +149,7 @@ static int parse_args(int argc, char **argv, struct calibrate_args *a)
 	return 0;
 }
 
-static void print_summary(const struct calib_fit *fit, const struct benchres *b,
+static void print_summary(const struct fitparams_fit *fit, const struct benchres *b,
 			  const char *out)
 {
 	printf("Calibration from %zu benchmark result%s: %zu measurement rows, %zu kept out -> %s\n\n",
@@ -165,7 +165,7 @@ static void print_summary(const struct calib_fit *fit, const struct benchres *b,
 	printf("\n%-5s %-24s %-10s %12s %12s %12s %8s\n", "line", "metric", "engine", "measured",
 	       "built-in", "fitted", "error");
 	for (size_t i = 0; i < fit->n_res; i++) {
-		const struct calib_residual *r = &fit->res[i];
+		const struct fitparams_residual *r = &fit->res[i];
 		printf("%-5ld %-24s %-10s %12.4g %12.4g %12.4g %7.1f%%\n", r->line,
 		       validate_metric_name(r->metric), r->engine, r->measured, r->before, r->after,
 		       100.0 * (r->after - r->measured) / r->measured);
@@ -188,7 +188,7 @@ int cmd_calibrate(int argc, char **argv)
 	struct engine_table *et = NULL;
 	struct benchres b;
 	benchres_init(&b);
-	struct calib_fit fit;
+	struct fitparams_fit fit;
 	memset(&fit, 0, sizeof(fit));
 	int rc = outfile_check(a.out, &d);
 	if (!rc)
@@ -219,7 +219,7 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	if (!rc && !a.quiet && strcmp(a.out, "-") != 0)
 		print_summary(&fit, &b, a.out);
-	calib_fit_release(&fit);
+	fitparams_fit_release(&fit);
 	benchres_release(&b);
 	args_models_free(cat, et);
 	return rc ? cli_fail(rc, d.msg) : 0;

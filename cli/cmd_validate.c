@@ -3,7 +3,7 @@
  * measured, row by row, with the error per metric and hardware family;
  * `--cross-validate GROUP` refits without each group and predicts it; and
  * `agentcap fit-params MEASUREMENTS.csv -o params.json`, the fit itself
- * (replay/calib.h). */
+ * (calib/fitparams.h). */
 #include "cli/cli.h"
 
 #include "cli/args.h"
@@ -14,8 +14,8 @@
 #include "models/catalog.h"
 #include "models/engine.h"
 #include "base/textfile.h"
-#include "replay/calib.h"
-#include "replay/validate.h"
+#include "calib/fitparams.h"
+#include "calib/validate.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -185,8 +185,8 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 		case O_COMMIT: a->commit = optarg; break;
 		case O_CALIBRATION: a->calibration = optarg; break;
 		case O_CROSS: {
-			enum calib_group g;
-			if (calib_group_parse(optarg, &g)) {
+			enum fitparams_group g;
+			if (fitparams_group_parse(optarg, &g)) {
 				fprintf(stderr, "agentcap validate: --cross-validate '%s': expected "
 					"family, hardware, model or engine\n", optarg);
 				return 2;
@@ -269,25 +269,25 @@ static int cross_validate(const struct validate_args *a)
 	diag_init(&d);
 	struct catalog *cat = NULL;
 	struct engine_table *et = NULL;
-	enum calib_group g = CG_FAMILY;
-	(void)calib_group_parse(a->cross, &g);
+	enum fitparams_group g = CG_FAMILY;
+	(void)fitparams_group_parse(a->cross, &g);
 	int rc = load_writable(a->catalog, a->engines, &cat, &et, &d);
 	char *text = rc ? NULL : textfile_read(a->csv, CSVREAD_MAX_BYTES, "a measurements CSV", &d);
 	if (!rc && !text)
 		rc = d.code ? d.code : DIAG_EIO;
-	struct calib_cv cv;
+	struct fitparams_cv cv;
 	memset(&cv, 0, sizeof(cv));
 	if (!rc && a->bands)
 		rc = outfile_check(a->bands, &d);
 	if (!rc && a->json)
 		rc = outfile_check(a->json, &d);
 	if (!rc) {
-		struct calib_opts o;
-		calib_opts_init(&o);
+		struct fitparams_opts o;
+		fitparams_opts_init(&o);
 		if (a->min_confidence > 0)
 			o.min_confidence = (enum validate_confidence)a->min_confidence;
 		o.requests_per_client = a->per_client;
-		rc = calib_cross_validate(&cv, cat, et, a->csv, text, strlen(text), g, &o, &d);
+		rc = fitparams_cross_validate(&cv, cat, et, a->csv, text, strlen(text), g, &o, &d);
 	}
 	/* nothing to report: an input error before any output */
 	if (!rc && cv.n_rows == 0)
@@ -300,7 +300,7 @@ static int cross_validate(const struct validate_args *a)
 	struct uncert_table t;
 	uncert_init(&t);
 	if (!rc && a->bands) {
-		rc = calib_cv_bands(&t, &cv, NULL, UNCERT_COVERAGE_DEFAULT, UNCERT_MIN_ROWS_DEFAULT,
+		rc = fitparams_cv_bands(&t, &cv, NULL, UNCERT_COVERAGE_DEFAULT, UNCERT_MIN_ROWS_DEFAULT,
 				    &d);
 		if (rc) {
 			char msg[sizeof(d.msg)];
@@ -310,18 +310,18 @@ static int cross_validate(const struct validate_args *a)
 	}
 	size_t in_sample = 0, nested = 0, total = 0;
 	if (!rc && a->bands)
-		rc = calib_cv_band_coverage(&cv, &t, &in_sample, &nested, &total, &d);
+		rc = fitparams_cv_band_coverage(&cv, &t, &in_sample, &nested, &total, &d);
 	bool bands_stdout = a->bands && strcmp(a->bands, "-") == 0;
 	bool json_stdout = a->json && strcmp(a->json, "-") == 0;
 	if (!rc && !bands_stdout && !json_stdout)
-		rc = calib_cv_write_text(stdout, &cv, &d);
+		rc = fitparams_cv_write_text(stdout, &cv, &d);
 	if (!rc && a->json) {
 		struct outfile of;
 		rc = outfile_open(&of, a->json, &d);
 		if (!rc) {
 			struct diag wd;
 			diag_init(&wd);
-			rc = outfile_finish(&of, calib_cv_write_json(of.fp, &cv, &wd), &wd, &d);
+			rc = outfile_finish(&of, fitparams_cv_write_json(of.fp, &cv, &wd), &wd, &d);
 		}
 	}
 	if (!rc && a->bands) {
@@ -346,7 +346,7 @@ static int cross_validate(const struct validate_args *a)
 			       100.0 * (double)nested / (double)total);
 	}
 	uncert_release(&t);
-	calib_cv_release(&cv);
+	fitparams_cv_release(&cv);
 	free(text);
 	args_models_free(cat, et);
 	return rc ? cli_fail(rc, d.msg) : 0;
@@ -550,24 +550,24 @@ static int parse_fit_args(int argc, char **argv, struct fit_args *a)
 	return 0;
 }
 
-void cli_print_params(const struct calib_fit *fit, const char *before)
+void cli_print_params(const struct fitparams_fit *fit, const char *before)
 {
 	int w = (int)strlen("field");
 	for (size_t j = 0; j < fit->n_params; j++) {
-		int n = (int)strlen(calib_field_name(fit->params[j].field));
+		int n = (int)strlen(fitparams_field_name(fit->params[j].field));
 		w = n > w ? n : w;
 	}
 	printf("%-9s %-22s %-16s %-*s %12s %12s\n", "target", "id", "family prefix", w, "field",
 	       before, "fitted");
 	for (size_t j = 0; j < fit->n_params; j++) {
-		const struct calib_param *p = &fit->params[j];
-		printf("%-9s %-22s %-16s %-*s %12.4g %12.4g\n", calib_target_name(p->target), p->id,
+		const struct fitparams_param *p = &fit->params[j];
+		printf("%-9s %-22s %-16s %-*s %12.4g %12.4g\n", fitparams_target_name(p->target), p->id,
 		       p->target == CALIB_OVERRIDE ? p->family_prefix : "-", w,
-		       calib_field_name(p->field), p->shipped, p->value);
+		       fitparams_field_name(p->field), p->shipped, p->value);
 	}
 }
 
-static void print_fit(const struct calib_fit *fit)
+static void print_fit(const struct fitparams_fit *fit)
 {
 	cli_print_params(fit, "shipped");
 	printf("\n%zu rows fitted, %zu parameters, %zu iterations (%s)\n", fit->n_res,
@@ -588,7 +588,7 @@ int cmd_fit_params(int argc, char **argv)
 	struct catalog *cat = NULL;
 	struct engine_table *et = NULL;
 	char *text = NULL;
-	struct calib_fit fit;
+	struct fitparams_fit fit;
 	memset(&fit, 0, sizeof(fit));
 	int rc = a.out ? outfile_check(a.out, &d) : 0;
 	if (!rc)
@@ -599,11 +599,11 @@ int cmd_fit_params(int argc, char **argv)
 			rc = d.code ? d.code : DIAG_EIO;
 	}
 	if (!rc) {
-		struct calib_opts o;
-		calib_opts_init(&o);
+		struct fitparams_opts o;
+		fitparams_opts_init(&o);
 		o.min_confidence = (enum validate_confidence)a.min_confidence;
 		o.prior = a.prior;
-		rc = calib_fit_run(&fit, cat, et, a.csv, text, strlen(text), &o, &d);
+		rc = fitparams_fit_run(&fit, cat, et, a.csv, text, strlen(text), &o, &d);
 	}
 	bool to_stdout = a.out && strcmp(a.out, "-") == 0;
 	if (!rc && a.out) {
@@ -614,13 +614,13 @@ int cmd_fit_params(int argc, char **argv)
 		if (!rc) {
 			struct diag wd;
 			diag_init(&wd);
-			rc = outfile_finish(&of, calib_fit_write_json(of.fp, &fit, a.csv, crc, a.commit,
+			rc = outfile_finish(&of, fitparams_fit_write_json(of.fp, &fit, a.csv, crc, a.commit,
 								     &wd), &wd, &d);
 		}
 	}
 	if (!rc && !to_stdout)
 		print_fit(&fit);
-	calib_fit_release(&fit);
+	fitparams_fit_release(&fit);
 	free(text);
 	args_models_free(cat, et);
 	return rc ? cli_fail(rc, d.msg) : 0;

@@ -138,7 +138,7 @@ static int read_param(struct calfile_param *p, const cJSON *o, const char *name,
 					"a string (an override names its family prefix)", name, i);
 		snprintf(p->family_prefix, sizeof(p->family_prefix), "%s", fp);
 	}
-	/* the bounds the fit keeps (replay/calib.c): a fraction from 1e-6 to
+	/* the bounds the fit keeps (calib/fitparams.c): a fraction from 1e-6 to
 	 * 1, any other figure from 1e-3 to 1e7 */
 	bool frac = is_fraction_field(f);
 	if (!jnum(o, "fitted", &p->value) ||

@@ -358,12 +358,12 @@ bool catalog_check(const struct catalog *cat);
 const struct cat_family *catalog_family(const struct catalog *cat, const char *name);
 
 /* The same, writable: for fitting a family's efficiency factors in place
- * (replay/calib.h); models initialised afterwards see the new values. */
+ * (calib/fitparams.h); models initialised afterwards see the new values. */
 struct cat_family *catalog_family_mut(struct catalog *cat, const char *name);
 
 /* The eff_issue a model of fam runs on, in *out: its own, else the median
  * over the families that give one (what cross-validation gives a family
- * whose rows it holds out: replay/calib.h), else 1.  0, DIAG_ENOMEM. */
+ * whose rows it holds out: calib/fitparams.h), else 1.  0, DIAG_ENOMEM. */
 int catalog_eff_issue(const struct catalog *cat, const struct cat_family *fam, double *out,
 		      struct diag *d);
 const struct cat_hardware *catalog_hardware(const struct catalog *cat, const char *name);

@@ -7,7 +7,7 @@
  * output_throughput_tok_s, ttft_ms, tpot_ms, ...).  Its band is the
  * `coverage` quantile (0.8 by default) of |ln(predicted / measured)| over
  * the calibration rows of that regime, each predicted with parameters
- * refitted without the row's hardware family (replay/calib.h,
+ * refitted without the row's hardware family (calib/fitparams.h,
  * leave-one-family-out): the error a prediction on hardware the fit has
  * not seen makes.  The quantile is an order statistic, the
  * ceil(coverage x n)-th smallest, so at least that share of the regime's

@@ -2,7 +2,7 @@
  * calibrate: fit a team's benchmark rows and write the calibration file
  * (see calibrate.h).
  */
-#include "replay/calibrate.h"
+#include "calib/calibrate.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,15 +22,15 @@ static const char *rows_name(const struct benchres *b)
 	return b->n_inputs ? b->inputs[0].path : "the benchmark rows";
 }
 
-int calibrate_run(struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
+int calibrate_run(struct fitparams_fit *fit, struct catalog *cat, struct engine_table *et,
 		  const struct benchres *b, struct diag *d)
 {
 	memset(fit, 0, sizeof(*fit));
 	if (b->n_rows == 0 || !b->csv)
 		return diag_set(d, DIAG_EINPUT, "no measurement row to fit (expected at least one "
 				"benchmark result)");
-	struct calib_opts o;
-	calib_opts_init(&o);
+	struct fitparams_opts o;
+	fitparams_opts_init(&o);
 	o.simulate = true;
 	o.identifiable_only = true;
 	o.min_confidence = VC_MEDIUM;
@@ -42,7 +42,7 @@ int calibrate_run(struct calib_fit *fit, struct catalog *cat, struct engine_tabl
 	for (size_t i = 0; i < b->n_inputs; i++)
 		if (b->inputs[i].offline_requests > o.offline_requests)
 			o.offline_requests = b->inputs[i].offline_requests;
-	return calib_fit_run(fit, cat, et, rows_name(b), b->csv, b->len, &o, d);
+	return fitparams_fit_run(fit, cat, et, rows_name(b), b->csv, b->len, &o, d);
 }
 
 
@@ -117,7 +117,7 @@ static int write_rows(FILE *out, const struct benchres *b, const struct engine_t
 	return 0;
 }
 
-int calibrate_write_json(FILE *out, const struct calib_fit *fit, const struct benchres *b,
+int calibrate_write_json(FILE *out, const struct fitparams_fit *fit, const struct benchres *b,
 			 const struct engine_table *et, struct diag *d)
 {
 	fprintf(out, "{\n  \"format\": \"%s\",\n  \"schema_version\": 1,\n  \"inputs\": [",
@@ -148,7 +148,7 @@ int calibrate_write_json(FILE *out, const struct calib_fit *fit, const struct be
 	fputs("  \"measurements_csv\": ", out);
 	jsonw_str(out, b->csv ? b->csv : "");
 	fputs(",\n", out);
-	calib_fit_write_body(out, fit);
+	fitparams_fit_write_body(out, fit);
 	fprintf(out, "  \"summary\": {\"rows\": %zu, \"parameters\": %zu, \"cost_builtin\": ",
 		fit->n_res, fit->n_params);
 	jsonw_num(out, fit->cost_before);

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0
- * calib: fitted per-family and per-engine parameters and leave-one-group-out
- * cross-validation (see calib.h).
+ * fitparams: fitted per-family and per-engine parameters and leave-one-group-out
+ * cross-validation (see fitparams.h).
  *
  * Every evaluation of the objective reruns validate_run_text on the fitted
  * rows only (opts.row_mask, no simulation): the rows are parsed again each
  * time, which costs far less than their predictions.  The parameter vector
- * theta lives in the transformed space of calib.h; apply() writes the
+ * theta lives in the transformed space of fitparams.h; apply() writes the
  * physical values into the caller's catalogue and engine table.
  */
-#include "replay/calib.h"
+#include "calib/fitparams.h"
 #include "base/jsonw.h"
 
 #include <assert.h>
@@ -30,23 +30,23 @@ static const char *const field_names[CF_COUNT] = {
 	"eff_issue", "sm_w_at_1ghz",
 };
 
-const char *calib_field_name(enum calib_field f)
+const char *fitparams_field_name(enum fitparams_field f)
 {
 	return f >= 0 && f < CF_COUNT ? field_names[f] : "?";
 }
 
-const char *calib_target_name(enum calib_target t)
+const char *fitparams_target_name(enum fitparams_target t)
 {
 	return t == CALIB_FAMILY ? "family" : t == CALIB_ENGINE ? "engine" : "override";
 }
 
-void calib_opts_init(struct calib_opts *o)
+void fitparams_opts_init(struct fitparams_opts *o)
 {
-	*o = (struct calib_opts){ .min_confidence = VC_MEDIUM, .prior = 0.1, .max_iter = 100,
+	*o = (struct fitparams_opts){ .min_confidence = VC_MEDIUM, .prior = 0.1, .max_iter = 100,
 				  .requests_per_client = 8 };
 }
 
-static bool is_fraction(enum calib_field f)
+static bool is_fraction(enum fitparams_field f)
 {
 	return f == CF_EFF_COMPUTE || f == CF_EFF_BW || f == CF_EFF_ISSUE || f == CF_COMPUTE_SCALE ||
 	       f == CF_ATTENTION_SCALE || f == CF_QUANT_BW_SCALE || f == CF_MOE_SCALE ||
@@ -57,7 +57,7 @@ static bool is_fraction(enum calib_field f)
 #define FRACTION_MAX 0.999
 #define FRACTION_MIN 1e-6
 
-static double to_theta(enum calib_field f, double v)
+static double to_theta(enum fitparams_field f, double v)
 {
 	if (is_fraction(f)) {
 		v = fmin(fmax(v, FRACTION_MIN), FRACTION_MAX);
@@ -70,7 +70,7 @@ static double to_theta(enum calib_field f, double v)
  * for very negative theta, which it does not: FRACTION_MIN is the floor.
  * An overhead stays above 1e-3 us for the same reason, and below 1e7 (ten
  * seconds a step; calibration files are held to the same range). */
-static double from_theta(enum calib_field f, double th)
+static double from_theta(enum fitparams_field f, double th)
 {
 	if (is_fraction(f))
 		return fmax(1 / (1 + exp(-th)), FRACTION_MIN);
@@ -96,7 +96,7 @@ static struct engine_profile *engine_mut(struct engine_table *et, const char *id
 	return NULL;
 }
 
-static double *param_field(struct engine_params *p, enum calib_field f)
+static double *param_field(struct engine_params *p, enum fitparams_field f)
 {
 	switch (f) {
 	case CF_STEP_US: return &p->step_overhead_us;
@@ -116,11 +116,11 @@ static double *param_field(struct engine_params *p, enum calib_field f)
 }
 
 /* The fields of a family a fit sets. */
-static const enum calib_field family_fields[] = { CF_EFF_COMPUTE, CF_EFF_BW, CF_FAMILY_STEP_US,
+static const enum fitparams_field family_fields[] = { CF_EFF_COMPUTE, CF_EFF_BW, CF_FAMILY_STEP_US,
 	CF_EFF_ISSUE, CF_SM_W };
 #define CALIB_FAMILY_FIELDS (sizeof(family_fields) / sizeof(family_fields[0]))
 
-static double *family_field(struct cat_family *fam, enum calib_field f)
+static double *family_field(struct cat_family *fam, enum fitparams_field f)
 {
 	switch (f) {
 	case CF_EFF_COMPUTE: return &fam->eff_compute;
@@ -133,7 +133,7 @@ static double *family_field(struct cat_family *fam, enum calib_field f)
 }
 
 /* Where parameter q lives in cat / et; NULL when it does not. */
-static double *locate(const struct calib_param *q, struct catalog *cat, struct engine_table *et)
+static double *locate(const struct fitparams_param *q, struct catalog *cat, struct engine_table *et)
 {
 	if (q->target == CALIB_FAMILY) {
 		struct cat_family *fam = catalog_family_mut(cat, q->id);
@@ -150,7 +150,7 @@ static double *locate(const struct calib_param *q, struct catalog *cat, struct e
 	return NULL;
 }
 
-void calib_apply(const struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
+void fitparams_apply(const struct fitparams_fit *fit, struct catalog *cat, struct engine_table *et,
 		 bool fitted)
 {
 	for (size_t j = 0; j < fit->n_params; j++) {
@@ -173,7 +173,7 @@ struct ctx {
 	double *w;                   /* their weights */
 	double *measured;
 	size_t n_rows;
-	struct calib_param *params;
+	struct fitparams_param *params;
 	size_t n_params;
 	double *theta0;
 	double prior;
@@ -291,10 +291,10 @@ static double median_ape(const double *pred, const double *meas, size_t n, doubl
 
 /* ---- the parameters ---- */
 
-static bool has_param(const struct calib_fit *fit, const struct calib_param *q)
+static bool has_param(const struct fitparams_fit *fit, const struct fitparams_param *q)
 {
 	for (size_t j = 0; j < fit->n_params; j++) {
-		const struct calib_param *p = &fit->params[j];
+		const struct fitparams_param *p = &fit->params[j];
 		if (p->target == q->target && p->field == q->field && strcmp(p->id, q->id) == 0 &&
 		    strcmp(p->family_prefix, q->family_prefix) == 0)
 			return true;
@@ -302,11 +302,11 @@ static bool has_param(const struct calib_fit *fit, const struct calib_param *q)
 	return false;
 }
 
-static int add_param(struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
-		     enum calib_target t, const char *id, const char *prefix, enum calib_field f,
+static int add_param(struct fitparams_fit *fit, struct catalog *cat, struct engine_table *et,
+		     enum fitparams_target t, const char *id, const char *prefix, enum fitparams_field f,
 		     struct diag *d)
 {
-	struct calib_param q = { .target = t, .field = f };
+	struct fitparams_param q = { .target = t, .field = f };
 	snprintf(q.id, sizeof(q.id), "%s", id);
 	snprintf(q.family_prefix, sizeof(q.family_prefix), "%s", prefix ? prefix : "");
 	if (has_param(fit, &q))
@@ -318,7 +318,7 @@ static int add_param(struct calib_fit *fit, struct catalog *cat, struct engine_t
 		return 0;
 	if (fit->n_params == fit->params_cap) {
 		size_t cap = fit->params_cap ? 2 * fit->params_cap : 32;
-		struct calib_param *p = realloc(fit->params, cap * sizeof(*p));
+		struct fitparams_param *p = realloc(fit->params, cap * sizeof(*p));
 		if (!p)
 			return diag_set(d, DIAG_ENOMEM, "out of memory for the parameters");
 		fit->params = p;
@@ -330,11 +330,11 @@ static int add_param(struct calib_fit *fit, struct catalog *cat, struct engine_t
 }
 
 /* Every parameter a fitted row's family or engine can move. */
-static int candidates(struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
+static int candidates(struct fitparams_fit *fit, struct catalog *cat, struct engine_table *et,
 		      const struct validate_report *rep, const size_t *rows, size_t n,
 		      struct diag *d)
 {
-	static const enum calib_field eng_fields[] = { CF_STEP_US, CF_LAYER_US, CF_COMPUTE_SCALE,
+	static const enum fitparams_field eng_fields[] = { CF_STEP_US, CF_LAYER_US, CF_COMPUTE_SCALE,
 		CF_ATTENTION_SCALE, CF_QUANT_BW_SCALE, CF_MOE_SCALE, CF_MOE_LAYER_US,
 		CF_QUANT_MATMUL_FLOP_CLK, CF_MATVEC_BYTES_CLK,
 		CF_QUANT_MATVEC_BYTES_CLK, CF_ATTENTION_SCALE_NO_FA, CF_MOE_HOST_ROUTING_US };
@@ -358,7 +358,7 @@ static int candidates(struct calib_fit *fit, struct catalog *cat, struct engine_
 	return rc;
 }
 
-void calib_fit_release(struct calib_fit *fit)
+void fitparams_fit_release(struct fitparams_fit *fit)
 {
 	free(fit->params);
 	fit->params = NULL;
@@ -375,7 +375,7 @@ static double confidence_weight(enum validate_confidence c)
 
 /* The rows to fit: predicted without a simulation, not excluded by
  * confidence or by o->exclude. */
-static int select_rows(struct ctx *c, const struct calib_opts *o, struct validate_report *rep,
+static int select_rows(struct ctx *c, const struct fitparams_opts *o, struct validate_report *rep,
 		       struct diag *d)
 {
 	struct validate_opts vo = c->vo;
@@ -432,7 +432,7 @@ static void ctx_release(struct ctx *c)
  * values instead of drifting along the ridge. */
 #define CALIB_IDENT_MIN 0.05
 
-static int screen(struct calib_fit *fit, struct ctx *c, double *f0, double *f1, double *th,
+static int screen(struct fitparams_fit *fit, struct ctx *c, double *f0, double *f1, double *th,
 		  bool identifiable_only)
 {
 	int rc = residuals(c, th, f0);
@@ -518,8 +518,8 @@ static int screen(struct calib_fit *fit, struct ctx *c, double *f0, double *f1, 
 	return 0;
 }
 
-int calib_fit_run(struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
-		  const char *name, const char *text, size_t len, const struct calib_opts *o,
+int fitparams_fit_run(struct fitparams_fit *fit, struct catalog *cat, struct engine_table *et,
+		  const char *name, const char *text, size_t len, const struct fitparams_opts *o,
 		  struct diag *d)
 {
 	memset(fit, 0, sizeof(*fit));
@@ -539,7 +539,7 @@ int calib_fit_run(struct calib_fit *fit, struct catalog *cat, struct engine_tabl
 	validate_release(&rep);
 	if (rc) {
 		ctx_release(&c);
-		calib_fit_release(fit);
+		fitparams_fit_release(fit);
 		return rc;
 	}
 	c.params = fit->params;
@@ -559,7 +559,7 @@ int calib_fit_run(struct calib_fit *fit, struct catalog *cat, struct engine_tabl
 	for (size_t j = 0; j < fit->n_params; j++)
 		th[j] = c.theta0[j] = to_theta(fit->params[j].field, fit->params[j].shipped);
 	/* before: the shipped values exactly */
-	calib_apply(fit, cat, et, false);
+	fitparams_apply(fit, cat, et, false);
 	if ((rc = predict_rows(&c, pred0)))
 		goto out;
 	if ((rc = screen(fit, &c, f0, f1, th, o->identifiable_only)))
@@ -606,11 +606,11 @@ int calib_fit_run(struct calib_fit *fit, struct catalog *cat, struct engine_tabl
 		}
 		gsl_multifit_nlinear_free(w);
 	}
-	calib_apply(fit, cat, et, true);
+	fitparams_apply(fit, cat, et, true);
 	if ((rc = predict_rows(&c, f0)))
 		goto out;
 	for (size_t i = 0; i < c.n_rows; i++) {
-		struct calib_residual *r = &fit->res[i];
+		struct fitparams_residual *r = &fit->res[i];
 		r->weight = c.w[i];
 		r->measured = c.measured[i];
 		r->before = pred0[i];
@@ -648,7 +648,7 @@ out:
 	free(pred0);
 	ctx_release(&c);
 	if (rc)
-		calib_fit_release(fit);
+		fitparams_fit_release(fit);
 	return rc;
 }
 
@@ -659,21 +659,21 @@ out:
 /* "iterations", "stop", "parameters" and "residuals" keys (each line
  * indented two spaces, a comma after the last), as fit-params and
  * calibrate write them. */
-void calib_fit_write_body(FILE *out, const struct calib_fit *fit)
+void fitparams_fit_write_body(FILE *out, const struct fitparams_fit *fit)
 {
 	fprintf(out, "  \"iterations\": %zu,\n  \"stop\": ", fit->iterations);
 	jsonw_str(out, fit->stop ? fit->stop : "");
 	fputs(",\n  \"parameters\": [", out);
 	for (size_t j = 0; j < fit->n_params; j++) {
-		const struct calib_param *p = &fit->params[j];
+		const struct fitparams_param *p = &fit->params[j];
 		fprintf(out, "%s\n    {\"target\": \"%s\", \"id\": ", j ? "," : "",
-			calib_target_name(p->target));
+			fitparams_target_name(p->target));
 		jsonw_str(out, p->id);
 		if (p->target == CALIB_OVERRIDE) {
 			fputs(", \"family_prefix\": ", out);
 			jsonw_str(out, p->family_prefix);
 		}
-		fprintf(out, ", \"field\": \"%s\", \"shipped\": ", calib_field_name(p->field));
+		fprintf(out, ", \"field\": \"%s\", \"shipped\": ", fitparams_field_name(p->field));
 		jsonw_num(out, p->shipped);
 		fputs(", \"fitted\": ", out);
 		jsonw_num(out, p->value);
@@ -681,7 +681,7 @@ void calib_fit_write_body(FILE *out, const struct calib_fit *fit)
 	}
 	fputs("\n  ],\n  \"residuals\": [", out);
 	for (size_t i = 0; i < fit->n_res; i++) {
-		const struct calib_residual *r = &fit->res[i];
+		const struct fitparams_residual *r = &fit->res[i];
 		fprintf(out, "%s\n    {\"line\": %ld, \"metric\": \"%s\", \"family\": ", i ? "," : "",
 			r->line, validate_metric_name(r->metric));
 		jsonw_str(out, r->family);
@@ -702,7 +702,7 @@ void calib_fit_write_body(FILE *out, const struct calib_fit *fit)
 	fputs("\n  ],\n", out);
 }
 
-int calib_fit_write_json(FILE *out, const struct calib_fit *fit, const char *path,
+int fitparams_fit_write_json(FILE *out, const struct fitparams_fit *fit, const char *path,
 			 unsigned long crc32, const char *commit, struct diag *d)
 {
 	fputs("{\n  \"schema_version\": 1,\n  \"measurements\": {\"path\": ", out);
@@ -716,7 +716,7 @@ int calib_fit_write_json(FILE *out, const struct calib_fit *fit, const char *pat
 	      "gsl_multifit_nlinear, Levenberg-Marquardt, finite-difference Jacobian); fractions "
 	      "as 1/(1+exp(-theta)), overheads as exp(theta); a prior toward the shipped value; "
 	      "decode and prefill rows only\",\n", out);
-	calib_fit_write_body(out, fit);
+	fitparams_fit_write_body(out, fit);
 	fputs("  \"summary\": {\"rows\": ", out);
 	fprintf(out, "%zu, \"parameters\": %zu, \"cost_shipped\": ", fit->n_res, fit->n_params);
 	jsonw_num(out, fit->cost_before);
@@ -734,12 +734,12 @@ int calib_fit_write_json(FILE *out, const struct calib_fit *fit, const char *pat
 
 /* ---- cross-validation ---- */
 
-int calib_group_parse(const char *name, enum calib_group *g)
+int fitparams_group_parse(const char *name, enum fitparams_group *g)
 {
 	static const char *const names[] = { "family", "hardware", "model", "engine" };
 	for (int i = 0; i < 4; i++)
 		if (name && strcmp(name, names[i]) == 0) {
-			*g = (enum calib_group)i;
+			*g = (enum fitparams_group)i;
 			return 0;
 		}
 	return -1;
@@ -749,7 +749,7 @@ int calib_group_parse(const char *name, enum calib_group *g)
  * so that an alias or another spelling of one falls in the same group (a
  * fold that kept the other spelling's rows would leave the group in view). */
 static const char *group_of(const struct catalog *cat, const struct validate_report *rep,
-			    size_t i, enum calib_group g)
+			    size_t i, enum fitparams_group g)
 {
 	const struct validate_row *r = &rep->rows[i];
 	const char *cell;
@@ -775,7 +775,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-void calib_cv_release(struct calib_cv *cv)
+void fitparams_cv_release(struct fitparams_cv *cv)
 {
 	free(cv->cells);
 	cv->cells = NULL;
@@ -796,7 +796,7 @@ static void quantiles(double *v, size_t n, double *med, double *p90)
 	*p90 = gsl_stats_quantile_from_sorted_data(v, 1, n, 0.90);
 }
 
-static int add_cell(struct calib_cv *cv, size_t *cap, const char *group, enum validate_metric m,
+static int add_cell(struct fitparams_cv *cv, size_t *cap, const char *group, enum validate_metric m,
 		    const double *in, const double *outv, const bool *sel, size_t n, double *scratch,
 		    struct diag *d)
 {
@@ -808,13 +808,13 @@ static int add_cell(struct calib_cv *cv, size_t *cap, const char *group, enum va
 		return 0;
 	if (cv->n_cells == *cap) {
 		size_t nc = *cap ? 2 * *cap : 32;
-		struct calib_cv_cell *p = realloc(cv->cells, nc * sizeof(*p));
+		struct fitparams_cv_cell *p = realloc(cv->cells, nc * sizeof(*p));
 		if (!p)
 			return diag_set(d, DIAG_ENOMEM, "out of memory");
 		cv->cells = p;
 		*cap = nc;
 	}
-	struct calib_cv_cell *c = &cv->cells[cv->n_cells++];
+	struct fitparams_cv_cell *c = &cv->cells[cv->n_cells++];
 	memset(c, 0, sizeof(*c));
 	snprintf(c->group, sizeof(c->group), "%s", group);
 	c->metric = m;
@@ -833,8 +833,8 @@ static int add_cell(struct calib_cv *cv, size_t *cap, const char *group, enum va
  * a kind of unit, only from families multiplying on the same kind; with
  * same_memory, only from families of fam's memory technology (HBM stacks
  * and GDDR/LPDDR chips reach different fractions of their peaks). */
-static bool stands_for(const struct catalog *cat, const struct calib_param *q,
-		       const struct cat_family *fam, enum calib_field field, bool same_memory)
+static bool stands_for(const struct catalog *cat, const struct fitparams_param *q,
+		       const struct cat_family *fam, enum fitparams_field field, bool same_memory)
 {
 	if (q->target != CALIB_FAMILY || q->field != field)
 		return false;
@@ -846,8 +846,8 @@ static bool stands_for(const struct catalog *cat, const struct calib_param *q,
 
 /* The median of the values of the parameters stands_for picks, in *out
  * (NAN when none is); v has room for every parameter of fit. */
-static void median_standing_for(const struct catalog *cat, const struct calib_fit *fit,
-				const struct cat_family *fam, enum calib_field field,
+static void median_standing_for(const struct catalog *cat, const struct fitparams_fit *fit,
+				const struct cat_family *fam, enum fitparams_field field,
 				bool same_memory, double *v, double *out)
 {
 	size_t m = 0;
@@ -863,10 +863,10 @@ static void median_standing_for(const struct catalog *cat, const struct calib_fi
 
 /* A family whose rows are all held out has nothing to fit its own factors
  * on: it takes what the families that stayed say about a family like it
- * (calib.h), never its shipped values, which were set with its rows in
+ * (fitparams.h), never its shipped values, which were set with its rows in
  * view. */
-int calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
-		   const struct cat_family *fam, enum calib_field field, double *out,
+int fitparams_stand_in(const struct catalog *cat, const struct fitparams_fit *fit,
+		   const struct cat_family *fam, enum fitparams_field field, double *out,
 		   struct diag *d)
 {
 	double *v = malloc((fit->n_params ? fit->n_params : 1) * sizeof(*v));
@@ -893,13 +893,13 @@ int calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
 /* Put the stand-ins in fam for the fold; saved[] keeps what it had (all
  * of it first: each stand-in is read from the fit, not from fam). */
 static int stand_in_family(struct cat_family *fam, const struct catalog *cat,
-			   const struct calib_fit *fit, double *saved, struct diag *d)
+			   const struct fitparams_fit *fit, double *saved, struct diag *d)
 {
 	for (size_t k = 0; k < CALIB_FAMILY_FIELDS; k++)
 		saved[k] = *family_field(fam, family_fields[k]);
 	for (size_t k = 0; k < CALIB_FAMILY_FIELDS; k++) {
 		double x;
-		int rc = calib_stand_in(cat, fit, fam, family_fields[k], &x, d);
+		int rc = fitparams_stand_in(cat, fit, fam, family_fields[k], &x, d);
 		if (rc)
 			return rc;
 		if (!isnan(x))
@@ -931,7 +931,7 @@ struct saved_override {
 };
 
 static size_t stand_in_overrides(struct engine_table *et, const char *fid,
-				 const struct calib_fit *fit, struct saved_override *saved,
+				 const struct fitparams_fit *fit, struct saved_override *saved,
 				 size_t n_saved, size_t cap)
 {
 	for (size_t i = 0; i < et->count && n_saved < cap; i++) {
@@ -963,9 +963,9 @@ static size_t stand_in_overrides(struct engine_table *et, const char *fid,
 	return n_saved;
 }
 
-int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine_table *et,
-			 const char *name, const char *text, size_t len, enum calib_group g,
-			 const struct calib_opts *o, struct diag *d)
+int fitparams_cross_validate(struct fitparams_cv *cv, struct catalog *cat, struct engine_table *et,
+			 const char *name, const char *text, size_t len, enum fitparams_group g,
+			 const struct fitparams_opts *o, struct diag *d)
 {
 	memset(cv, 0, sizeof(*cv));
 	cv->group = g;
@@ -1023,13 +1023,13 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 	for (size_t k = 0; k < uniq && !rc; k++) {
 		for (size_t i = 0; i < n; i++)
 			held[i] = used[i] && strcmp(grp[i], keys[k]) == 0;
-		struct calib_opts fo = *o;
+		struct fitparams_opts fo = *o;
 		fo.exclude = held;
 		fo.exclude_n = n;
-		struct calib_fit fit;
+		struct fitparams_fit fit;
 		struct diag fd;
 		diag_init(&fd);
-		int frc = calib_fit_run(&fit, cat, et, name, text, len, &fo, &fd);
+		int frc = fitparams_fit_run(&fit, cat, et, name, text, len, &fo, &fd);
 		if (frc && frc != DIAG_EINPUT) {
 			rc = diag_set(d, frc, "%s", fd.msg);
 			break;
@@ -1079,8 +1079,8 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		for (size_t f = 0; f < n_fam; f++)
 			restore_family(fams[f].fam, fams[f].saved);
 		if (!frc)
-			calib_apply(&fit, cat, et, false);
-		calib_fit_release(&fit);
+			fitparams_apply(&fit, cat, et, false);
+		fitparams_fit_release(&fit);
 		if (rc)
 			break;
 		for (size_t i = 0; i < n; i++)
@@ -1117,7 +1117,7 @@ int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine
 		if (!used[i])
 			continue;
 		const struct validate_row *r = &base.rows[i];
-		struct calib_cv_row *cr = &cv->rows[cv->n_rows++];
+		struct fitparams_cv_row *cr = &cv->rows[cv->n_rows++];
 		cr->line = r->line;
 		cr->metric = r->metric;
 		snprintf(cr->group, sizeof(cr->group), "%s", grp[i]);
@@ -1143,11 +1143,11 @@ out:
 	free(ovs);
 	validate_release(&base);
 	if (rc)
-		calib_cv_release(cv);
+		fitparams_cv_release(cv);
 	return rc;
 }
 
-int calib_cv_write_text(FILE *out, const struct calib_cv *cv, struct diag *d)
+int fitparams_cv_write_text(FILE *out, const struct fitparams_cv *cv, struct diag *d)
 {
 	static const char *const gnames[] = { "family", "hardware", "model", "engine" };
 	fprintf(out, "leave one %s out: refit without the group's rows, predict them (%zu folds)\n",
@@ -1155,7 +1155,7 @@ int calib_cv_write_text(FILE *out, const struct calib_cv *cv, struct diag *d)
 	fprintf(out, "%-24s %-24s %4s %12s %9s %12s %9s\n", gnames[cv->group], "metric", "n",
 		"in median%", "in p90%", "out median%", "out p90%");
 	for (size_t i = 0; i < cv->n_cells; i++) {
-		const struct calib_cv_cell *c = &cv->cells[i];
+		const struct fitparams_cv_cell *c = &cv->cells[i];
 		if (i > 0 && strcmp(c->group, "all") == 0 && strcmp(cv->cells[i - 1].group, "all") != 0)
 			fputc('\n', out);
 		fprintf(out, "%-24.24s %-24s %4zu %12.1f %9.1f %12.1f %9.1f\n", c->group,
@@ -1166,7 +1166,7 @@ int calib_cv_write_text(FILE *out, const struct calib_cv *cv, struct diag *d)
 	 * order they first come */
 	bool first = true;
 	for (size_t i = 0; i < cv->n_rows; i++) {
-		const struct calib_cv_row *r = &cv->rows[i];
+		const struct fitparams_cv_row *r = &cv->rows[i];
 		bool seen = false;
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = cv->rows[k].engine_in_sample &&
@@ -1196,13 +1196,13 @@ static void json_ape(FILE *out, double predicted, double measured)
 		fputs("null", out);
 }
 
-int calib_cv_write_json(FILE *out, const struct calib_cv *cv, struct diag *d)
+int fitparams_cv_write_json(FILE *out, const struct fitparams_cv *cv, struct diag *d)
 {
 	static const char *const gnames[] = { "family", "hardware", "model", "engine" };
 	fprintf(out, "{\n  \"schema_version\": 1,\n  \"grouping\": \"%s\",\n  \"folds\": %zu,\n"
 		"  \"cells\": [", gnames[cv->group], cv->n_folds);
 	for (size_t i = 0; i < cv->n_cells; i++) {
-		const struct calib_cv_cell *c = &cv->cells[i];
+		const struct fitparams_cv_cell *c = &cv->cells[i];
 		fputs(i ? ",\n    {\"group\": " : "\n    {\"group\": ", out);
 		jsonw_str(out, c->group);
 		fprintf(out, ", \"metric\": \"%s\", \"n\": %zu, \"in_median_pct\": ",
@@ -1218,7 +1218,7 @@ int calib_cv_write_json(FILE *out, const struct calib_cv *cv, struct diag *d)
 	}
 	fputs(cv->n_cells ? "\n  ],\n  \"rows\": [" : "],\n  \"rows\": [", out);
 	for (size_t i = 0; i < cv->n_rows; i++) {
-		const struct calib_cv_row *r = &cv->rows[i];
+		const struct fitparams_cv_row *r = &cv->rows[i];
 		fprintf(out, "%s    {\"line\": %ld, \"metric\": \"%s\", \"group\": ", i ? ",\n" : "\n",
 			r->line, validate_metric_name(r->metric));
 		jsonw_str(out, r->group);
@@ -1244,7 +1244,7 @@ int calib_cv_write_json(FILE *out, const struct calib_cv *cv, struct diag *d)
 	return 0;
 }
 
-int calib_cv_bands(struct uncert_table *t, const struct calib_cv *cv, const char *without,
+int fitparams_cv_bands(struct uncert_table *t, const struct fitparams_cv *cv, const char *without,
 		   double coverage, size_t min_rows, struct diag *d)
 {
 	struct uncert_sample *s = calloc(cv->n_rows ? cv->n_rows : 1, sizeof(*s));
@@ -1252,7 +1252,7 @@ int calib_cv_bands(struct uncert_table *t, const struct calib_cv *cv, const char
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
 	size_t n = 0;
 	for (size_t i = 0; i < cv->n_rows; i++) {
-		const struct calib_cv_row *r = &cv->rows[i];
+		const struct fitparams_cv_row *r = &cv->rows[i];
 		if (without && strcmp(r->group, without) == 0)
 			continue;
 		if (!(r->predicted_out > 0 && r->measured > 0))
@@ -1269,18 +1269,18 @@ int calib_cv_bands(struct uncert_table *t, const struct calib_cv *cv, const char
 	return rc;
 }
 
-static bool band_covers(const struct uncert_table *t, const struct calib_cv_row *r)
+static bool band_covers(const struct uncert_table *t, const struct fitparams_cv_row *r)
 {
 	struct uncert_band b = uncert_lookup(t, r->family, r->engine, validate_metric_name(r->metric));
 	return b.regime && fabs(log(r->predicted_out / r->measured)) <= b.log_band;
 }
 
-int calib_cv_band_coverage(const struct calib_cv *cv, const struct uncert_table *t,
+int fitparams_cv_band_coverage(const struct fitparams_cv *cv, const struct uncert_table *t,
 			   size_t *in_sample, size_t *nested, size_t *total, struct diag *d)
 {
 	*in_sample = *nested = *total = 0;
 	for (size_t i = 0; i < cv->n_rows; i++) {
-		const struct calib_cv_row *r = &cv->rows[i];
+		const struct fitparams_cv_row *r = &cv->rows[i];
 		if (!(r->predicted_out > 0 && r->measured > 0))
 			continue;
 		(*total)++;
@@ -1292,7 +1292,7 @@ int calib_cv_band_coverage(const struct calib_cv *cv, const struct uncert_table 
 			continue;
 		struct uncert_table u;
 		uncert_init(&u);
-		int rc = calib_cv_bands(&u, cv, r->group, t->coverage, t->min_rows, d);
+		int rc = fitparams_cv_bands(&u, cv, r->group, t->coverage, t->min_rows, d);
 		if (rc == DIAG_EINPUT) /* one group only: nothing to build from */
 			continue;
 		if (rc)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0
- * calib: the performance model's per-family and per-engine parameters fitted
+ * fitparams: the performance model's per-family and per-engine parameters fitted
  * to measurements, and leave-one-group-out cross-validation -- the logic of
  * `agentcap fit-params` and `agentcap validate --cross-validate`.
  *
@@ -37,7 +37,7 @@
  * their absolute percentage errors next to the in-sample ones (shipped
  * parameters).  Nothing a held-out family's rows set reaches its own
  * prediction: a family none of whose rows is left in the fit takes what the
- * other families' fitted factors say about it (calib_stand_in: the compute
+ * other families' fitted factors say about it (fitparams_stand_in: the compute
  * efficiency from families on the same matmul unit, else the unit's first
  * value; the bandwidth efficiency from families of the same memory kind;
  * the issue efficiency, SM watts and step cost from all),
@@ -49,11 +49,11 @@
  *
  * Both functions change the catalogue's families and the engine table in
  * place while they run (they are the caller's working copies); on return
- * calib_fit leaves the fitted values in them, calib_cross_validate the
+ * fitparams_fit leaves the fitted values in them, fitparams_cross_validate the
  * values it found.  Deterministic: same inputs, same results.
  */
-#ifndef REPLAY_CALIB_H
-#define REPLAY_CALIB_H
+#ifndef CALIB_FITPARAMS_H
+#define CALIB_FITPARAMS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,15 +63,15 @@
 #include "models/catalog.h"
 #include "models/engine.h"
 #include "models/uncert.h"
-#include "replay/validate.h"
+#include "calib/validate.h"
 
-enum calib_target {
+enum fitparams_target {
 	CALIB_FAMILY = 0,   /* models/catalog/families.json */
 	CALIB_ENGINE,       /* an engine profile's own figure */
 	CALIB_OVERRIDE,     /* an engine's by_family override */
 };
 
-enum calib_field {
+enum fitparams_field {
 	CF_EFF_COMPUTE = 0,
 	CF_EFF_BW,
 	CF_FAMILY_STEP_US,
@@ -93,21 +93,21 @@ enum calib_field {
 };
 
 /* The JSON name of a field ("eff_bw", "layer_overhead_us", ...; static). */
-const char *calib_field_name(enum calib_field f);
+const char *fitparams_field_name(enum fitparams_field f);
 
 /* "family", "engine", "override" (static). */
-const char *calib_target_name(enum calib_target t);
+const char *fitparams_target_name(enum fitparams_target t);
 
-struct calib_param {
-	enum calib_target target;
+struct fitparams_param {
+	enum fitparams_target target;
 	char id[CAT_ID_MAX];                  /* family or engine id */
 	char family_prefix[ENGINE_NAME_MAX];  /* CALIB_OVERRIDE: its prefix */
-	enum calib_field field;
+	enum fitparams_field field;
 	double shipped;                       /* value before the fit */
 	double value;                         /* fitted value */
 };
 
-struct calib_opts {
+struct fitparams_opts {
 	enum validate_confidence min_confidence; /* default VC_MEDIUM */
 	double prior;            /* weight of the prior per unit of theta;
 				    default 0.1 */
@@ -120,7 +120,7 @@ struct calib_opts {
 				    requests queued at once; 0: validate's
 				    default */
 	bool identifiable_only;  /* fit at most one parameter per row, those
-				    the rows' responses tell apart (calib.c,
+				    the rows' responses tell apart (fitparams.c,
 				    screen); the others keep their values */
 	bool simulate;           /* also fit the serving rows a simulation
 				    predicts (output throughput, TTFT, TPOT
@@ -129,10 +129,10 @@ struct calib_opts {
 				    then runs their simulations */
 };
 
-void calib_opts_init(struct calib_opts *o);
+void fitparams_opts_init(struct fitparams_opts *o);
 
 /* One fitted row. */
-struct calib_residual {
+struct fitparams_residual {
 	long line;
 	enum validate_metric metric;
 	char family[CAT_ID_MAX];
@@ -143,11 +143,11 @@ struct calib_residual {
 	double after;            /* predicted with the fitted ones */
 };
 
-struct calib_fit {
-	struct calib_param *params; /* as many as the fitted rows can move */
+struct fitparams_fit {
+	struct fitparams_param *params; /* as many as the fitted rows can move */
 	size_t n_params;
 	size_t params_cap;
-	struct calib_residual *res;
+	struct fitparams_residual *res;
 	size_t n_res;
 	size_t iterations;
 	int gsl_status;          /* of gsl_multifit_nlinear_driver; 0 converged */
@@ -161,36 +161,36 @@ struct calib_fit {
 /* Fit on the rows of the CSV text (validate.h columns) with cat's families
  * and et's engines as the starting point.  0, DIAG_EINPUT (a bad row, or no
  * row to fit), DIAG_ENOMEM, DIAG_EINTERNAL.  On success cat and et hold the
- * fitted values; fit owns res until calib_fit_release. */
-int calib_fit_run(struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
-		  const char *name, const char *text, size_t len, const struct calib_opts *o,
+ * fitted values; fit owns res until fitparams_fit_release. */
+int fitparams_fit_run(struct fitparams_fit *fit, struct catalog *cat, struct engine_table *et,
+		  const char *name, const char *text, size_t len, const struct fitparams_opts *o,
 		  struct diag *d);
 
-void calib_fit_release(struct calib_fit *fit);
+void fitparams_fit_release(struct fitparams_fit *fit);
 
 /* Set every parameter of fit to `fitted` ? value : shipped in cat and et. */
-void calib_apply(const struct calib_fit *fit, struct catalog *cat, struct engine_table *et,
+void fitparams_apply(const struct fitparams_fit *fit, struct catalog *cat, struct engine_table *et,
 		 bool fitted);
 
 /* params.json: {"schema_version": 1, "measurements": {"path", "crc32",
  * "commit"}, "method": ..., "parameters": [...], "residuals": [...],
  * "summary": {...}}.  commit may be NULL (written as null); crc32 is of
  * the measurement text. */
-int calib_fit_write_json(FILE *out, const struct calib_fit *fit, const char *path,
+int fitparams_fit_write_json(FILE *out, const struct fitparams_fit *fit, const char *path,
 			 unsigned long crc32, const char *commit, struct diag *d);
 
 /* The "iterations", "stop", "parameters" and "residuals" keys of a JSON
  * object, two spaces in, a comma after the last: the part params.json and
- * a calibration file (replay/calibrate.h) share. */
-void calib_fit_write_body(FILE *out, const struct calib_fit *fit);
+ * a calibration file (calib/calibrate.h) share. */
+void fitparams_fit_write_body(FILE *out, const struct fitparams_fit *fit);
 
-enum calib_group { CG_FAMILY = 0, CG_HARDWARE, CG_MODEL, CG_ENGINE };
+enum fitparams_group { CG_FAMILY = 0, CG_HARDWARE, CG_MODEL, CG_ENGINE };
 
 /* "family", "hardware", "model", "engine" -> 0 and *g; -1 otherwise. */
-int calib_group_parse(const char *name, enum calib_group *g);
+int fitparams_group_parse(const char *name, enum fitparams_group *g);
 
 /* Out-of-sample and in-sample errors of one (group, metric). */
-struct calib_cv_cell {
+struct fitparams_cv_cell {
 	char group[CAT_ID_MAX];  /* group value; "all" for the pooled rows */
 	enum validate_metric metric;
 	size_t n;
@@ -199,7 +199,7 @@ struct calib_cv_cell {
 };
 
 /* One row predicted out of sample (the rows the cells summarise). */
-struct calib_cv_row {
+struct fitparams_cv_row {
 	long line;
 	enum validate_metric metric;
 	char group[CAT_ID_MAX];       /* its value of the grouping */
@@ -214,13 +214,13 @@ struct calib_cv_row {
 					 row in view */
 };
 
-struct calib_cv {
-	enum calib_group group;
-	struct calib_cv_cell *cells; /* by group (sorted), then metric; the
+struct fitparams_cv {
+	enum fitparams_group group;
+	struct fitparams_cv_cell *cells; /* by group (sorted), then metric; the
 					pooled "all" cells last */
 	size_t n_cells;
 	size_t n_folds;
-	struct calib_cv_row *rows;   /* in the order of the input */
+	struct fitparams_cv_row *rows;   /* in the order of the input */
 	size_t n_rows;
 };
 
@@ -236,23 +236,23 @@ struct calib_cv {
  * bandwidth or a step cost (the family keeps its value) and 0 for an issue
  * efficiency or an SM's watts (the family is given none: catalog_eff_issue,
  * perf_sustained_clock); never fam's own value.  0, or DIAG_ENOMEM. */
-int calib_stand_in(const struct catalog *cat, const struct calib_fit *fit,
-		   const struct cat_family *fam, enum calib_field field, double *out,
+int fitparams_stand_in(const struct catalog *cat, const struct fitparams_fit *fit,
+		   const struct cat_family *fam, enum fitparams_field field, double *out,
 		   struct diag *d);
 
 /* Leave-one-group-out over the rows of the CSV text. */
-int calib_cross_validate(struct calib_cv *cv, struct catalog *cat, struct engine_table *et,
-			 const char *name, const char *text, size_t len, enum calib_group g,
-			 const struct calib_opts *o, struct diag *d);
+int fitparams_cross_validate(struct fitparams_cv *cv, struct catalog *cat, struct engine_table *et,
+			 const char *name, const char *text, size_t len, enum fitparams_group g,
+			 const struct fitparams_opts *o, struct diag *d);
 
-void calib_cv_release(struct calib_cv *cv);
+void fitparams_cv_release(struct fitparams_cv *cv);
 
 /* The table: one line per cell. */
-int calib_cv_write_text(FILE *out, const struct calib_cv *cv, struct diag *d);
+int fitparams_cv_write_text(FILE *out, const struct fitparams_cv *cv, struct diag *d);
 
 /* The cells and every row's in-sample and out-of-sample prediction, as
  * JSON (schema in docs/validation.md). */
-int calib_cv_write_json(FILE *out, const struct calib_cv *cv, struct diag *d);
+int fitparams_cv_write_json(FILE *out, const struct fitparams_cv *cv, struct diag *d);
 
 /* The error bars of the rows' out-of-sample predictions (models/uncert.h):
  * one sample ln(predicted_out / measured) per row, regimes by the row's
@@ -261,14 +261,14 @@ int calib_cv_write_json(FILE *out, const struct calib_cv *cv, struct diag *d);
  * whose group value is `without` (NULL: none), so that a band can be
  * judged on a group it was not built from.  0, DIAG_EINPUT (no row
  * left), DIAG_ENOMEM. */
-int calib_cv_bands(struct uncert_table *t, const struct calib_cv *cv, const char *without,
+int fitparams_cv_bands(struct uncert_table *t, const struct fitparams_cv *cv, const char *without,
 		   double coverage, size_t min_rows, struct diag *d);
 
 /* How often bands cover the rows' out-of-sample predictions:
  * *in_sample of the rows lie within the bands of t, and *nested within
- * bands built (as calib_cv_bands does) without the row's own group, so
+ * bands built (as fitparams_cv_bands does) without the row's own group, so
  * that a row never meets a band made from itself.  *total rows in all. */
-int calib_cv_band_coverage(const struct calib_cv *cv, const struct uncert_table *t,
+int fitparams_cv_band_coverage(const struct fitparams_cv *cv, const struct uncert_table *t,
 			   size_t *in_sample, size_t *nested, size_t *total, struct diag *d);
 
 #endif

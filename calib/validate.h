@@ -48,8 +48,8 @@
  * stay in).  A `not_modelled=...` item in the notes (run conditions the
  * model cannot express) is repeated in the row's note.
  */
-#ifndef REPLAY_VALIDATE_H
-#define REPLAY_VALIDATE_H
+#ifndef CALIB_VALIDATE_H
+#define CALIB_VALIDATE_H
 
 #include <stdbool.h>
 #include <stddef.h>

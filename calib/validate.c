@@ -7,7 +7,7 @@
  * one, with block hashes unique to the call, so nothing is shared through
  * the prefix cache (benchmarks send random prompts).
  */
-#include "replay/validate.h"
+#include "calib/validate.h"
 
 #include "base/hash.h"
 #include "base/jsonw.h"

@@ -6,7 +6,7 @@
  * one place.  The rows are CSV text with the calibration set's header, so
  * that the fit reads them exactly as it reads measurements.csv.
  */
-#include "replay/benchres.h"
+#include "calib/benchres.h"
 
 #include <ctype.h>
 #include <math.h>

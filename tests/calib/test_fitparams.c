@@ -20,7 +20,7 @@
 #include <cjson/cJSON.h>
 #include <zlib.h>
 
-#include "replay/calib.h"
+#include "calib/fitparams.h"
 
 #define CALIBRATION AC_SRC_DIR "/models/calibration/measurements.csv"
 
@@ -106,8 +106,8 @@ static void predict(struct fixture *f, double *out)
 	free(t);
 }
 
-static const struct calib_param *find(const struct calib_fit *fit, enum calib_target t,
-				      const char *id, enum calib_field fl)
+static const struct fitparams_param *find(const struct fitparams_fit *fit, enum fitparams_target t,
+				      const char *id, enum fitparams_field fl)
 {
 	for (size_t j = 0; j < fit->n_params; j++)
 		if (fit->params[j].target == t && fit->params[j].field == fl &&
@@ -136,29 +136,29 @@ static void test_fit_recovers(void **state)
 	apple->eff_bw = bw0;
 	ada->eff_compute = c0;
 	char *t = table_of(meas);
-	struct calib_opts o;
-	calib_opts_init(&o);
+	struct fitparams_opts o;
+	fitparams_opts_init(&o);
 	o.prior = 0.01;
-	struct calib_fit fit;
+	struct fitparams_fit fit;
 	struct diag d;
 	diag_init(&d);
-	if (calib_fit_run(&fit, f->cat, f->et, "gen.csv", t, strlen(t), &o, &d))
+	if (fitparams_fit_run(&fit, f->cat, f->et, "gen.csv", t, strlen(t), &o, &d))
 		fail_msg("%s", d.msg);
 	assert_int_equal(fit.n_res, N_ROWS);
 	assert_true(fit.n_params >= 4);
 	assert_true(fit.median_ape_before > 5);
 	assert_true(fit.median_ape_after < 1);
 	assert_true(fit.cost_after < 0.01 * fit.cost_before);
-	const struct calib_param *bw = find(&fit, CALIB_FAMILY, "apple-silicon", CF_EFF_BW);
-	const struct calib_param *cp = find(&fit, CALIB_FAMILY, "nvidia-ada", CF_EFF_COMPUTE);
+	const struct fitparams_param *bw = find(&fit, CALIB_FAMILY, "apple-silicon", CF_EFF_BW);
+	const struct fitparams_param *cp = find(&fit, CALIB_FAMILY, "nvidia-ada", CF_EFF_COMPUTE);
 	assert_non_null(bw);
 	assert_non_null(cp);
 	assert_true(fabs(bw->shipped - bw0) < 1e-12 && fabs(cp->shipped - c0) < 1e-12);
 	assert_true(fabs(bw->value - bw1) < fabs(bw0 - bw1) / 2);
 	assert_true(fabs(cp->value - c1) < fabs(c0 - c1) / 2);
-	/* the catalogue now holds the fitted values; calib_apply restores */
+	/* the catalogue now holds the fitted values; fitparams_apply restores */
 	assert_true(apple->eff_bw == bw->value);
-	calib_apply(&fit, f->cat, f->et, false);
+	fitparams_apply(&fit, f->cat, f->et, false);
 	assert_true(apple->eff_bw == bw0 && ada->eff_compute == c0);
 	/* residuals: every row, the fitted prediction close to the measurement */
 	for (size_t i = 0; i < fit.n_res; i++) {
@@ -166,7 +166,7 @@ static void test_fit_recovers(void **state)
 		assert_true(fabs(fit.res[i].after / fit.res[i].measured - 1) < 0.02);
 		assert_true(fit.res[i].weight == 1.0);
 	}
-	calib_fit_release(&fit);
+	fitparams_fit_release(&fit);
 	free(t);
 }
 
@@ -197,12 +197,12 @@ static void test_fit_reproduces_shipped(void **state)
 	snprintf(crc, sizeof(crc), "%08lx", crc32(crc32(0L, Z_NULL, 0), (const Bytef *)t, (uInt)n));
 	cJSON *m = cJSON_GetObjectItem(j, "measurements");
 	assert_string_equal(cJSON_GetObjectItem(m, "crc32")->valuestring, crc);
-	struct calib_opts o;
-	calib_opts_init(&o);
-	struct calib_fit fit;
+	struct fitparams_opts o;
+	fitparams_opts_init(&o);
+	struct fitparams_fit fit;
 	struct diag d;
 	diag_init(&d);
-	if (calib_fit_run(&fit, f->cat, f->et, CALIBRATION, t, n, &o, &d))
+	if (fitparams_fit_run(&fit, f->cat, f->et, CALIBRATION, t, n, &o, &d))
 		fail_msg("%s", d.msg);
 	cJSON *ps = cJSON_GetObjectItem(j, "parameters");
 	assert_int_equal(cJSON_GetArraySize(ps), (int)fit.n_params);
@@ -214,11 +214,11 @@ static void test_fit_reproduces_shipped(void **state)
 		const char *id = cJSON_GetObjectItem(p, "id")->valuestring;
 		const char *field = cJSON_GetObjectItem(p, "field")->valuestring;
 		const cJSON *prefix = cJSON_GetObjectItem(p, "family_prefix");
-		const struct calib_param *q = NULL;
+		const struct fitparams_param *q = NULL;
 		for (size_t k = 0; k < fit.n_params && !q; k++) {
-			const struct calib_param *c = &fit.params[k];
-			if (strcmp(calib_target_name(c->target), target) == 0 &&
-			    strcmp(c->id, id) == 0 && strcmp(calib_field_name(c->field), field) == 0 &&
+			const struct fitparams_param *c = &fit.params[k];
+			if (strcmp(fitparams_target_name(c->target), target) == 0 &&
+			    strcmp(c->id, id) == 0 && strcmp(fitparams_field_name(c->field), field) == 0 &&
 			    strcmp(c->family_prefix, prefix ? prefix->valuestring : "") == 0)
 				q = c;
 		}
@@ -231,8 +231,8 @@ static void test_fit_reproduces_shipped(void **state)
 			fail_msg("%s %s %s: shipped %.10g fitted %.10g, the file says %.10g %.10g",
 				 target, id, field, q->shipped, q->value, shipped, fitted);
 	}
-	calib_apply(&fit, f->cat, f->et, false);
-	calib_fit_release(&fit);
+	fitparams_apply(&fit, f->cat, f->et, false);
+	fitparams_fit_release(&fit);
 	cJSON_Delete(j);
 	free(js);
 	free(t);
@@ -248,25 +248,25 @@ static void test_fit_unreachable_row(void **state)
 	snprintf(t, sizeof(t), "%s%s", HEAD,
 		 "rtx-4090,1,llama-2-7b,gguf-q4-0,llama.cpp,1,0,128,decode_tok_s,0.001,tok/s,"
 		 "original,high\n");
-	struct calib_opts o;
-	calib_opts_init(&o);
+	struct fitparams_opts o;
+	fitparams_opts_init(&o);
 	o.prior = 0;
-	struct calib_fit fit;
+	struct fitparams_fit fit;
 	struct diag d;
 	diag_init(&d);
-	if (calib_fit_run(&fit, f->cat, f->et, "slow.csv", t, strlen(t), &o, &d))
+	if (fitparams_fit_run(&fit, f->cat, f->et, "slow.csv", t, strlen(t), &o, &d))
 		fail_msg("%s", d.msg);
 	assert_true(fit.n_params >= 1);
 	for (size_t j = 0; j < fit.n_params; j++) {
 		if (!isfinite(fit.params[j].value) || fit.params[j].value > 1e7)
-			fail_msg("%s %s: %g", fit.params[j].id, calib_field_name(fit.params[j].field),
+			fail_msg("%s %s: %g", fit.params[j].id, fitparams_field_name(fit.params[j].field),
 				 fit.params[j].value);
 	}
 	assert_true(isfinite(fit.cost_after) && fit.cost_after > 0);
 	assert_true(isfinite(fit.median_ape_after));
 	assert_true(fit.res[0].after > 0 && isfinite(fit.res[0].after));
-	calib_apply(&fit, f->cat, f->et, false);
-	calib_fit_release(&fit);
+	fitparams_apply(&fit, f->cat, f->et, false);
+	fitparams_fit_release(&fit);
 }
 
 /* Rows three times faster than the hardware can go push the efficiencies
@@ -279,16 +279,16 @@ static void test_fit_bounds(void **state)
 	for (size_t i = 0; i < N_ROWS; i++)
 		meas[i] *= 3;
 	char *t = table_of(meas);
-	struct calib_opts o;
-	calib_opts_init(&o);
+	struct fitparams_opts o;
+	fitparams_opts_init(&o);
 	o.prior = 0;
-	struct calib_fit fit;
+	struct fitparams_fit fit;
 	struct diag d;
 	diag_init(&d);
-	if (calib_fit_run(&fit, f->cat, f->et, "fast.csv", t, strlen(t), &o, &d))
+	if (fitparams_fit_run(&fit, f->cat, f->et, "fast.csv", t, strlen(t), &o, &d))
 		fail_msg("%s", d.msg);
 	for (size_t j = 0; j < fit.n_params; j++) {
-		const struct calib_param *p = &fit.params[j];
+		const struct fitparams_param *p = &fit.params[j];
 		assert_true(p->value > 0 && isfinite(p->value));
 		if (p->field == CF_EFF_BW || p->field == CF_EFF_COMPUTE ||
 		    p->field == CF_COMPUTE_SCALE || p->field == CF_ATTENTION_SCALE ||
@@ -297,8 +297,8 @@ static void test_fit_bounds(void **state)
 	}
 	/* the catalogue accepts them: a model initialises with the values */
 	assert_true(catalog_check(f->cat));
-	calib_apply(&fit, f->cat, f->et, false);
-	calib_fit_release(&fit);
+	fitparams_apply(&fit, f->cat, f->et, false);
+	fitparams_fit_release(&fit);
 	free(t);
 }
 
@@ -308,19 +308,19 @@ static void test_fit_nothing(void **state)
 	struct fixture *f = *state;
 	const char *t = HEAD "h100-sxm,1,llama-3.1-8b,fp8,trtllm,,128,128,output_throughput_tok_s,"
 			     "28000,tok/s,original,high\n";
-	struct calib_opts o;
-	calib_opts_init(&o);
-	struct calib_fit fit;
+	struct fitparams_opts o;
+	fitparams_opts_init(&o);
+	struct fitparams_fit fit;
 	struct diag d;
 	diag_init(&d);
-	assert_int_equal(calib_fit_run(&fit, f->cat, f->et, "serving.csv", t, strlen(t), &o, &d),
+	assert_int_equal(fitparams_fit_run(&fit, f->cat, f->et, "serving.csv", t, strlen(t), &o, &d),
 			 DIAG_EINPUT);
 	assert_non_null(strstr(d.msg, "serving.csv: no row to fit"));
 	/* a bad row is the validator's input error */
 	const char *bad = HEAD "no-such-gpu,1,llama-2-7b,fp16,llama.cpp,1,0,128,decode_tok_s,5,"
 			       "tok/s,original,high\n";
 	diag_init(&d);
-	assert_int_equal(calib_fit_run(&fit, f->cat, f->et, "bad.csv", bad, strlen(bad), &o, &d),
+	assert_int_equal(fitparams_fit_run(&fit, f->cat, f->et, "bad.csv", bad, strlen(bad), &o, &d),
 			 DIAG_EINPUT);
 	assert_non_null(strstr(d.msg, "bad.csv:2"));
 }
@@ -333,30 +333,30 @@ static void test_fit_serving_identifiable(void **state)
 	struct fixture *f = *state;
 	const char *t = HEAD "h100-sxm,1,llama-3.1-8b,fp8,trtllm,4,512,64,output_throughput_tok_s,"
 			     "900,tok/s,original,high\n";
-	struct calib_opts o;
-	calib_opts_init(&o);
+	struct fitparams_opts o;
+	fitparams_opts_init(&o);
 	o.simulate = true;
 	o.identifiable_only = true;
 	o.requests_per_client = 2;
-	struct calib_fit fit;
+	struct fitparams_fit fit;
 	struct diag d;
 	diag_init(&d);
-	if (calib_fit_run(&fit, f->cat, f->et, "serving.csv", t, strlen(t), &o, &d))
+	if (fitparams_fit_run(&fit, f->cat, f->et, "serving.csv", t, strlen(t), &o, &d))
 		fail_msg("%s", d.msg);
 	assert_int_equal(fit.n_res, 1);
 	assert_int_equal(fit.n_params, 1);
 	assert_true(fabs(fit.res[0].before / 900 - 1) > 0.1);
 	assert_true(fabs(fit.res[0].after / 900 - 1) < 0.02);
-	calib_apply(&fit, f->cat, f->et, false);
-	calib_fit_release(&fit);
+	fitparams_apply(&fit, f->cat, f->et, false);
+	fitparams_fit_release(&fit);
 	/* without the restriction every parameter the row moves is fitted */
 	o.identifiable_only = false;
 	diag_init(&d);
-	if (calib_fit_run(&fit, f->cat, f->et, "serving.csv", t, strlen(t), &o, &d))
+	if (fitparams_fit_run(&fit, f->cat, f->et, "serving.csv", t, strlen(t), &o, &d))
 		fail_msg("%s", d.msg);
 	assert_true(fit.n_params > 1);
-	calib_apply(&fit, f->cat, f->et, false);
-	calib_fit_release(&fit);
+	fitparams_apply(&fit, f->cat, f->et, false);
+	fitparams_fit_release(&fit);
 }
 
 /* The JSON names the measurements (path, CRC, commit), each parameter and
@@ -368,18 +368,18 @@ static void test_fit_json(void **state)
 	predict(f, meas);
 	meas[0] *= 1.1;
 	char *t = table_of(meas);
-	struct calib_opts o;
-	calib_opts_init(&o);
-	struct calib_fit fit;
+	struct fitparams_opts o;
+	fitparams_opts_init(&o);
+	struct fitparams_fit fit;
 	struct diag d;
 	diag_init(&d);
-	if (calib_fit_run(&fit, f->cat, f->et, "gen.csv", t, strlen(t), &o, &d))
+	if (fitparams_fit_run(&fit, f->cat, f->et, "gen.csv", t, strlen(t), &o, &d))
 		fail_msg("%s", d.msg);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);
 	assert_non_null(mem);
-	assert_int_equal(calib_fit_write_json(mem, &fit, "gen.csv", 0x1234abcdUL, "abc123", &d), 0);
+	assert_int_equal(fitparams_fit_write_json(mem, &fit, "gen.csv", 0x1234abcdUL, "abc123", &d), 0);
 	fclose(mem);
 	cJSON *j = cJSON_Parse(buf);
 	assert_non_null(j);
@@ -394,13 +394,13 @@ static void test_fit_json(void **state)
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "residuals")), (int)N_ROWS);
 	cJSON_Delete(j);
 	free(buf);
-	calib_apply(&fit, f->cat, f->et, false);
-	calib_fit_release(&fit);
+	fitparams_apply(&fit, f->cat, f->et, false);
+	fitparams_fit_release(&fit);
 	free(t);
 }
 
 /* The cross-validation's report, text or JSON (the caller frees it). */
-static char *cv_report(const struct calib_cv *cv, bool json)
+static char *cv_report(const struct fitparams_cv *cv, bool json)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -408,14 +408,14 @@ static char *cv_report(const struct calib_cv *cv, bool json)
 	diag_init(&d);
 	FILE *mem = open_memstream(&buf, &len);
 	assert_non_null(mem);
-	assert_int_equal(json ? calib_cv_write_json(mem, cv, &d) : calib_cv_write_text(mem, cv, &d),
+	assert_int_equal(json ? fitparams_cv_write_json(mem, cv, &d) : fitparams_cv_write_text(mem, cv, &d),
 			 0);
 	fclose(mem);
 	return buf;
 }
 
 /* Its JSON report, parsed (the caller deletes it). */
-static cJSON *cv_json(const struct calib_cv *cv)
+static cJSON *cv_json(const struct fitparams_cv *cv)
 {
 	char *buf = cv_report(cv, true);
 	cJSON *j = cJSON_Parse(buf);
@@ -435,13 +435,13 @@ static void test_cross_validate_fixture(void **state)
 		meas[i] *= 1 + 0.05 * (double)(i % 3);
 	char *t = table_of(meas);
 	double bw0 = catalog_family(f->cat, "apple-silicon")->eff_bw;
-	struct calib_opts o;
-	calib_opts_init(&o);
-	struct calib_cv a, b;
+	struct fitparams_opts o;
+	fitparams_opts_init(&o);
+	struct fitparams_cv a, b;
 	struct diag d;
 	diag_init(&d);
-	if (calib_cross_validate(&a, f->cat, f->et, "gen.csv", t, strlen(t), CG_FAMILY, &o, &d) ||
-	    calib_cross_validate(&b, f->cat, f->et, "gen.csv", t, strlen(t), CG_FAMILY, &o, &d))
+	if (fitparams_cross_validate(&a, f->cat, f->et, "gen.csv", t, strlen(t), CG_FAMILY, &o, &d) ||
+	    fitparams_cross_validate(&b, f->cat, f->et, "gen.csv", t, strlen(t), CG_FAMILY, &o, &d))
 		fail_msg("%s", d.msg);
 	assert_int_equal(a.n_folds, 2);
 	assert_true(catalog_family(f->cat, "apple-silicon")->eff_bw == bw0);
@@ -482,12 +482,12 @@ static void test_cross_validate_fixture(void **state)
 				   1e-6 * ape + 1e-9);
 	}
 	cJSON_Delete(j);
-	calib_cv_release(&a);
-	calib_cv_release(&b);
-	enum calib_group g;
-	assert_int_equal(calib_group_parse("engine", &g), 0);
+	fitparams_cv_release(&a);
+	fitparams_cv_release(&b);
+	enum fitparams_group g;
+	assert_int_equal(fitparams_group_parse("engine", &g), 0);
 	assert_int_equal(g, CG_ENGINE);
-	assert_int_equal(calib_group_parse("vendor", &g), -1);
+	assert_int_equal(fitparams_group_parse("vendor", &g), -1);
 	free(t);
 }
 
@@ -516,7 +516,7 @@ static size_t table_from(const char *const *rows, const double *value, size_t n,
 /* Two cross-validations of the same rows under values the family's rows
  * set differently: each of the family's n rows moves in sample (the values
  * matter to it) and never out of sample (they do not reach it). */
-static void assert_no_leak(const struct calib_cv *a, const struct calib_cv *b,
+static void assert_no_leak(const struct fitparams_cv *a, const struct fitparams_cv *b,
 			   const char *family, size_t n)
 {
 	assert_int_equal(a->n_rows, b->n_rows);
@@ -565,22 +565,22 @@ static void test_cross_validate_no_leak_serving(void **state)
 	snprintf(ov->family_prefix, sizeof(ov->family_prefix), "nvidia-a");
 	assert_ptr_equal(engine_override_for(lc, "nvidia-ada"), ov);
 	assert_ptr_equal(engine_override_for(lc, "nvidia-ampere-geforce"), ov);
-	struct calib_opts o;
-	calib_opts_init(&o);
-	struct calib_cv a, b;
+	struct fitparams_opts o;
+	fitparams_opts_init(&o);
+	struct fitparams_cv a, b;
 	struct diag d;
 	diag_init(&d);
 	ov->p.layer_overhead_us = 60;
-	int rc = calib_cross_validate(&a, f->cat, f->et, "gen.csv", t, len, CG_FAMILY, &o, &d);
+	int rc = fitparams_cross_validate(&a, f->cat, f->et, "gen.csv", t, len, CG_FAMILY, &o, &d);
 	ov->p.layer_overhead_us = 10;
 	if (!rc)
-		rc = calib_cross_validate(&b, f->cat, f->et, "gen.csv", t, len, CG_FAMILY, &o, &d);
+		rc = fitparams_cross_validate(&b, f->cat, f->et, "gen.csv", t, len, CG_FAMILY, &o, &d);
 	lc->override_count--;
 	if (rc)
 		fail_msg("%s", d.msg);
 	assert_no_leak(&a, &b, "nvidia-ada", 2);
-	calib_cv_release(&a);
-	calib_cv_release(&b);
+	fitparams_cv_release(&a);
+	fitparams_cv_release(&b);
 }
 
 /* Leave one model out groups by catalogue id: a model spelled by an alias
@@ -606,19 +606,19 @@ static void test_cross_validate_groups_by_id(void **state)
 		p = hit + strlen(",llama-2-7b,");
 	}
 	strcpy(at, p);
-	struct calib_opts o;
-	calib_opts_init(&o);
-	struct calib_cv cv;
+	struct fitparams_opts o;
+	fitparams_opts_init(&o);
+	struct fitparams_cv cv;
 	struct diag d;
 	diag_init(&d);
-	if (calib_cross_validate(&cv, f->cat, f->et, "gen.csv", u, strlen(u), CG_MODEL, &o, &d))
+	if (fitparams_cross_validate(&cv, f->cat, f->et, "gen.csv", u, strlen(u), CG_MODEL, &o, &d))
 		fail_msg("%s", d.msg);
 	/* the fixture's two models: two folds, whatever the spelling */
 	assert_int_equal(cv.n_folds, 2);
 	for (size_t i = 0; i < cv.n_rows; i++)
 		assert_true(strcmp(cv.rows[i].group, "llama-2-7b") == 0 ||
 			    strcmp(cv.rows[i].group, "llama-3-8b") == 0);
-	calib_cv_release(&cv);
+	fitparams_cv_release(&cv);
 	free(u);
 	free(t);
 }
@@ -639,12 +639,12 @@ static void test_cross_validate_engine_in_sample(void **state)
 	assert_non_null(u);
 	strcpy(u, t);
 	strcat(u, mlx_row);
-	struct calib_opts o;
-	calib_opts_init(&o);
-	struct calib_cv cv;
+	struct fitparams_opts o;
+	fitparams_opts_init(&o);
+	struct fitparams_cv cv;
 	struct diag d;
 	diag_init(&d);
-	if (calib_cross_validate(&cv, f->cat, f->et, "gen.csv", u, strlen(u), CG_FAMILY, &o, &d))
+	if (fitparams_cross_validate(&cv, f->cat, f->et, "gen.csv", u, strlen(u), CG_FAMILY, &o, &d))
 		fail_msg("%s", d.msg);
 	assert_int_equal(cv.n_rows, N_ROWS + 1);
 	for (size_t i = 0; i < cv.n_rows; i++) {
@@ -666,7 +666,7 @@ static void test_cross_validate_engine_in_sample(void **state)
 	cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0);
 	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(first, "engine_in_sample")));
 	cJSON_Delete(j);
-	calib_cv_release(&cv);
+	fitparams_cv_release(&cv);
 	free(u);
 	free(t);
 }
@@ -680,13 +680,13 @@ static void test_cross_validate_engine_in_sample(void **state)
  * - the shipped bands (models/calibration/uncertainty.json) were made from
  *   this calibration set (its CRC-32), and they too cover at least 80% of
  *   the rows' out-of-sample predictions. */
-static void check_bands(const struct calib_cv *cv, const char *text, size_t len)
+static void check_bands(const struct fitparams_cv *cv, const char *text, size_t len)
 {
 	struct diag d;
 	diag_init(&d);
 	size_t covered = 0, total = 0;
 	for (size_t i = 0; i < cv->n_rows; i++) {
-		const struct calib_cv_row *r = &cv->rows[i];
+		const struct fitparams_cv_row *r = &cv->rows[i];
 		bool first = true;
 		for (size_t k = 0; k < i && first; k++)
 			first = strcmp(cv->rows[k].group, r->group) != 0;
@@ -694,11 +694,11 @@ static void check_bands(const struct calib_cv *cv, const char *text, size_t len)
 			continue;
 		struct uncert_table u;
 		uncert_init(&u);
-		if (calib_cv_bands(&u, cv, r->group, UNCERT_COVERAGE_DEFAULT, UNCERT_MIN_ROWS_DEFAULT,
+		if (fitparams_cv_bands(&u, cv, r->group, UNCERT_COVERAGE_DEFAULT, UNCERT_MIN_ROWS_DEFAULT,
 				   &d))
 			fail_msg("%s", d.msg);
 		for (size_t k = i; k < cv->n_rows; k++) {
-			const struct calib_cv_row *x = &cv->rows[k];
+			const struct fitparams_cv_row *x = &cv->rows[k];
 			if (strcmp(x->group, r->group) != 0)
 				continue;
 			struct uncert_band b =
@@ -730,7 +730,7 @@ static void check_bands(const struct calib_cv *cv, const char *text, size_t len)
 	assert_string_equal(shipped.grouping, "family");
 	covered = 0;
 	for (size_t i = 0; i < cv->n_rows; i++) {
-		const struct calib_cv_row *x = &cv->rows[i];
+		const struct fitparams_cv_row *x = &cv->rows[i];
 		struct uncert_band b = uncert_lookup(&shipped, x->family, x->engine,
 						     validate_metric_name(x->metric));
 		covered += fabs(log(x->predicted_out / x->measured)) <= b.log_band + 1e-12;
@@ -768,12 +768,12 @@ static void test_cross_validate_no_leak(void **state)
 	assert_non_null(co);
 	struct engine_override *ov = &lc->overrides[co - lc->overrides];
 	assert_true(ov->p.layer_overhead_us > 0 && ov->p.compute_scale > 0);
-	struct calib_opts o;
-	calib_opts_init(&o);
-	struct calib_cv a, b;
+	struct fitparams_opts o;
+	fitparams_opts_init(&o);
+	struct fitparams_cv a, b;
 	struct diag d;
 	diag_init(&d);
-	if (calib_cross_validate(&a, f->cat, f->et, "gen.csv", t, len, CG_FAMILY, &o, &d))
+	if (fitparams_cross_validate(&a, f->cat, f->et, "gen.csv", t, len, CG_FAMILY, &o, &d))
 		fail_msg("%s", d.msg);
 	struct cat_family keep = *cdna;
 	struct engine_override keep_ov = *ov;
@@ -782,7 +782,7 @@ static void test_cross_validate_no_leak(void **state)
 	cdna->step_overhead_us *= 3;
 	ov->p.layer_overhead_us *= 4;
 	ov->p.compute_scale *= 0.5;
-	int rc = calib_cross_validate(&b, f->cat, f->et, "gen.csv", t, len, CG_FAMILY, &o, &d);
+	int rc = fitparams_cross_validate(&b, f->cat, f->et, "gen.csv", t, len, CG_FAMILY, &o, &d);
 	*cdna = keep;
 	*ov = keep_ov;
 	if (rc)
@@ -790,18 +790,18 @@ static void test_cross_validate_no_leak(void **state)
 	assert_int_equal(a.n_rows, N);
 	assert_int_equal(b.n_rows, N);
 	assert_no_leak(&a, &b, "amd-cdna3", 2);
-	calib_cv_release(&a);
-	calib_cv_release(&b);
+	fitparams_cv_release(&a);
+	fitparams_cv_release(&b);
 }
 
-/* calib_stand_in's value, which must come without an error. */
-static double stand_in(const struct catalog *cat, const struct calib_fit *fit,
-		       const struct cat_family *fam, enum calib_field field)
+/* fitparams_stand_in's value, which must come without an error. */
+static double stand_in(const struct catalog *cat, const struct fitparams_fit *fit,
+		       const struct cat_family *fam, enum fitparams_field field)
 {
 	double x;
 	struct diag d;
 	diag_init(&d);
-	if (calib_stand_in(cat, fit, fam, field, &x, &d))
+	if (fitparams_stand_in(cat, fit, fam, field, &x, &d))
 		fail_msg("%s", d.msg);
 	return x;
 }
@@ -820,14 +820,14 @@ static void test_cross_validate_stand_in_by_unit(void **state)
 	assert_string_equal(apple->matmul_unit->id, "vector");
 	assert_string_equal(ada->matmul_unit->id, "matrix");
 	assert_ptr_equal(hop->matmul_unit, ada->matmul_unit);
-	struct calib_fit fit;
+	struct fitparams_fit fit;
 	memset(&fit, 0, sizeof(fit));
-	struct calib_param params[12];
+	struct fitparams_param params[12];
 	fit.params = params;
 	fit.params_cap = sizeof(params) / sizeof(params[0]);
 	static const struct {
 		const char *id;
-		enum calib_field field;
+		enum fitparams_field field;
 		double value;
 	} ps[] = {
 		{ "nvidia-ada", CF_EFF_COMPUTE, 0.4 },   { "nvidia-hopper", CF_EFF_COMPUTE, 0.6 },
@@ -837,7 +837,7 @@ static void test_cross_validate_stand_in_by_unit(void **state)
 		{ "apple-silicon", CF_EFF_ISSUE, 0.6 },   { "nvidia-ada", CF_SM_W, 0.2 },
 	};
 	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
-		struct calib_param *q = &fit.params[fit.n_params++];
+		struct fitparams_param *q = &fit.params[fit.n_params++];
 		q->target = CALIB_FAMILY;
 		snprintf(q->id, sizeof(q->id), "%s", ps[i].id);
 		q->field = ps[i].field;
@@ -853,8 +853,8 @@ static void test_cross_validate_stand_in_by_unit(void **state)
 	assert_int_equal(bw->memory_kind, CAT_MEM_DRAM);
 	assert_int_equal(hop->memory_kind, CAT_MEM_HBM);
 	assert_true(fabs(stand_in(f->cat, &fit, bw, CF_EFF_BW) - 0.7) < 1e-12);
-	struct calib_param *hbm = &fit.params[fit.n_params++];
-	*hbm = (struct calib_param){ .target = CALIB_FAMILY, .field = CF_EFF_BW, .value = 0.5 };
+	struct fitparams_param *hbm = &fit.params[fit.n_params++];
+	*hbm = (struct fitparams_param){ .target = CALIB_FAMILY, .field = CF_EFF_BW, .value = 0.5 };
 	snprintf(hbm->id, sizeof(hbm->id), "nvidia-ampere");
 	assert_true(fabs(stand_in(f->cat, &fit, bw, CF_EFF_BW) - 0.7) < 1e-12);
 	assert_true(fabs(stand_in(f->cat, &fit, hop, CF_EFF_BW) - 0.5) < 1e-12);
@@ -892,12 +892,12 @@ static void test_cross_validate_calibration(void **state)
 	char *t = calloc(1, 1 << 20);
 	size_t n = fread(t, 1, (1 << 20) - 1, fp);
 	fclose(fp);
-	struct calib_opts o;
-	calib_opts_init(&o);
-	struct calib_cv cv;
+	struct fitparams_opts o;
+	fitparams_opts_init(&o);
+	struct fitparams_cv cv;
 	struct diag d;
 	diag_init(&d);
-	if (calib_cross_validate(&cv, f->cat, f->et, CALIBRATION, t, n, CG_FAMILY, &o, &d))
+	if (fitparams_cross_validate(&cv, f->cat, f->et, CALIBRATION, t, n, CG_FAMILY, &o, &d))
 		fail_msg("%s", d.msg);
 	/* pooled over every fold: out-of-sample and in-sample medians */
 	static const struct {
@@ -911,7 +911,7 @@ static void test_cross_validate_calibration(void **state)
 	for (size_t k = 0; k < sizeof(pins) / sizeof(pins[0]); k++) {
 		bool found = false;
 		for (size_t i = 0; i < cv.n_cells; i++) {
-			const struct calib_cv_cell *c = &cv.cells[i];
+			const struct fitparams_cv_cell *c = &cv.cells[i];
 			if (strcmp(c->group, "all") != 0 || c->metric != pins[k].m)
 				continue;
 			found = true;
@@ -931,14 +931,14 @@ static void test_cross_validate_calibration(void **state)
 	}
 	/* every family's p90 out of sample within 35% */
 	for (size_t i = 0; i < cv.n_cells; i++) {
-		const struct calib_cv_cell *c = &cv.cells[i];
+		const struct fitparams_cv_cell *c = &cv.cells[i];
 		if (strcmp(c->group, "all") != 0 && c->out_p90 > 35.05)
 			fail_msg("%s %s: out-of-sample p90 %.2f%%, limit 35%%", c->group,
 				 validate_metric_name(c->metric), c->out_p90);
 	}
 	assert_int_equal(cv.n_folds, 6);
 	check_bands(&cv, t, n);
-	calib_cv_release(&cv);
+	fitparams_cv_release(&cv);
 	free(t);
 }
 

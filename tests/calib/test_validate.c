@@ -28,7 +28,7 @@
 
 #include "models/catalog.h"
 #include "models/perf_model.h"
-#include "replay/validate.h"
+#include "calib/validate.h"
 
 #define CALIBRATION AC_SRC_DIR "/models/calibration/measurements.csv"
 #define FILED_CALIBRATION AC_SRC_DIR "/tests/fixtures/calibration/measurements-filed.csv"
@@ -551,7 +551,7 @@ static void test_calibration_pin(void **state)
 				      CALIBRATION_PIN[m].predicted, excluded[m],
 				      CALIBRATION_PIN[m].excluded, skipped[m], CALIBRATION_PIN[m].skipped);
 		fail_msg("the calibration set or what validate makes of it changed: update "
-			 "CALIBRATION_PIN in tests/replay/test_validate.c with the reason");
+			 "CALIBRATION_PIN in tests/calib/test_validate.c with the reason");
 	}
 	validate_release(&rep);
 }

@@ -13,7 +13,7 @@
 
 #include "models/catalog.h"
 #include "models/csvread.h"
-#include "replay/benchres.h"
+#include "calib/benchres.h"
 
 static struct catalog *cat;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * benchres: benchmark results a team can produce on its own machine in
  * minutes, turned into measurement rows of the calibration set's schema
- * (replay/validate.h) -- the input side of `agentcap calibrate`.
+ * (calib/validate.h) -- the input side of `agentcap calibrate`.
  *
  * Formats, recognised by content, never by file name:
  *   - llama-bench -o json (an array of test objects), -o jsonl (one per
@@ -35,8 +35,8 @@
  * line wins.  Each must map to a catalogue id (aliases count), or the read
  * fails naming the file, the value and the option that would settle it.
  */
-#ifndef REPLAY_BENCHRES_H
-#define REPLAY_BENCHRES_H
+#ifndef CALIB_BENCHRES_H
+#define CALIB_BENCHRES_H
 
 #include <stdbool.h>
 #include <stddef.h>
