@@ -8,6 +8,8 @@
  * (paths, names, warnings) goes through svgplot_escape. */
 #include "reports/html.h"
 
+#include "reports/fields.h"
+
 #include "base/diag.h"
 #include "reports/svgplot.h"
 
@@ -398,6 +400,34 @@ static void backends_table(FILE *out, struct rd *r, const cJSON *doc)
 	fputs("</table>\n", out);
 }
 
+/* Every measured figure of the run, labelled and in the units the terminal
+ * table gives them (reports/fields.h); a figure a run leaves out (a KV tier
+ * it has not) is left out here too. */
+static void figures_table(FILE *out, const cJSON *doc)
+{
+	fputs("<h2>All figures</h2>\n<table>\n", out);
+	for (int id = RF_COMPLETED; id < RF_N_FIELDS; id++) {
+		const struct report_field *f = report_field((enum report_field_id)id);
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, f->key);
+		if (!f->label || !cJSON_IsNumber(v))
+			continue;
+		char label[96];
+		size_t n = (size_t)snprintf(label, sizeof(label), "%s%s",
+					    strncmp(f->key, "peak_", 5) == 0 ? "Busiest hour, " : "",
+					    f->label);
+		if (n > 0 && n < sizeof(label) && label[n - 1] == ':')
+			label[n - 1] = '\0';
+		fputs("<tr><th>", out);
+		svgplot_escape(out, label);
+		fputs("</th>", out);
+		bool whole = f->type == RT_I32 || f->type == RT_I64;
+		td_num(out, f->show == RS_PERCENT ? 100.0 * v->valuedouble : v->valuedouble,
+		       whole ? 0 : 2);
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
 static int page_replay(FILE *out, struct rd *r, const cJSON *doc)
 {
 	const cJSON *run = rd_obj(r, doc, "run");
@@ -457,6 +487,7 @@ static int page_replay(FILE *out, struct rd *r, const cJSON *doc)
 	stats_row(out, r, doc, "E2E", "e2el");
 	fputs("</table>\n", out);
 	backends_table(out, r, doc);
+	figures_table(out, doc);
 	fputs("<h2>Charts</h2>\n", out);
 	const char *name = "calls at or below";
 	cdf_charts(out, r, &charts, &name, 1, slo_ttft, slo_tpot);

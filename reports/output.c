@@ -14,6 +14,7 @@
 #include "base/outfile.h"
 #include "reports/backends.h"
 #include "reports/cluster.h"
+#include "reports/fields.h"
 #include "reports/timeseries.h"
 #include "base/warn.h"
 #include "reports/charts.h"
@@ -149,23 +150,64 @@ static void table_dur(FILE *out, const char *label, double value, const char *un
 		table_num(out, label, value);
 }
 
-/* Mean, median and tail percentiles of one latency, as vllm bench serve
- * prints them ("Mean TTFT (ms):"). */
-static void table_stats(FILE *out, const char *title, const char *name, const char *unit,
-			const struct metrics_stats *st)
+/* Row id of the field table (reports/fields.h), as the table shows it. */
+static void tf(FILE *out, enum report_field_id id, const struct report_meta *m,
+	       const struct metrics_summary *s)
 {
+	const struct report_field *f = report_field(id);
+	char buf[32];
+	switch (f->type) {
+	case RT_STR:
+		table_str(out, f->label, report_field_str(f, m));
+		return;
+	case RT_BOOL: {
+		bool v = report_field_int(f, m, s) != 0;
+		table_str(out, f->label, f->show == RS_ADMISSION ? (v ? "whole prompt" : "first chunk")
+								  : (v ? "on" : "off"));
+		return;
+	}
+	case RT_U64:
+		snprintf(buf, sizeof(buf), "%" PRIu64, report_field_uint(f, m, s));
+		table_str(out, f->label, buf);
+		return;
+	case RT_I32:
+	case RT_I64:
+		table_int(out, f->label, report_field_int(f, m, s));
+		return;
+	case RT_DBL: {
+		double v = report_field_num(f, m, s);
+		if (f->show == RS_PERCENT)
+			v *= 100.0;
+		if (f->show == RS_DURATION)
+			table_dur(out, f->label, v, f->unit);
+		else
+			table_num(out, f->label, v);
+		return;
+	}
+	}
+}
+
+/* Statistic `stat` ("Mean", "Median", "P90", ...) of row st as a label. */
+static const char *stat_label(char *buf, size_t cap, const char *stat,
+			      const struct report_stats_field *st)
+{
+	snprintf(buf, cap, "%s %s (%s):", stat, st->short_name, st->unit);
+	return buf;
+}
+
+/* Mean, median and tail percentiles of one latency, as vllm bench serve
+ * prints them ("Mean TTFT (ms):"), under the row's title. */
+static void table_stats(FILE *out, enum report_stats_id id, const struct metrics_summary *s)
+{
+	const struct report_stats_field *f = report_stats_field(id);
+	const struct metrics_stats *st = report_stats_of(f, s);
 	char label[96];
-	table_rule(out, title, '-');
-	snprintf(label, sizeof(label), "Mean %s (%s):", name, unit);
-	table_dur(out, label, st->mean, unit);
-	snprintf(label, sizeof(label), "Median %s (%s):", name, unit);
-	table_dur(out, label, st->median, unit);
-	snprintf(label, sizeof(label), "P90 %s (%s):", name, unit);
-	table_dur(out, label, st->p90, unit);
-	snprintf(label, sizeof(label), "P95 %s (%s):", name, unit);
-	table_dur(out, label, st->p95, unit);
-	snprintf(label, sizeof(label), "P99 %s (%s):", name, unit);
-	table_dur(out, label, st->p99, unit);
+	table_rule(out, f->title, '-');
+	table_dur(out, stat_label(label, sizeof(label), "Mean", f), st->mean, f->unit);
+	table_dur(out, stat_label(label, sizeof(label), "Median", f), st->median, f->unit);
+	table_dur(out, stat_label(label, sizeof(label), "P90", f), st->p90, f->unit);
+	table_dur(out, stat_label(label, sizeof(label), "P95", f), st->p95, f->unit);
+	table_dur(out, stat_label(label, sizeof(label), "P99", f), st->p99, f->unit);
 }
 
 /* A rejection reason as a label, control characters shown as '?'. */
@@ -184,39 +226,30 @@ static void table_reason(FILE *out, const struct metrics_reason *r)
 
 static void table_run(FILE *out, const struct report_meta *m)
 {
-	char buf[160];
+	const struct metrics_summary *none = NULL;
 	table_rule(out, " agentcap run ", '=');
-	table_str(out, "Version:", m->version);
-	table_str(out, "Model:", m->model_id);
-	table_str(out, "Hardware:", m->hardware_id);
-	table_str(out, "Trace:", m->trace_path);
-	table_str(out, "Trace format:", m->trace_format);
-	table_str(out, "Scenario:", m->scenario_name);
+	static const enum report_field_id FIRST[] = {RF_VERSION, RF_MODEL, RF_HARDWARE,
+		RF_TRACE_PATH, RF_TRACE_FORMAT, RF_SCENARIO_NAME};
+	for (size_t i = 0; i < sizeof(FIRST) / sizeof(FIRST[0]); i++)
+		tf(out, FIRST[i], m, none);
 	if (m->scenario_path)
-		table_str(out, "Scenario file:", m->scenario_path);
-	table_str(out, "Weight format:", m->weight_format);
-	table_str(out, "KV cache dtype:", m->kv_dtype);
-	table_str(out, "Engine profile:", m->engine.profile);
-	table_int(out, "Tensor parallel size:", m->tp);
-	table_int(out, "Pipeline parallel size:", m->engine.pp);
+		tf(out, RF_SCENARIO_PATH, m, none);
+	static const enum report_field_id SHAPE[] = {RF_WEIGHT_FORMAT, RF_KV_DTYPE,
+		RF_ENGINE_PROFILE, RF_TP, RF_PP};
+	for (size_t i = 0; i < sizeof(SHAPE) / sizeof(SHAPE[0]); i++)
+		tf(out, SHAPE[i], m, none);
 	if (m->ep > 1)
-		table_int(out, "Expert parallel size:", m->ep);
-	table_num(out, "GPU memory utilization:", m->engine.gpu_memory_utilization);
-	table_int(out, "Max model len:", m->engine.max_model_len);
-	table_int(out, "KV cache capacity (tokens/replica):", m->kv_capacity_tokens);
-	table_int(out, "Block size (tokens):", m->block_size);
-	table_int(out, "Max num seqs:", m->max_num_seqs);
-	table_int(out, "Max num batched tokens:", m->max_num_batched_tokens);
-	table_str(out, "Prefix caching:", m->prefix_caching ? "on" : "off");
-	table_str(out, "Chunked prefill:", m->chunked_prefill ? "on" : "off");
-	table_str(out, "Admission:", m->engine.reserve_full_prompt ? "whole prompt" : "first chunk");
-	table_str(out, "Context policy:", m->context.policy);
-	snprintf(buf, sizeof(buf), "%" PRIu64, m->seed);
-	table_str(out, "Seed:", buf);
+		tf(out, RF_EP, m, none);
+	static const enum report_field_id ENGINE[] = {RF_GPU_MEMORY_UTILIZATION, RF_MAX_MODEL_LEN,
+		RF_KV_CAPACITY, RF_BLOCK_SIZE, RF_MAX_NUM_SEQS, RF_MAX_NUM_BATCHED_TOKENS,
+		RF_PREFIX_CACHING, RF_CHUNKED_PREFILL, RF_RESERVE_FULL_PROMPT, RF_CONTEXT_POLICY,
+		RF_SEED};
+	for (size_t i = 0; i < sizeof(ENGINE) / sizeof(ENGINE[0]); i++)
+		tf(out, ENGINE[i], m, none);
 	if (m->slo_ttft_ms > 0.0)
-		table_num(out, "SLO TTFT (ms):", m->slo_ttft_ms);
+		tf(out, RF_SLO_TTFT, m, none);
 	if (m->slo_tpot_ms > 0.0)
-		table_num(out, "SLO TPOT (ms):", m->slo_tpot_ms);
+		tf(out, RF_SLO_TPOT, m, none);
 	if (m->bands.coverage > 0) {
 		const struct {
 			const char *what;
@@ -236,9 +269,9 @@ static void table_run(FILE *out, const struct report_meta *m)
 			table_str(out, label, value);
 		}
 	}
-	table_int(out, "Skipped bad trace lines:", m->skipped_bad_lines);
-	table_int(out, "Events processed:", m->events_processed);
-	table_int(out, "Engine steps:", m->engine_steps);
+	tf(out, RF_SKIPPED_LINES, m, none);
+	tf(out, RF_EVENTS, m, none);
+	tf(out, RF_ENGINE_STEPS, m, none);
 	if (m->calibration)
 		report_calibration_table(out, m->calibration);
 }
@@ -469,66 +502,54 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 	table_warnings(out, meta->warnings);
 	table_run(out, meta);
 
+	const struct report_meta *m = meta;
+	bool slo = m->slo_ttft_ms > 0.0 || m->slo_tpot_ms > 0.0;
 	table_rule(out, " Serving Benchmark Result ", '=');
-	table_int(out, "Successful requests:", s->completed);
-	table_int(out, "Failed requests:", s->failed);
+	tf(out, RF_COMPLETED, m, s);
+	tf(out, RF_FAILED, m, s);
 	for (size_t i = 0; i < s->n_failed_reasons; i++)
 		table_reason(out, &s->failed_reasons[i]);
 	if (s->failed > 0)
 		table_str(out, "Latency percentiles cover:", "completed requests only");
-	table_dur(out, "Benchmark duration (s):", s->duration_s, "s");
-	table_int(out, "Total input tokens:", s->prompt_tokens);
-	table_int(out, "Total generated tokens:", s->output_tokens);
-	table_num(out, "Request throughput (req/s):", s->request_throughput);
-	table_num(out, "Output token throughput (tok/s):", s->output_throughput);
-	table_num(out, "Total Token throughput (tok/s):", s->total_token_throughput);
-	if (meta->slo_ttft_ms > 0.0 || meta->slo_tpot_ms > 0.0) {
-		table_num(out, "Request goodput (req/s):", s->request_goodput);
-		table_num(out, "SLO attainment (%):", 100.0 * s->slo_attainment);
-		table_num(out, "SLO attainment target (%):", 100.0 * meta->slo_attainment_target);
+	static const enum report_field_id TPUT[] = {RF_DURATION, RF_PROMPT_TOKENS,
+		RF_OUTPUT_TOKENS, RF_REQUEST_THROUGHPUT, RF_OUTPUT_THROUGHPUT, RF_TOTAL_THROUGHPUT};
+	for (size_t i = 0; i < sizeof(TPUT) / sizeof(TPUT[0]); i++)
+		tf(out, TPUT[i], m, s);
+	if (slo) {
+		tf(out, RF_GOODPUT, m, s);
+		tf(out, RF_SLO_ATTAINMENT, m, s);
+		tf(out, RF_SLO_TARGET, m, s);
 	}
 
-	table_stats(out, "Time to First Token", "TTFT", "ms", &s->ttft_ms);
-	table_stats(out, "Time per Output Token (excl. 1st token)", "TPOT", "ms", &s->tpot_ms);
-	table_stats(out, "Inter-token Latency", "ITL", "ms", &s->itl_ms);
-	table_stats(out, "End-to-end Latency", "E2EL", "ms", &s->e2el_ms);
+	for (int k = RST_TTFT; k <= RST_E2EL; k++)
+		table_stats(out, (enum report_stats_id)k, s);
 
 	table_rule(out, "Prefix Cache", '-');
-	table_int(out, "Cached prompt tokens:", s->cached_prompt_tokens);
-	table_num(out, "Prefix cache hit rate (%):", 100.0 * s->prefix_cache_hit_rate);
-	table_int(out, "Prefill tokens computed:", s->computed_prefill_tokens);
-	table_int(out, "In-flight miss tokens:", s->inflight_miss_tokens);
-	if (meta->tiers.n > 0) {
-		int64_t lower = s->tier_cached_tokens[0] + s->tier_cached_tokens[1];
-		table_int(out, "Cached tokens from GPU:", s->cached_prompt_tokens - lower);
-		table_int(out, "Cached tokens from host tier:", s->tier_cached_tokens[0]);
-		if (meta->tiers.n > 1)
-			table_int(out, "Cached tokens from disk tier:", s->tier_cached_tokens[1]);
-		table_int(out, "KV blocks loaded from tiers:", meta->tiers.loaded_blocks);
-		table_num(out, "KV tier load time (s):", meta->tiers.load_s);
+	tf(out, RF_CACHED_TOKENS, m, s);
+	tf(out, RF_HIT_RATE, m, s);
+	tf(out, RF_COMPUTED_PREFILL, m, s);
+	tf(out, RF_INFLIGHT_MISS, m, s);
+	if (m->tiers.n > 0) {
+		tf(out, RF_CACHED_GPU, m, s);
+		tf(out, RF_CACHED_HOST, m, s);
+		if (m->tiers.n > 1)
+			tf(out, RF_CACHED_DISK, m, s);
+		tf(out, RF_TIER_LOADED, m, s);
+		tf(out, RF_TIER_LOAD_S, m, s);
 	}
-	table_int(out, "Preemptions:", s->preemptions);
-	table_int(out, "KV blocks evicted:", meta->kv_evicted_blocks);
-	if (meta->spec.on)
-		table_spec(out, &meta->spec, s);
+	tf(out, RF_PREEMPTIONS, m, s);
+	tf(out, RF_EVICTED, m, s);
+	if (m->spec.on)
+		table_spec(out, &m->spec, s);
 
 	table_rule(out, "Context Limit", '-');
-	table_int(out, "Calls compacted:", meta->context.compacted);
-	table_int(out, "Calls truncated:", meta->context.truncated);
-	table_int(out, "Calls over max_model_len:", meta->context.too_long);
+	tf(out, RF_COMPACTED, m, s);
+	tf(out, RF_TRUNCATED, m, s);
+	tf(out, RF_TOO_LONG, m, s);
 
 	table_rule(out, "Utilisation and Headroom", '-');
-	table_int(out, "Replicas:", s->replicas);
-	table_num(out, "Time a step was running (%):", 100.0 * s->gpu_busy_fraction);
-	table_num(out, "Compute, run average (% of peak):", 100.0 * s->compute_fraction);
-	table_num(out, "Compute, while running (% of peak):", 100.0 * s->compute_fraction_busy);
-	table_num(out, "Bandwidth, run average (% of peak):", 100.0 * s->bandwidth_fraction);
-	table_num(out, "Bandwidth, while running (% of peak):", 100.0 * s->bandwidth_fraction_busy);
-	table_num(out, "Mean batch, while running (seqs):", s->batch_seqs_mean);
-	table_num(out, "Mean batch (% of max_num_seqs):", 100.0 * s->batch_occupancy);
-	table_int(out, "Largest batch (seqs):", s->batch_seqs_max);
-	table_num(out, "Mean KV in use, while running (%):", 100.0 * s->kv_use_mean);
-	table_num(out, "Peak KV in use (%):", 100.0 * s->kv_use_peak);
+	for (int id = RF_REPLICAS; id <= RF_KV_USE_PEAK; id++)
+		tf(out, (enum report_field_id)id, m, s);
 
 	if (s->peak_calls > 0) {
 		char title[64];
@@ -537,18 +558,20 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 		else
 			snprintf(title, sizeof(title), "Peak Hour (busiest by tokens arriving)");
 		table_rule(out, title, '-');
-		table_num(out, "Starts after the first call (s):", s->peak_offset_s);
-		table_int(out, "Calls arriving:", s->peak_calls);
-		table_int(out, "Failed calls:", s->peak_failed);
-		table_int(out, "Prompt + output tokens:", s->peak_tokens);
-		if (meta->slo_ttft_ms > 0.0 || meta->slo_tpot_ms > 0.0)
-			table_num(out, "SLO attainment (%):", 100.0 * s->peak_slo_attainment);
-		table_num(out, "Median TTFT (ms):", s->peak_ttft_ms.median);
-		table_num(out, "P90 TTFT (ms):", s->peak_ttft_ms.p90);
-		table_num(out, "P99 TTFT (ms):", s->peak_ttft_ms.p99);
-		table_num(out, "Median TPOT (ms):", s->peak_tpot_ms.median);
-		table_num(out, "P90 TPOT (ms):", s->peak_tpot_ms.p90);
-		table_num(out, "P99 TPOT (ms):", s->peak_tpot_ms.p99);
+		tf(out, RF_PEAK_OFFSET, m, s);
+		tf(out, RF_PEAK_CALLS, m, s);
+		tf(out, RF_PEAK_FAILED, m, s);
+		tf(out, RF_PEAK_TOKENS, m, s);
+		if (slo)
+			tf(out, RF_PEAK_SLO, m, s);
+		for (int k = RST_PEAK_TTFT; k <= RST_PEAK_TPOT; k++) {
+			const struct report_stats_field *f = report_stats_field((enum report_stats_id)k);
+			const struct metrics_stats *st = report_stats_of(f, s);
+			char label[96];
+			table_num(out, stat_label(label, sizeof(label), "Median", f), st->median);
+			table_num(out, stat_label(label, sizeof(label), "P90", f), st->p90);
+			table_num(out, stat_label(label, sizeof(label), "P99", f), st->p99);
+		}
 	}
 
 	if (meta->cluster)
@@ -558,16 +581,16 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 
 	if (s->sessions > 0) {
 		table_rule(out, "Sessions", '-');
-		table_int(out, "Sessions:", s->sessions);
-		table_num(out, "Calls per session (mean):", s->session_calls_mean);
-		table_stats(out, "Session Makespan", "session makespan", "s", &s->session_makespan_s);
+		tf(out, RF_SESSIONS, m, s);
+		tf(out, RF_SESSION_CALLS, m, s);
+		table_stats(out, RST_SESSION, s);
 	}
 	if (s->tasks > 0) {
 		table_rule(out, "Tasks", '-');
-		table_int(out, "Tasks:", s->tasks);
-		table_int(out, "Tasks with known outcome:", s->tasks_accept_known);
-		table_int(out, "Tasks accepted:", s->tasks_accepted);
-		table_stats(out, "Task Makespan", "task makespan", "s", &s->task_makespan_s);
+		tf(out, RF_TASKS, m, s);
+		tf(out, RF_TASKS_KNOWN, m, s);
+		tf(out, RF_TASKS_ACCEPTED, m, s);
+		table_stats(out, RST_TASK, s);
 	}
 	table_rule(out, "", '=');
 }
@@ -713,6 +736,41 @@ static void json_stat_keys(struct json *j, const char *name, const struct metric
 	}
 }
 
+/* Row id of the field table under its key. */
+static void jf(struct json *j, enum report_field_id id, const struct report_meta *m,
+	       const struct metrics_summary *s)
+{
+	const struct report_field *f = report_field(id);
+	switch (f->type) {
+	case RT_STR: json_str(j, f->key, report_field_str(f, m)); return;
+	case RT_BOOL: json_bool(j, f->key, report_field_int(f, m, s) != 0); return;
+	case RT_U64: json_uint(j, f->key, report_field_uint(f, m, s)); return;
+	case RT_I32:
+	case RT_I64: json_int(j, f->key, report_field_int(f, m, s)); return;
+	case RT_DBL:
+		if (f->show == RS_NULL_ZERO)
+			json_slo(j, f->key, report_field_num(f, m, s));
+		else
+			json_num(j, f->key, report_field_num(f, m, s));
+		return;
+	}
+}
+
+/* Rows first..last of the field table, in order. */
+static void jf_range(struct json *j, enum report_field_id first, enum report_field_id last,
+		     const struct report_meta *m, const struct metrics_summary *s)
+{
+	for (int id = first; id <= (int)last; id++)
+		jf(j, (enum report_field_id)id, m, s);
+}
+
+/* A statistics row's keys. */
+static void json_stats(struct json *j, enum report_stats_id id, const struct metrics_summary *s)
+{
+	const struct report_stats_field *f = report_stats_field(id);
+	json_stat_keys(j, f->name, report_stats_of(f, s), f->span);
+}
+
 /* "calibration": the keys of report_calibration_json, indented. */
 static void json_calibration(struct json *j, const struct report_calibration *c)
 {
@@ -762,39 +820,21 @@ static void json_run(struct json *j, const struct report_meta *m)
 {
 	json_key(j, "run");
 	json_open(j);
-	json_str(j, "agentcap_version", m->version);
-	json_str(j, "trace_path", m->trace_path);
-	json_str(j, "trace_format", m->trace_format);
-	json_str(j, "scenario_name", m->scenario_name);
-	json_str(j, "scenario_path", m->scenario_path);
-	json_str(j, "model_id", m->model_id);
-	json_str(j, "hardware_id", m->hardware_id);
-	json_str(j, "weight_format", m->weight_format);
-	json_str(j, "kv_cache_dtype", m->kv_dtype);
-	json_str(j, "engine_profile", m->engine.profile);
-	json_int(j, "tensor_parallel_size", m->tp);
-	json_int(j, "pipeline_parallel_size", m->engine.pp);
+	const struct metrics_summary *none = NULL;
+	static const enum report_field_id RUN[] = {RF_VERSION, RF_TRACE_PATH, RF_TRACE_FORMAT,
+		RF_SCENARIO_NAME, RF_SCENARIO_PATH, RF_MODEL, RF_HARDWARE, RF_WEIGHT_FORMAT,
+		RF_KV_DTYPE, RF_ENGINE_PROFILE, RF_TP, RF_PP};
+	for (size_t i = 0; i < sizeof(RUN) / sizeof(RUN[0]); i++)
+		jf(j, RUN[i], m, none);
 	if (m->ep > 1)
-		json_int(j, "expert_parallel_size", m->ep);
-	json_num(j, "gpu_memory_utilization", m->engine.gpu_memory_utilization);
-	json_int(j, "max_model_len", m->engine.max_model_len);
-	json_bool(j, "reserve_full_prompt", m->engine.reserve_full_prompt);
-	json_str(j, "context_policy", m->context.policy);
-	json_uint(j, "seed", m->seed);
-	json_int(j, "kv_capacity_tokens", m->kv_capacity_tokens);
-	json_int(j, "block_size", m->block_size);
-	json_int(j, "max_num_seqs", m->max_num_seqs);
-	json_int(j, "max_num_batched_tokens", m->max_num_batched_tokens);
-	json_bool(j, "enable_prefix_caching", m->prefix_caching);
-	json_bool(j, "enable_chunked_prefill", m->chunked_prefill);
-	json_int(j, "skipped_bad_lines", m->skipped_bad_lines);
-	json_int(j, "events_processed", m->events_processed);
-	json_int(j, "engine_steps", m->engine_steps);
-	json_int(j, "scaled_engineers", m->scaled_engineers);
-	json_int(j, "scaled_days", m->scaled_days);
-	json_slo(j, "slo_ttft_ms", m->slo_ttft_ms);
-	json_slo(j, "slo_tpot_ms", m->slo_tpot_ms);
-	json_num(j, "slo_attainment_target", m->slo_attainment_target);
+		jf(j, RF_EP, m, none);
+	static const enum report_field_id ENGINE[] = {RF_GPU_MEMORY_UTILIZATION, RF_MAX_MODEL_LEN,
+		RF_RESERVE_FULL_PROMPT, RF_CONTEXT_POLICY, RF_SEED, RF_KV_CAPACITY, RF_BLOCK_SIZE,
+		RF_MAX_NUM_SEQS, RF_MAX_NUM_BATCHED_TOKENS, RF_PREFIX_CACHING, RF_CHUNKED_PREFILL,
+		RF_SKIPPED_LINES, RF_EVENTS, RF_ENGINE_STEPS, RF_SCALED_ENGINEERS, RF_SCALED_DAYS,
+		RF_SLO_TTFT, RF_SLO_TPOT, RF_SLO_TARGET};
+	for (size_t i = 0; i < sizeof(ENGINE) / sizeof(ENGINE[0]); i++)
+		jf(j, ENGINE[i], m, none);
 	if (m->bands.coverage > 0) {
 		json_key(j, "model_bands");
 		json_open(j);
@@ -1223,45 +1263,21 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 	json_run(&j, m);
 	json_warnings(&j, m, s);
 
-	json_int(&j, "completed", s->completed);
-	json_int(&j, "failed", s->failed);
+	jf(&j, RF_COMPLETED, m, s);
+	jf(&j, RF_FAILED, m, s);
 	json_key(&j, "failed_reasons");
 	json_open(&j);
 	for (size_t i = 0; i < s->n_failed_reasons; i++)
 		json_int(&j, s->failed_reasons[i].reason, s->failed_reasons[i].count);
 	json_close(&j);
-	json_num(&j, "duration_s", s->duration_s);
-	json_num(&j, "request_throughput", s->request_throughput);
-	json_num(&j, "output_throughput", s->output_throughput);
-	json_num(&j, "total_token_throughput", s->total_token_throughput);
-	json_int(&j, "good_requests", s->good_requests);
-	json_num(&j, "request_goodput", s->request_goodput);
-	json_num(&j, "slo_attainment", s->slo_attainment);
-
-	json_stat_keys(&j, "ttft", &s->ttft_ms, false);
-	json_stat_keys(&j, "tpot", &s->tpot_ms, false);
-	json_stat_keys(&j, "itl", &s->itl_ms, false);
-	json_stat_keys(&j, "e2el", &s->e2el_ms, false);
-
-	json_int(&j, "prompt_tokens", s->prompt_tokens);
-	json_int(&j, "output_tokens", s->output_tokens);
-	json_int(&j, "cached_prompt_tokens", s->cached_prompt_tokens);
-	json_int(&j, "computed_prefill_tokens", s->computed_prefill_tokens);
-	json_int(&j, "inflight_miss_tokens", s->inflight_miss_tokens);
-	if (m->tiers.n > 0) {
-		json_int(&j, "cached_tokens_gpu", s->cached_prompt_tokens - s->tier_cached_tokens[0] -
-							  s->tier_cached_tokens[1]);
-		json_int(&j, "cached_tokens_host", s->tier_cached_tokens[0]);
-		json_int(&j, "cached_tokens_disk", s->tier_cached_tokens[1]);
-		json_int(&j, "kv_tier_loaded_blocks", m->tiers.loaded_blocks);
-		json_num(&j, "kv_tier_load_s", m->tiers.load_s);
-		json_num(&j, "kv_tier_host_gb", m->tiers.host_gb);
-		json_num(&j, "kv_tier_host_gbs", m->tiers.host_gbs);
-		json_num(&j, "kv_tier_disk_gb", m->tiers.disk_gb);
-		json_num(&j, "kv_tier_disk_gbs", m->tiers.disk_gbs);
-		json_int(&j, "kv_tier_shared_by", m->tiers.shared_by);
-	}
-	json_num(&j, "prefix_cache_hit_rate", s->prefix_cache_hit_rate);
+	jf(&j, RF_DURATION, m, s);
+	jf_range(&j, RF_REQUEST_THROUGHPUT, RF_SLO_ATTAINMENT, m, s);
+	for (int k = RST_TTFT; k <= RST_E2EL; k++)
+		json_stats(&j, (enum report_stats_id)k, s);
+	jf_range(&j, RF_PROMPT_TOKENS, RF_INFLIGHT_MISS, m, s);
+	if (m->tiers.n > 0)
+		jf_range(&j, RF_CACHED_GPU, RF_TIER_SHARED_BY, m, s);
+	jf(&j, RF_HIT_RATE, m, s);
 	if (m->spec.on) {
 		const struct report_spec *p = &m->spec;
 		json_key(&j, "speculative");
@@ -1290,39 +1306,16 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 		json_close_array(&j);
 		json_close(&j);
 	}
-	json_int(&j, "preemptions", s->preemptions);
-	json_int(&j, "kv_evicted_blocks", m->kv_evicted_blocks);
-	json_int(&j, "calls_compacted", m->context.compacted);
-	json_int(&j, "calls_truncated", m->context.truncated);
-	json_int(&j, "calls_over_max_model_len", m->context.too_long);
-	json_int(&j, "replicas", s->replicas);
-	json_num(&j, "gpu_busy_fraction", s->gpu_busy_fraction);
-	json_num(&j, "compute_fraction", s->compute_fraction);
-	json_num(&j, "compute_fraction_busy", s->compute_fraction_busy);
-	json_num(&j, "bandwidth_fraction", s->bandwidth_fraction);
-	json_num(&j, "bandwidth_fraction_busy", s->bandwidth_fraction_busy);
-	json_num(&j, "batch_seqs_mean", s->batch_seqs_mean);
-	json_num(&j, "batch_occupancy", s->batch_occupancy);
-	json_int(&j, "batch_seqs_max", s->batch_seqs_max);
-	json_num(&j, "kv_use_mean", s->kv_use_mean);
-	json_num(&j, "kv_use_peak", s->kv_use_peak);
-	json_num(&j, "peak_window_s", s->peak_window_s);
-	json_num(&j, "peak_offset_s", s->peak_offset_s);
-	json_int(&j, "peak_calls", s->peak_calls);
-	json_int(&j, "peak_completed", s->peak_completed);
-	json_int(&j, "peak_failed", s->peak_failed);
-	json_int(&j, "peak_tokens", s->peak_tokens);
-	json_num(&j, "peak_slo_attainment", s->peak_slo_attainment);
-	json_stat_keys(&j, "peak_ttft", &s->peak_ttft_ms, false);
-	json_stat_keys(&j, "peak_tpot", &s->peak_tpot_ms, false);
+	jf_range(&j, RF_PREEMPTIONS, RF_PEAK_SLO, m, s);
+	json_stats(&j, RST_PEAK_TTFT, s);
+	json_stats(&j, RST_PEAK_TPOT, s);
 
-	json_int(&j, "sessions", s->sessions);
-	json_num(&j, "session_calls_mean", s->session_calls_mean);
-	json_stat_keys(&j, "session", &s->session_makespan_s, true);
-	json_int(&j, "tasks", s->tasks);
-	json_int(&j, "tasks_accepted", s->tasks_accepted);
-	json_int(&j, "tasks_accept_known", s->tasks_accept_known);
-	json_stat_keys(&j, "task", &s->task_makespan_s, true);
+	jf_range(&j, RF_SESSIONS, RF_SESSION_CALLS, m, s);
+	json_stats(&j, RST_SESSION, s);
+	jf(&j, RF_TASKS, m, s);
+	jf(&j, RF_TASKS_ACCEPTED, m, s);
+	jf(&j, RF_TASKS_KNOWN, m, s);
+	json_stats(&j, RST_TASK, s);
 	if (m->cluster)
 		json_cluster(&j, m->cluster);
 	if (m->backends)
