@@ -705,9 +705,16 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		int64_t tokens = cfg->reserve_full_prompt ? total : cached + n;
 		int64_t want = ceil_div(tokens, bs) - hit + loads;
 		if (wg) {
-			int64_t wreq = cfg->reserve_full_prompt ? sim_window_peak_blocks(cfg, total)
-								: ceil_div(tokens, bs);
-			want += (wreq > hit ? wreq - hit : 0) * wg;
+			/* a window group holds positions [skip, end of the chunk) once
+			 * the chunk is allocated, and never more than the peak of a
+			 * chunk plus its window; of those it takes hit - skip cached.
+			 * (The peak is a count of blocks, not a position: comparing it
+			 * with hit under-reserved every long cached prompt.) */
+			int64_t at_once = ceil_div(cached + n, bs) - skip;
+			if (cfg->reserve_full_prompt && sim_window_peak_blocks(cfg, total) > at_once)
+				at_once = sim_window_peak_blocks(cfg, total);
+			int64_t held = hit - skip;
+			want += (at_once > held ? at_once - held : 0) * wg;
 		}
 		int64_t room = replica_kv_available(rep) - evictable_hits;
 		if (want + r->seq_blocks > room) {
