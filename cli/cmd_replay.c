@@ -64,8 +64,8 @@ static const char REPLAY_HELP[] =
 	"    --set KEY=VALUE\n"
 	"        Override one scenario key by its dotted path, e.g.\n"
 	"        --set engine.enable_prefix_caching=false --set engine.kv_cache_tokens=200000.\n"
-	"        Repeatable; applied in order after the file.  VALUE is read as JSON\n"
-	"        when it parses as JSON, else as a string.\n"
+	"        Repeatable; applied in order after the file.  VALUE is JSON when\n"
+	"        all of it is JSON, else a string (2s).\n"
 	"    --json FILE\n"
 	"        Also write every metric as JSON (docs/metrics.md) to FILE, atomically;\n"
 	"        '-' writes to standard output and suppresses the table.\n"
@@ -489,9 +489,11 @@ int cmd_replay(int argc, char **argv)
 		rc = outfile_check(a->csv, &d);
 	if (rc == 0 && a->html)
 		rc = outfile_check(a->html, &d);
-	if (rc == 0 && a->json && a->csv && strcmp(a->json, "-") == 0 && strcmp(a->csv, "-") == 0)
-		rc = diag_set(&d, DIAG_EINPUT, "--json - and --csv - would both write to standard "
-			      "output (expected at most one of them to be '-')");
+	if (rc == 0) {
+		const char *opt[] = {"--json", "--csv", "--html"};
+		const char *path[] = {a->json, a->csv, a->html};
+		rc = outfile_distinct(opt, path, 3, &d);
+	}
 	if (rc == 0)
 		rc = scenario_load(sc, a->scenario, a->sets, a->n_sets, &d);
 	if (rc == 0)

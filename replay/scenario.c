@@ -12,6 +12,7 @@
 #include "models/prices.h"
 #include "models/profile.h"
 #include "sim/backend.h"
+#include "traces/jsontext.h"
 
 #include <cjson/cJSON.h>
 
@@ -21,8 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* K_INTERVAL: 0 (off) or in [lo, hi]; K_COST: -1 (the default) or in
+ * [lo, hi], nothing between. */
 enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_BOOL_OPT, K_POLICY,
-	    K_ROUTER, K_SCORER, K_METRIC, K_FAULTS, K_INTERVAL, K_OBJ, K_TEXT, K_POOLS, K_BACKENDS };
+	    K_ROUTER, K_SCORER, K_METRIC, K_FAULTS, K_INTERVAL, K_COST, K_OBJ, K_TEXT, K_POOLS,
+	    K_BACKENDS };
 
 struct key {
 	const char *path;   /* dotted */
@@ -63,7 +67,8 @@ static const struct key KEYS[] = {
 	 "GPU-host link per direction, GB/s (0 = the hardware's)"},
 	{"power_limit_w", K_NUM, OFF(power_limit_w), 0, 1e5,
 	 "board power limit per GPU in watts: compute runs at the clock it allows (0 = the catalogue's)"},
-	{"replicas", K_INT, OFF(replicas), 1, 4096, "engine instances of this shape behind the router"},
+	{"replicas", K_INT, OFF(replicas), 1, SCENARIO_MAX_REPLICAS,
+	 "engine instances of this shape behind the router"},
 	{"kv_tiers", K_OBJ, 0, 0, 0, "KV-cache tiers below each replica's GPU cache (off by default)"},
 	{"kv_tiers.host_gb", K_NUM, OFF(kv_tiers.host_gb), 0, 1e7,
 	 "host DRAM tier, GB per replica or per sharing group (0 = no tiers)"},
@@ -135,7 +140,7 @@ static const struct key KEYS[] = {
 	 "failures: [{\"replica\": i, \"pool\": p, \"at_s\": t, \"repair_s\": r}, ...]; "
 	 "replica counts across pools, or within `pool` (a name or index); a pool without a "
 	 "replica fails whole"},
-	{"faults.mtbf_h", K_NUM, OFF(faults_mtbf_h), 0, 1e9,
+	{"faults.mtbf_h", K_INTERVAL, OFF(faults_mtbf_h), 0.05, 1e9,
 	 "mean hours between failures of each replica (0 = none)"},
 	{"faults.repair_h", K_NUM, OFF(faults_repair_h), 0, 1e6, "hours a failed replica is down (1)"},
 	{"faults.max_retries", K_INT, OFF(faults_max_retries), 0, 1000,
@@ -166,27 +171,27 @@ static const struct key KEYS[] = {
 	{"replay.context_policy", K_POLICY, OFF(context_policy), 0, 0,
 	 "calls beyond max_model_len: compact, truncate or reject"},
 	{"cost", K_OBJ, 0, 0, 0, "cost assumptions (docs/cost.md); -1 = the default"},
-	{"cost.acceptance_rate", K_NUM, OFF(cost.acceptance_rate), -1, 1,
+	{"cost.acceptance_rate", K_COST, OFF(cost.acceptance_rate), 0.001, 1,
 	 "share of tasks accepted with this model (-1 = the trace's own)"},
-	{"cost.turns_factor", K_NUM, OFF(cost.turns_factor), -1, 100,
+	{"cost.turns_factor", K_COST, OFF(cost.turns_factor), 0.01, 100,
 	 "calls and tokens per task relative to the trace (-1 = 1)"},
-	{"cost.periods_per_month", K_NUM, OFF(cost.periods_per_month), -1, 1e6,
+	{"cost.periods_per_month", K_COST, OFF(cost.periods_per_month), 0, 1e6,
 	 "replayed spans per month (0 = around the clock; -1 = the default)"},
-	{"cost.amortisation_months", K_NUM, OFF(cost.amortisation_months), -1, 600,
+	{"cost.amortisation_months", K_COST, OFF(cost.amortisation_months), 1, 600,
 	 "purchase: months the price is spread over (-1 = 36)"},
-	{"cost.resale_fraction", K_NUM, OFF(cost.resale_fraction), -1, 1,
+	{"cost.resale_fraction", K_COST, OFF(cost.resale_fraction), 0, 1,
 	 "purchase: share of the price recovered at the end (-1 = 0)"},
-	{"cost.hosting_usd_month", K_NUM, OFF(cost.hosting_usd_month), -1, 1e9,
+	{"cost.hosting_usd_month", K_COST, OFF(cost.hosting_usd_month), 0, 1e9,
 	 "purchase: rack or colocation per system per month, USD (-1 = 0)"},
-	{"cost.operator_usd_month", K_NUM, OFF(cost.operator_usd_month), -1, 1e9,
+	{"cost.operator_usd_month", K_COST, OFF(cost.operator_usd_month), 0, 1e9,
 	 "self-hosting: operator time per month, USD (-1 = the price catalogue's)"},
-	{"cost.electricity_usd_kwh", K_NUM, OFF(cost.electricity_usd_kwh), -1, 100,
+	{"cost.electricity_usd_kwh", K_COST, OFF(cost.electricity_usd_kwh), 0, 100,
 	 "purchase: electricity, USD per kWh (-1 = the price catalogue's)"},
-	{"cost.pue", K_NUM, OFF(cost.pue), -1, 10,
+	{"cost.pue", K_COST, OFF(cost.pue), 1, 10,
 	 "purchase: facility / IT power (-1 = the price catalogue's)"},
-	{"cost.billing_granularity_s", K_NUM, OFF(cost.billing_granularity_s), -1, 2678400,
+	{"cost.billing_granularity_s", K_COST, OFF(cost.billing_granularity_s), 1, 2678400,
 	 "elastic: billing unit of a replica's up-time, s (-1 = 1)"},
-	{"cost.min_replicas", K_NUM, OFF(cost.min_replicas), -1, 4096,
+	{"cost.min_replicas", K_COST, OFF(cost.min_replicas), 0, 4096,
 	 "elastic: replicas kept up outside the replayed periods (-1 = 0)"},
 	{"slo", K_OBJ, 0, 0, 0, "latency objectives"},
 	{"slo.ttft_ms", K_NUM, OFF(slo_ttft_ms), 0, 1e12, "time to first token objective, ms (0 = none)"},
@@ -274,6 +279,8 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 {
 	switch (k->kind) {
 	case K_STR:
+		snprintf(buf, cap, "a string of 1 to %d bytes", SCENARIO_STR_MAX - 1);
+		return buf;
 	case K_TEXT:
 		return "a string";
 	case K_BOOL:
@@ -312,6 +319,9 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 		return buf;
 	case K_INTERVAL:
 		snprintf(buf, cap, "0 (off) or a number in [%.15g, %.15g]", k->lo, k->hi);
+		return buf;
+	case K_COST:
+		snprintf(buf, cap, "-1 (the default) or a number in [%.15g, %.15g]", k->lo, k->hi);
 		return buf;
 	}
 	return "?";
@@ -457,9 +467,11 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 			*(int64_t *)field = (int64_t)v->valuedouble;
 		break;
 	case K_INTERVAL:
+	case K_COST:
 	case K_NUM:
 		ok = cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
 		     ((k->kind == K_INTERVAL && v->valuedouble == 0.0) ||
+		      (k->kind == K_COST && v->valuedouble == -1.0) ||
 		      (v->valuedouble >= k->lo && v->valuedouble <= k->hi));
 		if (ok)
 			*(double *)field = v->valuedouble;
@@ -515,6 +527,11 @@ static int pool_store(struct scenario_pool *p, int32_t i, const struct pool_key 
 static int walk_pool(struct scenario_pool *p, int32_t i, const cJSON *obj, const char *prefix,
 		     const char *where, struct diag *d)
 {
+	const cJSON *twice = jsontext_repeated_key(obj);
+	if (twice)
+		return diag_set(d, DIAG_EINPUT,
+				"%s: pools[%d].%s%s%.200s: given twice (expected each key once)", where,
+				(int)i, prefix, *prefix ? "." : "", twice->string);
 	for (const cJSON *c = obj->child; c; c = c->next) {
 		char path[256];
 		snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", c->string);
@@ -562,6 +579,13 @@ static int parse_pools(struct scenario *sc, const cJSON *v, const char *where, s
 		if (rc != 0)
 			return rc;
 		sc->n_pools = i + 1;
+		/* faults, reports and the router name pools: one name, one pool */
+		for (int32_t k = 0; sc->pools[i].name[0] && k < i; k++)
+			if (strcmp(sc->pools[k].name, sc->pools[i].name) == 0)
+				return diag_set(d, DIAG_EINPUT,
+						"%s: pools[%d].name: '%.100s' is pools[%d]'s name too "
+						"(expected a name of its own)", where, (int)i,
+						sc->pools[i].name, (int)k);
 	}
 	return 0;
 }
@@ -574,6 +598,10 @@ static int parse_backend(struct scenario_backend *b, int i, const cJSON *o, cons
 					"cache_min_tokens, cache_ttl_s";
 	memset(b, 0, sizeof(*b));
 	snprintf(b->kind, sizeof(b->kind), "api");
+	const cJSON *twice = jsontext_repeated_key(o);
+	if (twice)
+		return diag_set(d, DIAG_EINPUT, "%s: backends[%d].%.200s: given twice (expected each "
+				"key once)", where, i, twice->string);
 	b->ttft_ms = b->output_tok_s = b->cache_min_tokens = b->cache_ttl_s = -1;
 	const cJSON *f;
 	cJSON_ArrayForEach(f, o)
@@ -683,6 +711,10 @@ void scenario_pool_view(const struct scenario *sc, int32_t i, struct scenario *o
 static int walk(struct scenario *sc, const cJSON *obj, const char *prefix, const char *where,
 		struct diag *d)
 {
+	const cJSON *twice = jsontext_repeated_key(obj);
+	if (twice)
+		return diag_set(d, DIAG_EINPUT, "%s: %s%s%.200s: given twice (expected each key once)",
+				where, prefix, *prefix ? "." : "", twice->string);
 	for (const cJSON *c = obj->child; c; c = c->next) {
 		char path[256];
 		snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", c->string);
@@ -728,10 +760,12 @@ static int parse_text(struct scenario *sc, const char *text, const char *where, 
 	return rc;
 }
 
-/* Parse a --set value as JSON, else as a bare string; NULL when out of memory. */
+/* Parse a --set value as JSON when the whole of it is JSON, else as a bare
+ * string (so "2s" or "falsey" reach the key's type check as strings, never
+ * as the JSON prefix "2" or "false"); NULL when out of memory. */
 static cJSON *set_value(const char *val)
 {
-	cJSON *v = cJSON_Parse(val);
+	cJSON *v = cJSON_ParseWithOpts(val, NULL, 1);
 	return v ? v : cJSON_CreateString(val);
 }
 

@@ -40,6 +40,8 @@
 
 /* Pools a scenario may list (`pools`). */
 #define SCENARIO_MAX_POOLS 16
+/* Replicas of a cluster, the pools' together (the `replicas` key's range). */
+#define SCENARIO_MAX_REPLICAS 4096
 
 /* One entry of `pools`: the keys it sets; every other shape key comes from
  * the scenario's top level (after all --set).  The fields mean what the
@@ -237,7 +239,7 @@ struct scenario {
 extern const char scenario_default_json[];
 
 /* Load `path` (NULL: the built-in default), then apply each "dotted.key=value"
- * in sets[0..n_sets).  A value is read as JSON when it parses as JSON
+ * in sets[0..n_sets).  A value is read as JSON when the whole of it parses as JSON
  * (numbers, true/false, null, quoted strings), else as a bare string. */
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, int n_sets,
 		  struct diag *d);

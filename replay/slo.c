@@ -49,10 +49,9 @@ static int parse_one(struct slo *out, const char *piece, const char *where, stru
 				v, EXPECTED);
 	struct slo_objective o = {(enum slo_metric)metric, pct, x * scale};
 	for (int i = 0; i < out->n; i++)
-		if (out->obj[i].metric == o.metric && out->obj[i].percentile == o.percentile) {
-			out->obj[i] = o;
-			return 0;
-		}
+		if (out->obj[i].metric == o.metric && out->obj[i].percentile == o.percentile)
+			return diag_set(d, DIAG_EINPUT, "%s: '%.*s' given twice (expected each "
+					"objective once)", where, (int)klen, piece);
 	if (out->n == SLO_MAX_OBJECTIVES)
 		return diag_set(d, DIAG_EINPUT, "%s: more than %d objectives", where,
 				SLO_MAX_OBJECTIVES);

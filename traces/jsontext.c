@@ -89,3 +89,12 @@ enum jsontext_rc jsontext_parse(const char *s, size_t n, struct cJSON **root, si
 	*at = end && end >= s && end <= s + n ? (size_t)(end - s) : 0;
 	return JSONTEXT_SYNTAX;
 }
+
+const cJSON *jsontext_repeated_key(const cJSON *obj)
+{
+	for (const cJSON *c = obj ? obj->child : NULL; c; c = c->next)
+		for (const cJSON *e = obj->child; e != c; e = e->next)
+			if (c->string && e->string && strcmp(c->string, e->string) == 0)
+				return c;
+	return NULL;
+}

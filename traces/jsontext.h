@@ -38,6 +38,12 @@ enum jsontext_rc jsontext_parse(const char *s, size_t n, struct cJSON **root, si
  * or n if all of it is UTF-8.  O(n), no allocation. */
 size_t jsontext_find_bad_utf8(const char *s, size_t n);
 
+/* The first member of object obj whose key an earlier member already has
+ * (cJSON keeps both, and a reader that walks the members lets the last
+ * win silently), or NULL.  O(members^2): for the small objects of scenario
+ * and grid files. */
+const struct cJSON *jsontext_repeated_key(const struct cJSON *obj);
+
 /* Offset of the first NUL byte or "\u0000" escape in s[0..n), or n if none.
  * Backslash pairs are skipped, so "\\u0000" (a backslash, then "u0000") is
  * not one.  O(n), no allocation. */

@@ -36,12 +36,17 @@ static void test_parse_good(void **state)
 	assert_int_equal(s.obj[1].metric, SLO_TPOT);
 	assert_int_equal(s.obj[1].percentile, 50);
 	assert_true(s.obj[1].limit_ms == 50.0);
-	assert_int_equal(slo_parse(&s, "e2el_p99=1.5s,ttft_p90=300ms,ttft_p90=400ms", "--slo", &d), 0);
+	assert_int_equal(slo_parse(&s, "e2el_p99=1.5s,ttft_p90=300ms", "--slo", &d), 0);
 	assert_int_equal(s.n, 2);
 	assert_true(s.obj[0].limit_ms == 1500.0);
-	assert_true(s.obj[1].limit_ms == 400.0); /* the last value of a key wins */
+	assert_true(s.obj[1].limit_ms == 300.0);
 	char buf[128];
-	assert_string_equal(slo_format(&s, buf, sizeof(buf)), "e2el_p99=1500ms,ttft_p90=400ms");
+	assert_string_equal(slo_format(&s, buf, sizeof(buf)), "e2el_p99=1500ms,ttft_p90=300ms");
+	/* a key given twice is refused, not settled by the last value */
+	assert_int_equal(slo_parse(&s, "e2el_p99=1.5s,ttft_p90=300ms,ttft_p90=400ms", "--slo", &d),
+			 DIAG_EINPUT);
+	assert_string_equal(d.msg, "--slo: 'ttft_p90' given twice (expected each objective once)");
+	diag_init(&d);
 }
 
 static void test_parse_bad(void **state)
