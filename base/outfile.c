@@ -350,6 +350,58 @@ bool outfile_is_input(const char *path, const char *input)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* dirname(path) resolved, then "/" and the last component; false when the
+ * directory cannot be resolved. */
+static bool canonical_name(const char *path, char *out, size_t cap)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	const char *base = slash ? slash + 1 : path;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if ((size_t)(slash - path) < sizeof(dir))
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	else
+		return false;
+	char *real = realpath(dir, NULL);
+	if (!real)
+		return false;
+	int n = snprintf(out, cap, "%s/%s", real, base);
+	free(real);
+	return n > 0 && (size_t)n < cap;
+}
+
+bool outfile_same(const char *a, const char *b)
+{
+	if (!a || !b)
+		return false;
+	if (strcmp(a, b) == 0)
+		return true;
+	if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+		return false;
+	struct stat sa, sb;
+	bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+	if (ea && eb)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	char ca[8192], cb[8192];
+	return canonical_name(a, ca, sizeof(ca)) && canonical_name(b, cb, sizeof(cb)) &&
+	       strcmp(ca, cb) == 0;
+}
+
+int outfile_distinct(const char *const *options, const char *const *paths, size_t n,
+		     struct diag *d)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; paths[i] && j < i; j++)
+			if (paths[j] && outfile_same(paths[i], paths[j]))
+				return diag_set(d, DIAG_EINPUT, "%s and %s both name '%s' (expected "
+						"a file each: the one written last would keep only "
+						"its own output)", options[j], options[i], paths[i]);
+	return 0;
+}
+
 int outfile_open(struct outfile *of, const char *path, struct diag *d)
 {
 	*of = (struct outfile){.slot = -1};

@@ -51,6 +51,19 @@ int outfile_check(const char *path, struct diag *d);
  * either is "-", missing or cannot be examined. */
 bool outfile_is_input(const char *path, const char *input);
 
+/* Whether two output paths name one file: the same text, the same
+ * existing file (after symbolic links), or the same name in the same
+ * directory (a file neither has created yet).  "-" names standard output:
+ * the same as "-" only. */
+bool outfile_same(const char *a, const char *b);
+
+/* Outputs of one command: n (option, path) pairs, path NULL when the option
+ * is not given.  0, or DIAG_EINPUT naming the two options that would write
+ * one file (the last written would keep only its own) and the path; meant
+ * for the start of a command, before any work. */
+int outfile_distinct(const char *const *options, const char *const *paths, size_t n,
+		     struct diag *d);
+
 /* Start writing path as described above.  A FIFO without a reader blocks
  * here until one opens it.  0; DIAG_EIO (the path cannot be written) or
  * DIAG_ENOMEM, with nothing created and of->fp NULL. */

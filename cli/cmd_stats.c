@@ -614,6 +614,9 @@ int cmd_stats(int argc, char **argv)
 	int rc = a->json ? outfile_check(a->json, &d) : 0;
 	if (rc == 0 && a->html)
 		rc = outfile_check(a->html, &d);
+	if (rc == 0)
+		rc = outfile_distinct((const char *const[]){"--json", "--html"},
+				      (const char *const[]){a->json, a->html}, 2, &d);
 	if (rc == 0 && a->model)
 		rc = kv_bytes(a, r, &d);
 	a->opts.context_tokens = r->model_context;

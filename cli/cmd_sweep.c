@@ -189,6 +189,9 @@ int cmd_sweep(int argc, char **argv)
 	int rc = 0;
 	if (rank == 0 && a.csv)
 		rc = outfile_check(a.csv, &d);
+	if (rc == 0 && rank == 0)
+		rc = outfile_distinct((const char *const[]){"-o", "--csv"},
+				      (const char *const[]){a.out, a.csv}, 2, &d);
 	if (rc == 0)
 		rc = catalog_load(&cat, a.catalog, &d);
 	if (rc == 0)

@@ -281,6 +281,9 @@ static int cross_validate(const struct validate_args *a)
 		rc = outfile_check(a->bands, &d);
 	if (!rc && a->json)
 		rc = outfile_check(a->json, &d);
+	if (!rc)
+		rc = outfile_distinct((const char *const[]){"--write-bands", "--json"},
+				      (const char *const[]){a->bands, a->json}, 2, &d);
 	if (!rc) {
 		struct fitparams_opts o;
 		fitparams_opts_init(&o);

@@ -426,6 +426,9 @@ int cmd_whatif(int argc, char **argv)
 	if (rc == 0 && a->html)
 		rc = outfile_check(a->html, &d);
 	if (rc == 0)
+		rc = outfile_distinct((const char *const[]){"--json", "--html"},
+				      (const char *const[]){a->json, a->html}, 2, &d);
+	if (rc == 0)
 		rc = variant_of(a, &rules, &v[1], &d);
 	if (rc == 0)
 		rc = scenario_load(&sc, a->scenario, a->sets, a->n_sets, &d);

@@ -22,6 +22,7 @@
 #include "models/prices.h"
 #include "plan/run.h"
 #include "replay/deploy.h"
+#include "traces/jsontext.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "reports/costing.h"
@@ -39,6 +40,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -265,6 +267,13 @@ static struct sweep_val *add_val(struct sweep *sw, const char *text, const struc
 	}
 	where(text, steps, n, &x->line, &x->col);
 	sw->n_vals++;
+	size_t len = strlen(x->json);
+	if (len > SWEEP_MAX_VALUE_BYTES) {
+		diag_at(d, DIAG_EINPUT, sw->grid_path, x->line, x->col, "%s: a value of %zu bytes "
+			"(expected at most %d: a row repeats every value it sets)", key, len,
+			SWEEP_MAX_VALUE_BYTES);
+		return NULL;
+	}
 	return x;
 }
 
@@ -411,6 +420,18 @@ static int load_root(struct sweep *sw, const cJSON *root, const char *text, stru
 	if (!cJSON_IsObject(root))
 		return diag_at(d, DIAG_EINPUT, g, 1, 1, "expected a JSON object (a sweep grid: "
 			       "docs/scale.md)");
+	/* a key given twice would keep one of its values silently */
+	const cJSON *objs[] = {root, cJSON_GetObjectItemCaseSensitive(root, "set"),
+			       cJSON_GetObjectItemCaseSensitive(root, "grid")};
+	for (int i = 0; i < 3; i++) {
+		const cJSON *twice = cJSON_IsObject(objs[i]) ? jsontext_repeated_key(objs[i]) : NULL;
+		if (!twice)
+			continue;
+		struct step st[] = {{i == 1 ? "set" : "grid", 0}, {twice->string, 0}};
+		where(text, i ? st : st + 1, i ? 2 : 1, &line, &col);
+		return diag_at(d, DIAG_EINPUT, g, line, col, "%s%s: given twice (expected each key "
+			       "once)", i == 0 ? "" : i == 1 ? "set." : "grid.", twice->string);
+	}
 	for (const cJSON *k = root->child; k; k = k->next) {
 		bool known = false;
 		for (int i = 0; TOP_KEYS[i]; i++)
@@ -520,6 +541,12 @@ static int load_root(struct sweep *sw, const cJSON *root, const char *text, stru
 				where(text, st, 2, &line, &col);
 				return diag_at(d, DIAG_EINPUT, g, line, col, "cells[%d]: expected an object "
 					       "of at most %d dotted scenario keys", i, SWEEP_MAX_KEYS);
+			}
+			const cJSON *twice = jsontext_repeated_key(c);
+			if (twice) {
+				where(text, st, 2, &line, &col);
+				return diag_at(d, DIAG_EINPUT, g, line, col, "cells[%d].%s: given twice "
+					       "(expected each key once)", i, twice->string);
 			}
 			struct sweep_family *fa = &sw->fam[sw->n_fam++];
 			if (!(fa->v = calloc((size_t)nk + 1, sizeof(*fa->v))))
@@ -672,6 +699,21 @@ int sweep_load(struct sweep **out, const char *path, const struct catalog *cat, 
 			rc = 0;
 	}
 	cJSON_Delete(root);
+	/* the count first: a grid too large is refused before any of it is
+	 * resolved */
+	size_t n = sw->n_fam * sw->n_traces * sw->n_seeds;
+	if (rc == 0 && n > SWEEP_MAX_CELLS)
+		rc = diag_at(d, DIAG_EINPUT, path, 1, 1, "%zu cells (expected at most %d)", n,
+			     SWEEP_MAX_CELLS);
+	for (size_t f = 0; rc == 0 && f < sw->n_fam; f++) {
+		size_t bytes = 0;
+		for (int i = 0; i < sw->fam[f].n; i++)
+			bytes += strlen(sw->fam[f].v[i]->key) + strlen(sw->fam[f].v[i]->json) + 4;
+		if (bytes > SWEEP_MAX_CELL_SET_BYTES)
+			rc = diag_at(d, DIAG_EINPUT, path, sw->fam[f].v[0]->line, sw->fam[f].v[0]->col,
+				     "a cell setting %zu bytes of values (expected at most %d: a row "
+				     "repeats every value it sets)", bytes, SWEEP_MAX_CELL_SET_BYTES);
+	}
 	/* every family loads, resolves and fits, before anything runs */
 	struct scenario *sc = rc == 0 ? malloc(sizeof(*sc)) : NULL;
 	if (rc == 0 && !sc)
@@ -696,10 +738,6 @@ int sweep_load(struct sweep **out, const char *path, const struct catalog *cat, 
 		deploy_release(&dep);
 	}
 	free(sc);
-	size_t n = sw->n_fam * sw->n_traces * sw->n_seeds;
-	if (rc == 0 && n > SWEEP_MAX_CELLS)
-		rc = diag_at(d, DIAG_EINPUT, path, 1, 1, "%zu cells (expected at most %d)", n,
-			     SWEEP_MAX_CELLS);
 	if (rc == 0 && !(sw->cells = calloc(n, sizeof(*sw->cells))))
 		rc = diag_set(d, DIAG_ENOMEM, "out of memory for %zu cells", n);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
@@ -937,10 +975,14 @@ static int cell_row(const struct sweep *sw, size_t i, const struct deployment *d
 	}
 	fputs("}\n", fp);
 	bool failed = ferror(fp) != 0;
-	if (fclose(fp) != 0 || failed || len > SWEEP_MAX_ROW_BYTES) {
+	if (fclose(fp) != 0 || failed) {
 		free(text);
-		return diag_set(d, DIAG_ENOMEM, "cell %zu: its row does not fit in %d bytes", i,
-				SWEEP_MAX_ROW_BYTES);
+		return diag_set(d, DIAG_ENOMEM, "cell %zu: out of memory for its row", i);
+	}
+	if (len > SWEEP_MAX_ROW_BYTES) {
+		free(text);
+		return diag_set(d, DIAG_EINPUT, "cell %zu: its row is %zu bytes (expected at most %d: "
+				"shorter trace paths or grid values)", i, len, SWEEP_MAX_ROW_BYTES);
 	}
 	*row = text;
 	return 0;
@@ -1029,7 +1071,49 @@ static size_t cell_of(const struct sweep *sw, const char *key, int64_t hint)
 	return SIZE_MAX;
 }
 
-/* Read the rows already in the regular file at fd. */
+/* The start of every row a sweep writes (cell_row). */
+#define ROW_HEAD "{\"cell\":"
+
+/* Whether s[0..n) can be the start of a row whose write was cut short: a
+ * prefix of a row's opening, or a row's opening and more, and no NUL. */
+static bool torn_row(const char *s, size_t n)
+{
+	size_t h = sizeof(ROW_HEAD) - 1;
+	if (memcmp(s, ROW_HEAD, n < h ? n : h) != 0)
+		return false;
+	return memchr(s, '\0', n) == NULL;
+}
+
+/* One complete line of the file (len bytes, no newline) as a row of this
+ * sweep, taken into its cell. */
+static int take_row(struct sweep_out *o, struct sweep *sw, const char *text, size_t len, long line,
+		    struct diag *d)
+{
+	char key[17];
+	int64_t hint;
+	size_t cell = SIZE_MAX;
+	if (memchr(text, '\0', len) || !row_key(text, len, key, &hint))
+		return diag_at(d, DIAG_EINPUT, o->path, line, 0, "not a sweep row (expected the "
+			       "output of a sweep; a row is one JSON object with its \"key\")");
+	if ((cell = cell_of(sw, key, hint)) == SIZE_MAX)
+		return diag_at(d, DIAG_EINPUT, o->path, line, 0, "a row of another sweep: key %s "
+			       "is no cell of this grid (expected the output of this grid: its "
+			       "scenario, traces, seeds or the catalogue changed; write to another "
+			       "file)", key);
+	if (sw->cells[cell].row)
+		return diag_at(d, DIAG_EINPUT, o->path, line, 0, "cell %zu (key %s) a second time",
+			       cell, key);
+	char *row = strndup(text, len + 1);
+	if (!row)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	o->kept++;
+	return sweep_cell_take(sw, cell, row, d);
+}
+
+/* Read the rows already in the regular file at fd, a line at a time (never
+ * more than two rows' worth of it in memory).  A file that is not this
+ * sweep's rows is refused untouched; only a last line that is the start of
+ * a row (its write cut short) is dropped. */
 static int read_rows(struct sweep_out *o, struct sweep *sw, struct diag *d)
 {
 	struct stat st;
@@ -1040,60 +1124,69 @@ static int read_rows(struct sweep_out *o, struct sweep *sw, struct diag *d)
 	if ((uint64_t)st.st_size > (uint64_t)SWEEP_MAX_CELLS * SWEEP_MAX_ROW_BYTES)
 		return diag_set(d, DIAG_EINPUT, "%s: larger than a sweep's rows can be (expected the "
 				"output of this grid)", o->path);
-	size_t n = (size_t)st.st_size;
-	char *buf = malloc(n + 1);
+	const size_t cap = 2 * (size_t)SWEEP_MAX_ROW_BYTES + 2;
+	char *buf = malloc(cap);
 	if (!buf)
 		return diag_set(d, DIAG_ENOMEM, "out of memory for %s", o->path);
-	size_t got = 0;
-	while (got < n) {
-		ssize_t r = pread(o->fd, buf + got, n - got, (off_t)got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			int e = r < 0 ? errno : EIO;
-			free(buf);
-			return diag_set(d, DIAG_EIO, "%s: cannot read: %s", o->path, strerror(e));
-		}
-		got += (size_t)r;
-	}
-	buf[n] = '\0';
-	int rc = 0;
-	size_t pos = 0;
+	int64_t n = (int64_t)st.st_size, at = 0, done = 0; /* read; kept up to */
+	size_t have = 0;
 	long line = 1;
-	for (; rc == 0 && pos < n; line++) {
-		char *nl = memchr(buf + pos, '\n', n - pos);
-		if (!nl)
-			break; /* torn: dropped below */
-		size_t len = (size_t)(nl - (buf + pos));
-		char key[17];
-		int64_t hint;
-		size_t cell = SIZE_MAX;
-		if (!row_key(buf + pos, len, key, &hint))
-			rc = diag_at(d, DIAG_EINPUT, o->path, line, 0, "not a sweep row (expected the "
-				     "output of a sweep; a row is one JSON object with its \"key\")");
-		else if ((cell = cell_of(sw, key, hint)) == SIZE_MAX)
-			rc = diag_at(d, DIAG_EINPUT, o->path, line, 0, "a row of another sweep: key %s "
-				     "is no cell of this grid (expected the output of this grid: its "
-				     "scenario, traces, seeds or the catalogue changed; write to another "
-				     "file)", key);
-		else if (sw->cells[cell].row)
-			rc = diag_at(d, DIAG_EINPUT, o->path, line, 0, "cell %zu (key %s) a second time",
-				     cell, key);
-		if (rc == 0) {
-			char *row = strndup(buf + pos, len + 1);
-			rc = row ? sweep_cell_take(sw, cell, row, d)
-				 : diag_set(d, DIAG_ENOMEM, "out of memory");
-			o->kept++;
+	int rc = 0;
+	bool torn = false;
+	while (rc == 0 && done < n) {
+		while (have < cap - 1 && at < n) {
+			ssize_t r = pread(o->fd, buf + have, cap - 1 - have, (off_t)at);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				rc = diag_set(d, DIAG_EIO, "%s: cannot read: %s", o->path,
+					      strerror(r < 0 ? errno : EIO));
+				break;
+			}
+			have += (size_t)r;
+			at += r;
 		}
-		pos += len + 1;
+		if (rc != 0)
+			break;
+		size_t pos = 0;
+		for (;;) {
+			char *nl = memchr(buf + pos, '\n', have - pos);
+			size_t len = nl ? (size_t)(nl - (buf + pos)) : have - pos;
+			if (len > SWEEP_MAX_ROW_BYTES) {
+				rc = diag_at(d, DIAG_EINPUT, o->path, line, 0, "a line of more than %d "
+					     "bytes: not a sweep row (expected the output of a sweep)",
+					     SWEEP_MAX_ROW_BYTES);
+				break;
+			}
+			if (!nl)
+				break;
+			if ((rc = take_row(o, sw, buf + pos, len, line, d)) != 0)
+				break;
+			pos += len + 1;
+			done += (int64_t)len + 1;
+			line++;
+		}
+		if (rc != 0)
+			break;
+		if (pos == 0 && at == n) {
+			/* no newline in what is left: the end of the file */
+			if (!torn_row(buf, have))
+				rc = diag_at(d, DIAG_EINPUT, o->path, line, 0, "not a sweep row, and "
+					     "no newline after it (expected the output of a sweep; "
+					     "nothing was changed)");
+			torn = true;
+			break;
+		}
+		memmove(buf, buf + pos, have - pos);
+		have -= pos;
 	}
 	free(buf);
 	if (rc != 0)
 		return rc;
-	o->size = (int64_t)pos;
-	if (pos < n) {
+	o->size = done;
+	if (torn && done < n) {
 		/* a row whose write was cut short: no half-written row stays */
-		if (ftruncate(o->fd, (off_t)pos) != 0)
+		if (ftruncate(o->fd, (off_t)done) != 0)
 			return diag_set(d, DIAG_EIO, "%s: cannot drop the torn last line: %s", o->path,
 					strerror(errno));
 		o->torn = 1;
@@ -1130,6 +1223,13 @@ int sweep_out_open(struct sweep_out *o, const char *path, struct sweep *sw, stru
 	} else if (fstat(o->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		rc = diag_set(d, DIAG_EIO, "%s: changed while it was opened (expected a regular file)",
 			      path);
+	} else if (flock(o->fd, LOCK_EX | LOCK_NB) != 0) {
+		/* two sweeps appending to one file would each write every row */
+		rc = errno == EWOULDBLOCK
+			     ? diag_set(d, DIAG_EINPUT, "%s: another sweep is writing to it (expected "
+					"one sweep per output file; wait for it, or write elsewhere)",
+					path)
+			     : diag_set(d, DIAG_EIO, "%s: cannot lock: %s", path, strerror(errno));
 	} else {
 		rc = read_rows(o, sw, d);
 	}

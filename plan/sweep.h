@@ -56,7 +56,11 @@ struct sweep;
 #define SWEEP_MAX_TRACES 1024
 #define SWEEP_MAX_SEEDS 1024
 #define SWEEP_MAX_GRID_BYTES (16u << 20)
-#define SWEEP_MAX_ROW_BYTES 8192
+#define SWEEP_MAX_ROW_BYTES 65536
+/* A grid value's JSON, and the values one cell sets together: bounded so
+ * that every row fits in SWEEP_MAX_ROW_BYTES beside its figures. */
+#define SWEEP_MAX_VALUE_BYTES 8192
+#define SWEEP_MAX_CELL_SET_BYTES 32768
 
 /* Load and check the grid at path (relative paths in it are relative to the
  * grid file's folder).  cat is borrowed for the sweep's lifetime.  0, or
