@@ -378,9 +378,11 @@ static int parse_row(const struct pctx *c, const cJSON *row, long index, struct 
 	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(row, "price");
 	if (!pv)
 		return row_fail(&r, "price", AT_OBJECT, "missing key 'price' (expected a number > 0)");
-	if (!cJSON_IsNumber(pv) || !(pv->valuedouble > 0) || !isfinite(pv->valuedouble))
-		return row_fail(&r, "price", AT_VALUE, "price is %s (expected a number > 0)",
-				cJSON_IsNumber(pv) ? "not positive" : json_type(pv));
+	if (!cJSON_IsNumber(pv) || !(pv->valuedouble > 0) || !(pv->valuedouble <= PRICES_MAX))
+		return row_fail(&r, "price", AT_VALUE, "price is %s (expected a number > 0 and at "
+				"most %g)", !cJSON_IsNumber(pv) ? json_type(pv)
+					    : pv->valuedouble > 0 ? "too large" : "not positive",
+				PRICES_MAX);
 	if ((rc = get_text(&r, row, "unit", false, &unit)))
 		return rc;
 	if (kind_units[k] ? strcmp(unit, kind_units[k]) != 0 : strncmp(unit, "per ", 4) != 0)
@@ -485,12 +487,13 @@ static int parse_rates(const struct pctx *c, const cJSON *arr)
 		const char *where = locate(c, "exchange_rates", i, NULL, AT_VALUE);
 		if (!cJSON_IsObject(e) || !cJSON_IsString(cur) || strlen(cur->valuestring) != 3 ||
 		    strcmp(cur->valuestring, "USD") == 0 || !cJSON_IsNumber(rate) ||
-		    !(rate->valuedouble > 0) || !isfinite(rate->valuedouble) ||
+		    !(rate->valuedouble >= PRICES_MIN_RATE) || !(rate->valuedouble <= PRICES_MAX_RATE) ||
 		    !cJSON_IsString(date) || !date->valuestring[0] || !cJSON_IsString(src) ||
 		    !src->valuestring[0])
 			return fail_at(c, where, "exchange_rates[%ld]: expected {\"currency\": a "
 				       "three-letter code other than USD, \"usd_per_unit\": a number "
-				       "> 0, \"date\", \"source\": non-empty strings}", i);
+				       "in [%g, %g], \"date\", \"source\": non-empty strings}", i,
+				       PRICES_MIN_RATE, PRICES_MAX_RATE);
 		for (size_t j = 0; j < (size_t)i; j++)
 			if (strcmp(p->rates[j].currency, cur->valuestring) == 0)
 				return fail_at(c, where, "exchange_rates[%ld]: currency '%s' given "

@@ -94,6 +94,15 @@ struct prices {
 /* Largest price file accepted, in bytes. */
 #define PRICES_FILE_MAX_BYTES (4u << 20)
 
+/* A price row's price, in its own currency, and an exchange rate (USD per
+ * unit): bounds that keep every cost agentcap derives finite (a month of a
+ * cluster of hundreds of machines at the largest price stays far from
+ * overflow), checked when the file loads, before any replay.  No real price
+ * of a GPU, an hour, a seat or a token comes near them. */
+#define PRICES_MAX 1e9
+#define PRICES_MIN_RATE 1e-6
+#define PRICES_MAX_RATE 1e6
+
 /* Load prices from path, or the copy built into the library when path is
  * NULL.  On success *out owns a new catalogue (free with prices_free).
  * Returns 0, DIAG_EINPUT (unreadable file, bad JSON, a bad row: the message

@@ -80,7 +80,8 @@ static void test_bad_price_file(void **state)
 	assert_int_equal(r.status, 2);
 	char want[512];
 	snprintf(want, sizeof(want), "agentcap: " SCRATCH "/bad.json:%ld:%ld: prices[2] "
-		 "'claude-team-premium': price is a string (expected a number > 0)\n", line, col);
+		 "'claude-team-premium': price is a string (expected a number > 0 and at most "
+		 "1e+09)\n", line, col);
 	assert_string_equal(r.err, want);
 	assert_string_equal(r.out, "");
 	assert_int_equal(access(SCRATCH "/out.json", F_OK), -1); /* nothing written */

@@ -123,9 +123,15 @@ struct bad_case {
 
 static const struct bad_case BAD[] = {
 	{ "\"price\": 25,", "\"price\": \"25\",", "\"25\"",
-	  "prices[0] 'claude-team-standard-annual': price is a string (expected a number > 0)" },
+	  "prices[0] 'claude-team-standard-annual': price is a string (expected a number > 0 and "
+	  "at most 1e+09)" },
 	{ "\"price\": 25,", "\"price\": -25,", "-25",
-	  "prices[0] 'claude-team-standard-annual': price is not positive (expected a number > 0)" },
+	  "prices[0] 'claude-team-standard-annual': price is not positive (expected a number > 0 "
+	  "and at most 1e+09)" },
+	/* a price that passed loading used to fail only after the whole replay */
+	{ "\"price\": 25,", "\"price\": 1e308,", "1e308",
+	  "prices[0] 'claude-team-standard-annual': price is too large (expected a number > 0 "
+	  "and at most 1e+09)" },
 	{ "\"price\": 25,", "", "{\"id\": \"claude-team-standard-annual\"",
 	  "prices[0] 'claude-team-standard-annual': missing key 'price' (expected a number > 0)" },
 	{ "\"kind\": \"seat\"", "\"kind\": \"seats\"", "\"seats\"",
@@ -169,7 +175,7 @@ static const struct bad_case BAD[] = {
 	  "api_input and api_output rows for every API model)" },
 	{ "\"usd_per_unit\": 1.068", "\"usd_per_unit\": 0", "{\"currency\": \"EUR\"",
 	  "exchange_rates[0]: expected {\"currency\": a three-letter code other than USD, "
-	  "\"usd_per_unit\": a number > 0, \"date\", \"source\": non-empty strings}" },
+	  "\"usd_per_unit\": a number in [1e-06, 1e+06], \"date\", \"source\": non-empty strings}" },
 	{ "\"schema_version\": 1", "\"schema_version\": 2", "2,",
 	  "schema_version is not 1 (expected 1)" },
 	{ "\"prices\": [", "\"rows\": [", "\"rows\"",
