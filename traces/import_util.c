@@ -178,10 +178,41 @@ static void cut_line(struct lines *l, size_t start, size_t end, char **line, siz
 	*len = n;
 }
 
+/* Drop the rest of a line too long to keep, up to its newline. */
+static int lines_skip_rest(struct lines *l, struct diag *d)
+{
+	size_t skipped = 0;
+	for (;;) {
+		char *nl = l->len > l->pos ? memchr(l->buf + l->pos, '\n', l->len - l->pos) : NULL;
+		if (nl) {
+			l->pos = (size_t)(nl - l->buf) + 1;
+			l->rest_too_long = false;
+			return 0;
+		}
+		skipped += l->len - l->pos;
+		l->pos = l->len = 0;
+		if (l->eof) {
+			l->rest_too_long = false;
+			return 0;
+		}
+		if (skipped > IMP_MAX_SKIP_BYTES)
+			return diag_set(d, DIAG_EINPUT, "%s:%ld: no end of line within %zu bytes "
+					"(expected one record per line; a line this long cannot be "
+					"skipped)", l->path, l->line_no, IMP_MAX_SKIP_BYTES);
+		int rc = lines_fill(l, d);
+		if (rc < 0)
+			return rc;
+	}
+}
+
 int lines_next(struct lines *l, char **line, size_t *len, struct diag *d)
 {
+	if (l->rest_too_long) {
+		int rc = lines_skip_rest(l, d);
+		if (rc < 0)
+			return rc;
+	}
 	size_t scan = l->pos;
-	bool discarding = false;
 	for (;;) {
 		char *nl = l->len > scan ? memchr(l->buf + scan, '\n', l->len - scan) : NULL;
 		if (nl) {
@@ -189,17 +220,12 @@ int lines_next(struct lines *l, char **line, size_t *len, struct diag *d)
 			l->line_no++;
 			size_t start = l->pos;
 			l->pos = end + 1;
-			if (discarding || end - start > IMP_MAX_LINE_BYTES)
+			if (end - start > IMP_MAX_LINE_BYTES)
 				return LINES_TOO_LONG;
 			cut_line(l, start, end, line, len);
 			return LINES_OK;
 		}
 		if (l->eof) {
-			if (discarding) {
-				l->line_no++;
-				l->pos = l->len;
-				return LINES_TOO_LONG;
-			}
 			if (l->pos == l->len)
 				return 0;
 			l->line_no++;
@@ -208,18 +234,17 @@ int lines_next(struct lines *l, char **line, size_t *len, struct diag *d)
 			cut_line(l, start, l->len, line, len);
 			return l->len - start > IMP_MAX_LINE_BYTES ? LINES_TOO_LONG : LINES_OK;
 		}
-		if (discarding) {
+		if (l->pos > 0) {
+			memmove(l->buf, l->buf + l->pos, l->len - l->pos);
+			l->len -= l->pos;
+			l->pos = 0;
+		}
+		if (l->len > IMP_MAX_LINE_BYTES) {
+			/* too long already: say so now, drop the rest on the next call */
+			l->line_no++;
 			l->pos = l->len = 0;
-		} else {
-			if (l->pos > 0) {
-				memmove(l->buf, l->buf + l->pos, l->len - l->pos);
-				l->len -= l->pos;
-				l->pos = 0;
-			}
-			if (l->len > IMP_MAX_LINE_BYTES) {
-				discarding = true;
-				l->pos = l->len = 0;
-			}
+			l->rest_too_long = true;
+			return LINES_TOO_LONG;
 		}
 		scan = l->len;
 		int rc = lines_fill(l, d);

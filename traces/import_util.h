@@ -33,6 +33,8 @@ struct trace_writer;
 
 /* Longest input line or JSON document an importer reads. */
 #define IMP_MAX_LINE_BYTES ((size_t)64 << 20)
+/* How far a skipped line too long to keep is followed to its end. */
+#define IMP_MAX_SKIP_BYTES ((size_t)1 << 30)
 /* Default salt of id hashes (documented in docs/importers.md). */
 #define IMP_DEFAULT_SALT "agentcap-import-v1"
 
@@ -98,14 +100,19 @@ struct lines {
 	char *buf;
 	size_t pos, len, cap;
 	bool eof;
+	bool rest_too_long;   /* the line last returned (LINES_TOO_LONG) goes on:
+				 the next call skips the rest of it first */
 	long line_no;         /* 1-based number of the line last returned */
 };
 
 /* 0, DIAG_EIO (cannot open) or DIAG_ENOMEM. */
 int lines_open(struct lines *l, const char *path, struct diag *d);
 /* LINES_OK with the line NUL-terminated in place (no newline, no trailing
- * CR; valid until the next call), LINES_TOO_LONG (the line was dropped),
- * 0 at the end, or a negative code (read error, corrupt or truncated gzip). */
+ * CR; valid until the next call), LINES_TOO_LONG (the line was dropped, as
+ * soon as it passed IMP_MAX_LINE_BYTES, so that a stream without newlines
+ * ends too), 0 at the end, or a negative code (read error, corrupt or
+ * truncated gzip; DIAG_EINPUT when the rest of a line too long to keep runs
+ * past IMP_MAX_SKIP_BYTES). */
 int lines_next(struct lines *l, char **line, size_t *len, struct diag *d);
 void lines_close(struct lines *l);
 bool lines_blank(const char *s, size_t n);

@@ -194,6 +194,7 @@ static int read_line(struct trace_reader *r, char **line, size_t *len, struct di
 {
 	size_t scan = r->pos;
 	bool discarding = false;
+	size_t discarded = 0;
 	for (;;) {
 		char *nl = r->len > scan ? memchr(r->buf + scan, '\n', r->len - scan) : NULL;
 		if (nl) {
@@ -233,6 +234,11 @@ static int read_line(struct trace_reader *r, char **line, size_t *len, struct di
 			return LINE_OK;
 		}
 		if (discarding) {
+			if ((discarded += r->len) > TRACE_READER_MAX_DISCARD_BYTES)
+				return diag_at(d, DIAG_EINPUT, r->path, r->line_no + 1, 0,
+					       "no end of line within %zu bytes (expected one JSON "
+					       "object per line; a line this long cannot be skipped)",
+					       (size_t)TRACE_READER_MAX_DISCARD_BYTES);
 			r->pos = r->len = 0;
 		} else {
 			if (r->pos > 0) {
@@ -241,7 +247,15 @@ static int read_line(struct trace_reader *r, char **line, size_t *len, struct di
 				r->pos = 0;
 			}
 			if (r->len > r->lim.max_line_bytes) {
+				/* stopping at the line: it is an error, and a stream
+				 * without newlines (/dev/zero) would never end */
+				if (!r->skip_bad) {
+					r->line_no++;
+					r->pos = r->len = 0;
+					return LINE_TOO_LONG;
+				}
 				discarding = true;
+				discarded = r->len;
 				r->pos = r->len = 0;
 			}
 		}

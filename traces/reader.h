@@ -33,6 +33,9 @@ struct trace_reader_limits {
 };
 
 #define TRACE_READER_MAX_LINE_BYTES ((size_t)64 << 20)
+/* With skip_bad, how far the reader looks for the end of a line too long to
+ * keep before it gives up on the file. */
+#define TRACE_READER_MAX_DISCARD_BYTES ((size_t)1 << 30)
 #define TRACE_READER_MAX_SEGS_PER_CALL ((size_t)1 << 20)
 #define TRACE_READER_MAX_CALLS_PER_SESSION ((size_t)1 << 20)
 #define TRACE_READER_MAX_SEGS_PER_SESSION ((size_t)1 << 24)
