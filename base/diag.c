@@ -65,6 +65,7 @@ int diag_exit_status(int code)
 		return 0;
 	case DIAG_EINPUT:
 	case DIAG_EIO: /* a path the user gave cannot be read or written */
+	case DIAG_ENOMEM: /* a resource limit: the run asked for more than there is */
 		return 2;
 	default:
 		return 3;

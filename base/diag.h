@@ -15,7 +15,8 @@
 enum {
 	DIAG_OK = 0,
 	DIAG_EINPUT = -1,    /* bad input or usage: exit status 2 */
-	DIAG_ENOMEM = -2,    /* allocation failed or a size limit was hit */
+	DIAG_ENOMEM = -2,    /* allocation failed or a size limit was hit: exit 2,
+				a resource limit the user can change */
 	DIAG_EIO = -3,       /* the operating system refused a read or write: exit 2 */
 	DIAG_EINTERNAL = -4, /* a broken invariant detected at run time: exit 3 */
 };

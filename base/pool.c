@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct pool_task {
 	struct pool_task *next;
@@ -103,10 +104,13 @@ int pool_new(struct pool **out, int32_t jobs, struct diag *d)
 		return diag_set(d, DIAG_EINTERNAL, "pool: cannot make a condition variable");
 	}
 	for (int32_t i = 0; i < jobs - 1; i++) {
-		if (pthread_create(&p->threads[i], NULL, worker, p) != 0) {
+		int e = pthread_create(&p->threads[i], NULL, worker, p);
+		if (e != 0) {
 			pool_free(p);
-			return diag_set(d, DIAG_EINTERNAL, "pool: cannot start thread %d of %d",
-					(int)i + 1, (int)jobs - 1);
+			return diag_set(d, DIAG_ENOMEM, "cannot start thread %d of %d: %s (expected "
+					"room for %d threads: run with fewer --jobs, or raise the "
+					"memory or process limit)", (int)i + 1, (int)jobs - 1,
+					strerror(e), (int)jobs - 1);
 		}
 		p->n_threads++;
 	}

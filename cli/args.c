@@ -11,6 +11,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,4 +178,23 @@ void args_calibration_point(struct report_calibration *rc, const struct calfile 
 	p->batch_doublings = n.batch_doublings;
 	p->context_doublings = n.context_doublings;
 	p->score = n.score;
+}
+
+int args_team_fits(const char *cmd, int64_t engineers, int64_t days, struct diag *d)
+{
+	double need = (double)engineers * (double)days * ARGS_TEAM_BYTES_PER_ENGINEER_DAY;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	double have = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (double)rl.rlim_cur < have)
+		have = (double)rl.rlim_cur;
+	if (need <= have)
+		return 0;
+	return diag_set(d, DIAG_EINPUT, "%s: a synthetic team of %lld engineers x %lld days needs "
+			"about %.1f GB to generate (%.0f KB per engineer-day), more than the %.1f GB "
+			"this process may use (expected a team that fits: fewer engineers or days; "
+			"cost and GPUs scale with the team, see docs/size.md)", cmd,
+			(long long)engineers, (long long)days, need / 1e9,
+			ARGS_TEAM_BYTES_PER_ENGINEER_DAY / 1024, have / 1e9);
 }

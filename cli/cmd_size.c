@@ -295,8 +295,8 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		case O_SEATS: a->seats = optarg; break;
 		case O_PRICES: a->prices = optarg; break;
 		case O_ACCEPT:
-			if (!args_number(optarg, 0, 1, false, &a->acceptance) || !(a->acceptance > 0))
-				return args_bad(cmd, "--acceptance", optarg, "a share in (0, 1]");
+			if (!args_number(optarg, 0.001, 1, false, &a->acceptance))
+				return args_bad(cmd, "--acceptance", optarg, "a share in [0.001, 1]");
 			break;
 		case O_TURNS:
 			if (!args_number(optarg, 0, 1000, false, &a->turns) || !(a->turns > 0))
@@ -437,6 +437,9 @@ static int run(int argc, char **argv, bool compare)
 		rc = outfile_check(a->json, &d);
 	if (rc == 0 && a->html)
 		rc = outfile_check(a->html, &d);
+	if (rc == 0)
+		rc = outfile_distinct((const char *const[]){"--json", "--html"},
+				      (const char *const[]){a->json, a->html}, 2, &d);
 	char model_set[SCENARIO_STR_MAX + 8], format_set[SCENARIO_STR_MAX + 16],
 		engine_set[SCENARIO_STR_MAX + 16];
 	if (a->model) {
@@ -502,6 +505,8 @@ static int run(int argc, char **argv, bool compare)
 				      "the seat plan's usage (expected an API model's id)",
 				      sc->source, (int)i, b->name, list);
 	}
+	if (rc == 0 && !a->trace)
+		rc = args_team_fits("--engineers", a->engineers, a->days ? a->days : 1, &d);
 	if (rc == 0)
 		rc = teams_make(a, teams, &d);
 	struct pool *pool = NULL;
@@ -557,6 +562,9 @@ static int run(int argc, char **argv, bool compare)
 	}
 	if (rc == 0)
 		rc = size_run(&s, res, &d);
+	/* an option whose search stopped: the others are not lost with it */
+	if (rc != 0 && res->n > 0 && !a->quiet)
+		size_table(stdout, &s, res);
 	if (rc == 0) {
 		/* each option's regime: its engine, the batch a replica decodes on
 		 * average (Little's law: output tokens per second and replica times

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "cli/cli.h"
 
+#include "cli/args.h"
+
 #include "base/diag.h"
 #include "base/outfile.h"
 #include "reports/output.h"
@@ -378,7 +380,9 @@ int cmd_synth(int argc, char **argv)
 		struct synth_profile *p = malloc(sizeof(*p));
 		if (!p)
 			return cli_fail(DIAG_ENOMEM, "out of memory");
-		rc = synth_profile_load(p, a.profile, &d);
+		rc = args_team_fits("--engineers", a.engineers, a.days, &d);
+		if (rc == 0)
+			rc = synth_profile_load(p, a.profile, &d);
 		if (rc == 0 && a.timezones > 0)
 			synth_profile_keep_zones(p, (int)a.timezones);
 		struct synth_team_opts o = {.engineers = (int32_t)a.engineers, .days = (int32_t)a.days,

@@ -75,8 +75,9 @@ static void usage(FILE *out)
 	      "       not fit; size when no deployment meets the objectives (the\n"
 	      "       report is still printed)\n"
 	      "    2  bad usage or bad input (the message names the file, line and column),\n"
-	      "       or an output that cannot be written: a missing folder, a full disk,\n"
-	      "       standard output closed or full (the message names it and says why)\n"
+	      "       an output that cannot be written: a missing folder, a full disk,\n"
+	      "       standard output closed or full (the message names it and says why),\n"
+	      "       or a resource limit: out of memory, threads that cannot start\n"
 	      "    3  internal error (a broken invariant; please report it)\n"
 	      "\n"
 	      "SEE ALSO\n"
@@ -153,7 +154,13 @@ static int finish_stdout(int status)
 
 int cli_fail(int code, const char *msg)
 {
-	fprintf(stderr, "agentcap: %s\n", msg);
+	/* running out of memory is the run's size, not a bug: say what to change */
+	if (code == DIAG_ENOMEM && !strstr(msg, "expected"))
+		fprintf(stderr, "agentcap: %s (expected a run that fits in this process's memory: a "
+			"shorter trace, fewer engineers, days, replicas or --jobs, or more memory)\n",
+			msg);
+	else
+		fprintf(stderr, "agentcap: %s\n", msg);
 	return diag_exit_status(code);
 }
 

@@ -589,9 +589,15 @@ int size_run(const struct size_setup *s, struct size_result *r, struct diag *d)
 	pool_group_finish(g);
 	r->n = s->n_hardware;
 	int rc = 0;
-	for (size_t i = 0; i < s->n_hardware && rc == 0; i++)
-		if (t[i].rc != 0)
-			rc = diag_set(d, t[i].rc, "%s", t[i].d.msg);
+	for (size_t i = 0; i < s->n_hardware; i++) {
+		if (t[i].rc == 0)
+			continue;
+		r->opt[i].error = t[i].rc;
+		snprintf(r->opt[i].error_msg, sizeof(r->opt[i].error_msg), "%s", t[i].d.msg);
+		r->opt[i].found = false;
+		if (rc == 0)
+			rc = diag_set(d, t[i].rc, "%s: %s", s->hardware[i], t[i].d.msg);
+	}
 	free(t);
 	return rc;
 }
@@ -761,6 +767,9 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 		const struct size_option *o = &r->opt[i];
 		if (o->found)
 			eval_row(fp, o->hardware, &o->best);
+		else if (o->error)
+			fprintf(fp, "%-22s %6s its search stopped: %s\n", o->hardware, "-",
+				o->error_msg);
 		else
 			fprintf(fp, "%-22s %6s %s\n", o->hardware, "-",
 				o->n_path ? "nothing up to the replica cap meets the objectives"

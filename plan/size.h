@@ -171,6 +171,9 @@ struct size_option {
 	int n_path;
 	int32_t replays;                  /* replays run, replicates counted */
 	int64_t events;                   /* simulator events of all of them */
+	int error;                        /* 0, or the DIAG code that stopped this
+					     option's search (the others go on) */
+	char error_msg[512];
 };
 
 struct size_result {
@@ -181,7 +184,9 @@ struct size_result {
 
 /* Check the hardware ids (an unknown one is DIAG_EINPUT naming it and the
  * catalogue's ids), then search each option.  0 (whether or not anything
- * met the objectives: see size_found), or the first replay's error. */
+ * met the objectives: see size_found), or the first option's error; an
+ * option's error stops its own search only (r->opt[i].error): r->n
+ * options are filled, so the others can still be printed. */
 int size_run(const struct size_setup *s, struct size_result *r, struct diag *d);
 
 /* Replay one candidate, `replicas` replicas of shape (tp, pp) (0, 0: the

@@ -568,6 +568,12 @@ int deploy_build(struct deployment *dp, const struct scenario *sc, const struct 
 		dp->replicas += dp->pool[i].sc.replicas;
 		weights[i] = dp->pool[i].weight_bytes;
 	}
+	/* each replica holds its scheduler's slots and its own cache: a
+	 * cluster is bounded as one shape's replicas are */
+	if (rc == 0 && dp->replicas > SCENARIO_MAX_REPLICAS)
+		rc = diag_set(d, DIAG_EINPUT, "%s: pools: %d replicas in all (expected at most %d "
+			      "across the pools)", sc->source, (int)dp->replicas,
+			      SCENARIO_MAX_REPLICAS);
 	if (rc == 0 && dp->pooled) {
 		if (!(dp->sim_pools = calloc((size_t)dp->n_pools, sizeof(*dp->sim_pools))))
 			rc = diag_set(d, DIAG_ENOMEM, "out of memory");

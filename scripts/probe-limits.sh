@@ -100,11 +100,11 @@ probe "gzip bomb of NULs: import mooncake" 1024 120 2 200 'line longer than' -- 
   "$A" import mooncake "$dir/bomb-nul.gz" -o "$dir/out.jsonl"
 probe "gzip bomb of blank lines: stats" 1024 300 2 200 '' -- "$A" stats "$dir/bomb-nl.gz"
 probe "valid 48 MB line: stats" 1024 120 0 400 '' -- "$A" stats "$dir/line48m.jsonl"
-probe "valid 48 MB line, 112 MB cap: out of memory, exit 3" 112 120 3 200 'out of memory' -- \
+probe "valid 48 MB line, 112 MB cap: out of memory, exit 2" 112 120 2 200 'out of memory' -- \
   "$A" stats "$dir/line48m.jsonl"
-probe "valid 48 MB line, 112 MB cap, --skip-bad: still 3" 112 120 3 200 'out of memory' -- \
+probe "valid 48 MB line, 112 MB cap, --skip-bad: still 2" 112 120 2 200 'out of memory' -- \
   "$A" stats --skip-bad "$dir/line48m.jsonl"
-probe "valid 8 MB line of 4M numbers, 160 MB cap" 160 120 3 200 'out of memory parsing a line' -- \
+probe "valid 8 MB line of 4M numbers, 160 MB cap" 160 120 2 200 'out of memory parsing a line' -- \
   "$A" stats --skip-bad "$dir/items.jsonl"
 probe "70 MB line: refused without buffering" 1024 120 2 100 'line longer than' -- \
   "$A" stats "$dir/line70m.jsonl"

@@ -177,7 +177,11 @@ static int fail_replica(struct sim *s, struct replica *rep, int64_t repair_ns)
 		s->el_stats.faults_skipped++;
 		return 0;
 	}
-	s->el_stats.faults++;
+	if (++s->el_stats.faults > FAULT_MAX_FAILURES) {
+		s->err_limit = "more than 1,000,000 replica failures (expected a fault rate a run can "
+			       "hold: raise faults.mtbf_h, or replay a shorter span)";
+		return DIAG_EINPUT;
+	}
 	if (rep->life == REP_STARTING)
 		rep->start_gen++; /* its start never completes */
 	/* out of the router first, so no retry comes back here */

@@ -83,6 +83,10 @@ bool autoscale_metric_parse(const char *s, enum autoscale_metric *out);
  * README, "Retries", read 2026-12-01). */
 #define FAULT_DEFAULT_MAX_RETRIES 2
 
+/* Replica failures one run may have: a fault rate past it is a scenario
+ * error (each failure is kept in the run's timeline), not a memory hog. */
+#define FAULT_MAX_FAILURES 1000000
+
 /* Pools whose start-up the lifecycle keeps apart (sim.h's SIM_MAX_POOLS). */
 #define ELASTIC_MAX_POOLS 64
 

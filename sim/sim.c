@@ -980,6 +980,9 @@ int sim_step(struct sim *s, struct diag *d)
 		rc = s->tiers[i].err;
 	if (rc == DIAG_ENOMEM)
 		return diag_set(d, rc, "out of memory at t=%.6f s", (double)s->now_ns / 1e9);
+	if (rc == DIAG_EINPUT && s->err_limit)
+		return diag_set(d, rc, "the run stopped at t=%.6f s: %s", (double)s->now_ns / 1e9,
+				s->err_limit);
 	if (rc != 0)
 		return diag_set(d, rc, "internal error in the simulator at t=%.6f s (event kind %u)",
 				(double)s->now_ns / 1e9, e.kind);

@@ -196,6 +196,8 @@ struct sim {
 	void *free_reqs;           /* pool of finished request structs */
 	int64_t live_reqs;
 	int err;                   /* first error inside a callback path */
+	const char *err_limit;     /* with err DIAG_EINPUT: the limit the run
+				      passed and what to change (static) */
 	/* lifecycle (sim/lifecycle.h); all zero unless sim_set_elastic */
 	bool elastic;
 	struct elastic_config el;

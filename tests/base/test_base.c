@@ -37,6 +37,7 @@ static void test_diag_first_wins(void **state)
 	assert_int_equal(d.code, DIAG_EINPUT);
 	assert_int_equal(diag_exit_status(d.code), 2);
 	assert_int_equal(diag_exit_status(DIAG_EINTERNAL), 3);
+	assert_int_equal(diag_exit_status(DIAG_ENOMEM), 2); /* a resource limit, not a bug */
 	diag_init(&d);
 	diag_at(&d, DIAG_EINPUT, "f", 4, 0, "m");
 	assert_string_equal(d.msg, "f:4: m");
