@@ -15,9 +15,10 @@
  * one segment.  rules_apply works on one session at a time, so a trace is
  * transformed while it streams; nothing is kept between sessions.
  *
- * Cost: one pcre2 match per rule per text-bearing segment (plus one per
- * extra match); a pinned segment's text is rewritten once into a buffer
- * owned by the rule set.
+ * Cost: each segment text is checked for UTF-8 once (O(length)); then one
+ * pcre2 match per rule per text-bearing segment (plus one per extra match),
+ * none of which checks the UTF-8 again.  A pinned segment's text is
+ * rewritten once per pin rule into buffers owned by the rule set.
  */
 #ifndef TRACES_RULES_H
 #define TRACES_RULES_H
@@ -41,7 +42,8 @@ int rules_new(struct rules **out, struct diag *d);
 void rules_free(struct rules *r); /* accepts NULL */
 
 /* Compile and append one rule.  A pattern PCRE2 refuses is DIAG_EINPUT:
- * "bad pattern 'P' (rule N): MESSAGE at offset K".  `where` (may be NULL)
+ * "bad pattern 'P' (rule N): MESSAGE at offset K"; so is a name that is not
+ * UTF-8 (a name longer than 127 bytes is cut).  `where` (may be NULL)
  * prefixes the message, e.g. "rules.json: rule 2". */
 int rules_add(struct rules *r, const char *name, const char *pattern, enum rule_action action,
 	      const char *where, struct diag *d);
@@ -53,20 +55,29 @@ int rules_load(struct rules *r, const char *path, struct diag *d);
 
 size_t rules_count(const struct rules *r);
 
-/* Whether the library JIT-compiled the patterns (all of them). */
+/* Whether the library JIT-compiled the patterns (all of them) and the JIT
+ * is on. */
 bool rules_jit(const struct rules *r);
+
+/* Match with the JIT when the library has one (on, the default), or always
+ * with PCRE2's interpreter (off: tests and benchmarks of that path). */
+void rules_set_jit(struct rules *r, bool on);
 
 struct rules_stats {
 	int64_t segments_seen;   /* segments with text */
 	int64_t segments_pinned;
 	int64_t segments_volatile;
 	int64_t matches;
+	int64_t utf_checks;      /* segment texts checked for UTF-8: one check each */
+	int64_t utf_check_bytes; /* bytes those checks read: the texts' lengths */
+	int64_t match_calls;     /* pcre2 matches run, all with PCRE2_NO_UTF_CHECK */
 };
 
 /* Rewrite the content ids of every text-bearing segment of `s` in place (see
  * the top of this file).  Text is left as recorded.  0, DIAG_ENOMEM, or
- * DIAG_EINPUT when a match fails on text PCRE2 rejects (invalid UTF-8),
- * naming the session's line. */
+ * DIAG_EINPUT, naming the segment ("session at line L call C segment K"):
+ * text that is not UTF-8 ("segment text cannot be matched: ... (expected
+ * UTF-8 text)"). */
 int rules_apply(struct rules *r, struct trace_session *s, struct rules_stats *st,
 		struct diag *d);
 

@@ -307,6 +307,93 @@ static void test_reader_keeps_text(void **state)
 	}
 }
 
+/* A heap session (first line 5) of one call with one segment of text. */
+static struct trace_session *one_text(const char *text)
+{
+	struct trace_seg seg = {201, 10};
+	char *t[1] = {(char *)text};
+	struct trace_call call = {.seq = 0, .segs = &seg, .n_segs = 1, .prompt_tokens = 10,
+				  .output_tokens = 1, .retry_of = -1, .seg_text = t};
+	struct trace_session v = {.id = 3, .line = 5, .calls = &call, .n_calls = 1};
+	struct trace_session *s = NULL;
+	assert_int_equal(trace_session_clone(&s, &v), 0);
+	return s;
+}
+
+/* A rule set of one rule, JIT on or off. */
+static struct rules *one_rule(const char *name, const char *pattern, enum rule_action a, bool jit)
+{
+	struct diag d;
+	diag_init(&d);
+	struct rules *r;
+	assert_int_equal(rules_new(&r, &d), 0);
+	rules_set_jit(r, jit);
+	assert_int_equal(rules_add(r, name, pattern, a, "--pattern", &d), 0);
+	return r;
+}
+
+/* rules_apply on one segment of `text`: its code; *content and the message. */
+static int apply_one(struct rules *r, const char *text, uint64_t *content, struct rules_stats *st,
+		     struct diag *d)
+{
+	struct trace_session *s = one_text(text);
+	diag_init(d);
+	int rc = rules_apply(r, s, st, d);
+	if (content)
+		*content = s->calls[0].segs[0].content;
+	trace_session_free(s);
+	return rc;
+}
+
+/* n copies of byte c, then `tail`, in a heap string. */
+static char *repeat(char c, size_t n, const char *tail)
+{
+	char *t = malloc(n + strlen(tail) + 1);
+	assert_non_null(t);
+	memset(t, c, n);
+	strcpy(t + n, tail);
+	return t;
+}
+
+/* Finding 10: each match used to re-check the UTF-8 of the rest of the
+ * segment (quadratic in its length); now the text is checked once and every
+ * match runs with PCRE2_NO_UTF_CHECK, on the JIT and on the interpreter. */
+static void test_utf_checked_once(void **state)
+{
+	(void)state;
+	const size_t n = 200000;
+	char *text = repeat('x', n, "");
+	for (int jit = 1; jit >= 0; jit--) {
+		struct rules *r = one_rule("x", "x", RULE_VOLATILE, jit);
+		struct diag d;
+		assert_int_equal(rules_add(r, "y", "y", RULE_VOLATILE, NULL, &d), 0);
+		struct rules_stats st = {0};
+		assert_int_equal(apply_one(r, text, NULL, &st, &d), 0);
+		assert_int_equal(st.matches, n);
+		assert_int_equal(st.utf_checks, 1);             /* one check per segment text */
+		assert_int_equal(st.utf_check_bytes, n);        /* that reads it once */
+		assert_int_equal(st.match_calls, (n + 1) + 1);  /* rule x: n + 1, rule y: 1 */
+		/* a pin rule: the rewrite is matched, not checked again */
+		rules_free(r);
+		r = one_rule("x", "x", RULE_PIN, jit);
+		memset(&st, 0, sizeof(st));
+		assert_int_equal(apply_one(r, text, NULL, &st, &d), 0);
+		assert_int_equal(st.segments_pinned, 1);
+		assert_int_equal(st.utf_checks, 1);
+		assert_int_equal(st.utf_check_bytes, n);
+		assert_int_equal(st.match_calls, 1 + (n + 1));  /* found, then rewritten */
+		/* text that is not UTF-8 is still an error naming the segment */
+		memset(&st, 0, sizeof(st));
+		assert_int_equal(apply_one(r, "ab\xff", NULL, &st, &d), DIAG_EINPUT);
+		assert_non_null(strstr(d.msg, "session at line 5 call 0 segment 0: segment text "
+					      "cannot be matched: UTF-8 error"));
+		assert_non_null(strstr(d.msg, "at byte 2 (expected UTF-8 text)"));
+		assert_int_equal(st.match_calls, 0);
+		rules_free(r);
+	}
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_harness_whatifs),
 		cmocka_unit_test(test_concurrency),
 		cmocka_unit_test(test_reader_keeps_text),
+		cmocka_unit_test(test_utf_checked_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
