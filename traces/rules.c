@@ -20,24 +20,31 @@
 #define SEED_PIN 0x70696e6e6564ULL  /* "pinned" */
 #define SEED_VOL 0x766f6c6174ULL    /* "volat" */
 #define NAME_MAX_BYTES 128
+#define SHOWN_MAX_BYTES 64          /* of a pattern, in messages */
+#define JIT_STACK_START_BYTES ((size_t)32 << 10)
 #define MATCH_BAD_SPAN (-100000)    /* next_match: a span off character starts */
 
 struct rule {
 	char name[NAME_MAX_BYTES];
+	char shown[SHOWN_MAX_BYTES + 4]; /* the pattern, cut short for messages */
+	char *where;                     /* owned: "FILE: rule N", "--pattern"; or NULL */
 	enum rule_action action;
 	pcre2_code *code;
 	bool jit;
 };
 
-/* Invariants: md holds the ovector of the pattern with the most groups;
- * every text handed to a rule's match has been checked for UTF-8 (the
- * segment's text by `utf`, a pinned rewrite by construction: spans on
- * character starts, names checked by rules_add). */
+/* Invariants: md holds the ovector of the pattern with the most groups; mc
+ * carries the limits of rules.h and, when the library has a JIT, js (every
+ * match runs with mc); every text handed to a rule's match has been checked
+ * for UTF-8 (the segment's text by `utf`, a pinned rewrite by construction:
+ * spans on character starts, names checked by rules_add). */
 struct rules {
 	struct rule *v;
 	size_t n;
 	pcre2_code *utf;          /* the empty pattern: PCRE2's UTF-8 check of a text */
 	pcre2_match_data *md;     /* sized for the largest pattern */
+	pcre2_match_context *mc;  /* limits and the JIT stack */
+	pcre2_jit_stack *js;      /* NULL without a JIT */
 	uint32_t jit_off;         /* PCRE2_NO_JIT when rules_set_jit(r, false), else 0 */
 	struct vec buf;           /* char: a pinned segment's rewritten text */
 	struct vec next;          /* char: the rewrite under way */
@@ -53,13 +60,22 @@ int rules_new(struct rules **out, struct diag *d)
 	vec_init(&r->next, 1, VEC_NO_LIMIT);
 	int err = 0;
 	PCRE2_SIZE off = 0;
+	uint32_t has_jit = 0;
 	r->utf = pcre2_compile((PCRE2_SPTR) "", 0, PCRE2_UTF, &err, &off, NULL);
 	r->md = r->utf ? pcre2_match_data_create_from_pattern(r->utf, NULL) : NULL;
-	if (!r->utf || !r->md) {
+	r->mc = pcre2_match_context_create(NULL);
+	if (pcre2_config(PCRE2_CONFIG_JIT, &has_jit) == 0 && has_jit)
+		r->js = pcre2_jit_stack_create(JIT_STACK_START_BYTES, RULES_JIT_STACK_BYTES, NULL);
+	if (!r->utf || !r->md || !r->mc || (has_jit && !r->js)) {
 		rules_free(r);
 		*out = NULL;
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
 	}
+	pcre2_set_match_limit(r->mc, RULES_MATCH_LIMIT);
+	pcre2_set_depth_limit(r->mc, RULES_DEPTH_LIMIT);
+	pcre2_set_heap_limit(r->mc, RULES_HEAP_LIMIT_KIB);
+	if (r->js)
+		pcre2_jit_stack_assign(r->mc, NULL, r->js);
 	return 0;
 }
 
@@ -67,11 +83,15 @@ void rules_free(struct rules *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->n; i++) {
 		pcre2_code_free(r->v[i].code);
+		free(r->v[i].where);
+	}
 	free(r->v);
 	pcre2_code_free(r->utf);
 	pcre2_match_data_free(r->md);
+	pcre2_match_context_free(r->mc);
+	pcre2_jit_stack_free(r->js);
 	vec_release(&r->buf);
 	vec_release(&r->next);
 	free(r);
@@ -103,8 +123,9 @@ static bool char_start(const char *text, size_t len, size_t p)
 	return p >= len || ((unsigned char)text[p] & 0xC0) != 0x80;
 }
 
-/* Copy UTF-8 s into out[0..size) whole characters at a time. */
-static void copy_cut(char *out, size_t size, const char *s)
+/* Copy UTF-8 s into out[0..size) whole characters at a time, marking a cut
+ * with "..." when `mark` (out then needs 4 bytes of room past size - 1). */
+static void copy_cut(char *out, size_t size, const char *s, bool mark)
 {
 	size_t n = strlen(s);
 	bool cut = n > size - 1;
@@ -114,7 +135,7 @@ static void copy_cut(char *out, size_t size, const char *s)
 			n--;
 	}
 	memcpy(out, s, n);
-	out[n] = '\0';
+	strcpy(out + n, cut && mark ? "..." : "");
 }
 
 int rules_add(struct rules *r, const char *name, const char *pattern, enum rule_action action,
@@ -144,9 +165,11 @@ int rules_add(struct rules *r, const char *name, const char *pattern, enum rule_
 	}
 	struct rule *grown = realloc(r->v, (r->n + 1) * sizeof(*grown));
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
-	if (!grown || !md) {
+	char *where_copy = where ? strdup(where) : NULL;
+	if (!grown || !md || (where && !where_copy)) {
 		if (grown)
 			r->v = grown;
+		free(where_copy);
 		pcre2_match_data_free(md);
 		pcre2_code_free(code);
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
@@ -154,7 +177,9 @@ int rules_add(struct rules *r, const char *name, const char *pattern, enum rule_
 	r->v = grown;
 	struct rule *ru = &r->v[r->n++];
 	memset(ru, 0, sizeof(*ru));
-	copy_cut(ru->name, sizeof(ru->name), name && name[0] ? name : "rule");
+	copy_cut(ru->name, sizeof(ru->name), name && name[0] ? name : "rule", false);
+	copy_cut(ru->shown, SHOWN_MAX_BYTES, pattern, true);
+	ru->where = where_copy;
 	ru->action = action;
 	ru->code = code;
 	ru->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
@@ -241,7 +266,7 @@ static int next_match(struct rules *r, const struct rule *ru, const char *text, 
 {
 	st->match_calls++;
 	int rc = pcre2_match(ru->code, (PCRE2_SPTR)text, len, from, PCRE2_NO_UTF_CHECK | r->jit_off,
-			     r->md, NULL);
+			     r->md, r->mc);
 	if (rc == PCRE2_ERROR_NOMATCH)
 		return 0;
 	if (rc < 0)
@@ -267,6 +292,10 @@ static size_t resume_at(const char *text, size_t len, size_t a, size_t b)
 	return p;
 }
 
+/* A rule in messages: "rule 'NAME' (pattern 'P', from WHERE)". */
+#define RULE_FMT "rule '%s' (pattern '%s'%s%s)"
+#define RULE_ARGS(ru) (ru)->name, (ru)->shown, (ru)->where ? ", from " : "", \
+	(ru)->where ? (ru)->where : ""
 #define SEG_FMT "session at line %ld call %lld segment %zu"
 #define SEG_ARGS(at) (at)->s->line, (long long)(at)->c->seq, (at)->k
 
@@ -280,20 +309,54 @@ static int utf_error(const struct seg_at *at, int code, size_t at_byte, struct d
 			"(expected UTF-8 text)", SEG_ARGS(at), (const char *)msg, at_byte);
 }
 
-/* A match of rule `ru` that failed with `code` (next_match; at_byte:
- * where, for MATCH_BAD_SPAN). */
+#define FIX_BACKTRACK "a pattern that backtracks less: no nested repeats such as (a+)+; " \
+	"make them possessive, a++, or atomic, (?>a+)"
+#define FIX_STATE "a pattern that keeps less to backtrack to: make a long repeat " \
+	"possessive, (?:...)*+, or match each item on its own"
+
+/* A match of rule `ru` that failed with `code` (next_match, pin_content;
+ * at_byte: where, for MATCH_BAD_SPAN). */
 static int rule_error(const struct seg_at *at, const struct rule *ru, int code, size_t at_byte,
 		      struct diag *d)
 {
-	if (code == MATCH_BAD_SPAN)
-		return diag_set(d, DIAG_EINPUT, SEG_FMT ": rule '%s' matched a span that does not "
-				"start and end on whole characters at byte %zu (expected a pattern "
-				"without \\C)", SEG_ARGS(at), ru->name, at_byte);
-	PCRE2_UCHAR msg[256];
-	if (pcre2_get_error_message(code, msg, sizeof(msg)) < 0)
-		snprintf((char *)msg, sizeof(msg), "error %d", code);
-	return diag_set(d, DIAG_EINPUT, SEG_FMT ": segment text cannot be matched: %s (expected "
-			"UTF-8 text)", SEG_ARGS(at), (const char *)msg);
+	char what[160];
+	const char *fix = FIX_STATE;
+	switch (code) {
+	case PCRE2_ERROR_MATCHLIMIT:
+		snprintf(what, sizeof(what), "hit the match limit of %u backtracking steps in one "
+			 "match", RULES_MATCH_LIMIT);
+		fix = FIX_BACKTRACK;
+		break;
+	case PCRE2_ERROR_DEPTHLIMIT:
+		snprintf(what, sizeof(what), "hit the depth limit of %u nested backtracking points "
+			 "in one match", RULES_DEPTH_LIMIT);
+		break;
+	case PCRE2_ERROR_HEAPLIMIT:
+		snprintf(what, sizeof(what), "hit the heap limit of %u KiB of backtracking memory "
+			 "in one match", RULES_HEAP_LIMIT_KIB);
+		break;
+	case PCRE2_ERROR_JIT_STACKLIMIT:
+		snprintf(what, sizeof(what), "hit the JIT stack limit of %zu KiB in one match",
+			 RULES_JIT_STACK_BYTES >> 10);
+		break;
+	case PCRE2_ERROR_NOMEMORY:
+		return diag_set(d, DIAG_ENOMEM, SEG_FMT ": out of memory matching " RULE_FMT,
+				SEG_ARGS(at), RULE_ARGS(ru));
+	case MATCH_BAD_SPAN:
+		snprintf(what, sizeof(what), "matched a span that does not start and end on whole "
+			 "characters at byte %zu", at_byte);
+		fix = "a pattern without \\C";
+		break;
+	default: {
+		PCRE2_UCHAR msg[128];
+		if (pcre2_get_error_message(code, msg, sizeof(msg)) < 0)
+			snprintf((char *)msg, sizeof(msg), "error %d", code);
+		snprintf(what, sizeof(what), "cannot match the segment text: %s", (const char *)msg);
+		fix = "text PCRE2 can match";
+	}
+	}
+	return diag_set(d, DIAG_EINPUT, SEG_FMT ": " RULE_FMT " %s (expected %s)", SEG_ARGS(at),
+			RULE_ARGS(ru), what, fix);
 }
 
 /* Check text[0..len) for UTF-8 once, with PCRE2's own check (the empty
@@ -304,7 +367,7 @@ static int check_utf(struct rules *r, const struct seg_at *at, const char *text,
 {
 	st->utf_checks++;
 	st->utf_check_bytes += (int64_t)len;
-	int rc = pcre2_match(r->utf, (PCRE2_SPTR)text, len, 0, PCRE2_ANCHORED, r->md, NULL);
+	int rc = pcre2_match(r->utf, (PCRE2_SPTR)text, len, 0, PCRE2_ANCHORED, r->md, r->mc);
 	if (rc >= 0)
 		return 0;
 	if (rc == PCRE2_ERROR_NOMEMORY)

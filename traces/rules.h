@@ -19,6 +19,11 @@
  * pcre2 match per rule per text-bearing segment (plus one per extra match),
  * none of which checks the UTF-8 again.  A pinned segment's text is
  * rewritten once per pin rule into buffers owned by the rule set.
+ * Hostile patterns and texts are bounded: one match may take at most
+ * RULES_MATCH_LIMIT backtracking steps, RULES_DEPTH_LIMIT nested
+ * backtracking points and RULES_HEAP_LIMIT_KIB of memory (interpreter), or
+ * RULES_JIT_STACK_BYTES of JIT stack.  Going past a bound is an input
+ * error naming the rule, where it came from, the segment and the bound.
  */
 #ifndef TRACES_RULES_H
 #define TRACES_RULES_H
@@ -34,6 +39,10 @@ enum rule_action { RULE_PIN = 0, RULE_VOLATILE };
 
 #define RULES_MAX 256            /* rules in one set */
 #define RULES_MAX_FILE_BYTES ((size_t)1 << 20)
+#define RULES_MATCH_LIMIT 1000000u     /* backtracking steps in one match */
+#define RULES_DEPTH_LIMIT 250000u      /* nested backtracking points in one match */
+#define RULES_HEAP_LIMIT_KIB 65536u    /* interpreter backtracking memory, KiB */
+#define RULES_JIT_STACK_BYTES ((size_t)8 << 20) /* JIT stack, at most */
 
 struct rules;
 
@@ -44,7 +53,8 @@ void rules_free(struct rules *r); /* accepts NULL */
 /* Compile and append one rule.  A pattern PCRE2 refuses is DIAG_EINPUT:
  * "bad pattern 'P' (rule N): MESSAGE at offset K"; so is a name that is not
  * UTF-8 (a name longer than 127 bytes is cut).  `where` (may be NULL)
- * prefixes the message, e.g. "rules.json: rule 2". */
+ * prefixes the message, e.g. "rules.json: rule 2", and is kept (copied) to
+ * name the rule in the errors of rules_apply. */
 int rules_add(struct rules *r, const char *name, const char *pattern, enum rule_action action,
 	      const char *where, struct diag *d);
 
@@ -77,7 +87,8 @@ struct rules_stats {
  * the top of this file).  Text is left as recorded.  0, DIAG_ENOMEM, or
  * DIAG_EINPUT, naming the segment ("session at line L call C segment K"):
  * text that is not UTF-8 ("segment text cannot be matched: ... (expected
- * UTF-8 text)"). */
+ * UTF-8 text)"), or a rule past one of the bounds above (the message names
+ * the rule, its pattern, where it came from, the bound and what to change). */
 int rules_apply(struct rules *r, struct trace_session *s, struct rules_stats *st,
 		struct diag *d);
 

@@ -394,6 +394,118 @@ static void test_utf_checked_once(void **state)
 	free(text);
 }
 
+/* Finding 11a: catastrophic backtracking stops at the match limit, an
+ * input error naming the rule, its file, the segment and the limit. */
+static void test_match_limit(void **state)
+{
+	(void)state;
+	char path[512];
+	testutil_scratch(path, sizeof(path), "nested.json");
+	testutil_write_str(path, "[{\"name\":\"date\",\"pattern\":\"^Date: .*$\",\"action\":\"pin\"},"
+				 "{\"name\":\"nested\",\"pattern\":\"(a+)+$\",\"action\":\"volatile\"}]");
+	char *text = repeat('a', 30, "b");
+	for (int jit = 1; jit >= 0; jit--) {
+		struct diag d;
+		diag_init(&d);
+		struct rules *r;
+		assert_int_equal(rules_new(&r, &d), 0);
+		rules_set_jit(r, jit);
+		assert_int_equal(rules_load(r, path, &d), 0);
+		struct rules_stats st = {0};
+		assert_int_equal(apply_one(r, text, NULL, &st, &d), DIAG_EINPUT);
+		assert_non_null(strstr(d.msg, "session at line 5 call 0 segment 0: rule 'nested' "
+					      "(pattern '(a+)+$', from "));
+		assert_non_null(strstr(d.msg, "nested.json: rule 2) hit the match limit of 1000000 "
+					      "backtracking steps"));
+		assert_non_null(strstr(d.msg, "possessive"));
+		/* the fix the message suggests works */
+		struct rules *ok = one_rule("nested", "(a++)+$", RULE_VOLATILE, jit);
+		assert_int_equal(apply_one(ok, text, NULL, &st, &d), 0);
+		rules_free(ok);
+		rules_free(r);
+	}
+	free(text);
+	/* a long name is cut whole characters at a time; a name must be UTF-8 */
+	char name[2 * 100 + 1] = "";
+	for (int i = 0; i < 100; i++)
+		strcat(name, "\xc3\xa9");
+	struct rules *r = one_rule(name, "(a+)+$", RULE_PIN, true);
+	char *aab = repeat('a', 30, "b");
+	struct diag d;
+	assert_int_equal(apply_one(r, aab, NULL, &(struct rules_stats){0}, &d), DIAG_EINPUT);
+	name[2 * 63] = '\0';
+	char want[200];
+	snprintf(want, sizeof(want), "rule '%s' (pattern", name);
+	assert_non_null(strstr(d.msg, want));
+	free(aab);
+	diag_init(&d);
+	assert_int_equal(rules_add(r, "bad\xff", "x", RULE_PIN, "r.json: rule 2", &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "r.json: rule 2: name is not UTF-8 (expected UTF-8 text)");
+	rules_free(r);
+}
+
+/* "BEGIN word0 word1 ..." of at least n bytes, in a heap string. */
+static char *words(size_t n)
+{
+	char *t = malloc(n + 32);
+	assert_non_null(t);
+	size_t len = (size_t)sprintf(t, "BEGIN");
+	for (int i = 0; len < n; i++)
+		len += (size_t)sprintf(t + len, " word%d", i);
+	return t;
+}
+
+/* Finding 11b: the default 32 KiB JIT stack failed an ordinary pattern on a
+ * 17 KB segment and called it a UTF-8 problem; the JIT now has 8 MiB, and
+ * running out of it (or of the interpreter's depth or heap) says which. */
+static void test_stack_limits(void **state)
+{
+	(void)state;
+	char *text = words(17 * 1000);
+	for (int jit = 1; jit >= 0; jit--) {
+		for (int pin = 0; pin < 2; pin++) {
+			struct rules *r = one_rule("begin", "BEGIN(?: word\\d+)*",
+						   pin ? RULE_PIN : RULE_VOLATILE, jit);
+			struct rules_stats st = {0};
+			struct diag d;
+			assert_int_equal(apply_one(r, text, NULL, &st, &d), 0);
+			assert_int_equal(st.matches, 1);
+			rules_free(r);
+		}
+	}
+	free(text);
+	/* past the bounds: 6 MB of words */
+	text = words(6 * 1000 * 1000);
+	struct rules *r = one_rule("begin", "BEGIN(?: word\\d+)*", RULE_VOLATILE, true);
+	struct diag d;
+	assert_int_equal(apply_one(r, text, NULL, &(struct rules_stats){0}, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "rule 'begin' (pattern 'BEGIN(?: word\\d+)*', from --pattern)"));
+	if (rules_jit(r))
+		assert_non_null(strstr(d.msg, "hit the JIT stack limit of 8192 KiB in one match"));
+	assert_non_null(strstr(d.msg, "(expected a pattern that keeps less to backtrack to: make a "
+				      "long repeat possessive, (?:...)*+"));
+	assert_null(strstr(d.msg, "UTF-8"));
+	rules_free(r);
+	r = one_rule("begin", "BEGIN(?: word\\d+)*", RULE_VOLATILE, false);
+	assert_int_equal(apply_one(r, text, NULL, &(struct rules_stats){0}, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "hit the depth limit of 250000 nested backtracking points"));
+	rules_free(r);
+	/* many groups make big interpreter frames: the heap limit comes first */
+	r = one_rule("wide", "BEGIN(?: (w)(o)(r)(d)(\\d)(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?"
+			     "(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?)*",
+		     RULE_VOLATILE, false);
+	assert_int_equal(apply_one(r, text, NULL, &(struct rules_stats){0}, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "hit the heap limit of 65536 KiB of backtracking memory"));
+	rules_free(r);
+	/* the possessive repeat the messages suggest needs no stack */
+	for (int jit = 1; jit >= 0; jit--) {
+		r = one_rule("begin", "BEGIN(?: word\\d+)*+", RULE_VOLATILE, jit);
+		assert_int_equal(apply_one(r, text, NULL, &(struct rules_stats){0}, &d), 0);
+		rules_free(r);
+	}
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -405,6 +517,8 @@ int main(void)
 		cmocka_unit_test(test_concurrency),
 		cmocka_unit_test(test_reader_keeps_text),
 		cmocka_unit_test(test_utf_checked_once),
+		cmocka_unit_test(test_match_limit),
+		cmocka_unit_test(test_stack_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
