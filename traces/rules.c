@@ -23,6 +23,7 @@
 #define SHOWN_MAX_BYTES 64          /* of a pattern, in messages */
 #define JIT_STACK_START_BYTES ((size_t)32 << 10)
 #define MATCH_BAD_SPAN (-100000)    /* next_match: a span off character starts */
+#define MATCH_PIECES (-100001)      /* pin_content: past RULES_MAX_PIECES */
 
 struct rule {
 	char name[NAME_MAX_BYTES];
@@ -31,6 +32,7 @@ struct rule {
 	enum rule_action action;
 	pcre2_code *code;
 	bool jit;
+	bool crlf;                       /* "\r\n" is one newline for the pattern */
 };
 
 /* Invariants: md holds the ovector of the pattern with the most groups; mc
@@ -183,6 +185,10 @@ int rules_add(struct rules *r, const char *name, const char *pattern, enum rule_
 	ru->action = action;
 	ru->code = code;
 	ru->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
+	uint32_t nl = 0;
+	pcre2_pattern_info(code, PCRE2_INFO_NEWLINE, &nl);
+	ru->crlf = nl == PCRE2_NEWLINE_CRLF || nl == PCRE2_NEWLINE_ANY ||
+		   nl == PCRE2_NEWLINE_ANYCRLF;
 	/* keep the match data of the pattern with the most capture groups */
 	if (pcre2_get_ovector_count(md) > pcre2_get_ovector_count(r->md)) {
 		pcre2_match_data_free(r->md);
@@ -257,39 +263,58 @@ struct seg_at {
 	size_t k;
 };
 
-/* Next match of rule `ru` in text[from..len) (checked UTF-8): 1 with
- * [*a, *b), 0 if none, a PCRE2 error code (< 0), or MATCH_BAD_SPAN (*a:
- * where) for a span that does not start and end on characters at or after
- * `from` (\C; \K in a lookaround before PCRE2 10.38). */
-static int next_match(struct rules *r, const struct rule *ru, const char *text, size_t len,
-		      size_t from, size_t *a, size_t *b, struct rules_stats *st)
-{
-	st->match_calls++;
-	int rc = pcre2_match(ru->code, (PCRE2_SPTR)text, len, from, PCRE2_NO_UTF_CHECK | r->jit_off,
-			     r->md, r->mc);
-	if (rc == PCRE2_ERROR_NOMATCH)
-		return 0;
-	if (rc < 0)
-		return rc;
-	const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
-	*a = ov[0];
-	*b = ov[1];
-	if (ov[0] < from || ov[1] < ov[0] || ov[1] > len || !char_start(text, len, ov[0]) ||
-	    !char_start(text, len, ov[1]))
-		return MATCH_BAD_SPAN;
-	return 1;
-}
+/* Where the matches of one rule over one text have got to. */
+struct cursor {
+	size_t from;      /* where the next search starts; past the end: done */
+	bool after_empty; /* the last match was empty, at `from` */
+};
 
-/* Where the search goes on after a match [a, b): past it, or one UTF-8
- * character on after an empty match. */
-static size_t resume_at(const char *text, size_t len, size_t a, size_t b)
+/* One character on from p (a "\r\n" newline as one when the pattern says so). */
+static size_t next_char(const char *text, size_t len, size_t p, bool crlf)
 {
-	if (b > a)
-		return b;
-	size_t p = a + 1;
+	if (crlf && p + 1 < len && text[p] == '\r' && text[p + 1] == '\n')
+		return p + 2;
+	p++;
 	while (p < len && !char_start(text, len, p))
 		p++;
 	return p;
+}
+
+/* Next match of rule `ru` in text[0..len) (checked UTF-8) from the cursor:
+ * 1 with [*a, *b), 0 if none, a PCRE2 error code (< 0), or MATCH_BAD_SPAN
+ * (*a: where) for a span that does not start and end on characters at or
+ * after the cursor (\C; \K in a lookaround before PCRE2 10.38).  After an
+ * empty match the search retries at the same place for a non-empty match,
+ * then goes one character on, so the matches always move forward. */
+static int next_match(struct rules *r, const struct rule *ru, const char *text, size_t len,
+		      struct cursor *cur, size_t *a, size_t *b, struct rules_stats *st)
+{
+	while (cur->from <= len) {
+		uint32_t opt = PCRE2_NO_UTF_CHECK | r->jit_off;
+		if (cur->after_empty)
+			opt |= PCRE2_NOTEMPTY_ATSTART | PCRE2_ANCHORED;
+		st->match_calls++;
+		int rc = pcre2_match(ru->code, (PCRE2_SPTR)text, len, cur->from, opt, r->md, r->mc);
+		if (rc == PCRE2_ERROR_NOMATCH && cur->after_empty) {
+			cur->after_empty = false;
+			cur->from = next_char(text, len, cur->from, ru->crlf);
+			continue;
+		}
+		if (rc == PCRE2_ERROR_NOMATCH)
+			return 0;
+		if (rc < 0)
+			return rc;
+		const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
+		*a = ov[0];
+		*b = ov[1];
+		if (ov[0] < cur->from || ov[1] < ov[0] || ov[1] > len ||
+		    !char_start(text, len, ov[0]) || !char_start(text, len, ov[1]))
+			return MATCH_BAD_SPAN;
+		cur->from = ov[1];
+		cur->after_empty = ov[0] == ov[1];
+		return 1;
+	}
+	return 0;
 }
 
 /* A rule in messages: "rule 'NAME' (pattern 'P', from WHERE)". */
@@ -347,6 +372,12 @@ static int rule_error(const struct seg_at *at, const struct rule *ru, int code, 
 			 "characters at byte %zu", at_byte);
 		fix = "a pattern without \\C";
 		break;
+	case MATCH_PIECES:
+		snprintf(what, sizeof(what), "splits the segment into more than %d pieces, "
+			 "counting every pin rule's matches", RULES_MAX_PIECES);
+		fix = "a pattern that matches less often, and never the empty string: x+ rather "
+		      "than x*";
+		break;
 	default: {
 		PCRE2_UCHAR msg[128];
 		if (pcre2_get_error_message(code, msg, sizeof(msg)) < 0)
@@ -376,7 +407,8 @@ static int check_utf(struct rules *r, const struct seg_at *at, const char *text,
 				     ? (size_t)pcre2_get_startchar(r->md) : 0, d);
 }
 
-/* Pin: the content of `text` with every pin rule's matches replaced. */
+/* Pin: the content of `text` with every pin rule's matches replaced, at
+ * most RULES_MAX_PIECES of them in all. */
 static int pin_content(struct rules *r, const struct seg_at *at, const char *text, size_t len,
 		       int64_t tokens, uint64_t *out, struct rules_stats *st, struct diag *d)
 {
@@ -384,24 +416,28 @@ static int pin_content(struct rules *r, const struct seg_at *at, const char *tex
 	vec_clear(buf);
 	if (vec_append(buf, text, len) != 0)
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	int64_t pieces = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rule *ru = &r->v[i];
 		if (ru->action != RULE_PIN)
 			continue;
 		vec_clear(next);
-		size_t from = 0, done = 0, a = 0, b;
+		struct cursor cur = {0, false};
+		size_t done = 0, a = 0, b;
 		const char *t = buf->data ? buf->data : "";
-		int got = 0;
-		while (from <= buf->len &&
-		       (got = next_match(r, ru, t, buf->len, from, &a, &b, st)) == 1) {
+		int got;
+		while ((got = next_match(r, ru, t, buf->len, &cur, &a, &b, st)) == 1) {
 			st->matches++;
+			if (++pieces > RULES_MAX_PIECES) {
+				got = MATCH_PIECES;
+				break;
+			}
 			if (vec_append(next, t + done, a - done) != 0 ||
 			    vec_append(next, "<", 1) != 0 ||
 			    vec_append(next, ru->name, strlen(ru->name)) != 0 ||
 			    vec_append(next, ">", 1) != 0)
 				return diag_set(d, DIAG_ENOMEM, "out of memory");
 			done = b;
-			from = resume_at(t, buf->len, a, b);
 		}
 		if (got < 0)
 			return rule_error(at, ru, got, a, d);
@@ -436,10 +472,10 @@ int rules_apply(struct rules *r, struct trace_session *s, struct rules_stats *st
 			bool volatile_hit = false;
 			for (size_t i = 0; i < r->n; i++) {
 				const struct rule *ru = &r->v[i];
-				size_t from = 0, a = 0, b;
-				int got = 0;
-				while (from <= len &&
-				       (got = next_match(r, ru, text, len, from, &a, &b, st)) == 1) {
+				struct cursor cur = {0, false};
+				size_t a = 0, b;
+				int got;
+				while ((got = next_match(r, ru, text, len, &cur, &a, &b, st)) == 1) {
 					if (ru->action == RULE_PIN) {
 						pinned = true;
 						break;
@@ -447,7 +483,6 @@ int rules_apply(struct rules *r, struct trace_session *s, struct rules_stats *st
 					st->matches++;
 					volatile_hit = true;
 					vol = hash_combine(vol, hash_bytes(text + a, b - a, SEED_VOL));
-					from = resume_at(text, len, a, b);
 				}
 				if (got < 0)
 					return rule_error(&at, ru, got, a, d);

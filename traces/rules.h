@@ -15,14 +15,19 @@
  * one segment.  rules_apply works on one session at a time, so a trace is
  * transformed while it streams; nothing is kept between sessions.
  *
+ * Matching goes on after a match as Perl's global match does: past it, or,
+ * after an empty match, at the same place for a non-empty one, else one
+ * character on; so every rule ends on every text.
+ *
  * Cost: each segment text is checked for UTF-8 once (O(length)); then one
- * pcre2 match per rule per text-bearing segment (plus one per extra match),
- * none of which checks the UTF-8 again.  A pinned segment's text is
- * rewritten once per pin rule into buffers owned by the rule set.
- * Hostile patterns and texts are bounded: one match may take at most
- * RULES_MATCH_LIMIT backtracking steps, RULES_DEPTH_LIMIT nested
+ * pcre2 match per rule per text-bearing segment (plus one per extra match,
+ * two per empty one), none of which checks the UTF-8 again.  A pinned
+ * segment's text is rewritten once per pin rule into buffers owned by the
+ * rule set.  Hostile patterns and texts are bounded: one match may take at
+ * most RULES_MATCH_LIMIT backtracking steps, RULES_DEPTH_LIMIT nested
  * backtracking points and RULES_HEAP_LIMIT_KIB of memory (interpreter), or
- * RULES_JIT_STACK_BYTES of JIT stack.  Going past a bound is an input
+ * RULES_JIT_STACK_BYTES of JIT stack; the pin rules replace at most
+ * RULES_MAX_PIECES matches in one segment.  Going past a bound is an input
  * error naming the rule, where it came from, the segment and the bound.
  */
 #ifndef TRACES_RULES_H
@@ -43,6 +48,7 @@ enum rule_action { RULE_PIN = 0, RULE_VOLATILE };
 #define RULES_DEPTH_LIMIT 250000u      /* nested backtracking points in one match */
 #define RULES_HEAP_LIMIT_KIB 65536u    /* interpreter backtracking memory, KiB */
 #define RULES_JIT_STACK_BYTES ((size_t)8 << 20) /* JIT stack, at most */
+#define RULES_MAX_PIECES 1048576       /* pin matches replaced in one segment */
 
 struct rules;
 

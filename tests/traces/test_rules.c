@@ -506,6 +506,63 @@ static void test_stack_limits(void **state)
 	free(text);
 }
 
+/* The content a pin rule set gives one segment of `text` (10 tokens). */
+static uint64_t pinned(const char *name, const char *pattern, const char *text)
+{
+	struct rules *r = one_rule(name, pattern, RULE_PIN, true);
+	struct rules_stats st = {0};
+	struct diag d;
+	uint64_t c = 0;
+	assert_int_equal(apply_one(r, text, &c, &st, &d), 0);
+	assert_int_equal(st.segments_pinned, 1);
+	rules_free(r);
+	return c;
+}
+
+/* Finding 11c: a pin rule that matches the empty string goes on as Perl's
+ * s///g does (after an empty match: a non-empty one at the same place, else
+ * one character on) and cannot split a segment past RULES_MAX_PIECES. */
+static void test_empty_pin(void **state)
+{
+	(void)state;
+	/* a rule that matches "<n>" rewrites it to itself: the reference */
+	assert_int_equal(pinned("n", "a??", "aa"), pinned("n", "<n>", "<n><n><n><n><n>"));
+	assert_int_not_equal(pinned("n", "a??", "aa"), pinned("n", "<n>", "<n>a<n>a<n>"));
+	assert_int_equal(pinned("n", "y*", "abc"), pinned("n", "<n>", "<n>a<n>b<n>c<n>"));
+	assert_int_equal(pinned("n", "y*", "\xc3\xa9"), pinned("n", "<n>", "<n>\xc3\xa9<n>"));
+	/* a \r\n newline is one character where the pattern says so */
+	assert_int_equal(pinned("n", "(*CRLF)y*", "a\r\nb"), pinned("n", "<n>", "<n>a<n>\r\n<n>b<n>"));
+	assert_int_equal(pinned("n", "y*", "a\r\nb"), pinned("n", "<n>", "<n>a<n>\r<n>\n<n>b<n>"));
+	/* a volatile rule that matches empty ends too: one match per place */
+	struct rules *r = one_rule("e", "y*", RULE_VOLATILE, true);
+	struct rules_stats st = {0};
+	struct diag d;
+	assert_int_equal(apply_one(r, "abc", NULL, &st, &d), 0);
+	assert_int_equal(st.matches, 4);
+	rules_free(r);
+	/* bounded: the pieces of one segment, over all its pin rules */
+	char *text = repeat('x', RULES_MAX_PIECES / 2, "");
+	for (int jit = 1; jit >= 0; jit--) {
+		r = one_rule("empty", "y*", RULE_PIN, jit);
+		assert_int_equal(rules_add(r, "again", "z*", RULE_PIN, NULL, &d), 0);
+		memset(&st, 0, sizeof(st));
+		assert_int_equal(apply_one(r, text, NULL, &st, &d), DIAG_EINPUT);
+		assert_non_null(strstr(d.msg, "session at line 5 call 0 segment 0: rule 'again' "
+					      "(pattern 'z*') splits the segment into more than "
+					      "1048576 pieces"));
+		assert_non_null(strstr(d.msg, "x+ rather than x*"));
+		assert_true(st.matches <= RULES_MAX_PIECES + 1);
+		rules_free(r);
+	}
+	free(text);
+	/* \C can end a match inside a character: refused, not passed on unchecked */
+	r = one_rule("byte", "\\C", RULE_VOLATILE, true);
+	assert_int_equal(apply_one(r, "\xc3\xa9", NULL, &st, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "rule 'byte' (pattern '\\C', from --pattern) matched a span "
+				      "that does not start and end on whole characters at byte 0"));
+	rules_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_utf_checked_once),
 		cmocka_unit_test(test_match_limit),
 		cmocka_unit_test(test_stack_limits),
+		cmocka_unit_test(test_empty_pin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
