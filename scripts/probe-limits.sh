@@ -92,6 +92,19 @@ awk 'BEGIN { for (i = 0; i < 1100000; i++)
 awk 'BEGIN { for (i = 0; i < 2000000; i++)
     printf("{\"timestamp\": %d, \"input_length\": 600, \"output_length\": 20, \"hash_ids\": [1, %d]}\n", i, i + 2) }' \
   >"$dir/mooncake-2m.jsonl"
+# segment text for the PCRE2 rules of `whatif cache-bust`: one call whose one
+# segment carries the text read from standard input
+text_seg() { # FILE
+  { echo "$HDR"
+    printf '{"session":"s","t":0,"prompt":[["p",16,{"text":"'
+    cat
+    echo '"}]],"output_tokens":1}'; } >"$1"
+}
+head -c 200000 /dev/zero | tr '\0' x | text_seg "$dir/text-x200k.jsonl"
+head -c 2000000 /dev/zero | tr '\0' x | text_seg "$dir/text-x2m.jsonl"
+{ head -c 40 /dev/zero | tr '\0' a; printf b; } | text_seg "$dir/text-nested.jsonl"
+awk 'BEGIN { s = "BEGIN"; for (i = 0; length(s) < 17000; i++) s = s " word" i; printf("%s", s) }' \
+  | text_seg "$dir/text-words17k.jsonl"
 
 echo "== probes (cap = ulimit -v; RSS = peak resident set)"
 probe "gzip bomb of NULs: stats" 1024 120 2 200 'line longer than' -- "$A" stats "$dir/bomb-nul.gz"
@@ -122,6 +135,16 @@ probe "claude-code session of 1.1M calls: refused" 1024 600 2 600 'more than 104
   "$A" import claude-code "$dir/claude-long.jsonl" -o "$dir/out.jsonl"
 probe "2M Mooncake requests streamed by import" 256 600 0 100 '' -- \
   "$A" import mooncake "$dir/mooncake-2m.jsonl" -o "$dir/out.jsonl.gz"
+probe "cache-bust --pattern x on a 200K-character segment" 1024 20 0 100 '' -- \
+  "$A" whatif cache-bust "$dir/text-x200k.jsonl" --pattern 'x'
+probe "cache-bust --pattern '(a+)+\$' on a...ab: match limit" 1024 20 2 100 \
+  "rule 'pattern' \\(pattern '.*', from --pattern\\) hit the match limit of [0-9]+" -- \
+  "$A" whatif cache-bust "$dir/text-nested.jsonl" --pattern '(a+)+$'
+probe "cache-bust --pattern 'BEGIN(?: word\\d+)*' on 17 KB of words" 1024 20 0 100 '' -- \
+  "$A" whatif cache-bust "$dir/text-words17k.jsonl" --pattern 'BEGIN(?: word\d+)*'
+probe "cache-bust --pin 'y*' (empty matches) on 2M characters" 1024 60 2 100 \
+  'more than 1048576 pieces' -- \
+  "$A" whatif cache-bust "$dir/text-x2m.jsonl" --pattern 'y*' --pin
 
 if [ "$fails" -ne 0 ]; then
   echo "probe-limits: $fails probe(s) failed"

@@ -307,6 +307,262 @@ static void test_reader_keeps_text(void **state)
 	}
 }
 
+/* A heap session (first line 5) of one call with one segment of text. */
+static struct trace_session *one_text(const char *text)
+{
+	struct trace_seg seg = {201, 10};
+	char *t[1] = {(char *)text};
+	struct trace_call call = {.seq = 0, .segs = &seg, .n_segs = 1, .prompt_tokens = 10,
+				  .output_tokens = 1, .retry_of = -1, .seg_text = t};
+	struct trace_session v = {.id = 3, .line = 5, .calls = &call, .n_calls = 1};
+	struct trace_session *s = NULL;
+	assert_int_equal(trace_session_clone(&s, &v), 0);
+	return s;
+}
+
+/* A rule set of one rule, JIT on or off. */
+static struct rules *one_rule(const char *name, const char *pattern, enum rule_action a, bool jit)
+{
+	struct diag d;
+	diag_init(&d);
+	struct rules *r;
+	assert_int_equal(rules_new(&r, &d), 0);
+	rules_set_jit(r, jit);
+	assert_int_equal(rules_add(r, name, pattern, a, "--pattern", &d), 0);
+	return r;
+}
+
+/* rules_apply on one segment of `text`: its code; *content and the message. */
+static int apply_one(struct rules *r, const char *text, uint64_t *content, struct rules_stats *st,
+		     struct diag *d)
+{
+	struct trace_session *s = one_text(text);
+	diag_init(d);
+	int rc = rules_apply(r, s, st, d);
+	if (content)
+		*content = s->calls[0].segs[0].content;
+	trace_session_free(s);
+	return rc;
+}
+
+/* n copies of byte c, then `tail`, in a heap string. */
+static char *repeat(char c, size_t n, const char *tail)
+{
+	char *t = malloc(n + strlen(tail) + 1);
+	assert_non_null(t);
+	memset(t, c, n);
+	strcpy(t + n, tail);
+	return t;
+}
+
+/* Finding 10: each match used to re-check the UTF-8 of the rest of the
+ * segment (quadratic in its length); now the text is checked once and every
+ * match runs with PCRE2_NO_UTF_CHECK, on the JIT and on the interpreter. */
+static void test_utf_checked_once(void **state)
+{
+	(void)state;
+	const size_t n = 200000;
+	char *text = repeat('x', n, "");
+	for (int jit = 1; jit >= 0; jit--) {
+		struct rules *r = one_rule("x", "x", RULE_VOLATILE, jit);
+		struct diag d;
+		assert_int_equal(rules_add(r, "y", "y", RULE_VOLATILE, NULL, &d), 0);
+		struct rules_stats st = {0};
+		assert_int_equal(apply_one(r, text, NULL, &st, &d), 0);
+		assert_int_equal(st.matches, n);
+		assert_int_equal(st.utf_checks, 1);             /* one check per segment text */
+		assert_int_equal(st.utf_check_bytes, n);        /* that reads it once */
+		assert_int_equal(st.match_calls, (n + 1) + 1);  /* rule x: n + 1, rule y: 1 */
+		/* a pin rule: the rewrite is matched, not checked again */
+		rules_free(r);
+		r = one_rule("x", "x", RULE_PIN, jit);
+		memset(&st, 0, sizeof(st));
+		assert_int_equal(apply_one(r, text, NULL, &st, &d), 0);
+		assert_int_equal(st.segments_pinned, 1);
+		assert_int_equal(st.utf_checks, 1);
+		assert_int_equal(st.utf_check_bytes, n);
+		assert_int_equal(st.match_calls, 1 + (n + 1));  /* found, then rewritten */
+		/* text that is not UTF-8 is still an error naming the segment */
+		memset(&st, 0, sizeof(st));
+		assert_int_equal(apply_one(r, "ab\xff", NULL, &st, &d), DIAG_EINPUT);
+		assert_non_null(strstr(d.msg, "session at line 5 call 0 segment 0: segment text "
+					      "cannot be matched: UTF-8 error"));
+		assert_non_null(strstr(d.msg, "at byte 2 (expected UTF-8 text)"));
+		assert_int_equal(st.match_calls, 0);
+		rules_free(r);
+	}
+	free(text);
+}
+
+/* Finding 11a: catastrophic backtracking stops at the match limit, an
+ * input error naming the rule, its file, the segment and the limit. */
+static void test_match_limit(void **state)
+{
+	(void)state;
+	char path[512];
+	testutil_scratch(path, sizeof(path), "nested.json");
+	testutil_write_str(path, "[{\"name\":\"date\",\"pattern\":\"^Date: .*$\",\"action\":\"pin\"},"
+				 "{\"name\":\"nested\",\"pattern\":\"(a+)+$\",\"action\":\"volatile\"}]");
+	char *text = repeat('a', 30, "b");
+	for (int jit = 1; jit >= 0; jit--) {
+		struct diag d;
+		diag_init(&d);
+		struct rules *r;
+		assert_int_equal(rules_new(&r, &d), 0);
+		rules_set_jit(r, jit);
+		assert_int_equal(rules_load(r, path, &d), 0);
+		struct rules_stats st = {0};
+		assert_int_equal(apply_one(r, text, NULL, &st, &d), DIAG_EINPUT);
+		assert_non_null(strstr(d.msg, "session at line 5 call 0 segment 0: rule 'nested' "
+					      "(pattern '(a+)+$', from "));
+		assert_non_null(strstr(d.msg, "nested.json: rule 2) hit the match limit of 1000000 "
+					      "backtracking steps"));
+		assert_non_null(strstr(d.msg, "possessive"));
+		/* the fix the message suggests works */
+		struct rules *ok = one_rule("nested", "(a++)+$", RULE_VOLATILE, jit);
+		assert_int_equal(apply_one(ok, text, NULL, &st, &d), 0);
+		rules_free(ok);
+		rules_free(r);
+	}
+	free(text);
+	/* a long name is cut whole characters at a time; a name must be UTF-8 */
+	char name[2 * 100 + 1] = "";
+	for (int i = 0; i < 100; i++)
+		strcat(name, "\xc3\xa9");
+	struct rules *r = one_rule(name, "(a+)+$", RULE_PIN, true);
+	char *aab = repeat('a', 30, "b");
+	struct diag d;
+	assert_int_equal(apply_one(r, aab, NULL, &(struct rules_stats){0}, &d), DIAG_EINPUT);
+	name[2 * 63] = '\0';
+	char want[200];
+	snprintf(want, sizeof(want), "rule '%s' (pattern", name);
+	assert_non_null(strstr(d.msg, want));
+	free(aab);
+	diag_init(&d);
+	assert_int_equal(rules_add(r, "bad\xff", "x", RULE_PIN, "r.json: rule 2", &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "r.json: rule 2: name is not UTF-8 (expected UTF-8 text)");
+	rules_free(r);
+}
+
+/* "BEGIN word0 word1 ..." of at least n bytes, in a heap string. */
+static char *words(size_t n)
+{
+	char *t = malloc(n + 32);
+	assert_non_null(t);
+	size_t len = (size_t)sprintf(t, "BEGIN");
+	for (int i = 0; len < n; i++)
+		len += (size_t)sprintf(t + len, " word%d", i);
+	return t;
+}
+
+/* Finding 11b: the default 32 KiB JIT stack failed an ordinary pattern on a
+ * 17 KB segment and called it a UTF-8 problem; the JIT now has 8 MiB, and
+ * running out of it (or of the interpreter's depth or heap) says which. */
+static void test_stack_limits(void **state)
+{
+	(void)state;
+	char *text = words(17 * 1000);
+	for (int jit = 1; jit >= 0; jit--) {
+		for (int pin = 0; pin < 2; pin++) {
+			struct rules *r = one_rule("begin", "BEGIN(?: word\\d+)*",
+						   pin ? RULE_PIN : RULE_VOLATILE, jit);
+			struct rules_stats st = {0};
+			struct diag d;
+			assert_int_equal(apply_one(r, text, NULL, &st, &d), 0);
+			assert_int_equal(st.matches, 1);
+			rules_free(r);
+		}
+	}
+	free(text);
+	/* past the bounds: 6 MB of words */
+	text = words(6 * 1000 * 1000);
+	struct rules *r = one_rule("begin", "BEGIN(?: word\\d+)*", RULE_VOLATILE, true);
+	struct diag d;
+	assert_int_equal(apply_one(r, text, NULL, &(struct rules_stats){0}, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "rule 'begin' (pattern 'BEGIN(?: word\\d+)*', from --pattern)"));
+	if (rules_jit(r))
+		assert_non_null(strstr(d.msg, "hit the JIT stack limit of 8192 KiB in one match"));
+	assert_non_null(strstr(d.msg, "(expected a pattern that keeps less to backtrack to: make a "
+				      "long repeat possessive, (?:...)*+"));
+	assert_null(strstr(d.msg, "UTF-8"));
+	rules_free(r);
+	r = one_rule("begin", "BEGIN(?: word\\d+)*", RULE_VOLATILE, false);
+	assert_int_equal(apply_one(r, text, NULL, &(struct rules_stats){0}, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "hit the depth limit of 250000 nested backtracking points"));
+	rules_free(r);
+	/* many groups make big interpreter frames: the heap limit comes first */
+	r = one_rule("wide", "BEGIN(?: (w)(o)(r)(d)(\\d)(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?"
+			     "(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?(\\d)?)*",
+		     RULE_VOLATILE, false);
+	assert_int_equal(apply_one(r, text, NULL, &(struct rules_stats){0}, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "hit the heap limit of 65536 KiB of backtracking memory"));
+	rules_free(r);
+	/* the possessive repeat the messages suggest needs no stack */
+	for (int jit = 1; jit >= 0; jit--) {
+		r = one_rule("begin", "BEGIN(?: word\\d+)*+", RULE_VOLATILE, jit);
+		assert_int_equal(apply_one(r, text, NULL, &(struct rules_stats){0}, &d), 0);
+		rules_free(r);
+	}
+	free(text);
+}
+
+/* The content a pin rule set gives one segment of `text` (10 tokens). */
+static uint64_t pinned(const char *name, const char *pattern, const char *text)
+{
+	struct rules *r = one_rule(name, pattern, RULE_PIN, true);
+	struct rules_stats st = {0};
+	struct diag d;
+	uint64_t c = 0;
+	assert_int_equal(apply_one(r, text, &c, &st, &d), 0);
+	assert_int_equal(st.segments_pinned, 1);
+	rules_free(r);
+	return c;
+}
+
+/* Finding 11c: a pin rule that matches the empty string goes on as Perl's
+ * s///g does (after an empty match: a non-empty one at the same place, else
+ * one character on) and cannot split a segment past RULES_MAX_PIECES. */
+static void test_empty_pin(void **state)
+{
+	(void)state;
+	/* a rule that matches "<n>" rewrites it to itself: the reference */
+	assert_int_equal(pinned("n", "a??", "aa"), pinned("n", "<n>", "<n><n><n><n><n>"));
+	assert_int_not_equal(pinned("n", "a??", "aa"), pinned("n", "<n>", "<n>a<n>a<n>"));
+	assert_int_equal(pinned("n", "y*", "abc"), pinned("n", "<n>", "<n>a<n>b<n>c<n>"));
+	assert_int_equal(pinned("n", "y*", "\xc3\xa9"), pinned("n", "<n>", "<n>\xc3\xa9<n>"));
+	/* a \r\n newline is one character where the pattern says so */
+	assert_int_equal(pinned("n", "(*CRLF)y*", "a\r\nb"), pinned("n", "<n>", "<n>a<n>\r\n<n>b<n>"));
+	assert_int_equal(pinned("n", "y*", "a\r\nb"), pinned("n", "<n>", "<n>a<n>\r<n>\n<n>b<n>"));
+	/* a volatile rule that matches empty ends too: one match per place */
+	struct rules *r = one_rule("e", "y*", RULE_VOLATILE, true);
+	struct rules_stats st = {0};
+	struct diag d;
+	assert_int_equal(apply_one(r, "abc", NULL, &st, &d), 0);
+	assert_int_equal(st.matches, 4);
+	rules_free(r);
+	/* bounded: the pieces of one segment, over all its pin rules */
+	char *text = repeat('x', RULES_MAX_PIECES / 2, "");
+	for (int jit = 1; jit >= 0; jit--) {
+		r = one_rule("empty", "y*", RULE_PIN, jit);
+		assert_int_equal(rules_add(r, "again", "z*", RULE_PIN, NULL, &d), 0);
+		memset(&st, 0, sizeof(st));
+		assert_int_equal(apply_one(r, text, NULL, &st, &d), DIAG_EINPUT);
+		assert_non_null(strstr(d.msg, "session at line 5 call 0 segment 0: rule 'again' "
+					      "(pattern 'z*') splits the segment into more than "
+					      "1048576 pieces"));
+		assert_non_null(strstr(d.msg, "x+ rather than x*"));
+		assert_true(st.matches <= RULES_MAX_PIECES + 1);
+		rules_free(r);
+	}
+	free(text);
+	/* \C can end a match inside a character: refused, not passed on unchecked */
+	r = one_rule("byte", "\\C", RULE_VOLATILE, true);
+	assert_int_equal(apply_one(r, "\xc3\xa9", NULL, &st, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "rule 'byte' (pattern '\\C', from --pattern) matched a span "
+				      "that does not start and end on whole characters at byte 0"));
+	rules_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +573,10 @@ int main(void)
 		cmocka_unit_test(test_harness_whatifs),
 		cmocka_unit_test(test_concurrency),
 		cmocka_unit_test(test_reader_keeps_text),
+		cmocka_unit_test(test_utf_checked_once),
+		cmocka_unit_test(test_match_limit),
+		cmocka_unit_test(test_stack_limits),
+		cmocka_unit_test(test_empty_pin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
