@@ -531,6 +531,13 @@ static int not_ours(const char *path, struct diag *d)
 			"or sglang.bench_serving --output-file JSONL)", path);
 }
 
+static int too_many(const char *path, long line, struct diag *d)
+{
+	return diag_at(d, DIAG_EINPUT, path, line, 0, "more than %d results in one file "
+		       "(expected at most %d: split the results over several files)",
+		       BENCHRES_RESULTS_MAX, BENCHRES_RESULTS_MAX);
+}
+
 static int objects(struct benchres *b, const struct catalog *cat, const char *path,
 		   const cJSON *const *objs, size_t n, struct benchres_input *in,
 		   const struct benchres_given *g, struct diag *d)
@@ -585,12 +592,18 @@ static int read_jsonl(struct benchres *b, const struct catalog *cat, const char 
 	cJSON **objs = calloc(cap, sizeof(*objs));
 	int rc = objs ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
 	const char *p = text, *end = text + len;
+	long line = 0;
 	while (!rc && p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 		const char *q = p;
+		line++;
 		while (q < le && isspace((unsigned char)*q))
 			q++;
+		if (q < le && n == BENCHRES_RESULTS_MAX) {
+			rc = too_many(path, line, d);
+			break;
+		}
 		if (q < le) {
 			const char *pe = NULL;
 			cJSON *o = cJSON_ParseWithLengthOpts(q, (size_t)(le - q), &pe, false);
@@ -654,6 +667,8 @@ static int read_llama_csv(struct benchres *b, const struct catalog *cat, const c
 	if (t.rows == 0)
 		rc = diag_set(d, DIAG_EINPUT, "%s: no result in the file (expected at least one "
 			      "benchmark result)", path);
+	else if (t.rows > BENCHRES_RESULTS_MAX)
+		rc = too_many(path, t.lines[BENCHRES_RESULTS_MAX], d);
 	for (size_t r = 0; r < t.rows && !rc; r++) {
 		struct test x;
 		test_init(&x);
@@ -719,8 +734,11 @@ int benchres_read_text(struct benchres *b, const struct catalog *cat, const char
 		}
 		if (root && cJSON_IsArray(root)) {
 			size_t n = (size_t)cJSON_GetArraySize(root);
-			const cJSON **objs = calloc(n ? n : 1, sizeof(*objs));
-			if (!objs) {
+			const cJSON **objs = n > BENCHRES_RESULTS_MAX ? NULL
+					     : calloc(n ? n : 1, sizeof(*objs));
+			if (n > BENCHRES_RESULTS_MAX) {
+				rc = too_many(name, 0, d);
+			} else if (!objs) {
 				rc = diag_set(d, DIAG_ENOMEM, "out of memory");
 			} else {
 				size_t k = 0;

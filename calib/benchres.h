@@ -46,6 +46,11 @@
 #include "models/catalog.h"
 
 #define BENCHRES_MAX_BYTES (64u << 20)
+/* Results (llama-bench tests, serving runs) one file may hold.  A
+ * llama-bench sweep prints a few dozen tests and a serving sweep a dozen
+ * runs; every serving run is simulated at each of the fit's hundred or so
+ * evaluations, so a file of more is an input error, not minutes of fitting. */
+#define BENCHRES_RESULTS_MAX 256
 #define BENCHRES_INPUTS_MAX 64
 #define BENCHRES_SKIPPED_MAX 64
 
@@ -93,7 +98,8 @@ void benchres_release(struct benchres *b);
 /* Read one result file and append its rows.  0, DIAG_EINPUT naming the file
  * ("path: not a benchmark result agentcap reads (expected ...)", "path:
  * gpu_info 'X' is not catalogue hardware (expected --hardware ID ...)",
- * "path:line:col: ..." for broken JSON), DIAG_EIO, DIAG_ENOMEM. */
+ * "path:line:col: ..." for broken JSON, "path:line: more than
+ * BENCHRES_RESULTS_MAX results ..."), DIAG_EIO, DIAG_ENOMEM. */
 int benchres_read(struct benchres *b, const struct catalog *cat, const char *path,
 		  const struct benchres_given *g, struct diag *d);
 

@@ -232,6 +232,58 @@ static void test_vllm_lengths(void **state)
 	benchres_release(&b);
 }
 
+/* A file holds at most BENCHRES_RESULTS_MAX results, in every format; one
+ * more is an error naming the cap (and the line, where the format has one). */
+static void test_results_cap(void **state)
+{
+	(void)state;
+	static const char *const one[] = {
+		/* JSON Lines, a JSON array, CSV */
+		"{\"avg_ts\": 130, \"n_prompt\": 0, \"n_gen\": 128}\n",
+		"{\"avg_ts\": 130, \"n_prompt\": 0, \"n_gen\": 128}",
+		"\"130\",\"0\",\"128\"\n",
+	};
+	static const char *const want[] = {
+		"f:257: more than 256 results in one file (expected at most 256",
+		"f: more than 256 results in one file (expected at most 256",
+		"f:258: more than 256 results in one file (expected at most 256",
+	};
+	struct benchres_given g = { .hardware = "rtx-4090", .model = "llama-3-8b",
+				    .quant = "gguf-q4-0" };
+	for (size_t k = 0; k < 3; k++) {
+		for (size_t n = BENCHRES_RESULTS_MAX; n <= BENCHRES_RESULTS_MAX + 1; n++) {
+			size_t cap = (n + 2) * (strlen(one[k]) + 2) + 64, len = 0;
+			char *text = malloc(cap);
+			assert_non_null(text);
+			if (k == 1)
+				text[len++] = '[';
+			if (k == 2)
+				len += (size_t)snprintf(text + len, cap - len, "avg_ts,n_prompt,n_gen\n");
+			for (size_t i = 0; i < n; i++)
+				len += (size_t)snprintf(text + len, cap - len, "%s%s",
+							k == 1 && i ? "," : "", one[k]);
+			if (k == 1)
+				text[len++] = ']';
+			text[len] = '\0';
+			struct benchres b;
+			benchres_init(&b);
+			struct diag d;
+			diag_init(&d);
+			int rc = benchres_read_text(&b, cat, "f", text, len, &g, &d);
+			if (n == BENCHRES_RESULTS_MAX) {
+				if (rc)
+					fail_msg("format %zu, %zu results: %s", k, n, d.msg);
+				assert_int_equal(b.n_rows, n);
+			} else if (rc != DIAG_EINPUT || !strstr(d.msg, want[k])) {
+				fail_msg("format %zu, %zu results: rc %d, '%s' (expected '%s')", k, n,
+					 rc, d.msg, want[k]);
+			}
+			benchres_release(&b);
+			free(text);
+		}
+	}
+}
+
 /* Inputs that are errors, each naming the file and what was expected. */
 static void test_errors(void **state)
 {
@@ -294,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_llama_bench_build),
 		cmocka_unit_test(test_sglang_jsonl),
 		cmocka_unit_test(test_vllm_lengths),
+		cmocka_unit_test(test_results_cap),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
