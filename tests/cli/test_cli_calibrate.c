@@ -257,6 +257,15 @@ static void test_bad_inputs(void **state)
 		     "--model 'no-such-model' is not a catalogue model", NULL);
 	expect_error("calibrate " VLLM " --hardware h100-sxm --engine 'my own server' -o " SCRATCH
 		     "/bad.json", "--engine 'my own server' names no engine profile (expected", NULL);
+	/* nothing the model can predict: the result and the reason, not the
+	 * metric names of the rows it became */
+	expect_error("calibrate " VLLM " --hardware rtx-4090 --model llama-3.1-70b -o " SCRATCH
+		     "/bad.json", VLLM ": result 1: agentcap cannot predict it, so nothing is left "
+		     "to fit: llama-3.1-70b in bf16 needs", "(expected results of a deployment");
+	struct cli_out nr = cli_run("calibrate " VLLM " --hardware rtx-4090 --model llama-3.1-70b "
+				    "-o " SCRATCH "/bad.json");
+	assert_null(strstr(nr.err, "decode_tok_s"));
+	cli_out_free(&nr);
 	struct stat st;
 	assert_int_not_equal(stat(SCRATCH "/bad.json", &st), 0);
 	/* --calibration: a file that is not one, or not there */
