@@ -95,8 +95,16 @@ static void skip(struct benchres *b, const char *path, size_t test, const char *
 /* ---- one test, whatever the format ---- */
 
 struct test {
+	size_t index;              /* its place among the file's results, from 0 */
+	long line;                 /* the line it starts on; 0 for the one
+				      object of a JSON document, named by its
+				      place only */
+	const char *bad_field;     /* the first field read that is there but
+				      not a number; NULL: none */
+	char bad_text[48];         /* what it holds */
 	const char *gpu_info, *model_type, *model_filename, *backends, *build;
 	const char *model_id;      /* serving: the served model */
+	const char *model_field;   /* serving: the field model_id came from */
 	double n_prompt, n_gen, n_depth, avg_ts, ngl, n_ubatch;
 	double build_number;       /* llama-bench's build_number; NAN absent */
 	bool fa_on;                /* llama-bench flash_attn on (or auto); off
@@ -104,9 +112,14 @@ struct test {
 				      flash attention do not print it */
 	/* serving */
 	double concurrency;        /* NAN: none */
+	double max_concurrency;    /* as written; NAN absent or null */
+	double completed, prompts; /* as written; NAN absent */
+	double total_in, total_out;
 	bool open_loop;
 	double in, out;            /* mean tokens per request */
+	const char *len_fields;    /* the fields in and out come from */
 	double out_tok_s, ttft_ms, tpot_ms;
+	const char *tpot_field;    /* median_tpot_ms, or mean_tpot_ms without it */
 	int per_client;
 	int offline;               /* offline runs: prompts queued at once */
 	char lengths_note[128];
@@ -118,6 +131,87 @@ static void test_init(struct test *t)
 	t->n_prompt = t->n_gen = t->n_depth = t->avg_ts = t->ngl = t->n_ubatch = NAN;
 	t->build_number = NAN;
 	t->concurrency = t->in = t->out = t->out_tok_s = t->ttft_ms = t->tpot_ms = NAN;
+	t->max_concurrency = t->completed = t->prompts = t->total_in = t->total_out = NAN;
+	t->tpot_field = "median_tpot_ms";
+	t->len_fields = "total_input_tokens, total_output_tokens and completed";
+}
+
+/* ---- what a result may say ---- */
+
+/* An error about result t of `path`: "path:line: result N: ..." (the line
+ * left out where the format has none). */
+static int bad_result(const char *path, const struct test *t, struct diag *d, const char *fmt,
+		      ...) __attribute__((format(printf, 4, 5)));
+
+static int bad_result(const char *path, const struct test *t, struct diag *d, const char *fmt,
+		      ...)
+{
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return diag_at(d, DIAG_EINPUT, path, t->line, 0, "result %zu: %s", t->index + 1, msg);
+}
+
+/* A field that is there but holds no number, as the first one met. */
+static void note_bad(struct test *t, const char *field, const char *text)
+{
+	if (t->bad_field)
+		return;
+	t->bad_field = field;
+	snprintf(t->bad_text, sizeof(t->bad_text), "%s", text);
+}
+
+/* A figure the tool measured: there, finite and within [lo, hi] `unit`. */
+static int check_figure(const char *path, const struct test *t, const char *field, double v,
+			double lo, double hi, const char *unit, struct diag *d)
+{
+	if (isnan(v))
+		return bad_result(path, t, d, "no %s (expected %s within [%g, %g])", field, unit,
+				  lo, hi);
+	if (!(v >= lo && v <= hi))
+		return bad_result(path, t, d, "%s %.15g is not a plausible measurement (expected "
+				  "%s within [%g, %g])", field, v, unit, lo, hi);
+	return 0;
+}
+
+/* A latency a serving run may leave out: absent (NAN), 0 (not measured:
+ * SGLang's figure when the backend did not stream), or within the bounds. */
+static int check_latency(const char *path, const struct test *t, const char *field, double ms,
+			 struct diag *d)
+{
+	if (isnan(ms) || ms == 0)
+		return 0;
+	return check_figure(path, t, field, ms, BENCHRES_MS_MIN, BENCHRES_MS_MAX,
+			    "ms (or 0: not measured)", d);
+}
+
+/* A count: absent (NAN) when it may be, else a whole number in [lo, hi]. */
+static int check_count(const char *path, const struct test *t, const char *field, double v,
+		       bool needed, double lo, double hi, const char *what, struct diag *d)
+{
+	if (isnan(v) && !needed)
+		return 0;
+	char range[64];
+	if (isinf(hi))
+		snprintf(range, sizeof(range), "a whole number, at least %.0f", lo);
+	else
+		snprintf(range, sizeof(range), "a whole number from %.0f to %.0f", lo, hi);
+	if (isnan(v))
+		return bad_result(path, t, d, "no %s (expected the %s, %s)", field, what, range);
+	if (!(v >= lo && v <= hi && v == floor(v)))
+		return bad_result(path, t, d, "%s %.15g is not a plausible %s (expected %s)", field,
+				  v, what, range);
+	return 0;
+}
+
+static int check_bad_field(const char *path, const struct test *t, struct diag *d)
+{
+	if (!t->bad_field)
+		return 0;
+	return bad_result(path, t, d, "%s '%s' is not a number (expected a number, as the "
+			  "benchmark writes it)", t->bad_field, t->bad_text);
 }
 
 /* The ids a row is written with. */
@@ -220,16 +314,17 @@ static int resolve_ids(struct ids *ids, const struct catalog *cat, const char *p
 	} else if (k == BENCHRES_LLAMA_BENCH) {
 		ids->model = model_of_filename(cat, t->model_filename);
 		if (!ids->model)
-			return diag_set(d, DIAG_EINPUT, "%s: model '%s' (file '%s') is not a catalogue "
-					"model (expected --model ID: agentcap catalog lists them)",
-					path, t->model_type ? t->model_type : "",
-					t->model_filename ? t->model_filename : "");
+			return diag_set(d, DIAG_EINPUT, "%s: model_filename '%s' (model_type '%s') "
+					"names no catalogue model (expected --model ID: agentcap "
+					"catalog lists them)", path,
+					t->model_filename ? t->model_filename : "",
+					t->model_type ? t->model_type : "");
 	} else if (t->model_id && *t->model_id) {
 		ids->model = catalog_model(cat, t->model_id);
 		if (!ids->model)
-			return diag_set(d, DIAG_EINPUT, "%s: model '%s' is not a catalogue model "
+			return diag_set(d, DIAG_EINPUT, "%s: %s '%s' is not a catalogue model "
 					"(expected --model ID: agentcap catalog lists them)", path,
-					t->model_id);
+					t->model_field, t->model_id);
 	} else {
 		return diag_set(d, DIAG_EINPUT, "%s: the %s result does not name the model "
 				"(expected --model ID: agentcap catalog lists them)", path,
@@ -294,9 +389,19 @@ static int llama_test(struct benchres *b, const struct catalog *cat, const char 
 		      const struct test *t, const struct benchres_given *g, size_t *rows,
 		      struct diag *d)
 {
-	if (!(t->avg_ts > 0) || !isfinite(t->n_prompt) || !isfinite(t->n_gen))
-		return diag_set(d, DIAG_EINPUT, "%s: result %zu: expected numbers n_prompt, n_gen "
-				"and avg_ts > 0 (llama-bench -o json, jsonl or csv)", path, i + 1);
+	int rc;
+	if ((rc = check_bad_field(path, t, d)) ||
+	    (rc = check_figure(path, t, "avg_ts", t->avg_ts, BENCHRES_TOK_S_MIN, BENCHRES_TOK_S_MAX,
+			       "tokens/s", d)) ||
+	    (rc = check_count(path, t, "n_prompt", t->n_prompt, true, 0, INFINITY,
+			      "prompt length in tokens", d)) ||
+	    (rc = check_count(path, t, "n_gen", t->n_gen, true, 0, INFINITY,
+			      "generation length in tokens", d)) ||
+	    (rc = check_count(path, t, "n_depth", t->n_depth, false, 0, INFINITY,
+			      "depth in tokens", d)) ||
+	    (rc = check_count(path, t, "n_ubatch", t->n_ubatch, false, 1, BENCHRES_UBATCH_MAX,
+			      "micro-batch in tokens", d)))
+		return rc;
 	double depth = isfinite(t->n_depth) ? t->n_depth : 0;
 	if (t->n_prompt > 0 && t->n_gen > 0) {
 		skip(b, path, i, "a prompt-and-generation test (-pg) mixes prefill and decode: "
@@ -312,9 +417,16 @@ static int llama_test(struct benchres *b, const struct catalog *cat, const char 
 		return 0;
 	}
 	struct ids ids;
-	int rc = resolve_ids(&ids, cat, path, t, g, BENCHRES_LLAMA_BENCH, d);
+	rc = resolve_ids(&ids, cat, path, t, g, BENCHRES_LLAMA_BENCH, d);
 	if (rc)
 		return rc;
+	/* the test's context: llama-bench fills n_depth tokens, then runs the
+	 * prompt or the generation on top */
+	int64_t ctx = ids.model->max_context;
+	if (depth + t->n_prompt + t->n_gen > (double)ctx)
+		return bad_result(path, t, d, "n_depth %.15g + n_prompt %.15g + n_gen %.15g tokens is "
+				  "beyond the context of %s (expected at most %lld tokens in all)",
+				  depth, t->n_prompt, t->n_gen, ids.model->id, (long long)ctx);
 	char engine[512], notes[1024], source[600];
 	snprintf(engine, sizeof(engine), "%s", g->engine ? g->engine : "llama.cpp");
 	/* "build <commit> (<number>)" as llama-bench prints it: validate reads
@@ -354,30 +466,48 @@ static int serve_run(struct benchres *b, const struct catalog *cat, const char *
 		     const struct test *t, const struct benchres_given *g, enum benchres_kind k,
 		     size_t *rows, int *per_client, int *offline, struct diag *d)
 {
-	if (!(t->out_tok_s > 0))
-		return diag_set(d, DIAG_EINPUT, "%s: result %zu: expected output_throughput > 0 (%s)",
-				path, i + 1, k == BENCHRES_VLLM_SERVE
-				? "vllm bench serve --save-result" : "sglang.bench_serving --output-file");
+	int rc;
+	if ((rc = check_bad_field(path, t, d)) ||
+	    (rc = check_figure(path, t, "output_throughput", t->out_tok_s, BENCHRES_TOK_S_MIN,
+			       BENCHRES_TOK_S_MAX, "tokens/s", d)) ||
+	    (rc = check_latency(path, t, "median_ttft_ms", t->ttft_ms, d)) ||
+	    (rc = check_latency(path, t, t->tpot_field, t->tpot_ms, d)) ||
+	    (rc = check_count(path, t, "max_concurrency", t->max_concurrency, false, 1,
+			      BENCHRES_CONCURRENCY_MAX, "number of clients", d)) ||
+	    (rc = check_count(path, t, "num_prompts", t->prompts, false, 0,
+			      BENCHRES_REQUESTS_MAX, "number of requests", d)) ||
+	    (rc = check_count(path, t, "completed", t->completed, false, 0,
+			      BENCHRES_REQUESTS_MAX, "number of requests", d)) ||
+	    (rc = check_count(path, t, "total_input_tokens", t->total_in, false, 0, INFINITY,
+			      "token count", d)) ||
+	    (rc = check_count(path, t, "total_output_tokens", t->total_out, false, 0, INFINITY,
+			      "token count", d)))
+		return rc;
 	if (!(t->in >= 1) || !(t->out >= 1))
-		return diag_set(d, DIAG_EINPUT, "%s: result %zu: no prompt and output lengths "
-				"(expected total_input_tokens, total_output_tokens and completed "
-				"> 0, or input_lens and output_lens)", path, i + 1);
+		return bad_result(path, t, d, "no prompt and output lengths (expected "
+				  "total_input_tokens, total_output_tokens and completed > 0, or "
+				  "input_lens and output_lens)");
 	if (t->open_loop) {
 		skip(b, path, i, "an open-loop run (a request rate without --max-concurrency): "
 		     "the fit simulates closed-loop clients; not fitted");
 		return 0;
 	}
 	struct ids ids;
-	int rc = resolve_ids(&ids, cat, path, t, g, k, d);
+	rc = resolve_ids(&ids, cat, path, t, g, k, d);
 	if (rc)
 		return rc;
+	double in = round(t->in), out = round(t->out);
+	int64_t ctx = ids.model->max_context;
+	if (in + out > (double)ctx)
+		return bad_result(path, t, d, "a mean request of %.15g prompt and %.15g output tokens "
+				  "(%s) is beyond the context of %s (expected at most %lld tokens "
+				  "in all)", in, out, t->len_fields, ids.model->id, (long long)ctx);
 	char engine[512], notes[512], source[600];
 	snprintf(engine, sizeof(engine), "%s", g->engine ? g->engine : engine_column(k));
 	snprintf(notes, sizeof(notes), "%s%s", t->lengths_note,
 		 isfinite(t->concurrency) ? "" : " | offline: every request queued at once");
 	snprintf(source, sizeof(source), "%s (%s, result %zu)", path, benchres_kind_name(k), i + 1);
 	double c = t->concurrency;
-	double in = round(t->in), out = round(t->out);
 	rc = row(b, &ids, engine, c, in, out, "output_throughput_tok_s", t->out_tok_s, "tok/s",
 		 source, notes, "high", d);
 	if (!rc && t->ttft_ms > 0)
@@ -425,6 +555,29 @@ static double jnumv(const cJSON *o, const char *k)
 	return NAN;
 }
 
+/* A field that becomes a row: NAN when absent or null; a number, or a
+ * string holding one ("inf" too, never "nan"); anything else is noted in t
+ * (check_bad_field reports it). */
+static double jnum(struct test *t, const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!v || cJSON_IsNull(v))
+		return NAN;
+	if (cJSON_IsNumber(v))
+		return v->valuedouble;
+	if (cJSON_IsString(v)) {
+		char *end;
+		double x = strtod(v->valuestring, &end);
+		if (end != v->valuestring && *end == '\0' && !isnan(x))
+			return x;
+		note_bad(t, k, v->valuestring);
+	} else {
+		note_bad(t, k, cJSON_IsBool(v) ? (cJSON_IsTrue(v) ? "true" : "false")
+			 : cJSON_IsArray(v) ? "[...]" : "{...}");
+	}
+	return NAN;
+}
+
 static bool has(const cJSON *o, const char *k)
 {
 	return cJSON_GetObjectItemCaseSensitive(o, k) != NULL;
@@ -432,19 +585,18 @@ static bool has(const cJSON *o, const char *k)
 
 static void llama_from_json(struct test *t, const cJSON *o)
 {
-	test_init(t);
 	t->gpu_info = jstrv(o, "gpu_info");
 	t->model_type = jstrv(o, "model_type");
 	t->model_filename = jstrv(o, "model_filename");
 	t->backends = jstrv(o, "backends");
 	t->build = jstrv(o, "build_commit");
 	t->build_number = jnumv(o, "build_number");
-	t->n_prompt = jnumv(o, "n_prompt");
-	t->n_gen = jnumv(o, "n_gen");
-	t->n_depth = jnumv(o, "n_depth");
-	t->avg_ts = jnumv(o, "avg_ts");
+	t->n_prompt = jnum(t, o, "n_prompt");
+	t->n_gen = jnum(t, o, "n_gen");
+	t->n_depth = jnum(t, o, "n_depth");
+	t->avg_ts = jnum(t, o, "avg_ts");
 	t->ngl = jnumv(o, "n_gpu_layers");
-	t->n_ubatch = jnumv(o, "n_ubatch");
+	t->n_ubatch = jnum(t, o, "n_ubatch");
 	const cJSON *fa = cJSON_GetObjectItemCaseSensitive(o, "flash_attn");
 	t->fa_on = cJSON_IsTrue(fa) || (cJSON_IsNumber(fa) && fa->valuedouble != 0) ||
 		   (cJSON_IsString(fa) && fa_text_on(fa->valuestring));
@@ -465,46 +617,51 @@ static double mean_of_array(const cJSON *a, size_t *n)
 }
 
 /* A serving result object (vLLM or SGLang) into t. */
-static void serve_from_json(struct test *t, const cJSON *o, enum benchres_kind k)
+static void serve_from_json(struct test *t, const cJSON *o)
 {
-	test_init(t);
 	t->model_id = jstrv(o, "model_id");
+	t->model_field = "model_id";
 	if (!t->model_id) {
 		const cJSON *si = cJSON_GetObjectItemCaseSensitive(o, "server_info");
 		t->model_id = cJSON_IsObject(si) ? jstrv(si, "model_path") : NULL;
+		t->model_field = "server_info.model_path";
 	}
-	double mc = jnumv(o, "max_concurrency");
+	double mc = t->max_concurrency = jnum(t, o, "max_concurrency");
 	double rate = jnumv(o, "request_rate"); /* "inf" parses as inf */
 	t->concurrency = mc >= 1 ? mc : NAN;
 	t->open_loop = !(mc >= 1) && isfinite(rate) && rate > 0;
-	double completed = jnumv(o, "completed");
+	double completed = t->completed = jnum(t, o, "completed");
+	t->total_in = jnum(t, o, "total_input_tokens");
+	t->total_out = jnum(t, o, "total_output_tokens");
 	size_t ni = 0, no = 0;
 	double mi = mean_of_array(cJSON_GetObjectItemCaseSensitive(o, "input_lens"), &ni);
 	double mo = mean_of_array(cJSON_GetObjectItemCaseSensitive(o, "output_lens"), &no);
 	if (ni > 0 && no > 0 && isfinite(mi) && isfinite(mo)) {
 		t->in = mi;
 		t->out = mo;
+		t->len_fields = "the means of input_lens and output_lens";
 		snprintf(t->lengths_note, sizeof(t->lengths_note), "lengths=means of input_lens and "
 			 "output_lens (%zu requests)", ni);
 	} else if (completed > 0) {
-		t->in = jnumv(o, "total_input_tokens") / completed;
-		t->out = jnumv(o, "total_output_tokens") / completed;
+		t->in = t->total_in / completed;
+		t->out = t->total_out / completed;
 		snprintf(t->lengths_note, sizeof(t->lengths_note), "lengths=total tokens / %.0f "
 			 "completed requests", completed);
 	}
-	t->out_tok_s = jnumv(o, "output_throughput");
-	t->ttft_ms = jnumv(o, "median_ttft_ms");
-	t->tpot_ms = jnumv(o, "median_tpot_ms");
-	if (!isfinite(t->tpot_ms))
-		t->tpot_ms = jnumv(o, "mean_tpot_ms");
-	double prompts = jnumv(o, "num_prompts");
+	t->out_tok_s = jnum(t, o, "output_throughput");
+	t->ttft_ms = jnum(t, o, "median_ttft_ms");
+	t->tpot_ms = jnum(t, o, "median_tpot_ms");
+	if (isnan(t->tpot_ms)) {
+		t->tpot_ms = jnum(t, o, "mean_tpot_ms");
+		t->tpot_field = "mean_tpot_ms";
+	}
+	double prompts = t->prompts = jnum(t, o, "num_prompts");
 	if (!isfinite(prompts))
 		prompts = completed;
 	if (isfinite(t->concurrency) && prompts > 0)
 		t->per_client = (int)fmax(1, floor(prompts / t->concurrency));
-	else if (!t->open_loop && prompts >= 1 && prompts <= 1e6)
+	else if (!t->open_loop && prompts >= 1 && prompts <= BENCHRES_REQUESTS_MAX)
 		t->offline = (int)prompts;
-	(void)k;
 }
 
 static bool is_llama(const cJSON *o)
@@ -531,8 +688,17 @@ static int not_ours(const char *path, struct diag *d)
 			"or sglang.bench_serving --output-file JSONL)", path);
 }
 
+static int too_many(const char *path, long line, struct diag *d)
+{
+	return diag_at(d, DIAG_EINPUT, path, line, 0, "more than %d results in one file "
+		       "(expected at most %d: split the results over several files)",
+		       BENCHRES_RESULTS_MAX, BENCHRES_RESULTS_MAX);
+}
+
+/* The results of a JSON document or a JSON Lines file; lines[i] is the line
+ * objs[i] starts on (NULL: one object, named by its place only). */
 static int objects(struct benchres *b, const struct catalog *cat, const char *path,
-		   const cJSON *const *objs, size_t n, struct benchres_input *in,
+		   const cJSON *const *objs, const long *lines, size_t n, struct benchres_input *in,
 		   const struct benchres_given *g, struct diag *d)
 {
 	if (n == 0)
@@ -549,21 +715,64 @@ static int objects(struct benchres *b, const struct catalog *cat, const char *pa
 	for (size_t i = 0; i < n && !rc; i++) {
 		bool same = k == BENCHRES_LLAMA_BENCH ? is_llama(objs[i])
 			    : k == BENCHRES_SGLANG_SERVE ? is_sglang(objs[i]) : is_vllm(objs[i]);
-		if (!same)
-			return diag_set(d, DIAG_EINPUT, "%s: result %zu is not a %s result like the "
-					"first (expected one tool's results per file)", path, i + 1,
-					benchres_kind_name(k));
 		struct test t;
+		test_init(&t);
+		t.index = i;
+		t.line = lines ? lines[i] : 0;
+		if (!same)
+			return bad_result(path, &t, d, "not a %s result like the first (expected one "
+					  "tool's results per file)", benchres_kind_name(k));
 		if (k == BENCHRES_LLAMA_BENCH) {
 			llama_from_json(&t, objs[i]);
 			rc = llama_test(b, cat, path, i, &t, g, &in->rows, d);
 		} else {
-			serve_from_json(&t, objs[i], k);
+			serve_from_json(&t, objs[i]);
 			rc = serve_run(b, cat, path, i, &t, g, k, &in->rows, &in->requests_per_client,
 				       &in->offline_requests, d);
 		}
 	}
 	return rc;
+}
+
+/* The line each of the first n elements of the top-level JSON array in text
+ * starts on.  text is valid JSON (cJSON parsed it), so a string's end is its
+ * first unescaped quote and no raw newline sits inside one. */
+static void array_lines(const char *text, size_t len, long *lines, size_t n)
+{
+	long line = 1;
+	int depth = 0;
+	bool in_str = false, want = false;
+	size_t k = 0;
+	for (size_t i = 0; i < len && k < n; i++) {
+		char c = text[i];
+		if (c == '\n')
+			line++;
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = false;
+			continue;
+		}
+		if (isspace((unsigned char)c))
+			continue;
+		if (want && depth == 1) {
+			lines[k++] = line;
+			want = false;
+		}
+		if (c == '"') {
+			in_str = true;
+		} else if (c == '[' || c == '{') {
+			if (++depth == 1)
+				want = true;
+		} else if (c == ']' || c == '}') {
+			depth--;
+		} else if (c == ',' && depth == 1) {
+			want = true;
+		}
+	}
+	for (; k < n; k++)
+		lines[k] = 0;
 }
 
 static int json_error(const char *path, const char *text, size_t len, const char *what,
@@ -583,14 +792,21 @@ static int read_jsonl(struct benchres *b, const struct catalog *cat, const char 
 {
 	size_t cap = 16, n = 0;
 	cJSON **objs = calloc(cap, sizeof(*objs));
-	int rc = objs ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
+	long *lines = calloc(cap, sizeof(*lines));
+	int rc = objs && lines ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
 	const char *p = text, *end = text + len;
+	long line = 0;
 	while (!rc && p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 		const char *q = p;
+		line++;
 		while (q < le && isspace((unsigned char)*q))
 			q++;
+		if (q < le && n == BENCHRES_RESULTS_MAX) {
+			rc = too_many(path, line, d);
+			break;
+		}
 		if (q < le) {
 			const char *pe = NULL;
 			cJSON *o = cJSON_ParseWithLengthOpts(q, (size_t)(le - q), &pe, false);
@@ -601,23 +817,29 @@ static int read_jsonl(struct benchres *b, const struct catalog *cat, const char 
 			}
 			if (n == cap) {
 				cJSON **np = realloc(objs, 2 * cap * sizeof(*objs));
-				if (!np) {
+				if (np)
+					objs = np;
+				long *nl2 = np ? realloc(lines, 2 * cap * sizeof(*lines)) : NULL;
+				if (nl2)
+					lines = nl2;
+				if (!np || !nl2) {
 					cJSON_Delete(o);
 					rc = diag_set(d, DIAG_ENOMEM, "out of memory");
 					break;
 				}
-				objs = np;
 				cap *= 2;
 			}
+			lines[n] = line;
 			objs[n++] = o;
 		}
 		p = le + 1;
 	}
 	if (!rc)
-		rc = objects(b, cat, path, (const cJSON *const *)objs, n, in, g, d);
+		rc = objects(b, cat, path, (const cJSON *const *)objs, lines, n, in, g, d);
 	for (size_t i = 0; i < n; i++)
 		cJSON_Delete(objs[i]);
 	free(objs);
+	free(lines);
 	return rc;
 }
 
@@ -629,6 +851,17 @@ static double cnum(const struct csvread *t, size_t r, const char *col)
 	char *end;
 	double x = strtod(s, &end);
 	return *s && end != s && *end == '\0' ? x : NAN;
+}
+
+/* A cell that becomes a row: NAN when empty or absent; one that holds no
+ * number is noted in x (check_bad_field reports it). */
+static double cnum_row(struct test *x, const struct csvread *t, size_t r, const char *col)
+{
+	const char *s = csvread_cell(t, r, csvread_col(t, col));
+	double v = cnum(t, r, col);
+	if (*s && isnan(v))
+		note_bad(x, col, s);
+	return v;
 }
 
 static const char *cstr(const struct csvread *t, size_t r, const char *col)
@@ -654,31 +887,27 @@ static int read_llama_csv(struct benchres *b, const struct catalog *cat, const c
 	if (t.rows == 0)
 		rc = diag_set(d, DIAG_EINPUT, "%s: no result in the file (expected at least one "
 			      "benchmark result)", path);
+	else if (t.rows > BENCHRES_RESULTS_MAX)
+		rc = too_many(path, t.lines[BENCHRES_RESULTS_MAX], d);
 	for (size_t r = 0; r < t.rows && !rc; r++) {
 		struct test x;
 		test_init(&x);
+		x.index = r;
+		x.line = t.lines[r];
 		x.gpu_info = cstr(&t, r, "gpu_info");
 		x.model_type = cstr(&t, r, "model_type");
 		x.model_filename = cstr(&t, r, "model_filename");
 		x.backends = cstr(&t, r, "backends");
 		x.build = cstr(&t, r, "build_commit");
 		x.build_number = cnum(&t, r, "build_number");
-		x.n_prompt = cnum(&t, r, "n_prompt");
-		x.n_gen = cnum(&t, r, "n_gen");
-		x.n_depth = cnum(&t, r, "n_depth");
-		x.avg_ts = cnum(&t, r, "avg_ts");
+		x.n_prompt = cnum_row(&x, &t, r, "n_prompt");
+		x.n_gen = cnum_row(&x, &t, r, "n_gen");
+		x.n_depth = cnum_row(&x, &t, r, "n_depth");
+		x.avg_ts = cnum_row(&x, &t, r, "avg_ts");
 		x.ngl = cnum(&t, r, "n_gpu_layers");
-		x.n_ubatch = cnum(&t, r, "n_ubatch");
+		x.n_ubatch = cnum_row(&x, &t, r, "n_ubatch");
 		x.fa_on = fa_text_on(cstr(&t, r, "flash_attn"));
-		struct diag ld;
-		diag_init(&ld);
-		rc = llama_test(b, cat, path, r, &x, g, &in->rows, &ld);
-		const char *at = strstr(ld.msg, ": result ");
-		if (rc == DIAG_EINPUT && strncmp(ld.msg, path, strlen(path)) == 0 && at)
-			/* the CSV knows the line: say it */
-			rc = diag_at(d, DIAG_EINPUT, path, t.lines[r], 0, "%s", at + 2);
-		else if (rc)
-			rc = diag_set(d, rc, "%s", ld.msg);
+		rc = llama_test(b, cat, path, r, &x, g, &in->rows, d);
 	}
 	csvread_release(&t);
 	return rc;
@@ -719,19 +948,25 @@ int benchres_read_text(struct benchres *b, const struct catalog *cat, const char
 		}
 		if (root && cJSON_IsArray(root)) {
 			size_t n = (size_t)cJSON_GetArraySize(root);
-			const cJSON **objs = calloc(n ? n : 1, sizeof(*objs));
-			if (!objs) {
+			const cJSON **objs = n > BENCHRES_RESULTS_MAX ? NULL
+					     : calloc(n ? n : 1, sizeof(*objs));
+			long *lines = objs ? calloc(n ? n : 1, sizeof(*lines)) : NULL;
+			if (n > BENCHRES_RESULTS_MAX) {
+				rc = too_many(name, 0, d);
+			} else if (!objs || !lines) {
 				rc = diag_set(d, DIAG_ENOMEM, "out of memory");
 			} else {
 				size_t k = 0;
 				const cJSON *it;
 				cJSON_ArrayForEach(it, root) objs[k++] = it;
-				rc = objects(b, cat, name, objs, n, in, g, d);
-				free(objs);
+				array_lines(text, len, lines, n);
+				rc = objects(b, cat, name, objs, lines, n, in, g, d);
 			}
+			free(objs);
+			free(lines);
 		} else if (root) {
 			const cJSON *one = root;
-			rc = objects(b, cat, name, &one, 1, in, g, d);
+			rc = objects(b, cat, name, &one, NULL, 1, in, g, d);
 		} else if (text[i] == '{') {
 			rc = read_jsonl(b, cat, name, text, len, in, g, d);
 		} else {

@@ -29,6 +29,13 @@
  * open loop, which the fit's simulation does not drive: it is kept out
  * with the reason.
  *
+ * Every figure, count and length read is checked against what a benchmark
+ * can measure (the BENCHRES_* bounds below, and the model's context for
+ * token counts); an impossible one is an input error naming the file, the
+ * line where the format has one, the result's place ("result 2"), the field
+ * as the tool wrote it, the value and the range expected -- never a column
+ * of the rows it would have become.
+ *
  * Hardware, model, weight format and engine come from the file where it
  * says (llama-bench's gpu_info and model_type, vLLM's model_id, SGLang's
  * server_info.model_path) and from the command line otherwise; the command
@@ -46,6 +53,38 @@
 #include "models/catalog.h"
 
 #define BENCHRES_MAX_BYTES (64u << 20)
+/* Results (llama-bench tests, serving runs) one file may hold.  A
+ * llama-bench sweep prints a few dozen tests and a serving sweep a dozen
+ * runs; every serving run is simulated at each of the fit's hundred or so
+ * evaluations, so a file of more is an input error, not minutes of fitting. */
+#define BENCHRES_RESULTS_MAX 256
+
+/* What a result may report; a value outside is an input error naming the
+ * file, the result, the field, the value and the range (docs/calibrate.md).
+ *   tokens/s (llama-bench avg_ts, a serving run's output_throughput): from
+ *     a token in 17 minutes, slower than any catalogue model runs on any
+ *     catalogue machine, to ten million a second, tens of times what an
+ *     8-GPU node prefills;
+ *   latencies (median_ttft_ms, median_tpot_ms) in ms: from 0.1 us, a time
+ *     per token of ten million tokens a second and shorter than one kernel
+ *     launch, to 1e7 ms (2.8 hours) for one request; 0 is "not measured"
+ *     (SGLang writes it when the backend did not stream), no row;
+ *   clients (max_concurrency): at least one, at most 16384, several times
+ *     the sequences an engine runs at once (vLLM's max_num_seqs, SGLang's
+ *     max_running_requests are hundreds to a few thousand), each of which
+ *     the fit simulates;
+ *   requests (num_prompts, completed): at most a million, hours of the
+ *     fastest serving;
+ *   token counts: whole, not negative, and a request's prompt, depth and
+ *     output together within the model's context (catalogue max_context);
+ *   llama-bench n_ubatch: 1 to 2^24 tokens, the range validate reads. */
+#define BENCHRES_TOK_S_MIN 1e-3
+#define BENCHRES_TOK_S_MAX 1e7
+#define BENCHRES_MS_MIN 1e-4
+#define BENCHRES_MS_MAX 1e7
+#define BENCHRES_CONCURRENCY_MAX 16384
+#define BENCHRES_REQUESTS_MAX 1e6
+#define BENCHRES_UBATCH_MAX 16777216
 #define BENCHRES_INPUTS_MAX 64
 #define BENCHRES_SKIPPED_MAX 64
 
@@ -93,7 +132,8 @@ void benchres_release(struct benchres *b);
 /* Read one result file and append its rows.  0, DIAG_EINPUT naming the file
  * ("path: not a benchmark result agentcap reads (expected ...)", "path:
  * gpu_info 'X' is not catalogue hardware (expected --hardware ID ...)",
- * "path:line:col: ..." for broken JSON), DIAG_EIO, DIAG_ENOMEM. */
+ * "path:line:col: ..." for broken JSON, "path:line: more than
+ * BENCHRES_RESULTS_MAX results ..."), DIAG_EIO, DIAG_ENOMEM. */
 int benchres_read(struct benchres *b, const struct catalog *cat, const char *path,
 		  const struct benchres_given *g, struct diag *d);
 

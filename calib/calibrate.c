@@ -22,6 +22,61 @@ static const char *rows_name(const struct benchres *b)
 	return b->n_inputs ? b->inputs[0].path : "the benchmark rows";
 }
 
+/* The fit refused the rows (fd): say why in terms of the results they were
+ * read from, never the rows' own CSV lines, columns or metric names, which
+ * the user did not write.  Every row is of a catalogue id and in range
+ * (benchres checks them), so the one refusal left is that none could be
+ * predicted: the first row's reason names its result.  Anything else is a
+ * disagreement between benchres and validate: an internal error.  Runs only
+ * when the fit failed, so its one more evaluation costs nothing otherwise. */
+static int unfit(const struct benchres *b, const struct catalog *cat,
+		 const struct engine_table *et, const struct fitparams_opts *fo,
+		 const struct diag *fd, struct diag *d)
+{
+	struct validate_opts vo;
+	validate_opts_init(&vo, cat);
+	vo.engines = et;
+	vo.requests_per_client = fo->requests_per_client;
+	if (fo->offline_requests > 0)
+		vo.offline_requests = fo->offline_requests;
+	vo.min_confidence = fo->min_confidence;
+	struct validate_report rep;
+	struct diag vd;
+	diag_init(&vd);
+	int rc = validate_run_text(&rep, rows_name(b), b->csv, b->len, &vo, &vd);
+	if (rc == DIAG_ENOMEM)
+		return diag_set(d, rc, "%s", vd.msg);
+	if (rc)
+		return diag_set(d, DIAG_EINTERNAL, "the measurement rows read from the results were "
+				"refused (%s)", vd.msg);
+	int sc = csvread_col(&rep.table, "source");
+	for (size_t r = 0; r < rep.n_rows && !rc; r++) {
+		const struct validate_row *row = &rep.rows[r];
+		if (!row->skipped)
+			continue;
+		/* the source cell is "path (kind, result N)" (benchres.c): said as
+		 * "path: result N" like benchres's own messages */
+		const char *src = sc >= 0 ? csvread_cell(&rep.table, r, sc) : "";
+		const char *open = strrchr(src, '(');
+		const char *res = open ? strstr(open, ", result ") : NULL;
+		int n_path = open && res && open > src ? (int)(open - src - 1) : (int)strlen(src);
+		const char *why = row->note;
+		const char *sk = strstr(why, "skipped: ");
+		if (sk)
+			why = sk + strlen("skipped: ");
+		rc = diag_set(d, DIAG_EINPUT, "%.*s: %.*s%sagentcap cannot predict it, so nothing is "
+			      "left to fit: %s (expected results of a deployment the performance "
+			      "model can run: check --hardware, --model, --quant and --gpus)", n_path,
+			      src, res ? (int)strcspn(res + 2, ")") : 0, res ? res + 2 : "",
+			      res ? ": " : "", why);
+	}
+	validate_release(&rep);
+	if (!rc)
+		rc = diag_set(d, DIAG_EINTERNAL, "the fit refused the measurement rows read from the "
+			      "results (%s)", fd->msg);
+	return rc;
+}
+
 int calibrate_run(struct fitparams_fit *fit, struct catalog *cat, struct engine_table *et,
 		  const struct benchres *b, struct diag *d)
 {
@@ -42,7 +97,12 @@ int calibrate_run(struct fitparams_fit *fit, struct catalog *cat, struct engine_
 	for (size_t i = 0; i < b->n_inputs; i++)
 		if (b->inputs[i].offline_requests > o.offline_requests)
 			o.offline_requests = b->inputs[i].offline_requests;
-	return fitparams_fit_run(fit, cat, et, rows_name(b), b->csv, b->len, &o, d);
+	struct diag fd;
+	diag_init(&fd);
+	int rc = fitparams_fit_run(fit, cat, et, rows_name(b), b->csv, b->len, &o, &fd);
+	if (rc == DIAG_EINPUT)
+		return unfit(b, cat, et, &o, &fd, d);
+	return rc ? diag_set(d, rc, "%s", fd.msg) : 0;
 }
 
 

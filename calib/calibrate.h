@@ -28,8 +28,9 @@
 #include "calib/fitparams.h"
 
 /* Fit the rows of b.  cat and et are working copies: on success they hold
- * the fitted values.  0, DIAG_EINPUT (no row to fit), DIAG_ENOMEM,
- * DIAG_EINTERNAL. */
+ * the fitted values.  0, DIAG_EINPUT (no row to fit: "path: result N: agentcap
+ * cannot predict it, so nothing is left to fit: <why> (expected ...)", in
+ * terms of the results, not of the rows), DIAG_ENOMEM, DIAG_EINTERNAL. */
 int calibrate_run(struct fitparams_fit *fit, struct catalog *cat, struct engine_table *et,
 		  const struct benchres *b, struct diag *d);
 

@@ -16,6 +16,7 @@
 #include "models/pipeline.h"
 #include "sim/sim.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -327,14 +328,81 @@ static int simulate(const struct perf_model *pm, const struct engine_config *cfg
 	return rc;
 }
 
-/* The last simulation of a run, reused by the next row that would run the
- * same one (a serving benchmark gives throughput, TTFT and TPOT rows of one
- * run: one simulation answers all three). */
-struct sim_memo {
-	bool valid;
-	char key[512];
+/* Every simulation of one pass, reused by each later row that would run the
+ * same one: a serving benchmark gives throughput, TTFT and TPOT rows of one
+ * run, and a file may hold a run many times, not always next to each other
+ * (SGLang's bench_serving appends every run to its --output-file), so a pass
+ * simulates each distinct run once, not once a row.  Open addressing on the
+ * key's hash; the table has at least twice as many slots as the pass has
+ * rows, and one entry at most a row, so it never fills. */
+#define SIM_MEMO_KEY_MAX 512
+
+struct sim_memo_entry {
+	char key[SIM_MEMO_KEY_MAX];
 	struct sim_out so;
 };
+
+struct sim_memo {
+	struct sim_memo_entry *e; /* distinct simulations, in the order run */
+	size_t n, cap;
+	int32_t *slot;            /* index into e, -1 empty */
+	size_t n_slots;           /* a power of two, >= 2 x rows */
+};
+
+static int sim_memo_init(struct sim_memo *m, size_t rows)
+{
+	memset(m, 0, sizeof(*m));
+	size_t n = 16;
+	while (n < 2 * rows)
+		n *= 2;
+	m->slot = malloc(n * sizeof(*m->slot));
+	if (!m->slot)
+		return DIAG_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		m->slot[i] = -1;
+	m->n_slots = n;
+	return 0;
+}
+
+static void sim_memo_release(struct sim_memo *m)
+{
+	free(m->e);
+	free(m->slot);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The slot holding key, or the empty slot where it goes. */
+static size_t sim_memo_slot(const struct sim_memo *m, const char *key)
+{
+	size_t i = (size_t)hash_str(key, 0) & (m->n_slots - 1);
+	while (m->slot[i] >= 0 && strcmp(m->e[m->slot[i]].key, key) != 0)
+		i = (i + 1) & (m->n_slots - 1);
+	return i;
+}
+
+static const struct sim_out *sim_memo_find(const struct sim_memo *m, const char *key)
+{
+	int32_t k = m->slot[sim_memo_slot(m, key)];
+	return k >= 0 ? &m->e[k].so : NULL;
+}
+
+static int sim_memo_add(struct sim_memo *m, const char *key, const struct sim_out *so)
+{
+	assert(2 * (m->n + 1) <= m->n_slots);
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 8;
+		struct sim_memo_entry *e = realloc(m->e, cap * sizeof(*e));
+		if (!e)
+			return DIAG_ENOMEM;
+		m->e = e;
+		m->cap = cap;
+	}
+	snprintf(m->e[m->n].key, sizeof(m->e[m->n].key), "%s", key);
+	m->e[m->n].so = *so;
+	m->slot[sim_memo_slot(m, key)] = (int32_t)m->n;
+	m->n++;
+	return 0;
+}
 
 /* ---- one row ---- */
 
@@ -681,20 +749,21 @@ static int predict_row(struct validate_report *rep, size_t r, const struct cols 
 	if (row->concurrency >= 1 && cfg.max_num_seqs < clients)
 		cfg.max_num_seqs = clients; /* a benchmark at concurrency c runs c slots */
 	struct sim_out so = { 0 };
-	char key[sizeof(memo->key)];
+	char key[SIM_MEMO_KEY_MAX];
 	snprintf(key, sizeof(key), "%s|%s|%s|%s|%s|%d|%d|%d|%d|%lld|%lld|%d|%lld|%d|%.17g", hw_name,
 		 model_name, quant, kv ? kv : "", ep->id, row->tp, row->pp, clients, per_client,
 		 (long long)in, (long long)out, mean, (long long)chunk, (int)cfg.max_num_seqs,
 		 pm.power_limit_w);
-	if (memo->valid && strcmp(memo->key, key) == 0) {
-		so = memo->so;
+	const struct sim_out *seen = sim_memo_find(memo, key);
+	if (seen) {
+		so = *seen;
 	} else {
 		rc = simulate(&pm, &cfg, clients, per_client, in, out, mean, &so, d);
 		if (rc)
 			return rc;
-		memo->valid = true;
-		snprintf(memo->key, sizeof(memo->key), "%s", key);
-		memo->so = so;
+		if (sim_memo_add(memo, key, &so) != 0)
+			return diag_set(d, DIAG_ENOMEM, "out of memory");
+		rep->n_simulations++;
 	}
 	if (so.rejected > 0) {
 		skip(row, so.reject_reason ? so.reject_reason : "calls rejected");
@@ -834,7 +903,9 @@ static int run_table(struct validate_report *rep, const struct validate_opts *o,
 	rep->rows = calloc(t->rows ? t->rows : 1, sizeof(*rep->rows));
 	if (!rep->rows)
 		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
-	struct sim_memo memo = { .valid = false };
+	struct sim_memo memo = { 0 };
+	if (!rc && sim_memo_init(&memo, t->rows) != 0)
+		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
 	for (size_t r = 0; r < t->rows && !rc; r++) {
 		rc = predict_row(rep, r, &cl, o, et, &memo, d);
 		if (rc)
@@ -858,6 +929,7 @@ static int run_table(struct validate_report *rep, const struct validate_opts *o,
 		}
 		rep->n_rows++;
 	}
+	sim_memo_release(&memo);
 	free(own);
 	if (!rc)
 		rc = summarize(rep, d);

@@ -143,6 +143,8 @@ struct validate_report {
 	size_t n_rows;
 	size_t n_skipped;
 	size_t n_excluded;            /* predicted but below min_confidence */
+	size_t n_simulations;         /* simulations run: one per distinct
+					 serving run, however many rows it has */
 	enum validate_confidence min_confidence;
 	struct validate_group metrics[VM_COUNT];
 	size_t n_metrics;             /* groups with at least one row */

@@ -105,6 +105,22 @@ head -c 2000000 /dev/zero | tr '\0' x | text_seg "$dir/text-x2m.jsonl"
 { head -c 40 /dev/zero | tr '\0' a; printf b; } | text_seg "$dir/text-nested.jsonl"
 awk 'BEGIN { s = "BEGIN"; for (i = 0; length(s) < 17000; i++) s = s " word" i; printf("%s", s) }' \
   | text_seg "$dir/text-words17k.jsonl"
+# calibrate: 6.7 KB of SGLang bench_serving lines, two runs appended over and
+# over as --output-file does (each run is simulated once a fit evaluation, not
+# once a line); an llama-bench result with an impossible avg_ts
+sg_run() { # MAX_CONCURRENCY COMPLETED THROUGHPUT TTFT_MS TPOT_MS
+  printf '{"backend": "sglang", "dataset_name": "random", "request_rate": "inf", '
+  printf '"max_concurrency": %s, "random_input_len": 1024, "random_output_len": 1024, ' "$1"
+  printf '"completed": %d, "total_input_tokens": %d, "total_output_tokens": %d, ' "$2" \
+    $(($2 * 1024)) $(($2 * 1024))
+  printf '"output_throughput": %s, "median_ttft_ms": %s, "median_tpot_ms": %s}\n' "$3" "$4" "$5"
+}
+for i in $(seq 11); do
+  sg_run 32 320 2900.0 95.0 10.5
+  sg_run null 500 9000.0 9000.0 30.0
+done >"$dir/sglang-6k.jsonl"
+echo '[{"gpu_info": "NVIDIA GeForce RTX 4090", "model_type": "llama 8B Q4_K - Medium",
+  "n_prompt": 512, "n_gen": 0, "avg_ts": 1e-300}]' >"$dir/lb-tiny.json"
 
 echo "== probes (cap = ulimit -v; RSS = peak resident set)"
 probe "gzip bomb of NULs: stats" 1024 120 2 200 'line longer than' -- "$A" stats "$dir/bomb-nul.gz"
@@ -145,6 +161,12 @@ probe "cache-bust --pattern 'BEGIN(?: word\\d+)*' on 17 KB of words" 1024 20 0 1
 probe "cache-bust --pin 'y*' (empty matches) on 2M characters" 1024 60 2 100 \
   'more than 1048576 pieces' -- \
   "$A" whatif cache-bust "$dir/text-x2m.jsonl" --pattern 'y*' --pin
+probe "6.7 KB of SGLang runs repeated: calibrate in seconds" 1024 10 0 200 '' -- \
+  "$A" calibrate "$dir/sglang-6k.jsonl" --hardware h100-sxm --model llama-3.1-8b \
+  -o "$dir/cal.json" --quiet
+probe "llama-bench avg_ts 1e-300: calibrate refuses it" 1024 10 2 100 \
+  'lb-tiny\.json:1: result 1: avg_ts 1e-300 is not a plausible measurement \(expected tokens/s' -- \
+  "$A" calibrate "$dir/lb-tiny.json" --model llama-3-8b -o "$dir/cal-tiny.json"
 
 if [ "$fails" -ne 0 ]; then
   echo "probe-limits: $fails probe(s) failed"

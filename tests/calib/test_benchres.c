@@ -232,6 +232,210 @@ static void test_vllm_lengths(void **state)
 	benchres_release(&b);
 }
 
+#define LB "[{\"gpu_info\": \"NVIDIA GeForce RTX 4090\", \"model_type\": \"llama 8B Q4_0\", "
+#define LB_PP LB "\"n_prompt\": 512, \"n_gen\": 0, "
+#define VL "{\"model_id\": \"meta-llama/Llama-3.1-8B-Instruct\", \"num_prompts\": 8, " \
+	   "\"max_concurrency\": 2, \"completed\": 8, \"total_input_tokens\": 800, " \
+	   "\"total_output_tokens\": 80, \"median_tpot_ms\": 9, "
+#define SG "{\"backend\": \"sglang\", \"dataset_name\": \"random\", \"request_rate\": \"inf\", " \
+	   "\"completed\": 8, \"total_input_tokens\": 800, \"total_output_tokens\": 80, "
+
+/* Impossible measurements are input errors naming the file, the result's
+ * place (and line where the format has lines), the field as the tool wrote
+ * it, the value and the range expected -- never a column of the rows they
+ * would have become. */
+static void test_implausible(void **state)
+{
+	(void)state;
+	static const struct benchres_given lb = { .model = "llama-3-8b" };
+	static const struct benchres_given sv = { .hardware = "h100-sxm" };
+	static const struct benchres_given sg = { .hardware = "h100-sxm",
+						  .model = "llama-3.1-8b" };
+	static const struct {
+		const char *text;
+		const struct benchres_given *g;
+		const char *msg;
+	} cases[] = {
+		/* llama-bench JSON: throughputs */
+		{ LB_PP "\"avg_ts\": 1e-300}]", &lb, "f:1: result 1: avg_ts 1e-300 is not a plausible "
+		  "measurement (expected tokens/s within [0.001, 1e+07])" },
+		{ LB_PP "\"avg_ts\": 1e308}]", &lb, "f:1: result 1: avg_ts 1e+308 is not a plausible "
+		  "measurement (expected tokens/s within [0.001, 1e+07])" },
+		{ LB_PP "\"avg_ts\": -7000}]", &lb, "f:1: result 1: avg_ts -7000 is not a plausible" },
+		{ LB_PP "\"avg_ts\": \"nan\"}]", &lb, "f:1: result 1: avg_ts 'nan' is not a number" },
+		{ LB_PP "\"avg_ts\": null}]", &lb, "f:1: result 1: no avg_ts (expected tokens/s" },
+		/* token counts, the context of the model */
+		{ LB "\"n_prompt\": 1e9, \"n_gen\": 0, \"avg_ts\": 7000}]", &lb,
+		  "f:1: result 1: n_depth 0 + n_prompt 1000000000 + n_gen 0 tokens is beyond the context "
+		  "of llama-3-8b (expected at most 8192 tokens in all)" },
+		{ LB "\"n_prompt\": 0, \"n_gen\": 512, \"n_depth\": 7936, \"avg_ts\": 100}]", &lb,
+		  "f:1: result 1: n_depth 7936 + n_prompt 0 + n_gen 512 tokens is beyond the context of "
+		  "llama-3-8b (expected at most 8192" },
+		{ LB "\"n_prompt\": -512, \"n_gen\": 0, \"avg_ts\": 7000}]", &lb,
+		  "f:1: result 1: n_prompt -512 is not a plausible prompt length in tokens (expected a "
+		  "whole number, at least 0)" },
+		{ LB "\"n_prompt\": 512.5, \"n_gen\": 0, \"avg_ts\": 7000}]", &lb,
+		  "f:1: result 1: n_prompt 512.5 is not a plausible prompt length" },
+		{ LB "\"n_prompt\": 512, \"avg_ts\": 7000}]", &lb,
+		  "f:1: result 1: no n_gen (expected the generation length in tokens, a whole number" },
+		{ LB "\"n_prompt\": 512, \"n_gen\": \"none\", \"avg_ts\": 7000}]", &lb,
+		  "f:1: result 1: n_gen 'none' is not a number (expected a number" },
+		{ LB_PP "\"n_ubatch\": 0, \"avg_ts\": 7000}]", &lb, "f:1: result 1: n_ubatch 0 is not "
+		  "a plausible micro-batch in tokens (expected a whole number from 1 to 16777216)" },
+		/* the second result of a JSON array, of JSON Lines, of a CSV */
+		{ LB_PP "\"avg_ts\": 7000}, {\"n_prompt\": 0, \"n_gen\": 128, \"avg_ts\": 1e-300}]",
+		  &lb, "f:1: result 2: avg_ts 1e-300 is not a plausible" },
+		{ "{\"n_prompt\": 512, \"n_gen\": 0, \"avg_ts\": 7000, \"model_type\": \"llama 8B "
+		  "Q4_0\", \"gpu_info\": \"RTX 4090\"}\n\n{\"n_prompt\": 1e9, \"n_gen\": 0, "
+		  "\"avg_ts\": 7000, \"model_type\": \"llama 8B Q4_0\", \"gpu_info\": \"RTX 4090\"}\n",
+		  &lb, "f:3: result 2: n_depth 0 + n_prompt 1000000000 + n_gen 0 tokens is beyond" },
+		{ "gpu_info,model_type,n_prompt,n_gen,avg_ts\nRTX 4090,llama 8B Q4_0,512,0,7000\n"
+		  "RTX 4090,llama 8B Q4_0,0,128,1e308\n", &lb,
+		  "f:3: result 2: avg_ts 1e+308 is not a plausible measurement" },
+		/* a pretty-printed array: the line its result starts on, strings holding
+		 * brackets, commas and quotes read as strings */
+		{ "[\n  {\"model_type\": \"llama 8B Q4_0\", \"gpu_info\": \"RTX 4090\",\n"
+		  "   \"backends\": \"CUDA, [x] {y} \\\"z\\\"\", \"n_prompt\": 512, \"n_gen\": 0,\n"
+		  "   \"avg_ts\": 7000},\n  {\"model_type\": \"llama 8B Q4_0\", \"gpu_info\": "
+		  "\"RTX 4090\", \"n_prompt\": 0,\n   \"n_gen\": 128, \"avg_ts\": 1e-300}\n]\n", &lb,
+		  "f:5: result 2: avg_ts 1e-300 is not a plausible" },
+		/* a kept-out test is still a measurement */
+		{ LB "\"n_prompt\": 512, \"n_gen\": 128, \"avg_ts\": 1e-300}]", &lb,
+		  "f:1: result 1: avg_ts 1e-300 is not a plausible" },
+		/* vllm bench serve */
+		{ VL "\"output_throughput\": 50, \"median_ttft_ms\": 1e308}", &sv,
+		  "f: result 1: median_ttft_ms 1e+308 is not a plausible measurement (expected ms (or "
+		  "0: not measured) within [0.0001, 1e+07])" },
+		{ VL "\"output_throughput\": 50, \"median_ttft_ms\": -20}", &sv,
+		  "f: result 1: median_ttft_ms -20 is not a plausible measurement" },
+		{ VL "\"output_throughput\": 1e308, \"median_ttft_ms\": 20}", &sv,
+		  "f: result 1: output_throughput 1e+308 is not a plausible measurement (expected "
+		  "tokens/s within [0.001, 1e+07])" },
+		{ VL "\"output_throughput\": 0}", &sv,
+		  "f: result 1: output_throughput 0 is not a plausible measurement" },
+		{ "{\"model_id\": \"meta-llama/Llama-3.1-8B-Instruct\", \"max_concurrency\": 1e12, "
+		  "\"completed\": 8, \"total_input_tokens\": 800, \"total_output_tokens\": 80, "
+		  "\"output_throughput\": 50}", &sv, "f: result 1: max_concurrency 1000000000000 is "
+		  "not a plausible number of clients (expected a whole number from 1 to 16384)" },
+		{ "{\"model_id\": \"meta-llama/Llama-3.1-8B-Instruct\", \"max_concurrency\": 0, "
+		  "\"completed\": 8, \"total_input_tokens\": 800, \"total_output_tokens\": 80, "
+		  "\"output_throughput\": 50}", &sv, "f: result 1: max_concurrency 0 is not a "
+		  "plausible number of clients" },
+		{ "{\"model_id\": \"meta-llama/Llama-3.1-8B-Instruct\", \"completed\": 1e9, "
+		  "\"total_input_tokens\": 800, \"total_output_tokens\": 80, "
+		  "\"output_throughput\": 50}", &sv, "f: result 1: completed 1000000000 is not a "
+		  "plausible number of requests (expected a whole number from 0 to 1000000)" },
+		{ "{\"model_id\": \"meta-llama/Llama-3.1-8B-Instruct\", \"completed\": 2, "
+		  "\"total_input_tokens\": 400000, \"total_output_tokens\": 20, "
+		  "\"output_throughput\": 50}", &sv, "f: result 1: a mean request of 200000 prompt "
+		  "and 10 output tokens (total_input_tokens, total_output_tokens and completed) is "
+		  "beyond the context of llama-3.1-8b (expected at most 131072 tokens in all)" },
+		{ "{\"model_id\": \"meta-llama/Llama-3.1-8B-Instruct\", \"completed\": 2, "
+		  "\"total_input_tokens\": 40, \"total_output_tokens\": 20, \"input_lens\": [200000, "
+		  "200000], \"output_lens\": [10, 10], \"output_throughput\": 50}", &sv,
+		  "(the means of input_lens and output_lens) is beyond the context of llama-3.1-8b" },
+		{ "{\"model_id\": \"acme/unknown-model\", \"completed\": 2, \"total_input_tokens\": "
+		  "40, \"total_output_tokens\": 20, \"output_throughput\": 50}", &sv,
+		  "f: model_id 'acme/unknown-model' is not a catalogue model (expected --model ID" },
+		/* SGLang JSON Lines: the line and the field it used */
+		{ SG "\"max_concurrency\": 2, \"output_throughput\": 50, \"median_tpot_ms\": 9}\n"
+		  SG "\"max_concurrency\": 2, \"output_throughput\": 50, \"mean_tpot_ms\": 1e-300}\n",
+		  &sg, "f:2: result 2: mean_tpot_ms 1e-300 is not a plausible measurement" },
+		{ SG "\"max_concurrency\": 2, \"output_throughput\": 50, \"server_info\": "
+		  "{\"model_path\": \"acme/unknown-model\"}}\n", &sv,
+		  "f: server_info.model_path 'acme/unknown-model' is not a catalogue model" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct benchres b;
+		benchres_init(&b);
+		struct diag d;
+		diag_init(&d);
+		int rc = benchres_read_text(&b, cat, "f", cases[i].text, strlen(cases[i].text),
+					    cases[i].g, &d);
+		if (rc != DIAG_EINPUT || !strstr(d.msg, cases[i].msg))
+			fail_msg("case %zu: rc %d, '%s' (expected '%s')", i, rc, d.msg, cases[i].msg);
+		assert_int_equal(b.n_rows, 0);
+		benchres_release(&b);
+	}
+}
+
+/* What is possible reads: a serving run's latency of 0 (SGLang's "not
+ * measured") gives no row, a test filling the whole context is kept. */
+static void test_plausible_edges(void **state)
+{
+	(void)state;
+	struct benchres b;
+	struct csvread t;
+	struct diag d;
+	struct benchres_given sg = { .hardware = "h100-sxm", .model = "llama-3.1-8b" };
+	if (read_rows("f", SG "\"max_concurrency\": 2, \"output_throughput\": 50, "
+		      "\"median_ttft_ms\": 0, \"median_tpot_ms\": 9}\n", &sg, &b, &t, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(b.n_rows, 2);
+	assert_string_equal(cell(&t, 1, "metric"), "tpot_ms");
+	csvread_release(&t);
+	benchres_release(&b);
+	struct benchres_given lb = { .model = "llama-3-8b" };
+	if (read_rows("f", LB "\"n_prompt\": 0, \"n_gen\": 512, \"n_depth\": 7680, "
+		      "\"avg_ts\": 0.5}]", &lb, &b, &t, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(b.n_rows, 1);
+	csvread_release(&t);
+	benchres_release(&b);
+}
+
+/* A file holds at most BENCHRES_RESULTS_MAX results, in every format; one
+ * more is an error naming the cap (and the line, where the format has one). */
+static void test_results_cap(void **state)
+{
+	(void)state;
+	static const char *const one[] = {
+		/* JSON Lines, a JSON array, CSV */
+		"{\"avg_ts\": 130, \"n_prompt\": 0, \"n_gen\": 128}\n",
+		"{\"avg_ts\": 130, \"n_prompt\": 0, \"n_gen\": 128}",
+		"\"130\",\"0\",\"128\"\n",
+	};
+	static const char *const want[] = {
+		"f:257: more than 256 results in one file (expected at most 256",
+		"f: more than 256 results in one file (expected at most 256",
+		"f:258: more than 256 results in one file (expected at most 256",
+	};
+	struct benchres_given g = { .hardware = "rtx-4090", .model = "llama-3-8b",
+				    .quant = "gguf-q4-0" };
+	for (size_t k = 0; k < 3; k++) {
+		for (size_t n = BENCHRES_RESULTS_MAX; n <= BENCHRES_RESULTS_MAX + 1; n++) {
+			size_t cap = (n + 2) * (strlen(one[k]) + 2) + 64, len = 0;
+			char *text = malloc(cap);
+			assert_non_null(text);
+			if (k == 1)
+				text[len++] = '[';
+			if (k == 2)
+				len += (size_t)snprintf(text + len, cap - len, "avg_ts,n_prompt,n_gen\n");
+			for (size_t i = 0; i < n; i++)
+				len += (size_t)snprintf(text + len, cap - len, "%s%s",
+							k == 1 && i ? "," : "", one[k]);
+			if (k == 1)
+				text[len++] = ']';
+			text[len] = '\0';
+			struct benchres b;
+			benchres_init(&b);
+			struct diag d;
+			diag_init(&d);
+			int rc = benchres_read_text(&b, cat, "f", text, len, &g, &d);
+			if (n == BENCHRES_RESULTS_MAX) {
+				if (rc)
+					fail_msg("format %zu, %zu results: %s", k, n, d.msg);
+				assert_int_equal(b.n_rows, n);
+			} else if (rc != DIAG_EINPUT || !strstr(d.msg, want[k])) {
+				fail_msg("format %zu, %zu results: rc %d, '%s' (expected '%s')", k, n,
+					 rc, d.msg, want[k]);
+			}
+			benchres_release(&b);
+			free(text);
+		}
+	}
+}
+
 /* Inputs that are errors, each naming the file and what was expected. */
 static void test_errors(void **state)
 {
@@ -256,7 +460,7 @@ static void test_errors(void **state)
 		{ "[{\"avg_ts\": 5, \"n_prompt\": 512, \"n_gen\": 0}, {\"output_throughput\": 5, "
 		  "\"completed\": 1}]", { .hardware = "rtx-4090", .model = "llama-3-8b",
 					   .quant = "gguf-q4-0" },
-		  "f: result 2 is not a llama-bench result like the first" },
+		  "f:1: result 2: not a llama-bench result like the first" },
 		{ "[{\"avg_ts\": 5, \"n_prompt\": 512, \"n_gen\": 64}]",
 		  { .hardware = "rtx-4090", .model = "llama-3-8b", .quant = "gguf-q4-0" },
 		  "f: no result agentcap can fit (1 kept out: f: result 1: a prompt-and-generation" },
@@ -268,7 +472,7 @@ static void test_errors(void **state)
 		{ "n_prompt,n_gen,avg_ts\n512,0,abc\n", { .hardware = "rtx-4090",
 							   .model = "llama-3-8b",
 							   .quant = "gguf-q4-0" },
-		  "f:2: result 1: expected numbers n_prompt, n_gen and avg_ts > 0" },
+		  "f:2: result 1: avg_ts 'abc' is not a number (expected a number" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct benchres b;
@@ -294,6 +498,9 @@ int main(void)
 		cmocka_unit_test(test_llama_bench_build),
 		cmocka_unit_test(test_sglang_jsonl),
 		cmocka_unit_test(test_vllm_lengths),
+		cmocka_unit_test(test_results_cap),
+		cmocka_unit_test(test_implausible),
+		cmocka_unit_test(test_plausible_edges),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

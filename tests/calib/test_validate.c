@@ -734,6 +734,33 @@ static void test_row_kinds(void **state)
 	validate_release(&rep);
 }
 
+/* A run a file holds many times, its rows interleaved with another run's
+ * (SGLang appends every run to its output file): each distinct run is
+ * simulated once a pass, and every row of it gets the same prediction. */
+static void test_repeated_runs_simulated_once(void **state)
+{
+	const struct catalog *cat = *state;
+	const char *a = "h100-sxm,1,llama-3.1-8b,bf16,vllm,4,512,64,";
+	const char *b = "h100-sxm,1,llama-3.1-8b,bf16,vllm,2,256,32,";
+	char text[4096];
+	int n = snprintf(text, sizeof(text), "%s", HEADER);
+	for (int k = 0; k < 4; k++)
+		n += snprintf(text + n, sizeof(text) - (size_t)n,
+			      "%soutput_throughput_tok_s,1000,tok/s,s,\n%sttft_ms,50,ms,s,\n"
+			      "%soutput_throughput_tok_s,800,tok/s,s,\n%stpot_ms,7,ms,s,\n",
+			      a, a, b, b);
+	assert_true(n > 0 && (size_t)n < sizeof(text));
+	struct validate_report rep;
+	run_ok(&rep, cat, text);
+	assert_int_equal(rep.n_rows, 16);
+	assert_int_equal(rep.n_simulations, 2);
+	for (size_t r = 4; r < rep.n_rows; r++) {
+		assert_true(rep.rows[r].simulated);
+		assert_true(rep.rows[r].predicted == rep.rows[r % 4].predicted);
+	}
+	validate_release(&rep);
+}
+
 /* Offline throughput under pipeline parallelism: eight micro-batches in
  * flight over eight stages (models/pipeline.h), simulated as eight virtual
  * engines with an eighth of the sequences and of the KV cache each. */
@@ -950,6 +977,7 @@ int main(void)
 		cmocka_unit_test(test_flash_attention_rows),
 		cmocka_unit_test(test_build_rows),
 		cmocka_unit_test(test_pipeline_offline),
+		cmocka_unit_test(test_repeated_runs_simulated_once),
 		cmocka_unit_test(test_power_limit_rows),
 		cmocka_unit_test(test_provenance_confidence),
 		cmocka_unit_test(test_bad_rows),

@@ -250,12 +250,22 @@ static void test_bad_inputs(void **state)
 		     SCRATCH "/broken.json:", "expected");
 	expect_error("calibrate " VLLM " -o " SCRATCH "/bad.json", VLLM ": the vllm-bench-serve "
 		     "result does not name the hardware (expected --hardware ID", NULL);
-	expect_error("calibrate " LLAMA " -o " SCRATCH "/bad.json", LLAMA ": model 'llama 8B "
-		     "Q4_K - Medium'", "expected --model ID");
+	expect_error("calibrate " LLAMA " -o " SCRATCH "/bad.json", LLAMA ": model_filename "
+		     "'./models/8B-v3/ggml-model-Q4_K_M.gguf' (model_type 'llama 8B Q4_K - Medium') "
+		     "names no catalogue model", "expected --model ID");
 	expect_error("calibrate " LLAMA " --model no-such-model -o " SCRATCH "/bad.json",
 		     "--model 'no-such-model' is not a catalogue model", NULL);
 	expect_error("calibrate " VLLM " --hardware h100-sxm --engine 'my own server' -o " SCRATCH
 		     "/bad.json", "--engine 'my own server' names no engine profile (expected", NULL);
+	/* nothing the model can predict: the result and the reason, not the
+	 * metric names of the rows it became */
+	expect_error("calibrate " VLLM " --hardware rtx-4090 --model llama-3.1-70b -o " SCRATCH
+		     "/bad.json", VLLM ": result 1: agentcap cannot predict it, so nothing is left "
+		     "to fit: llama-3.1-70b in bf16 needs", "(expected results of a deployment");
+	struct cli_out nr = cli_run("calibrate " VLLM " --hardware rtx-4090 --model llama-3.1-70b "
+				    "-o " SCRATCH "/bad.json");
+	assert_null(strstr(nr.err, "decode_tok_s"));
+	cli_out_free(&nr);
 	struct stat st;
 	assert_int_not_equal(stat(SCRATCH "/bad.json", &st), 0);
 	/* --calibration: a file that is not one, or not there */
@@ -337,6 +347,64 @@ static void test_bad_inputs(void **state)
 	expect_error("fit-params " SCRATCH "/nul.csv", SCRATCH "/nul.csv:3:1: a NUL byte", NULL);
 }
 
+/* src with the first `from` replaced by `to`, written to dst. */
+static void write_replaced(const char *src, const char *dst, const char *from, const char *to)
+{
+	char *text = cli_slurp(src, NULL);
+	assert_non_null(text);
+	char *at = strstr(text, from);
+	assert_non_null(at);
+	FILE *f = fopen(dst, "w");
+	assert_non_null(f);
+	fprintf(f, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+	assert_int_equal(fclose(f), 0);
+	free(text);
+}
+
+/* Impossible measurements: exit 2 naming the file, the line, the result,
+ * the field as the tool wrote it, the value and the range expected -- not a
+ * column of the rows they become -- and no calibration written. */
+static void test_implausible_results(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *src, *from, *to, *args, *msg;
+	} cases[] = {
+		{ LLAMA, "\"avg_ts\": 6898.71", "\"avg_ts\": 1e-300", "--model llama-3-8b",
+		  ":20: result 2: avg_ts 1e-300 is not a plausible measurement (expected tokens/s "
+		  "within [0.001, 1e+07])" },
+		{ LLAMA, "\"avg_ts\": 6898.71", "\"avg_ts\": 1e308", "--model llama-3-8b",
+		  ":20: result 2: avg_ts 1e+308 is not a plausible measurement" },
+		{ LLAMA, "\"n_prompt\": 1024", "\"n_prompt\": 1e9", "--model llama-3-8b",
+		  ":20: result 2: n_depth 0 + n_prompt 1000000000 + n_gen 0 tokens is beyond the "
+		  "context of llama-3-8b (expected at most 8192 tokens in all)" },
+		{ VLLM, "\"median_ttft_ms\": 16363.96", "\"median_ttft_ms\": 1e308",
+		  "--hardware h100-sxm --quant mxfp4", ": result 1: median_ttft_ms 1e+308 is not a "
+		  "plausible measurement (expected ms (or 0: not measured) within [0.0001, 1e+07])" },
+		{ VLLM, "\"max_concurrency\": null", "\"max_concurrency\": 1e12",
+		  "--hardware h100-sxm --quant mxfp4", ": result 1: max_concurrency 1000000000000 is "
+		  "not a plausible number of clients (expected a whole number from 1 to 16384)" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char in[256], cmd[1024], want[512];
+		snprintf(in, sizeof(in), SCRATCH "/implausible%zu.json", i);
+		write_replaced(cases[i].src, in, cases[i].from, cases[i].to);
+		remove(SCRATCH "/bad.json");
+		snprintf(cmd, sizeof(cmd), "calibrate %s %s -o " SCRATCH "/bad.json", in,
+			 cases[i].args);
+		snprintf(want, sizeof(want), "%s%s", in, cases[i].msg);
+		struct cli_out r = cli_run(cmd);
+		/* never the rows' own columns ("concurrency '...'", "input_tokens") */
+		if (r.status != 2 || !strstr(r.err, want) || strstr(r.err, " concurrency '") ||
+		    strstr(r.err, " input_tokens"))
+			fail_msg("agentcap %s: exit %d, stderr: %s (expected exit 2 and '%s')", cmd,
+				 r.status, r.err, want);
+		cli_out_free(&r);
+		struct stat st;
+		assert_int_not_equal(stat(SCRATCH "/bad.json", &st), 0);
+	}
+}
+
 /* predict, fit, validate and size say which calibration they rest on. */
 static void test_results_say_calibration(void **state)
 {
@@ -389,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_vllm_serve_replays),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_implausible_results),
 		cmocka_unit_test(test_results_say_calibration),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
