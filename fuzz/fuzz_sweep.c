@@ -12,6 +12,9 @@
 #include "base/diag.h"
 #include "models/catalog.h"
 #include "plan/sweep.h"
+#include "traces/jsontext.h"
+
+#include <cjson/cJSON.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +56,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = sweep_load(&sw, grid, cat, &d);
 	if (rc > 0 || (rc < 0 && (!d.msg[0] || sw)) || (rc == 0 && sweep_cells(sw) < 1))
 		abort();
+	/* a key given twice (top level, set, grid, a cell) is never accepted */
+	cJSON *root = rc == 0 ? cJSON_ParseWithLength((const char *)data, text) : NULL;
+	if (root) {
+		const cJSON *objs[] = {root, cJSON_GetObjectItemCaseSensitive(root, "set"),
+				       cJSON_GetObjectItemCaseSensitive(root, "grid")};
+		for (int i = 0; i < 3; i++)
+			if (cJSON_IsObject(objs[i]) && jsontext_repeated_key(objs[i]))
+				abort();
+		const cJSON *c;
+		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(root, "cells"))
+			if (cJSON_IsObject(c) && jsontext_repeated_key(c))
+				abort();
+		cJSON_Delete(root);
+	}
 	if (rc == 0) {
 		struct sweep_out out;
 		diag_init(&d);

@@ -168,6 +168,28 @@ probe "llama-bench avg_ts 1e-300: calibrate refuses it" 1024 10 2 100 \
   'lb-tiny\.json:1: result 1: avg_ts 1e-300 is not a plausible measurement \(expected tokens/s' -- \
   "$A" calibrate "$dir/lb-tiny.json" --model llama-3-8b -o "$dir/cal-tiny.json"
 
+# hostile inputs, second round: a team, a grid, a cluster
+# and a fault rate too large, refused before the work; an endless stream
+"$A" synth --engineers 3 --days 1 --seed 1 -o "$dir/team3.jsonl.gz" 2>/dev/null
+awk -v t="$dir/team3.jsonl.gz" 'BEGIN { printf("{\"traces\": [\"%s\"], \"seeds\": [1], \"grid\": {\"engine.max_num_seqs\": [", t);
+    for (i = 1; i <= 1001; i++) printf("%s%d", i > 1 ? "," : "", i);
+    printf("], \"engine.block_size\": [");
+    for (i = 1; i <= 1000; i++) printf("%s%d", i > 1 ? "," : "", i);
+    printf("]}}\n") }' >"$dir/grid-big.json"
+pools16="pools=[$(for i in $(seq 16); do printf '%s{"replicas":4096}' "$([ "$i" -gt 1 ] && echo ,)"; done)]"
+probe "size --engineers 1000000: refused before generating" 4096 20 2 100 'needs about' -- \
+  "$A" size --engineers 1000000 --profile default
+probe "sweep grid of 1,001,000 cells: refused before resolving" 1024 20 2 200 \
+  'more than 1000000 combinations' -- "$A" sweep "$dir/grid-big.json" -o "$dir/rows.jsonl"
+probe "16 pools x 4096 replicas: refused, not 2.6 GB" 1024 20 2 100 '65536 replicas in all' -- \
+  "$A" replay "$dir/team3.jsonl.gz" --set "$pools16"
+probe "faults.mtbf_h 1 ns: refused" 1024 20 2 100 'faults.mtbf_h: expected 0 \(off\)' -- \
+  "$A" replay "$dir/team3.jsonl.gz" --set replicas=2 --set faults.mtbf_h=2.8e-13
+probe "faults.mtbf_h at its floor: bounded memory" 1024 300 1 400 '' -- \
+  "$A" replay "$dir/team3.jsonl.gz" --set replicas=64 --set faults.mtbf_h=0.05 --set faults.repair_h=0.01
+probe "stats /dev/zero: ends at the line limit" 1024 60 2 200 'line longer than' -- \
+  "$A" stats /dev/zero
+
 if [ "$fails" -ne 0 ]; then
   echo "probe-limits: $fails probe(s) failed"
   exit 1
