@@ -908,8 +908,9 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 	page_begin(out, "agentcap compare report");
 	facts(out, "What was priced", f, n);
 
-	char cur[16];
-	snprintf(cur, sizeof(cur), "%s", opt_str(doc, "currency"));
+	const char *cur = opt_str(doc, "currency");
+	if (!cur[0])
+		cur = "USD";
 	h2(out, "Cost");
 	static const char *const HEAD[] = {"Option", "GPUs", "per month", "per engineer-month",
 					   "per 1M output tokens", "per accepted task", "GPU busy (%)",
@@ -951,7 +952,9 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 		fputs("</tr>\n", out);
 		n_rows++;
 	}
-	fprintf(out, "</table>\n<p>All figures in %s.</p>\n<h2>Charts</h2>\n", cur[0] ? cur : "USD");
+	fputs("</table>\n<p>All figures in ", out);
+	svgplot_escape(out, cur);
+	fputs(".</p>\n<h2>Charts</h2>\n", out);
 
 	/* bars: self-hosted rows, seats and API as lines across them */
 	struct svgplot_bar *bars = calloc(n_rows ? n_rows : 1, sizeof(*bars));
@@ -977,7 +980,7 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 		nb++;
 	}
 	char xl[64];
-	snprintf(xl, sizeof(xl), "%s per accepted task", cur[0] ? cur : "USD");
+	snprintf(xl, sizeof(xl), "%s per accepted task", cur);
 	struct svgplot_chart c = {
 		.id = "cost-per-task",
 		.title = "Cost per accepted task by option",

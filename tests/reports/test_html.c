@@ -2,9 +2,12 @@
  * html and svgplot without the command line: a result drawn twice gives the
  * same bytes; input text is escaped; axes end whatever the numbers (values
  * so large or so close that adding a tick's step does not move it); a value
- * that is not finite is left out of a line and shown as "-" in a bar; and
- * input errors name the file, the key and what was expected. */
-#define _POSIX_C_SOURCE 200809L
+ * that is not finite is left out of a line and shown as "-" in a bar;
+ * input errors name the file, the key and what was expected; every string
+ * of the input reaches the page escaped (the compare page's currency too),
+ * bytes that are not UTF-8 or not allowed in XML as U+FFFD; and a label cut
+ * to fit is cut between characters, never inside one. */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +15,7 @@
 #include <cmocka.h>
 
 #include "base/diag.h"
+#include "base/utf8.h"
 #include "reports/html.h"
 #include "reports/svgplot.h"
 
@@ -128,12 +132,88 @@ static void test_render(void **state)
 	free(bad);
 }
 
+/* Offset of the first byte of s that is not well-formed UTF-8 or is a
+ * character XML 1.0 does not allow (C0 controls but tab, newline and
+ * return; U+FFFE, U+FFFF); strlen(s) when there is none. */
+static size_t bad_xml_char(const char *s)
+{
+	size_t n = strlen(s);
+	for (size_t at = 0; at < n;) {
+		uint32_t cp;
+		size_t k = utf8_decode(s + at, n - at, &cp);
+		if (k == 0 || (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xfffe ||
+		    cp == 0xffff)
+			return at;
+		at += k;
+	}
+	return n;
+}
+
+/* svgplot_escape: markup characters as entities; bytes that are not UTF-8
+ * and control characters (which XML forbids or a reader cannot see) as
+ * U+FFFD; tab, newline and return kept in text, as character references
+ * in an attribute (where a parser would turn them into spaces). */
+static void test_escape(void **state)
+{
+	(void)state;
+	struct page p;
+	page_open(&p);
+	svgplot_escape(p.fp, "<a href=\"x\">&'\x1b[2J\x01\t\n\x7f caf\xc3\xa9 \xe6\x97\xa5 \xc3 \xff"
+			     "\xed\xa0\x80 \xef\xbf\xbe|");
+	fputs("||", p.fp);
+	svgplot_escape_attr(p.fp, "a\"b\t\n\rc<");
+	page_close(&p);
+	assert_string_equal(p.text, "&lt;a href=&quot;x&quot;&gt;&amp;&#39;\xef\xbf\xbd[2J"
+				    "\xef\xbf\xbd\t\n\xef\xbf\xbd caf\xc3\xa9 \xe6\x97\xa5 \xef\xbf\xbd "
+				    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd|"
+				    "||a&quot;b&#9;&#10;&#13;c&lt;");
+	assert_int_equal(bad_xml_char(p.text), strlen(p.text));
+	free(p.text);
+}
+
+/* A compare result with hostile strings in every field the page reads,
+ * the currency among them. */
+static const char COMPARE[] =
+	"{\"schema\": \"agentcap-compare\", \"version\": 1, \"currency\": "
+	"\"<svg/onload=alert(1)>\", \"engineers\": 2, \"api\": \"<script>alert(2)</script>\", "
+	"\"seats\": \"\\\"'&\", \"run\": {\"scenario_name\": \"<script>\", \"scenario_path\": "
+	"\"\\u001b[2J\", \"trace\": \"a&b\", \"model_id\": \"'\\\"\", \"seed\": 1, "
+	"\"agentcap_version\": \"<b>\"}, \"rows\": [{\"option\": \"purchase\", \"hardware\": "
+	"\"<script>x</script>\", \"deployment\": \"<svg/onload=alert(3)>\", \"gpus\": 8, "
+	"\"usd_per_month\": 1000, \"usd_per_engineer_month\": 500, \"usd_per_1m_output_tokens\": 3, "
+	"\"usd_per_accepted_task\": 2, \"gpu_busy_fraction\": 0.5, "
+	"\"breakeven_gpu_busy_fraction\": 0.4}, {\"option\": \"api\", \"usd_per_accepted_task\": 3}, "
+	"{\"option\": \"seats\", \"usd_per_accepted_task\": 4}]}";
+
+static void test_hostile_compare(void **state)
+{
+	(void)state;
+	struct page p;
+	struct diag d;
+	diag_init(&d);
+	page_open(&p);
+	int rc = html_render(p.fp, COMPARE, strlen(COMPARE), "c.json", &d);
+	page_close(&p);
+	if (rc != 0)
+		fail_msg("html_render: %s", d.msg);
+	assert_null(strstr(p.text, "<svg/onload"));
+	assert_null(strstr(p.text, "<script"));
+	assert_null(strstr(p.text, "\x1b"));
+	assert_non_null(strstr(p.text, "All figures in &lt;svg/onload=alert(1)&gt;."));
+	assert_non_null(strstr(p.text, "&lt;svg/onload=alert(1)&gt; per accepted task"));
+	assert_non_null(strstr(p.text, "&lt;script&gt;x&lt;/script&gt; purchase (&lt;svg/onload="));
+	assert_int_equal(bad_xml_char(p.text), strlen(p.text));
+	free(p.text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_axes_end),
 		cmocka_unit_test(test_not_finite),
 		cmocka_unit_test(test_render),
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_hostile_compare),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
