@@ -11,10 +11,12 @@
 #include "reports/fields.h"
 
 #include "base/diag.h"
+#include "base/utf8.h"
 #include "reports/svgplot.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -132,6 +134,42 @@ static double *rd_nums(struct rd *r, const cJSON *a, size_t *n)
 	return x;
 }
 
+/* ---- labels -------------------------------------------------------------- */
+
+/* "…": what ends a label cut to fit. */
+#define ELLIPSIS "\xe2\x80\xa6"
+
+/* The strings up to NULL, one after the other, into buf[0..cap) (cap >= 1):
+ * when they do not fit, cut between two UTF-8 characters (never inside
+ * one: utf8_cut) with "…" after the cut, so a label is never left with
+ * half a character; it is escaped only when written, so never cut inside
+ * an entity either. */
+static void fit(char *buf, size_t cap, ...) __attribute__((sentinel));
+
+static void fit(char *buf, size_t cap, ...)
+{
+	const size_t room = cap - 1, dots = sizeof(ELLIPSIS) - 1;
+	size_t at = 0;
+	bool cut = false;
+	va_list ap;
+	va_start(ap, cap);
+	for (const char *s; !cut && (s = va_arg(ap, const char *)) != NULL;) {
+		size_t n = strlen(s);
+		if (n > room - at) {
+			n = utf8_cut(s, n, room - at > dots ? room - at - dots : 0);
+			cut = true;
+		}
+		memcpy(buf + at, s, n);
+		at += n;
+	}
+	va_end(ap);
+	if (cut && room - at >= dots) {
+		memcpy(buf + at, ELLIPSIS, dots);
+		at += dots;
+	}
+	buf[at] = '\0';
+}
+
 /* ---- page pieces -------------------------------------------------------- */
 
 static void page_begin(FILE *out, const char *title)
@@ -181,7 +219,7 @@ static void facts(FILE *out, const char *heading, const struct fact *f, size_t n
 static void fact_str(struct fact *f, size_t *n, const char *name, const char *value)
 {
 	f[*n].name = name;
-	snprintf(f[*n].value, sizeof(f[*n].value), "%s", value ? value : "-");
+	fit(f[*n].value, sizeof(f[*n].value), value ? value : "-", NULL);
 	(*n)++;
 }
 
@@ -452,8 +490,8 @@ static int page_replay(FILE *out, struct rd *r, const cJSON *doc)
 	fact_str(f, &n, "Model", opt_str(run, "model_id"));
 	fact_str(f, &n, "Hardware", opt_str(run, "hardware_id"));
 	f[n].name = "Weights / KV cache";
-	snprintf(f[n++].value, sizeof(f[0].value), "%s / %s", opt_str(run, "weight_format"),
-		 opt_str(run, "kv_cache_dtype"));
+	fit(f[n++].value, sizeof(f[0].value), opt_str(run, "weight_format"), " / ",
+	    opt_str(run, "kv_cache_dtype"), NULL);
 	f[n].name = "Tensor parallel";
 	snprintf(f[n++].value, sizeof(f[0].value), "%.0f", opt_num(run, "tensor_parallel_size"));
 	f[n].name = "KV cache";
@@ -882,10 +920,10 @@ static bool self_hosted(const cJSON *row)
 static void row_label(char *buf, size_t cap, const cJSON *row)
 {
 	if (self_hosted(row))
-		snprintf(buf, cap, "%s %s (%s)", opt_str(row, "hardware"), opt_str(row, "option"),
-			 opt_str(row, "deployment"));
+		fit(buf, cap, opt_str(row, "hardware"), " ", opt_str(row, "option"), " (",
+		    opt_str(row, "deployment"), ")", NULL);
 	else
-		snprintf(buf, cap, "%s", opt_str(row, "option"));
+		fit(buf, cap, opt_str(row, "option"), NULL);
 }
 
 static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
@@ -980,7 +1018,7 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 		nb++;
 	}
 	char xl[64];
-	snprintf(xl, sizeof(xl), "%s per accepted task", cur);
+	fit(xl, sizeof(xl), cur, " per accepted task", NULL);
 	struct svgplot_chart c = {
 		.id = "cost-per-task",
 		.title = "Cost per accepted task by option",
@@ -1079,7 +1117,7 @@ static int page_whatif(FILE *out, struct rd *r, const cJSON *doc)
 	}
 	fact_str(f, &n, "What-if", opt_str(doc, "whatif"));
 	f[n].name = "Variants";
-	snprintf(f[n++].value, sizeof(f[0].value), "%s, then %s", names[0], names[1]);
+	fit(f[n++].value, sizeof(f[0].value), names[0], ", then ", names[1], NULL);
 	f[n].name = "Seed";
 	snprintf(f[n++].value, sizeof(f[0].value), "%.0f", seed);
 	fact_str(f, &n, "agentcap version",
@@ -1106,10 +1144,10 @@ static int page_whatif(FILE *out, struct rd *r, const cJSON *doc)
 		double a = opt_num(row, "a"), b = opt_num(row, "b");
 		const cJSON *hw = cJSON_GetObjectItemCaseSensitive(row, "hardware");
 		if (cJSON_IsString(hw))
-			snprintf(labels[nb], sizeof(labels[0]), "%s %s", opt_str(row, "key"),
-				 hw->valuestring);
+			fit(labels[nb], sizeof(labels[0]), opt_str(row, "key"), " ", hw->valuestring,
+			    NULL);
 		else
-			snprintf(labels[nb], sizeof(labels[0]), "%s", opt_str(row, "key"));
+			fit(labels[nb], sizeof(labels[0]), opt_str(row, "key"), NULL);
 		double rel = a != 0.0 ? 100.0 * (b - a) / fabs(a) : NAN;
 		fputs("<tr><th>", out);
 		svgplot_escape(out, labels[nb]);
@@ -1130,7 +1168,7 @@ static int page_whatif(FILE *out, struct rd *r, const cJSON *doc)
 	fputs("</table>\n<h2>Charts</h2>\n", out);
 	cdf_charts(out, r, ch, names, 2, NAN, NAN);
 	char title[160];
-	snprintf(title, sizeof(title), "Change from %s to %s", names[0], names[1]);
+	fit(title, sizeof(title), "Change from ", names[0], " to ", names[1], NULL);
 	struct svgplot_chart c = {
 		.id = "whatif-diff",
 		.title = title,

@@ -206,6 +206,84 @@ static void test_hostile_compare(void **state)
 	free(p.text);
 }
 
+/* Text of n copies of unit. */
+static char *repeat(const char *unit, size_t n)
+{
+	size_t k = strlen(unit);
+	char *s = malloc(k * n + 1);
+	assert_non_null(s);
+	for (size_t i = 0; i < n; i++)
+		memcpy(s + i * k, unit, k);
+	s[k * n] = '\0';
+	return s;
+}
+
+/* Labels longer than their room (a fact of the page's top table, a bar of
+ * the compare chart, the currency, a what-if row, the what-if chart's
+ * title) are cut between characters and end in an ellipsis; the page stays
+ * UTF-8. */
+static void test_long_labels(void **state)
+{
+	(void)state;
+	static const char *const UNITS[] = {"\xc3\xa9", "\xe6\x97\xa5\xe6\x9c\xac", "a\xf0\x9f\x98\x80",
+					    "&<"};
+	for (size_t u = 0; u < sizeof(UNITS) / sizeof(UNITS[0]); u++) {
+		char *long_text = repeat(UNITS[u], 400);
+		char *json;
+		/* stats: the trace path, a fact of 512 bytes at most */
+		assert_true(asprintf(&json, "{\"schema_version\": 1, \"schema\": \"agentcap-stats\", "
+				     "\"agentcap_version\": \"9\", \"trace\": \"%s\", \"trace_format\": "
+				     "\"t\", \"calls\": 3, \"sessions\": 1, \"engineers\": 1, \"tasks\": 1, "
+				     "\"first_t_s\": 0, \"last_t_s\": 1, \"prefix_hit_rate_unbounded\": "
+				     "0.5, \"cache_curve\": []}", long_text) > 0);
+		struct page p;
+		struct diag d;
+		diag_init(&d);
+		page_open(&p);
+		assert_int_equal(html_render(p.fp, json, strlen(json), "s.json", &d), 0);
+		page_close(&p);
+		assert_int_equal(bad_xml_char(p.text), strlen(p.text));
+		/* no half character (the escape would have made it U+FFFD) */
+		assert_null(strstr(p.text, UTF8_REPLACEMENT));
+		assert_non_null(strstr(p.text, "\xe2\x80\xa6</td>")); /* the fact ends in "…" */
+		free(p.text);
+		free(json);
+		/* compare: the hardware of a bar and the currency */
+		assert_true(asprintf(&json, "{\"schema\": \"agentcap-compare\", \"version\": 1, "
+				     "\"currency\": \"%s\", \"engineers\": 2, \"run\": {}, \"rows\": "
+				     "[{\"option\": \"purchase\", \"hardware\": \"%s\", \"deployment\": "
+				     "\"1 x TP8\", \"usd_per_accepted_task\": 2, \"gpu_busy_fraction\": "
+				     "0.5}]}", long_text, long_text) > 0);
+		page_open(&p);
+		assert_int_equal(html_render(p.fp, json, strlen(json), "c.json", &d), 0);
+		page_close(&p);
+		assert_int_equal(bad_xml_char(p.text), strlen(p.text));
+		assert_null(strstr(p.text, UTF8_REPLACEMENT));
+		assert_non_null(strstr(p.text, "\xe2\x80\xa6</td>"));
+		assert_non_null(strstr(p.text, "\xe2\x80\xa6</text>"));
+		free(p.text);
+		free(json);
+		/* whatif: a row's key and the variants, in the chart's title */
+		assert_true(asprintf(&json, "{\"schema\": \"agentcap-whatif\", \"version\": 1, \"seed\": "
+				     "1, \"run\": {}, \"whatif\": \"w\", \"variants\": [\"%s\", \"b\"], "
+				     "\"charts\": [{\"ttft_cdf\": {\"ms\": [1], \"pct\": [1]}, \"tpot_cdf\": "
+				     "{\"ms\": [1], \"pct\": [1]}, \"e2el_cdf\": {\"ms\": [1], \"pct\": [1]}},"
+				     " {\"ttft_cdf\": {\"ms\": [1], \"pct\": [1]}, \"tpot_cdf\": {\"ms\": "
+				     "[1], \"pct\": [1]}, \"e2el_cdf\": {\"ms\": [1], \"pct\": [1]}}], "
+				     "\"rows\": [{\"key\": \"%s\", \"hardware\": \"%s\", \"unit\": \"ms\", "
+				     "\"a\": 1, \"b\": 2}]}", long_text, long_text, long_text) > 0);
+		page_open(&p);
+		assert_int_equal(html_render(p.fp, json, strlen(json), "w.json", &d), 0);
+		page_close(&p);
+		assert_int_equal(bad_xml_char(p.text), strlen(p.text));
+		assert_null(strstr(p.text, UTF8_REPLACEMENT));
+		assert_non_null(strstr(p.text, "\xe2\x80\xa6</title>"));
+		assert_non_null(strstr(p.text, "\xe2\x80\xa6 (ms)</th>"));
+		free(p.text);
+		free(json);
+		free(long_text);
+	}
+}
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_hostile_compare),
+		cmocka_unit_test(test_long_labels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
