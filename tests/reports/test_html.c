@@ -6,7 +6,9 @@
  * input errors name the file, the key and what was expected; every string
  * of the input reaches the page escaped (the compare page's currency too),
  * bytes that are not UTF-8 or not allowed in XML as U+FFFD; and a label cut
- * to fit is cut between characters, never inside one. */
+ * to fit is cut between characters, never inside one; a line longer than
+ * a chart can show is drawn from fewer points, its extremes kept; and a
+ * result too large to draw is an input error. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -284,6 +286,118 @@ static void test_long_labels(void **state)
 		free(long_text);
 	}
 }
+/* The text of the <figure id="ID"> ... </figure> of page, or NULL. */
+static char *figure_of(const char *page, const char *id)
+{
+	char open[96];
+	snprintf(open, sizeof(open), "<figure id=\"%s\">", id);
+	const char *a = strstr(page, open), *b = a ? strstr(a, "</figure>") : NULL;
+	return b ? strndup(a, (size_t)(b - a)) : NULL;
+}
+
+/* A what-if result whose CDFs hold n points each: x = i, y = 50 but at two
+ * indices, where it is -500 and 1000. */
+static char *whatif_of(size_t n)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&s, &len);
+	assert_non_null(fp);
+	fputs("{\"schema\": \"agentcap-whatif\", \"version\": 1, \"seed\": 1, \"run\": {}, "
+	      "\"whatif\": \"w\", \"variants\": [\"a\", \"b\"], \"rows\": [], \"charts\": [", fp);
+	for (int v = 0; v < 2; v++) {
+		fputs(v ? ", {" : "{", fp);
+		static const char *const KEYS[] = {"ttft_cdf", "tpot_cdf", "e2el_cdf"};
+		for (int k = 0; k < 3; k++) {
+			fprintf(fp, "%s\"%s\": {\"ms\": [", k ? ", " : "", KEYS[k]);
+			for (size_t i = 0; i < n; i++)
+				fprintf(fp, "%s%zu", i ? ", " : "", i);
+			fputs("], \"pct\": [", fp);
+			for (size_t i = 0; i < n; i++)
+				fprintf(fp, "%s%g", i ? ", " : "",
+					i == n / 3 ? -500.0 : i == n / 2 + 7 ? 1000.0 : 50.0);
+			fputs("]}", fp);
+		}
+		fputc('}', fp);
+	}
+	fputs("]}", fp);
+	assert_int_equal(fclose(fp), 0);
+	return s;
+}
+
+/* Points of the first polyline of f. */
+static size_t polyline_points(const char *f)
+{
+	const char *p = strstr(f, "points=\"");
+	assert_non_null(p);
+	size_t n = 1;
+	for (p += 8; *p != '"'; p++)
+		n += *p == ' ';
+	return n;
+}
+
+/* A line of more points than a chart can show is drawn from at most 2048
+ * of them, its lowest and highest kept (the axes reach both); one of fewer
+ * is drawn whole. */
+static void test_long_series(void **state)
+{
+	(void)state;
+	static const size_t N[] = {1000, 200000};
+	for (size_t k = 0; k < 2; k++) {
+		char *json = whatif_of(N[k]);
+		struct page p;
+		struct diag d;
+		diag_init(&d);
+		page_open(&p);
+		int rc = html_render(p.fp, json, strlen(json), "w.json", &d);
+		page_close(&p);
+		if (rc != 0)
+			fail_msg("html_render: %s", d.msg);
+		char *f = figure_of(p.text, "ttft-cdf");
+		assert_non_null(f);
+		size_t pts = polyline_points(f);
+		if (N[k] <= 2048)
+			assert_int_equal(pts, N[k]);
+		else
+			assert_true(pts <= 2048 && pts >= 1024);
+		assert_non_null(strstr(f, ">1000</text>")); /* the y axis reaches the peak */
+		assert_non_null(strstr(f, ">-500</text>")); /* and the dip */
+		assert_true(p.len < 200000);
+		free(f);
+		free(p.text);
+		free(json);
+	}
+}
+
+/* A result with more values than a page draws, besides its arrays of
+ * numbers, is an input error before anything is parsed. */
+static void test_too_many_values(void **state)
+{
+	(void)state;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&s, &len);
+	assert_non_null(fp);
+	fputs("{\"schema\": \"agentcap-stats\", \"schema_version\": 1, \"x\": [", fp);
+	for (size_t i = 0; i < ((size_t)1 << 19); i++)
+		fputs(i ? ", 0, \"\"" : "0, \"\"", fp);
+	fputs("]}", fp);
+	assert_int_equal(fclose(fp), 0);
+	struct page p;
+	struct diag d;
+	diag_init(&d);
+	page_open(&p);
+	assert_int_equal(html_render(p.fp, s, len, "big.json", &d), DIAG_EINPUT);
+	page_close(&p);
+	assert_string_equal(d.msg, "big.json: more than 1048576 JSON values besides arrays of "
+				   "numbers, more than a page draws (expected the JSON result of "
+				   "agentcap replay, stats, size, compare or whatif --json, which holds "
+				   "a few thousand)");
+	assert_int_equal(p.len, 0);
+	free(p.text);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +407,8 @@ int main(void)
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_hostile_compare),
 		cmocka_unit_test(test_long_labels),
+		cmocka_unit_test(test_long_series),
+		cmocka_unit_test(test_too_many_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
