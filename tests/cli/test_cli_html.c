@@ -3,8 +3,8 @@
  * each page is well-formed XML (xmllint, a strict parser), fetches nothing,
  * has what was run at its top, and holds every chart of its kind, drawn;
  * `report` on the saved JSON gives the page --html gave, byte for byte; a
- * file that is not a result is refused (exit 2, naming it and what was
- * expected) with nothing written; markup, quotes, ampersands and control
+ * file that is not a result, or one past the size report draws from, is
+ * refused (exit 2, naming it and what was expected) with nothing written; markup, quotes, ampersands and control
  * characters in every string of a result reach the page escaped; and every page renders in headless
  * Chromium to a PNG without a console message, every chart's SVG present
  * and drawn in the DOM the browser built.  Chromium and xmllint are
@@ -284,6 +284,30 @@ static void test_report_refuses(void **state)
 		assert_int_not_equal(stat(fresh, &sb), 0);
 		free(in);
 	}
+	/* a result past the size report draws from (a sparse file: no disk
+	 * used), refused before it is read */
+	char *huge = path_of(p, "huge", "json");
+	FILE *hf = fopen(huge, "w");
+	assert_non_null(hf);
+	fputs("{\"schema\": \"agentcap-replay\"", hf);
+	assert_int_equal(fclose(hf), 0);
+	assert_int_equal(truncate(huge, (off_t)300 << 20), 0);
+	char hcmd[512];
+	snprintf(hcmd, sizeof(hcmd), "report %s -o %s", huge, fresh);
+	struct cli_out ho = cli_run(hcmd);
+	char hwant[512];
+	snprintf(hwant, sizeof(hwant), "agentcap: %s: 314572800 bytes, more than the 268435456 "
+		 "(256 MiB) report draws from (expected a JSON result of agentcap; one this large is "
+		 "a replay's time series sampled far more often than a page can show: write it again "
+		 "with a longer report.interval_s)\n", huge);
+	assert_int_equal(ho.status, 2);
+	assert_string_equal(ho.err, hwant);
+	assert_string_equal(ho.out, "");
+	cli_out_free(&ho);
+	struct stat hsb;
+	assert_int_not_equal(stat(fresh, &hsb), 0);
+	unlink(huge);
+	free(huge);
 	/* and no temporary file beside them */
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "ls '%s' | grep -q tmp", p->dir);
