@@ -49,13 +49,14 @@ static size_t number_len(const char *s, const char *end)
 	const char *p = s;
 	if (p < end && *p == '-')
 		p++;
-	if (p < end && *p == '0')
+	if (p < end && *p == '0') {
 		p++;
-	else if (p < end && *p >= '1' && *p <= '9')
+	} else if (p < end && *p >= '1' && *p <= '9') {
 		while (p < end && is_digit(*p))
 			p++;
-	else
+	} else {
 		return 0;
+	}
 	if (p < end && *p == '.') {
 		if (++p >= end || !is_digit(*p))
 			return 0;
