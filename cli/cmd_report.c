@@ -15,8 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-/* A result larger than this is not one agentcap wrote. */
+/* The largest result drawn.  Memory is about the size of the text
+ * (reports/jsondoc.h keeps the long arrays of numbers as text, and a line
+ * is drawn from 2048 points at most), so this caps memory too; a larger
+ * result is a replay's time series sampled far more often than a page can
+ * show. */
 #define REPORT_MAX_BYTES ((size_t)256 << 20)
 
 static const char USAGE[] =
@@ -38,11 +43,18 @@ static const char USAGE[] =
 	"OPTIONS\n"
 	"    -o, --output FILE   write the page to FILE (default '-': standard output)\n"
 	"\n"
+	"LIMITS\n"
+	"    RESULT.json may be up to 256 MiB, and report needs about that much\n"
+	"    memory; a longer line (a replay's time series) is drawn from 2048 of\n"
+	"    its points, the highest and lowest of each stretch kept.  A larger\n"
+	"    result comes from a report.interval_s far shorter than the run: write\n"
+	"    it again with a longer one.\n"
+	"\n"
 	"EXIT STATUS\n"
 	"    0 success; 2 a file that is not JSON (RESULT:line:col), not an agentcap\n"
-	"    result, or one without a key the page needs (the message names the file\n"
-	"    and what was expected), or an output that cannot be written.  Nothing\n"
-	"    is written then.\n"
+	"    result, one without a key the page needs (the message names the file\n"
+	"    and what was expected) or one past the limits above, or an output that\n"
+	"    cannot be written.  Nothing is written then.\n"
 	"\n"
 	"EXAMPLES\n"
 	"    agentcap size --engineers 50 --json size.json && agentcap report size.json -o size.html\n";
@@ -134,6 +146,14 @@ int cmd_report(int argc, char **argv)
 	diag_init(&d);
 	int rc = outfile_check(out, &d);
 	char *text = NULL;
+	struct stat st;
+	if (rc == 0 && stat(in, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (unsigned long long)st.st_size > REPORT_MAX_BYTES)
+		rc = diag_set(&d, DIAG_EINPUT, "%s: %lld bytes, more than the %zu (256 MiB) report "
+			      "draws from (expected a JSON result of agentcap; one this large is a "
+			      "replay's time series sampled far more often than a page can show: "
+			      "write it again with a longer report.interval_s)", in,
+			      (long long)st.st_size, REPORT_MAX_BYTES);
 	if (rc == 0) {
 		text = textfile_read(in, REPORT_MAX_BYTES, "a JSON result of agentcap", &d);
 		if (!text)

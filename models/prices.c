@@ -13,11 +13,13 @@
 
 #include "base/jsonw.h"
 #include "base/textfile.h"
+#include "base/utf8.h"
 #include "models/catalog.h"
 
 #include <cJSON.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +226,34 @@ static long line_of(const struct pctx *c, const char *where)
 	return line;
 }
 
+/* What is wrong with s as a string the catalogue keeps, into why (for a
+ * message): bytes that are not UTF-8, or a control character (C0, DEL,
+ * C1: a terminal acts on them, so "\x1b[2J" in a source would clear the
+ * screen of whoever lists the prices).  0 when s is fine, else 1 and why
+ * filled; s itself is never copied into why. */
+static int bad_text(const char *s, char *why, size_t cap)
+{
+	size_t n = strlen(s);
+	for (size_t at = 0; at < n;) {
+		uint32_t cp;
+		size_t k = utf8_decode(s + at, n - at, &cp);
+		if (k == 0) {
+			snprintf(why, cap, "byte 0x%02x at byte %zu, not UTF-8",
+				 (unsigned)(unsigned char)s[at], at + 1);
+			return 1;
+		}
+		if (utf8_is_control(cp)) {
+			snprintf(why, cap, "control character U+%04X at byte %zu", (unsigned)cp, at + 1);
+			return 1;
+		}
+		at += k;
+	}
+	return 0;
+}
+
+#define TEXT_EXPECTED "expected printable UTF-8 text: no control characters, which would act on " \
+	"the terminal that prints it"
+
 /* ---- reading rows ------------------------------------------------------- */
 
 static const char *const row_keys[] = {
@@ -302,6 +332,9 @@ static int get_text(const struct rowctx *r, const cJSON *row, const char *key, b
 		return row_fail(r, key, AT_VALUE, "%s is %s (expected a non-empty string of at most "
 				"%d characters)", key, cJSON_IsString(v) ? "an empty or too long string"
 				: json_type(v), PRICES_MAX_TEXT);
+	char why[80];
+	if (bad_text(v->valuestring, why, sizeof(why)))
+		return row_fail(r, key, AT_VALUE, "%s holds %s (" TEXT_EXPECTED ")", key, why);
 	*out = v->valuestring;
 	return 0;
 }
@@ -346,6 +379,10 @@ static int parse_row(const struct pctx *c, const cJSON *row, long index, struct 
 		bool known = false;
 		for (size_t i = 0; row_keys[i]; i++)
 			known |= strcmp(k->string, row_keys[i]) == 0;
+		char why[80];
+		if (!known && bad_text(k->string, why, sizeof(why)))
+			return row_fail(&r, k->string, AT_KEY, "a key holds %s (expected one of %s)",
+					why, ROW_KEYS_TEXT);
 		if (!known)
 			return row_fail(&r, k->string, AT_KEY, "unknown key '%s' (expected one of %s)",
 					k->string, ROW_KEYS_TEXT);
@@ -494,6 +531,15 @@ static int parse_rates(const struct pctx *c, const cJSON *arr)
 				       "three-letter code other than USD, \"usd_per_unit\": a number "
 				       "in [%g, %g], \"date\", \"source\": non-empty strings}", i,
 				       PRICES_MIN_RATE, PRICES_MAX_RATE);
+		const cJSON *texts[] = {cur, date, src};
+		for (size_t t = 0; t < 3; t++) {
+			char why[80];
+			if (bad_text(texts[t]->valuestring, why, sizeof(why)))
+				return fail_at(c, locate(c, "exchange_rates", i, texts[t]->string,
+							 AT_VALUE),
+					       "exchange_rates[%ld]: %s holds %s (" TEXT_EXPECTED ")", i,
+					       texts[t]->string, why);
+		}
 		for (size_t j = 0; j < (size_t)i; j++)
 			if (strcmp(p->rates[j].currency, cur->valuestring) == 0)
 				return fail_at(c, where, "exchange_rates[%ld]: currency '%s' given "
@@ -524,6 +570,11 @@ static int parse_doc(const struct pctx *c, const cJSON *root)
 		bool known = false;
 		for (size_t i = 0; top_keys[i]; i++)
 			known |= strcmp(k->string, top_keys[i]) == 0;
+		char why[80];
+		if (!known && bad_text(k->string, why, sizeof(why)))
+			return fail_at(c, locate(c, k->string, -1, NULL, AT_KEY),
+				       "a key holds %s (expected schema_version, description, "
+				       "provenance, exchange_rates, prices)", why);
 		if (!known)
 			return fail_at(c, locate(c, k->string, -1, NULL, AT_KEY),
 				       "unknown key '%s' (expected schema_version, description, "

@@ -14,6 +14,12 @@
  * (expected a number > 0)", where LINE:COL is the value (or the key, for an
  * unknown key; the row's '{' for a missing one).  Positions are worked out
  * only when there is something to report, so a good file costs one parse.
+ *
+ * Every string kept (and every unknown key, which a message would name) must
+ * be UTF-8 without control characters (C0, DEL, C1): catalog --prices,
+ * compare, size and replay --cost print them to a terminal, where "\x1b[2J"
+ * in a source would act instead of being read.  Such a string is an input
+ * error naming the row and the field, its value never echoed.
  */
 #ifndef MODELS_PRICES_H
 #define MODELS_PRICES_H

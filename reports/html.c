@@ -5,16 +5,24 @@
  * rd_ helpers: a key the page needs and does not find is an input error
  * naming the file, the key and the kind of result expected; the first such
  * error wins and the page is abandoned.  Every text that comes from input
- * (paths, names, warnings) goes through svgplot_escape. */
+ * (paths, names, warnings) goes through svgplot_escape.
+ *
+ * Memory: the tree comes from reports/jsondoc.h, which leaves long arrays
+ * of numbers in the text; a line is read from them in one pass into at
+ * most LINE_POINTS points (rd_line), so drawing a result takes little more
+ * than its text, whatever the length of its time series. */
 #include "reports/html.h"
 
 #include "reports/fields.h"
+#include "reports/jsondoc.h"
 
 #include "base/diag.h"
+#include "base/utf8.h"
 #include "reports/svgplot.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,6 +34,14 @@
 #define UTIL_POINTS 100
 /* Candidates of a sizing drawn at most. */
 #define MAX_CANDIDATES 512
+/* Points of one line drawn at most: a chart's plot is about 520 units
+ * wide, so four points (first, lowest, highest, last) for each of 512
+ * stretches of a longer series show every peak and dip it can. */
+#define LINE_POINTS 2048
+/* Values of a result outside its long arrays of numbers (reports/jsondoc.h)
+ * read at most: about 80 bytes each in memory.  A result agentcap writes
+ * holds a few thousand. */
+#define MAX_VALUES ((size_t)1 << 20)
 
 static const char CSS[] =
 	"body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:60rem;"
@@ -49,6 +65,7 @@ static const char CSS[] =
 /* ---- reading the result ------------------------------------------------- */
 
 struct rd {
+	const struct jsondoc *doc;
 	const char *name;  /* the file, for messages */
 	const char *kind;  /* "replay", ... */
 	struct diag *d;
@@ -113,23 +130,132 @@ static bool opt_bool(const cJSON *o, const char *key)
 	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, key));
 }
 
-/* The numbers of array a as a new array of *n (free it); NULL with *n 0 for
- * an empty one; an element that is not a number reads as NAN. */
-static double *rd_nums(struct rd *r, const cJSON *a, size_t *n)
+/* Where the x or the y of a line come from: the numbers of array a (NULL:
+ * the index, for the first n elements), each times mul over div. */
+struct src {
+	const cJSON *a;
+	double mul, div;
+	size_t n;
+};
+
+/* The points of a line, at most LINE_POINTS. */
+struct line {
+	size_t n;
+	double x[LINE_POINTS], y[LINE_POINTS];
+};
+
+static double src_next(struct src s, struct jsondoc_nums *it, size_t i)
 {
-	*n = 0;
-	int k = cJSON_GetArraySize(a);
-	if (k <= 0)
-		return NULL;
-	double *x = malloc((size_t)k * sizeof(*x));
-	if (!x) {
+	return (s.a ? jsondoc_nums_next(it) : (double)i) * s.mul / s.div;
+}
+
+/* One point of a stretch, with its index. */
+struct pick {
+	size_t i;
+	double x, y;
+};
+
+/* The line through (x[i], y[i]), for each i of the shorter of xs and ys
+ * (elements that are not numbers read as NAN): every point when there are
+ * at most LINE_POINTS, else the line cut into LINE_POINTS / 4 stretches of
+ * consecutive points and, of each, its first, lowest, highest and last
+ * finite point in their order: what a chart of this width can show, read
+ * in one pass without holding the series.  A new line (free it); NULL
+ * with r->rc set when out of memory. */
+static struct line *rd_line(struct rd *r, struct src xs, struct src ys)
+{
+	struct line *l = malloc(sizeof(*l));
+	if (!l) {
 		if (r->rc == 0)
 			r->rc = diag_set(r->d, DIAG_ENOMEM, "out of memory for the report's charts");
 		return NULL;
 	}
-	const cJSON *e;
-	cJSON_ArrayForEach(e, a) x[(*n)++] = cJSON_IsNumber(e) ? e->valuedouble : NAN;
-	return x;
+	size_t nx = xs.a ? jsondoc_size(r->doc, xs.a) : xs.n;
+	size_t ny = ys.a ? jsondoc_size(r->doc, ys.a) : ys.n;
+	size_t n = nx < ny ? nx : ny;
+	struct jsondoc_nums ix, iy;
+	jsondoc_nums_init(&ix, r->doc, xs.a);
+	jsondoc_nums_init(&iy, r->doc, ys.a);
+	l->n = 0;
+	if (n <= LINE_POINTS) {
+		for (size_t i = 0; i < n; i++) {
+			l->x[i] = src_next(xs, &ix, i);
+			l->y[i] = src_next(ys, &iy, i);
+		}
+		l->n = n;
+		return l;
+	}
+	const uint64_t stretches = LINE_POINTS / 4;
+	size_t i = 0;
+	for (uint64_t k = 0; k < stretches; k++) {
+		size_t stop = (size_t)((k + 1) * (uint64_t)n / stretches);
+		struct pick p[4];
+		bool any = false;
+		for (; i < stop; i++) {
+			struct pick q = {i, src_next(xs, &ix, i), src_next(ys, &iy, i)};
+			if (!isfinite(q.x) || !isfinite(q.y))
+				continue;
+			if (!any)
+				p[0] = p[1] = p[2] = q;
+			if (q.y < p[1].y)
+				p[1] = q;
+			if (q.y > p[2].y)
+				p[2] = q;
+			p[3] = q;
+			any = true;
+		}
+		if (!any)
+			continue;
+		/* in index order, each once */
+		for (int a = 1; a < 4; a++)
+			for (int b = a; b > 0 && p[b].i < p[b - 1].i; b--) {
+				struct pick t = p[b];
+				p[b] = p[b - 1];
+				p[b - 1] = t;
+			}
+		for (int a = 0; a < 4; a++)
+			if (a == 0 || p[a].i != p[a - 1].i) {
+				l->x[l->n] = p[a].x;
+				l->y[l->n++] = p[a].y;
+			}
+	}
+	return l;
+}
+
+/* ---- labels -------------------------------------------------------------- */
+
+/* "…": what ends a label cut to fit. */
+#define ELLIPSIS "\xe2\x80\xa6"
+
+/* The strings up to NULL, one after the other, into buf[0..cap) (cap >= 1):
+ * when they do not fit, cut between two UTF-8 characters (never inside
+ * one: utf8_cut) with "…" after the cut, so a label is never left with
+ * half a character; it is escaped only when written, so never cut inside
+ * an entity either. */
+static void fit(char *buf, size_t cap, ...) __attribute__((sentinel));
+
+static void fit(char *buf, size_t cap, ...)
+{
+	const size_t room = cap - 1, dots = sizeof(ELLIPSIS) - 1;
+	size_t at = 0;
+	bool cut = false;
+	va_list ap;
+	va_start(ap, cap);
+	for (const char *s; !cut && (s = va_arg(ap, const char *)) != NULL;) {
+		size_t n = strlen(s);
+		if (n > room - at) {
+			n = utf8_cut(s, n, room - at > dots ? room - at - dots : 0);
+			cut = true;
+		}
+		memcpy(buf + at, s, n);
+		at += n;
+	}
+	va_end(ap);
+	if (cut && room - at >= dots) {
+		memcpy(buf + at, ELLIPSIS, dots);
+		at += dots;
+	}
+	buf[at] = '\0';
 }
 
 /* ---- page pieces -------------------------------------------------------- */
@@ -181,7 +307,7 @@ static void facts(FILE *out, const char *heading, const struct fact *f, size_t n
 static void fact_str(struct fact *f, size_t *n, const char *name, const char *value)
 {
 	f[*n].name = name;
-	snprintf(f[*n].value, sizeof(f[*n].value), "%s", value ? value : "-");
+	fit(f[*n].value, sizeof(f[*n].value), value ? value : "-", NULL);
 	(*n)++;
 }
 
@@ -241,18 +367,19 @@ static void run_facts(struct rd *r, const cJSON *doc, struct fact *f, size_t *n)
 
 /* ---- replay ------------------------------------------------------------- */
 
-/* One CDF of a run's "charts" as a series named name. */
+/* One CDF of a run's "charts" as a series named name; *own the line to
+ * free. */
 static int cdf_series(struct rd *r, const cJSON *charts, const char *key, const char *name,
-		      struct svgplot_series *s, double **own)
+		      struct svgplot_series *s, struct line **own)
 {
 	const cJSON *c = rd_obj(r, charts, key);
 	const cJSON *ms = c ? rd_arr(r, c, "ms") : NULL, *pct = c ? rd_arr(r, c, "pct") : NULL;
 	if (r->rc)
 		return r->rc;
-	size_t nx, ny;
-	own[0] = rd_nums(r, ms, &nx);
-	own[1] = rd_nums(r, pct, &ny);
-	*s = (struct svgplot_series){.name = name, .x = own[0], .y = own[1], .n = nx < ny ? nx : ny};
+	*own = rd_line(r, (struct src){ms, 1.0, 1.0, 0}, (struct src){pct, 1.0, 1.0, 0});
+	if (*own)
+		*s = (struct svgplot_series){.name = name, .x = (*own)->x, .y = (*own)->y,
+					     .n = (*own)->n};
 	return r->rc;
 }
 
@@ -285,12 +412,12 @@ static void cdf_charts(FILE *out, struct rd *r, const cJSON *const *charts, cons
 		if (k == 1 && slo_tpot_ms > 0.0)
 			c.markers[c.n_markers++] = (struct svgplot_marker){slo_tpot_ms, "TPOT objective"};
 		struct svgplot_series s[2];
-		double *own[4] = {NULL, NULL, NULL, NULL};
+		struct line *own[2] = {NULL, NULL};
 		for (size_t i = 0; i < n_runs && r->rc == 0; i++)
-			cdf_series(r, charts[i], KEYS[k], names[i], &s[i], own + 2 * i);
+			cdf_series(r, charts[i], KEYS[k], names[i], &s[i], &own[i]);
 		if (r->rc == 0)
 			svgplot_lines(out, &c, s, n_runs);
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < 2; i++)
 			free(own[i]);
 	}
 }
@@ -303,16 +430,11 @@ static void arrivals_charts(FILE *out, struct rd *r, const cJSON *charts)
 	const cJSON *a = rd_arr(r, charts, "arrivals"), *h = rd_arr(r, charts, "hit_rate");
 	if (r->rc)
 		return;
-	size_t n, nh;
-	double *counts = rd_nums(r, a, &n), *hit = rd_nums(r, h, &nh);
-	double *t = n ? malloc(n * sizeof(*t)) : NULL;
-	if (n && !t && r->rc == 0)
-		r->rc = diag_set(r->d, DIAG_ENOMEM, "out of memory for the report's charts");
+	size_t n = jsondoc_size(r->doc, a);
+	struct src t = {NULL, bin_s, 3600.0, n};
+	struct line *counts = rd_line(r, t, (struct src){a, 1.0, 1.0, 0});
+	struct line *hit = rd_line(r, t, (struct src){h, 100.0, 1.0, 0});
 	if (r->rc == 0) {
-		for (size_t i = 0; i < n; i++)
-			t[i] = (double)i * bin_s / 3600.0;
-		for (size_t i = 0; i < nh; i++)
-			hit[i] *= 100.0;
 		char title[96];
 		snprintf(title, sizeof(title), "Calls arriving per %g min", bin_s / 60.0);
 		struct svgplot_chart c = {
@@ -323,7 +445,8 @@ static void arrivals_charts(FILE *out, struct rd *r, const cJSON *charts)
 			.caption = "The load over the run: latency percentiles are mostly decided by the "
 				   "busiest stretch.",
 		};
-		struct svgplot_series s = {.name = "calls", .x = t, .y = counts, .n = n};
+		struct svgplot_series s = {.name = "calls", .x = counts->x, .y = counts->y,
+					   .n = counts->n};
 		svgplot_lines(out, &c, &s, 1);
 		snprintf(title, sizeof(title), "Prefix-cache hit rate per %g min", bin_s / 60.0);
 		c = (struct svgplot_chart){
@@ -335,11 +458,10 @@ static void arrivals_charts(FILE *out, struct rd *r, const cJSON *charts)
 				   "new sessions starting cold, or a cache too small for the load of the "
 				   "moment.",
 		};
-		s = (struct svgplot_series){.name = "hit rate", .x = t, .y = hit,
-					    .n = n < nh ? n : nh, .points = n < 3};
+		s = (struct svgplot_series){.name = "hit rate", .x = hit->x, .y = hit->y, .n = hit->n,
+					    .points = n < 3};
 		svgplot_lines(out, &c, &s, 1);
 	}
-	free(t);
 	free(counts);
 	free(hit);
 }
@@ -452,8 +574,8 @@ static int page_replay(FILE *out, struct rd *r, const cJSON *doc)
 	fact_str(f, &n, "Model", opt_str(run, "model_id"));
 	fact_str(f, &n, "Hardware", opt_str(run, "hardware_id"));
 	f[n].name = "Weights / KV cache";
-	snprintf(f[n++].value, sizeof(f[0].value), "%s / %s", opt_str(run, "weight_format"),
-		 opt_str(run, "kv_cache_dtype"));
+	fit(f[n++].value, sizeof(f[0].value), opt_str(run, "weight_format"), " / ",
+	    opt_str(run, "kv_cache_dtype"), NULL);
 	f[n].name = "Tensor parallel";
 	snprintf(f[n++].value, sizeof(f[0].value), "%.0f", opt_num(run, "tensor_parallel_size"));
 	f[n].name = "KV cache";
@@ -499,23 +621,22 @@ static int page_replay(FILE *out, struct rd *r, const cJSON *doc)
 
 /* One chart of the run's "timeseries": the arrays keys[0..n) against t_s
  * (h), each scaled by scale; left out when none of them is there. */
-static void ts_chart(FILE *out, struct rd *r, const cJSON *ts, const double *t, size_t nt,
+static void ts_chart(FILE *out, struct rd *r, const cJSON *ts, const cJSON *ta,
 		     const struct svgplot_chart *c, const char *const *keys, const char *const *names,
 		     size_t n, double scale)
 {
 	struct svgplot_series s[4];
-	double *own[4] = {NULL, NULL, NULL, NULL};
-	size_t k = 0;
+	struct line *own[4] = {NULL, NULL, NULL, NULL};
+	size_t k = 0, nt = jsondoc_size(r->doc, ta);
 	for (size_t i = 0; i < n && i < 4 && r->rc == 0; i++) {
 		const cJSON *a = cJSON_GetObjectItemCaseSensitive(ts, keys[i]);
 		if (!cJSON_IsArray(a))
 			continue;
-		size_t m;
-		own[k] = rd_nums(r, a, &m);
-		for (size_t j = 0; j < m; j++)
-			own[k][j] *= scale;
-		s[k] = (struct svgplot_series){.name = names[i], .x = t, .y = own[k],
-					       .n = m < nt ? m : nt, .points = nt < 3};
+		own[k] = rd_line(r, (struct src){ta, 1.0, 3600.0, 0}, (struct src){a, scale, 1.0, 0});
+		if (!own[k])
+			break;
+		s[k] = (struct svgplot_series){.name = names[i], .x = own[k]->x, .y = own[k]->y,
+					       .n = own[k]->n, .points = nt < 3};
 		k++;
 	}
 	if (k > 0 && r->rc == 0)
@@ -534,10 +655,6 @@ static void timeseries_charts(FILE *out, struct rd *r, const cJSON *doc)
 	const cJSON *ta = rd_arr(r, ts, "t_s");
 	if (r->rc)
 		return;
-	size_t nt;
-	double *t = rd_nums(r, ta, &nt);
-	for (size_t i = 0; i < nt; i++)
-		t[i] /= 3600.0;
 	static const char *const QK[] = {"router_queue", "waiting"};
 	static const char *const QN[] = {"in the router's queue", "waiting in replicas"};
 	struct svgplot_chart c = {
@@ -548,7 +665,7 @@ static void timeseries_charts(FILE *out, struct rd *r, const cJSON *doc)
 		.caption = "Calls waiting for a replica or for a place in a batch at each sample: a "
 			   "queue that keeps growing means too few replicas for that stretch.",
 	};
-	ts_chart(out, r, ts, t, nt, &c, QK, QN, 2, 1.0);
+	ts_chart(out, r, ts, ta, &c, QK, QN, 2, 1.0);
 	static const char *const BK[] = {"running"};
 	static const char *const BN[] = {"calls running"};
 	c = (struct svgplot_chart){
@@ -559,7 +676,7 @@ static void timeseries_charts(FILE *out, struct rd *r, const cJSON *doc)
 		.caption = "Calls in the replicas' running sets, summed: near max_num_seqs per "
 			   "replica, batches are full and decode slows for everyone.",
 	};
-	ts_chart(out, r, ts, t, nt, &c, BK, BN, 1, 1.0);
+	ts_chart(out, r, ts, ta, &c, BK, BN, 1, 1.0);
 	static const char *const KK[] = {"kv_use"};
 	static const char *const KN[] = {"KV cache in use"};
 	c = (struct svgplot_chart){
@@ -570,7 +687,7 @@ static void timeseries_charts(FILE *out, struct rd *r, const cJSON *doc)
 		.caption = "Near 100%, new calls wait for blocks or running ones are preempted; low "
 			   "use with a long queue points at the batch limits instead.",
 	};
-	ts_chart(out, r, ts, t, nt, &c, KK, KN, 1, 100.0);
+	ts_chart(out, r, ts, ta, &c, KK, KN, 1, 100.0);
 	static const char *const RK[] = {"replicas_up", "replicas_starting"};
 	static const char *const RN[] = {"up", "starting"};
 	c = (struct svgplot_chart){
@@ -581,8 +698,7 @@ static void timeseries_charts(FILE *out, struct rd *r, const cJSON *doc)
 		.caption = "Replicas serving and starting at each sample: what an autoscaler did, "
 			   "and what faults took away.",
 	};
-	ts_chart(out, r, ts, t, nt, &c, RK, RN, 2, 1.0);
-	free(t);
+	ts_chart(out, r, ts, ta, &c, RK, RN, 2, 1.0);
 }
 
 /* ---- stats -------------------------------------------------------------- */
@@ -729,16 +845,16 @@ static void deployment(char *buf, size_t cap, const cJSON *e)
 			 opt_num(e, "tensor_parallel_size"));
 }
 
-static void seeds_text(char *buf, size_t cap, const cJSON *seeds)
+static void seeds_text(struct rd *r, char *buf, size_t cap, const cJSON *seeds)
 {
-	size_t at = 0;
+	size_t at = 0, n = jsondoc_size(r->doc, seeds);
 	buf[0] = '\0';
-	const cJSON *s;
-	cJSON_ArrayForEach(s, seeds) {
+	struct jsondoc_nums it;
+	jsondoc_nums_init(&it, r->doc, seeds);
+	for (size_t i = 0; i < n; i++) {
 		if (at >= cap)
 			break;
-		int w = snprintf(buf + at, cap - at, "%s%.0f", at ? ", " : "",
-				 cJSON_IsNumber(s) ? s->valuedouble : NAN);
+		int w = snprintf(buf + at, cap - at, "%s%.0f", at ? ", " : "", jsondoc_nums_next(&it));
 		if (w < 0)
 			break;
 		at += (size_t)w;
@@ -758,13 +874,13 @@ static int page_size(FILE *out, struct rd *r, const cJSON *doc)
 	if (r->rc)
 		return r->rc;
 	f[n].name = "Calls per replicate";
-	seeds_text(f[n++].value, sizeof(f[0].value), calls);
+	seeds_text(r, f[n++].value, sizeof(f[0].value), calls);
 	fact_str(f, &n, "Latency objectives", slo);
 	f[n].name = "Replicates";
 	snprintf(f[n++].value, sizeof(f[0].value), "%.0f; a deployment meets the objectives when "
 		 "at least %.0f%% of them do", reps, 100.0 * conf);
 	f[n].name = "Seeds";
-	seeds_text(f[n++].value, sizeof(f[0].value), seeds);
+	seeds_text(r, f[n++].value, sizeof(f[0].value), seeds);
 	fact_str(f, &n, "agentcap version", opt_str(cJSON_GetObjectItemCaseSensitive(doc, "run"),
 						     "agentcap_version"));
 	bool found = false;
@@ -882,10 +998,10 @@ static bool self_hosted(const cJSON *row)
 static void row_label(char *buf, size_t cap, const cJSON *row)
 {
 	if (self_hosted(row))
-		snprintf(buf, cap, "%s %s (%s)", opt_str(row, "hardware"), opt_str(row, "option"),
-			 opt_str(row, "deployment"));
+		fit(buf, cap, opt_str(row, "hardware"), " ", opt_str(row, "option"), " (",
+		    opt_str(row, "deployment"), ")", NULL);
 	else
-		snprintf(buf, cap, "%s", opt_str(row, "option"));
+		fit(buf, cap, opt_str(row, "option"), NULL);
 }
 
 static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
@@ -908,8 +1024,9 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 	page_begin(out, "agentcap compare report");
 	facts(out, "What was priced", f, n);
 
-	char cur[16];
-	snprintf(cur, sizeof(cur), "%s", opt_str(doc, "currency"));
+	const char *cur = opt_str(doc, "currency");
+	if (!cur[0])
+		cur = "USD";
 	h2(out, "Cost");
 	static const char *const HEAD[] = {"Option", "GPUs", "per month", "per engineer-month",
 					   "per 1M output tokens", "per accepted task", "GPU busy (%)",
@@ -951,7 +1068,9 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 		fputs("</tr>\n", out);
 		n_rows++;
 	}
-	fprintf(out, "</table>\n<p>All figures in %s.</p>\n<h2>Charts</h2>\n", cur[0] ? cur : "USD");
+	fputs("</table>\n<p>All figures in ", out);
+	svgplot_escape(out, cur);
+	fputs(".</p>\n<h2>Charts</h2>\n", out);
 
 	/* bars: self-hosted rows, seats and API as lines across them */
 	struct svgplot_bar *bars = calloc(n_rows ? n_rows : 1, sizeof(*bars));
@@ -977,7 +1096,7 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 		nb++;
 	}
 	char xl[64];
-	snprintf(xl, sizeof(xl), "%s per accepted task", cur[0] ? cur : "USD");
+	fit(xl, sizeof(xl), cur, " per accepted task", NULL);
 	struct svgplot_chart c = {
 		.id = "cost-per-task",
 		.title = "Cost per accepted task by option",
@@ -1076,7 +1195,7 @@ static int page_whatif(FILE *out, struct rd *r, const cJSON *doc)
 	}
 	fact_str(f, &n, "What-if", opt_str(doc, "whatif"));
 	f[n].name = "Variants";
-	snprintf(f[n++].value, sizeof(f[0].value), "%s, then %s", names[0], names[1]);
+	fit(f[n++].value, sizeof(f[0].value), names[0], ", then ", names[1], NULL);
 	f[n].name = "Seed";
 	snprintf(f[n++].value, sizeof(f[0].value), "%.0f", seed);
 	fact_str(f, &n, "agentcap version",
@@ -1103,10 +1222,10 @@ static int page_whatif(FILE *out, struct rd *r, const cJSON *doc)
 		double a = opt_num(row, "a"), b = opt_num(row, "b");
 		const cJSON *hw = cJSON_GetObjectItemCaseSensitive(row, "hardware");
 		if (cJSON_IsString(hw))
-			snprintf(labels[nb], sizeof(labels[0]), "%s %s", opt_str(row, "key"),
-				 hw->valuestring);
+			fit(labels[nb], sizeof(labels[0]), opt_str(row, "key"), " ", hw->valuestring,
+			    NULL);
 		else
-			snprintf(labels[nb], sizeof(labels[0]), "%s", opt_str(row, "key"));
+			fit(labels[nb], sizeof(labels[0]), opt_str(row, "key"), NULL);
 		double rel = a != 0.0 ? 100.0 * (b - a) / fabs(a) : NAN;
 		fputs("<tr><th>", out);
 		svgplot_escape(out, labels[nb]);
@@ -1127,7 +1246,7 @@ static int page_whatif(FILE *out, struct rd *r, const cJSON *doc)
 	fputs("</table>\n<h2>Charts</h2>\n", out);
 	cdf_charts(out, r, ch, names, 2, NAN, NAN);
 	char title[160];
-	snprintf(title, sizeof(title), "Change from %s to %s", names[0], names[1]);
+	fit(title, sizeof(title), "Change from ", names[0], " to ", names[1], NULL);
 	struct svgplot_chart c = {
 		.id = "whatif-diff",
 		.title = title,
@@ -1177,44 +1296,47 @@ static void line_col(const char *text, size_t at, long *line, long *col)
 
 int html_render(FILE *out, const char *text, size_t len, const char *name, struct diag *d)
 {
-	const char *end = NULL;
-	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, false);
-	if (!doc) {
-		size_t at = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
-		long line, col;
+	struct jsondoc doc;
+	size_t at;
+	long line, col;
+	switch (jsondoc_parse(&doc, text, len, MAX_VALUES, &at)) {
+	case JSONDOC_OK:
+		break;
+	case JSONDOC_SYNTAX:
 		line_col(text, at, &line, &col);
 		return diag_set(d, DIAG_EINPUT, "%s:%ld:%ld: not valid JSON (expected the JSON result "
 				"of agentcap replay, stats, size, compare or whatif --json)", name, line,
 				col);
-	}
-	size_t at = (size_t)(end - text);
-	while (at < len && strchr(" \t\r\n", text[at]) && text[at])
-		at++;
-	if (at < len) {
-		long line, col;
+	case JSONDOC_TRAILING:
 		line_col(text, at, &line, &col);
-		cJSON_Delete(doc);
 		return diag_set(d, DIAG_EINPUT, "%s:%ld:%ld: text after the JSON value (expected one "
 				"JSON result and nothing after it)", name, line, col);
+	case JSONDOC_VALUES:
+		return diag_set(d, DIAG_EINPUT, "%s: more than %zu JSON values besides arrays of "
+				"numbers, more than a page draws (expected the JSON result of agentcap "
+				"replay, stats, size, compare or whatif --json, which holds a few "
+				"thousand)", name, MAX_VALUES);
+	case JSONDOC_NOMEM:
+		return diag_set(d, DIAG_ENOMEM, "%s: out of memory reading the result", name);
 	}
-	const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+	const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc.root, "schema");
 	const struct kind *k = NULL;
 	for (size_t i = 0; cJSON_IsString(schema) && i < sizeof(KINDS) / sizeof(KINDS[0]); i++)
 		if (strcmp(schema->valuestring, KINDS[i].schema) == 0)
 			k = &KINDS[i];
 	if (!k) {
-		cJSON_Delete(doc);
+		jsondoc_release(&doc);
 		return diag_set(d, DIAG_EINPUT, "%s: not an agentcap result (expected a JSON object "
 				"whose \"schema\" is agentcap-replay, agentcap-stats, agentcap-size, "
 				"agentcap-compare or agentcap-whatif, as --json writes)", name);
 	}
-	struct rd r = {.name = name, .kind = k->name, .d = d};
-	double v = rd_num(&r, doc, k->version_key);
+	struct rd r = {.doc = &doc, .name = name, .kind = k->name, .d = d};
+	double v = rd_num(&r, doc.root, k->version_key);
 	if (r.rc == 0 && v != 1.0)
 		r.rc = diag_set(d, DIAG_EINPUT, "%s: %s result of schema version %g (expected 1: "
 				"this agentcap draws version 1)", name, k->name, v);
-	if (r.rc == 0 && k->page(out, &r, doc) == 0)
+	if (r.rc == 0 && k->page(out, &r, doc.root) == 0)
 		page_end(out);
-	cJSON_Delete(doc);
+	jsondoc_release(&doc);
 	return r.rc;
 }

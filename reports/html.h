@@ -24,8 +24,13 @@ struct diag;
 
 /* Write the page of the JSON result text[0..len) to out.  name is where
  * the text came from, for messages.  0; DIAG_EINPUT when the text is not
- * JSON ("name:line:col: ..."), not a result of a kind above, or lacks a key
- * the page needs (the message names it and what was expected); DIAG_ENOMEM.
+ * JSON ("name:line:col: ..."), not a result of a kind above, lacks a key
+ * the page needs (the message names it and what was expected) or holds
+ * more than 2^20 values besides its arrays of numbers (no result agentcap
+ * writes comes near); DIAG_ENOMEM.  Memory: little more than len, however
+ * long the result's arrays of numbers (reports/jsondoc.h); a line of more
+ * points than a chart shows is drawn from 2048 of them, each stretch's
+ * first, lowest, highest and last.
  * On an error, part of the page may have been written: write to a
  * temporary place and drop it (base/outfile.h).  Write errors are left for
  * the caller to see with ferror(out). */

@@ -4,8 +4,12 @@
  * to whole steps. */
 #include "reports/svgplot.h"
 
+#include "base/utf8.h"
+
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
 /* Geometry of the drawing, in SVG user units. */
 #define W 640.0
@@ -23,18 +27,57 @@
 static const char *const COLORS[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"};
 #define N_COLORS (sizeof(COLORS) / sizeof(COLORS[0]))
 
-void svgplot_escape(FILE *out, const char *text)
+/* text with the markup characters as entities, for text (attr false) or a
+ * quoted attribute value (attr true: tab, newline and return as character
+ * references, which an XML parser would otherwise turn into spaces).
+ * Bytes that are not UTF-8 and control characters (XML forbids C0, and
+ * a reader sees nothing of the others) become U+FFFD, as do U+FFFE and
+ * U+FFFF (not characters in XML), so the page stays well-formed whatever
+ * the input holds. */
+static void escape(FILE *out, const char *text, bool attr)
 {
-	for (const char *p = text ? text : ""; *p; p++) {
-		switch (*p) {
+	const char *s = text ? text : "";
+	size_t n = strlen(s);
+	for (size_t at = 0; at < n;) {
+		uint32_t cp;
+		size_t k = utf8_decode(s + at, n - at, &cp);
+		if (k == 0) {
+			fputs(UTF8_REPLACEMENT, out);
+			at++;
+			continue;
+		}
+		switch (cp) {
 		case '&': fputs("&amp;", out); break;
 		case '<': fputs("&lt;", out); break;
 		case '>': fputs("&gt;", out); break;
 		case '"': fputs("&quot;", out); break;
 		case '\'': fputs("&#39;", out); break;
-		default: fputc(*p, out);
+		case '\t':
+		case '\n':
+		case '\r':
+			if (attr)
+				fprintf(out, "&#%u;", (unsigned)cp);
+			else
+				fputc((int)cp, out);
+			break;
+		default:
+			if (utf8_is_control(cp) || cp == 0xfffe || cp == 0xffff)
+				fputs(UTF8_REPLACEMENT, out);
+			else
+				fwrite(s + at, 1, k, out);
 		}
+		at += k;
 	}
+}
+
+void svgplot_escape(FILE *out, const char *text)
+{
+	escape(out, text, false);
+}
+
+void svgplot_escape_attr(FILE *out, const char *text)
+{
+	escape(out, text, true);
 }
 
 struct axis {
@@ -88,10 +131,10 @@ static void tick_label(FILE *out, double v, double step)
 static void frame_open(FILE *out, const struct svgplot_chart *c, const struct frame *f, bool y_ticks)
 {
 	fputs("<figure id=\"", out);
-	svgplot_escape(out, c->id);
+	svgplot_escape_attr(out, c->id);
 	fprintf(out, "\">\n<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
 		"role=\"img\" aria-label=\"", f->w, f->h);
-	svgplot_escape(out, c->title);
+	svgplot_escape_attr(out, c->title);
 	fputs("\">\n<title>", out);
 	svgplot_escape(out, c->title);
 	fprintf(out, "</title>\n<text class=\"title\" x=\"%.2f\" y=\"22\" text-anchor=\"middle\">",

@@ -49,8 +49,14 @@ struct svgplot_bar {
 	double value;          /* not finite: no bar, "-" shown */
 };
 
-/* Write text with &, <, >, " and ' escaped for XML. */
+/* Write text (NULL: nothing) for the body of an element: &, <, >, " and '
+ * as entities; bytes that are not UTF-8, control characters but tab,
+ * newline and return, U+FFFE and U+FFFF as U+FFFD; so any input gives
+ * well-formed XML.  svgplot_escape_attr is the same for a value between
+ * double quotes, with tab, newline and return as character references
+ * (kept as they are, not turned into spaces by the parser). */
 void svgplot_escape(FILE *out, const char *text);
+void svgplot_escape_attr(FILE *out, const char *text);
 
 /* Write one chart.  Series with no points are left out of the plot area but
  * kept in the legend; with no point at all, the axes span 0..1.  Non-finite

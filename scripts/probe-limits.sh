@@ -3,8 +3,8 @@
 # Hostile and huge inputs under a memory cap: each probe runs agentcap under
 # `ulimit -v` and a timeout, and checks its exit status, its message and its
 # peak RSS (GNU time).  Inputs are generated in a temporary folder (about
-# 600 MB at most, removed at the end).  Run before a release, or after a change
-# to a reader, an importer or stats; see docs/testing.md.
+# 850 MB at most, removed at the end).  Run before a release, or after a change
+# to a reader, an importer, stats or report; see docs/testing.md.
 #
 #   scripts/probe-limits.sh [BUILD_DIR]      (default: build)
 #
@@ -122,6 +122,35 @@ done >"$dir/sglang-6k.jsonl"
 echo '[{"gpu_info": "NVIDIA GeForce RTX 4090", "model_type": "llama 8B Q4_K - Medium",
   "n_prompt": 512, "n_gen": 0, "avg_ts": 1e-300}]' >"$dir/lb-tiny.json"
 
+# a replay result of 250 MB: the small run's result with a time series of
+# 3,450,000 samples (report.interval_s=1 over 40 days) put in; one of
+# 300 MiB (sparse: no disk used); and 20 MB holding 8 million small values
+# outside any array of numbers (what no result holds)
+"$A" replay tests/fixtures/traces/session_good.jsonl --quiet --json "$dir/replay-small.json" \
+  >/dev/null 2>&1
+{ head -c -2 "$dir/replay-small.json"
+  awk -v n=3450000 'function arr(name, kind,   i) {
+      printf(",\n\"%s\": [", name)
+      for (i = 1; i <= n; i++) {
+        if (kind == 0) printf(i > 1 ? ", %d" : "%d", i)
+        else if (kind == 1) printf(i > 1 ? ", %d" : "%d", i % 7)
+        else printf(i > 1 ? ", %.16g" : "%.16g", (i % 1000) / 1000.0 + 1e-9 * i)
+      }
+      printf("]")
+    }
+    BEGIN { printf(",\n\"timeseries\": {\"interval_s\": 1, \"samples\": %d", n)
+      arr("t_s", 0)
+      split("replicas_up replicas_starting replicas_draining replicas_down arrivals completions " \
+            "failed router_queue waiting running batch_tokens kv_blocks_used", k, " ")
+      for (j = 1; j <= 12; j++) arr(k[j], 1)
+      arr("kv_use", 2); arr("busy_fraction", 2)
+      printf(", \"per_replica\": []}\n}\n") }'; } >"$dir/replay250m.json"
+{ printf '{"schema": "agentcap-replay", "schema_version": 1}'; } >"$dir/replay300m.json"
+truncate -s 300M "$dir/replay300m.json"
+{ printf '{"schema": "agentcap-replay", "schema_version": 1, "x": ['
+  awk 'BEGIN { for (i = 0; i < 4000000; i++) printf(i ? ",0,\"\"" : "0,\"\"") }'
+  echo ']}'; } >"$dir/values8m.json"
+
 echo "== probes (cap = ulimit -v; RSS = peak resident set)"
 probe "gzip bomb of NULs: stats" 1024 120 2 200 'line longer than' -- "$A" stats "$dir/bomb-nul.gz"
 probe "gzip bomb of NULs: replay" 1024 120 2 200 'line longer than' -- "$A" replay "$dir/bomb-nul.gz"
@@ -189,6 +218,13 @@ probe "faults.mtbf_h at its floor: bounded memory" 1024 300 1 400 '' -- \
   "$A" replay "$dir/team3.jsonl.gz" --set replicas=64 --set faults.mtbf_h=0.05 --set faults.repair_h=0.01
 probe "stats /dev/zero: ends at the line limit" 1024 60 2 200 'line longer than' -- \
   "$A" stats /dev/zero
+probe "replay result of 250 MB: report, about its size in memory" 1024 300 0 400 '' -- \
+  "$A" report "$dir/replay250m.json" -o "$dir/replay250m.html"
+probe "replay result of 300 MiB: report refuses it unread" 256 60 2 50 \
+  'more than the 268435456 \(256 MiB\) report draws from' -- \
+  "$A" report "$dir/replay300m.json" -o "$dir/replay300m.html"
+probe "8M values outside arrays of numbers: report refuses" 512 120 2 150 \
+  'more than 1048576 JSON values' -- "$A" report "$dir/values8m.json" -o "$dir/values8m.html"
 
 if [ "$fails" -ne 0 ]; then
   echo "probe-limits: $fails probe(s) failed"

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
- * Tests of base/: diagnostics, growable arrays, the hash map, atomic output. */
+ * Tests of base/: diagnostics, growable arrays, the hash map, atomic output,
+ * UTF-8 boundaries. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include "base/map.h"
 #include "base/outfile.h"
 #include "base/textfile.h"
+#include "base/utf8.h"
 #include "base/vec.h"
 #include "base/warn.h"
 
@@ -291,6 +293,60 @@ static void test_jsonw(void **state)
 	free(buf);
 }
 
+/* utf8: well-formed characters decode to their length and code point,
+ * every kind of ill-formed one to 0; a cut never ends inside a character
+ * (at every max over text of 1- to 4-byte characters, the prefix decodes
+ * whole), and bytes that lead nothing are cut where asked. */
+static void test_utf8(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *s;
+		size_t len;
+		uint32_t cp;
+	} OK[] = {
+		{"a", 1, 'a'}, {"\x7f", 1, 0x7f}, {"\xc2\x80", 2, 0x80}, {"\xc3\xa9", 2, 0xe9},
+		{"\xe0\xa0\x80", 3, 0x800}, {"\xe6\x97\xa5", 3, 0x65e5}, {"\xed\x9f\xbf", 3, 0xd7ff},
+		{"\xef\xbf\xbd", 3, 0xfffd}, {"\xf0\x90\x80\x80", 4, 0x10000},
+		{"\xf4\x8f\xbf\xbf", 4, 0x10ffff},
+	};
+	for (size_t i = 0; i < sizeof(OK) / sizeof(OK[0]); i++) {
+		uint32_t cp = 0;
+		assert_int_equal(utf8_decode(OK[i].s, strlen(OK[i].s), &cp), OK[i].len);
+		assert_int_equal(cp, OK[i].cp);
+		/* one byte short is not a character */
+		assert_int_equal(utf8_decode(OK[i].s, OK[i].len - 1, NULL), 0);
+	}
+	static const char *const BAD[] = {
+		"\x80", "\xbf", "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xe0\x9f\xbf",
+		"\xed\xa0\x80", "\xf0\x80\x80\x80", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xff",
+		"\xc3(", "\xe6\x97(",
+	};
+	for (size_t i = 0; i < sizeof(BAD) / sizeof(BAD[0]); i++)
+		assert_int_equal(utf8_decode(BAD[i], strlen(BAD[i]), NULL), 0);
+	assert_int_equal(utf8_decode("", 0, NULL), 0);
+
+	const char *text = "a\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80z"; /* a é 日 😀 z */
+	size_t len = strlen(text);
+	static const size_t WANT[] = {0, 1, 1, 3, 3, 3, 6, 6, 6, 6, 10, 11};
+	for (size_t max = 0; max <= len + 2; max++) {
+		size_t k = utf8_cut(text, len, max);
+		assert_int_equal(k, max <= len ? WANT[max] : len);
+		for (size_t at = 0; at < k;) {
+			size_t n = utf8_decode(text + at, k - at, NULL);
+			assert_true(n > 0);
+			at += n;
+		}
+	}
+	/* stray continuation bytes lead nothing: cut where asked */
+	assert_int_equal(utf8_cut("ab\x80\x80\x80\x80", 6, 4), 4);
+	assert_int_equal(utf8_cut("\x80\x80", 2, 1), 1);
+	/* controls: C0, DEL, C1; not space, not U+00A0 */
+	assert_true(utf8_is_control(0x1b) && utf8_is_control(0) && utf8_is_control(0x7f) &&
+		    utf8_is_control(0x9b));
+	assert_false(utf8_is_control(' ') || utf8_is_control(0xa0) || utf8_is_control(0xe9));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_textfile),
 		cmocka_unit_test(test_warn),
+		cmocka_unit_test(test_utf8),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

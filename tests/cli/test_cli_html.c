@@ -3,8 +3,9 @@
  * each page is well-formed XML (xmllint, a strict parser), fetches nothing,
  * has what was run at its top, and holds every chart of its kind, drawn;
  * `report` on the saved JSON gives the page --html gave, byte for byte; a
- * file that is not a result is refused (exit 2, naming it and what was
- * expected) with nothing written; and every page renders in headless
+ * file that is not a result, or one past the size report draws from, is
+ * refused (exit 2, naming it and what was expected) with nothing written; markup, quotes, ampersands and control
+ * characters in every string of a result reach the page escaped; and every page renders in headless
  * Chromium to a PNG without a console message, every chart's SVG present
  * and drawn in the DOM the browser built.  Chromium and xmllint are
  * installed by scripts/deps.sh; when they are missing the test fails, it
@@ -283,6 +284,30 @@ static void test_report_refuses(void **state)
 		assert_int_not_equal(stat(fresh, &sb), 0);
 		free(in);
 	}
+	/* a result past the size report draws from (a sparse file: no disk
+	 * used), refused before it is read */
+	char *huge = path_of(p, "huge", "json");
+	FILE *hf = fopen(huge, "w");
+	assert_non_null(hf);
+	fputs("{\"schema\": \"agentcap-replay\"", hf);
+	assert_int_equal(fclose(hf), 0);
+	assert_int_equal(truncate(huge, (off_t)300 << 20), 0);
+	char hcmd[512];
+	snprintf(hcmd, sizeof(hcmd), "report %s -o %s", huge, fresh);
+	struct cli_out ho = cli_run(hcmd);
+	char hwant[512];
+	snprintf(hwant, sizeof(hwant), "agentcap: %s: 314572800 bytes, more than the 268435456 "
+		 "(256 MiB) report draws from (expected a JSON result of agentcap; one this large is "
+		 "a replay's time series sampled far more often than a page can show: write it again "
+		 "with a longer report.interval_s)\n", huge);
+	assert_int_equal(ho.status, 2);
+	assert_string_equal(ho.err, hwant);
+	assert_string_equal(ho.out, "");
+	cli_out_free(&ho);
+	struct stat hsb;
+	assert_int_not_equal(stat(fresh, &hsb), 0);
+	unlink(huge);
+	free(huge);
 	/* and no temporary file beside them */
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "ls '%s' | grep -q tmp", p->dir);
@@ -364,6 +389,68 @@ static void test_report_timeseries(void **state)
 	free(json);
 }
 
+/* Every string of v but the top level's "schema", with HOSTILE after it. */
+static void poison(cJSON *v, int depth)
+{
+	static const char HOSTILE[] = "<script>alert(1)</script><svg/onload=alert(1)>\"'&amp;&"
+				      "]]>\x1b[2J\x01 \xff";
+	for (cJSON *e = v->child; e; e = e->next) {
+		if (cJSON_IsString(e) && !(depth == 0 && e->string && strcmp(e->string, "schema") == 0)) {
+			char *s;
+			assert_true(asprintf(&s, "%s%s", e->valuestring, HOSTILE) > 0);
+			assert_non_null(cJSON_SetValuestring(e, s));
+			free(s);
+		}
+		poison(e, depth + 1);
+	}
+}
+
+/* `report` on each kind of result with markup, quotes, ampersands, control
+ * characters and a byte that is not UTF-8 after every string: the page
+ * holds no element or attribute made of them, and is well-formed. */
+static void test_report_hostile_strings(void **state)
+{
+	struct pages *p = *state;
+	for (size_t k = 0; k < N_PAGES; k++) {
+		char *json = path_of(p, PAGES[k].name, "json");
+		char *text = cli_slurp(json, NULL);
+		assert_non_null(text);
+		cJSON *doc = cJSON_Parse(text);
+		assert_non_null(doc);
+		poison(doc, 0);
+		char *bad = cJSON_Print(doc);
+		cJSON_Delete(doc);
+		char *in = path_of(p, "hostile", "json"), *html = path_of(p, "hostile", "html");
+		FILE *fp = fopen(in, "w");
+		assert_non_null(fp);
+		fputs(bad, fp);
+		assert_int_equal(fclose(fp), 0);
+		char cmd[512];
+		snprintf(cmd, sizeof(cmd), "report %s -o %s", in, html);
+		struct cli_out o = cli_run(cmd);
+		if (o.status != 0)
+			fail_msg("%s: agentcap %s: exit %d: %s", PAGES[k].name, cmd, o.status, o.err);
+		cli_out_free(&o);
+		char *page = cli_slurp(html, NULL);
+		assert_non_null(page);
+		if (strstr(page, "<script") || strstr(page, "<svg/onload") || strchr(page, '\x1b'))
+			fail_msg("%s: input markup or control bytes in the page", PAGES[k].name);
+		if (!strstr(page, "&lt;script&gt;alert(1)&lt;/script&gt;&lt;svg/onload=alert(1)&gt;"
+				  "&quot;&#39;&amp;amp;&amp;]]&gt;"))
+			fail_msg("%s: the strings of the result are not on the page, escaped",
+				 PAGES[k].name);
+		snprintf(cmd, sizeof(cmd), "xmllint --noout --nonet '%s'", html);
+		if (system(cmd) != 0)
+			fail_msg("%s: not well-formed", PAGES[k].name);
+		free(page);
+		free(bad);
+		free(text);
+		free(json);
+		free(in);
+		free(html);
+	}
+}
+
 static void test_pages_in_chromium(void **state)
 {
 	struct pages *p = *state;
@@ -415,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_replay_page),
 		cmocka_unit_test(test_report_refuses),
 		cmocka_unit_test(test_report_timeseries),
+		cmocka_unit_test(test_report_hostile_strings),
 		cmocka_unit_test(test_pages_in_chromium),
 	};
 	return cmocka_run_group_tests(tests, make_pages, drop_pages);

@@ -2,7 +2,9 @@
  * End-to-end tests of `agentcap catalog --prices`: the built-in price
  * catalogue as a table and as JSON, a user's price file, and a bad price
  * file (exit status 2, the message naming file:line:col and what was
- * expected, nothing written). */
+ * expected, nothing written); a terminal escape in a price file's string
+ * stops every command that loads it, before anything is printed, and never
+ * reaches the terminal. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -137,12 +139,67 @@ static void test_replay_cost(void **state)
 	cli_out_free(&r);
 }
 
+/* A price file with ESC (a raw byte, as an editor or a tool would leave
+ * it) in the source of the default seat row and in the note of a GPU row:
+ * catalog --prices, compare, size and replay --cost all refuse it
+ * (exit 2) naming the file, the row and the field, and print no ESC. */
+static void test_escape_in_price_file(void **state)
+{
+	(void)state;
+	mkdir(SCRATCH, 0777);
+	char *text = cli_slurp(PRICES, NULL);
+	assert_non_null(text);
+	const char *src = "\"source\": \"https://support.claude.com/it/articles/9267289-come-viene-";
+	char *hit = strstr(text, src);
+	assert_non_null(hit);
+	hit[strlen(src) - 1] = '\x1b'; /* "...-come-viene\x1b" */
+	long line = 1, col = 1;
+	for (const char *s = text; s < hit + 10; s++) {
+		if (*s == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	FILE *f = fopen(SCRATCH "/esc.json", "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	char want[512];
+	snprintf(want, sizeof(want), "agentcap: " SCRATCH "/esc.json:%ld:%ld: prices[0] "
+		 "'claude-team-standard-annual': source holds control character U+001B at byte 58 "
+		 "(expected printable UTF-8 text: no control characters, which would act on the "
+		 "terminal that prints it)\n", line, col);
+	static const char *const CMDS[] = {
+		"catalog --prices " SCRATCH "/esc.json",
+		"catalog --prices " SCRATCH "/esc.json --json -",
+		"compare --engineers 2 --profile default --hardware h100-sxm --prices " SCRATCH
+		"/esc.json",
+		"size --engineers 2 --profile default --hardware h100-sxm --prices " SCRATCH
+		"/esc.json",
+		"replay " AC_SRC_DIR "/tests/fixtures/traces/session_good.jsonl --cost --prices " SCRATCH
+		"/esc.json",
+	};
+	for (size_t i = 0; i < sizeof(CMDS) / sizeof(CMDS[0]); i++) {
+		struct cli_out r = cli_run(CMDS[i]);
+		if (r.status != 2 || strcmp(r.err, want) != 0)
+			fail_msg("agentcap %s: exit %d, stderr '%s' (expected 2 and '%s')", CMDS[i],
+				 r.status, r.err, want);
+		assert_null(memchr(r.out, '\x1b', r.out_len));
+		assert_null(strchr(r.err, '\x1b'));
+		cli_out_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prices_listing),
 		cmocka_unit_test(test_bad_price_file),
 		cmocka_unit_test(test_replay_cost),
+		cmocka_unit_test(test_escape_in_price_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

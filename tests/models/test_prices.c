@@ -173,6 +173,48 @@ static const struct bad_case BAD[] = {
 	  "{\"id\": \"claude-opus-5-6\", \"kind\": \"api_input\"", "\"claude-opus-5-6\"",
 	  "prices[26] 'claude-opus-5-6': API model 'claude-opus-5-6' has no api_output row (expected "
 	  "api_input and api_output rows for every API model)" },
+	/* terminal escapes and other control characters, as JSON escapes or raw
+	 * bytes, in any string the catalogue keeps or names in a message */
+	{ "\"note\": \"min 5 seats; US", "\"note\": \"\\u001b[2Jmin 5 seats; US",
+	  "\"\\u001b[2Jmin",
+	  "prices[0] 'claude-team-standard-annual': note holds control character U+001B at byte 1 "
+	  "(expected printable UTF-8 text: no control characters, which would act on the terminal "
+	  "that prints it)" },
+	{ "\"source\": \"https://support.claude.com/it/articles/9267289-come-viene-calcolato-il-mio-"
+	  "conto-del-piano-team\", \"note\": \"min 5 seats; US",
+	  "\"source\": \"https://x\x1b]0;owned\x07\", \"note\": \"min 5 seats; US",
+	  "\"https://x\x1b",
+	  "prices[0] 'claude-team-standard-annual': source holds control character U+001B at byte "
+	  "10 (expected printable UTF-8 text: no control characters, which would act on the "
+	  "terminal that prints it)" },
+	{ "\"id\": \"claude-pro\"", "\"id\": \"claude-pro\\u001b[2J\"", "\"claude-pro\\u001b",
+	  "prices[4]: id holds control character U+001B at byte 11 (expected printable UTF-8 text: "
+	  "no control characters, which would act on the terminal that prints it)" },
+	{ "\"currency\": \"USD\"", "\"currency\": \"US\\u009bD\"", "\"US\\u009b",
+	  "prices[0] 'claude-team-standard-annual': currency holds control character U+009B at "
+	  "byte 3 (expected printable UTF-8 text: no control characters, which would act on the "
+	  "terminal that prints it)" },
+	{ "\"item\": \"Claude Team Standard seat (annual billing)\"",
+	  "\"item\": \"Claude Team\tStandard seat (annual billing)\"", "\"Claude Team\t",
+	  "prices[0] 'claude-team-standard-annual': item holds control character U+0009 at byte 12 "
+	  "(expected printable UTF-8 text: no control characters, which would act on the terminal "
+	  "that prints it)" },
+	{ "\"provider\": \"Anthropic\"", "\"provider\": \"Anthr\xffopic\"", "\"Anthr\xff",
+	  "prices[0] 'claude-team-standard-annual': provider holds byte 0xff at byte 6, not UTF-8 "
+	  "(expected printable UTF-8 text: no control characters, which would act on the terminal "
+	  "that prints it)" },
+	{ "\"provider\": \"Anthropic\"", "\"provider\\u001b[2J\": \"Anthropic\"",
+	  "\"provider\\u001b",
+	  "prices[0] 'claude-team-standard-annual': a key holds control character U+001B at byte 9 "
+	  "(expected one of id, kind, item, provider, price, unit, currency, date, source, note, "
+	  "hardware, gpus, min_seats, included_usage_usd, overage_at_api_list, csv_line)" },
+	{ "\"date\": \"2026-08\", \"source\": \"field-notes.md",
+	  "\"date\": \"2026-08\", \"source\": \"field-notes.md\x7f", "\"field-notes.md\x7f",
+	  "exchange_rates[0]: source holds control character U+007F at byte 15 (expected printable "
+	  "UTF-8 text: no control characters, which would act on the terminal that prints it)" },
+	{ "\"schema_version\": 1", "\"schema_version\": 1, \"x\\u001b[2J\": 0", "\"x\\u001b",
+	  "a key holds control character U+001B at byte 2 (expected schema_version, description, "
+	  "provenance, exchange_rates, prices)" },
 	{ "\"usd_per_unit\": 1.068", "\"usd_per_unit\": 0", "{\"currency\": \"EUR\"",
 	  "exchange_rates[0]: expected {\"currency\": a three-letter code other than USD, "
 	  "\"usd_per_unit\": a number in [1e-06, 1e+06], \"date\", \"source\": non-empty strings}" },
