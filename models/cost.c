@@ -406,20 +406,28 @@ static int check_api(const struct cost_api *p, struct diag *d)
 	int rc;
 	if ((rc = check_fig(&p->input_usd_mtok, "api.input_usd_mtok", 0, 1e4, d)) ||
 	    (rc = check_fig(&p->cached_usd_mtok, "api.cached_usd_mtok", 0, 1e4, d)) ||
+	    (rc = check_fig(&p->cache_write_usd_mtok, "api.cache_write_usd_mtok", 0, 1e4, d)) ||
 	    (rc = check_fig(&p->output_usd_mtok, "api.output_usd_mtok", 0, 1e4, d)))
 		return rc;
 	return 0;
 }
 
-/* List-price value of the month's tokens. */
+/* List-price value of the month's tokens, by part. */
+struct api_parts {
+	double in, cached, written, out;
+};
+
 static double api_month(const struct cost_api *p, const struct cost_usage *u,
-			const struct common *c, double *in, double *cached, double *out)
+			const struct common *c, struct api_parts *a)
 {
 	double scale = c->periods * c->turns / 1e6;
-	*in = (double)(u->prompt_tokens - u->cached_tokens) * scale * p->input_usd_mtok.value;
-	*cached = (double)u->cached_tokens * scale * p->cached_usd_mtok.value;
-	*out = (double)u->output_tokens * scale * p->output_usd_mtok.value;
-	return *in + *cached + *out;
+	int64_t uncached = u->prompt_tokens - u->cached_tokens;
+	int64_t written = u->cache_write_tokens < uncached ? u->cache_write_tokens : uncached;
+	a->in = (double)(uncached - written) * scale * p->input_usd_mtok.value;
+	a->written = (double)written * scale * p->cache_write_usd_mtok.value;
+	a->cached = (double)u->cached_tokens * scale * p->cached_usd_mtok.value;
+	a->out = (double)u->output_tokens * scale * p->output_usd_mtok.value;
+	return a->in + a->written + a->cached + a->out;
 }
 
 int cost_api_eval(const struct cost_api *p, const struct cost_usage *u,
@@ -432,16 +440,25 @@ int cost_api_eval(const struct cost_api *p, const struct cost_usage *u,
 	struct common c;
 	if ((rc = common_begin(u, t, r, &c, d)))
 		return rc;
-	double in, cached, out;
-	api_month(p, u, &c, &in, &cached, &out);
-	part(r, "input", in);
-	part(r, "cached_input", cached);
-	part(r, "output", out);
+	struct api_parts a;
+	api_month(p, u, &c, &a);
+	part(r, "input", a.in);
+	part(r, "cached_input", a.cached);
+	if (u->cache_write_tokens > 0)
+		part(r, "cache_write", a.written);
+	part(r, "output", a.out);
 	double scale = c.periods * c.turns / 1e6;
-	assume(r, "input_tokens", (double)(u->prompt_tokens - u->cached_tokens) * scale,
-	       "M tokens per month", "replay: prompt tokens not read from the prefix cache");
+	int64_t uncached = u->prompt_tokens - u->cached_tokens;
+	int64_t written = u->cache_write_tokens < uncached ? u->cache_write_tokens : uncached;
+	assume(r, "input_tokens", (double)(uncached - written) * scale, "M tokens per month",
+	       "replay: prompt tokens neither read from nor written to the prefix cache");
 	assume(r, "cached_tokens", (double)u->cached_tokens * scale, "M tokens per month",
-	       "replay: prefix-cache hits, priced as cache reads (cache writes priced as input)");
+	       "replay: prefix-cache hits, priced as cache reads");
+	if (u->cache_write_tokens > 0) {
+		assume(r, "cache_write_tokens", (double)written * scale, "M tokens per month",
+		       "replay: prompt tokens written to the API's prompt cache");
+		assume_fig(r, "cache_write_price", &p->cache_write_usd_mtok, "USD per 1M tokens");
+	}
 	assume(r, "output_tokens", (double)u->output_tokens * scale, "M tokens per month",
 	       "replay");
 	assume_fig(r, "input_price", &p->input_usd_mtok, "USD per 1M tokens");
@@ -472,8 +489,8 @@ int cost_seats_eval(const struct cost_seats *p, const struct cost_usage *u,
 	if (seats < p->min_seats.value)
 		seats = p->min_seats.value;
 	part(r, "seats", seats * p->usd_per_seat_month.value);
-	double in, cached, out;
-	double usage = api_month(&p->list, u, &c, &in, &cached, &out);
+	struct api_parts a;
+	double usage = api_month(&p->list, u, &c, &a);
 	double included = p->included_usage_usd.value * seats;
 	char src[COST_SOURCE_MAX];
 	snprintf(src, sizeof(src), "%lld engineers, plan minimum %g", (long long)u->engineers,
@@ -493,9 +510,16 @@ int cost_seats_eval(const struct cost_seats *p, const struct cost_usage *u,
 			assume(r, "overage", over, "USD per month",
 			       "usage beyond the included, pooled over seats, at list prices");
 		} else {
+			/* past the allowance the plan throttles; the team still has
+			 * the work to do, and buys it at list price */
+			double over = usage > included ? usage - included : 0;
+			part(r, "overflow_at_list", over);
 			assume(r, "usage_over_included", included > 0 ? usage / included : 0,
 			       "x included", "the plan states no overage price: usage past the "
-			       "allowance not priced (limits apply)");
+			       "allowance is throttled, and priced here at API list prices (the "
+			       "team buys the rest of its work there)");
+			assume(r, "overflow", over, "USD per month",
+			       "usage beyond the included, pooled over seats, at list prices");
 		}
 	}
 	common_end(u, r);
@@ -658,7 +682,23 @@ int cost_api_from_prices(struct cost_api *p, const struct prices *pr, const char
 	else
 		fig_row(&p->cached_usd_mtok, in->usd, in, " (no cached price published: cache "
 			"reads priced as input)");
+	cost_api_cache_ttl(p, pr, id, 300);
 	return 0;
+}
+
+void cost_api_cache_ttl(struct cost_api *p, const struct prices *pr, const char *id,
+			double cache_ttl_s)
+{
+	bool hour = cache_ttl_s > 300;
+	const struct price_row *w = prices_find(pr, hour ? PRICE_API_CACHE_WRITE_1H
+							  : PRICE_API_CACHE_WRITE_5M, id);
+	const struct price_row *in = prices_find(pr, PRICE_API_INPUT, id);
+	if (w)
+		fig_row(&p->cache_write_usd_mtok, w->usd, w, "");
+	else if (in)
+		fig_row(&p->cache_write_usd_mtok, in->usd, in, hour
+			? " (no 1-hour cache-write price published: writes priced as input)"
+			: " (no cache-write price published: writes priced as input)");
 }
 
 int cost_seats_from_prices(struct cost_seats *p, const struct prices *pr, const char *seat_id,

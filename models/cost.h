@@ -97,6 +97,9 @@ struct cost_usage {
 	int64_t prompt_tokens;        /* every prompt token of the calls, cached
 					 ones included */
 	int64_t cached_tokens;        /* of those, read from the prefix cache */
+	int64_t cache_write_tokens;   /* of the rest, written to an API's prompt
+					 cache (billed at its write price; 0:
+					 none, or not an API's usage) */
 	int64_t output_tokens;
 	int64_t calls;
 	int64_t tasks;
@@ -153,6 +156,7 @@ struct cost_api {
 	char label[COST_LABEL_MAX];
 	struct cost_fig input_usd_mtok;      /* per 1M uncached prompt tokens */
 	struct cost_fig cached_usd_mtok;     /* per 1M cache-read tokens */
+	struct cost_fig cache_write_usd_mtok;/* per 1M tokens written to the cache */
 	struct cost_fig output_usd_mtok;
 };
 
@@ -283,10 +287,17 @@ int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,
 			     const struct cat_hardware *hw, struct diag *d);
 
 /* The API prices of model id (api_input/api_cached_input/api_output rows);
- * without a cached row, cache reads are priced as input (said so).
+ * without a cached row, cache reads are priced as input (said so); cache
+ * writes at the api_cache_write_5m row, else as input (said so).
  * DIAG_EINPUT when the id has no API rows. */
 int cost_api_from_prices(struct cost_api *p, const struct prices *pr, const char *id,
 			 struct diag *d);
+
+/* Cache writes of p at the price of entries kept cache_ttl_s: the
+ * api_cache_write_1h row of p's model past 5 minutes, the 5m row up to
+ * them; without the row, as input (said so). */
+void cost_api_cache_ttl(struct cost_api *p, const struct prices *pr, const char *id,
+			double cache_ttl_s);
 
 /* A seat plan (seat row id) with the API model whose list prices value its
  * usage (api_id).  DIAG_EINPUT for an unknown id. */

@@ -30,13 +30,14 @@
 static const char *const kind_names[PRICE_KIND_COUNT] = {
 	"seat", "overage", "api_input", "api_cached_input", "api_output", "gpu_hour",
 	"dedicated_month", "purchase", "electricity", "pue", "operator_month",
+	"api_cache_write_5m", "api_cache_write_1h",
 };
 
 /* The unit each kind must state; NULL: any text starting "per ". */
 static const char *const kind_units[PRICE_KIND_COUNT] = {
 	"per user per month", NULL, "per 1M tokens", "per 1M tokens", "per 1M tokens",
 	"per GPU-hour", "per server per month", "per unit", "per kWh", "ratio",
-	"per deployment per month",
+	"per deployment per month", "per 1M tokens", "per 1M tokens",
 };
 
 const char *price_kind_name(enum price_kind k)
@@ -407,7 +408,8 @@ static int parse_row(const struct pctx *c, const cJSON *row, long index, struct 
 			k = i;
 	if (k < 0)
 		return row_fail(&r, "kind", AT_VALUE, "unknown kind '%s' (expected seat, overage, "
-				"api_input, api_cached_input, api_output, gpu_hour, dedicated_month, "
+				"api_input, api_cached_input, api_output, api_cache_write_5m, "
+				"api_cache_write_1h, gpu_hour, dedicated_month, "
 				"purchase, electricity, pue or operator_month)", kind);
 	if ((rc = get_text(&r, row, "item", false, &item)) ||
 	    (rc = get_text(&r, row, "provider", false, &provider)))
@@ -620,7 +622,8 @@ static int parse_doc(const struct pctx *c, const cJSON *root)
 	for (size_t j = 0; j < p->row_count; j++) {
 		const struct price_row *r = &p->rows[j];
 		if (r->kind != PRICE_API_INPUT && r->kind != PRICE_API_OUTPUT &&
-		    r->kind != PRICE_API_CACHED_INPUT)
+		    r->kind != PRICE_API_CACHED_INPUT && r->kind != PRICE_API_CACHE_WRITE_5M &&
+		    r->kind != PRICE_API_CACHE_WRITE_1H)
 			continue;
 		enum price_kind need[2] = {PRICE_API_INPUT, PRICE_API_OUTPUT};
 		for (size_t q = 0; q < 2; q++)

@@ -46,6 +46,9 @@ enum price_kind {
 	PRICE_ELECTRICITY,        /* "per kWh" */
 	PRICE_PUE,                /* "ratio" (facility / IT power; currency "none") */
 	PRICE_OPERATOR_MONTH,     /* "per deployment per month" */
+	PRICE_API_CACHE_WRITE_5M, /* "per 1M tokens": a prompt-cache write kept 5
+				     minutes (Anthropic: 1.25x input) */
+	PRICE_API_CACHE_WRITE_1H, /* "per 1M tokens": kept an hour (2x input) */
 	PRICE_KIND_COUNT
 };
 

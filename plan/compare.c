@@ -16,29 +16,33 @@
 /* Replays of the replayed span a month: the scenario's cost.periods_per_month
  * where it sets one (0: continuous traffic), else one working day a month
  * per day replayed, as replay --cost counts them. */
-static double periods_of(const struct compare_setup *c, const struct size_eval *e)
+static double periods_of_days(const struct compare_setup *c, int64_t fig_days)
 {
 	const struct scenario *sc = c->size ? c->size->base : NULL;
 	if (sc && sc->cost.periods_per_month >= 0)
 		return sc->cost.periods_per_month;
-	double days = e->fig[0].days > 0 ? (double)e->fig[0].days
-					 : (double)(c->days > 0 ? c->days : 1);
+	double days = fig_days > 0 ? (double)fig_days : (double)(c->days > 0 ? c->days : 1);
 	return COST_WORKDAYS_PER_MONTH / days;
+}
+
+static double periods_of(const struct compare_setup *c, const struct size_eval *e)
+{
+	return periods_of_days(c, e->fig[0].days);
 }
 
 /* The usage of a winner's first replicate (reports/costing.h filled it as
  * for replay --cost), over the month, with its traffic scaled by util on
  * the same GPUs: busy time (up to the whole span), tokens, calls and tasks
  * move with it; the GPUs kept up do not. */
-static void usage_of(const struct compare_setup *c, const struct size_eval *e, double util,
-		     struct cost_usage *u)
+static void usage_from(const struct compare_setup *c, const struct cost_usage *base,
+		       int64_t days, double util, struct cost_usage *u)
 {
-	*u = e->fig[0].usage;
+	*u = *base;
 	if (!(u->duration_s > 0)) { /* one call or none: nothing to spread over */
 		u->duration_s = 1;
 		u->idle_s_per_gpu = 1 - u->busy_s_per_gpu;
 	}
-	u->periods_per_month = periods_of(c, e);
+	u->periods_per_month = periods_of_days(c, days);
 	u->engineers = c->engineers;
 	if (util == 1.0)
 		return;
@@ -52,6 +56,9 @@ static void usage_of(const struct compare_setup *c, const struct size_eval *e, d
 	u->cached_tokens = llround((double)u->cached_tokens * util);
 	if (u->cached_tokens > u->prompt_tokens)
 		u->cached_tokens = u->prompt_tokens;
+	u->cache_write_tokens = llround((double)u->cache_write_tokens * util);
+	if (u->cache_write_tokens > u->prompt_tokens - u->cached_tokens)
+		u->cache_write_tokens = u->prompt_tokens - u->cached_tokens;
 	u->output_tokens = llround((double)u->output_tokens * util);
 	u->calls = llround((double)u->calls * util);
 	u->tasks = llround((double)u->tasks * util);
@@ -59,6 +66,13 @@ static void usage_of(const struct compare_setup *c, const struct size_eval *e, d
 	u->tasks_accepted = llround((double)u->tasks_accepted * util);
 	if (u->tasks_accepted > u->tasks_accept_known)
 		u->tasks_accepted = u->tasks_accept_known;
+}
+
+/* A winner's usage (replicate 0), scaled by util. */
+static void usage_of(const struct compare_setup *c, const struct size_eval *e, double util,
+		     struct cost_usage *u)
+{
+	usage_from(c, &e->fig[0].usage, e->fig[0].days, util, u);
 }
 
 /* The self-hosted task figures with the acceptance rate scaled by acc. */
@@ -85,7 +99,13 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 		     struct cost_result *out, struct diag *d)
 {
 	struct cost_usage u;
-	usage_of(c, e, util_f, &u);
+	/* seats and the API bill the team's work as the API served it (the
+	 * baseline replay), never the local replay's compacted prompts */
+	bool base = row->option == COST_SEATS || row->option == COST_API;
+	if (base && c->baseline)
+		usage_from(c, &c->baseline->usage, c->baseline->days, util_f, &u);
+	else
+		usage_of(c, e, util_f, &u);
 	struct cost_task t;
 	const struct cat_hardware *hw = row->hardware[0] ? catalog_hardware(c->cat, row->hardware)
 							 : NULL;
@@ -131,12 +151,16 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 		struct cost_seats p;
 		cost_task_default(&t);
 		rc = cost_seats_from_prices(&p, c->prices, c->seat_id, c->api_id, d);
+		if (rc == 0 && c->baseline)
+			cost_api_cache_ttl(&p.list, c->prices, c->api_id, c->baseline->cache_ttl_s);
 		return rc != 0 ? rc : cost_seats_eval(&p, &u, &t, out, d);
 	}
 	case COST_API: {
 		struct cost_api p;
 		cost_task_default(&t);
 		rc = cost_api_from_prices(&p, c->prices, c->api_id, d);
+		if (rc == 0 && c->baseline)
+			cost_api_cache_ttl(&p, c->prices, c->api_id, c->baseline->cache_ttl_s);
 		return rc != 0 ? rc : cost_api_eval(&p, &u, &t, out, d);
 	}
 	default:
@@ -363,11 +387,42 @@ static int hybrid_rows(const struct compare_setup *c, const struct size_result *
 	return rc;
 }
 
-int compare_run(const struct compare_setup *c, const struct size_result *sr,
+/* The API baseline of c on the first winner's shape (plan/baseline.h). */
+static int baseline_of(const struct compare_setup *c, const struct size_option *o,
+		       struct baseline_result *out, struct diag *d)
+{
+	const struct scenario *sc = c->size->base;
+	struct baseline_setup bs = {
+		.size = c->size,
+		.hardware = o->hardware,
+		.tp = o->best.tp,
+		.pp = o->best.pp,
+		.api_id = c->api_id,
+		.prices = c->prices,
+		.cache_ttl_s = sc->cost.api_cache_ttl_s > 0 ? sc->cost.api_cache_ttl_s
+							    : BASELINE_CACHE_TTL_S,
+	};
+	return baseline_run(&bs, out, d);
+}
+
+int compare_run(const struct compare_setup *c0, const struct size_result *sr,
 		struct compare_result *out, struct diag *d)
 {
 	memset(out, 0, sizeof(*out));
-	out->engineers = c->engineers;
+	out->engineers = c0->engineers;
+	struct compare_setup cc = *c0, *c = &cc;
+	if (!c->baseline) {
+		for (size_t i = 0; i < sr->n; i++)
+			if (sr->opt[i].found) {
+				int rc = baseline_of(c, &sr->opt[i], &out->baseline, d);
+				if (rc != 0)
+					return rc;
+				c->baseline = &out->baseline;
+				break;
+			}
+	} else {
+		out->baseline = *c->baseline;
+	}
 	const struct size_eval *first = NULL;
 	for (size_t i = 0; i < sr->n; i++) {
 		const struct size_option *o = &sr->opt[i];

@@ -49,6 +49,7 @@
 #define PLAN_COMPARE_H
 
 #include "models/cost.h"
+#include "plan/baseline.h"
 #include "plan/size.h"
 
 #include <stdbool.h>
@@ -77,6 +78,9 @@ struct compare_setup {
 					  rules of size->base (size->local_only
 					  sized the self-hosted rows without
 					  them) */
+	const struct baseline_result *baseline; /* the team on the API as
+					  recorded (plan/baseline.h); NULL:
+					  compare_run replays it */
 };
 
 /* What a hybrid row's replay gave (see the file comment). */
@@ -109,6 +113,7 @@ struct compare_row {
 };
 
 struct compare_result {
+	struct baseline_result baseline; /* what priced the seats and API rows */
 	struct compare_row rows[COMPARE_MAX_ROWS];
 	size_t n;
 	double periods_per_month;

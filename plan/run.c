@@ -245,7 +245,9 @@ int run_replay(const struct run_setup *s, struct run_result *r, struct diag *d)
 				.input_usd_mtok = p->input ? p->input->usd : 0,
 				.cached_usd_mtok = p->cached ? p->cached->usd : 0,
 				.output_usd_mtok = p->output ? p->output->usd : 0,
-				.seat_usd_month = p->seat ? p->seat->usd : 0};
+				.seat_usd_month = p->seat ? p->seat->usd : 0,
+				.cache_min_tokens = dp->backends.hybrid.b[i].cache_min_tokens,
+				.cache = dp->backends.hybrid.b[i].cache_ttl_ns > 0};
 		}
 		if ((r->bk = backends_new(apis, dp->backends.hybrid.n, sink)) != NULL)
 			sink = backends_sink(r->bk);

@@ -778,6 +778,7 @@ int deploy_run(const struct deployment *dp, const struct replay_opts *o,
 	router.seed = o->seed;
 	r.router = &router;
 	r.context_policy = v->compact ? CONTEXT_COMPACT : dp->sc->context_policy;
+	r.as_recorded = v->as_recorded;
 	r.replicas = deploy_replicas(dp, v);
 	r.pools = dp->pooled ? dp->sim_pools : NULL;
 	r.n_pools = dp->pooled ? dp->n_pools : 0;

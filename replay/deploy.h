@@ -194,6 +194,8 @@ struct deploy_vary {
 	bool compact;                 /* the harness compacts calls past the
 					 limit whatever replay.context_policy says
 					 (the compact-at what-if, both sides) */
+	bool as_recorded;             /* every call as recorded, no context
+					 limit (replay_opts.as_recorded) */
 };
 
 /* Replay on dp: o gives the trace side (trace, format, skip_bad, seed,

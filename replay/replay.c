@@ -661,6 +661,8 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	for (int32_t p = 0; p < o->n_pools; p++)
 		if (o->pools[p].cfg.max_model_len > rp->max_model_len)
 			rp->max_model_len = o->pools[p].cfg.max_model_len;
+	if (o->as_recorded) /* no limit a recorded call could reach */
+		rp->max_model_len = REPLAY_HORIZON_NS;
 	rp->compact_at = o->compact_at > 0 && o->compact_at < rp->max_model_len ? o->compact_at
 										 : rp->max_model_len;
 	rp->policy = o->context_policy;

@@ -142,6 +142,10 @@ struct replay_opts {
 	const struct replay_early *early; /* NULL: run to the end */
 	const struct hybrid_config *hybrid; /* NULL or n = 0: no API backends
 				    (sim/backend.h) */
+	bool as_recorded;        /* no harness compaction, cut or context limit:
+				    every call goes as the trace recorded it
+				    (an API baseline's replay, where routing
+				    sends every call to the API) */
 };
 
 struct replay_stats {

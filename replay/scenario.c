@@ -191,6 +191,9 @@ static const struct key KEYS[] = {
 	 "purchase: facility / IT power (-1 = the price catalogue's)"},
 	{"cost.billing_granularity_s", K_COST, OFF(cost.billing_granularity_s), 1, 2678400,
 	 "elastic: billing unit of a replica's up-time, s (-1 = 1)"},
+	{"cost.api_cache_ttl_s", K_COST, OFF(cost.api_cache_ttl_s), 1, 86400,
+	 "the API baseline's prompt-cache lifetime, s: 300 (5-minute entries, Claude Code "
+	 "with an API key) or 3600 (1-hour); -1 = 300"},
 	{"cost.min_replicas", K_COST, OFF(cost.min_replicas), 0, 4096,
 	 "elastic: replicas kept up outside the replayed periods (-1 = 0)"},
 	{"slo", K_OBJ, 0, 0, 0, "latency objectives"},
@@ -955,7 +958,8 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 			   &sc->cost.periods_per_month, &sc->cost.amortisation_months,
 			   &sc->cost.resale_fraction, &sc->cost.hosting_usd_month,
 			   &sc->cost.operator_usd_month, &sc->cost.electricity_usd_kwh,
-			   &sc->cost.pue, &sc->cost.billing_granularity_s, &sc->cost.min_replicas};
+			   &sc->cost.pue, &sc->cost.billing_granularity_s, &sc->cost.min_replicas,
+			   &sc->cost.api_cache_ttl_s};
 	for (size_t i = 0; i < sizeof(costs) / sizeof(costs[0]); i++)
 		*costs[i] = -1;
 	sc->provision_s = SCENARIO_DEFAULT_PROVISION_S;

@@ -86,6 +86,7 @@ struct scenario_cost {
 	double pue;
 	double billing_granularity_s;
 	double min_replicas;
+	double api_cache_ttl_s;       /* the API baseline's prompt-cache lifetime */
 };
 
 /* Start-up of a replica = provisioning + weight bytes / storage bandwidth.

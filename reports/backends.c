@@ -71,6 +71,8 @@ static void on_request(void *ctx, const struct res_request *r)
 		row->calls++;
 		row->prompt_tokens += r->prompt_tokens;
 		row->cached_prompt_tokens += r->cached_prompt_tokens;
+		if (k > 0 && b->api[k].cache && r->prompt_tokens >= b->api[k].cache_min_tokens)
+			row->cache_write_tokens += r->prompt_tokens - r->cached_prompt_tokens;
 		row->output_tokens += r->output_tokens;
 		if (r->route >= 0 && r->route < RES_N_ROUTES)
 			row->by_route[r->route]++;

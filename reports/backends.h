@@ -36,6 +36,9 @@ struct backends_api {
 	double cached_usd_mtok;      /* per 1M cached prompt tokens */
 	double output_usd_mtok;
 	double seat_usd_month;       /* seat plans: per engineer, else 0 */
+	int64_t cache_min_tokens;    /* its prompt cache: a prompt this long or
+					longer writes what it did not read */
+	bool cache;                  /* it keeps a prompt cache at all */
 };
 
 struct backends_row {
@@ -46,6 +49,9 @@ struct backends_row {
 	int64_t tasks;               /* tasks with at least one call here */
 	int64_t prompt_tokens;
 	int64_t cached_prompt_tokens;
+	int64_t cache_write_tokens;  /* API rows: prompt tokens written to its
+					prompt cache (uncached, in prompts of its
+					cache_min_tokens or more) */
 	int64_t output_tokens;
 	int64_t by_route[RES_N_ROUTES];
 	double call_share;           /* calls / all completed calls */

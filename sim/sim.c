@@ -478,8 +478,14 @@ int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct dia
 	int64_t max_blocks = (total + bs - 1) / bs;
 	const char *why;
 	uint64_t ok = pools_ok(s, c, &why);
-	if (!ok) /* rejected on arrival: no room for its blocks */
-		n_hashes = max_blocks = 0;
+	/* no local pool can serve it: it holds no blocks; an API backend that
+	 * takes such calls still reads its prompt's hashes for its cache */
+	bool to_api = s->n_backends && (s->hyb.size_to >= 0 || s->hyb.fallback_to >= 0);
+	if (!ok) {
+		max_blocks = 0;
+		if (!to_api)
+			n_hashes = 0;
+	}
 	struct sreq *r = sreq_get(s, max_blocks, c->borrow_hashes ? 0 : n_hashes);
 	if (!r)
 		return diag_set(d, DIAG_ENOMEM, "out of memory for a call of %lld tokens", (long long)total);

@@ -39,7 +39,7 @@ static void test_prices_listing(void **state)
 	assert_int_equal(r.status, 0);
 	cJSON *j = cJSON_Parse(r.out);
 	assert_non_null(j);
-	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "prices")), 117);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "prices")), 127);
 	cJSON_Delete(j);
 	/* the file given explicitly reads the same */
 	struct cli_out f = cli_run("catalog --prices " PRICES " --json -");

@@ -36,8 +36,9 @@ static void test_embedded(void **state)
 {
 	(void)state;
 	struct prices *p = load_embedded();
-	/* 115 rows of prices.csv plus two from field-notes.md */
-	assert_int_equal(p->row_count, 117);
+	/* 115 rows of prices.csv plus two from field-notes.md, and the cache
+	 * writes of five Anthropic models from their rows' notes */
+	assert_int_equal(p->row_count, 127);
 	size_t per_kind[PRICE_KIND_COUNT] = {0};
 	for (size_t i = 0; i < p->row_count; i++) {
 		const struct price_row *r = &p->rows[i];
@@ -59,6 +60,8 @@ static void test_embedded(void **state)
 	assert_int_equal(per_kind[PRICE_ELECTRICITY], 7);
 	assert_int_equal(per_kind[PRICE_PUE], 1);
 	assert_int_equal(per_kind[PRICE_OPERATOR_MONTH], 1);
+	assert_int_equal(per_kind[PRICE_API_CACHE_WRITE_5M], 5);
+	assert_int_equal(per_kind[PRICE_API_CACHE_WRITE_1H], 5);
 	assert_int_equal(p->rate_count, 1);
 	assert_string_equal(p->rates[0].currency, "EUR");
 
@@ -136,7 +139,7 @@ static const struct bad_case BAD[] = {
 	  "prices[0] 'claude-team-standard-annual': missing key 'price' (expected a number > 0)" },
 	{ "\"kind\": \"seat\"", "\"kind\": \"seats\"", "\"seats\"",
 	  "prices[0] 'claude-team-standard-annual': unknown kind 'seats' (expected seat, overage, "
-	  "api_input, api_cached_input, api_output, gpu_hour, dedicated_month, purchase, "
+	  "api_input, api_cached_input, api_output, api_cache_write_5m, api_cache_write_1h, gpu_hour, dedicated_month, purchase, "
 	  "electricity, pue or operator_month)" },
 	{ "\"unit\": \"per user per month\"", "\"unit\": \"per seat per year\"",
 	  "\"per seat per year\"",
@@ -160,14 +163,14 @@ static const struct bad_case BAD[] = {
 	{ "\"id\": \"claude-pro\"", "\"id\": \"Claude Pro\"", "\"Claude Pro\"",
 	  "prices[4]: id 'Claude Pro' is not an id (expected 1-63 characters of a-z 0-9 - .)" },
 	{ "\"gpus\": 8", "\"gpus\": 8.5", "8.5",
-	  "prices[93] 'lambda-hgx-h100-8-reserved': gpus is 8.5 (expected an integer from 1 "
+	  "prices[103] 'lambda-hgx-h100-8-reserved': gpus is 8.5 (expected an integer from 1 "
 	  "to 4096)" },
 	{ "\"min_seats\": 5,", "\"min_seats\": 5, \"gpus\": 2,", "\"gpus\": 2",
 	  "prices[0] 'claude-team-standard-annual': gpus given for kind seat (expected it only on "
 	  "purchase and dedicated_month rows)" },
 	{ "\"kind\": \"api_output\"", "\"kind\": \"api_outputs\"", "\"api_outputs\"",
 	  "prices[28] 'claude-opus-5-5': unknown kind 'api_outputs' (expected seat, overage, "
-	  "api_input, api_cached_input, api_output, gpu_hour, dedicated_month, purchase, "
+	  "api_input, api_cached_input, api_output, api_cache_write_5m, api_cache_write_1h, gpu_hour, dedicated_month, purchase, "
 	  "electricity, pue or operator_month)" },
 	{ "{\"id\": \"claude-opus-5-5\", \"kind\": \"api_input\"",
 	  "{\"id\": \"claude-opus-5-6\", \"kind\": \"api_input\"", "\"claude-opus-5-6\"",
