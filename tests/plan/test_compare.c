@@ -253,12 +253,69 @@ static int setup(void **state)
 	return 0;
 }
 
+/* The API row of a compare run. */
+static const cJSON *api_row(const cJSON *j)
+{
+	const cJSON *row;
+	cJSON_ArrayForEach(row, cJSON_GetObjectItem(j, "rows"))
+		if (strcmp(cJSON_GetObjectItem(row, "option")->valuestring, "api") == 0)
+			return row;
+	fail_msg("no api row");
+	return NULL;
+}
+
+static cJSON *compare_json(const char *args)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "compare --engineers 3 --profile default --jobs 1 --json - %s",
+		 args);
+	struct cli_out r = cli_run(cmd);
+	if (r.status != 0 && r.status != 1)
+		fail_msg("agentcap %s: %s", cmd, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	cli_out_free(&r);
+	return j;
+}
+
+/* The team's API bill is the team's, billed as the API served it: the same
+ * to the cent whatever self-hosted model or hardware order sits beside it
+ * (it was the first winner's replay, compacted to the local model's
+ * context), with cache writes at their premium. */
+static void test_api_baseline_is_the_teams(void **state)
+{
+	(void)state;
+	cJSON *a = compare_json("--hardware h100-sxm,l40s");
+	cJSON *b = compare_json("--hardware l40s,h100-sxm");
+	cJSON *c = compare_json("--hardware h100-sxm --model qwen3.6-35b-a3b --format fp8");
+	double usd = num(api_row(a), "usd_per_month");
+	assert_true(usd > 0);
+	assert_true(num(api_row(b), "usd_per_month") == usd);
+	assert_true(num(api_row(c), "usd_per_month") == usd);
+	bool writes = false;
+	const cJSON *x;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(api_row(a), "assumptions"))
+		if (strcmp(cJSON_GetObjectItem(x, "name")->valuestring, "cache_write_price") == 0) {
+			writes = true;
+			/* Claude Sonnet 5.5: $2 input, $2.50 a 5-minute write */
+			assert_true(num(x, "value") == 2.5);
+		}
+	assert_true(writes);
+	cJSON *h = compare_json("--hardware h100-sxm --set cost.api_cache_ttl_s=3600");
+	assert_true(num(api_row(h), "usd_per_month") != usd); /* 1-hour writes: $4 */
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	cJSON_Delete(c);
+	cJSON_Delete(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compare_table_and_json),
 		cmocka_unit_test(test_compare_scenario_costs),
 		cmocka_unit_test(test_compare_errors),
+		cmocka_unit_test(test_api_baseline_is_the_teams),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
