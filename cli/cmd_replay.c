@@ -374,75 +374,6 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	return 0;
 }
 
-/* The cost section: the scenario's hardware under each rental and purchase
- * option the price catalogue has a price for, with the energy. */
-static int write_cost(FILE *out, const struct prices *pr, const struct catalog *cat,
-		      const struct scenario *sc, const struct metrics_summary *sum,
-		      const struct cluster_summary *cls, const struct replay_stats *st,
-		      const struct replay_args *a, struct diag *d)
-{
-	const struct cat_hardware *hw = catalog_hardware(cat, sc->hardware);
-	if (!hw)
-		return diag_set(d, DIAG_EINPUT, "unknown hardware '%s'", sc->hardware);
-	int64_t days = a->scale.engineers ? st->scale.days : 0;
-	struct cost_usage u;
-	double periods = sc->cost.periods_per_month >= 0 ? sc->cost.periods_per_month
-			 : days > 0 ? COST_WORKDAYS_PER_MONTH / (double)days : 0;
-	costing_usage(&u, sum, cls, sc->replicas,
-		      sc->tensor_parallel_size * sc->pipeline_parallel_size,
-		      a->scale.engineers ? st->scale.engineers : 0, periods);
-	struct cost_task t;
-	cost_task_default(&t);
-	scenario_cost_apply(sc, NULL, NULL, NULL, &t);
-	struct cost_result r[3];
-	size_t n = 0;
-	struct cost_purchase pp;
-	struct cost_dedicated dp;
-	struct cost_elastic ep;
-	/* each option the catalogue can price (COST_NO_PRICE: not on offer) */
-	int rc = cost_purchase_from_prices(&pp, pr, hw, d);
-	if (rc == 0) {
-		scenario_cost_apply(sc, &pp, NULL, NULL, NULL);
-		rc = cost_purchase_eval(&pp, &u, &t, &r[n++], d);
-	}
-	if (rc == 0 || rc == COST_NO_PRICE) {
-		rc = cost_dedicated_from_prices(&dp, pr, hw, d);
-		if (rc == 0) {
-			scenario_cost_apply(sc, NULL, &dp, NULL, NULL);
-			rc = cost_dedicated_eval(&dp, &u, &t, &r[n++], d);
-		}
-	}
-	if (rc == 0 || rc == COST_NO_PRICE) {
-		rc = cost_elastic_from_prices(&ep, pr, hw, d);
-		if (rc == 0) {
-			scenario_cost_apply(sc, NULL, NULL, &ep, NULL);
-			rc = cost_elastic_eval(&ep, &u, &t, &r[n++], d);
-		}
-	}
-	if (rc && rc != COST_NO_PRICE)
-		return rc;
-	struct cost_fig busy, idle, pue;
-	struct cost_energy e;
-	rc = cost_watts(hw, &busy, &idle, d);
-	if (rc == 0) {
-		const struct price_row *row = prices_find(pr, PRICE_PUE, COST_DEFAULT_PUE);
-		cost_fig_set(&pue, row ? row->usd : 1.0, "%s", row ? row->id : "none");
-		if (sc->cost.pue >= 0)
-			pue.value = sc->cost.pue;
-		rc = cost_energy_eval(&u, busy.value, idle.value, pue.value, &t, &e, d);
-	}
-	if (rc)
-		return rc;
-	if (n == 0)
-		fprintf(out, "Cost: the price catalogue has no purchase, dedicated or rental price "
-			"for %s (agentcap catalog --prices)\n", hw->id);
-	rc = costing_write_table(out, r, n, &e, d);
-	if (rc == 0)
-		fprintf(out, "  Power: busy %g W per GPU (%s); idle %g W (%s)\n", busy.value,
-			busy.source, idle.value, idle.source);
-	return rc;
-}
-
 /* The progress line, told of each call as it finishes. */
 static void on_progress(void *ctx, int64_t done_ns)
 {
@@ -455,7 +386,9 @@ int cmd_replay(int argc, char **argv)
 	struct warn_list *warns = malloc(sizeof(*warns));
 	struct scenario *sc = malloc(sizeof(*sc));
 	struct run_result *res = malloc(sizeof(*res));
-	if (!a || !warns || !sc || !res) {
+	struct costing *cost = malloc(sizeof(*cost));
+	if (!a || !warns || !sc || !res || !cost) {
+		free(cost);
 		free(a);
 		free(warns);
 		free(sc);
@@ -469,6 +402,7 @@ int cmd_replay(int argc, char **argv)
 		free(warns);
 		free(sc);
 		free(res);
+		free(cost);
 		return prc < 0 ? 0 : prc;
 	}
 	struct diag d;
@@ -573,6 +507,15 @@ int cmd_replay(int argc, char **argv)
 		};
 		args_calibration_point(&rcal, cal, cat, "run", &reg);
 		run_meta(&rs, res, &meta);
+		/* priced before anything is written, so the JSON and the page
+		 * carry it */
+		if (a->cost) {
+			rc = run_cost(cost, price_cat, cat, shape, res,
+				      a->scale.engineers ? res->st.scale.engineers : 0,
+				      a->scale.engineers ? res->st.scale.days : 0, &d);
+			meta.cost = rc == 0 ? cost : NULL;
+		}
+		bool cost_ok = rc == 0;
 		meta.version = AGENTCAP_VERSION;
 		meta.warnings = warns;
 		meta.charts = &charts;
@@ -585,9 +528,9 @@ int cmd_replay(int argc, char **argv)
 				   (a->html && strcmp(a->html, "-") == 0);
 		/* the table goes out even when the JSON cannot be written, so the
 		 * run's results are not lost with it */
-		if (a->json)
+		if (rc == 0 && a->json)
 			rc = report_json_write(a->json, &meta, sum, &d);
-		if (!a->quiet && !json_stdout)
+		if (cost_ok && !a->quiet && !json_stdout)
 			report_table(stdout, &meta, sum);
 		const struct replay_stats *st = &res->st;
 		if (!a->quiet && !json_stdout && a->scale.engineers)
@@ -597,10 +540,15 @@ int cmd_replay(int argc, char **argv)
 			       (unsigned long long)a->seed, (long long)st->scale.source_engineers,
 			       (long long)st->scale.source_engineer_days,
 			       (long long)st->scale.active_engineer_days, (long long)st->scale.sessions_out);
-		if (rc == 0 && a->cost && !a->quiet && !json_stdout) {
+		if (cost_ok && a->cost && !a->quiet && !json_stdout) {
+			/* beside a failed JSON too; the JSON's error is the one told */
+			struct diag td;
+			diag_init(&td);
 			fputc('\n', stdout);
-			rc = write_cost(stdout, price_cat, cat, shape, sum, res->cl ? &res->cls : NULL,
-					st, a, &d);
+			if (costing_write_table(stdout, cost, &td) && rc == 0) {
+				rc = td.code;
+				d = td;
+			}
 		}
 		if (rc == 0 && a->html) {
 			/* the page is drawn from the JSON, as `agentcap report` draws it */
@@ -638,6 +586,7 @@ int cmd_replay(int argc, char **argv)
 	free(warns);
 	free(sc);
 	free(res);
+	free(cost);
 	if (rc != 0)
 		return cli_fail(rc, d.msg);
 	return answer_no ? 1 : 0;

@@ -522,6 +522,91 @@ static void backends_table(FILE *out, struct rd *r, const cJSON *doc)
 	fputs("</table>\n", out);
 }
 
+/* replay --cost: each option per month, per 1M output tokens, per accepted
+ * task and per engineer-month, what the month is made of, every assumption
+ * with its source, and the energy. */
+static void cost_table(FILE *out, struct rd *r, const cJSON *doc)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "cost");
+	if (!cJSON_IsObject(c))
+		return;
+	const cJSON *opts = rd_arr(r, c, "options");
+	double periods = rd_num(r, c, "periods_per_month");
+	if (r->rc)
+		return;
+	h2(out, "Cost (USD)");
+	fprintf(out, "<p>A month is %.4g replays of the trace (", periods);
+	svgplot_escape(out, opt_str(c, "periods_source"));
+	fputs(").</p>\n", out);
+	const char *nope = opt_str(c, "not_priced");
+	if (nope && nope[0]) {
+		fputs("<p class=\"warn\">Not priced: ", out);
+		svgplot_escape(out, nope);
+		fputs("</p>\n", out);
+	}
+	if (cJSON_GetArraySize(opts) == 0) {
+		fputs("<p>The price catalogue has no purchase, dedicated or rental price for ", out);
+		svgplot_escape(out, opt_str(c, "hardware"));
+		fputs(".</p>\n", out);
+		return;
+	}
+	static const char *const heads[] = {"option", "per month", "per 1M output tokens",
+					    "per accepted task", "per engineer-month"};
+	fputs("<table>\n", out);
+	th_row(out, heads, sizeof(heads) / sizeof(heads[0]));
+	const cJSON *o;
+	cJSON_ArrayForEach(o, opts) {
+		double eng = rd_num(r, o, "usd_per_engineer_month");
+		fputs("<tr><th>", out);
+		svgplot_escape(out, opt_str(o, "label"));
+		fputs("</th>", out);
+		td_num(out, rd_num(r, o, "usd_per_month"), 2);
+		td_num(out, rd_num(r, o, "usd_per_1m_output_tokens"), 4);
+		td_num(out, rd_num(r, o, "usd_per_accepted_task"), 4);
+		if (eng > 0)
+			td_num(out, eng, 2);
+		else
+			td_str(out, "-");
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	cJSON_ArrayForEach(o, opts) {
+		fputs("<h3>", out);
+		svgplot_escape(out, opt_str(o, "label"));
+		fputs("</h3>\n<p>Per month:", out);
+		const cJSON *p;
+		int k = 0;
+		cJSON_ArrayForEach(p, rd_arr(r, o, "parts")) {
+			fprintf(out, "%s ", k++ ? " +" : "");
+			svgplot_escape(out, opt_str(p, "name"));
+			fprintf(out, " %.2f", rd_num(r, p, "usd_per_month"));
+		}
+		fputs("</p>\n<table>\n<tr><th>assumption</th><th>value</th><th>unit</th>"
+		      "<th>source</th></tr>\n", out);
+		const cJSON *a;
+		cJSON_ArrayForEach(a, rd_arr(r, o, "assumptions")) {
+			fputs("<tr><th>", out);
+			svgplot_escape(out, opt_str(a, "name"));
+			fputs("</th>", out);
+			double v = rd_num(r, a, "value");
+			fprintf(out, "<td class=\"n\">%.6g</td>", isfinite(v) ? v : 0.0);
+			td_str(out, opt_str(a, "unit"));
+			td_str(out, opt_str(a, "source"));
+			fputs("</tr>\n", out);
+		}
+		fputs("</table>\n", out);
+	}
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(c, "energy");
+	if (cJSON_IsObject(e))
+		fprintf(out, "<p>Energy: %.4g J per output token (IT); %.6g kWh a month IT, %.6g kWh "
+			"with PUE %.3g; busy %g W and idle %g W per GPU.</p>\n",
+			rd_num(r, e, "j_per_output_token"), rd_num(r, e, "kwh_month_it"),
+			rd_num(r, e, "kwh_month_facility"),
+			rd_num(r, rd_obj(r, e, "pue"), "value"),
+			rd_num(r, rd_obj(r, e, "busy_w_per_gpu"), "value"),
+			rd_num(r, rd_obj(r, e, "idle_w_per_gpu"), "value"));
+}
+
 /* Every measured figure of the run, labelled and in the units the terminal
  * table gives them (reports/fields.h); a figure a run leaves out (a KV tier
  * it has not) is left out here too. */
@@ -609,6 +694,7 @@ static int page_replay(FILE *out, struct rd *r, const cJSON *doc)
 	stats_row(out, r, doc, "E2E", "e2el");
 	fputs("</table>\n", out);
 	backends_table(out, r, doc);
+	cost_table(out, r, doc);
 	figures_table(out, doc);
 	fputs("<h2>Charts</h2>\n", out);
 	const char *name = "calls at or below";
