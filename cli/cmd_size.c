@@ -17,6 +17,7 @@
 #include "models/prices.h"
 #include "models/uncert.h"
 #include "plan/compare.h"
+#include "plan/crossover.h"
 #include "plan/size.h"
 #include "replay/deploy.h"
 #include "replay/scenario.h"
@@ -119,8 +120,13 @@ static const char COMPARE_HELP[] =
 	"    fraction of each self-hosted option against the API, a sensitivity\n"
 	"    table (self-hosted prices, acceptance rate and traffic moved by 20%),\n"
 	"    and every price used with its source and date (docs/size.md, docs/cost.md).\n"
+	"    With several team sizes, each is sized and priced on its own, and the\n"
+	"    table gives the cost per accepted task by team size and the team size\n"
+	"    from which each self-hosted option beats the seats and the API.\n"
 	"\n"
 	"OPTIONS\n"
+	"    --engineers N       team size; or several: a list 10,20,40 or a range\n"
+	"                        start:stop:step (10:80:10), at most 24 sizes\n"
 	"    SIZE OPTIONS        as for agentcap size (--slo, --hardware, --model, ...)\n"
 	"    --api ID            the API the team could pay instead (default\n"
 	"                        claude-sonnet-5-5; ids: agentcap catalog --prices)\n"
@@ -138,7 +144,8 @@ static const char COMPARE_HELP[] =
 	"    3 internal error.\n"
 	"\n"
 	"EXAMPLES\n"
-	"    agentcap compare --engineers 50 --profile default --hardware h100-sxm,hgx-h100-8\n";
+	"    agentcap compare --engineers 50 --profile default --hardware h100-sxm,hgx-h100-8\n"
+	"    agentcap compare --engineers 5,10,20,40 --profile default --hardware h100-sxm\n";
 
 #define MAX_SETS 256
 /* "N engineers, synthetic, profile P" */
@@ -161,6 +168,8 @@ struct size_args {
 	int n_sets;
 	uint64_t seed;
 	bool compare;             /* agentcap compare */
+	int64_t teams[CROSSOVER_MAX_TEAMS]; /* compare --engineers A,B,...: sizes */
+	size_t n_teams;
 	const char *api, *seats, *prices;
 	double acceptance, turns; /* 0: default */
 	int64_t replicates;
@@ -236,8 +245,20 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_ENG:
+			if (compare && strpbrk(optarg, ",:")) {
+				struct diag td;
+				diag_init(&td);
+				if (crossover_parse_teams(optarg, 1000000, a->teams, &a->n_teams, &td))
+					return bad(a, td.msg);
+				a->engineers = a->teams[0];
+				break;
+			}
 			if (!args_int(optarg, 1, 1000000, &a->engineers))
-				return args_bad(cmd, "--engineers", optarg, "an integer 1..1000000");
+				return args_bad(cmd, "--engineers", optarg,
+						compare ? "an integer 1..1000000, a list 10,20,40 or "
+							  "a range 10:80:10"
+							: "an integer 1..1000000");
+			a->n_teams = 0;
 			break;
 		case O_DAYS:
 			if (!args_int(optarg, 1, SYNTH_MAX_DAYS, &a->days))
@@ -395,6 +416,111 @@ static size_t split_ids(char *s, const char **ids, size_t max)
 		ids[n++] = tok;
 	}
 	return n;
+}
+
+/* compare's setup from the options: the same for one team and a range. */
+static void compare_setup_of(struct compare_setup *cs, const struct size_args *a,
+			     const struct size_setup *s, const struct scenario *sc,
+			     const struct catalog *cat, const struct prices *prices)
+{
+	*cs = (struct compare_setup){.size = s, .cat = cat, .prices = prices, .api_id = a->api,
+				     .seat_id = a->seats, .engineers = a->engineers,
+				     .days = a->days ? a->days : 1};
+	cs->backends = sc->n_backends > 0;
+	cost_task_default(&cs->task);
+	scenario_cost_apply(sc, NULL, NULL, NULL, &cs->task); /* cost.acceptance_rate, ... */
+	if (a->acceptance > 0)
+		cost_fig_set(&cs->task.acceptance_rate, a->acceptance, "--acceptance");
+	if (a->turns > 0)
+		cost_fig_set(&cs->task.turns_factor, a->turns, "--turns");
+}
+
+/* compare --engineers A,B,...: at each size the team made again, sized and
+ * priced exactly as `compare --engineers N` would (plan/crossover.h), then
+ * the curve, the crossovers, the JSON and the page.  Returns the exit
+ * status: 0, 1 (no size found a deployment), 2 (d says why). */
+static int run_range(struct size_args *a, struct size_setup *s, const struct scenario *sc,
+		     const struct catalog *cat, const struct prices *prices, struct teams *teams,
+		     struct size_result *res, char *team, size_t team_cap, struct diag *d)
+{
+	struct crossover_curve *curve = malloc(sizeof(*curve));
+	struct compare_result *cmp = malloc(sizeof(*cmp));
+	if (!curve || !cmp) {
+		free(curve);
+		free(cmp);
+		diag_set(d, DIAG_ENOMEM, "out of memory");
+		return 2;
+	}
+	crossover_init(curve);
+	int rc = 0;
+	size_t found_any = 0;
+	struct compare_setup cs;
+	for (size_t k = 0; rc == 0 && k < a->n_teams; k++) {
+		a->engineers = a->teams[k];
+		if (!a->trace)
+			rc = args_team_fits("--engineers", a->engineers, a->days ? a->days : 1, d);
+		teams_release(teams);
+		if (rc == 0)
+			rc = teams_make(a, teams, d);
+		if (rc)
+			break;
+		snprintf(team, team_cap, "%lld engineers, %s %s", (long long)a->engineers,
+			 a->trace ? "resampled from" : "synthetic, profile",
+			 a->trace ? a->trace : a->profile);
+		s->replay.scale.engineers = a->trace ? a->engineers : 0;
+		if (!a->quiet)
+			fprintf(stderr, "agentcap compare: team of %lld engineers (%zu of %zu): "
+				"sizing\n", (long long)a->engineers, k + 1, a->n_teams);
+		rc = size_run(s, res, d);
+		compare_setup_of(&cs, a, s, sc, cat, prices);
+		/* nothing self-hosted at a size: an empty point (no rows) */
+		found_any += rc == 0 && size_found(res) > 0;
+		if (rc == 0)
+			rc = compare_run(&cs, res, cmp, d);
+		if (rc == 0)
+			rc = crossover_add(curve, a->engineers, cmp, d);
+		size_result_release(res);
+	}
+	if (rc == 0)
+		crossover_finish(curve);
+	if (rc == 0) {
+		bool json_stdout = (a->json && strcmp(a->json, "-") == 0) ||
+				   (a->html && strcmp(a->html, "-") == 0);
+		snprintf(team, team_cap, "%s, %s %s", a->n_teams > 1 ? "team sizes" : "team",
+			 a->trace ? "resampled from" : "synthetic, profile",
+			 a->trace ? a->trace : a->profile);
+		if (!a->quiet && !json_stdout) {
+			printf("Teams: %s; model %s, weights %s, KV cache %s; objectives %s\n", team,
+			       sc->model, sc->weight_format, sc->kv_cache_dtype, a->slo);
+			crossover_table(stdout, &cs, curve);
+		}
+		if (a->json || a->html) {
+			struct cli_buf jb;
+			rc = cli_buf_open(&jb, d);
+			int wrc = 0;
+			if (rc == 0) {
+				wrc = crossover_json(jb.fp, &cs, curve);
+				rc = cli_buf_close(&jb, d);
+			}
+			if (rc == 0 && wrc)
+				rc = diag_set(d, wrc, "out of memory for the JSON result");
+			if (rc == 0 && a->json)
+				rc = cli_text_write(a->json, jb.text, jb.len, d);
+			if (rc == 0 && a->html)
+				rc = cli_html_write(a->html, jb.text, jb.len, "the run's result", d);
+			cli_buf_free(&jb);
+		}
+	}
+	free(curve);
+	free(cmp);
+	if (rc)
+		return 2;
+	if (!found_any) {
+		fprintf(stderr, "agentcap compare: the answer is no (exit status 1): at no team size "
+			"does a deployment meet %s, so there is nothing self-hosted to price\n", a->slo);
+		return 1;
+	}
+	return 0;
 }
 
 static int run(int argc, char **argv, bool compare)
@@ -560,6 +686,22 @@ static int run(int argc, char **argv, bool compare)
 			s.slo_band_pct = band_pct;
 		}
 	}
+	if (rc == 0 && a->n_teams > 1) {
+		/* compare over team sizes: each sized and priced on its own */
+		int status = run_range(a, &s, sc, cat, prices, teams, res, team, sizeof(team), &d);
+		pool_free(pool);
+		prices_free(prices);
+		teams_release(teams);
+		catalog_free(cat);
+		calfile_free(cal);
+		free(cal_et);
+		free(a->hardware);
+		free(a);
+		free(res);
+		free(teams);
+		free(sc);
+		return status == 2 ? cli_fail(d.code, d.msg) : status;
+	}
 	if (rc == 0)
 		rc = size_run(&s, res, &d);
 	/* an option whose search stopped: the others are not lost with it */
@@ -590,16 +732,8 @@ static int run(int argc, char **argv, bool compare)
 	}
 	bool found = rc == 0 && size_found(res) > 0;
 	struct compare_result *cmp = NULL;
-	struct compare_setup cs = {.size = &s, .cat = cat, .prices = prices, .api_id = a->api,
-				   .seat_id = a->seats, .engineers = a->engineers,
-				   .days = a->days ? a->days : 1};
-	cs.backends = sc->n_backends > 0;
-	cost_task_default(&cs.task);
-	scenario_cost_apply(sc, NULL, NULL, NULL, &cs.task); /* cost.acceptance_rate, ... */
-	if (a->acceptance > 0)
-		cost_fig_set(&cs.task.acceptance_rate, a->acceptance, "--acceptance");
-	if (a->turns > 0)
-		cost_fig_set(&cs.task.turns_factor, a->turns, "--turns");
+	struct compare_setup cs;
+	compare_setup_of(&cs, a, &s, sc, cat, prices);
 	if (rc == 0 && found) {
 		if (!(cmp = malloc(sizeof(*cmp))))
 			rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
