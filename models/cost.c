@@ -616,12 +616,18 @@ int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,
 {
 	memset(p, 0, sizeof(*p));
 	const struct cat_hardware *dev = hw->device ? hw->device : hw;
-	const struct price_row *row = prices_median_for_hardware(pr, PRICE_GPU_HOUR, hw->id);
+	/* on-demand rows only: a spot floor can be taken away, a reservation
+	 * or a capacity block is paid whether the autoscaler uses it or not */
+	size_t n = 0;
+	const struct price_row *row = prices_median_gpu_hour(pr, hw->id, PRICE_ON_DEMAND, &n);
 	if (!row && dev != hw)
-		row = prices_median_for_hardware(pr, PRICE_GPU_HOUR, dev->id);
+		row = prices_median_gpu_hour(pr, dev->id, PRICE_ON_DEMAND, &n);
 	if (row) {
+		char extra[64];
+		snprintf(extra, sizeof(extra), " (median of the %zu on-demand rows of %s)", n,
+			 row->hardware);
 		snprintf(p->label, sizeof(p->label), "elastic %s", row->id);
-		fig_row(&p->usd_per_gpu_hour, row->usd, row, " (median of the hardware's rows)");
+		fig_row(&p->usd_per_gpu_hour, row->usd, row, extra);
 	} else if (hw->rent_hour.currency != CAT_CUR_NONE &&
 		   prices_usd(pr, cat_currency_name(hw->rent_hour.currency), hw->rent_hour.amount) >
 			   0) {

@@ -275,8 +275,9 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 int cost_dedicated_from_prices(struct cost_dedicated *p, const struct prices *pr,
 			       const struct cat_hardware *hw, struct diag *d);
 
-/* Elastic rental of hw: the median gpu_hour row of hw or its accelerator,
- * else the entry's rent_per_hour in hardware.json;
+/* Elastic rental of hw: the median of the on-demand gpu_hour rows of hw,
+ * else of its accelerator (spot, reserved and capacity-block rows are not
+ * what an autoscaler pays), else the entry's rent_per_hour in hardware.json;
  * billing per second, min replicas 0, operator time from the default row.
  * COST_NO_PRICE when none. */
 int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,

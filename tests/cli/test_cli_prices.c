@@ -105,7 +105,7 @@ static void test_replay_cost(void **state)
 	const char *cost = strstr(r.out, "Cost (USD; docs/cost.md)");
 	assert_non_null(cost);
 	assert_non_null(strstr(cost, "purchase h100-sxm"));
-	assert_non_null(strstr(cost, "elastic mercatus-h100-sxm"));
+	assert_non_null(strstr(cost, "elastic runpod-h100-sxm"));
 	assert_non_null(strstr(cost, "busy_power"));
 	assert_non_null(strstr(cost, "Energy: "));
 	cli_out_free(&r);

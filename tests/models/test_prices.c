@@ -77,6 +77,49 @@ static void test_embedded(void **state)
 	r = prices_median_for_hardware(p, PRICE_GPU_HOUR, "h100-sxm");
 	assert_non_null(r);
 	assert_string_equal(r->id, "mercatus-h100-sxm");
+	/* of them, the on-demand ones: 2.49 2.50 2.69 2.79 10.08 -> 2.69; the
+	 * spot floor, the reservation, the capacity block and the index are
+	 * out */
+	size_t n = 0;
+	r = prices_median_gpu_hour(p, "h100-sxm", PRICE_ON_DEMAND, &n);
+	assert_int_equal(n, 5);
+	assert_string_equal(r->id, "runpod-h100-sxm");
+	r = prices_median_gpu_hour(p, "h100-sxm", PRICE_SPOT, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(r->id, "vast-ai-h100-spot");
+	assert_int_equal(prices_find(p, PRICE_GPU_HOUR, "lambda-h100-sxm-8x-reserved")->tariff,
+			 PRICE_RESERVED);
+	assert_int_equal(prices_find(p, PRICE_GPU_HOUR, "aws-p5-h100-capacity-block")->tariff,
+			 PRICE_CAPACITY_BLOCK);
+	assert_int_equal(prices_find(p, PRICE_GPU_HOUR, "semianalysis-h100-index")->tariff,
+			 PRICE_TARIFF_UNSTATED);
+	assert_null(prices_median_gpu_hour(p, "rtx-3090", PRICE_ON_DEMAND, &n));
+	assert_int_equal(n, 0);
+	assert_string_equal(price_tariff_name(PRICE_CAPACITY_BLOCK), "capacity_block");
+	/* the shipped file states the tariff of every GPU-hour row, as its
+	 * source says (absent would mean on-demand) */
+	size_t len = 0;
+	const char *text = prices_embedded(&len);
+	size_t gpu_rows = 0, stated = 0;
+	for (const char *s = strstr(text, "\"kind\": \"gpu_hour\""); s;
+	     s = strstr(s + 1, "\"kind\": \"gpu_hour\"")) {
+		const char *eol = strchr(s, '\n');
+		const char *t = strstr(s, "\"tariff\": ");
+		gpu_rows++;
+		stated += t && (!eol || t < eol);
+	}
+	assert_int_equal(gpu_rows, per_kind[PRICE_GPU_HOUR]);
+	assert_int_equal(stated, gpu_rows);
+	/* a row without the key is on-demand */
+	struct prices *q = NULL;
+	struct diag dd;
+	diag_init(&dd);
+	static const char one[] = "{\"schema_version\": 1, \"prices\": [{\"id\": \"x\", \"kind\": "
+		"\"gpu_hour\", \"item\": \"i\", \"provider\": \"p\", \"price\": 2, \"unit\": "
+		"\"per GPU-hour\", \"currency\": \"USD\", \"date\": \"d\", \"source\": \"s\"}]}";
+	assert_int_equal(prices_parse(&q, "one.json", one, strlen(one), &dd), 0);
+	assert_int_equal(q->rows[0].tariff, PRICE_ON_DEMAND);
+	prices_free(q);
 	/* two purchase rows: the higher middle (street, not used) */
 	r = prices_median_for_hardware(p, PRICE_PURCHASE, "h100-sxm");
 	assert_string_equal(r->id, "h100-sxm-street");
@@ -147,8 +190,8 @@ static const struct bad_case BAD[] = {
 	  "USD or a currency listed in exchange_rates)" },
 	{ "\"provider\": \"Anthropic\"", "\"provder\": \"Anthropic\"", "\"provder\"",
 	  "prices[0] 'claude-team-standard-annual': unknown key 'provder' (expected one of id, kind, "
-	  "item, provider, price, unit, currency, date, source, note, hardware, gpus, min_seats, "
-	  "included_usage_usd, overage_at_api_list, csv_line)" },
+	  "item, provider, price, unit, currency, date, source, note, hardware, gpus, tariff, "
+	  "min_seats, included_usage_usd, overage_at_api_list, csv_line)" },
 	{ "\"date\": \"n.d. (stored copy; current in 2026)\"", "\"date\": \"\"", "\"\", \"source\"",
 	  "prices[0] 'claude-team-standard-annual': date is an empty or too long string (expected "
 	  "a non-empty string of at most 4096 characters)" },
@@ -165,6 +208,13 @@ static const struct bad_case BAD[] = {
 	{ "\"min_seats\": 5,", "\"min_seats\": 5, \"gpus\": 2,", "\"gpus\": 2",
 	  "prices[0] 'claude-team-standard-annual': gpus given for kind seat (expected it only on "
 	  "purchase and dedicated_month rows)" },
+	/* a tariff says how a GPU-hour is sold, and only a GPU-hour */
+	{ "\"tariff\": \"spot\"", "\"tariff\": \"preemptible\"", "\"preemptible\"",
+	  "prices[73] 'vast-ai-h100-spot': tariff is not a tariff (expected on_demand, spot, "
+	  "reserved, capacity_block or unstated)" },
+	{ "\"min_seats\": 5,", "\"min_seats\": 5, \"tariff\": \"spot\",", "\"tariff\": \"spot\"",
+	  "prices[0] 'claude-team-standard-annual': tariff given for kind seat (expected it only on "
+	  "gpu_hour rows)" },
 	{ "\"kind\": \"api_output\"", "\"kind\": \"api_outputs\"", "\"api_outputs\"",
 	  "prices[28] 'claude-opus-5-5': unknown kind 'api_outputs' (expected seat, overage, "
 	  "api_input, api_cached_input, api_output, gpu_hour, dedicated_month, purchase, "
@@ -207,7 +257,7 @@ static const struct bad_case BAD[] = {
 	  "\"provider\\u001b",
 	  "prices[0] 'claude-team-standard-annual': a key holds control character U+001B at byte 9 "
 	  "(expected one of id, kind, item, provider, price, unit, currency, date, source, note, "
-	  "hardware, gpus, min_seats, included_usage_usd, overage_at_api_list, csv_line)" },
+	  "hardware, gpus, tariff, min_seats, included_usage_usd, overage_at_api_list, csv_line)" },
 	{ "\"date\": \"2026-08\", \"source\": \"field-notes.md",
 	  "\"date\": \"2026-08\", \"source\": \"field-notes.md\x7f", "\"field-notes.md\x7f",
 	  "exchange_rates[0]: source holds control character U+007F at byte 15 (expected printable "
