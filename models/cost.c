@@ -628,6 +628,10 @@ int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,
 			 row->hardware);
 		snprintf(p->label, sizeof(p->label), "elastic %s", row->id);
 		fig_row(&p->usd_per_gpu_hour, row->usd, row, extra);
+	} else if (prices_for_hardware(pr, PRICE_DEDICATED_MONTH, hw->id, NULL, 0) > 0) {
+		/* a server rented by the month only: an hourly figure for it can
+		 * only be its monthly rent / 730, which no one bills by the hour */
+		return COST_NO_PRICE;
 	} else if (hw->rent_hour.currency != CAT_CUR_NONE &&
 		   prices_usd(pr, cat_currency_name(hw->rent_hour.currency), hw->rent_hour.amount) >
 			   0) {

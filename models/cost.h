@@ -277,7 +277,10 @@ int cost_dedicated_from_prices(struct cost_dedicated *p, const struct prices *pr
 
 /* Elastic rental of hw: the median of the on-demand gpu_hour rows of hw,
  * else of its accelerator (spot, reserved and capacity-block rows are not
- * what an autoscaler pays), else the entry's rent_per_hour in hardware.json;
+ * what an autoscaler pays), else the entry's rent_per_hour in hardware.json
+ * unless the price file rents the entry itself by the month (a dedicated
+ * server is never priced per hour: its hourly figure would be the monthly
+ * rent / 730, which no one bills);
  * billing per second, min replicas 0, operator time from the default row.
  * COST_NO_PRICE when none. */
 int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,

@@ -117,6 +117,13 @@ static void test_replay_cost(void **state)
 	assert_non_null(strstr(r.out, "0.6 share of tasks         scenario (built-in default): "
 				      "cost.acceptance_rate"));
 	cli_out_free(&r);
+	/* a server rented by the month is priced by the month, never per hour
+	 * (EUR 889 / 730 h is no hourly offer) */
+	r = cli_run("replay " FIX "/traces/session_good.jsonl --cost --set hardware=hetzner-gex131");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "dedicated hetzner-gex131"));
+	assert_null(strstr(r.out, "elastic"));
+	cli_out_free(&r);
 	/* off by default */
 	r = cli_run("replay " FIX "/traces/session_good.jsonl");
 	assert_int_equal(r.status, 0);

@@ -335,6 +335,16 @@ static void test_dedicated_by_hand(void **state)
 						    &d), 0);
 	NEAR(p.server_usd_month.value, 889 * 1.068);
 	assert_non_null(strstr(p.server_usd_month.source, "EUR 889"));
+	/* and never per hour: a flat EUR 889 a month is not EUR 889 / 730 an
+	 * hour, whatever hourly figure the hardware catalogue gives it */
+	struct cost_elastic e;
+	const struct cat_hardware *gex = catalog_hardware(cat, "hetzner-gex131");
+	assert_int_equal(cost_elastic_from_prices(&e, pr, gex, &d), COST_NO_PRICE);
+	struct cat_hardware derived = *gex;
+	derived.rent_hour = (struct cat_price){ .currency = CAT_CUR_EUR, .amount = 889.0 / 730.0,
+						.date = (char *)"2026-08",
+						.source = (char *)"EUR 889 / 730 h" };
+	assert_int_equal(cost_elastic_from_prices(&e, pr, &derived, &d), COST_NO_PRICE);
 	catalog_free(cat);
 	prices_free(pr);
 }
