@@ -413,7 +413,7 @@ static int write_cost(FILE *out, const struct prices *pr, const struct catalog *
 		}
 	}
 	if (rc == 0 || rc == COST_NO_PRICE) {
-		rc = cost_elastic_from_prices(&ep, pr, hw, d);
+		rc = cost_elastic_from_prices(&ep, pr, hw, sc->cost.gpu_hour_row, d);
 		if (rc == 0) {
 			scenario_cost_apply(sc, NULL, NULL, &ep, NULL);
 			rc = cost_elastic_eval(&ep, &u, &t, &r[n++], d);
@@ -515,6 +515,9 @@ int cmd_replay(int argc, char **argv)
 				 &d);
 	if (rc == 0 && a->cost)
 		rc = prices_check_hardware(price_cat, cat, &d);
+	if (rc == 0 && a->cost && catalog_hardware(cat, sc->hardware))
+		rc = cost_gpu_hour_row_check(price_cat, catalog_hardware(cat, sc->hardware),
+					     sc->cost.gpu_hour_row, &d);
 	if (rc == 0) {
 		struct deploy_opts dopt = {.prices = price_cat};
 		rc = deploy_build(&dep, sc, cat, &dopt, warns, &d);

@@ -611,18 +611,47 @@ int cost_dedicated_from_prices(struct cost_dedicated *p, const struct prices *pr
 	return operator_default(pr, &p->operator_usd_month, d);
 }
 
+int cost_gpu_hour_row_check(const struct prices *pr, const struct cat_hardware *hw,
+			    const char *row_id, struct diag *d)
+{
+	if (!row_id || !row_id[0])
+		return 0;
+	const struct cat_hardware *dev = hw->device ? hw->device : hw;
+	const struct price_row *row = prices_find(pr, PRICE_GPU_HOUR, row_id);
+	if (!row)
+		return diag_set(d, DIAG_EINPUT, "cost.gpu_hour_row '%s': the price file has no "
+				"gpu_hour row of that id (expected the id of a gpu_hour row: agentcap "
+				"catalog --prices)", row_id);
+	if (!row->hardware ||
+	    (strcmp(row->hardware, hw->id) != 0 && strcmp(row->hardware, dev->id) != 0))
+		return diag_set(d, DIAG_EINPUT, "cost.gpu_hour_row '%s' prices %s, not the "
+				"deployment's %s (expected a gpu_hour row of %s%s%s)", row_id,
+				row->hardware ? row->hardware : "no hardware id", hw->id, hw->id,
+				dev != hw ? " or its GPU " : "", dev != hw ? dev->id : "");
+	return 0;
+}
+
 int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,
-			     const struct cat_hardware *hw, struct diag *d)
+			     const struct cat_hardware *hw, const char *row_id, struct diag *d)
 {
 	memset(p, 0, sizeof(*p));
 	const struct cat_hardware *dev = hw->device ? hw->device : hw;
+	int rc = cost_gpu_hour_row_check(pr, hw, row_id, d);
+	if (rc)
+		return rc;
 	/* on-demand rows only: a spot floor can be taken away, a reservation
 	 * or a capacity block is paid whether the autoscaler uses it or not */
 	size_t n = 0;
-	const struct price_row *row = prices_median_gpu_hour(pr, hw->id, PRICE_ON_DEMAND, &n);
-	if (!row && dev != hw)
-		row = prices_median_gpu_hour(pr, dev->id, PRICE_ON_DEMAND, &n);
-	if (row) {
+	const struct price_row *row = NULL;
+	if (row_id && row_id[0]) {
+		row = prices_find(pr, PRICE_GPU_HOUR, row_id);
+		char extra[96];
+		snprintf(extra, sizeof(extra), " (chosen by cost.gpu_hour_row; tariff %s)",
+			 price_tariff_name(row->tariff));
+		snprintf(p->label, sizeof(p->label), "elastic %s", row->id);
+		fig_row(&p->usd_per_gpu_hour, row->usd, row, extra);
+	} else if ((row = prices_median_gpu_hour(pr, hw->id, PRICE_ON_DEMAND, &n)) ||
+		   (dev != hw && (row = prices_median_gpu_hour(pr, dev->id, PRICE_ON_DEMAND, &n)))) {
 		char extra[64];
 		snprintf(extra, sizeof(extra), " (median of the %zu on-demand rows of %s)", n,
 			 row->hardware);

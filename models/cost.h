@@ -275,7 +275,9 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 int cost_dedicated_from_prices(struct cost_dedicated *p, const struct prices *pr,
 			       const struct cat_hardware *hw, struct diag *d);
 
-/* Elastic rental of hw: the median of the on-demand gpu_hour rows of hw,
+/* Elastic rental of hw: the gpu_hour row row_id when it is given (not
+ * NULL or "": any tariff, checked by cost_gpu_hour_row_check, DIAG_EINPUT
+ * when it does not fit), else the median of the on-demand gpu_hour rows of hw,
  * else of its accelerator (spot, reserved and capacity-block rows are not
  * what an autoscaler pays), else the entry's rent_per_hour in hardware.json
  * unless the price file rents the entry itself by the month (a dedicated
@@ -284,7 +286,15 @@ int cost_dedicated_from_prices(struct cost_dedicated *p, const struct prices *pr
  * billing per second, min replicas 0, operator time from the default row.
  * COST_NO_PRICE when none. */
 int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,
-			     const struct cat_hardware *hw, struct diag *d);
+			     const struct cat_hardware *hw, const char *row_id, struct diag *d);
+
+/* Whether gpu_hour row row_id (a scenario's cost.gpu_hour_row) can price
+ * elastic rental of hw: a gpu_hour row of that id exists and names hw or
+ * hw's accelerator.  0, or DIAG_EINPUT saying what was expected; the
+ * commands check it as soon as the prices load, before any replay.  NULL
+ * or "" is no row, and fine. */
+int cost_gpu_hour_row_check(const struct prices *pr, const struct cat_hardware *hw,
+			    const char *row_id, struct diag *d);
 
 /* The API prices of model id (api_input/api_cached_input/api_output rows);
  * without a cached row, cache reads are priced as input (said so).

@@ -119,7 +119,7 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 	case COST_ELASTIC: {
 		struct cost_elastic p;
 		task_of(c, &u, acc_f, &t);
-		rc = cost_elastic_from_prices(&p, c->prices, hw, d);
+		rc = cost_elastic_from_prices(&p, c->prices, hw, sc ? sc->cost.gpu_hour_row : NULL, d);
 		if (rc != 0)
 			return rc;
 		if (sc)

@@ -193,6 +193,9 @@ static const struct key KEYS[] = {
 	 "elastic: billing unit of a replica's up-time, s (-1 = 1)"},
 	{"cost.min_replicas", K_COST, OFF(cost.min_replicas), 0, 4096,
 	 "elastic: replicas kept up outside the replayed periods (-1 = 0)"},
+	{"cost.gpu_hour_row", K_STR, OFF(cost.gpu_hour_row), 0, 0,
+	 "elastic: the id of the gpu_hour row to price by, of the hardware or its GPU (agentcap "
+	 "catalog --prices; unset = the median of the on-demand rows)"},
 	{"slo", K_OBJ, 0, 0, 0, "latency objectives"},
 	{"slo.ttft_ms", K_NUM, OFF(slo_ttft_ms), 0, 1e12, "time to first token objective, ms (0 = none)"},
 	{"slo.tpot_ms", K_NUM, OFF(slo_tpot_ms), 0, 1e12, "time per output token objective, ms (0 = none)"},

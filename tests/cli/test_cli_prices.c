@@ -117,6 +117,20 @@ static void test_replay_cost(void **state)
 	assert_non_null(strstr(r.out, "0.6 share of tasks         scenario (built-in default): "
 				      "cost.acceptance_rate"));
 	cli_out_free(&r);
+	/* one provider's row instead of the median, checked before the replay */
+	r = cli_run("replay " FIX "/traces/session_good.jsonl --cost --set "
+		    "cost.gpu_hour_row=vast-ai-h100-spot");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "elastic vast-ai-h100-spot"));
+	assert_non_null(strstr(r.out, "chosen by cost.gpu_hour_row; tariff spot"));
+	cli_out_free(&r);
+	r = cli_run("replay " FIX "/traces/session_good.jsonl --cost --set "
+		    "cost.gpu_hour_row=packet-ai-h200");
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.out, "");
+	assert_string_equal(r.err, "agentcap: cost.gpu_hour_row 'packet-ai-h200' prices h200, not "
+			    "the deployment's h100-sxm (expected a gpu_hour row of h100-sxm)\n");
+	cli_out_free(&r);
 	/* a server rented by the month is priced by the month, never per hour
 	 * (EUR 889 / 730 h is no hourly offer) */
 	r = cli_run("replay " FIX "/traces/session_good.jsonl --cost --set hardware=hetzner-gex131");

@@ -339,12 +339,12 @@ static void test_dedicated_by_hand(void **state)
 	 * hour, whatever hourly figure the hardware catalogue gives it */
 	struct cost_elastic e;
 	const struct cat_hardware *gex = catalog_hardware(cat, "hetzner-gex131");
-	assert_int_equal(cost_elastic_from_prices(&e, pr, gex, &d), COST_NO_PRICE);
+	assert_int_equal(cost_elastic_from_prices(&e, pr, gex, NULL, &d), COST_NO_PRICE);
 	struct cat_hardware derived = *gex;
 	derived.rent_hour = (struct cat_price){ .currency = CAT_CUR_EUR, .amount = 889.0 / 730.0,
 						.date = (char *)"2026-08",
 						.source = (char *)"EUR 889 / 730 h" };
-	assert_int_equal(cost_elastic_from_prices(&e, pr, &derived, &d), COST_NO_PRICE);
+	assert_int_equal(cost_elastic_from_prices(&e, pr, &derived, NULL, &d), COST_NO_PRICE);
 	catalog_free(cat);
 	prices_free(pr);
 }
@@ -383,17 +383,38 @@ static void test_from_catalogues(void **state)
 	assert_non_null(strstr(idle.source, "measured idle"));
 
 	struct cost_elastic e;
-	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "hgx-h100-8"), &d), 0);
+	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "hgx-h100-8"), NULL, &d), 0);
 	/* the median of the five on-demand H100 rows (2.49 ... 10.08), not of
 	 * all nine with the spot floor, the reservation, the capacity block
 	 * and the index */
 	NEAR(e.usd_per_gpu_hour.value, 2.69);
 	assert_non_null(strstr(e.usd_per_gpu_hour.source, "median of the 5 on-demand rows of "
 				"h100-sxm"));
-	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "rtx-3090"), &d),
+	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "rtx-3090"), NULL, &d),
 			 COST_NO_PRICE);
+	/* one provider's row, chosen by the scenario (cost.gpu_hour_row): any
+	 * tariff, of the hardware or its GPU; another GPU's row or no row is
+	 * an input error naming what was expected */
+	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "hgx-h100-8"),
+						  "vast-ai-h100-spot", &d), 0);
+	NEAR(e.usd_per_gpu_hour.value, 1.52);
+	assert_string_equal(e.label, "elastic vast-ai-h100-spot");
+	assert_non_null(strstr(e.usd_per_gpu_hour.source, "chosen by cost.gpu_hour_row; tariff spot"));
+	assert_int_equal(cost_gpu_hour_row_check(pr, catalog_hardware(cat, "h100-sxm"), "", &d), 0);
+	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "hgx-h100-8"),
+						  "packet-ai-h200", &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "cost.gpu_hour_row 'packet-ai-h200' prices h200, not the "
+			    "deployment's hgx-h100-8 (expected a gpu_hour row of hgx-h100-8 or its "
+			    "GPU h100-sxm)");
+	diag_init(&d);
+	assert_int_equal(cost_gpu_hour_row_check(pr, catalog_hardware(cat, "h100-sxm"),
+						 "hetzner-gex131", &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "cost.gpu_hour_row 'hetzner-gex131': the price file has no "
+			    "gpu_hour row of that id (expected the id of a gpu_hour row: agentcap "
+			    "catalog --prices)");
+	diag_init(&d);
 	/* no row here: the hardware catalogue's own figures (field notes) */
-	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "h100-pcie"), &d), 0);
+	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "h100-pcie"), NULL, &d), 0);
 	NEAR(e.usd_per_gpu_hour.value, 2.79);
 	assert_non_null(strstr(e.usd_per_gpu_hour.source, "hardware.json h100-pcie: rent_per_hour"));
 	assert_int_equal(cost_purchase_from_prices(&p, pr, catalog_hardware(cat, "ws-rtx-pro-6000"),

@@ -234,6 +234,32 @@ static void test_compare_errors(void **state)
 	cli_out_free(&r);
 	assert_int_not_equal(access(json, F_OK), 0);
 
+	/* the scenario's elastic row: one provider's, checked against every
+	 * hardware option before the search */
+	r = cli_run("compare " TEAM " --set cost.gpu_hour_row=packet-ai-h200");
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "cost.gpu_hour_row 'packet-ai-h200' prices h200, not the "
+				      "deployment's hgx-h100-8"));
+	cli_out_free(&r);
+	r = cli_run("compare " TEAM " --set cost.gpu_hour_row=vast-ai-h100-spot --json -");
+	assert_int_equal(r.status, 0);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	int elastic = 0;
+	const cJSON *row;
+	cJSON_ArrayForEach(row, cJSON_GetObjectItem(j, "rows")) {
+		if (strcmp(cJSON_GetObjectItem(row, "option")->valuestring, "elastic") != 0)
+			continue;
+		const char *src;
+		near(assumption(row, "gpu_hour_price", &src), 1.52);
+		assert_non_null(strstr(src, "vast-ai-h100-spot"));
+		elastic++;
+	}
+	assert_int_equal(elastic, 2);
+	cJSON_Delete(j);
+	cli_out_free(&r);
+
 	r = cli_run("size --engineers 3 --profile default --hardware hgx-h100-8");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "Monthly cost of each winner, USD per month"));
