@@ -123,9 +123,11 @@ int cost_usage_check(const struct cost_usage *u, struct diag *d)
 				(long long)u->tasks_accepted, (long long)u->tasks_accept_known,
 				(long long)u->tasks);
 	for (size_t i = 0; i < u->replica_up_count; i++)
-		if (!u->replica_up_s || !finite_ge(u->replica_up_s[i], 0))
-			return diag_set(d, DIAG_EINPUT, "cost: replica stretch %zu is not a time >= 0 "
-					"(expected seconds)", i);
+		if (!u->replica_up || !finite_ge(u->replica_up[i].s, 0) ||
+		    u->replica_up[i].s > u->duration_s * (1 + 1e-9))
+			return diag_set(d, DIAG_EINPUT, "cost: replica stretch %zu is not a time from 0 "
+					"to the span of %g s (expected seconds within the span)", i,
+					u->duration_s);
 	return 0;
 }
 
@@ -351,37 +353,58 @@ int cost_elastic_eval(const struct cost_elastic *p, const struct cost_usage *u,
 	if ((rc = check_fig(&p->usd_per_gpu_hour, "elastic.usd_per_gpu_hour", 0, 1e6, d)) ||
 	    (rc = check_fig(&p->billing_granularity_s, "elastic.billing_granularity_s", 1,
 			    31 * 86400.0, d)) ||
+	    (rc = check_fig(&p->min_billing_s, "elastic.min_billing_s", 0, 31 * 86400.0, d)) ||
 	    (rc = check_fig(&p->min_replicas, "elastic.min_replicas", 0, 4096, d)) ||
 	    (rc = check_fig(&p->operator_usd_month, "elastic.operator_usd_month", 0, 1e9, d)))
 		return rc;
 	struct common c;
 	if ((rc = common_begin(u, t, r, &c, d)))
 		return rc;
-	double g = p->billing_granularity_s.value;
-	double span_h;
-	char src[COST_SOURCE_MAX];
-	if (u->replica_up_count > 0) {
-		double billed_s = 0;
-		for (size_t i = 0; i < u->replica_up_count; i++)
-			billed_s += ceil(u->replica_up_s[i] / g - 1e-9) * g;
-		span_h = billed_s * (double)u->gpus_per_replica / 3600.0;
-		snprintf(src, sizeof(src), "replay: %zu replica stretches, each rounded up to %g s, "
-			 "x %lld GPUs", u->replica_up_count, g, (long long)u->gpus_per_replica);
-	} else if (u->gpu_hours_provisioned > 0) {
-		span_h = u->gpu_hours_provisioned;
-		snprintf(src, sizeof(src), "replay: GPU-hours provisioned (no replica stretches "
-			 "given: granularity not applied)");
-	} else {
-		span_h = gpus_of(u) * u->duration_s / 3600.0;
-		snprintf(src, sizeof(src), "replay: %lld replicas x %lld GPUs kept up the whole "
-			 "%.6g h", (long long)u->replicas, (long long)u->gpus_per_replica,
-			 u->duration_s / 3600.0);
-	}
-	double traced_h = span_h * c.periods * c.turns;
+	double g = p->billing_granularity_s.value, m = p->min_billing_s.value;
 	/* outside the replayed periods only min_replicas stay up */
 	double off_h = COST_HOURS_PER_MONTH - c.periods * u->duration_s / 3600.0;
 	if (off_h < 0)
 		off_h = 0;
+	/* Periods back to back (none of the month left outside them): a
+	 * stretch reaching an end of the span runs on into the next period's,
+	 * one stretch of the month whose rounding is at most one unit, so it
+	 * is billed as measured.  Otherwise each stretch is a bill of its own:
+	 * rounded up to whole units of g, and at least m. */
+	bool joined = off_h < 1e-9;
+	double span_h;
+	char src[COST_SOURCE_MAX];
+	double whole = gpus_of(u) * u->duration_s / 3600.0;
+	if (u->replica_up_count > 0 ||
+	    !(u->gpu_hours_provisioned > 0) ||
+	    fabs(u->gpu_hours_provisioned - whole) <= 1e-9 * whole) {
+		/* without stretches, every replica up the whole span: one
+		 * stretch each, open at both ends */
+		struct cost_stretch all = { .s = u->duration_s, .from_start = true, .to_end = true };
+		size_t n = u->replica_up_count ? u->replica_up_count : (size_t)u->replicas;
+		double billed_s = 0;
+		size_t own = 0;
+		for (size_t i = 0; i < n; i++) {
+			const struct cost_stretch *st = u->replica_up_count ? &u->replica_up[i] : &all;
+			if (joined && (st->from_start || st->to_end)) {
+				billed_s += st->s;
+				continue;
+			}
+			double s = st->s > m ? st->s : m;
+			billed_s += ceil(s / g - 1e-9) * g;
+			own++;
+		}
+		span_h = billed_s * (double)u->gpus_per_replica / 3600.0;
+		snprintf(src, sizeof(src), "replay: %zu replica stretches%s (%zu billed on their own: "
+			 "each rounded up to %g s, at least %g s; %zu running on across the span's "
+			 "ends, as measured) x %lld GPUs per replica", n,
+			 u->replica_up_count ? "" : ", every replica up the whole span", own, g, m,
+			 n - own, (long long)u->gpus_per_replica);
+	} else {
+		span_h = u->gpu_hours_provisioned;
+		snprintf(src, sizeof(src), "replay: GPU-hours provisioned (no replica stretches "
+			 "given: granularity and minimum not applied)");
+	}
+	double traced_h = span_h * c.periods * c.turns;
 	double floor_h = off_h * p->min_replicas.value * (double)u->gpus_per_replica;
 	part(r, "gpu_hours", traced_h * p->usd_per_gpu_hour.value);
 	part(r, "min_replicas", floor_h * p->usd_per_gpu_hour.value);
@@ -393,6 +416,7 @@ int cost_elastic_eval(const struct cost_elastic *p, const struct cost_usage *u,
 	assume(r, "floor_gpu_hours_month", floor_h, "GPU-h per month", src);
 	assume_fig(r, "gpu_hour_price", &p->usd_per_gpu_hour, "USD per GPU-hour");
 	assume_fig(r, "billing_granularity", &p->billing_granularity_s, "s");
+	assume_fig(r, "min_billing_period", &p->min_billing_s, "s per stretch");
 	assume_fig(r, "min_replicas", &p->min_replicas, "replicas");
 	assume_fig(r, "operator", &p->operator_usd_month, "USD per month");
 	common_end(u, r);
@@ -673,7 +697,10 @@ int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,
 	} else {
 		return COST_NO_PRICE;
 	}
-	cost_fig_set(&p->billing_granularity_s, 1, "default: per-second billing, docs/cost.md");
+	cost_fig_set(&p->billing_granularity_s, 1, "default: per-second billing (Amazon EC2, "
+		     "docs/cost.md)");
+	cost_fig_set(&p->min_billing_s, COST_DEFAULT_MIN_BILLING_S, "default: Amazon EC2 bills "
+		     "per second with a minimum of 60 s (AWS, 2017-10-02, docs/cost.md)");
 	cost_fig_set(&p->min_replicas, 0, "default: scale to zero outside the traced periods, "
 		     "docs/cost.md");
 	return operator_default(pr, &p->operator_usd_month, d);

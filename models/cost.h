@@ -75,6 +75,15 @@ struct cost_fig {
 void cost_fig_set(struct cost_fig *f, double value, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* One stretch a replica was kept up, as a cloud bills it: from the moment
+ * it was asked to start (a cold start is billed) until it stopped, through
+ * starting, up and draining; clipped to the replayed span. */
+struct cost_stretch {
+	double s;                     /* its length within the span, seconds */
+	bool from_start;              /* already up when the span began */
+	bool to_end;                  /* still up when the span ended */
+};
+
 /* What one replay measured, as plain numbers.  Counts are totals over
  * duration_s. */
 struct cost_usage {
@@ -90,9 +99,13 @@ struct cost_usage {
 	double busy_s_per_gpu;        /* mean over the provisioned GPUs of the
 					 seconds with work (<= duration_s) */
 	double idle_s_per_gpu;        /* mean seconds powered without work */
-	const double *replica_up_s;   /* optional: every stretch one replica was
-					 kept up, in seconds (for billing
-					 granularity); NULL = not known */
+	const struct cost_stretch *replica_up; /* optional: every stretch a
+					 replica was kept up (for billing
+					 granularity and the minimum billing
+					 period); NULL = not known: with
+					 gpu_hours_provisioned 0 (or replicas
+					 x GPUs x duration) each replica is one
+					 stretch over the whole span */
 	size_t replica_up_count;
 	int64_t prompt_tokens;        /* every prompt token of the calls, cached
 					 ones included */
@@ -144,6 +157,9 @@ struct cost_elastic {
 	struct cost_fig billing_granularity_s; /* each replica stretch is billed
 						  in whole units of this; 1 =
 						  per second */
+	struct cost_fig min_billing_s;       /* each stretch billed on its own is
+						billed at least this long; 0 =
+						no minimum */
 	struct cost_fig min_replicas;        /* kept up outside the traced
 						periods (nights, weekends) */
 	struct cost_fig operator_usd_month;
@@ -275,6 +291,13 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 int cost_dedicated_from_prices(struct cost_dedicated *p, const struct prices *pr,
 			       const struct cat_hardware *hw, struct diag *d);
 
+/* Minimum billing period of a stretch where the catalogue says nothing:
+ * Amazon EC2 bills Linux instances on-demand, reserved and spot "in one
+ * second increments, with a minimum of 60 seconds" (AWS What's New,
+ * "Announcing Amazon EC2 per second billing", 2017-10-02,
+ * https://aws.amazon.com/about-aws/whats-new/2017/10/announcing-amazon-ec2-per-second-billing/). */
+#define COST_DEFAULT_MIN_BILLING_S 60.0
+
 /* Elastic rental of hw: the gpu_hour row row_id when it is given (not
  * NULL or "": any tariff, checked by cost_gpu_hour_row_check, DIAG_EINPUT
  * when it does not fit), else the median of the on-demand gpu_hour rows of hw,
@@ -283,7 +306,8 @@ int cost_dedicated_from_prices(struct cost_dedicated *p, const struct prices *pr
  * unless the price file rents the entry itself by the month (a dedicated
  * server is never priced per hour: its hourly figure would be the monthly
  * rent / 730, which no one bills);
- * billing per second, min replicas 0, operator time from the default row.
+ * billing per second with a COST_DEFAULT_MIN_BILLING_S minimum per stretch,
+ * min replicas 0, operator time from the default row.
  * COST_NO_PRICE when none. */
 int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,
 			     const struct cat_hardware *hw, const char *row_id, struct diag *d);

@@ -85,6 +85,7 @@ struct scenario_cost {
 	double electricity_usd_kwh;
 	double pue;
 	double billing_granularity_s;
+	double min_billing_s;
 	double min_replicas;
 	char gpu_hour_row[SCENARIO_STR_MAX]; /* elastic: the id of one gpu_hour
 						row to price by ("" = the median

@@ -22,6 +22,9 @@ void costing_usage(struct cost_usage *u, const struct metrics_summary *s,
 	if (cls) {
 		u->gpu_hours_provisioned = cls->gpu_hours_provisioned;
 		u->gpu_hours_busy = cls->gpu_hours_busy;
+		/* the replica timeline's stretches, billed as a cloud bills them */
+		u->replica_up = cls->replica_up;
+		u->replica_up_count = cls->replica_up ? cls->replica_up_count : 0;
 	} else {
 		u->gpu_hours_provisioned = gpus * s->duration_s / 3600.0;
 		u->gpu_hours_busy = gpus * u->busy_s_per_gpu / 3600.0;

@@ -6,8 +6,11 @@
  * Busy time per GPU is the run's busy fraction x its duration (every GPU of
  * a replica works while the replica's step runs); the rest of the run each
  * GPU is powered and idle.  GPU-hours provisioned: the cluster summary's,
- * else replicas x GPUs x duration.  Token counts are those of the completed
- * calls.  docs/cost.md gives the formulas that price them.
+ * else replicas x GPUs x duration; each replica's billed stretches (up,
+ * starting or draining) from the cluster summary's timeline, borrowed: *u
+ * points into cls, valid while its struct cluster is.  Token counts are
+ * those of the completed calls.  docs/cost.md gives the formulas that
+ * price them.
  */
 #ifndef REPORTS_COSTING_H
 #define REPORTS_COSTING_H

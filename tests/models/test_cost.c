@@ -186,10 +186,10 @@ static void test_elastic_gpu_hours_times_price(void **state)
 	 * 17 x 60 + 34 x 60 = 3,060 s x 2 GPUs = 1.7 GPU-h per 8 h day;
 	 * 20 days = 34 GPU-h; outside them 730 - 160 = 570 h x 1 replica x
 	 * 2 GPUs = 1,140 GPU-h; at $2.50: 85 + 2,850 = 2,935 */
-	double up[2] = {1000, 2000.5};
+	struct cost_stretch up[2] = {{.s = 1000}, {.s = 2000.5}};
 	struct cost_usage v = {
 		.duration_s = 8 * 3600, .periods_per_month = 20, .gpus_per_replica = 2,
-		.replicas = 2, .replica_up_s = up, .replica_up_count = 2,
+		.replicas = 2, .replica_up = up, .replica_up_count = 2,
 		.output_tokens = 1000, .tasks = 1, 
 	};
 	cost_fig_set(&p.usd_per_gpu_hour, 2.5, "test");
@@ -204,6 +204,85 @@ static void test_elastic_gpu_hours_times_price(void **state)
 	cost_fig_set(&p.billing_granularity_s, 1, "test");
 	assert_int_equal(cost_elastic_eval(&p, &v, NULL, &r, &d), 0);
 	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 3001 * 2 / 3600.0);
+}
+
+/* Rental as billed, by hand: each stretch a replica was up (a cold start
+ * included) is a bill of its own, rounded up to whole units of the billing
+ * granularity and at least the minimum billing period; when the replayed
+ * periods fill the month back to back, a stretch reaching an end of the span
+ * runs on into the next period's and is billed as measured.  $1 per
+ * GPU-hour, one GPU per replica, a 2 h span. */
+static void test_elastic_billed_stretches(void **state)
+{
+	(void)state;
+	struct cost_elastic p = { .label = "" };
+	cost_fig_set(&p.usd_per_gpu_hour, 1, "test");
+	cost_fig_set(&p.billing_granularity_s, 3600, "test: by the hour");
+	cost_fig_set(&p.min_billing_s, 0, "test");
+	cost_fig_set(&p.min_replicas, 0, "test");
+	cost_fig_set(&p.operator_usd_month, 0, "test");
+	/* a 30 s start cancelled, a 1,000 s burst, one up from the start for
+	 * 500 s, one up all along */
+	struct cost_stretch up[4] = {
+		{.s = 30}, {.s = 1000}, {.s = 500, .from_start = true},
+		{.s = 7200, .from_start = true, .to_end = true},
+	};
+	struct cost_usage u = {
+		.duration_s = 7200, .periods_per_month = 20, .gpus_per_replica = 1, .replicas = 4,
+		.replica_up = up, .replica_up_count = 4, .output_tokens = 1000, .tasks = 1,
+	};
+	struct cost_result r;
+	struct diag d;
+	diag_init(&d);
+	/* 20 working periods of 2 h: each stretch its own bill, by the hour:
+	 * 3,600 + 3,600 + 3,600 + 7,200 s = 5 GPU-h a period, 100 a month */
+	assert_int_equal(cost_elastic_eval(&p, &u, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 5);
+	NEAR(part_of(&r, "gpu_hours"), 100);
+	assert_non_null(strstr(find_assumption(&r, "gpu_hours_per_period")->source,
+			       "4 replica stretches (4 billed on their own"));
+	/* around the clock (365 periods back to back): the two stretches at
+	 * the span's ends run on, billed as measured: 3,600 + 3,600 + 500 +
+	 * 7,200 s */
+	u.periods_per_month = 0;
+	assert_int_equal(cost_elastic_eval(&p, &u, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 14900 / 3600.0);
+	NEAR(part_of(&r, "gpu_hours"), 14900 / 3600.0 * 365);
+	/* per second with a 60 s minimum: the cancelled start is billed a
+	 * minute: 60 + 1,000 + 500 + 7,200 s */
+	u.periods_per_month = 20;
+	cost_fig_set(&p.billing_granularity_s, 1, "test");
+	cost_fig_set(&p.min_billing_s, 60, "test");
+	assert_int_equal(cost_elastic_eval(&p, &u, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 8760 / 3600.0);
+	NEAR(find_assumption(&r, "min_billing_period")->value, 60);
+	/* no stretches: every replica up the whole span, one stretch each;
+	 * 5,000 s by the hour is 2 h in periods, 5,000 s back to back */
+	struct cost_usage w = {
+		.duration_s = 5000, .periods_per_month = 20, .gpus_per_replica = 1, .replicas = 2,
+		.output_tokens = 1000, .tasks = 1,
+	};
+	cost_fig_set(&p.billing_granularity_s, 3600, "test");
+	assert_int_equal(cost_elastic_eval(&p, &w, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 4);
+	w.gpu_hours_provisioned = 2 * 5000 / 3600.0; /* the same, given */
+	assert_int_equal(cost_elastic_eval(&p, &w, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 4);
+	w.periods_per_month = 0;
+	assert_int_equal(cost_elastic_eval(&p, &w, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 10000 / 3600.0);
+	/* fewer GPU-hours than the whole span and no stretches: billed as
+	 * given, and said so */
+	w.periods_per_month = 20;
+	w.gpu_hours_provisioned = 1;
+	assert_int_equal(cost_elastic_eval(&p, &w, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 1);
+	assert_non_null(strstr(find_assumption(&r, "gpu_hours_per_period")->source,
+			       "granularity and minimum not applied"));
+	/* a stretch longer than the span is refused */
+	up[1].s = 7201;
+	assert_int_equal(cost_elastic_eval(&p, &u, NULL, &r, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "replica stretch 1"));
 }
 
 /* API cost of a trace by hand, Claude Sonnet 5.5 list prices ($2 input,
@@ -490,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_purchase_8xh100_by_hand),
 		cmocka_unit_test(test_energy_busy_idle),
 		cmocka_unit_test(test_elastic_gpu_hours_times_price),
+		cmocka_unit_test(test_elastic_billed_stretches),
 		cmocka_unit_test(test_api_by_hand),
 		cmocka_unit_test(test_seats_by_hand),
 		cmocka_unit_test(test_dedicated_by_hand),
