@@ -29,7 +29,7 @@ static void test_prices_listing(void **state)
 	(void)state;
 	struct cli_out r = cli_run("catalog --prices");
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "gpu_hour (21)"));
+	assert_non_null(strstr(r.out, "gpu_hour (27)"));
 	assert_non_null(strstr(r.out, "mercatus-h100-sxm"));
 	assert_non_null(strstr(r.out, "1 EUR = 1.068 USD"));
 	assert_non_null(strstr(r.out, "hardware without any price"));
@@ -39,7 +39,7 @@ static void test_prices_listing(void **state)
 	assert_int_equal(r.status, 0);
 	cJSON *j = cJSON_Parse(r.out);
 	assert_non_null(j);
-	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "prices")), 117);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "prices")), 123);
 	cJSON_Delete(j);
 	/* the file given explicitly reads the same */
 	struct cli_out f = cli_run("catalog --prices " PRICES " --json -");
@@ -105,7 +105,7 @@ static void test_replay_cost(void **state)
 	const char *cost = strstr(r.out, "Cost (USD; docs/cost.md)");
 	assert_non_null(cost);
 	assert_non_null(strstr(cost, "purchase h100-sxm"));
-	assert_non_null(strstr(cost, "elastic runpod-h100-sxm"));
+	assert_non_null(strstr(cost, "elastic runpod-h100-sxm-8x"));
 	assert_non_null(strstr(cost, "busy_power"));
 	assert_non_null(strstr(cost, "Energy: "));
 	cli_out_free(&r);

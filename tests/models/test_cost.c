@@ -463,11 +463,11 @@ static void test_from_catalogues(void **state)
 
 	struct cost_elastic e;
 	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "hgx-h100-8"), NULL, &d), 0);
-	/* the median of the five on-demand H100 rows (2.49 ... 10.08), not of
-	 * all nine with the spot floor, the reservation, the capacity block
-	 * and the index */
-	NEAR(e.usd_per_gpu_hour.value, 2.69);
-	assert_non_null(strstr(e.usd_per_gpu_hour.source, "median of the 5 on-demand rows of "
+	/* the median of the eight on-demand H100 rows (2.00 ... 10.08), not
+	 * of all twelve with the spot floor, the reservation, the capacity
+	 * block and the index */
+	NEAR(e.usd_per_gpu_hour.value, 2.79);
+	assert_non_null(strstr(e.usd_per_gpu_hour.source, "median of the 8 on-demand rows of "
 				"h100-sxm"));
 	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "rtx-3090"), NULL, &d),
 			 COST_NO_PRICE);

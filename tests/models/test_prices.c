@@ -36,8 +36,8 @@ static void test_embedded(void **state)
 {
 	(void)state;
 	struct prices *p = load_embedded();
-	/* 115 rows of prices.csv plus two from field-notes.md */
-	assert_int_equal(p->row_count, 117);
+	/* 115 rows of prices.csv plus eight from field-notes.md */
+	assert_int_equal(p->row_count, 123);
 	size_t per_kind[PRICE_KIND_COUNT] = {0};
 	for (size_t i = 0; i < p->row_count; i++) {
 		const struct price_row *r = &p->rows[i];
@@ -53,7 +53,7 @@ static void test_embedded(void **state)
 	assert_int_equal(per_kind[PRICE_API_INPUT], 15);
 	assert_int_equal(per_kind[PRICE_API_CACHED_INPUT], 14);
 	assert_int_equal(per_kind[PRICE_API_OUTPUT], 15);
-	assert_int_equal(per_kind[PRICE_GPU_HOUR], 21);
+	assert_int_equal(per_kind[PRICE_GPU_HOUR], 27);
 	assert_int_equal(per_kind[PRICE_DEDICATED_MONTH], 4);
 	assert_int_equal(per_kind[PRICE_PURCHASE], 13);
 	assert_int_equal(per_kind[PRICE_ELECTRICITY], 7);
@@ -71,19 +71,24 @@ static void test_embedded(void **state)
 	assert_true(r->usd == 20);
 	assert_null(prices_find(p, PRICE_API_OUTPUT, "claude-team-premium"));
 
-	/* median of the H100 rental rows: nine rows, 1.52 ... 10.08 -> 2.50 */
+	/* median of the H100 rental rows: twelve rows, 1.52 ... 10.08 -> 2.69 */
 	const struct price_row *rows[16];
-	assert_int_equal(prices_for_hardware(p, PRICE_GPU_HOUR, "h100-sxm", rows, 16), 9);
+	assert_int_equal(prices_for_hardware(p, PRICE_GPU_HOUR, "h100-sxm", rows, 16), 12);
 	r = prices_median_for_hardware(p, PRICE_GPU_HOUR, "h100-sxm");
 	assert_non_null(r);
-	assert_string_equal(r->id, "mercatus-h100-sxm");
-	/* of them, the on-demand ones: 2.49 2.50 2.69 2.79 10.08 -> 2.69; the
-	 * spot floor, the reservation, the capacity block and the index are
-	 * out */
+	assert_string_equal(r->id, "runpod-h100-sxm");
+	/* of them, the on-demand ones: 2.00 2.49 2.50 2.69 2.79 2.99 4.29
+	 * 10.08 -> 2.79; the spot floor, the reservation, the capacity block
+	 * and the index are out */
 	size_t n = 0;
 	r = prices_median_gpu_hour(p, "h100-sxm", PRICE_ON_DEMAND, &n);
+	assert_int_equal(n, 8);
+	assert_string_equal(r->id, "runpod-h100-sxm-8x");
+	/* H200 on demand: 2.25 2.60 3.50 4.54 7.91 -> 3.50 (the p5en spot
+	 * price and the capacity block are out) */
+	r = prices_median_gpu_hour(p, "h200", PRICE_ON_DEMAND, &n);
 	assert_int_equal(n, 5);
-	assert_string_equal(r->id, "runpod-h100-sxm");
+	assert_string_equal(r->id, "mercatus-h200");
 	r = prices_median_gpu_hour(p, "h100-sxm", PRICE_SPOT, &n);
 	assert_int_equal(n, 1);
 	assert_string_equal(r->id, "vast-ai-h100-spot");
@@ -132,6 +137,45 @@ static void test_embedded(void **state)
 	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
 	assert_int_equal(prices_check_hardware(p, cat, &d), 0);
 	catalog_free(cat);
+	prices_free(p);
+}
+
+/* The field notes' hourly rents (Rental and purchase economics), each
+ * dated and sourced to them, in the currency published, with its tariff;
+ * prices.csv has no row for these providers. */
+static void test_field_notes_rents(void **state)
+{
+	(void)state;
+	struct prices *p = load_embedded();
+	static const struct {
+		const char *id, *currency, *hardware;
+		double amount;
+		enum price_tariff tariff;
+	} want[] = {
+		{"gmi-cloud-h100", "USD", "h100-sxm", 2.00, PRICE_ON_DEMAND},
+		{"gmi-cloud-h200", "USD", "h200", 2.60, PRICE_ON_DEMAND},
+		{"ovhcloud-h100", "EUR", "h100-sxm", 2.80, PRICE_ON_DEMAND},
+		{"lambda-h100-sxm", "USD", "h100-sxm", 4.29, PRICE_ON_DEMAND},
+		{"aws-p5en-h200-on-demand", "USD", "h200", 7.91, PRICE_ON_DEMAND},
+		{"aws-p5en-h200-spot", "USD", "h200", 3.37, PRICE_SPOT},
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct price_row *r = prices_find(p, PRICE_GPU_HOUR, want[i].id);
+		if (!r)
+			fail_msg("no gpu_hour row '%s'", want[i].id);
+		assert_true(r->amount == want[i].amount);
+		assert_string_equal(r->currency, want[i].currency);
+		assert_string_equal(r->hardware, want[i].hardware);
+		assert_int_equal(r->tariff, want[i].tariff);
+		assert_string_equal(r->date, "2026-08");
+		assert_non_null(strstr(r->source, "field-notes.md, Rental and purchase economics"));
+		assert_non_null(r->note);
+	}
+	/* OVHcloud's EUR 2.80 at the file's rate is the $2.99 it quotes */
+	assert_true(fabs(prices_find(p, PRICE_GPU_HOUR, "ovhcloud-h100")->usd - 2.99) < 0.001);
+	/* the p5en node is sold whole: 8 x $7.91 = $63.28, the $63.30 quoted */
+	assert_non_null(strstr(prices_find(p, PRICE_GPU_HOUR, "aws-p5en-h200-on-demand")->note,
+			       "8-GPU node only"));
 	prices_free(p);
 }
 
@@ -385,6 +429,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_embedded),
+		cmocka_unit_test(test_field_notes_rents),
 		cmocka_unit_test(test_file_matches_embedded),
 		cmocka_unit_test(test_bad_rows),
 		cmocka_unit_test(test_unknown_hardware),
