@@ -30,10 +30,64 @@ const char *cost_option_name(enum cost_option o)
 void cost_fig_set(struct cost_fig *f, double value, const char *fmt, ...)
 {
 	f->value = value;
+	f->date[0] = '\0';
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(f->source, sizeof(f->source), fmt, ap);
 	va_end(ap);
+}
+
+static bool digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+void cost_date_of(const char *date, char out[COST_DATE_MAX])
+{
+	size_t n = 0;
+	if (date && digits(date, 4)) {
+		n = 4;
+		if (date[4] == '-' && digits(date + 5, 2)) {
+			n = 7;
+			if (date[7] == '-' && digits(date + 8, 2))
+				n = 10;
+		} else if (date[4] == '-' && date[5] == 'Q' && date[6] >= '1' && date[6] <= '4') {
+			n = 7;
+		}
+	}
+	memcpy(out, date, n);
+	out[n] = '\0';
+}
+
+/* year x 10000 + month x 100 + day of a cost_date_of date; -1 for "". */
+static long date_key(const char *d)
+{
+	if (!d[0])
+		return -1;
+	long y = (d[0] - '0') * 1000 + (d[1] - '0') * 100 + (d[2] - '0') * 10 + (d[3] - '0');
+	long m = 0, day = 0;
+	if (d[4] == '-' && d[5] == 'Q')
+		m = 3 * (d[6] - '0');
+	else if (d[4] == '-')
+		m = (d[5] - '0') * 10 + (d[6] - '0');
+	if (d[4] == '-' && d[7] == '-')
+		day = (d[8] - '0') * 10 + (d[9] - '0');
+	return y * 10000 + m * 100 + day;
+}
+
+bool cost_date_after(const char *a, const char *b)
+{
+	return date_key(a) > date_key(b);
+}
+
+void cost_newest_date(char newest[COST_DATE_MAX], const struct cost_result *r)
+{
+	for (size_t i = 0; i < r->assumption_count; i++)
+		if (cost_date_after(r->assumptions[i].date, newest))
+			snprintf(newest, COST_DATE_MAX, "%s", r->assumptions[i].date);
 }
 
 void cost_task_default(struct cost_task *t)
@@ -53,22 +107,27 @@ static void result_init(struct cost_result *r, enum cost_option o, const char *l
 	snprintf(r->label, sizeof(r->label), "%s", label[0] ? label : option_names[o]);
 }
 
-static void assume(struct cost_result *r, const char *name, double value, const char *unit,
-		   const char *source)
+/* The assumption added (no date), or NULL when the array is full. */
+static struct cost_assumption *assume(struct cost_result *r, const char *name, double value,
+				      const char *unit, const char *source)
 {
 	if (r->assumption_count == COST_MAX_ASSUMPTIONS)
-		return; /* the array is sized for the longest option */
+		return NULL; /* the array is sized for the longest option */
 	struct cost_assumption *a = &r->assumptions[r->assumption_count++];
 	snprintf(a->name, sizeof(a->name), "%s", name);
 	a->value = value;
 	snprintf(a->unit, sizeof(a->unit), "%s", unit);
 	snprintf(a->source, sizeof(a->source), "%s", source);
+	a->date[0] = '\0';
+	return a;
 }
 
 static void assume_fig(struct cost_result *r, const char *name, const struct cost_fig *f,
 		       const char *unit)
 {
-	assume(r, name, f->value, unit, f->source);
+	struct cost_assumption *a = assume(r, name, f->value, unit, f->source);
+	if (a)
+		snprintf(a->date, sizeof(a->date), "%s", f->date);
 }
 
 static void part(struct cost_result *r, const char *name, double usd_month)
@@ -537,6 +596,7 @@ static void fig_row(struct cost_fig *f, double value, const struct price_row *ro
 		     row->amount, row->unit,
 		     !none && strcmp(row->currency, "USD") ? " converted" : "", row->date,
 		     row->source);
+	cost_date_of(row->date, f->date);
 }
 
 static int default_row(const struct prices *pr, enum price_kind kind, const char *id,
@@ -598,6 +658,7 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 			     "hardware.json %s: price %s %g%s (%s, %s)", hw->id, cur, hw->price.amount,
 			     strcmp(cur, "USD") ? " converted" : "", hw->price.date,
 			     hw->price.source);
+		cost_date_of(hw->price.date, p->system_usd.date);
 		cost_fig_set(&p->gpus_per_system, count, "hardware.json %s: %g GPUs", hw->id, count);
 	} else if (dev != hw && (row = prices_median_for_hardware(pr, PRICE_PURCHASE, dev->id))) {
 		fig_row(&p->system_usd, row->usd * count, row, " x GPUs (GPUs only: chassis, CPUs "
@@ -694,6 +755,7 @@ int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,
 			     "hardware.json %s: rent_per_hour %s %g%s (%s, %s)", hw->id, cur,
 			     hw->rent_hour.amount, strcmp(cur, "USD") ? " converted" : "",
 			     hw->rent_hour.date, hw->rent_hour.source);
+		cost_date_of(hw->rent_hour.date, p->usd_per_gpu_hour.date);
 	} else {
 		return COST_NO_PRICE;
 	}

@@ -49,6 +49,7 @@ struct prices;
 #define COST_NAME_MAX 48
 #define COST_UNIT_MAX 32
 #define COST_SOURCE_MAX 320
+#define COST_DATE_MAX 16
 #define COST_MAX_ASSUMPTIONS 24
 #define COST_MAX_PARTS 8
 
@@ -65,15 +66,30 @@ enum cost_option {
 const char *cost_option_name(enum cost_option o);
 
 /* One input figure and where it comes from ("prices.json h100-sxm-street
- * (2026 mid, https://...)", "default, docs/cost.md", "--set ..."). */
+ * (2026 mid, https://...)", "default, docs/cost.md", "--set ..."), and
+ * the date of the price it was read from (cost_date_of of a price row's
+ * or hardware.json price's date; "" for defaults, settings and measured
+ * figures). */
 struct cost_fig {
 	double value;
 	char source[COST_SOURCE_MAX];
+	char date[COST_DATE_MAX];
 };
 
-/* Set f to value with a printf-style source. */
+/* Set f to value with a printf-style source and no date. */
 void cost_fig_set(struct cost_fig *f, double value, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The date a price states, as its leading YYYY, YYYY-MM, YYYY-MM-DD or
+ * YYYY-Qn into out (what follows - " mid", " (stored copy)" - is dropped);
+ * "" when it starts with no year ("n.d. (stored copy)"). */
+void cost_date_of(const char *date, char out[COST_DATE_MAX]);
+
+/* Whether date a (as cost_date_of gives) is later than b: by year, month
+ * (a quarter counts as its last month) and day; a date that gives less
+ * ("2026") is earlier than one within its year ("2026-05"); "" is the
+ * earliest. */
+bool cost_date_after(const char *a, const char *b);
 
 /* One stretch a replica was kept up, as a cloud bills it: from the moment
  * it was asked to start (a cold start is billed) until it stopped, through
@@ -198,6 +214,7 @@ struct cost_assumption {
 	double value;
 	char unit[COST_UNIT_MAX];
 	char source[COST_SOURCE_MAX];
+	char date[COST_DATE_MAX];           /* the price's date; "" for none */
 };
 
 struct cost_result {
@@ -230,6 +247,12 @@ struct cost_energy {
 						its output tokens (0 without
 						output) */
 };
+
+/* The prices as of one date: newest becomes the latest of itself and the
+ * dates of r's assumptions (cost_date_after; start from "").  A comparison
+ * prints this one date (the newest price it used); each figure keeps its
+ * own date in its source. */
+void cost_newest_date(char newest[COST_DATE_MAX], const struct cost_result *r);
 
 /* Input errors (DIAG_EINPUT, message naming the field and what was
  * expected) for usage that cannot be priced: duration <= 0, no GPUs,

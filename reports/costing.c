@@ -43,6 +43,11 @@ int costing_write_table(FILE *out, const struct cost_result *r, size_t n,
 			const struct cost_energy *e, struct diag *d)
 {
 	fputs("Cost (USD; docs/cost.md)\n", out);
+	char as_of[COST_DATE_MAX] = "";
+	for (size_t i = 0; i < n; i++)
+		cost_newest_date(as_of, &r[i]);
+	fprintf(out, "  Prices as of %s (the newest date of the prices used; each price's own date "
+		"is in its source)\n", as_of[0] ? as_of : "- (no dated price used)");
 	fprintf(out, "  %-40s %14s %14s %14s %14s\n", "option", "per month", "per 1M out tok",
 		"per acc. task", "per eng-month");
 	for (size_t i = 0; i < n; i++) {

@@ -29,7 +29,8 @@ void costing_usage(struct cost_usage *u, const struct metrics_summary *s,
 		   const struct cluster_summary *cls, int32_t replicas, int32_t gpus_per_replica,
 		   int64_t engineers, double periods_per_month);
 
-/* The cost table: one line per option (per month, per 1M output tokens,
+/* The cost table: the one date the prices are as of (the newest price
+ * date of r's assumptions), one line per option (per month, per 1M output tokens,
  * per accepted task, per engineer-month), then each option's parts and
  * assumptions with their sources, then the energy figures (e may be
  * NULL).  Returns 0 or DIAG_EIO when a write fails. */

@@ -108,6 +108,11 @@ static void test_replay_cost(void **state)
 	assert_non_null(strstr(cost, "elastic runpod-h100-sxm-8x"));
 	assert_non_null(strstr(cost, "busy_power"));
 	assert_non_null(strstr(cost, "Energy: "));
+	/* one date for the prices: the newest of those used (operator time,
+	 * field notes 2026-08) */
+	const char *as_of = strstr(cost, "  Prices as of 2026-08 (the newest date of the prices used");
+	assert_non_null(as_of);
+	assert_null(strstr(as_of + 4, "Prices as of"));
 	cli_out_free(&r);
 	/* the scenario's cost keys change the assumptions, sourced to it */
 	r = cli_run("replay " FIX "/traces/session_good.jsonl --cost --set cost.operator_usd_month=0 "

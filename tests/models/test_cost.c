@@ -510,6 +510,68 @@ static void test_from_catalogues(void **state)
 	prices_free(pr);
 }
 
+/* A comparison prints one "prices as of" date: the newest of the dates of
+ * the prices it used, each read as its leading year, month and day. */
+static void test_prices_as_of(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *date, *lead;
+	} dates[] = {
+		{"2026-05-22", "2026-05-22"}, {"2026-08", "2026-08"}, {"2026 mid", "2026"},
+		{"2026-Q1", "2026-Q1"}, {"2025 (stored copy; year inferred)", "2025"},
+		{"2026-10 (stored copy; model latest)", "2026-10"}, {"n.d. (stored copy)", ""},
+		{"2025-06-18 to 2026-05-31", "2025-06-18"}, {"", ""}, {"20261", "2026"},
+	};
+	for (size_t i = 0; i < sizeof(dates) / sizeof(dates[0]); i++) {
+		char out[COST_DATE_MAX];
+		cost_date_of(dates[i].date, out);
+		assert_string_equal(out, dates[i].lead);
+	}
+	assert_true(cost_date_after("2026-05-22", "2026-05"));
+	assert_true(cost_date_after("2026-05", "2026"));
+	assert_true(cost_date_after("2026-Q2", "2026-05"));
+	assert_false(cost_date_after("2026-Q1", "2026-03"));
+	assert_true(cost_date_after("2025", ""));
+	assert_false(cost_date_after("", ""));
+
+	struct prices *pr = NULL;
+	struct catalog *cat = NULL;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(prices_load(&pr, NULL, &d), 0);
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	struct cost_purchase p;
+	assert_int_equal(cost_purchase_from_prices(&p, pr, catalog_hardware(cat, "h100-sxm"), &d), 0);
+	assert_string_equal(p.system_usd.date, "2026"); /* "2026 mid" */
+	assert_string_equal(p.pue.date, "2025-07");
+	assert_string_equal(p.amortisation_months.date, ""); /* a default has no date */
+	struct cost_usage u = {
+		.duration_s = 3600, .gpus_per_replica = 1, .replicas = 1, .output_tokens = 1,
+		.tasks = 1,
+	};
+	struct cost_result r[2];
+	assert_int_equal(cost_purchase_eval(&p, &u, NULL, &r[0], &d), 0);
+	/* street H100 2026, PUE 2025-07, electricity 2025, operator 2026-08 */
+	char as_of[COST_DATE_MAX] = "";
+	cost_newest_date(as_of, &r[0]);
+	assert_string_equal(as_of, "2026-08");
+	/* a figure the scenario sets has no date: it does not count */
+	cost_fig_set(&p.operator_usd_month, 0, "scenario");
+	assert_int_equal(cost_purchase_eval(&p, &u, NULL, &r[0], &d), 0);
+	as_of[0] = '\0';
+	cost_newest_date(as_of, &r[0]);
+	assert_string_equal(as_of, "2026");
+	/* the newest over the options compared: the API's 2026-10-07 */
+	struct cost_api a;
+	assert_int_equal(cost_api_from_prices(&a, pr, "claude-sonnet-5-5", &d), 0);
+	assert_int_equal(cost_api_eval(&a, &u, NULL, &r[1], &d), 0);
+	cost_newest_date(as_of, &r[1]);
+	assert_string_equal(as_of, "2026-10-07");
+	catalog_free(cat);
+	prices_free(pr);
+}
+
 static void test_bad_inputs(void **state)
 {
 	(void)state;
@@ -574,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_seats_by_hand),
 		cmocka_unit_test(test_dedicated_by_hand),
 		cmocka_unit_test(test_from_catalogues),
+		cmocka_unit_test(test_prices_as_of),
 		cmocka_unit_test(test_bad_inputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -104,6 +104,13 @@ static void test_compare_table_and_json(void **state)
 	for (size_t i = 0; i < sizeof(WANT) / sizeof(WANT[0]); i++)
 		if (!strstr(r.out, WANT[i]))
 			fail_msg("no '%s' in:\n%s", WANT[i], r.out);
+	/* one date for the prices of the whole comparison: the newest used
+	 * (the API's list prices, 2026-10-07) */
+	const char *as_of = strstr(r.out, "Prices as of 2026-10-07 (the newest date of the prices "
+					  "used");
+	assert_non_null(as_of);
+	assert_null(strstr(as_of + 1, "Prices as of"));
+	assert_null(strstr(r.out, "prices as of"));
 	cli_out_free(&r);
 
 	char *text = cli_slurp(SCRATCH "/c.json", NULL);
@@ -111,6 +118,7 @@ static void test_compare_table_and_json(void **state)
 	cJSON *j = cJSON_Parse(text);
 	free(text);
 	assert_non_null(j);
+	assert_string_equal(cJSON_GetObjectItem(j, "prices_as_of")->valuestring, "2026-10-07");
 	double engineers = num(j, "engineers");
 	assert_true(engineers == 3);
 	const cJSON *rows = cJSON_GetObjectItem(j, "rows"), *row, *api = NULL;
@@ -263,6 +271,7 @@ static void test_compare_errors(void **state)
 	r = cli_run("size --engineers 3 --profile default --hardware hgx-h100-8");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "Monthly cost of each winner, USD per month"));
+	assert_non_null(strstr(r.out, "prices as of 2026-10-07:"));
 	assert_non_null(strstr(r.out, "dedicated"));
 	cli_out_free(&r);
 	r = cli_run("size " TEAM " --api claude-sonnet-5-5x");
