@@ -813,3 +813,40 @@ int cost_seats_from_prices(struct cost_seats *p, const struct prices *pr, const 
 		     : "no overage price stated");
 	return 0;
 }
+
+/* ---- projections from one price ----------------------------------------- */
+
+int cost_rent_year(const struct price_row *row, double hours_per_day, double *amount,
+		   double *usd, struct diag *d)
+{
+	if (!isfinite(hours_per_day) || !(hours_per_day > 0) || hours_per_day > 24)
+		return diag_set(d, DIAG_EINPUT, "cost: %g hours a day (expected more than 0 and at "
+				"most 24)", hours_per_day);
+	double rate = row->usd / row->amount;
+	if (row->kind == PRICE_GPU_HOUR)
+		*amount = row->amount * hours_per_day * COST_DAYS_PER_YEAR;
+	else if (row->kind == PRICE_DEDICATED_MONTH)
+		*amount = row->amount * 12.0; /* a flat rent: the hours change nothing */
+	else
+		return diag_set(d, DIAG_EINPUT, "cost: %s row '%s' is no rent (expected a gpu_hour "
+				"or dedicated_month row)", price_kind_name(row->kind), row->id);
+	*usd = *amount * rate;
+	return 0;
+}
+
+int cost_per_mtok_at(double usd_month, double tok_s, double u, double *tokens_month,
+		     double *usd_per_mtok, struct diag *d)
+{
+	if (!isfinite(usd_month) || usd_month < 0)
+		return diag_set(d, DIAG_EINPUT, "cost: %g USD a month (expected a cost >= 0)",
+				usd_month);
+	if (!isfinite(tok_s) || !(tok_s > 0))
+		return diag_set(d, DIAG_EINPUT, "cost: %g output tokens per second (expected a "
+				"throughput > 0)", tok_s);
+	if (!isfinite(u) || !(u > 0) || u > 1)
+		return diag_set(d, DIAG_EINPUT, "cost: utilisation %g (expected a share in (0, 1])",
+				u);
+	*tokens_month = tok_s * 3600.0 * COST_HOURS_PER_MONTH * u;
+	*usd_per_mtok = usd_month / (*tokens_month / 1e6);
+	return 0;
+}

@@ -39,6 +39,7 @@
 struct catalog;
 struct cat_hardware;
 struct prices;
+struct price_row;
 
 #define COST_HOURS_PER_MONTH 730.0
 /* Working days in a month: the 261 weekdays of a 365-day year / 12.  A
@@ -353,6 +354,26 @@ int cost_api_from_prices(struct cost_api *p, const struct prices *pr, const char
  * usage (api_id).  DIAG_EINPUT for an unknown id. */
 int cost_seats_from_prices(struct cost_seats *p, const struct prices *pr, const char *seat_id,
 			   const char *api_id, struct diag *d);
+
+/* ---- projections from one price (agentcap catalog --prices) ---- */
+
+#define COST_DAYS_PER_YEAR 365.0
+
+/* One year of renting price row row: a gpu_hour row by the hour, amount x
+ * hours_per_day x 365 (per GPU); a dedicated_month row is a flat rent,
+ * amount x 12 whatever the hours.  *amount in the row's currency, *usd at
+ * the file's rate (row->usd / row->amount).  Excludes storage, transfer,
+ * power, operations and resale (field notes).  0, or DIAG_EINPUT for
+ * another kind of row or hours_per_day outside (0, 24]. */
+int cost_rent_year(const struct price_row *row, double hours_per_day, double *amount,
+		   double *usd, struct diag *d);
+
+/* Output tokens a month at tok_s output tokens per second and a share u of
+ * the month busy: tok_s x 3600 x COST_HOURS_PER_MONTH x u; and what one
+ * million of them costs at usd_month a month (usd_month / (tokens / 1e6)).
+ * 0, or DIAG_EINPUT for usd_month < 0, tok_s <= 0, u outside (0, 1]. */
+int cost_per_mtok_at(double usd_month, double tok_s, double u, double *tokens_month,
+		     double *usd_per_mtok, struct diag *d);
 
 /* The default rows (ids in prices.json): electricity, PUE and operator time
  * used by the helpers above. */

@@ -165,6 +165,77 @@ static void test_replay_cost(void **state)
 	cli_out_free(&r);
 }
 
+/* The field notes' projections, from agentcap's own command: one year of
+ * rent = price per hour x hours a day x 365 (GMI Cloud's H100 at $2.00:
+ * $17,520 around the clock, $5,840 at 8 h, $2,920 at 4 h; OVHcloud's at
+ * EUR 2.80: EUR 24,528 around the clock; a flat EUR 889 a month: EUR
+ * 10,668 a year whatever the hours), and the rented 8xH100 node at
+ * ~$16,000 a month all-in serving ~620 tok/s: 620 x 730 h x 3600 s =
+ * 1.63B output tokens a month, $9.8 per 1M at 100%, $19.6 at 50%, $49 at
+ * 20%, $196 at 5%. */
+static void test_field_notes_projections(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("catalog --prices --rent gmi-cloud-h100 --hours-per-day 24,8,4 "
+				   "--rent ovhcloud-h100 --rent hetzner-gex131");
+	assert_int_equal(r.status, 0);
+	const char *gmi = strstr(r.out, "  gmi-cloud-h100: H100 SXM5 80GB, GMI Cloud, USD 2 per "
+					"GPU-hour (on_demand), 2026-08 (field-notes.md");
+	assert_non_null(gmi);
+	assert_non_null(strstr(gmi, "    hours/day       USD/year       USD/year\n"
+				    "           24       17520.00       17520.00\n"
+				    "            8        5840.00        5840.00\n"
+				    "            4        2920.00        2920.00\n"));
+	const char *ovh = strstr(r.out, "  ovhcloud-h100: H100 80GB, OVHcloud, EUR 2.8 per GPU-hour");
+	assert_non_null(ovh);
+	/* in the row's currency and in USD at the file's rate (x 1.068) */
+	assert_non_null(strstr(ovh, "    hours/day       EUR/year       USD/year\n"
+				    "           24       24528.00       26195.90\n"));
+	const char *gex = strstr(r.out, "  hetzner-gex131: ");
+	assert_non_null(gex);
+	assert_non_null(strstr(gex, "a flat monthly rent: the hours a day change nothing\n"));
+	assert_non_null(strstr(gex, "            4       10668.00       11393.42\n"));
+	assert_non_null(strstr(r.out, "Exchange rate: 1 EUR = 1.068 USD (2026-08"));
+	cli_out_free(&r);
+
+	r = cli_run("catalog --prices --month-usd 16000 --tok-s 620");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "output tokens a month at 100% = 620 tok/s x 730 h x 3600 s = "
+				      "1629360000 (1.63B)\n"));
+	assert_non_null(strstr(r.out, "         100%           1629360000             9.82\n"
+				      "          50%            814680000            19.64\n"
+				      "          20%            325872000            49.10\n"
+				      "           5%             81468000           196.40\n"));
+	cli_out_free(&r);
+	r = cli_run("catalog --prices --month-usd 16000 --tok-s 620 --utilisation 0.25");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "          25%            407340000            39.28\n"));
+	cli_out_free(&r);
+
+	/* wrong uses: exit 2, nothing on standard output */
+	static const char *const BAD[] = {
+		"catalog --prices --rent claude-pro",
+		"catalog --rent gmi-cloud-h100",
+		"catalog --prices --rent gmi-cloud-h100 --hours-per-day 25",
+		"catalog --prices --rent gmi-cloud-h100 --hours-per-day 0",
+		"catalog --prices --rent gmi-cloud-h100 --json",
+		"catalog --prices --hours-per-day 8",
+		"catalog --prices --tok-s 620",
+		"catalog --prices --month-usd 16000 --tok-s 0",
+		"catalog --prices --month-usd 16000 --tok-s 620 --utilisation 1.5",
+	};
+	for (size_t i = 0; i < sizeof(BAD) / sizeof(BAD[0]); i++) {
+		r = cli_run(BAD[i]);
+		if (r.status != 2 || r.out[0] || !r.err[0])
+			fail_msg("%s: status %d, out '%s'", BAD[i], r.status, r.out);
+		cli_out_free(&r);
+	}
+	r = cli_run("catalog --prices --rent claude-pro");
+	assert_string_equal(r.err, "agentcap: --rent 'claude-pro': no gpu_hour or dedicated_month "
+			    "row of that id (expected an id listed by agentcap catalog --prices)\n");
+	cli_out_free(&r);
+}
+
 /* A price file with ESC (a raw byte, as an editor or a tool would leave
  * it) in the source of the default seat row and in the note of a GPU row:
  * catalog --prices, compare, size and replay --cost all refuse it
@@ -225,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_prices_listing),
 		cmocka_unit_test(test_bad_price_file),
 		cmocka_unit_test(test_replay_cost),
+		cmocka_unit_test(test_field_notes_projections),
 		cmocka_unit_test(test_escape_in_price_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

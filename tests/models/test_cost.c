@@ -572,6 +572,54 @@ static void test_prices_as_of(void **state)
 	prices_free(pr);
 }
 
+/* The field notes' projections by hand: one year of rent = price per hour
+ * x hours a day x 365; a flat monthly rent x 12; cost per 1M output tokens
+ * = month / (tok/s x 3600 x 730 h x utilisation / 1e6). */
+static void test_projections(void **state)
+{
+	(void)state;
+	struct prices *pr = NULL;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(prices_load(&pr, NULL, &d), 0);
+	double amount, usd;
+	const struct price_row *gmi = prices_find(pr, PRICE_GPU_HOUR, "gmi-cloud-h100");
+	static const double hours[3] = {24, 8, 4}, want[3] = {17520, 5840, 2920};
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(cost_rent_year(gmi, hours[i], &amount, &usd, &d), 0);
+		NEAR(amount, want[i]);
+		NEAR(usd, want[i]);
+	}
+	assert_int_equal(cost_rent_year(prices_find(pr, PRICE_GPU_HOUR, "ovhcloud-h100"), 24,
+					&amount, &usd, &d), 0);
+	NEAR(amount, 24528);
+	NEAR(usd, 24528 * 1.068);
+	assert_int_equal(cost_rent_year(prices_find(pr, PRICE_DEDICATED_MONTH, "hetzner-gex131"), 4,
+					&amount, &usd, &d), 0);
+	NEAR(amount, 10668); /* flat: 889 x 12, whatever the hours */
+	assert_int_equal(cost_rent_year(gmi, 25, &amount, &usd, &d), DIAG_EINPUT);
+	diag_init(&d);
+	assert_int_equal(cost_rent_year(prices_find(pr, PRICE_SEAT, "claude-pro"), 8, &amount, &usd,
+					&d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "expected a gpu_hour or dedicated_month row"));
+
+	/* a rented 8xH100 node at $16,000 a month serving 620 tok/s */
+	double tokens, per;
+	assert_int_equal(cost_per_mtok_at(16000, 620, 1, &tokens, &per, &d), 0);
+	NEAR(tokens, 620.0 * 730 * 3600); /* 1.63B */
+	assert_true(fabs(per - 9.82) < 0.005);
+	static const double util[3] = {0.5, 0.2, 0.05}, want_per[3] = {19.64, 49.10, 196.40};
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(cost_per_mtok_at(16000, 620, util[i], &tokens, &per, &d), 0);
+		assert_true(fabs(per - want_per[i]) < 0.005);
+	}
+	diag_init(&d);
+	assert_int_equal(cost_per_mtok_at(16000, 620, 0, &tokens, &per, &d), DIAG_EINPUT);
+	diag_init(&d);
+	assert_int_equal(cost_per_mtok_at(16000, 0, 1, &tokens, &per, &d), DIAG_EINPUT);
+	prices_free(pr);
+}
+
 static void test_bad_inputs(void **state)
 {
 	(void)state;
@@ -637,6 +685,7 @@ int main(void)
 		cmocka_unit_test(test_dedicated_by_hand),
 		cmocka_unit_test(test_from_catalogues),
 		cmocka_unit_test(test_prices_as_of),
+		cmocka_unit_test(test_projections),
 		cmocka_unit_test(test_bad_inputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
