@@ -449,6 +449,9 @@ int cmd_replay(int argc, char **argv)
 				 &d);
 	if (rc == 0 && a->cost)
 		rc = prices_check_hardware(price_cat, cat, &d);
+	if (rc == 0 && a->cost && catalog_hardware(cat, sc->hardware))
+		rc = cost_gpu_hour_row_check(price_cat, catalog_hardware(cat, sc->hardware),
+					     sc->cost.gpu_hour_row, &d);
 	if (rc == 0) {
 		struct deploy_opts dopt = {.prices = price_cat};
 		rc = deploy_build(&dep, sc, cat, &dopt, warns, &d);

@@ -610,6 +610,10 @@ static int run(int argc, char **argv, bool compare)
 	struct prices *prices = NULL;
 	if (rc == 0)
 		rc = prices_load(&prices, a->prices ? a->prices : sc->prices[0] ? sc->prices : NULL, &d);
+	/* the scenario's elastic row fits every hardware option priced */
+	for (size_t i = 0; rc == 0 && i < n_hw; i++)
+		rc = cost_gpu_hour_row_check(prices, catalog_hardware(cat, hw_ids[i]),
+					     sc->cost.gpu_hour_row, &d);
 	if (rc == 0 && a->compare && !prices_find(prices, PRICE_API_OUTPUT, a->api))
 		rc = diag_set(&d, DIAG_EINPUT, "--api: no API prices for '%s' (expected an id of an "
 			      "api_output row: see agentcap catalog --prices)", a->api);

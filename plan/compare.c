@@ -139,7 +139,7 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 	case COST_ELASTIC: {
 		struct cost_elastic p;
 		task_of(c, &u, acc_f, &t);
-		rc = cost_elastic_from_prices(&p, c->prices, hw, d);
+		rc = cost_elastic_from_prices(&p, c->prices, hw, sc ? sc->cost.gpu_hour_row : NULL, d);
 		if (rc != 0)
 			return rc;
 		if (sc)
@@ -483,6 +483,9 @@ int compare_run(const struct compare_setup *c0, const struct size_result *sr,
 			api_row = out->n;
 		out->n++;
 	}
+	out->prices_as_of[0] = '\0';
+	for (size_t i = 0; i < out->n; i++)
+		cost_newest_date(out->prices_as_of, &out->rows[i].r);
 	const struct cost_result *api = &out->rows[api_row].r;
 	double api_per_eng = c->engineers > 0 ? api->usd_month / (double)c->engineers : 0;
 	for (size_t i = 0; i < out->n; i++) {
@@ -542,6 +545,9 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 	else
 		fprintf(fp, "one replayed day counts as one of %.2f working days a month "
 			"(%.2f replays a month).\n", COST_WORKDAYS_PER_MONTH, r->periods_per_month);
+	fprintf(fp, "Prices as of %s (the newest date of the prices used; each price's own date is "
+		"in the list of figures below).\n", r->prices_as_of[0] ? r->prices_as_of
+								: "- (no dated price used)");
 	fprintf(fp, "%-36s %5s %-10s %14s %14s %14s %14s\n", "Option", "GPUs", "Deployment",
 		"USD/month", "USD/engineer", "USD/1M output", "USD/accepted");
 	fprintf(fp, "%-36s %5s %-10s %14s %14s %14s %14s\n", "", "", "", "(whole team)",
@@ -640,7 +646,8 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 void compare_monthly(FILE *fp, const struct compare_result *r)
 {
 	fprintf(fp, "Monthly cost of each winner, USD per month for the whole team (docs/cost.md; "
-		"'-': no price in the catalogue; agentcap compare for the details):\n");
+		"'-': no price in the catalogue; agentcap compare for the details), prices as of "
+		"%s:\n", r->prices_as_of[0] ? r->prices_as_of : "- (no dated price used)");
 	fprintf(fp, "%-22s %14s %14s %14s\n", "Hardware", "purchase", "dedicated", "elastic");
 	for (size_t i = 0; i < r->n;) {
 		const struct compare_row *row = &r->rows[i];
@@ -674,9 +681,10 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 		report_run_json(fp, c->size->run);
 		fputc(',', fp);
 	}
-	fprintf(fp, "\"currency\":\"USD\","
-		"\"engineers\":%lld,\"periods_per_month\":%.17g,\"api\":", (long long)r->engineers,
-		r->periods_per_month);
+	fprintf(fp, "\"currency\":\"USD\",\"prices_as_of\":");
+	jsonw_str(fp, r->prices_as_of[0] ? r->prices_as_of : NULL);
+	fprintf(fp, ",\"engineers\":%lld,\"periods_per_month\":%.17g,\"api\":",
+		(long long)r->engineers, r->periods_per_month);
 	jsonw_str(fp, c->api_id);
 	fprintf(fp, ",\"seats\":");
 	jsonw_str(fp, c->seat_id);

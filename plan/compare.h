@@ -119,6 +119,8 @@ struct compare_result {
 	double periods_per_month;
 	int64_t engineers;
 	char unpriced[512];            /* options the catalogue has no price for */
+	char prices_as_of[COST_DATE_MAX]; /* the newest date of the prices used
+					     ("" when none is dated) */
 };
 
 /* Price every row.  0, or DIAG_EINPUT (unknown API or seat id, a usage

@@ -447,7 +447,7 @@ int run_cost(struct costing *c, const struct prices *pr, const struct catalog *c
 	}
 	if (rc == 0 || rc == COST_NO_PRICE) {
 		struct cost_elastic ep;
-		rc = cost_elastic_from_prices(&ep, pr, hw, d);
+		rc = cost_elastic_from_prices(&ep, pr, hw, sc->cost.gpu_hour_row, d);
 		if (rc == 0) {
 			scenario_cost_apply(sc, NULL, NULL, &ep, NULL);
 			rc = cost_elastic_eval(&ep, &u, &t, &c->r[c->n++], d);

@@ -22,6 +22,9 @@ void costing_usage(struct cost_usage *u, const struct metrics_summary *s,
 	if (cls) {
 		u->gpu_hours_provisioned = cls->gpu_hours_provisioned;
 		u->gpu_hours_busy = cls->gpu_hours_busy;
+		/* the replica timeline's stretches, billed as a cloud bills them */
+		u->replica_up = cls->replica_up;
+		u->replica_up_count = cls->replica_up ? cls->replica_up_count : 0;
 	} else {
 		u->gpu_hours_provisioned = gpus * s->duration_s / 3600.0;
 		u->gpu_hours_busy = gpus * u->busy_s_per_gpu / 3600.0;
@@ -41,12 +44,18 @@ int costing_write_table(FILE *out, const struct costing *c, struct diag *d)
 	const struct cost_result *r = c->r;
 	size_t n = c->n;
 	fputs("Cost (USD; docs/cost.md)\n", out);
-	if (n == 0)
+	if (n == 0) {
 		fprintf(out, "  the price catalogue has no purchase, dedicated or rental price for %s "
 			"(agentcap catalog --prices)\n", c->hardware);
-	else
+	} else {
+		char as_of[COST_DATE_MAX] = "";
+		for (size_t i = 0; i < n; i++)
+			cost_newest_date(as_of, &r[i]);
+		fprintf(out, "  Prices as of %s (the newest date of the prices used; each price's own "
+			"date is in its source)\n", as_of[0] ? as_of : "- (no dated price used)");
 		fprintf(out, "  %-40s %14s %14s %14s %14s\n", "option", "per month",
 			"per 1M out tok", "per acc. task", "per eng-month");
+	}
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "  %-40s %14.2f %14.4f %14.4f ", r[i].label, r[i].usd_month,
 			r[i].usd_per_mtok_output, r[i].usd_per_accepted_task);

@@ -6,8 +6,11 @@
  * Busy time per GPU is the run's busy fraction x its duration (every GPU of
  * a replica works while the replica's step runs); the rest of the run each
  * GPU is powered and idle.  GPU-hours provisioned: the cluster summary's,
- * else replicas x GPUs x duration.  Token counts are those of the completed
- * calls.  docs/cost.md gives the formulas that price them.
+ * else replicas x GPUs x duration; each replica's billed stretches (up,
+ * starting or draining) from the cluster summary's timeline, borrowed: *u
+ * points into cls, valid while its struct cluster is.  Token counts are
+ * those of the completed calls.  docs/cost.md gives the formulas that
+ * price them.
  */
 #ifndef REPORTS_COSTING_H
 #define REPORTS_COSTING_H
@@ -45,7 +48,8 @@ void costing_usage(struct cost_usage *u, const struct metrics_summary *s,
 		   const struct cluster_summary *cls, int32_t replicas, int32_t gpus_per_replica,
 		   int64_t engineers, double periods_per_month);
 
-/* The cost table: one line per option (per month, per 1M output tokens,
+/* The cost table: the one date the prices are as of (the newest price
+ * date of r's assumptions), one line per option (per month, per 1M output tokens,
  * per accepted task, per engineer-month), then each option's parts and
  * assumptions with their sources, then the energy and power figures, or
  * the note saying why there are none.  Returns 0 or DIAG_EIO when a write

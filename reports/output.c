@@ -1067,6 +1067,10 @@ static void json_cost(struct json *j, const struct costing *c)
 	json_open(j);
 	json_str(j, "currency", "USD");
 	json_str(j, "hardware", c->hardware);
+	char as_of[COST_DATE_MAX] = "";
+	for (size_t i = 0; i < c->n; i++)
+		cost_newest_date(as_of, &c->r[i]);
+	json_str(j, "prices_as_of", as_of[0] ? as_of : NULL);
 	json_num(j, "periods_per_month", c->periods_per_month);
 	json_str(j, "periods_source", c->periods_source);
 	json_key(j, "options");

@@ -104,6 +104,13 @@ static void test_compare_table_and_json(void **state)
 	for (size_t i = 0; i < sizeof(WANT) / sizeof(WANT[0]); i++)
 		if (!strstr(r.out, WANT[i]))
 			fail_msg("no '%s' in:\n%s", WANT[i], r.out);
+	/* one date for the prices of the whole comparison: the newest used
+	 * (the API's list prices, 2026-10-07) */
+	const char *as_of = strstr(r.out, "Prices as of 2026-10-07 (the newest date of the prices "
+					  "used");
+	assert_non_null(as_of);
+	assert_null(strstr(as_of + 1, "Prices as of"));
+	assert_null(strstr(r.out, "prices as of"));
 	cli_out_free(&r);
 
 	char *text = cli_slurp(SCRATCH "/c.json", NULL);
@@ -111,6 +118,7 @@ static void test_compare_table_and_json(void **state)
 	cJSON *j = cJSON_Parse(text);
 	free(text);
 	assert_non_null(j);
+	assert_string_equal(cJSON_GetObjectItem(j, "prices_as_of")->valuestring, "2026-10-07");
 	double engineers = num(j, "engineers");
 	assert_true(engineers == 3);
 	const cJSON *rows = cJSON_GetObjectItem(j, "rows"), *row, *api = NULL;
@@ -234,9 +242,36 @@ static void test_compare_errors(void **state)
 	cli_out_free(&r);
 	assert_int_not_equal(access(json, F_OK), 0);
 
+	/* the scenario's elastic row: one provider's, checked against every
+	 * hardware option before the search */
+	r = cli_run("compare " TEAM " --set cost.gpu_hour_row=packet-ai-h200");
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "cost.gpu_hour_row 'packet-ai-h200' prices h200, not the "
+				      "deployment's hgx-h100-8"));
+	cli_out_free(&r);
+	r = cli_run("compare " TEAM " --set cost.gpu_hour_row=vast-ai-h100-spot --json -");
+	assert_int_equal(r.status, 0);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	int elastic = 0;
+	const cJSON *row;
+	cJSON_ArrayForEach(row, cJSON_GetObjectItem(j, "rows")) {
+		if (strcmp(cJSON_GetObjectItem(row, "option")->valuestring, "elastic") != 0)
+			continue;
+		const char *src;
+		near(assumption(row, "gpu_hour_price", &src), 1.52);
+		assert_non_null(strstr(src, "vast-ai-h100-spot"));
+		elastic++;
+	}
+	assert_int_equal(elastic, 2);
+	cJSON_Delete(j);
+	cli_out_free(&r);
+
 	r = cli_run("size --engineers 3 --profile default --hardware hgx-h100-8");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "Monthly cost of each winner, USD per month"));
+	assert_non_null(strstr(r.out, "prices as of 2026-10-07:"));
 	assert_non_null(strstr(r.out, "dedicated"));
 	cli_out_free(&r);
 	r = cli_run("size " TEAM " --api claude-sonnet-5-5x");

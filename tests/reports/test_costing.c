@@ -57,6 +57,18 @@ static void test_usage_from_run(void **state)
 	cls.gpu_hours_busy = 3;
 	costing_usage(&u, &s, &cls, 2, 4, 0, 0);
 	assert_true(u.gpu_hours_provisioned == 12 && u.gpu_hours_busy == 3);
+	assert_null(u.replica_up);
+	assert_int_equal(u.replica_up_count, 0);
+	/* and so do the replica stretches of its timeline, which the elastic
+	 * option bills (granularity, minimum per stretch) */
+	struct cost_stretch up[3] = {{.s = 7200, .from_start = true, .to_end = true},
+				     {.s = 30}, {.s = 3000, .to_end = true}};
+	cls.replica_up = up;
+	cls.replica_up_count = 3;
+	costing_usage(&u, &s, &cls, 2, 4, 0, 0);
+	assert_ptr_equal(u.replica_up, up);
+	assert_int_equal(u.replica_up_count, 3);
+	assert_int_equal(cost_usage_check(&u, &d), 0);
 }
 
 static void test_table(void **state)

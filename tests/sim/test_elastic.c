@@ -538,6 +538,19 @@ static void test_scale_from_zero(void **state)
 		    1e-9 * cs.gpu_hours_provisioned);
 	/* well under two replicas kept up all along */
 	assert_true(billed < 0.5 * 2.0 * (double)(t1 - t0) / 1e9);
+	/* the same time as each replica's stretches, as a cloud bills them:
+	 * one per start (it scaled from zero, twice), each from the start of
+	 * its cold start, so none is shorter than the start-up */
+	assert_true(cs.replica_up_count >= (size_t)es.starts);
+	double stretch_s = 0.0;
+	for (size_t i = 0; i < cs.replica_up_count; i++) {
+		const struct cost_stretch *st = &cs.replica_up[i];
+		stretch_s += st->s;
+		assert_false(st->from_start); /* nothing was up at the first call */
+		if (!st->to_end)
+			assert_true(st->s >= (double)ec.startup_ns / 1e9);
+	}
+	assert_true(fabs(stretch_s - billed) <= 1e-6 * billed);
 	watch_free(&wt);
 	sim_release(&s);
 	cluster_free(cl);
