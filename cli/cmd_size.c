@@ -15,6 +15,7 @@
 #include "models/catalog.h"
 #include "models/cost.h"
 #include "models/prices.h"
+#include "models/quality.h"
 #include "models/uncert.h"
 #include "plan/compare.h"
 #include "plan/crossover.h"
@@ -109,7 +110,7 @@ static const char COMPARE_HELP[] =
 	"SYNOPSIS\n"
 	"    agentcap compare --engineers N (--trace T | --profile P) [SIZE OPTIONS]\n"
 	"                     [--api ID] [--seats ID] [--prices FILE]\n"
-	"                     [--acceptance R] [--turns F]\n"
+	"                     [--acceptance [MODEL=]R] [--turns F] [--traced-model ID]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Sizes the team as agentcap size does, then prices each option's\n"
@@ -134,7 +135,12 @@ static const char COMPARE_HELP[] =
 	"    --prices FILE       a price file of the shape of models/catalog/prices.json\n"
 	"                        (default: the scenario's 'prices', else the built-in one)\n"
 	"    --acceptance R      the self-hosted model's share of tasks accepted, (0, 1]\n"
-	"                        (default: the trace's own)\n"
+	"                        (default: the trace's own x its published quality\n"
+	"                        against the traced model, else assumed equal: said)\n"
+	"    --acceptance MODEL=R  a pilot's share for MODEL, the self-hosted model or\n"
+	"                        the API's (repeatable)\n"
+	"    --traced-model ID   the model the trace was recorded with (default: the\n"
+	"                        --api model, with a warning)\n"
 	"    --turns F           its calls and tokens per task relative to the trace\n"
 	"                        (default 1)\n"
 	"\n"
@@ -172,6 +178,13 @@ struct size_args {
 	size_t n_teams;
 	const char *api, *seats, *prices;
 	double acceptance, turns; /* 0: default */
+	struct {                  /* --acceptance MODEL=RATE, in order */
+		const char *model;
+		size_t len;
+		double rate;
+	} pilot[4];
+	int n_pilot;
+	const char *traced;       /* --traced-model */
 	int64_t replicates;
 	double confidence;
 	int64_t max_replicas;
@@ -192,7 +205,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 {
 	enum { O_ENG = 1000, O_DAYS, O_TRACE, O_PROFILE, O_SLO, O_HW, O_MODEL, O_FORMAT, O_ENGINE,
 	       O_SCENARIO, O_SET, O_JSON, O_HTML, O_CATALOG, O_CALIBRATION, O_SEED, O_REPS, O_CONF, O_MAXR,
-	       O_NOEARLY, O_SKIP, O_QUIET, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS, O_JOBS,
+	       O_NOEARLY, O_SKIP, O_QUIET, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS, O_TRACED, O_JOBS,
 	       O_REDUND, O_UNCERT };
 	static const struct option opts[] = {
 		{"engineers", required_argument, NULL, O_ENG},
@@ -226,6 +239,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		{"prices", required_argument, NULL, O_PRICES},
 		{"acceptance", required_argument, NULL, O_ACCEPT},
 		{"turns", required_argument, NULL, O_TURNS},
+		{"traced-model", required_argument, NULL, O_TRACED},
 		{NULL, 0, NULL, 0},
 	};
 	bool compare = a->compare;
@@ -315,7 +329,21 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		case O_API: a->api = optarg; break;
 		case O_SEATS: a->seats = optarg; break;
 		case O_PRICES: a->prices = optarg; break;
+		case O_TRACED: a->traced = optarg; break;
 		case O_ACCEPT:
+			if (strchr(optarg, '=')) {
+				const char *eq = strchr(optarg, '=');
+				if (a->n_pilot == 4)
+					return bad(a, "--acceptance MODEL=RATE: more than 4");
+				if (eq == optarg || !args_number(eq + 1, 0.001, 1, false,
+								 &a->pilot[a->n_pilot].rate))
+					return args_bad(cmd, "--acceptance", optarg,
+							"a share in [0.001, 1], or MODEL=SHARE");
+				a->pilot[a->n_pilot].model = optarg;
+				a->pilot[a->n_pilot].len = (size_t)(eq - optarg);
+				a->n_pilot++;
+				break;
+			}
 			if (!args_number(optarg, 0.001, 1, false, &a->acceptance))
 				return args_bad(cmd, "--acceptance", optarg, "a share in [0.001, 1]");
 			break;
@@ -335,9 +363,11 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 			return 2;
 		}
 	}
-	if (!compare && (a->acceptance || a->turns || strcmp(a->api, "claude-sonnet-5-5") ||
+	if (!compare && (a->acceptance || a->turns || a->n_pilot || a->traced ||
+			 strcmp(a->api, "claude-sonnet-5-5") ||
 			 strcmp(a->seats, "claude-team-premium-2026-06-16")))
-		return bad(a, "--api, --seats, --acceptance and --turns belong to compare");
+		return bad(a, "--api, --seats, --acceptance, --turns and --traced-model belong to "
+			   "compare");
 	if (optind != argc)
 		return bad(a, "unexpected argument; the team comes with --trace or --profile");
 	if (!a->engineers)
@@ -418,10 +448,15 @@ static size_t split_ids(char *s, const char **ids, size_t max)
 	return n;
 }
 
-/* compare's setup from the options: the same for one team and a range. */
-static void compare_setup_of(struct compare_setup *cs, const struct size_args *a,
-			     const struct size_setup *s, const struct scenario *sc,
-			     const struct catalog *cat, const struct prices *prices)
+/* compare's setup from the options: the same for one team and a range.
+ * The acceptance of each side: a figure given for its model (--acceptance
+ * MODEL=RATE or R, the scenario's cost.acceptance_rate and
+ * cost.api_acceptance_rate), else its published scores against the traced
+ * model (q), else assumed equal, said in a warning (plan/compare.h). */
+static int compare_setup_of(struct compare_setup *cs, const struct size_args *a,
+			    const struct size_setup *s, const struct scenario *sc,
+			    const struct catalog *cat, const struct prices *prices,
+			    const struct quality *q, struct diag *d)
 {
 	*cs = (struct compare_setup){.size = s, .cat = cat, .prices = prices, .api_id = a->api,
 				     .seat_id = a->seats, .engineers = a->engineers,
@@ -429,10 +464,36 @@ static void compare_setup_of(struct compare_setup *cs, const struct size_args *a
 	cs->backends = sc->n_backends > 0;
 	cost_task_default(&cs->task);
 	scenario_cost_apply(sc, NULL, NULL, NULL, &cs->task); /* cost.acceptance_rate, ... */
+	cost_task_default(&cs->base_task);
+	if (sc->cost.api_acceptance_rate >= 0)
+		cost_fig_set(&cs->base_task.acceptance_rate, sc->cost.api_acceptance_rate,
+			     "scenario %s: cost.api_acceptance_rate", sc->source);
 	if (a->acceptance > 0)
 		cost_fig_set(&cs->task.acceptance_rate, a->acceptance, "--acceptance");
+	for (int i = 0; i < a->n_pilot; i++) {
+		const char *m = a->pilot[i].model;
+		size_t n = a->pilot[i].len;
+		bool local = strlen(sc->model) == n && strncmp(m, sc->model, n) == 0;
+		bool api = strlen(a->api) == n && strncmp(m, a->api, n) == 0;
+		if (!local && !api)
+			return diag_set(d, DIAG_EINPUT, "--acceptance %.*s=%g: %.*s is neither the "
+					"self-hosted model (%s) nor the API's (%s) (expected one of "
+					"them)", (int)n, m, a->pilot[i].rate, (int)n, m, sc->model,
+					a->api);
+		if (local)
+			cost_fig_set(&cs->task.acceptance_rate, a->pilot[i].rate,
+				     "--acceptance %s=%g (a pilot figure)", sc->model, a->pilot[i].rate);
+		if (api)
+			cost_fig_set(&cs->base_task.acceptance_rate, a->pilot[i].rate,
+				     "--acceptance %s=%g (a pilot figure)", a->api, a->pilot[i].rate);
+	}
 	if (a->turns > 0)
 		cost_fig_set(&cs->task.turns_factor, a->turns, "--turns");
+	cs->traced_model = a->traced ? a->traced
+			   : sc->cost.traced_model[0] ? sc->cost.traced_model : a->api;
+	cs->traced_assumed = !a->traced && !sc->cost.traced_model[0];
+	compare_quality(cs, q, sc->model);
+	return 0;
 }
 
 /* compare --engineers A,B,...: at each size the team made again, sized and
@@ -440,8 +501,9 @@ static void compare_setup_of(struct compare_setup *cs, const struct size_args *a
  * the curve, the crossovers, the JSON and the page.  Returns the exit
  * status: 0, 1 (no size found a deployment), 2 (d says why). */
 static int run_range(struct size_args *a, struct size_setup *s, const struct scenario *sc,
-		     const struct catalog *cat, const struct prices *prices, struct teams *teams,
-		     struct size_result *res, char *team, size_t team_cap, struct diag *d)
+		     const struct catalog *cat, const struct prices *prices,
+		     const struct quality *q, struct teams *teams, struct size_result *res,
+		     char *team, size_t team_cap, struct diag *d)
 {
 	struct crossover_curve *curve = malloc(sizeof(*curve));
 	struct compare_result *cmp = malloc(sizeof(*cmp));
@@ -472,7 +534,8 @@ static int run_range(struct size_args *a, struct size_setup *s, const struct sce
 			fprintf(stderr, "agentcap compare: team of %lld engineers (%zu of %zu): "
 				"sizing\n", (long long)a->engineers, k + 1, a->n_teams);
 		rc = size_run(s, res, d);
-		compare_setup_of(&cs, a, s, sc, cat, prices);
+		if (rc == 0)
+			rc = compare_setup_of(&cs, a, s, sc, cat, prices, q, d);
 		/* nothing self-hosted at a size: an empty point (no rows) */
 		found_any += rc == 0 && size_found(res) > 0;
 		if (rc == 0)
@@ -610,6 +673,25 @@ static int run(int argc, char **argv, bool compare)
 	struct prices *prices = NULL;
 	if (rc == 0)
 		rc = prices_load(&prices, a->prices ? a->prices : sc->prices[0] ? sc->prices : NULL, &d);
+	/* compare: the benchmark scores, and the traced model named */
+	struct quality *quality = NULL;
+	if (rc == 0 && a->compare)
+		rc = quality_load(&quality, NULL, NULL, &d);
+	const char *traced = a->traced ? a->traced : sc->cost.traced_model;
+	if (rc == 0 && a->compare && traced[0] && !catalog_model(cat, traced) &&
+	    !prices_find(prices, PRICE_API_OUTPUT, traced) && !quality_has(quality, traced))
+		rc = diag_set(&d, DIAG_EINPUT, "%s '%s': unknown model (expected a model id of "
+			      "agentcap catalog, or an API id of agentcap catalog --prices)",
+			      a->traced ? "--traced-model" : "cost.traced_model", traced);
+	for (int i = 0; rc == 0 && i < a->n_pilot; i++) {
+		const char *m = a->pilot[i].model;
+		size_t n = a->pilot[i].len;
+		if (!(strlen(sc->model) == n && strncmp(m, sc->model, n) == 0) &&
+		    !(strlen(a->api) == n && strncmp(m, a->api, n) == 0))
+			rc = diag_set(&d, DIAG_EINPUT, "--acceptance %.*s=%g: %.*s is neither the "
+				      "self-hosted model (%s) nor the API's (%s) (expected one of them)",
+				      (int)n, m, a->pilot[i].rate, (int)n, m, sc->model, a->api);
+	}
 	/* the scenario's elastic row fits every hardware option priced */
 	for (size_t i = 0; rc == 0 && i < n_hw; i++)
 		rc = cost_gpu_hour_row_check(prices, catalog_hardware(cat, hw_ids[i]),
@@ -692,9 +774,11 @@ static int run(int argc, char **argv, bool compare)
 	}
 	if (rc == 0 && a->n_teams > 1) {
 		/* compare over team sizes: each sized and priced on its own */
-		int status = run_range(a, &s, sc, cat, prices, teams, res, team, sizeof(team), &d);
+		int status = run_range(a, &s, sc, cat, prices, quality, teams, res, team,
+				       sizeof(team), &d);
 		pool_free(pool);
 		prices_free(prices);
+		quality_free(quality);
 		teams_release(teams);
 		catalog_free(cat);
 		calfile_free(cal);
@@ -737,7 +821,10 @@ static int run(int argc, char **argv, bool compare)
 	bool found = rc == 0 && size_found(res) > 0;
 	struct compare_result *cmp = NULL;
 	struct compare_setup cs;
-	compare_setup_of(&cs, a, &s, sc, cat, prices);
+	/* size prices its winners too (compare_monthly) */
+	int crc = compare_setup_of(&cs, a, &s, sc, cat, prices, quality, &d);
+	if (rc == 0)
+		rc = crc;
 	if (rc == 0 && found) {
 		if (!(cmp = malloc(sizeof(*cmp))))
 			rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
@@ -788,6 +875,7 @@ static int run(int argc, char **argv, bool compare)
 	free(cmp);
 	pool_free(pool);
 	prices_free(prices);
+	quality_free(quality);
 	size_result_release(res);
 	teams_release(teams);
 	catalog_free(cat);

@@ -96,6 +96,9 @@ void cost_task_default(struct cost_task *t)
 		     "default: the trace's own accepted / tasks with a known outcome "
 		     "(docs/cost.md)");
 	cost_fig_set(&t->turns_factor, 1, "default: as the trace recorded (docs/cost.md)");
+	cost_fig_set(&t->quality_factor, 1, "quality assumed equal to the traced model's (no "
+		     "published scores of both on one benchmark and scaffold, and no pilot figure; "
+		     "docs/cost.md)");
 }
 
 /* ---- results ------------------------------------------------------------ */
@@ -228,6 +231,10 @@ static int common_begin(const struct cost_usage *u, const struct cost_task *t,
 	    t->turns_factor.value > 100)
 		return diag_set(d, DIAG_EINPUT, "cost: turns factor %g (expected a number in (0, "
 				"100]; source: %s)", t->turns_factor.value, t->turns_factor.source);
+	double qf = t->quality_factor.value;
+	if (!isfinite(qf) || !(qf > 0) || qf > 1)
+		return diag_set(d, DIAG_EINPUT, "cost: quality factor %g (expected a share in (0, 1]; "
+				"source: %s)", qf, t->quality_factor.source);
 	double acc = t->acceptance_rate.value;
 	if (!isfinite(acc) || acc > 1 || acc == 0)
 		return diag_set(d, DIAG_EINPUT, "cost: acceptance rate %g (expected a share in "
@@ -248,11 +255,18 @@ static int common_begin(const struct cost_usage *u, const struct cost_task *t,
 			snprintf(buf, sizeof(buf), "the trace records no acceptance: every task "
 				 "counted as accepted");
 		}
+		if (qf != 1) {
+			size_t at = strlen(buf);
+			snprintf(buf + at, sizeof(buf) - at, ", x quality factor %.4g", qf);
+			acc *= qf;
+		}
 		acc_src = buf;
 	}
 	c->acceptance = acc;
-	r->output_tokens_month = (double)u->output_tokens * c->periods * c->turns;
-	r->tasks_month = (double)u->tasks * c->periods;
+	/* the served traffic is the replay's; a model needing T times the
+	 * turns gets 1/T of the tasks done with it */
+	r->output_tokens_month = (double)u->output_tokens * c->periods;
+	r->tasks_month = (double)u->tasks * c->periods / c->turns;
 	r->accepted_tasks_month = r->tasks_month * acc;
 	char src[COST_SOURCE_MAX];
 	if (u->periods_per_month > 0)
@@ -263,6 +277,8 @@ static int common_begin(const struct cost_usage *u, const struct cost_task *t,
 			 COST_HOURS_PER_MONTH, u->duration_s / 3600.0);
 	assume(r, "periods_per_month", c->periods, "1/month", src);
 	assume(r, "acceptance_rate", acc, "share of tasks", acc_src);
+	if (t->acceptance_rate.value < 0)
+		assume(r, "quality_factor", qf, "x trace acceptance", t->quality_factor.source);
 	assume(r, "turns_factor", c->turns, "x trace", t->turns_factor.source);
 	return 0;
 }
@@ -299,7 +315,8 @@ int cost_energy_eval(const struct cost_usage *u, double busy_w, double idle_w, d
 		return diag_set(d, DIAG_EINPUT, "cost: turns factor %g (expected > 0)", turns);
 	double gpus = gpus_of(u);
 	double month_h = COST_HOURS_PER_MONTH;
-	double busy_h = u->busy_s_per_gpu / 3600.0 * cost_periods_per_month(u) * turns;
+	/* the replay's traffic: turns change the tasks it completes, not it */
+	double busy_h = u->busy_s_per_gpu / 3600.0 * cost_periods_per_month(u);
 	if (busy_h > month_h)
 		busy_h = month_h; /* a GPU cannot be busy longer than the month */
 	e->gpus = gpus;
@@ -463,13 +480,13 @@ int cost_elastic_eval(const struct cost_elastic *p, const struct cost_usage *u,
 		snprintf(src, sizeof(src), "replay: GPU-hours provisioned (no replica stretches "
 			 "given: granularity and minimum not applied)");
 	}
-	double traced_h = span_h * c.periods * c.turns;
+	double traced_h = span_h * c.periods;
 	double floor_h = off_h * p->min_replicas.value * (double)u->gpus_per_replica;
 	part(r, "gpu_hours", traced_h * p->usd_per_gpu_hour.value);
 	part(r, "min_replicas", floor_h * p->usd_per_gpu_hour.value);
 	part(r, "operator", p->operator_usd_month.value);
 	assume(r, "gpu_hours_per_period", span_h, "GPU-h", src);
-	assume(r, "gpu_hours_month", traced_h, "GPU-h per month", "per period x periods x turns");
+	assume(r, "gpu_hours_month", traced_h, "GPU-h per month", "per period x periods");
 	snprintf(src, sizeof(src), "%.6g h outside the replayed periods x min replicas x %lld GPUs",
 		 off_h, (long long)u->gpus_per_replica);
 	assume(r, "floor_gpu_hours_month", floor_h, "GPU-h per month", src);
@@ -503,7 +520,7 @@ struct api_parts {
 static double api_month(const struct cost_api *p, const struct cost_usage *u,
 			const struct common *c, struct api_parts *a)
 {
-	double scale = c->periods * c->turns / 1e6;
+	double scale = c->periods / 1e6;
 	int64_t uncached = u->prompt_tokens - u->cached_tokens;
 	int64_t written = u->cache_write_tokens < uncached ? u->cache_write_tokens : uncached;
 	a->in = (double)(uncached - written) * scale * p->input_usd_mtok.value;
@@ -530,7 +547,7 @@ int cost_api_eval(const struct cost_api *p, const struct cost_usage *u,
 	if (u->cache_write_tokens > 0)
 		part(r, "cache_write", a.written);
 	part(r, "output", a.out);
-	double scale = c.periods * c.turns / 1e6;
+	double scale = c.periods / 1e6;
 	int64_t uncached = u->prompt_tokens - u->cached_tokens;
 	int64_t written = u->cache_write_tokens < uncached ? u->cache_write_tokens : uncached;
 	assume(r, "input_tokens", (double)(uncached - written) * scale, "M tokens per month",

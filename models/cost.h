@@ -22,10 +22,12 @@
  * per month.
  *
  * Task economics: an option has an acceptance rate (share of tasks whose
- * result is kept) and a turns factor (calls and tokens per task relative to
- * the trace: a weaker model may need more turns).  Usage-priced figures
- * (API tokens, elastic GPU-hours, busy energy) grow with the turns factor;
- * cost per accepted task = monthly cost / (tasks per month x acceptance).
+ * result is kept: the trace's own x a quality factor, or a figure given)
+ * and a turns factor (calls and tokens per task relative to the trace: a
+ * weaker model may need more turns).  The traffic priced is the replay's;
+ * a turns factor T means it completes 1/T of the trace's tasks, so
+ * cost per accepted task = monthly cost x T / (tasks per month x acceptance),
+ * and cost per 1M output tokens does not move with it.
  */
 #ifndef MODELS_COST_H
 #define MODELS_COST_H
@@ -145,9 +147,14 @@ struct cost_task {
 					    tasks_accepted / tasks_accept_known
 					    (1 when it records no outcome) */
 	struct cost_fig turns_factor;    /* > 0; 1 = as the trace recorded */
+	struct cost_fig quality_factor;  /* (0, 1]: multiplies the trace's own
+					    acceptance (acceptance_rate < 0);
+					    models/quality.h gives it from
+					    published scores */
 };
 
-/* acceptance = trace's, turns 1, sourced as the defaults of docs/cost.md. */
+/* acceptance = trace's, turns 1, quality factor 1 (assumed equal to the
+ * traced model's: said so in its source), as the defaults of docs/cost.md. */
 void cost_task_default(struct cost_task *t);
 
 struct cost_purchase {
@@ -230,7 +237,7 @@ struct cost_result {
 						month has no output */
 	double usd_per_accepted_task;        /* 0 when no task is accepted */
 	double usd_per_engineer_month;       /* 0 when engineers is 0 */
-	double output_tokens_month;          /* with the turns factor */
+	double output_tokens_month;          /* the replay's, over the month */
 	double tasks_month;
 	double accepted_tasks_month;
 	struct cost_part parts[COST_MAX_PARTS];
@@ -243,7 +250,7 @@ struct cost_result {
  * is that x PUE). */
 struct cost_energy {
 	double gpus;                         /* replicas x gpus per replica */
-	double busy_gpu_hours_month;         /* with the turns factor */
+	double busy_gpu_hours_month;         /* the replay's, over the month */
 	double idle_gpu_hours_month;         /* powered, no work: the rest of the
 						month */
 	double kwh_month_it;

@@ -173,6 +173,12 @@ static const struct key KEYS[] = {
 	{"cost", K_OBJ, 0, 0, 0, "cost assumptions (docs/cost.md); -1 = the default"},
 	{"cost.acceptance_rate", K_COST, OFF(cost.acceptance_rate), 0.001, 1,
 	 "share of tasks accepted with this model (-1 = the trace's own)"},
+	{"cost.api_acceptance_rate", K_COST, OFF(cost.api_acceptance_rate), 0.001, 1,
+	 "share of tasks accepted with the API's model, seats and API rows (-1 = the trace's, "
+	 "x its quality against the traced model)"},
+	{"cost.traced_model", K_STR, OFF(cost.traced_model), 0, 0,
+	 "the model the trace was recorded with: a model id of models.json or an API id of "
+	 "prices.json (unset = the API compared)"},
 	{"cost.turns_factor", K_COST, OFF(cost.turns_factor), 0.01, 100,
 	 "calls and tokens per task relative to the trace (-1 = 1)"},
 	{"cost.periods_per_month", K_COST, OFF(cost.periods_per_month), 0, 1e6,
@@ -964,7 +970,8 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 			   &sc->cost.resale_fraction, &sc->cost.hosting_usd_month,
 			   &sc->cost.operator_usd_month, &sc->cost.electricity_usd_kwh,
 			   &sc->cost.pue, &sc->cost.billing_granularity_s, &sc->cost.min_billing_s,
-			   &sc->cost.min_replicas, &sc->cost.api_cache_ttl_s};
+			   &sc->cost.min_replicas, &sc->cost.api_cache_ttl_s,
+			   &sc->cost.api_acceptance_rate};
 	for (size_t i = 0; i < sizeof(costs) / sizeof(costs[0]); i++)
 		*costs[i] = -1;
 	sc->provision_s = SCENARIO_DEFAULT_PROVISION_S;

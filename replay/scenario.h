@@ -88,6 +88,10 @@ struct scenario_cost {
 	double min_billing_s;
 	double min_replicas;
 	double api_cache_ttl_s;       /* the API baseline's prompt-cache lifetime */
+	double api_acceptance_rate;   /* of the API's model (seats and API rows;
+					 -1 = the trace's x its quality factor) */
+	char traced_model[SCENARIO_STR_MAX]; /* the model the trace was recorded
+					 with ("" = the API compared) */
 	char gpu_hour_row[SCENARIO_STR_MAX]; /* elastic: the id of one gpu_hour
 						row to price by ("" = the median
 						of the on-demand rows); checked

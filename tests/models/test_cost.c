@@ -149,12 +149,13 @@ static void test_energy_busy_idle(void **state)
 	NEAR(e.kwh_month_it, 168.88);
 	NEAR(e.kwh_month_facility, 253.32);
 	NEAR(e.j_per_output_token, 13.536);
-	/* a turns factor of 2 doubles the busy hours */
+	/* a turns factor changes the tasks the traffic completes, not the
+	 * traffic: the busy hours stay */
 	struct cost_task t;
 	cost_task_default(&t);
 	t.turns_factor.value = 2;
 	assert_int_equal(cost_energy_eval(&u, 700, 80, 1.5, &t, &e, &d), 0);
-	NEAR(e.busy_gpu_hours_month, 168);
+	NEAR(e.busy_gpu_hours_month, 84);
 }
 
 /* Elastic = GPU-hours x price.  10 GPU-hours per day, 30 days, $2.49:
@@ -318,16 +319,38 @@ static void test_api_by_hand(void **state)
 	NEAR(r.usd_per_accepted_task, 0.79 / 2);
 	NEAR(r.usd_per_engineer_month, 0.395);
 
-	/* a weaker model: 1.5x the turns, 40% accepted:
-	 * 0.79 x 1.5 = 1.185 per month; 4 x 0.4 = 1.6 accepted tasks */
+	/* a weaker model: 1.5x the turns, 40% accepted: the same traffic,
+	 * 0.79 per month, completes 4 / 1.5 tasks, 0.4 of them accepted; per
+	 * 1M output tokens unchanged */
+	double per_mtok = r.usd_per_mtok_output;
 	struct cost_task t;
 	cost_task_default(&t);
 	cost_fig_set(&t.turns_factor, 1.5, "test");
 	cost_fig_set(&t.acceptance_rate, 0.4, "test");
 	assert_int_equal(cost_api_eval(&p, &u, &t, &r, &d), 0);
-	NEAR(r.usd_month, 1.185);
-	NEAR(r.accepted_tasks_month, 1.6);
-	NEAR(r.usd_per_accepted_task, 1.185 / 1.6);
+	NEAR(r.usd_month, 0.79);
+	NEAR(r.accepted_tasks_month, 4 / 1.5 * 0.4);
+	NEAR(r.usd_per_accepted_task, 0.79 / (4 / 1.5 * 0.4));
+	NEAR(r.usd_per_mtok_output, per_mtok);
+	/* the quality factor scales the trace's own acceptance, and is listed */
+	cost_task_default(&t);
+	cost_fig_set(&t.quality_factor, 0.5, "scores");
+	assert_int_equal(cost_api_eval(&p, &u, &t, &r, &d), 0);
+	NEAR(r.accepted_tasks_month, 4 * 0.5 * 0.5); /* the trace: 2 of 4 */
+	bool listed = false;
+	for (size_t k = 0; k < r.assumption_count; k++)
+		listed |= strcmp(r.assumptions[k].name, "quality_factor") == 0 &&
+			  r.assumptions[k].value == 0.5 && strstr(r.assumptions[k].source, "scores");
+	assert_true(listed);
+	/* ... but not a figure given for the model itself */
+	cost_fig_set(&t.acceptance_rate, 0.4, "pilot");
+	assert_int_equal(cost_api_eval(&p, &u, &t, &r, &d), 0);
+	NEAR(r.accepted_tasks_month, 4 * 0.4);
+	cost_task_default(&t);
+	t.quality_factor.value = 0;
+	assert_int_equal(cost_api_eval(&p, &u, &t, &r, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "quality factor 0"));
+	diag_init(&d);
 
 	/* no cached price published: cache reads priced as input */
 	assert_int_equal(cost_api_from_prices(&p, pr, "devstral-2", &d), 0);
