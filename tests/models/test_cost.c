@@ -125,6 +125,43 @@ static void test_purchase_8xh100_by_hand(void **state)
 	NEAR(r.usd_month, 10000);
 }
 
+/* Systems are bought whole: the 8-GPU system above at 432,000 over 36
+ * months, for one replica of 1 GPU, still costs 12,000 of capital and 562
+ * of hosting a month (1 system); 3 replicas of 3 GPUs (9 GPUs) need 2
+ * systems: 24,000 and 1,124.  Power follows the GPUs, not the systems. */
+static void test_purchase_whole_systems(void **state)
+{
+	(void)state;
+	struct cost_purchase p = { .label = "" };
+	cost_fig_set(&p.system_usd, 432000, "test");
+	cost_fig_set(&p.gpus_per_system, 8, "test");
+	cost_fig_set(&p.amortisation_months, 36, "test");
+	cost_fig_set(&p.resale_fraction, 0, "test");
+	cost_fig_set(&p.busy_w, 625, "test");
+	cost_fig_set(&p.idle_w, 90, "test");
+	cost_fig_set(&p.pue, 1.2, "test");
+	cost_fig_set(&p.electricity_usd_kwh, 0.10, "test");
+	cost_fig_set(&p.hosting_usd_month, 562, "test");
+	cost_fig_set(&p.operator_usd_month, 0, "test");
+	struct cost_usage u = full_node_hour();
+	u.gpus_per_replica = 1;
+	struct cost_result r;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(cost_purchase_eval(&p, &u, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "systems")->value, 1);
+	NEAR(part_of(&r, "capital"), 12000);
+	NEAR(part_of(&r, "hosting"), 562);
+	NEAR(part_of(&r, "power"), 438.0 / 8); /* one GPU busy all month */
+	u.replicas = 3;
+	u.gpus_per_replica = 3;
+	assert_int_equal(cost_purchase_eval(&p, &u, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "systems")->value, 2);
+	NEAR(part_of(&r, "capital"), 24000);
+	NEAR(part_of(&r, "hosting"), 1124);
+	NEAR(part_of(&r, "power"), 438.0 * 9 / 8);
+}
+
 /* Half-busy GPUs: power from busy and idle time.  One workday of 8 h
  * repeated 21 times a month, each GPU busy 2 h of it:
  *   busy 2 h x 21 = 42 GPU-h per GPU; idle 730 - 42 = 688 h
@@ -700,6 +737,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_purchase_8xh100_by_hand),
+		cmocka_unit_test(test_purchase_whole_systems),
 		cmocka_unit_test(test_energy_busy_idle),
 		cmocka_unit_test(test_elastic_gpu_hours_times_price),
 		cmocka_unit_test(test_elastic_billed_stretches),
