@@ -669,6 +669,18 @@ static int run(int argc, char **argv, bool compare)
 		if (!catalog_hardware(cat, hw_ids[i]))
 			rc = diag_set(&d, DIAG_EINPUT, "--hardware: unknown hardware id '%s' (expected "
 				      "a catalogue id: see agentcap catalog)", hw_ids[i]);
+	/* a mistyped weight format or KV dtype is bad input, as in replay, not
+	 * "no shape fits" after the search */
+	if (rc == 0) {
+		struct cat_selection sel;
+		struct diag sd;
+		diag_init(&sd);
+		rc = catalog_select(cat, &sel, hw_ids[0], sc->model, sc->weight_format,
+				    sc->kv_cache_dtype, &sd);
+		if (rc)
+			rc = diag_set(&d, rc, "%s (from --format, or the scenario's weight_format or "
+				      "kv_cache_dtype)", sd.msg);
+	}
 	/* compare: the prices and the baselines' ids, before any replay */
 	struct prices *prices = NULL;
 	if (rc == 0)
