@@ -131,7 +131,8 @@ static const char COMPARE_HELP[] =
 	"    SIZE OPTIONS        as for agentcap size (--slo, --hardware, --model, ...)\n"
 	"    --api ID            the API the team could pay instead (default\n"
 	"                        claude-sonnet-5-5; ids: agentcap catalog --prices)\n"
-	"    --seats ID          the seat plan (default claude-team-premium-2026-06-16)\n"
+	"    --seats ID          the seat plan (default claude-team-premium, $150 a seat\n"
+	"                        as the vendor's support page states)\n"
 	"    --prices FILE       a price file of the shape of models/catalog/prices.json\n"
 	"                        (default: the scenario's 'prices', else the built-in one)\n"
 	"    --acceptance R      the self-hosted model's share of tasks accepted, (0, 1]\n"
@@ -246,7 +247,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 	memset(a, 0, sizeof(*a));
 	a->compare = compare;
 	a->api = "claude-sonnet-5-5";
-	a->seats = "claude-team-premium-2026-06-16";
+	a->seats = "claude-team-premium";
 	a->seed = 1;
 	a->replicates = 1;
 	a->confidence = 0.9;
@@ -365,7 +366,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 	}
 	if (!compare && (a->acceptance || a->turns || a->n_pilot || a->traced ||
 			 strcmp(a->api, "claude-sonnet-5-5") ||
-			 strcmp(a->seats, "claude-team-premium-2026-06-16")))
+			 strcmp(a->seats, "claude-team-premium")))
 		return bad(a, "--api, --seats, --acceptance, --turns and --traced-model belong to "
 			   "compare");
 	if (optind != argc)

@@ -188,6 +188,7 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 		rc = cost_seats_from_prices(&p, c->prices, c->seat_id, c->api_id, d);
 		if (rc == 0 && c->baseline)
 			cost_api_cache_ttl(&p.list, c->prices, c->api_id, c->baseline->cache_ttl_s);
+		p.usd_per_seat_month.value *= price_f;
 		return rc != 0 ? rc : cost_seats_eval(&p, &u, &t, out, d);
 	}
 	case COST_API: {
@@ -196,6 +197,10 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 		rc = cost_api_from_prices(&p, c->prices, c->api_id, d);
 		if (rc == 0 && c->baseline)
 			cost_api_cache_ttl(&p, c->prices, c->api_id, c->baseline->cache_ttl_s);
+		p.input_usd_mtok.value *= price_f;
+		p.cached_usd_mtok.value *= price_f;
+		p.cache_write_usd_mtok.value *= price_f;
+		p.output_usd_mtok.value *= price_f;
 		return rc != 0 ? rc : cost_api_eval(&p, &u, &t, out, d);
 	}
 	default:
@@ -793,7 +798,8 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 		"price-20%", "price+20%", "acc-20%", "acc+20%", "acc=30%tr", "acc=100%tr",
 		"util-20%", "util+20%", "oper=0", "oper x3"};
 	fprintf(fp, "\nSensitivity: USD per accepted task with one input moved (price: self-hosted "
-		"hardware and rental prices -/+%.0f%%; acc: the self-hosted model's acceptance "
+		"hardware and rental prices, the seat price, the API's token prices, each row its own, "
+		"-/+%.0f%%; acc: the self-hosted model's acceptance "
 		"-/+%.0f%%, then set to %.0f%% and 100%% of the traced model's (tr); util: traffic on "
 		"the same deployment -/+%.0f%%; oper: operator time none, and %.0fx the default)\n",
 		100 * COMPARE_SWING, 100 * COMPARE_SWING, 100 * COMPARE_ACC_LOW, 100 * COMPARE_SWING,
