@@ -313,6 +313,23 @@ static void elastic_of(const struct scenario *sc, const double *weight_bytes, ui
 	out->max_replicas = sc->autoscale_max;
 	out->interval_ns = (int64_t)llround(sc->autoscale_interval_s * 1e9);
 	out->cooldown_ns = (int64_t)llround(sc->autoscale_cooldown_s * 1e9);
+	out->policy = sc->autoscale_policy;
+	const struct scenario_hpa *h = &sc->hpa;
+	out->hpa = (struct hpa_config){
+		.tolerance = h->tolerance,
+		.up_window_ns = (int64_t)llround(h->up_window_s * 1e9),
+		.down_window_ns = (int64_t)llround(h->down_window_s * 1e9),
+		.up_pods = h->up_pods,
+		.up_percent = h->up_percent,
+		.up_period_ns = (int64_t)llround(h->up_period_s * 1e9),
+		.down_percent = h->down_percent,
+		.down_period_ns = (int64_t)llround(h->down_period_s * 1e9),
+	};
+	out->metric_lag_ns = out->policy == AUTOSCALE_POLICY_COOLDOWN
+				     ? 0
+				     : (int64_t)llround(h->metric_lag_s * 1e9);
+	out->polling_ns = (int64_t)llround(h->polling_s * 1e9);
+	out->activation = h->activation;
 	out->faults = sc->faults;
 	out->n_faults = sc->n_faults;
 	out->mtbf_ns = sc->faults_mtbf_h * 3600.0 * 1e9;

@@ -25,7 +25,7 @@
 /* K_INTERVAL: 0 (off) or in [lo, hi]; K_COST: -1 (the default) or in
  * [lo, hi], nothing between. */
 enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_BOOL_OPT, K_POLICY,
-	    K_ROUTER, K_SCORER, K_METRIC, K_FAULTS, K_INTERVAL, K_COST, K_OBJ, K_TEXT, K_POOLS,
+	    K_ROUTER, K_SCORER, K_METRIC, K_ASPOLICY, K_FAULTS, K_INTERVAL, K_COST, K_OBJ, K_TEXT, K_POOLS,
 	    K_BACKENDS };
 
 struct key {
@@ -124,6 +124,8 @@ static const struct key KEYS[] = {
 	 "GB/s the weights load at from storage (1)"},
 	{"autoscale", K_OBJ, 0, 0, 0, "replicas that follow the load"},
 	{"autoscale.enabled", K_BOOL, OFF(autoscale), 0, 0, "true or false (false)"},
+	{"autoscale.policy", K_ASPOLICY, OFF(autoscale_policy), 0, 0,
+	 "keda (default), hpa (Kubernetes HorizontalPodAutoscaler) or cooldown (this tool's first rule)"},
 	{"autoscale.metric", K_METRIC, OFF(autoscale_metric), 0, 0, "queue, kv or inflight (inflight)"},
 	{"autoscale.target", K_NUM, OFF(autoscale_target), 0, 1e9,
 	 "target value of the metric per replica (0 = the metric's default)"},
@@ -134,7 +136,30 @@ static const struct key KEYS[] = {
 	{"autoscale.interval_s", K_NUM, OFF(autoscale_interval_s), 0.001, 1e6,
 	 "seconds between evaluations (15)"},
 	{"autoscale.cooldown_s", K_NUM, OFF(autoscale_cooldown_s), 0, 1e7,
-	 "seconds after a scaling action before a scale-in (300)"},
+	 "keda: seconds after the last active poll before scaling to zero; cooldown: after a "
+	 "scaling action before a scale-in (300)"},
+	{"autoscale.tolerance", K_NUM, OFF(hpa.tolerance), 0, 1e6,
+	 "hpa, keda: relative change of the metric within which nothing scales (0.1)"},
+	{"autoscale.scale_up_window_s", K_NUM, OFF(hpa.up_window_s), 0, 1e7,
+	 "hpa, keda: scale-up stabilisation window, the lowest recommendation in it wins (0)"},
+	{"autoscale.scale_down_window_s", K_NUM, OFF(hpa.down_window_s), 0, 1e7,
+	 "hpa, keda: scale-down stabilisation window, the highest recommendation in it wins (300)"},
+	{"autoscale.scale_up_pods", K_INT, OFF(hpa.up_pods), 0, 1 << 20,
+	 "hpa, keda: replicas a scale-up may add per period (4; 0 = no such policy)"},
+	{"autoscale.scale_up_percent", K_NUM, OFF(hpa.up_percent), 0, 1e6,
+	 "hpa, keda: percent a scale-up may add per period (100; 0 = no such policy)"},
+	{"autoscale.scale_up_period_s", K_NUM, OFF(hpa.up_period_s), 0.001, 1e7,
+	 "hpa, keda: the scale-up policies' period (15)"},
+	{"autoscale.scale_down_percent", K_NUM, OFF(hpa.down_percent), 0, 100,
+	 "hpa, keda: percent a scale-down may remove per period (100)"},
+	{"autoscale.scale_down_period_s", K_NUM, OFF(hpa.down_period_s), 0.001, 1e7,
+	 "hpa, keda: the scale-down policy's period (15)"},
+	{"autoscale.metric_lag_s", K_NUM, OFF(hpa.metric_lag_s), 0, 1e6,
+	 "hpa, keda: age of the metric the autoscaler reads, one scrape interval (30)"},
+	{"autoscale.polling_interval_s", K_NUM, OFF(hpa.polling_s), 0.001, 1e6,
+	 "keda: seconds between polls that scale to and from zero (30)"},
+	{"autoscale.activation_target", K_NUM, OFF(hpa.activation), 0, 1e9,
+	 "keda: the metric above which the scaler is active and wakes from zero (0)"},
 	{"faults", K_OBJ, 0, 0, 0, "replicas that fail"},
 	{"faults.list", K_FAULTS, OFF(fault_list), 0, 0,
 	 "failures: [{\"replica\": i, \"pool\": p, \"at_s\": t, \"repair_s\": r}, ...]; "
@@ -314,6 +339,8 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 		return "\"cache_aware\" or \"weighted\"";
 	case K_METRIC:
 		return "\"queue\", \"kv\" or \"inflight\"";
+	case K_ASPOLICY:
+		return "\"keda\", \"hpa\" or \"cooldown\"";
 	case K_FAULTS:
 		return "a list of {\"replica\": integer >= 0, \"pool\": index or name, \"at_s\": seconds >= 0, \"repair_s\": seconds >= 0}";
 	case K_OBJ:
@@ -447,6 +474,10 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 	case K_METRIC:
 		ok = cJSON_IsString(v) &&
 		     autoscale_metric_parse(v->valuestring, (enum autoscale_metric *)(void *)field);
+		break;
+	case K_ASPOLICY:
+		ok = cJSON_IsString(v) &&
+		     autoscale_policy_parse(v->valuestring, (enum autoscale_policy *)(void *)field);
 		break;
 	case K_FAULTS:
 		return store_faults((struct scenario_fault_list *)(void *)field, v, where, d);
@@ -958,6 +989,58 @@ static int resolve_faults(struct scenario *sc, struct diag *d)
 	return 0;
 }
 
+/* The key of autoscale.* that the policy ignores but the scenario set to
+ * other than its default, or NULL. */
+static const char *autoscale_stray_key(const struct scenario *sc)
+{
+	struct scenario_hpa def;
+	scenario_hpa_default(&def);
+	const struct scenario_hpa *h = &sc->hpa;
+	enum autoscale_policy p = sc->autoscale_policy;
+	if (p == AUTOSCALE_POLICY_COOLDOWN) {
+		const struct { bool moved; const char *key; } hk[] = {
+			{h->tolerance != def.tolerance, "autoscale.tolerance"},
+			{h->up_window_s != def.up_window_s, "autoscale.scale_up_window_s"},
+			{h->down_window_s != def.down_window_s, "autoscale.scale_down_window_s"},
+			{h->up_pods != def.up_pods, "autoscale.scale_up_pods"},
+			{h->up_percent != def.up_percent, "autoscale.scale_up_percent"},
+			{h->up_period_s != def.up_period_s, "autoscale.scale_up_period_s"},
+			{h->down_percent != def.down_percent, "autoscale.scale_down_percent"},
+			{h->down_period_s != def.down_period_s, "autoscale.scale_down_period_s"},
+			{h->metric_lag_s != def.metric_lag_s, "autoscale.metric_lag_s"},
+		};
+		for (size_t i = 0; i < sizeof(hk) / sizeof(hk[0]); i++)
+			if (hk[i].moved)
+				return hk[i].key;
+	}
+	if (p != AUTOSCALE_POLICY_KEDA) {
+		if (h->polling_s != def.polling_s)
+			return "autoscale.polling_interval_s";
+		if (h->activation != def.activation)
+			return "autoscale.activation_target";
+	}
+	if (p == AUTOSCALE_POLICY_HPA && sc->autoscale_cooldown_s != SCENARIO_DEFAULT_AUTOSCALE_COOLDOWN_S)
+		return "autoscale.cooldown_s";
+	return NULL;
+}
+
+void scenario_hpa_default(struct scenario_hpa *h)
+{
+	*h = (struct scenario_hpa){
+		.tolerance = HPA_DEFAULT_TOLERANCE,
+		.up_window_s = HPA_DEFAULT_UP_WINDOW_S,
+		.down_window_s = HPA_DEFAULT_DOWN_WINDOW_S,
+		.up_pods = HPA_DEFAULT_UP_PODS,
+		.up_percent = HPA_DEFAULT_UP_PERCENT,
+		.up_period_s = HPA_DEFAULT_UP_PERIOD_S,
+		.down_percent = HPA_DEFAULT_DOWN_PERCENT,
+		.down_period_s = HPA_DEFAULT_DOWN_PERIOD_S,
+		.metric_lag_s = SCENARIO_DEFAULT_METRIC_LAG_S,
+		.polling_s = KEDA_DEFAULT_POLLING_S,
+		.activation = KEDA_DEFAULT_ACTIVATION,
+	};
+}
+
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, int n_sets,
 		  struct diag *d)
 {
@@ -985,6 +1068,8 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	sc->autoscale_min = 1;
 	sc->autoscale_interval_s = SCENARIO_DEFAULT_AUTOSCALE_INTERVAL_S;
 	sc->autoscale_cooldown_s = SCENARIO_DEFAULT_AUTOSCALE_COOLDOWN_S;
+	sc->autoscale_policy = SCENARIO_DEFAULT_AUTOSCALE_POLICY;
+	scenario_hpa_default(&sc->hpa);
 	sc->faults_repair_h = SCENARIO_DEFAULT_REPAIR_H;
 	sc->faults_max_retries = FAULT_DEFAULT_MAX_RETRIES;
 	snprintf(sc->spec.method, sizeof(sc->spec.method), "off");
@@ -1030,6 +1115,18 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 				"%s: autoscale: min_replicas %d, max_replicas %d, replicas %d (expected min_replicas <= max_replicas <= replicas%s)",
 				sc->source, (int)sc->autoscale_min, (int)max, (int)total,
 				sc->n_pools ? ", the pools' replicas together" : "");
+	const char *stray = autoscale_stray_key(sc);
+	if (stray) {
+		const char *owner = strcmp(stray, "autoscale.polling_interval_s") == 0 ||
+					    strcmp(stray, "autoscale.activation_target") == 0
+				    ? "keda"
+				    : strcmp(stray, "autoscale.cooldown_s") == 0 ? "keda or cooldown"
+										 : "hpa or keda";
+		return diag_set(d, DIAG_EINPUT,
+				"%s: %s: the %s policy does not use it (expected autoscale.policy %s, "
+				"or the key left out)",
+				sc->source, stray, autoscale_policy_name(sc->autoscale_policy), owner);
+	}
 	return 0;
 }
 

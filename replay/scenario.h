@@ -111,13 +111,30 @@ struct scenario_cost {
  * CreateVolume API reference; read 2026-12-01), about 1 GB/s. */
 #define SCENARIO_DEFAULT_PROVISION_S 120.0
 #define SCENARIO_DEFAULT_STORAGE_GBS 1.0
-/* Autoscaler clock and scale-in cool-down: the Kubernetes
- * HorizontalPodAutoscaler's defaults, a 15 s sync period and a 300 s
- * scale-down stabilisation window (kube-controller-manager
- * --horizontal-pod-autoscaler-sync-period and
- * --horizontal-pod-autoscaler-downscale-stabilization; read 2026-12-01). */
+/* Autoscaler clock: the Kubernetes HorizontalPodAutoscaler's 15 s sync
+ * period (kube-controller-manager --horizontal-pod-autoscaler-sync-period;
+ * read 2026-12-01).  Cool-down: 300 s, KEDA's cooldownPeriod (autoscale.h),
+ * which the cooldown policy also takes (it borrowed the figure from the
+ * HPA's 300 s scale-down stabilisation window). */
 #define SCENARIO_DEFAULT_AUTOSCALE_INTERVAL_S 15.0
 #define SCENARIO_DEFAULT_AUTOSCALE_COOLDOWN_S 300.0
+/* The policy a team running vLLM on Kubernetes in 2026 scales with: KEDA
+ * on vLLM's Prometheus metrics.  vLLM's production stack Helm chart builds
+ * its autoscaling on KEDA (docs.vllm.ai/projects/production-stack,
+ * "Autoscaling with KEDA", chart v0.1.9 and later; its FAQ points to it for
+ * autoscaling) and KServe autoscales LLM InferenceServices with KEDA
+ * (kserve.github.io, "Autoscale InferenceService with LLM metrics",
+ * v0.16); both read 2026-12-06.  With min_replicas 1 (the default) KEDA's
+ * own poll never acts and the HPA it creates does all the scaling. */
+#define SCENARIO_DEFAULT_AUTOSCALE_POLICY AUTOSCALE_POLICY_KEDA
+/* Age of the metric the autoscaler acts on: one Prometheus scrape interval,
+ * the Prometheus Operator's default scrapeInterval of 30 s
+ * (monitoring.coreos.com/v1 PrometheusSpec, Documentation/api.md; the
+ * kube-prometheus-stack chart leaves it unset, and vLLM's production stack
+ * chart bundles that stack since v0.1.11); read 2026-12-06.  The
+ * autoscaler sees the metric as it stood this long ago: the worst case of
+ * a sample scraped at most one interval earlier. */
+#define SCENARIO_DEFAULT_METRIC_LAG_S 30.0
 /* Repair time of a fault rate when faults.repair_h is not set: a round
  * hour, not a measured figure; set it. */
 #define SCENARIO_DEFAULT_REPAIR_H 1.0
@@ -189,6 +206,17 @@ struct scenario {
 	int32_t autoscale_max;        /* 0 = replicas */
 	double autoscale_interval_s;
 	double autoscale_cooldown_s;
+	enum autoscale_policy autoscale_policy; /* autoscale.policy */
+	struct scenario_hpa {         /* autoscale.* of the hpa and keda policies */
+		double tolerance;
+		double up_window_s, down_window_s;
+		int32_t up_pods;
+		double up_percent, up_period_s;
+		double down_percent, down_period_s;
+		double metric_lag_s;
+		double polling_s;     /* keda */
+		double activation;    /* keda */
+	} hpa;
 	struct scenario_fault_list {  /* faults.list as given */
 		int32_t n;
 		struct scenario_fault {
@@ -281,6 +309,10 @@ struct scenario_backend_price {
 /* Index of the backend named name in sc, or -1 for "" (the rule is off);
  * -2 when no backend has that name. */
 int32_t scenario_backend_index(const struct scenario *sc, const char *name);
+
+/* The autoscale.* defaults of the hpa and keda policies (Kubernetes' and
+ * KEDA's: sim/autoscale.h; the metric lag above). */
+void scenario_hpa_default(struct scenario_hpa *h);
 
 /* Replicas in the cluster: `replicas`, or the pools' together. */
 int32_t scenario_replicas(const struct scenario *sc);

@@ -107,10 +107,18 @@ struct cluster_elastic {
 	double provision_s;
 	double weight_load_s;
 	bool autoscale;
+	const char *policy;             /* "keda", "hpa", "cooldown" */
 	const char *metric;
 	double target;
 	int32_t min_replicas, max_replicas;
 	double interval_s, cooldown_s;
+	/* hpa and keda: the HPA's behaviour and the metric's age */
+	double tolerance, up_window_s, down_window_s, up_percent, up_period_s;
+	double down_percent, down_period_s, metric_lag_s;
+	int32_t up_pods;
+	/* keda */
+	double polling_s, activation;
+	int64_t activations, deactivations;
 	int64_t evaluations, scale_outs, scale_ins, starts;
 	int32_t active_min, active_max; /* up + starting (autoscaler bounds) */
 	bool faults;

@@ -379,10 +379,17 @@ static void table_cluster(FILE *out, const struct cluster_summary *c)
 		table_int(out, "Replica starts:", e->starts);
 	}
 	if (e->on && e->autoscale) {
+		table_str(out, "Autoscale policy:", e->policy);
 		table_str(out, "Autoscale metric:", e->metric);
 		table_num(out, "Autoscale target per replica:", e->target);
+		if (strcmp(e->policy, "cooldown") != 0)
+			table_num(out, "Metric age when read (s):", e->metric_lag_s);
 		table_int(out, "Scale-outs:", e->scale_outs);
 		table_int(out, "Scale-ins:", e->scale_ins);
+		if (strcmp(e->policy, "keda") == 0) {
+			table_int(out, "Activations from zero:", e->activations);
+			table_int(out, "Scale-ins to zero:", e->deactivations);
+		}
 	}
 	if (e->on && e->faults) {
 		table_int(out, "Replica failures:", e->fault_count);
@@ -920,6 +927,24 @@ static void json_elastic(struct json *j, const struct cluster_elastic *e)
 		json_int(j, "scale_ins", e->scale_ins);
 		json_int(j, "active_min", e->active_min);
 		json_int(j, "active_max", e->active_max);
+		json_str(j, "policy", e->policy);
+		if (strcmp(e->policy, "cooldown") != 0) {
+			json_num(j, "tolerance", e->tolerance);
+			json_num(j, "scale_up_window_s", e->up_window_s);
+			json_num(j, "scale_down_window_s", e->down_window_s);
+			json_int(j, "scale_up_pods", e->up_pods);
+			json_num(j, "scale_up_percent", e->up_percent);
+			json_num(j, "scale_up_period_s", e->up_period_s);
+			json_num(j, "scale_down_percent", e->down_percent);
+			json_num(j, "scale_down_period_s", e->down_period_s);
+			json_num(j, "metric_lag_s", e->metric_lag_s);
+		}
+		if (strcmp(e->policy, "keda") == 0) {
+			json_num(j, "polling_interval_s", e->polling_s);
+			json_num(j, "activation_target", e->activation);
+			json_int(j, "activations", e->activations);
+			json_int(j, "deactivations", e->deactivations);
+		}
 		json_close(j);
 	}
 	if (e->faults) {

@@ -36,7 +36,11 @@ bool autoscale_metric_parse(const char *s, enum autoscale_metric *out)
 void elastic_config_default(struct elastic_config *c)
 {
 	memset(c, 0, sizeof(*c));
+	c->policy = AUTOSCALE_POLICY_COOLDOWN;
 	c->metric = AUTOSCALE_INFLIGHT;
+	hpa_config_default(&c->hpa);
+	c->polling_ns = (int64_t)(KEDA_DEFAULT_POLLING_S * 1e9);
+	c->activation = KEDA_DEFAULT_ACTIVATION;
 	c->max_retries = FAULT_DEFAULT_MAX_RETRIES;
 	c->seed = 1;
 }
@@ -130,13 +134,24 @@ static void go_off(struct sim *s, struct replica *rep)
 int lifecycle_start(struct sim *s, struct diag *d)
 {
 	struct elastic_config *c = &s->el;
+	s->as.hpa_parked_ns = -1;
 	if (c->autoscale) {
 		if (c->max_replicas == 0 || c->max_replicas > s->n_replicas)
 			c->max_replicas = s->n_replicas;
 		if (c->min_replicas < 0 || c->min_replicas > c->max_replicas || !(c->target > 0.0) ||
-		    c->interval_ns <= 0 || c->cooldown_ns < 0)
+		    c->interval_ns <= 0 || c->cooldown_ns < 0 ||
+		    (unsigned)c->policy >= AUTOSCALE_N_POLICIES)
 			return diag_set(d, DIAG_EINPUT,
 					"autoscale settings out of range (expected 0 <= autoscale.min_replicas <= autoscale.max_replicas <= replicas, autoscale.target > 0, autoscale.interval_s > 0)");
+		if (c->policy != AUTOSCALE_POLICY_COOLDOWN) {
+			if (c->metric_lag_ns < 0 || !(c->activation >= 0.0) ||
+			    (c->policy == AUTOSCALE_POLICY_KEDA && c->polling_ns <= 0))
+				return diag_set(d, DIAG_EINPUT,
+						"autoscale settings out of range (expected autoscale.metric_lag_s >= 0, autoscale.activation_target >= 0, autoscale.polling_interval_s > 0)");
+			int rc = hpa_init(&s->as.hpa, &c->hpa, c->interval_ns, d);
+			if (rc != 0)
+				return rc;
+		}
 	}
 	bool bad_start = c->startup_ns < 0;
 	for (int32_t p = 0; p < ELASTIC_MAX_POOLS; p++)
@@ -159,6 +174,8 @@ int lifecycle_start(struct sim *s, struct diag *d)
 			go_off(s, &s->replicas[i]);
 		s->el_stats.active_min = s->el_stats.active_max = lifecycle_active(s);
 		rc = push_bg(s, c->interval_ns, EV_AUTOSCALE, PRIO_AUTOSCALE, NULL, 0, 0);
+		if (rc == 0 && c->policy == AUTOSCALE_POLICY_KEDA)
+			rc = push_bg(s, c->polling_ns, EV_POLL, PRIO_AUTOSCALE, NULL, 0, 0);
 	}
 	for (int32_t i = 0; rc == 0 && i < s->n_replicas; i++)
 		if (s->replicas[i].life == REP_UP)
@@ -256,18 +273,13 @@ static int32_t scale_in_victim(const struct sim *s, int life)
 	return best;
 }
 
-static int evaluate(struct sim *s)
+/* Start or stop replicas until `desired` are up or starting: the
+ * lowest-numbered off replicas start; starting replicas are cancelled
+ * first, then the up replicas with the fewest outstanding calls drain. */
+static int scale_to(struct sim *s, int32_t desired)
 {
-	const struct elastic_config *c = &s->el;
-	s->el_stats.evaluations++;
-	int32_t active = lifecycle_active(s);
-	double total = metric_total(s);
-	double want = ceil(total / c->target - 1e-9);
-	int32_t desired = want > (double)c->max_replicas ? c->max_replicas
-			  : want < (double)c->min_replicas ? c->min_replicas
-							  : (int32_t)want;
 	int rc = 0;
-	if (desired > active) {
+	if (desired > lifecycle_active(s)) {
 		int64_t starts0 = s->el_stats.starts;
 		for (int32_t i = 0; i < s->n_replicas && lifecycle_active(s) < desired && rc == 0; i++)
 			if (s->replicas[i].life == REP_OFF)
@@ -276,7 +288,7 @@ static int evaluate(struct sim *s)
 			s->el_stats.scale_outs++;
 			s->as_last_action_ns = s->now_ns;
 		}
-	} else if (desired < active && s->now_ns - s->as_last_action_ns >= c->cooldown_ns) {
+	} else if (desired < lifecycle_active(s)) {
 		s->el_stats.scale_ins++;
 		s->as_last_action_ns = s->now_ns;
 		while (lifecycle_active(s) > desired) {
@@ -291,25 +303,144 @@ static int evaluate(struct sim *s)
 			lifecycle_on_finish(s, &s->replicas[i]);
 		}
 	}
+	return rc;
+}
+
+/* Nothing can change until a call arrives: none in flight, at the floor,
+ * nothing starting or draining, no reading of a call queued behind the
+ * metric lag (a reading of 0 at the floor changes nothing under any
+ * policy: the HPA stays at min, KEDA at zero or min). */
+static bool settled(const struct sim *s)
+{
+	return s->live_reqs == 0 && lifecycle_active(s) == s->el.min_replicas &&
+	       s->n_life[REP_STARTING] == 0 && s->n_life[REP_DRAINING] == 0 && s->as.pending_live == 0;
+}
+
+/* The cooldown policy: one evaluation. */
+static int evaluate(struct sim *s)
+{
+	const struct elastic_config *c = &s->el;
+	s->el_stats.evaluations++;
+	int32_t active = lifecycle_active(s);
+	double total = metric_total(s);
+	double want = ceil(total / c->target - 1e-9);
+	int32_t desired = want > (double)c->max_replicas ? c->max_replicas
+			  : want < (double)c->min_replicas ? c->min_replicas
+							  : (int32_t)want;
+	int rc = 0;
+	if (desired > active ||
+	    (desired < active && s->now_ns - s->as_last_action_ns >= c->cooldown_ns))
+		rc = scale_to(s, desired);
 	if (rc != 0)
 		return rc;
 	/* asleep while nothing can change: no call, at the floor, settled */
-	if (s->live_reqs == 0 && lifecycle_active(s) == c->min_replicas &&
-	    s->n_life[REP_STARTING] == 0 && s->n_life[REP_DRAINING] == 0) {
+	if (settled(s)) {
 		s->as_parked = true;
 		return 0;
 	}
 	return push_bg(s, s->now_ns + c->interval_ns, EV_AUTOSCALE, PRIO_AUTOSCALE, NULL, 0, 0);
 }
 
+enum { LOOP_HPA = 0, LOOP_KEDA = 1 };
+
+/* hpa and keda: act on metric value v of loop `loop` (read metric_lag_ns
+ * ago). */
+static int decide(struct sim *s, int loop, double v)
+{
+	const struct elastic_config *c = &s->el;
+	s->el_stats.evaluations++;
+	int32_t cur = lifecycle_active(s);
+	int32_t desired;
+	if (loop == LOOP_KEDA) {
+		desired = keda_poll(&s->as.keda, s->now_ns, cur, v, c->activation, c->cooldown_ns,
+				    c->min_replicas);
+		if (desired > 0 && cur == 0)
+			s->el_stats.activations++;
+		if (desired == 0 && cur > 0)
+			s->el_stats.deactivations++;
+	} else {
+		int32_t lo = c->min_replicas;
+		if (c->policy == AUTOSCALE_POLICY_KEDA) {
+			if (cur == 0)
+				return 0; /* the HPA is disabled at zero: KEDA's to wake */
+			if (lo < 1)
+				lo = 1;
+		}
+		desired = hpa_sync(&s->as.hpa, s->now_ns, cur, v, c->target, lo, c->max_replicas);
+	}
+	return desired != cur ? scale_to(s, desired) : 0;
+}
+
+/* hpa and keda: read the metric now and act on it now or, with a metric
+ * lag, when the reading reaches the autoscaler. */
+static int sample(struct sim *s, int loop)
+{
+	double v = metric_total(s);
+	if (s->el.metric_lag_ns == 0)
+		return decide(s, loop, v);
+	int64_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	s->as.pending_live += v != 0.0;
+	return push_bg(s, s->now_ns + s->el.metric_lag_ns, EV_DECIDE, PRIO_AUTOSCALE, NULL, bits,
+		       (uint64_t)loop);
+}
+
+/* hpa and keda: an HPA sync tick; asleep instead while settled (its
+ * reading would be 0 and change nothing). */
+static int hpa_tick(struct sim *s)
+{
+	if (settled(s)) {
+		s->as_parked = true;
+		s->as.hpa_parked_ns = s->now_ns;
+		return 0;
+	}
+	int rc = sample(s, LOOP_HPA);
+	if (rc != 0)
+		return rc;
+	return push_bg(s, s->now_ns + s->el.interval_ns, EV_AUTOSCALE, PRIO_AUTOSCALE, NULL, 0, 0);
+}
+
+/* keda: a poll tick, likewise. */
+static int poll_tick(struct sim *s)
+{
+	if (settled(s)) {
+		s->as.poll_parked = true;
+		return 0;
+	}
+	int rc = sample(s, LOOP_KEDA);
+	if (rc != 0)
+		return rc;
+	return push_bg(s, s->now_ns + s->el.polling_ns, EV_POLL, PRIO_AUTOSCALE, NULL, 0, 0);
+}
+
 int lifecycle_on_arrival(struct sim *s)
 {
-	if (!s->as_parked)
-		return 0;
-	s->as_parked = false;
-	/* the next tick of the evaluation clock */
-	int64_t iv = s->el.interval_ns;
-	return push_bg(s, (s->now_ns / iv + 1) * iv, EV_AUTOSCALE, PRIO_AUTOSCALE, NULL, 0, 0);
+	int rc = 0;
+	if (s->as_parked) {
+		s->as_parked = false;
+		/* the next tick of the evaluation clock */
+		int64_t iv = s->el.interval_ns;
+		int64_t t = (s->now_ns / iv + 1) * iv;
+		/* the syncs slept through saw no call: recommendations of 0 (the
+		 * HPA runs at the floor unless KEDA holds it at zero), which only
+		 * a scale-up window reads */
+		bool hpa_on = s->el.policy == AUTOSCALE_POLICY_HPA ||
+			      (s->el.policy == AUTOSCALE_POLICY_KEDA && lifecycle_active(s) > 0);
+		if (hpa_on && t - iv > s->as.hpa_parked_ns)
+			hpa_note(&s->as.hpa, t - iv + s->el.metric_lag_ns, 0);
+		rc = push_bg(s, t, EV_AUTOSCALE, PRIO_AUTOSCALE, NULL, 0, 0);
+	}
+	if (rc == 0 && s->as.poll_parked) {
+		s->as.poll_parked = false;
+		int64_t pv = s->el.polling_ns;
+		rc = push_bg(s, (s->now_ns / pv + 1) * pv, EV_POLL, PRIO_AUTOSCALE, NULL, 0, 0);
+	}
+	return rc;
+}
+
+void lifecycle_release(struct sim *s)
+{
+	hpa_release(&s->as.hpa);
 }
 
 void lifecycle_on_finish(struct sim *s, struct replica *rep)
@@ -347,7 +478,15 @@ int lifecycle_event(struct sim *s, uint32_t kind, void *obj, int64_t arg, uint64
 			sim_router_drain(s);
 		return rc != 0 ? rc : s->err;
 	case EV_AUTOSCALE:
-		return evaluate(s);
+		return s->el.policy == AUTOSCALE_POLICY_COOLDOWN ? evaluate(s) : hpa_tick(s);
+	case EV_POLL:
+		return poll_tick(s);
+	case EV_DECIDE: {
+		double v;
+		memcpy(&v, &arg, sizeof(v));
+		s->as.pending_live -= v != 0.0;
+		return decide(s, (int)gen, v);
+	}
 	}
 	return DIAG_EINTERNAL;
 }

@@ -36,22 +36,33 @@
  *   kv        KV blocks in use / blocks, summed over up replicas (with
  *             none in use and calls waiting at the router, one replica's
  *             worth: a cluster scaled to zero still wakes);
- * and wants desired = ceil(total / target) replicas (the Kubernetes
- * HorizontalPodAutoscaler rule, desired = ceil(current x metric / target)
- * with the metric averaged over current replicas), clamped to [min, max].
- * Counted as current: up and starting replicas.  Scale-out is immediate:
- * the lowest-numbered off replicas start.  Scale-in waits cooldown_ns after
- * the last scaling action (as HPA's scale-down stabilisation window), then
- * cancels starting replicas first, then drains the up replicas with the
- * fewest outstanding calls.  With min 0 the cluster scales to zero: a call
- * arriving then waits at the router for a whole cold start (the next
- * evaluation, provisioning and weight load), and that wait is in its TTFT.
+ * and acts on it by its policy (sim/autoscale.h).  Counted as current: up
+ * and starting replicas.  Scale-out starts the lowest-numbered off
+ * replicas; scale-in cancels starting replicas first, then drains the up
+ * replicas with the fewest outstanding calls.
+ *   cooldown  this tool's first rule, kept as it was: desired =
+ *             ceil(total / target) clamped to [min, max], read the instant
+ *             it is evaluated; scale-out at once, scale-in to the desired
+ *             count once cooldown_ns has passed since the last scaling
+ *             action.  No named system scales this way.
+ *   hpa       Kubernetes' HorizontalPodAutoscaler, syncing every
+ *             interval_ns on the metric as it stood metric_lag_ns earlier
+ *             (what Prometheus had last scraped): tolerance, stabilisation
+ *             windows and rate limits as sim/autoscale.h says.
+ *   keda      KEDA: a poll every polling_ns (activation above `activation`,
+ *             scale to zero cooldown_ns after the last active poll) and
+ *             the HPA it drives between 1 and max, both on the lagged
+ *             metric.
+ * With min 0 the cluster scales to zero: a call arriving then waits at the
+ * router for a whole cold start (the next evaluation, the metric lag and
+ * the start-up), and that wait is in its TTFT.
  * At time 0, min replicas are up and the rest off.
  */
 #ifndef SIM_LIFECYCLE_H
 #define SIM_LIFECYCLE_H
 
 #include "base/diag.h"
+#include "sim/autoscale.h"
 #include "sim/results.h"
 
 #include <stdbool.h>
@@ -97,12 +108,20 @@ struct elastic_config {
 					  weights); 0 = startup_ns */
 	/* autoscale */
 	bool autoscale;
+	enum autoscale_policy policy;  /* default cooldown (the sim's; scenarios
+					  default elsewhere: replay/scenario.h) */
 	enum autoscale_metric metric;
 	double target;                 /* > 0 */
 	int32_t min_replicas;          /* 0 .. max */
 	int32_t max_replicas;          /* 1 .. replicas; 0 = replicas */
-	int64_t interval_ns;           /* > 0 */
-	int64_t cooldown_ns;
+	int64_t interval_ns;           /* > 0: evaluation or HPA sync period */
+	int64_t cooldown_ns;           /* cooldown: after a scaling action before
+					  a scale-in; keda: after the last active
+					  poll before scaling to zero */
+	struct hpa_config hpa;         /* hpa and keda */
+	int64_t metric_lag_ns;         /* hpa and keda: age of the metric read */
+	int64_t polling_ns;            /* keda: > 0 */
+	double activation;             /* keda: active above this */
 	/* faults */
 	const struct fault_spec *faults; /* copied by sim_set_elastic */
 	int32_t n_faults;
@@ -129,7 +148,9 @@ struct elastic_stats {
 	int64_t starts;             /* replicas that began starting */
 	int64_t scale_outs;         /* autoscaler actions that added replicas */
 	int64_t scale_ins;          /* ... that removed some */
-	int64_t evaluations;
+	int64_t evaluations;        /* decisions taken (HPA syncs, KEDA polls) */
+	int64_t activations;        /* keda: scale-outs from zero */
+	int64_t deactivations;      /* keda: scale-ins to zero */
 	int32_t active_min, active_max; /* up + starting, over the evaluations
 					   and transitions (autoscaler bounds) */
 };
@@ -137,13 +158,28 @@ struct elastic_stats {
 /* ---- used by sim.c ---- */
 
 /* Event kinds of the lifecycle (see replica.h for the engine's). */
-enum { EV_FAULT = 4, EV_RATE_FAULT = 5, EV_REPAIRED = 6, EV_STARTED = 7, EV_AUTOSCALE = 8 };
+enum { EV_FAULT = 4, EV_RATE_FAULT = 5, EV_REPAIRED = 6, EV_STARTED = 7, EV_AUTOSCALE = 8,
+       EV_POLL = 10, EV_DECIDE = 11 };
 enum { PRIO_LIFE = 3, PRIO_AUTOSCALE = 4 };
 
 static inline bool ev_background(uint32_t kind)
 {
-	return kind >= EV_FAULT && kind <= EV_AUTOSCALE;
+	return (kind >= EV_FAULT && kind <= EV_AUTOSCALE) || kind == EV_POLL || kind == EV_DECIDE;
 }
+
+/* The autoscaler's state beside struct sim's counters. */
+struct autoscale_state {
+	struct hpa hpa;              /* hpa and keda */
+	struct keda keda;
+	bool poll_parked;            /* keda: the poll sleeps until a call */
+	int64_t pending_live;        /* readings other than 0 queued behind the
+					metric lag */
+	int64_t hpa_parked_ns;       /* the sync tick that went to sleep (-1:
+					never) */
+};
+
+/* Free what lifecycle_start allocated. */
+void lifecycle_release(struct sim *s);
 
 /* Set the initial states and queue the listed faults and the first
  * evaluation.  0, DIAG_EINPUT or DIAG_ENOMEM. */

@@ -328,6 +328,7 @@ void sim_release(struct sim *s)
 	free(s->pools);
 	free(s->faults);
 	free(s->scratch);
+	lifecycle_release(s);
 	for (struct sreq *r = s->free_reqs, *next; r; r = next) {
 		next = r->next_free;
 		sreq_destroy(r);
@@ -974,6 +975,8 @@ int sim_step(struct sim *s, struct diag *d)
 	case EV_REPAIRED:
 	case EV_STARTED:
 	case EV_AUTOSCALE:
+	case EV_POLL:
+	case EV_DECIDE:
 		s->n_background--;
 		rc = lifecycle_event(s, e.kind, e.obj, e.arg, e.gen);
 		break;

@@ -206,6 +206,7 @@ struct sim {
 	int64_t n_background;        /* background events queued */
 	bool as_parked;              /* the autoscaler sleeps until a call */
 	int64_t as_last_action_ns;
+	struct autoscale_state as;   /* hpa and keda policies */
 	int64_t outage_since_ns;     /* when the first of the down replicas failed */
 	uint64_t fault_draws;        /* fault-rate random stream position */
 	struct sreq **scratch;       /* a failed replica's calls */

@@ -342,6 +342,56 @@ static void test_speculative_keys(void **state)
 	free(sc);
 }
 
+/* autoscale.policy: keda by default with Kubernetes' and KEDA's figures;
+ * each policy's keys reach the lifecycle; a key of another policy, or a
+ * name none has, is an input error naming the key. */
+static void test_autoscale_keys(void **state)
+{
+	(void)state;
+	struct scenario *sc = malloc(sizeof(*sc));
+	assert_non_null(sc);
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(scenario_load(sc, NULL, NULL, 0, &d), 0);
+	assert_int_equal(sc->autoscale_policy, AUTOSCALE_POLICY_KEDA);
+	assert_true(sc->hpa.tolerance == 0.1 && sc->hpa.down_window_s == 300.0);
+	assert_true(sc->hpa.up_window_s == 0.0 && sc->hpa.up_pods == 4);
+	assert_true(sc->hpa.up_percent == 100.0 && sc->hpa.up_period_s == 15.0);
+	assert_true(sc->hpa.metric_lag_s == 30.0 && sc->hpa.polling_s == 30.0);
+	const char *hpa[] = {"autoscale.policy=hpa", "autoscale.tolerance=0.2",
+			     "autoscale.scale_down_window_s=60", "autoscale.metric_lag_s=0"};
+	assert_int_equal(scenario_load(sc, NULL, hpa, 4, &d), 0);
+	assert_int_equal(sc->autoscale_policy, AUTOSCALE_POLICY_HPA);
+	assert_true(sc->hpa.tolerance == 0.2 && sc->hpa.down_window_s == 60.0);
+	static const struct {
+		const char *sets[2];
+		const char *want;
+	} bad[] = {
+		{{"autoscale.policy=knative", NULL},
+		 "--set autoscale.policy=knative: autoscale.policy: expected \"keda\", \"hpa\" or "
+		 "\"cooldown\""},
+		{{"autoscale.policy=cooldown", "autoscale.tolerance=0.2"},
+		 "(built-in default): autoscale.tolerance: the cooldown policy does not use it "
+		 "(expected autoscale.policy hpa or keda, or the key left out)"},
+		{{"autoscale.policy=hpa", "autoscale.polling_interval_s=10"},
+		 "(built-in default): autoscale.polling_interval_s: the hpa policy does not use it "
+		 "(expected autoscale.policy keda, or the key left out)"},
+		{{"autoscale.policy=hpa", "autoscale.cooldown_s=60"},
+		 "(built-in default): autoscale.cooldown_s: the hpa policy does not use it (expected "
+		 "autoscale.policy keda or cooldown, or the key left out)"},
+		{{"autoscale.scale_down_percent=150", NULL},
+		 "--set autoscale.scale_down_percent=150: autoscale.scale_down_percent: expected a "
+		 "number in [0, 100]"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		diag_init(&d);
+		int n = bad[i].sets[1] ? 2 : 1;
+		assert_int_equal(scenario_load(sc, NULL, bad[i].sets, n, &d), DIAG_EINPUT);
+		assert_string_equal(d.msg, bad[i].want);
+	}
+	free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_flash_attention_key),
 		cmocka_unit_test(test_engine_build_key),
 		cmocka_unit_test(test_speculative_keys),
+		cmocka_unit_test(test_autoscale_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -576,6 +576,60 @@ static void test_scale_from_zero(void **state)
 	wl_free(&w);
 }
 
+/* KEDA with min 0 (polls every 30 s, the metric read 30 s late, 300 s
+ * cool-down), one replica starting in 60 s.  A call at 100 s: the poll at
+ * 120 s reads it, the reading acts at 150 s (0 -> 1), the replica is up at
+ * 210 s, so its TTFT is 110 s and a little.  The last poll that sees the
+ * call in flight is at 210 s (acting at 240 s); the first reading acting
+ * more than 300 s after that is at 570 s: scaled to zero, billed 420 s.  A
+ * call at 1,000 s wakes it again the same way. */
+static void test_keda_wakes_from_zero_and_cools_down(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_engine();
+	struct workload w = {0};
+	wl_steady(&w, 100 * S, 102 * S, 0.5, 3);
+	wl_steady(&w, 1000 * S, 1002 * S, 0.5, 4);
+	assert_int_equal(w.n, 2);
+	struct seen a;
+	seen_alloc(&a, w.n);
+	struct sim s;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(sim_init(&s, &cfg, 1, lin_perf(), (struct res_sink){.ctx = &a, .request = seen_req},
+				  NULL, NULL, &d), 0);
+	struct elastic_config ec;
+	elastic_config_default(&ec);
+	ec.autoscale = true;
+	ec.policy = AUTOSCALE_POLICY_KEDA;
+	ec.target = 4.0;
+	ec.min_replicas = 0;
+	ec.max_replicas = 1;
+	ec.interval_ns = 15 * S;
+	ec.polling_ns = 30 * S;
+	ec.metric_lag_ns = 30 * S;
+	ec.cooldown_ns = 300 * S;
+	ec.startup_ns = 60 * S;
+	assert_int_equal(sim_set_elastic(&s, &ec, &d), 0);
+	struct watch wt;
+	drive(&s, &w, &wt);
+	struct elastic_stats es = sim_elastic_stats(&s);
+	assert_int_equal(a.completed, 2);
+	for (int k = 0; k < 2; k++)
+		if (!(a.ttft_ns[k] >= 110e9 && a.ttft_ns[k] < 111e9))
+			fail_msg("call %d: TTFT %.3f s (expected 110 s and the prefill)", k,
+				 a.ttft_ns[k] / 1e9);
+	assert_int_equal(es.activations, 2);
+	assert_int_equal(es.deactivations, 1); /* the run ends with the second call */
+	assert_int_equal(es.starts, 2);
+	assert_true(watch_billed_s(&wt, 0, 1000 * S) == 420.0);
+	assert_true(watch_billed_s(&wt, 571 * S, 1000 * S) == 0.0);
+	watch_free(&wt);
+	sim_release(&s);
+	seen_free(&a);
+	wl_free(&w);
+}
+
 /* ---- the time series follows the lifecycle ---- */
 
 #define TS_REPS 4
@@ -683,7 +737,8 @@ static void test_time_series_follows_the_lifecycle(void **state)
 	wl_free(&w);
 }
 
-/* ---- the autoscaler's bounds and the GPU-hours integral ---- */
+/* ---- the autoscaler's bounds and the GPU-hours integral, under every
+ * policy and metric ---- */
 
 static void test_autoscaler_stays_in_bounds(void **state)
 {
@@ -694,7 +749,8 @@ static void test_autoscaler_stays_in_bounds(void **state)
 	double rates[] = {4, 30, 8, 40, 2};
 	for (int k = 0; k < 5; k++)
 		wl_steady(&w, (int64_t)k * 300 * S, (int64_t)(k + 1) * 300 * S, rates[k], 20 + (uint64_t)k);
-	for (int metric = 0; metric < AUTOSCALE_N_METRICS; metric++) {
+	for (int run = 0; run < AUTOSCALE_N_METRICS * AUTOSCALE_N_POLICIES; run++) {
+		int metric = run % AUTOSCALE_N_METRICS;
 		struct seen a;
 		seen_alloc(&a, w.n);
 		struct cluster *cl = cluster_new(10, (struct res_sink){.ctx = &a, .request = seen_req});
@@ -710,6 +766,7 @@ static void test_autoscaler_stays_in_bounds(void **state)
 		struct elastic_config ec;
 		elastic_config_default(&ec);
 		ec.autoscale = true;
+		ec.policy = (enum autoscale_policy)(run / AUTOSCALE_N_METRICS);
 		ec.metric = (enum autoscale_metric)metric;
 		ec.target = metric == AUTOSCALE_QUEUE ? 1.0 : metric == AUTOSCALE_KV ? 0.15 : 6.0;
 		ec.min_replicas = 2;
@@ -845,6 +902,7 @@ int main(void)
 		cmocka_unit_test(test_fault_rate_is_seeded),
 		cmocka_unit_test(test_failed_replica_loses_its_cache),
 		cmocka_unit_test(test_scale_from_zero),
+		cmocka_unit_test(test_keda_wakes_from_zero_and_cools_down),
 		cmocka_unit_test(test_autoscaler_stays_in_bounds),
 		cmocka_unit_test(test_scale_in_waits_for_cooldown),
 		cmocka_unit_test(test_time_series_follows_the_lifecycle),
