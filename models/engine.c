@@ -84,7 +84,7 @@ static int check_keys(struct ep *p, const cJSON *obj, const char *const *allowed
 }
 
 enum range { R_NONNEG, R_FRACTION, R_TOKENS, R_SEQS, R_BOOL, R_GIB, R_FLOP_CLK, R_BYTES_CLK,
-	      R_BUILD };
+	      R_BUILD, R_SECONDS, R_GB, R_PER_GPU };
 
 /* A sourced figure; *out untouched when absent and not required. */
 static int figure(struct ep *p, const cJSON *obj, const char *key, bool required,
@@ -112,7 +112,8 @@ static int figure(struct ep *p, const cJSON *obj, const char *key, bool required
 	const cJSON *dt = cJSON_GetObjectItemCaseSensitive(it, "date");
 	static const char *const units[] = { "us", "fraction", "tokens", "sequences", "bool",
 					     "GiB", "FLOP per core clock",
-					     "bytes per core clock", "build" };
+					     "bytes per core clock", "build", "s", "GB",
+					     "fraction per GPU" };
 	const char *want_unit = units[r];
 	size_t m2;
 	bool whole = r == R_TOKENS || r == R_SEQS || r == R_BUILD;
@@ -288,7 +289,33 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 	return params(p, o, false, &ov->p, &ov->fp16_accumulate);
 }
 
-static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
+/* The start-up figures of entry e (each optional: what it leaves out keeps
+ * what *x holds). */
+static int parse_startup(struct ep *p, const cJSON *e, struct engine_startup *x)
+{
+	int rc;
+	double keep = -1.0;
+	bool has_keep = cJSON_GetObjectItemCaseSensitive(e, "keep_alive_s") != NULL;
+	if ((rc = figure(p, e, "image_gb", false, R_GB, &x->image_gb)) ||
+	    (rc = figure(p, e, "engine_start_s", false, R_SECONDS, &x->engine_start_s)) ||
+	    (rc = figure(p, e, "engine_start_per_gpu_s", false, R_SECONDS,
+			 &x->engine_start_per_gpu_s)) ||
+	    (rc = figure(p, e, "compile_cold_s", false, R_SECONDS, &x->compile_cold_s)) ||
+	    (rc = figure(p, e, "compile_cached_s", false, R_SECONDS, &x->compile_cached_s)) ||
+	    (rc = figure(p, e, "cuda_graph_s_per_layer", false, R_SECONDS,
+			 &x->cuda_graph_s_per_layer)) ||
+	    (rc = figure(p, e, "cuda_graph_tp_growth", false, R_PER_GPU,
+			 &x->cuda_graph_tp_growth)) ||
+	    (rc = figure(p, e, "warmup_s", false, R_SECONDS, &x->warmup_s)) ||
+	    (rc = figure(p, e, "keep_alive_s", false, R_SECONDS, &keep)))
+		return rc;
+	if (has_keep)
+		x->keep_alive_s = keep;
+	return 0;
+}
+
+static int parse_engine(struct ep *p, const cJSON *e, const struct engine_table *t,
+			struct engine_profile *x)
 {
 	static const char *const keys[] = { "id", "name", "aliases", "match", "note",
 		"step_overhead_us", "layer_overhead_us", "compute_scale", "attention_scale",
@@ -303,14 +330,33 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 		"expert_kernel_empty_us", "expert_kernel_eager_us", "piecewise_layer_us",
 		"spec_draft_overhead_us", "moe_tile_spans_batch", "quant_matmul_flops_per_core_clock",
 		"matvec_bytes_per_core_clock", "quant_matvec_bytes_per_core_clock", "formats",
-		"mla_formats", "runs_on", "runs_on_source", "by_family", NULL };
+		"mla_formats", "runs_on", "runs_on_source", "by_family", "inherits", "image_gb",
+		"engine_start_s", "engine_start_per_gpu_s", "compile_cold_s", "compile_cached_s",
+		"cuda_graph_s_per_layer", "cuda_graph_tp_growth", "warmup_s", "keep_alive_s", NULL };
 	if (!cJSON_IsObject(e))
 		return ep_fail(p, "expected an object");
 	int rc = check_keys(p, e, keys);
 	if (rc)
 		return rc;
-	memset(x, 0, sizeof(*x));
-	size_t m = ep_push(p, ".id");
+	const struct engine_profile *base = NULL;
+	const cJSON *inh = cJSON_GetObjectItemCaseSensitive(e, "inherits");
+	size_t m;
+	if (inh) {
+		m = ep_push(p, ".inherits");
+		if (!cJSON_IsString(inh) || !(base = engine_find(t, inh->valuestring)))
+			rc = ep_fail(p, "expected the id of an engine listed before this one");
+		ep_pop(p, m);
+		if (rc)
+			return rc;
+		*x = *base;
+		x->alias_count = x->match_count = 0;
+		memset(x->aliases, 0, sizeof(x->aliases));
+		memset(x->match, 0, sizeof(x->match));
+	} else {
+		memset(x, 0, sizeof(*x));
+		x->startup.keep_alive_s = -1.0;
+	}
+	m = ep_push(p, ".id");
 	rc = copy_str(p, cJSON_GetObjectItemCaseSensitive(e, "id"), x->id, sizeof(x->id));
 	ep_pop(p, m);
 	if (rc)
@@ -329,8 +375,10 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 			   false)) ||
 	    (rc = str_list(p, e, "match", x->match, ENGINE_MATCH_MAX, &x->match_count, true)))
 		return rc;
-	int fp16acc = 0, fp8kv = 0, overlap = 0, fp4 = 1, spans = 0;
-	if ((rc = params(p, e, true, &x->p, &fp16acc)) ||
+	int fp16acc = base && base->p.fp16_accumulate, fp8kv = base && base->p.fp8_kv_with_fp8_weights,
+	    overlap = base && base->p.host_overlap, fp4 = !base || base->p.fp4_tensor_cores,
+	    spans = base && base->p.moe_tile_spans_batch;
+	if ((rc = params(p, e, base == NULL, &x->p, &fp16acc)) ||
 	    (rc = figure(p, e, "quant_matmul_flops_per_core_clock", false, R_FLOP_CLK,
 			 &x->p.quant_matmul_flops_per_core_clock)) ||
 	    (rc = figure(p, e, "matvec_bytes_per_core_clock", false, R_BYTES_CLK,
@@ -349,12 +397,20 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 	x->p.fp8_kv_with_fp8_weights = fp8kv == 1;
 	x->p.fp4_tensor_cores = fp4 == 1;
 	x->p.host_overlap = overlap == 1;
-	if ((rc = str_list(p, e, "formats", x->formats, ENGINE_FORMATS_MAX, &x->format_count,
-			   true)) ||
+	/* an inheriting entry keeps the lists it does not give */
+	if ((!base || cJSON_GetObjectItemCaseSensitive(e, "formats")) &&
+	    (rc = str_list(p, e, "formats", x->formats, ENGINE_FORMATS_MAX, &x->format_count,
+			   true)))
+		return rc;
+	if ((!base || cJSON_GetObjectItemCaseSensitive(e, "mla_formats")) &&
 	    (rc = str_list(p, e, "mla_formats", x->mla_formats, ENGINE_FORMATS_MAX,
-			   &x->mla_format_count, true)) ||
+			   &x->mla_format_count, true)))
+		return rc;
+	if ((!base || cJSON_GetObjectItemCaseSensitive(e, "runs_on")) &&
 	    (rc = str_list(p, e, "runs_on", x->runs_on, ENGINE_RUNS_ON_MAX, &x->runs_on_count,
 			   true)))
+		return rc;
+	if ((rc = parse_startup(p, e, &x->startup)))
 		return rc;
 	const cJSON *ros = cJSON_GetObjectItemCaseSensitive(e, "runs_on_source");
 	if (ros) {
@@ -370,6 +426,7 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 	const cJSON *bf = cJSON_GetObjectItemCaseSensitive(e, "by_family");
 	if (!bf)
 		return 0;
+	x->override_count = 0; /* an inheriting entry's replace its base's */
 	m = ep_push(p, ".by_family");
 	if (!cJSON_IsArray(bf)) {
 		rc = ep_fail(p, "expected an array of overrides");
@@ -430,7 +487,7 @@ int engine_table_parse(struct engine_table *t, const char *name, const char *tex
 		if (t->count == ENGINE_MAX)
 			rc = ep_fail(&p, "too many engines (at most 16)");
 		else
-			rc = parse_engine(&p, e, &t->engines[t->count]);
+			rc = parse_engine(&p, e, t, &t->engines[t->count]);
 		if (!rc) {
 			/* no two names may collide */
 			const struct engine_profile *x = &t->engines[t->count];

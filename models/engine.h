@@ -157,6 +157,29 @@ struct engine_override {
 	int fp16_accumulate;       /* -1 not overridden, else 0/1 */
 };
 
+/* What an engine takes to start and to load a model (models/startup.h
+ * turns these into a replica's start-up parts).  Figures an engine's entry
+ * leaves out are 0; keep_alive_s is -1 for an engine that loads its model
+ * at start and never unloads it. */
+struct engine_startup {
+	double image_gb;               /* its serving container image, compressed */
+	double engine_start_s;         /* process start to the model's load:
+					  imports, configuration, workers */
+	double engine_start_per_gpu_s; /* more per GPU beyond the first: worker
+					  processes, NCCL, the P2P check */
+	double compile_cold_s;         /* torch.compile with an empty cache */
+	double compile_cached_s;       /* ... with the cache of an earlier start */
+	double cuda_graph_s_per_layer; /* CUDA-graph capture per decoder layer
+					  on one GPU */
+	double cuda_graph_tp_growth;   /* relative growth of the capture per
+					  tensor-parallel GPU beyond the first */
+	double warmup_s;               /* the first request's extra time */
+	double keep_alive_s;           /* >= 0: the model loads on the first
+					  call and unloads after this long idle
+					  (Ollama); -1: loaded at start, never
+					  unloaded */
+};
+
 struct engine_profile {
 	char id[ENGINE_NAME_MAX];
 	char name[ENGINE_NAME_MAX * 2];
@@ -183,6 +206,7 @@ struct engine_profile {
 					  GPU backend for; none listed = any */
 	size_t runs_on_count;
 	char runs_on_source[ENGINE_SOURCE_MAX];
+	struct engine_startup startup;
 };
 
 struct engine_table {
@@ -212,7 +236,10 @@ int engine_default_max_num_seqs(const struct engine_params *p, const struct cat_
 #define ENGINE_DEFAULT_CHUNK 8192
 int64_t engine_default_chunk(const struct engine_params *p);
 
-/* Load engines.json from `path`, or the copy built into the library when
+/* An entry may name an earlier one in "inherits": it starts as a copy of
+ * that engine (parameters, overrides, formats, hardware, start-up) without
+ * its aliases and match strings, and its own keys replace what they name.
+ * Load engines.json from `path`, or the copy built into the library when
  * path is NULL.  Returns 0, DIAG_EIO (unreadable file) or DIAG_EINPUT
  * ("engines.json: engines[2].compute_scale.value: expected a fraction in
  * (0, 1]"; invalid JSON as file:line:col).  *t is unspecified on failure. */

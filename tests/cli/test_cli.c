@@ -374,7 +374,7 @@ static void test_preflight(void **state)
 	struct cli_out r = cli_run(args);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "engine_profile 'vllm' does not run on apple-m4-max-40c"));
-	assert_non_null(strstr(r.err, "Engines that do: llama.cpp, mlx"));
+	assert_non_null(strstr(r.err, "Engines that do: llama.cpp, ollama, mlx"));
 	cli_out_free(&r);
 	snprintf(args, sizeof(args), "replay %s --set hardware=apple-m4-max-40c "
 		 "--set engine_profile=llama.cpp --set slo.attainment=0", two);

@@ -42,7 +42,27 @@ static void test_builtin_engines(void **state)
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
 		assert_non_null(engine_find(&t, ids[i]));
 	assert_ptr_equal(engine_find(&t, "TensorRT-LLM"), engine_find(&t, "trtllm"));
-	assert_ptr_equal(engine_find(&t, "Ollama"), engine_find(&t, "llama.cpp"));
+	/* Ollama: llama.cpp's figures (it inherits them), a model loaded on
+	 * demand and unloaded after five idle minutes; the others keep theirs */
+	const struct engine_profile *oll = engine_find(&t, "Ollama");
+	const struct engine_profile *lcpp = engine_find(&t, "llama.cpp");
+	assert_non_null(oll);
+	assert_string_equal(oll->id, "ollama");
+	assert_true(oll->p.step_overhead_us == lcpp->p.step_overhead_us);
+	assert_true(oll->p.layer_overhead_us == lcpp->p.layer_overhead_us);
+	assert_int_equal(oll->override_count, lcpp->override_count);
+	assert_int_equal(oll->format_count, lcpp->format_count);
+	assert_true(oll->startup.keep_alive_s == 300.0);
+	assert_true(lcpp->startup.keep_alive_s == -1.0);
+	assert_true(engine_find(&t, "vllm")->startup.keep_alive_s == -1.0);
+	assert_true(engine_find(&t, "sglang")->startup.keep_alive_s == -1.0);
+	assert_ptr_equal(engine_match(&t, "Ollama 0.12 (CUDA)"), oll);
+	assert_ptr_equal(engine_match(&t, "llama-server b6210"), lcpp);
+	/* every engine has its start-up figures (vLLM's, with their TP growth) */
+	const struct engine_profile *v = engine_find(&t, "vllm");
+	assert_true(v->startup.image_gb > 0 && v->startup.engine_start_s > 0);
+	assert_true(v->startup.compile_cold_s > v->startup.compile_cached_s);
+	assert_true(v->startup.cuda_graph_s_per_layer > 0 && v->startup.cuda_graph_tp_growth > 0);
 	assert_null(engine_find(&t, "deepspeed-mii"));
 	/* which hardware families each engine has a GPU backend for */
 	const struct engine_profile *vllm = engine_find(&t, "vllm"), *mlx = engine_find(&t, "mlx");
@@ -372,11 +392,45 @@ static void test_profile_errors(void **state)
 	catalog_free(f.cat);
 }
 
+/* "inherits": a copy of an earlier engine, its names aside, with the
+ * entry's own keys over it; a name that is not an earlier engine's is an
+ * error at the key. */
+static void test_engine_inherits(void **state)
+{
+	(void)state;
+	static struct engine_table t;
+	struct diag d;
+	const char *two = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": \"X\", "
+			  "\"aliases\": [\"ex\"], \"formats\": [\"bf16\"], "
+			  ENGINE_BODY(FIG(1, "fraction")) ", \"compile_cold_s\": " FIG(27, "s")
+			  ", \"image_gb\": " FIG(12, "GB") "}, {\"id\": \"y\", \"name\": \"Y\", "
+			  "\"inherits\": \"x\", \"layer_overhead_us\": " FIG(5, "us")
+			  ", \"keep_alive_s\": " FIG(300, "s") "}]}";
+	assert_int_equal(parse(&t, two, &d), 0);
+	const struct engine_profile *x = &t.engines[0], *y = &t.engines[1];
+	assert_true(y->p.step_overhead_us == 100 && y->p.layer_overhead_us == 5);
+	assert_true(x->p.layer_overhead_us == 2);
+	assert_int_equal(y->alias_count, 0);
+	assert_int_equal(y->format_count, 1);
+	assert_true(y->startup.compile_cold_s == 27 && y->startup.image_gb == 12);
+	assert_true(y->startup.keep_alive_s == 300 && x->startup.keep_alive_s == -1);
+	const char *bad = "{\"schema_version\": 1, \"engines\": [{\"id\": \"y\", \"name\": \"Y\", "
+			  "\"inherits\": \"x\"}]}";
+	assert_int_equal(parse(&t, bad, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "engines[0].inherits"));
+	assert_non_null(strstr(d.msg, "expected the id of an engine listed before this one"));
+	const char *unit = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": \"X\", "
+			   ENGINE_BODY(FIG(1, "fraction")) ", \"warmup_s\": " FIG(1, "us") "}]}";
+	assert_int_equal(parse(&t, unit, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "warmup_s.unit"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_builtin_engines),
 		cmocka_unit_test(test_engine_errors),
+		cmocka_unit_test(test_engine_inherits),
 		cmocka_unit_test(test_csvread),
 		cmocka_unit_test(test_profile_override),
 		cmocka_unit_test(test_profile_errors),
