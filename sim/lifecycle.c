@@ -127,6 +127,7 @@ static int start_replica(struct sim *s, struct replica *rep)
 static void go_off(struct sim *s, struct replica *rep)
 {
 	set_life(s, rep, REP_OFF);
+	replica_model_reset(rep);
 	if (replica_kv_used(rep) == 0 && replica_kv_reserved(rep) == 0)
 		replica_kv_reset(rep); /* a released machine keeps no cache */
 }
@@ -472,6 +473,8 @@ int lifecycle_event(struct sim *s, uint32_t kind, void *obj, int64_t arg, uint64
 	case EV_STARTED:
 		if (gen != rep->start_gen || rep->life != REP_STARTING)
 			return 0;
+		replica_model_reset(rep); /* a fresh engine: on demand, no model yet */
+		rep->idle_since_ns = s->now_ns;
 		set_life(s, rep, REP_UP);
 		int rc = arm_rate_fault(s, rep);
 		if (rc == 0 && s->router.q_len)

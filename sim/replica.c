@@ -96,6 +96,7 @@ int replica_init(struct replica *rep, int32_t id, int32_t pool, const struct eng
 				(long long)blocks);
 	rep->runs = cfg->enable_prefix_caching &&
 		    !(cfg->sliding_window_tokens > 0 && cfg->window_group_blocks > 0);
+	rep->loaded = !cfg->load_on_demand;
 	rep->running = calloc((size_t)cfg->max_num_seqs, sizeof(*rep->running));
 	rep->batch = calloc((size_t)cfg->max_num_seqs, sizeof(*rep->batch));
 	rep->pend = calloc((size_t)cfg->max_num_seqs, sizeof(*rep->pend));
@@ -921,6 +922,46 @@ static int64_t run_k_fits(const struct replica *rep, int64_t kmax, int64_t limit
 	return lo;
 }
 
+void replica_model_reset(struct replica *rep)
+{
+	rep->loaded = !rep->cfg->load_on_demand;
+	rep->loading = false;
+	rep->load_gen++;
+}
+
+int replica_need_model(struct sim *s, struct replica *rep)
+{
+	const struct engine_config *c = rep->cfg;
+	if (!c->load_on_demand || rep->loading)
+		return 0;
+	bool empty = rep->n_running == 0 && rep->wq_len == 0 && !rep->busy;
+	if (rep->loaded && empty && c->keep_alive_ns >= 0 &&
+	    s->now_ns - rep->idle_since_ns >= c->keep_alive_ns) {
+		/* it unloaded keep_alive after its last call; its cache went too */
+		rep->loaded = false;
+		if (replica_kv_used(rep) == 0 && replica_kv_reserved(rep) == 0)
+			replica_kv_reset(rep);
+	}
+	if (rep->loaded)
+		return 0;
+	rep->loading = true;
+	s->stats.model_loads++;
+	s->stats.model_reloads += rep->loaded_once;
+	s->stats.model_load_ns += c->model_load_ns;
+	rep->loaded_once = true;
+	return push_event(s, s->now_ns + c->model_load_ns, EV_LOADED, PRIO_STEP_END, rep,
+			  ++rep->load_gen);
+}
+
+int replica_loaded(struct sim *s, struct replica *rep, uint64_t gen)
+{
+	if (gen != rep->load_gen || !rep->loading)
+		return 0;
+	rep->loading = false;
+	rep->loaded = true;
+	return rep->wq_len > 0 ? replica_kick(s, rep) : 0;
+}
+
 int replica_schedule(struct sim *s, struct replica *rep)
 {
 	rep->sched_pending = false;
@@ -928,6 +969,8 @@ int replica_schedule(struct sim *s, struct replica *rep)
 		return rep->kv_err;
 	if (rep->life == REP_DOWN || rep->life == REP_OFF)
 		return 0; /* failed or stopped since the event was queued */
+	if (rep->loading)
+		return 0; /* EV_LOADED kicks it */
 	assert(!rep->busy);
 	rep->n_batch = 0;
 	struct perf_batch pb = {0};
@@ -1017,6 +1060,7 @@ void replica_fail(struct sim *s, struct replica *rep, struct sreq **out, int64_t
 {
 	(void)s;
 	*n = 0;
+	replica_model_reset(rep); /* a load under way never finishes */
 	if (rep->busy) { /* the step in flight never ends: its tokens are lost */
 		rep->busy = false;
 		rep->run_gen++;

@@ -65,7 +65,7 @@
 #include <stdint.h>
 
 /* Event kinds and their priorities at one instant (see sim.h). */
-enum { EV_ARRIVAL = 1, EV_STEP_END = 2, EV_SCHEDULE = 3 };
+enum { EV_ARRIVAL = 1, EV_STEP_END = 2, EV_SCHEDULE = 3, EV_LOADED = 12 };
 enum { PRIO_ARRIVAL = 0, PRIO_STEP_END = 1, PRIO_SCHEDULE = 2 };
 
 enum sreq_state { SREQ_WAITING = 1, SREQ_RUNNING, SREQ_DONE };
@@ -146,6 +146,12 @@ struct replica {
 	const struct sim_perf *perf;     /* its pool's step-time model */
 	int32_t life;               /* enum rep_life (sim/lifecycle.h) */
 	uint64_t start_gen;         /* stamps the live EV_STARTED event */
+	/* models loaded on demand (engine_config.load_on_demand) */
+	bool loaded;                /* its model is in memory */
+	bool loading;               /* a load is under way: nothing runs */
+	bool loaded_once;           /* a load before: the next is a reload */
+	uint64_t load_gen;          /* stamps the live EV_LOADED event */
+	int64_t idle_since_ns;      /* it last held no call from then */
 	uint64_t fault_gen;         /* stamps the live EV_RATE_FAULT event */
 	struct kvcache kv;          /* block by block (block_size and
 				       total_blocks always valid) */
@@ -246,6 +252,19 @@ void sim_router_drain(struct sim *s);
 
 /* Wake the replica (queue a schedule event now) if it is idle. */
 int replica_kick(struct sim *s, struct replica *rep);
+
+/* A call is about to reach rep: with a model loaded on demand, unload it if
+ * rep has held no call for its keep-alive, and start loading it if it is
+ * not loaded (the call then waits in rep's queue until EV_LOADED).  0 or
+ * DIAG_ENOMEM. */
+int replica_need_model(struct sim *s, struct replica *rep);
+
+/* EV_LOADED: the load stamped gen finished. */
+int replica_loaded(struct sim *s, struct replica *rep, uint64_t gen);
+
+/* rep starts afresh (a start-up ended, or it went off or down): nothing
+ * loaded, no load under way. */
+void replica_model_reset(struct replica *rep);
 
 /* The replica failed: cancel its step in flight, take every call it holds
  * (running ones lose their blocks and progress, as a preemption that also

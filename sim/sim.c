@@ -586,6 +586,8 @@ void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
 	router_done(&s->router, rep->id, r);
 	report(s, r, rep->id, RES_COMPLETED, NULL);
 	sreq_put(s, r);
+	if (rep->n_running == 0 && rep->wq_len == 0)
+		rep->idle_since_ns = s->now_ns;
 	if (s->elastic)
 		lifecycle_on_finish(s, rep);
 	if (s->router.q_len)
@@ -897,7 +899,9 @@ static int dispatch(struct sim *s, struct sreq *r, int32_t i)
 	r->seq_blocks = sim_state_blocks(rep->cfg);
 	if (s->series.interval_ns)
 		s->series.rep[i].arrivals++;
-	int rc = replica_enqueue(s, rep, r);
+	int rc = replica_need_model(s, rep);
+	if (rc == 0)
+		rc = replica_enqueue(s, rep, r);
 	if (rc != 0 && r->state != SREQ_WAITING) {
 		router_done(rt, i, r);
 		s->live_reqs--;
@@ -969,6 +973,9 @@ int sim_step(struct sim *s, struct diag *d)
 		break;
 	case EV_API_DONE:
 		backend_done(s, e.obj);
+		break;
+	case EV_LOADED:
+		rc = replica_loaded(s, e.obj, e.gen);
 		break;
 	case EV_FAULT:
 	case EV_RATE_FAULT:

@@ -80,6 +80,14 @@ struct engine_config {
 	int32_t spec_k;
 	double spec_tokens[OUT_KINDS];  /* expected tokens per verify step,
 					   >= 1, by enum out_kind */
+	/* Models loaded on demand (Ollama): a replica's model loads when a
+	 * call reaches it unloaded (model_load_ns, the call waiting) and
+	 * unloads, its KV cache with it, once the replica has held no call for
+	 * keep_alive_ns (< 0: never).  A replica up at time 0 or after a
+	 * start-up has no model loaded.  Off: loaded at start, kept. */
+	bool load_on_demand;
+	int64_t keep_alive_ns;
+	int64_t model_load_ns;
 };
 
 /* Step-time source.  Production wires models/perf.h; tests inject their own.
@@ -141,6 +149,9 @@ struct sim_stats {
 	int64_t submitted, completed, rejected;
 	int64_t preemptions;
 	int64_t kv_evictions;    /* cached blocks evicted for reuse (sim_get_stats) */
+	int64_t model_loads;     /* models loaded on demand (load_on_demand) */
+	int64_t model_reloads;   /* of those, loads after an unload */
+	int64_t model_load_ns;   /* their time, summed */
 	int64_t truncated_runs;  /* decode runs cut short by an arrival */
 	int64_t head_cut_runs;   /* decode runs shortened so the blocked waiting
 				    head's cached prefix stays as it was */

@@ -489,6 +489,72 @@ static void test_failed_replica_loses_its_cache(void **state)
 	assert_int_equal(cached_after(true), 0);
 }
 
+/* ---- models loaded on demand (Ollama's keep-alive) ---- */
+
+/* The same call twice, `gap_s` apart, on one replica whose engine loads its
+ * model on demand in 5 s and unloads it after keep_alive_s idle (< 0:
+ * never).  Returns the loads; *reloads, the second call's TTFT and cached
+ * prompt tokens. */
+static int64_t keep_alive_run(double gap_s, double keep_alive_s, int64_t *reloads, double *ttft2_ns,
+			      int64_t *cached2)
+{
+	struct engine_config cfg = cfg_engine();
+	cfg.load_on_demand = true;
+	cfg.keep_alive_ns = keep_alive_s < 0 ? -1 : (int64_t)(keep_alive_s * 1e9);
+	cfg.model_load_ns = 5 * S;
+	struct workload w = {0};
+	int64_t gap = (int64_t)(gap_s * 1e9);
+	wl_steady(&w, 0, 2 * S, 0.5, 9);
+	wl_steady(&w, gap, gap + 2 * S, 0.5, 9);
+	assert_int_equal(w.n, 2);
+	struct seen a;
+	seen_alloc(&a, w.n);
+	struct sim s;
+	struct diag d;
+	diag_init(&d);
+	struct res_sink sink = {.ctx = &a, .request = seen_req};
+	assert_int_equal(sim_init(&s, &cfg, 1, lin_perf(), sink, NULL, NULL, &d), 0);
+	struct watch wt;
+	drive(&s, &w, &wt);
+	watch_free(&wt);
+	assert_int_equal(a.completed, 2);
+	struct sim_stats st = sim_get_stats(&s);
+	*reloads = st.model_reloads;
+	*ttft2_ns = a.ttft_ns[1];
+	*cached2 = a.cached_last;
+	/* the first call paid the first load */
+	assert_true(a.ttft_ns[0] >= 5e9 && a.ttft_ns[0] < 6e9);
+	assert_int_equal(st.model_load_ns, st.model_loads * 5 * S);
+	sim_release(&s);
+	seen_free(&a);
+	wl_free(&w);
+	return st.model_loads;
+}
+
+/* Ollama keeps a model 5 minutes after its last call: calls 6 minutes
+ * apart pay two loads (the second after an unload, its cache gone), 4
+ * minutes apart one (the second hits the cache); keep_alive -1 pays one
+ * whatever the gap. */
+static void test_keep_alive_reloads(void **state)
+{
+	(void)state;
+	int64_t reloads, cached;
+	double ttft2;
+	assert_int_equal(keep_alive_run(360, 300, &reloads, &ttft2, &cached), 2);
+	assert_int_equal(reloads, 1);
+	assert_true(ttft2 >= 5e9);
+	assert_int_equal(cached, 0);
+	assert_int_equal(keep_alive_run(240, 300, &reloads, &ttft2, &cached), 1);
+	assert_int_equal(reloads, 0);
+	assert_true(ttft2 < 1e9);
+	assert_true(cached > 0);
+	assert_int_equal(keep_alive_run(360, -1, &reloads, &ttft2, &cached), 1);
+	assert_int_equal(keep_alive_run(7200, -1, &reloads, &ttft2, &cached), 1);
+	assert_int_equal(reloads, 0);
+	/* keep_alive 0 unloads after every call */
+	assert_int_equal(keep_alive_run(10, 0, &reloads, &ttft2, &cached), 2);
+}
+
 /* ---- scale to zero ---- */
 
 static void test_scale_from_zero(void **state)
@@ -901,6 +967,7 @@ int main(void)
 		cmocka_unit_test(test_fault_without_retries_fails_with_a_reason),
 		cmocka_unit_test(test_fault_rate_is_seeded),
 		cmocka_unit_test(test_failed_replica_loses_its_cache),
+		cmocka_unit_test(test_keep_alive_reloads),
 		cmocka_unit_test(test_scale_from_zero),
 		cmocka_unit_test(test_keda_wakes_from_zero_and_cools_down),
 		cmocka_unit_test(test_autoscaler_stays_in_bounds),
