@@ -102,19 +102,40 @@ static int cluster_pools(const struct deployment *dp, struct cluster *cl, struct
 /* The lifecycle section of the cluster report: settings, the simulator's
  * counters and the SLO attainment inside and outside outages. */
 static void fill_elastic(struct cluster_elastic *e, const struct deployment *dp, int32_t n_rep,
-			 const struct elastic_stats *es, const struct metrics_summary *sum)
+			 const struct elastic_stats *es, const struct sim_stats *sim,
+			 const struct metrics_summary *sum)
 {
 	const struct scenario *sc = dp->sc;
 	const struct elastic_config *ec = &dp->elastic;
 	e->on = true;
+	e->lifecycle = dp->elastic_on;
 	/* with pools, the slowest pool's start-up */
-	double bytes = dp->pool[0].weight_bytes;
+	const struct deploy_pool *slow = &dp->pool[0];
 	for (int32_t i = 1; i < dp->n_pools; i++)
-		if (dp->pool[i].weight_bytes > bytes)
-			bytes = dp->pool[i].weight_bytes;
-	e->provision_s = sc->provision_s;
-	e->weight_load_s = bytes / (sc->storage_gbs * 1e9);
-	e->startup_s = e->provision_s + e->weight_load_s;
+		if (dp->pool[i].startup.total_s > slow->startup.total_s)
+			slow = &dp->pool[i];
+	const struct startup_parts *sp = &slow->startup;
+	e->provision_s = sp->provision_s;
+	e->image_pull_s = sp->image_pull_s;
+	e->engine_start_s = sp->engine_start_s;
+	e->weight_load_s = sp->weight_load_s;
+	e->compile_s = sp->compile_s;
+	e->cuda_graph_s = sp->cuda_graph_s;
+	e->warmup_s = sp->warmup_s;
+	e->model_load_s = sp->model_load_s;
+	e->startup_s = slow->cfg.load_on_demand ? sp->server_s : sp->total_s;
+	e->image_prepulled = sc->image_prepulled;
+	e->compile_cache = sc->compile_cache;
+	e->on_demand = dp->on_demand;
+	e->keep_alive_s = -1.0;
+	for (int32_t i = 0; i < dp->n_pools; i++)
+		if (dp->pool[i].cfg.load_on_demand) {
+			e->keep_alive_s = (double)dp->pool[i].cfg.keep_alive_ns / 1e9;
+			break;
+		}
+	e->model_loads = sim->model_loads;
+	e->model_reloads = sim->model_reloads;
+	e->model_load_total_s = (double)sim->model_load_ns / 1e9;
 	e->autoscale = ec->autoscale;
 	e->policy = autoscale_policy_name(ec->policy);
 	e->tolerance = ec->hpa.tolerance;
@@ -187,8 +208,8 @@ static void cluster_figures(const struct run_setup *s, struct run_result *r)
 		.wait_mean_ms = rs->queued ? (double)rs->wait_ns_sum / (double)rs->queued / 1e6 : 0.0,
 		.wait_max_ms = (double)rs->wait_ns_max / 1e6,
 	};
-	if (dp->elastic_on)
-		fill_elastic(&r->cls.elastic, dp, r->replicas, &r->st.elastic, &r->sum);
+	if (dp->elastic_on || dp->on_demand)
+		fill_elastic(&r->cls.elastic, dp, r->replicas, &r->st.elastic, &r->st.sim, &r->sum);
 }
 
 /* The step model's error bars for pool 0's shape; a measured profile
@@ -224,7 +245,7 @@ int run_replay(const struct run_setup *s, struct run_result *r, struct diag *d)
 	diag_init(&r->csv_d);
 	r->replicas = deploy_replicas(dp, &s->vary);
 	bool backends = dp->backends.hybrid.n > 0;
-	bool cluster = s->detail && (r->replicas > 1 || dp->pooled || dp->elastic_on);
+	bool cluster = s->detail && (r->replicas > 1 || dp->pooled || dp->elastic_on || dp->on_demand);
 	bool series = s->detail && sc->report_interval_s > 0.0;
 	int rc = (r->m = metrics_new()) ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
 	if (rc == 0) {

@@ -85,7 +85,9 @@ uint32_t deploy_features(const struct scenario *sc)
 	if (strcmp(sc->spec.method, "off") != 0)
 		f |= 1u << DEPLOY_SPECULATIVE;
 	if (sc->provision_s != SCENARIO_DEFAULT_PROVISION_S ||
-	    sc->storage_gbs != SCENARIO_DEFAULT_STORAGE_GBS)
+	    sc->storage_gbs != SCENARIO_DEFAULT_STORAGE_GBS ||
+	    sc->image_pull_gbs != SCENARIO_DEFAULT_IMAGE_PULL_GBS || sc->image_prepulled ||
+	    sc->compile_cache || sc->keep_alive_s != SCENARIO_KEEP_ALIVE_UNSET)
 		f |= 1u << DEPLOY_STARTUP;
 	return f;
 }
@@ -143,7 +145,15 @@ int deploy_resolve(struct scenario *sc, const struct catalog *cat, const struct 
 	snprintf(sc->engine_profile, sizeof(sc->engine_profile), "%s", ep->id);
 	struct engine_params par;
 	engine_resolve(ep, hw->family ? hw->family->id : NULL, &par);
+	sc->engine_startup = ep->startup;
+	bool on_demand = ep->startup.keep_alive_s >= 0.0;
 	free(own);
+	if (sc->keep_alive_s != SCENARIO_KEEP_ALIVE_UNSET && !on_demand)
+		return diag_set(d, DIAG_EINPUT,
+				"%s: startup.keep_alive_s: engine '%s' loads its model at start and never "
+				"unloads it (expected no startup.keep_alive_s, or an engine that loads on "
+				"demand: %sengine_profile ollama)",
+				sc->source, sc->engine_profile, sc->key_prefix);
 
 	/* a multi-GPU system runs as one replica over all its GPUs unless told */
 	int32_t gpus = hw->system_kind && hw->device_count > 1 ? (int32_t)hw->device_count : 1;
@@ -284,24 +294,46 @@ int deploy_engine(const struct scenario *sc, const struct catalog *cat, struct p
 	return 0;
 }
 
-/* Start-up in ns of a replica loading weight_bytes. */
-static int64_t startup_ns(const struct scenario *sc, double weight_bytes)
+/* A resolved one-shape scenario's start-up parts for a replica loading
+ * weight_bytes, and, for an engine that loads on demand, its keep-alive
+ * and model load in cfg. */
+static void startup_of(const struct scenario *sc, const struct catalog *cat, double weight_bytes,
+		       struct startup_parts *out, struct engine_config *cfg)
 {
-	return (int64_t)llround((sc->provision_s + weight_bytes / (sc->storage_gbs * 1e9)) * 1e9);
+	struct startup_opts o = {.provision_s = sc->provision_s,
+				 .image_pull_gbs = sc->image_pull_gbs,
+				 .image_prepulled = sc->image_prepulled,
+				 .storage_gbs = sc->storage_gbs,
+				 .compile_cache = sc->compile_cache};
+	const struct cat_model *m = catalog_model(cat, sc->model);
+	startup_parts(&sc->engine_startup, &o, weight_bytes, m ? m->layers : 0,
+		      sc->tensor_parallel_size, sc->pipeline_parallel_size, out);
+	double keep = sc->keep_alive_s != SCENARIO_KEEP_ALIVE_UNSET ? sc->keep_alive_s
+								     : sc->engine_startup.keep_alive_s;
+	cfg->load_on_demand = sc->engine_startup.keep_alive_s >= 0.0;
+	cfg->keep_alive_ns = cfg->load_on_demand && keep >= 0.0 ? (int64_t)llround(keep * 1e9) : -1;
+	cfg->model_load_ns = cfg->load_on_demand ? (int64_t)llround(out->model_load_s * 1e9) : 0;
 }
 
-/* The lifecycle settings of sc for replicas whose weights take
- * weight_bytes[i] to load (pool i; [0] for one shape): start-up =
- * provision_s + weight bytes / storage_gbs; an autoscale target of 0
- * becomes the metric's default (SCENARIO_DEFAULT_TARGET_*).  out->faults
- * points into sc. */
-static void elastic_of(const struct scenario *sc, const double *weight_bytes, uint64_t seed,
+/* Start-up in ns of a replica of a pool: its whole start-up, or up to the
+ * model's load for an engine that loads it on the first call. */
+static int64_t startup_ns(const struct deploy_pool *p)
+{
+	return (int64_t)llround((p->cfg.load_on_demand ? p->startup.server_s : p->startup.total_s) *
+				1e9);
+}
+
+/* The lifecycle settings of sc for the pools' replicas (pool[0] for one
+ * shape): their start-up (startup_ns); an autoscale target of 0 becomes
+ * the metric's default (SCENARIO_DEFAULT_TARGET_*).  out->faults points
+ * into sc. */
+static void elastic_of(const struct scenario *sc, const struct deploy_pool *pool, uint64_t seed,
 		       struct elastic_config *out)
 {
 	elastic_config_default(out);
-	out->startup_ns = startup_ns(sc, weight_bytes[0]);
+	out->startup_ns = startup_ns(&pool[0]);
 	for (int32_t i = 0; i < sc->n_pools && i < ELASTIC_MAX_POOLS; i++)
-		out->pool_startup_ns[i] = startup_ns(sc, weight_bytes[i]);
+		out->pool_startup_ns[i] = startup_ns(&pool[i]);
 	out->autoscale = sc->autoscale;
 	out->metric = sc->autoscale_metric;
 	out->target = sc->autoscale_target;
@@ -512,6 +544,7 @@ static int pool_build(struct deployment *dp, int32_t i, struct warn_list *w, boo
 	if (dp->pooled)
 		pool_warnings(w, before, i, p->sc.name);
 	p->weight_bytes = weight_bytes_of(&p->sc, dp->cat, &p->pm, &p->cfg);
+	startup_of(&p->sc, dp->cat, p->weight_bytes, &p->startup, &p->cfg);
 	if (!dp->pooled || i == 0)
 		return 0;
 	/* one tokenizer and one block size: the router sends every pool the
@@ -580,10 +613,9 @@ int deploy_build(struct deployment *dp, const struct scenario *sc, const struct 
 		rc = diag_set(d, DIAG_ENOMEM, "out of memory for %d pools", (int)dp->n_pools);
 	for (int32_t i = 0; rc == 0 && i < dp->n_pools; i++)
 		rc = pool_build(dp, i, w, &unfit, d);
-	double weights[SCENARIO_MAX_POOLS] = {0};
 	for (int32_t i = 0; rc == 0 && i < dp->n_pools; i++) {
 		dp->replicas += dp->pool[i].sc.replicas;
-		weights[i] = dp->pool[i].weight_bytes;
+		dp->on_demand |= dp->pool[i].cfg.load_on_demand;
 	}
 	/* each replica holds its scheduler's slots and its own cache: a
 	 * cluster is bounded as one shape's replicas are */
@@ -603,7 +635,7 @@ int deploy_build(struct deployment *dp, const struct scenario *sc, const struct 
 		rc = tiers_of(&dp->pool[0].sc, cat, &dp->pool[0].pm, &dp->pool[0].cfg, &dp->tiers,
 			      &dp->tier_host_gbs, d);
 	if (rc == 0) {
-		elastic_of(sc, weights, 0, &dp->elastic);
+		elastic_of(sc, dp->pool, 0, &dp->elastic);
 		dp->elastic_on = elastic_active(&dp->elastic);
 	}
 	if (rc == 0 && sc->n_backends > 0 && !(o && o->local_only))

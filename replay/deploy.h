@@ -30,6 +30,7 @@
 #include "base/diag.h"
 #include "base/warn.h"
 #include "models/perf_model.h"
+#include "models/startup.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "sim/backend.h"
@@ -52,7 +53,7 @@ enum deploy_feature {
 	DEPLOY_AUTOSCALE,        /* autoscale.enabled */
 	DEPLOY_FAULTS,           /* faults.list, faults.mtbf_h */
 	DEPLOY_SPECULATIVE,      /* speculative.method */
-	DEPLOY_STARTUP,          /* startup.provision_s, startup.storage_gbs */
+	DEPLOY_STARTUP,          /* startup.* */
 	DEPLOY_N_FEATURES
 };
 
@@ -112,6 +113,7 @@ struct deploy_pool {
 	struct perf_profile *prof;    /* measured step profile or NULL; owned */
 	struct engine_config cfg;
 	double weight_bytes;          /* a replica loads at start-up; 0 unknown */
+	struct startup_parts startup; /* a replica's start-up (models/startup.h) */
 };
 
 /* The API backends of a scenario, kept apart for their prices. */
@@ -132,6 +134,8 @@ struct deployment {
 	double tier_host_gbs;         /* the host tier's load bandwidth used */
 	struct elastic_config elastic;/* its seed is each run's */
 	bool elastic_on;
+	bool on_demand;               /* some pool loads its model on demand
+					 (engine_config.load_on_demand) */
 	struct deploy_backends backends;
 	struct prices *own_prices;    /* owned, when deploy_build loaded them */
 };

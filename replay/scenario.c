@@ -25,7 +25,7 @@
 /* K_INTERVAL: 0 (off) or in [lo, hi]; K_COST: -1 (the default) or in
  * [lo, hi], nothing between. */
 enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_BOOL_OPT, K_POLICY,
-	    K_ROUTER, K_SCORER, K_METRIC, K_ASPOLICY, K_FAULTS, K_INTERVAL, K_COST, K_OBJ, K_TEXT, K_POOLS,
+	    K_ROUTER, K_SCORER, K_METRIC, K_ASPOLICY, K_KEEPALIVE, K_FAULTS, K_INTERVAL, K_COST, K_OBJ, K_TEXT, K_POOLS,
 	    K_BACKENDS };
 
 struct key {
@@ -51,7 +51,8 @@ static const struct key KEYS[] = {
 	{"expert_parallel_size", K_INT_OPT, OFF(expert_parallel_size), 1, 64,
 	 "GPUs a MoE model's experts are spread over: 1 or tensor_parallel_size (null = 1)"},
 	{"engine_profile", K_STR, OFF(engine_profile), 0, 0,
-	 "engine profile: vllm, vllm-v0, sglang, trtllm, llama.cpp, mlx (unset = the hardware's)"},
+	 "engine profile: vllm, vllm-2025, vllm-v0, sglang, trtllm, llama.cpp, ollama, mlx (unset = "
+	 "the hardware's)"},
 	{"profile", K_STR, OFF(profile), 0, 0,
 	 "measured step profile CSV overriding the performance model"},
 	{"prices", K_STR, OFF(prices), 0, 0,
@@ -119,9 +120,18 @@ static const struct key KEYS[] = {
 	 "API backends and seat plans beside the local engines (docs/hybrid.md)"},
 	{"startup", K_OBJ, 0, 0, 0, "how long a replica takes to start"},
 	{"startup.provision_s", K_NUM, OFF(provision_s), 0, 1e6,
-	 "seconds to provision a machine and start the engine, weights aside (120)"},
+	 "seconds to provision a cloud node (120; 0 = a node already up)"},
+	{"startup.image_pull_gbs", K_NUM, OFF(image_pull_gbs), 0.0001, 1e4,
+	 "GB/s a new node pulls and unpacks the engine's image at (0.037)"},
+	{"startup.image_prepulled", K_BOOL, OFF(image_prepulled), 0, 0,
+	 "true: the image is on the node already, no pull (false)"},
 	{"startup.storage_gbs", K_NUM, OFF(storage_gbs), 0.001, 1e6,
-	 "GB/s the weights load at from storage (1)"},
+	 "GB/s each GPU loads its share of the weights at (1)"},
+	{"startup.compile_cache", K_BOOL, OFF(compile_cache), 0, 0,
+	 "true: torch.compile reads the cache of an earlier start (false: compiles cold)"},
+	{"startup.keep_alive_s", K_KEEPALIVE, OFF(keep_alive_s), -1e9, 1e9,
+	 "engines that load on demand (ollama): seconds idle before the model unloads, "
+	 "-1 never (null = the engine's: Ollama 300)"},
 	{"autoscale", K_OBJ, 0, 0, 0, "replicas that follow the load"},
 	{"autoscale.enabled", K_BOOL, OFF(autoscale), 0, 0, "true or false (false)"},
 	{"autoscale.policy", K_ASPOLICY, OFF(autoscale_policy), 0, 0,
@@ -341,6 +351,8 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 		return "\"queue\", \"kv\" or \"inflight\"";
 	case K_ASPOLICY:
 		return "\"keda\", \"hpa\" or \"cooldown\"";
+	case K_KEEPALIVE:
+		return "null (the engine's), a negative number (never unload) or seconds in [0, 1e9]";
 	case K_FAULTS:
 		return "a list of {\"replica\": integer >= 0, \"pool\": index or name, \"at_s\": seconds >= 0, \"repair_s\": seconds >= 0}";
 	case K_OBJ:
@@ -478,6 +490,17 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 	case K_ASPOLICY:
 		ok = cJSON_IsString(v) &&
 		     autoscale_policy_parse(v->valuestring, (enum autoscale_policy *)(void *)field);
+		break;
+	case K_KEEPALIVE:
+		if (cJSON_IsNull(v)) {
+			*(double *)field = SCENARIO_KEEP_ALIVE_UNSET;
+			ok = true;
+			break;
+		}
+		ok = cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= k->lo &&
+		     v->valuedouble <= k->hi;
+		if (ok)
+			*(double *)field = v->valuedouble < 0 ? -1.0 : v->valuedouble;
 		break;
 	case K_FAULTS:
 		return store_faults((struct scenario_fault_list *)(void *)field, v, where, d);
@@ -1064,6 +1087,8 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 		*costs[i] = -1;
 	sc->provision_s = SCENARIO_DEFAULT_PROVISION_S;
 	sc->storage_gbs = SCENARIO_DEFAULT_STORAGE_GBS;
+	sc->image_pull_gbs = SCENARIO_DEFAULT_IMAGE_PULL_GBS;
+	sc->keep_alive_s = SCENARIO_KEEP_ALIVE_UNSET;
 	sc->autoscale_metric = AUTOSCALE_INFLIGHT;
 	sc->autoscale_min = 1;
 	sc->autoscale_interval_s = SCENARIO_DEFAULT_AUTOSCALE_INTERVAL_S;

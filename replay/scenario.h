@@ -101,16 +101,25 @@ struct scenario_cost {
 						(cost_gpu_hour_row_check) */
 };
 
-/* Start-up of a replica = provisioning + weight bytes / storage bandwidth.
- * Provisioning: a cloud GPU VM takes 60-120 s to provision before drivers,
- * image pull and engine start (systemoverflow.com, "Cold Start Problem:
- * Model Loading and Predictive Warming Strategies"; ParallelIQ, "Serverless
- * GPU Cold Start Latency", 2026-05-16, puts provisioning + image pull +
- * server start at 20-105 s); the default takes 120 s for all of it.
+/* Start-up of a replica, part by part (models/startup.h); the engine's
+ * parts come from its profile, these from the scenario.
+ * Provisioning a cloud GPU node: 80-120 s (Tensorfuse, "Lazy loading
+ * performance degradation", 2025-08-24), 1-5 min from zero (Union.ai, "We cut
+ * container cold boot from minutes to seconds"), 2-8 min on clouds (issue 33
+ * of this project, from vLLM's reports); the default takes 120 s, the low
+ * end of that range (0: a node already up).
+ * Image pull on a fresh node: a 10 GB image in 4-5 minutes (Union.ai, as
+ * above), a 20.2 GB one pulled in 5-6 min and extracted in 3-4 (BentoML,
+ * "Cold-Starting LLMs on Kubernetes in Under 30 Seconds", 2025-04-11):
+ * about 0.037 GB/s, download and extraction together; read 2026-12-06.
  * Storage: an AWS EBS gp3 volume delivers at most 1,000 MiB/s (EC2
- * CreateVolume API reference; read 2026-12-01), about 1 GB/s. */
+ * CreateVolume API reference; read 2026-12-01), about 1 GB/s, taken per GPU
+ * (each GPU loads its own shard). */
 #define SCENARIO_DEFAULT_PROVISION_S 120.0
 #define SCENARIO_DEFAULT_STORAGE_GBS 1.0
+#define SCENARIO_DEFAULT_IMAGE_PULL_GBS 0.037
+/* startup.keep_alive_s left unset: the engine profile's. */
+#define SCENARIO_KEEP_ALIVE_UNSET (-2.0)
 /* Autoscaler clock: the Kubernetes HorizontalPodAutoscaler's 15 s sync
  * period (kube-controller-manager --horizontal-pod-autoscaler-sync-period;
  * read 2026-12-01).  Cool-down: 300 s, KEDA's cooldownPeriod (autoscale.h),
@@ -197,8 +206,15 @@ struct scenario {
 		int32_t shared_by;    /* replicas sharing one set of tiers */
 	} kv_tiers;
 	struct router_config router;  /* router.*: defaults from router_config_default */
-	double provision_s;           /* startup.provision_s */
-	double storage_gbs;           /* startup.storage_gbs */
+	double provision_s;           /* startup.provision_s: node provisioning */
+	double storage_gbs;           /* startup.storage_gbs: per GPU */
+	double image_pull_gbs;        /* startup.image_pull_gbs */
+	bool image_prepulled;         /* startup.image_prepulled */
+	bool compile_cache;           /* startup.compile_cache */
+	double keep_alive_s;          /* startup.keep_alive_s: SCENARIO_KEEP_ALIVE_UNSET
+					 (the engine's), < 0 never unload, else s */
+	struct engine_startup engine_startup; /* the engine profile's start-up
+					 figures (deploy_resolve; zero before) */
 	bool autoscale;               /* autoscale.enabled */
 	enum autoscale_metric autoscale_metric;
 	double autoscale_target;      /* 0 = the metric's default (deploy.c) */

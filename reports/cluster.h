@@ -103,9 +103,21 @@ struct cluster_pool {
  * copied in by the caller; the timeline figures come from the records. */
 struct cluster_elastic {
 	bool on;                        /* print the section */
-	double startup_s;               /* provisioning + weight load */
+	bool lifecycle;                 /* replicas start, stop or fail */
+	double startup_s;               /* a replica's start-up as the lifecycle
+					   charges it: every part below, or up to
+					   the model's load for an engine that
+					   loads it on demand */
 	double provision_s;
 	double weight_load_s;
+	double image_pull_s, engine_start_s, compile_s, cuda_graph_s, warmup_s;
+	double model_load_s;            /* engine start to warm-up */
+	bool image_prepulled, compile_cache;
+	/* models loaded on demand (Ollama) */
+	bool on_demand;
+	double keep_alive_s;            /* < 0: never unloads */
+	int64_t model_loads, model_reloads;
+	double model_load_total_s;      /* time spent loading, summed */
 	bool autoscale;
 	const char *policy;             /* "keda", "hpa", "cooldown" */
 	const char *metric;

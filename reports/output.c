@@ -371,8 +371,32 @@ static void table_cluster(FILE *out, const struct cluster_summary *c)
 	table_int(out, "Prefix picks moved by the load cap:", r->load_capped);
 	table_int(out, "Calls sent for their cached prefix:", r->prefix_matched);
 	const struct cluster_elastic *e = &c->elastic;
-	if (e->on) {
+	if (e->on && e->lifecycle) {
 		table_num(out, "Replica start-up (s):", e->startup_s);
+		table_num(out, "  node provisioning (s):", e->provision_s);
+		table_num(out, e->image_prepulled ? "  image pull, pre-pulled (s):" : "  image pull (s):",
+			  e->image_pull_s);
+	}
+	if (e->on) {
+		if (e->on_demand)
+			table_num(out, "Model load, on demand (s):", e->model_load_s);
+		table_num(out, "  engine start (s):", e->engine_start_s);
+		table_num(out, "  weight load (s):", e->weight_load_s);
+		table_num(out, e->compile_cache ? "  torch.compile, cached (s):" : "  torch.compile, cold (s):",
+			  e->compile_s);
+		table_num(out, "  CUDA-graph capture (s):", e->cuda_graph_s);
+		table_num(out, "  first-request warm-up (s):", e->warmup_s);
+		if (e->on_demand) {
+			if (e->keep_alive_s >= 0)
+				table_num(out, "Model keep-alive (s):", e->keep_alive_s);
+			else
+				table_str(out, "Model keep-alive:", "never unloads");
+			table_int(out, "Model loads:", e->model_loads);
+			table_int(out, "Model reloads after unloading:", e->model_reloads);
+			table_num(out, "Time loading models (s):", e->model_load_total_s);
+		}
+	}
+	if (e->on && e->lifecycle) {
 		table_num(out, "Mean replicas billed:", e->replicas_billed_mean);
 		table_int(out, "Fewest replicas up:", e->replicas_up_min);
 		table_int(out, "Most replicas up:", e->replicas_up_max);
@@ -909,6 +933,24 @@ static void json_elastic(struct json *j, const struct cluster_elastic *e)
 	json_num(j, "startup_s", e->startup_s);
 	json_num(j, "provision_s", e->provision_s);
 	json_num(j, "weight_load_s", e->weight_load_s);
+	json_num(j, "image_pull_s", e->image_pull_s);
+	json_num(j, "engine_start_s", e->engine_start_s);
+	json_num(j, "compile_s", e->compile_s);
+	json_num(j, "cuda_graph_s", e->cuda_graph_s);
+	json_num(j, "warmup_s", e->warmup_s);
+	json_num(j, "model_load_s", e->model_load_s);
+	json_bool(j, "image_prepulled", e->image_prepulled);
+	json_bool(j, "compile_cache", e->compile_cache);
+	if (e->on_demand) {
+		json_key(j, "on_demand");
+		json_open(j);
+		/* null: never unloads */
+		json_num(j, "keep_alive_s", e->keep_alive_s >= 0 ? e->keep_alive_s : NAN);
+		json_int(j, "model_loads", e->model_loads);
+		json_int(j, "model_reloads", e->model_reloads);
+		json_num(j, "model_load_total_s", e->model_load_total_s);
+		json_close(j);
+	}
 	json_num(j, "replicas_billed_mean", e->replicas_billed_mean);
 	json_int(j, "replicas_up_min", e->replicas_up_min);
 	json_int(j, "replicas_up_max", e->replicas_up_max);

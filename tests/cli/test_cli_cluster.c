@@ -243,9 +243,15 @@ static void test_fault_in_the_report(void **state)
 	assert_int_equal(num(f, "calls_during_outage") + num(f, "calls_outside_outage"), 200);
 	assert_int_equal(num(f, "good_during_outage") + num(f, "good_outside_outage"),
 			 num(j, "good_requests"));
-	/* start-up = provisioning + weights / storage, billed as it starts again */
-	assert_true(fabs(num(e, "startup_s") - num(e, "provision_s") - num(e, "weight_load_s")) < 1e-9);
+	/* start-up = the sum of its parts, billed as it starts again */
+	double parts = num(e, "provision_s") + num(e, "image_pull_s") + num(e, "engine_start_s") +
+		       num(e, "weight_load_s") + num(e, "compile_s") + num(e, "cuda_graph_s") +
+		       num(e, "warmup_s");
+	assert_true(fabs(num(e, "startup_s") - parts) < 1e-9);
+	assert_true(fabs(num(e, "model_load_s") - (parts - num(e, "provision_s") -
+						   num(e, "image_pull_s"))) < 1e-9);
 	assert_true(num(e, "weight_load_s") > 1.0);
+	assert_null(cJSON_GetObjectItemCaseSensitive(e, "on_demand"));
 	double dur = num(j, "duration_s");
 	assert_true(dur > 80.0);
 	assert_true(fabs(num(c, "gpu_hours_provisioned") - (4.0 * dur - 60.0) / 3600.0) < 1e-9);

@@ -15,6 +15,7 @@
 #include "models/profile.h"
 #include "models/spec.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,6 +393,79 @@ static void test_autoscale_keys(void **state)
 	free(sc);
 }
 
+/* startup.* reach the deployment: a TP 4 replica's start-up is the sum of
+ * its parts, and the lifecycle starts it in that time; an engine that loads
+ * on demand starts in the node's part and loads its model on the first
+ * call; a keep-alive for an engine that never unloads is an input error. */
+static void test_startup_keys(void **state)
+{
+	(void)state;
+	struct scenario *sc = malloc(sizeof(*sc));
+	struct deployment *dp = malloc(sizeof(*dp));
+	assert_non_null(sc);
+	assert_non_null(dp);
+	struct diag d;
+	diag_init(&d);
+	struct catalog *cat = NULL;
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	const char *tp4[] = {"model=llama-3.1-70b", "tensor_parallel_size=4", "replicas=2",
+			     "autoscale.enabled=true", "startup.compile_cache=true",
+			     "startup.image_prepulled=true"};
+	assert_int_equal(scenario_load(sc, NULL, tp4, 6, &d), 0);
+	assert_int_equal(deploy_build(dp, sc, cat, NULL, NULL, &d), 0);
+	const struct startup_parts *p = &dp->pool[0].startup;
+	assert_true(p->image_pull_s == 0.0 && p->compile_s == 9.2);
+	assert_true(p->engine_start_s == 22.0);
+	assert_true(fabs(p->weight_load_s - dp->pool[0].weight_bytes / 4e9) < 1e-9);
+	double sum = p->provision_s + p->image_pull_s + p->engine_start_s + p->weight_load_s +
+		     p->compile_s + p->cuda_graph_s + p->warmup_s;
+	assert_true(fabs(p->total_s - sum) < 1e-9);
+	assert_int_equal(dp->elastic.startup_ns, llround(sum * 1e9));
+	assert_false(dp->pool[0].cfg.load_on_demand);
+	deploy_release(dp);
+
+	const char *oll[] = {"hardware=apple-m4-max-40c", "engine_profile=ollama",
+			     "weight_format=gguf-q4-k-m", "kv_cache_dtype=fp16"};
+	assert_int_equal(scenario_load(sc, NULL, oll, 4, &d), 0);
+	if (deploy_build(dp, sc, cat, NULL, NULL, &d) != 0)
+		fail_msg("%s", d.msg);
+	const struct engine_config *c = &dp->pool[0].cfg;
+	assert_true(c->load_on_demand);
+	assert_int_equal(c->keep_alive_ns, 300 * INT64_C(1000000000));
+	assert_int_equal(c->model_load_ns, llround(dp->pool[0].startup.model_load_s * 1e9));
+	assert_true(dp->on_demand);
+	deploy_release(dp);
+	const char *pin[] = {"hardware=apple-m4-max-40c", "engine_profile=ollama",
+			     "weight_format=gguf-q4-k-m", "kv_cache_dtype=fp16",
+			     "startup.keep_alive_s=-1"};
+	assert_int_equal(scenario_load(sc, NULL, pin, 5, &d), 0);
+	assert_int_equal(deploy_build(dp, sc, cat, NULL, NULL, &d), 0);
+	assert_true(dp->pool[0].cfg.load_on_demand && dp->pool[0].cfg.keep_alive_ns < 0);
+	deploy_release(dp);
+
+	const char *bad[] = {"startup.keep_alive_s=600"};
+	assert_int_equal(scenario_load(sc, NULL, bad, 1, &d), 0);
+	assert_int_equal(deploy_build(dp, sc, cat, NULL, NULL, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "(built-in default): startup.keep_alive_s: engine 'vllm' loads "
+				   "its model at start and never unloads it (expected no "
+				   "startup.keep_alive_s, or an engine that loads on demand: "
+				   "engine_profile ollama)");
+	diag_init(&d);
+	const char *bad_type[] = {"startup.keep_alive_s=5m"};
+	assert_int_equal(scenario_load(sc, NULL, bad_type, 1, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "--set startup.keep_alive_s=5m: startup.keep_alive_s: expected "
+				   "null (the engine's), a negative number (never unload) or seconds "
+				   "in [0, 1e9]");
+	diag_init(&d);
+	const char *bad_bool[] = {"startup.compile_cache=yes"};
+	assert_int_equal(scenario_load(sc, NULL, bad_bool, 1, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "--set startup.compile_cache=yes: startup.compile_cache: expected "
+				   "true or false");
+	catalog_free(cat);
+	free(dp);
+	free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_engine_build_key),
 		cmocka_unit_test(test_speculative_keys),
 		cmocka_unit_test(test_autoscale_keys),
+		cmocka_unit_test(test_startup_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
