@@ -207,6 +207,15 @@ static void test_cluster_table_and_errors(void **state)
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "replicas: expected an integer in [1, 4096]"));
 	cli_out_free(&r);
+	r = cli_run("replay " MOONCAKE200 " --set autoscale.policy=cooldown "
+		    "--set autoscale.metric_lag_s=5");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "autoscale.metric_lag_s: the cooldown policy does not use it"));
+	cli_out_free(&r);
+	r = cli_run("replay " MOONCAKE200 " --set startup.keep_alive_s=60");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "startup.keep_alive_s: engine 'vllm' loads its model at start"));
+	cli_out_free(&r);
 	r = cli_run("replay --help");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "router.queue_limit"));
@@ -282,6 +291,11 @@ static void test_scale_to_zero_in_the_report(void **state)
 	const cJSON *as = obj(e, "autoscale");
 	assert_int_equal(num(as, "min_replicas"), 0);
 	assert_int_equal(num(as, "active_min"), 0);
+	/* KEDA by default: its poll woke the cluster from zero */
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(as, "policy")->valuestring, "keda");
+	assert_true(num(as, "activations") >= 1);
+	assert_true(num(as, "metric_lag_s") == 30.0 && num(as, "polling_interval_s") == 30.0);
+	assert_true(num(as, "tolerance") == 0.1 && num(as, "scale_down_window_s") == 300.0);
 	assert_true(num(as, "active_max") <= 2);
 	assert_true(num(as, "scale_outs") >= 1);
 	assert_true(num(e, "starts") >= 1);
@@ -341,11 +355,22 @@ static void test_elastic_errors_and_help(void **state)
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "expected min_replicas <= max_replicas <= replicas"));
 	cli_out_free(&r);
+	r = cli_run("replay " MOONCAKE200 " --set autoscale.policy=cooldown "
+		    "--set autoscale.metric_lag_s=5");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "autoscale.metric_lag_s: the cooldown policy does not use it"));
+	cli_out_free(&r);
+	r = cli_run("replay " MOONCAKE200 " --set startup.keep_alive_s=60");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "startup.keep_alive_s: engine 'vllm' loads its model at start"));
+	cli_out_free(&r);
 	r = cli_run("replay --help");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "autoscale.min_replicas"));
 	assert_non_null(strstr(r.out, "faults.list"));
 	assert_non_null(strstr(r.out, "startup.storage_gbs"));
+	assert_non_null(strstr(r.out, "autoscale.policy"));
+	assert_non_null(strstr(r.out, "startup.compile_cache"));
 	cli_out_free(&r);
 }
 
