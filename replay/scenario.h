@@ -105,9 +105,9 @@ struct scenario_cost {
  * parts come from its profile, these from the scenario.
  * Provisioning a cloud GPU node: 80-120 s (Tensorfuse, "Lazy loading
  * performance degradation", 2025-08-24), 1-5 min from zero (Union.ai, "We cut
- * container cold boot from minutes to seconds"), 2-8 min on clouds (issue 33
- * of this project, from vLLM's reports); the default takes 120 s, the low
- * end of that range (0: a node already up).
+ * container cold boot from minutes to seconds"); issue 33 of this project
+ * quotes 2-8 min.  The default takes 120 s, the low end (0: a node already
+ * up).
  * Image pull on a fresh node: a 10 GB image in 4-5 minutes (Union.ai, as
  * above), a 20.2 GB one pulled in 5-6 min and extracted in 3-4 (BentoML,
  * "Cold-Starting LLMs on Kubernetes in Under 30 Seconds", 2025-04-11):

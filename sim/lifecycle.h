@@ -4,8 +4,8 @@
  * Every replica is in one state:
  *
  *   up        serves: the router may send it calls;
- *   starting  rented, not serving yet: provisioning and loading weights
- *             (startup_ns), then up;
+ *   starting  rented, not serving yet: the node, the image, the engine
+ *             and its model (startup_ns: models/startup.h), then up;
  *   draining  scaled in: takes no new call, finishes those it holds (waiting
  *             ones included), then off;
  *   down      failed: its calls went back through the router, its KV cache
@@ -102,7 +102,9 @@ bool autoscale_metric_parse(const char *s, enum autoscale_metric *out);
 #define ELASTIC_MAX_POOLS 64
 
 struct elastic_config {
-	int64_t startup_ns;            /* provisioning + weight load */
+	int64_t startup_ns;            /* node to warm-up (models/startup.h; for
+					  an engine_config that loads its model on
+					  demand, up to the image pull) */
 	int64_t pool_startup_ns[ELASTIC_MAX_POOLS]; /* > 0: pool p's replicas
 					  start in this time instead (their own
 					  weights); 0 = startup_ns */
