@@ -379,12 +379,15 @@ void run_meta(const struct run_setup *s, const struct run_result *r, struct repo
 		struct report_spec *p = &meta->spec;
 		p->on = true;
 		p->method = sc->spec.method;
-		p->draft = strcmp(sc->spec.method, "draft") == 0 ? sc->spec.draft_model : sc->model;
+		p->draft = strcmp(sc->spec.method, "draft") == 0 ? sc->spec.draft_model
+			   : strcmp(sc->spec.method, "ngram") == 0 || strcmp(sc->spec.method, "suffix") == 0
+				   ? "(model-free, on the host)"
+				   : sc->model;
 		p->k = sc->spec.k;
+		p->given = sc->spec.given;
+		p->given_text = sc->spec.given_text;
 		for (int i = 0; i < OUT_KINDS; i++) {
-			p->acceptance[i] = sc->spec.acceptance_kind[i] >= 0
-						   ? sc->spec.acceptance_kind[i]
-						   : sc->spec.acceptance_rate;
+			p->acceptance[i] = sc->spec.alpha[i];
 			p->seq_steps[i] = st->sim.spec_seq_steps[i];
 			p->tokens[i] = st->sim.spec_tokens[i];
 		}

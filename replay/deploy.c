@@ -212,12 +212,10 @@ static double weight_bytes_of(const struct scenario *sc, const struct catalog *c
 void deploy_spec_opts(const struct scenario *sc, struct spec_opts *out)
 {
 	*out = (struct spec_opts){ SPEC_OFF, NULL, sc->spec.k };
-	if (strcmp(sc->spec.method, "draft") == 0) {
-		out->method = SPEC_DRAFT;
+	if (!spec_method_parse(sc->spec.method, &out->method))
+		out->method = SPEC_OFF; /* scenario_load refuses it first */
+	if (out->method == SPEC_DRAFT)
 		out->draft_model = sc->spec.draft_model;
-	} else if (strcmp(sc->spec.method, "mtp") == 0) {
-		out->method = SPEC_MTP;
-	}
 }
 
 int deploy_engine(const struct scenario *sc, const struct catalog *cat, struct perf_model *pm,
@@ -253,11 +251,8 @@ int deploy_engine(const struct scenario *sc, const struct catalog *cat, struct p
 	if (so.method != SPEC_OFF) {
 		/* expected tokens per verify step, by output kind */
 		cfg->spec_k = so.k;
-		for (int i = 0; i < OUT_KINDS; i++) {
-			double a = sc->spec.acceptance_kind[i] >= 0 ? sc->spec.acceptance_kind[i]
-								    : sc->spec.acceptance_rate;
-			cfg->spec_tokens[i] = spec_expected_tokens(a, so.k);
-		}
+		for (int i = 0; i < OUT_KINDS; i++)
+			cfg->spec_tokens[i] = spec_expected_tokens(sc->spec.alpha[i], so.k);
 	}
 	{
 		struct mem_plan plan;

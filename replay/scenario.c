@@ -26,7 +26,7 @@
  * [lo, hi], nothing between. */
 enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_BOOL_OPT, K_POLICY,
 	    K_ROUTER, K_SCORER, K_METRIC, K_FAULTS, K_INTERVAL, K_COST, K_OBJ, K_TEXT, K_POOLS,
-	    K_BACKENDS };
+	    K_BACKENDS, K_RATES };
 
 struct key {
 	const char *path;   /* dotted */
@@ -208,18 +208,30 @@ static const struct key KEYS[] = {
 	 "share of calls that must meet the objectives for the answer to be yes (default 0.9)"},
 	{"speculative", K_OBJ, 0, 0, 0, "speculative decoding (off by default; docs/speculative.md)"},
 	{"speculative.method", K_STR, OFF(spec.method), 0, 0,
-	 "off, draft (a draft model) or mtp (the target's multi-token-prediction heads)"},
+	 "off, draft (a draft model), mtp (the target's multi-token-prediction heads), eagle3 (an "
+	 "EAGLE-3 head), ngram or suffix (model-free drafters on the host)"},
 	{"speculative.draft_model", K_STR, OFF(spec.draft_model), 0, 0,
 	 "method draft: a model id from `agentcap catalog` with the target's tokenizer"},
 	{"speculative.k", K_INT, OFF(spec.k), 1, SPEC_K_MAX, "tokens drafted per verify step (3)"},
 	{"speculative.acceptance_rate", K_NUM, OFF(spec.acceptance_rate), 0, 1,
-	 "chance a drafted token is accepted, calls of unknown kind (0.7)"},
+	 "per-token chance a drafted token is accepted (0.7, or the method's published figure; "
+	 "give at most one of the four acceptance keys)"},
+	{"speculative.draft_acceptance_rate", K_NUM, OFF(spec.draft_acceptance_rate), 0, 1,
+	 "vLLM's logged 'Avg Draft acceptance rate' as a share (accepted / drafted tokens at "
+	 "this k), converted to the per-token rate"},
+	{"speculative.mean_acceptance_length", K_NUM, OFF(spec.mean_acceptance_length), 1,
+	 SPEC_K_MAX + 1,
+	 "vLLM's logged 'Mean acceptance length' (1 + accepted / drafts, at most k + 1), "
+	 "converted to the per-token rate"},
+	{"speculative.position_acceptance_rates", K_RATES, OFF(spec.position_rates), 0, 1,
+	 "vLLM's logged 'Per-position acceptance rate', k shares, converted to the per-token "
+	 "rate with the same mean acceptance length"},
 	{"speculative.acceptance_code", K_NUM, OFF(spec.acceptance_kind[OUT_KIND_CODE]), -1, 1,
-	 "the same for calls that generate code (-1 = acceptance_rate)"},
+	 "per-token rate for calls that generate code (-1 = the acceptance above)"},
 	{"speculative.acceptance_structured", K_NUM, OFF(spec.acceptance_kind[OUT_KIND_STRUCTURED]),
-	 -1, 1, "the same for structured output, JSON and tool calls (-1 = acceptance_rate)"},
+	 -1, 1, "the same for structured output, JSON and tool calls (-1 = the acceptance above)"},
 	{"speculative.acceptance_prose", K_NUM, OFF(spec.acceptance_kind[OUT_KIND_PROSE]), -1, 1,
-	 "the same for prose (-1 = acceptance_rate)"},
+	 "the same for prose (-1 = the acceptance above)"},
 	{"report", K_OBJ, 0, 0, 0, "what the report adds"},
 	{"report.interval_s", K_INTERVAL, OFF(report_interval_s), 0.001, 1e9,
 	 "time-series sample interval, simulated seconds (0 = no time series)"},
@@ -313,6 +325,10 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 		return buf;
 	case K_BACKENDS:
 		snprintf(buf, cap, "an array of 0 to %d backend objects", SCENARIO_MAX_BACKENDS);
+		return buf;
+	case K_RATES:
+		snprintf(buf, cap, "an array of 1 to %d shares in [0, 1], one per draft position",
+			 SPEC_K_MAX);
 		return buf;
 	case K_INT:
 	case K_INT64:
@@ -440,6 +456,21 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 		break;
 	case K_FAULTS:
 		return store_faults((struct scenario_fault_list *)(void *)field, v, where, d);
+	case K_RATES: {
+		struct scenario_rates *r = (struct scenario_rates *)(void *)field;
+		int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;
+		ok = n >= 1 && n <= SPEC_K_MAX;
+		for (int i = 0; ok && i < n; i++) {
+			const cJSON *e = cJSON_GetArrayItem(v, i);
+			ok = cJSON_IsNumber(e) && isfinite(e->valuedouble) && e->valuedouble >= 0 &&
+			     e->valuedouble <= 1;
+			if (ok)
+				r->v[i] = e->valuedouble;
+		}
+		if (ok)
+			r->n = n;
+		break;
+	}
 	case K_BOOL:
 		ok = cJSON_IsBool(v);
 		if (ok)
@@ -948,6 +979,100 @@ static int resolve_faults(struct scenario *sc, struct diag *d)
 	return 0;
 }
 
+/* speculative.*: the per-token acceptance of each output kind from the one
+ * acceptance key given (converted where it is what vLLM logs), else the
+ * method's published figure, else SCENARIO_DEFAULT_SPEC_ACCEPTANCE. */
+static int resolve_acceptance(struct scenario *sc, enum spec_method m, struct diag *d)
+{
+	struct scenario_spec *p = &sc->spec;
+	int32_t k = p->k;
+	const char *keys[4] = {"speculative.acceptance_rate", "speculative.draft_acceptance_rate",
+			       "speculative.mean_acceptance_length",
+			       "speculative.position_acceptance_rates"};
+	bool set[4] = {p->acceptance_rate >= 0, p->draft_acceptance_rate >= 0,
+		       p->mean_acceptance_length >= 0, p->position_rates.n > 0};
+	int given = -1;
+	for (int i = 0; i < 4; i++) {
+		if (!set[i])
+			continue;
+		if (given >= 0)
+			return diag_set(d, DIAG_EINPUT, "%s: %s and %s are both given (expected one "
+					"way of giving the acceptance)", sc->source, keys[given], keys[i]);
+		given = i;
+	}
+	double base = SCENARIO_DEFAULT_SPEC_ACCEPTANCE, tokens = 0;
+	int rc = 0;
+	switch (given) {
+	case 0:
+		base = p->acceptance_rate;
+		p->given = "per_token";
+		snprintf(p->given_text, sizeof(p->given_text), "per-token rate %.4g (%s)", base,
+			 keys[0]);
+		break;
+	case 1:
+		tokens = 1 + p->draft_acceptance_rate * (double)k;
+		rc = spec_alpha_from_tokens(tokens, k, keys[1], &base, d);
+		p->given = "draft_acceptance_rate";
+		snprintf(p->given_text, sizeof(p->given_text), "vLLM draft acceptance rate %.4g at k "
+			 "%d (%s) = %.4g tokens per verify step -> per-token %.4f",
+			 p->draft_acceptance_rate, (int)k, keys[1], tokens, base);
+		break;
+	case 2:
+		if (p->mean_acceptance_length > (double)k + 1)
+			return diag_set(d, DIAG_EINPUT, "%s: %s %.6g (expected 1 to k + 1 = %d: the "
+					"bonus token and at most k accepted)", sc->source, keys[2],
+					p->mean_acceptance_length, (int)k + 1);
+		rc = spec_alpha_from_tokens(p->mean_acceptance_length, k, keys[2], &base, d);
+		p->given = "mean_acceptance_length";
+		snprintf(p->given_text, sizeof(p->given_text), "vLLM mean acceptance length %.4g at "
+			 "k %d (%s) -> per-token %.4f", p->mean_acceptance_length, (int)k, keys[2],
+			 base);
+		break;
+	case 3:
+		if (p->position_rates.n != k)
+			return diag_set(d, DIAG_EINPUT, "%s: %s has %d rates (expected one per draft "
+					"position: speculative.k is %d)", sc->source, keys[3],
+					(int)p->position_rates.n, (int)k);
+		tokens = 1;
+		for (int32_t i = 0; i < k; i++) {
+			if (i > 0 && p->position_rates.v[i] > p->position_rates.v[i - 1])
+				return diag_set(d, DIAG_EINPUT, "%s: %s[%d] %.4g is above the rate "
+						"before it (expected rates that do not rise: a "
+						"token is accepted only after every one before "
+						"it)", sc->source, keys[3], (int)i,
+						p->position_rates.v[i]);
+			tokens += p->position_rates.v[i];
+		}
+		rc = spec_alpha_from_tokens(tokens, k, keys[3], &base, d);
+		p->given = "position_acceptance_rates";
+		snprintf(p->given_text, sizeof(p->given_text), "vLLM per-position rates at k %d "
+			 "(%s): mean acceptance length %.4g -> per-token %.4f", (int)k, keys[3],
+			 tokens, base);
+		break;
+	default:
+		p->given = "default";
+		snprintf(p->given_text, sizeof(p->given_text), "per-token rate %.4g (default; not a "
+			 "measurement: set one of the acceptance keys)", base);
+		break;
+	}
+	if (rc != 0)
+		return rc;
+	const struct spec_default_acceptance *def = given < 0 ? spec_default_acceptance(m) : NULL;
+	for (int i = 0; i < OUT_KINDS; i++) {
+		double a = base;
+		if (def && (rc = spec_alpha_from_tokens(def->mean_length[i], def->k_measured,
+							 "speculative.method", &a, d)) != 0)
+			return rc;
+		p->alpha[i] = p->acceptance_kind[i] >= 0 ? p->acceptance_kind[i] : a;
+	}
+	if (def) {
+		p->given = "method_default";
+		snprintf(p->given_text, sizeof(p->given_text), "%s's published figure: per-token "
+			 "%.4f (%s)", spec_method_name(m), p->alpha[OUT_KIND_UNKNOWN], def->source);
+	}
+	return 0;
+}
+
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, int n_sets,
 		  struct diag *d)
 {
@@ -977,7 +1102,8 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	sc->faults_max_retries = FAULT_DEFAULT_MAX_RETRIES;
 	snprintf(sc->spec.method, sizeof(sc->spec.method), "off");
 	sc->spec.k = SCENARIO_DEFAULT_SPEC_K;
-	sc->spec.acceptance_rate = SCENARIO_DEFAULT_SPEC_ACCEPTANCE;
+	sc->spec.acceptance_rate = sc->spec.draft_acceptance_rate = -1;
+	sc->spec.mean_acceptance_length = -1;
 	for (int i = 0; i < OUT_KINDS; i++)
 		sc->spec.acceptance_kind[i] = -1;
 	/* Anything the file leaves out keeps the built-in default. */
@@ -1004,13 +1130,16 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	if ((rc = check_routes(sc, d)) != 0)
 		return rc;
 	const char *m = sc->spec.method;
-	if (strcmp(m, "off") != 0 && strcmp(m, "draft") != 0 && strcmp(m, "mtp") != 0)
-		return diag_set(d, DIAG_EINPUT, "%s: speculative.method '%s' (expected off, draft "
-				"or mtp)", sc->source, m);
+	enum spec_method sm;
+	if (!spec_method_parse(m, &sm))
+		return diag_set(d, DIAG_EINPUT, "%s: speculative.method '%s' (expected off, draft, "
+				"mtp, eagle3, ngram or suffix)", sc->source, m);
 	if (strcmp(m, "draft") == 0 && !sc->spec.draft_model[0])
 		return diag_set(d, DIAG_EINPUT, "%s: speculative.method draft needs "
 				"speculative.draft_model (expected a model id from `agentcap "
 				"catalog`)", sc->source);
+	if ((rc = resolve_acceptance(sc, sm, d)) != 0)
+		return rc;
 	int32_t total = scenario_replicas(sc);
 	int32_t max = sc->autoscale_max ? sc->autoscale_max : total;
 	if (sc->autoscale && (max > total || sc->autoscale_min > max))

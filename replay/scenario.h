@@ -219,11 +219,30 @@ struct scenario {
 	double report_interval_s;     /* report.interval_s: time-series step, 0 = off */
 	struct scenario_spec {        /* speculative.*: off unless method is set
 					 (docs/speculative.md) */
-		char method[SCENARIO_STR_MAX];      /* "off", "draft" or "mtp" */
+		char method[SCENARIO_STR_MAX];      /* "off", "draft", "mtp", "eagle3",
+						       "ngram" or "suffix" */
 		char draft_model[SCENARIO_STR_MAX]; /* method draft: a catalogue id */
 		int32_t k;                          /* draft length */
-		double acceptance_rate;             /* alpha of a call of unknown kind */
-		double acceptance_kind[OUT_KINDS];  /* by output kind; -1 = acceptance_rate */
+		/* the acceptance as given: at most one of these four is set
+		 * (-1 / n 0 = not given) */
+		double acceptance_rate;             /* per-token alpha */
+		double draft_acceptance_rate;       /* vLLM's logged accepted / drafted */
+		double mean_acceptance_length;      /* vLLM's logged 1 + accepted / drafts */
+		struct scenario_rates {
+			int32_t n;
+			double v[SPEC_K_MAX];
+		} position_rates;                   /* vLLM's per-position rates */
+		double acceptance_kind[OUT_KINDS];  /* per-token, by output kind; -1 = the
+						       above (or the method's default) */
+		/* resolved by scenario_load: the per-token alpha of each output
+		 * kind, what the acceptance was given as, and how it converted */
+		double alpha[OUT_KINDS];
+		const char *given;                  /* "per_token",
+						       "draft_acceptance_rate",
+						       "mean_acceptance_length",
+						       "position_acceptance_rates",
+						       "method_default", "default" */
+		char given_text[320];
 	} spec;
 	char source[512];             /* file it came from, "(built-in default)" */
 	char key_prefix[32];          /* "" or "pools[i]." (a pool's view): what

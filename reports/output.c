@@ -304,6 +304,8 @@ static void table_spec(FILE *out, const struct report_spec *p, const struct metr
 	snprintf(buf, sizeof(buf), "%s%s%s, k %d", p->method, p->draft ? " " : "",
 		 p->draft ? p->draft : "", (int)p->k);
 	table_str(out, "Drafter:", buf);
+	if (p->given_text)
+		table_str(out, "Acceptance given as:", p->given_text);
 	table_num(out, "Tokens per verify step:", spec_tokens_per_step(p, -1));
 	table_num(out, "Decode speed-up (x):", spec_speedup(p, -1));
 	for (int k = 0; k < OUT_KINDS; k++) {
@@ -1368,6 +1370,8 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 		json_str(&j, "method", p->method);
 		json_str(&j, "draft_model", p->draft);
 		json_int(&j, "k", p->k);
+		json_str(&j, "acceptance_given", p->given);
+		json_str(&j, "acceptance_input", p->given_text);
 		json_num(&j, "tokens_per_step", spec_tokens_per_step(p, -1));
 		json_num(&j, "decode_speedup", spec_speedup(p, -1));
 		json_key(&j, "by_kind");

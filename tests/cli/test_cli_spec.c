@@ -98,7 +98,7 @@ static void test_bad_key(void **state)
 	(void)state;
 	struct cli_out r = cli_run("replay " PAIR " --set speculative.method=medusa");
 	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "speculative.method 'medusa' (expected off, draft or mtp)"));
+	assert_non_null(strstr(r.err, "speculative.method 'medusa' (expected off, draft, mtp, eagle3, ngram or suffix)"));
 	cli_out_free(&r);
 	r = cli_run("replay " PAIR " --set speculative.method=draft "
 		    "--set speculative.draft_model=qwen2.5-7b");
