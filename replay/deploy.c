@@ -343,9 +343,13 @@ static int backends_of(const struct scenario *sc, const struct apilat *lat, cons
 						sc->source, (int)i, b->name);
 		}
 		const char *list_id = seat ? lat_id : b->price;
+		const struct apilat_row *row0 = apilat_find(lat, lat_id);
 		bp.input = prices_find(pr, PRICE_API_INPUT, list_id);
 		bp.cached = prices_find(pr, PRICE_API_CACHED_INPUT, list_id);
 		bp.output = prices_find(pr, PRICE_API_OUTPUT, list_id);
+		double ttl_s = b->cache_ttl_s >= 0 ? b->cache_ttl_s : row0 ? row0->cache_ttl_s : 0;
+		bp.write = prices_find(pr, ttl_s > 300 ? PRICE_API_CACHE_WRITE_1H
+						       : PRICE_API_CACHE_WRITE_5M, list_id);
 		if (!seat && (!bp.input || !bp.output))
 			return diag_set(d, DIAG_EINPUT,
 					"%s: backends[%d] '%s': price: '%s' has no api_input and api_output rows in the price catalogue (expected an API model's id; agentcap catalog --prices)",
@@ -363,6 +367,52 @@ static int backends_of(const struct scenario *sc, const struct apilat *lat, cons
 		double speed = b->output_tok_s > 0 ? b->output_tok_s : row->output_tok_s;
 		c->ttft_ns = ttft_s * 1e9;
 		c->ns_per_token = 1e9 / speed;
+		/* TTFT by prompt: the scenario's figures over the row's fit; a
+		 * fixed TTFT (ttft_model fixed, or ttft_ms alone) keeps ttft_ns */
+		bool fixed = strcmp(b->ttft_model, "fixed") == 0 ||
+			     (!b->ttft_model[0] && b->ttft_ms > 0);
+		if (!fixed) {
+			double base = b->ttft_base_ms >= 0 ? b->ttft_base_ms / 1e3
+				      : row && row->prefill_tok_s > 0 ? row->ttft_base_s : -1;
+			double pre = b->prefill_tok_s > 0 ? b->prefill_tok_s
+				     : row && row->prefill_tok_s > 0 ? row->prefill_tok_s : 0;
+			double cac = b->cached_tok_s > 0 ? b->cached_tok_s
+				     : row && row->prefill_tok_s > 0 ? row->cached_tok_s : 0;
+			if (strcmp(b->ttft_model, "prompt") == 0 && !(base >= 0 && pre > 0 && cac > 0))
+				return diag_set(d, DIAG_EINPUT,
+						"%s: backends[%d] '%s': ttft_model: prompt needs ttft_base_ms, prefill_tok_s and cached_tok_s (expected them in the scenario, or a row of api_backends.json with a fit)",
+						sc->source, (int)i, b->name);
+			if (base >= 0 && pre > 0 && cac > 0) {
+				c->ttft_base_ns = base * 1e9;
+				c->ns_per_uncached = 1e9 / pre;
+				c->ns_per_cached = 1e9 / cac;
+			}
+		}
+		/* per-minute limits and the client's retries */
+		backend_config_limits_default(c);
+		if (row && row->limits_tier) {
+			c->rpm = row->rpm;
+			c->input_tpm = row->input_tpm;
+			c->output_tpm = row->output_tpm;
+			c->tpm = row->tpm;
+			c->limits_count_cached = row->limits_count_cached;
+		}
+		if (b->rpm >= 0)
+			c->rpm = b->rpm;
+		if (b->input_tpm >= 0)
+			c->input_tpm = b->input_tpm;
+		if (b->output_tpm >= 0)
+			c->output_tpm = b->output_tpm;
+		if (b->tpm >= 0)
+			c->tpm = b->tpm;
+		if (b->limits_count_cached >= 0)
+			c->limits_count_cached = b->limits_count_cached > 0;
+		if (b->max_retries >= 0)
+			c->max_retries = (int32_t)b->max_retries;
+		if (b->backoff_initial_s >= 0)
+			c->backoff_initial_ns = b->backoff_initial_s * 1e9;
+		if (b->backoff_max_s >= 0)
+			c->backoff_max_ns = b->backoff_max_s * 1e9;
 		c->cache_min_tokens = b->cache_min_tokens >= 0 ? (int64_t)b->cache_min_tokens
 							       : row->cache_min_tokens;
 		c->cache_ttl_ns = (int64_t)llround((b->cache_ttl_s >= 0 ? b->cache_ttl_s : row->cache_ttl_s) * 1e9);
@@ -778,7 +828,9 @@ int deploy_run(const struct deployment *dp, const struct replay_opts *o,
 	r.pools = dp->pooled ? dp->sim_pools : NULL;
 	r.n_pools = dp->pooled ? dp->n_pools : 0;
 	r.tiers = dp->tiers.n > 0 ? &dp->tiers : NULL;
-	r.hybrid = dp->backends.hybrid.n > 0 ? &dp->backends.hybrid : NULL;
+	struct hybrid_config hyb = dp->backends.hybrid;
+	hyb.seed = o->seed;
+	r.hybrid = hyb.n > 0 ? &hyb : NULL;
 	struct elastic_config el = dp->elastic;
 	el.seed = o->seed;
 	struct fault_spec faults[DEPLOY_MAX_FAILED];

@@ -629,55 +629,100 @@ static int parse_pools(struct scenario *sc, const cJSON *v, const char *where, s
 	return 0;
 }
 
+void scenario_backend_unset(struct scenario_backend *b)
+{
+	double *all[] = {&b->ttft_ms, &b->ttft_base_ms, &b->prefill_tok_s, &b->cached_tok_s,
+			 &b->output_tok_s, &b->cache_min_tokens, &b->cache_ttl_s, &b->rpm,
+			 &b->input_tpm, &b->output_tpm, &b->tpm, &b->limits_count_cached,
+			 &b->max_retries, &b->backoff_initial_s, &b->backoff_max_s};
+	for (size_t j = 0; j < sizeof(all) / sizeof(all[0]); j++)
+		*all[j] = -1;
+}
+
 /* One entry of `backends`. */
 static int parse_backend(struct scenario_backend *b, int i, const cJSON *o, const char *where,
 			 struct diag *d)
 {
-	static const char *const keys = "name, kind, price, latency, ttft_ms, output_tok_s, "
-					"cache_min_tokens, cache_ttl_s";
+	static const char *const keys = "name, kind, price, latency, ttft_model, ttft_ms, "
+					"ttft_base_ms, prefill_tok_s, cached_tok_s, output_tok_s, "
+					"cache_min_tokens, cache_ttl_s, rpm, input_tpm, output_tpm, tpm, "
+					"limits_count_cached, max_retries, backoff_initial_s, "
+					"backoff_max_s";
 	memset(b, 0, sizeof(*b));
 	snprintf(b->kind, sizeof(b->kind), "api");
 	const cJSON *twice = jsontext_repeated_key(o);
 	if (twice)
 		return diag_set(d, DIAG_EINPUT, "%s: backends[%d].%.200s: given twice (expected each "
 				"key once)", where, i, twice->string);
-	b->ttft_ms = b->output_tok_s = b->cache_min_tokens = b->cache_ttl_s = -1;
+	/* the numbers: what each must be (> 0, >= 0, whole >= 0, a bool) */
+	enum { POS, NONNEG, WHOLE, BOOL };
+	const struct {
+		const char *key;
+		double *at;
+		int rule;
+	} nums[] = {
+		{"ttft_ms", &b->ttft_ms, POS},
+		{"ttft_base_ms", &b->ttft_base_ms, NONNEG},
+		{"prefill_tok_s", &b->prefill_tok_s, POS},
+		{"cached_tok_s", &b->cached_tok_s, POS},
+		{"output_tok_s", &b->output_tok_s, POS},
+		{"cache_min_tokens", &b->cache_min_tokens, WHOLE},
+		{"cache_ttl_s", &b->cache_ttl_s, NONNEG},
+		{"rpm", &b->rpm, NONNEG},
+		{"input_tpm", &b->input_tpm, NONNEG},
+		{"output_tpm", &b->output_tpm, NONNEG},
+		{"tpm", &b->tpm, NONNEG},
+		{"limits_count_cached", &b->limits_count_cached, BOOL},
+		{"max_retries", &b->max_retries, WHOLE},
+		{"backoff_initial_s", &b->backoff_initial_s, NONNEG},
+		{"backoff_max_s", &b->backoff_max_s, NONNEG},
+	};
+	const size_t n_nums = sizeof(nums) / sizeof(nums[0]);
+	scenario_backend_unset(b);
 	const cJSON *f;
 	cJSON_ArrayForEach(f, o)
 	{
 		const char *k = f->string;
-		char *str = strcmp(k, "name") == 0	? b->name
-			    : strcmp(k, "kind") == 0	? b->kind
-			    : strcmp(k, "price") == 0	? b->price
-			    : strcmp(k, "latency") == 0 ? b->latency
-							: NULL;
-		size_t cap = strcmp(k, "name") == 0   ? sizeof(b->name)
-			     : strcmp(k, "kind") == 0 ? sizeof(b->kind)
-						      : SCENARIO_STR_MAX;
-		double *num = strcmp(k, "ttft_ms") == 0		   ? &b->ttft_ms
-			      : strcmp(k, "output_tok_s") == 0	   ? &b->output_tok_s
-			      : strcmp(k, "cache_min_tokens") == 0 ? &b->cache_min_tokens
-			      : strcmp(k, "cache_ttl_s") == 0	   ? &b->cache_ttl_s
-								   : NULL;
-		if (!str && !num)
+		char *str = strcmp(k, "name") == 0	    ? b->name
+			    : strcmp(k, "kind") == 0	    ? b->kind
+			    : strcmp(k, "price") == 0	    ? b->price
+			    : strcmp(k, "latency") == 0    ? b->latency
+			    : strcmp(k, "ttft_model") == 0 ? b->ttft_model
+							    : NULL;
+		size_t cap = strcmp(k, "name") == 0	    ? sizeof(b->name)
+			     : strcmp(k, "kind") == 0	    ? sizeof(b->kind)
+			     : strcmp(k, "ttft_model") == 0 ? sizeof(b->ttft_model)
+							    : SCENARIO_STR_MAX;
+		size_t j = 0;
+		while (!str && j < n_nums && strcmp(k, nums[j].key) != 0)
+			j++;
+		if (!str && j == n_nums)
 			return diag_set(d, DIAG_EINPUT, "%s: backends[%d].%s: unknown key (expected one of: %s)",
 					where, i, k, keys);
-		if (str && (!cJSON_IsString(f) || !f->valuestring[0] || strlen(f->valuestring) >= cap))
-			return diag_set(d, DIAG_EINPUT,
-					"%s: backends[%d].%s: expected a non-empty string of at most %d characters",
-					where, i, k, (int)cap - 1);
-		if (str)
+		if (str) {
+			if (!cJSON_IsString(f) || !f->valuestring[0] || strlen(f->valuestring) >= cap)
+				return diag_set(d, DIAG_EINPUT,
+						"%s: backends[%d].%s: expected a non-empty string of at most %d characters",
+						where, i, k, (int)cap - 1);
 			snprintf(str, cap, "%s", f->valuestring);
-		bool whole = num == &b->cache_min_tokens;
-		if (num && (!cJSON_IsNumber(f) || !isfinite(f->valuedouble) || f->valuedouble < 0 ||
-			    f->valuedouble > 1e12 || (whole && f->valuedouble != floor(f->valuedouble)) ||
-			    (!whole && num != &b->cache_ttl_s && !(f->valuedouble > 0))))
+			continue;
+		}
+		int rule = nums[j].rule;
+		if (rule == BOOL) {
+			if (!cJSON_IsBool(f))
+				return diag_set(d, DIAG_EINPUT, "%s: backends[%d].%s: expected true or false",
+						where, i, k);
+			*nums[j].at = cJSON_IsTrue(f) ? 1 : 0;
+			continue;
+		}
+		double v = cJSON_IsNumber(f) ? f->valuedouble : NAN;
+		if (!isfinite(v) || v < 0 || v > 1e12 || (rule == WHOLE && v != floor(v)) ||
+		    (rule == POS && !(v > 0)))
 			return diag_set(d, DIAG_EINPUT, "%s: backends[%d].%s: expected %s", where, i, k,
-					whole			  ? "an integer >= 0"
-					: num == &b->cache_ttl_s ? "seconds >= 0"
-								 : "a number > 0");
-		if (num)
-			*num = f->valuedouble;
+					rule == WHOLE	 ? "an integer >= 0"
+					: rule == NONNEG ? "a number >= 0"
+							 : "a number > 0");
+		*nums[j].at = v;
 	}
 	if (!b->name[0] || !b->price[0])
 		return diag_set(d, DIAG_EINPUT, "%s: backends[%d]: %s: missing (expected a %s)", where, i,
@@ -686,6 +731,13 @@ static int parse_backend(struct scenario_backend *b, int i, const cJSON *o, cons
 	if (strcmp(b->kind, "api") != 0 && strcmp(b->kind, "seat") != 0)
 		return diag_set(d, DIAG_EINPUT, "%s: backends[%d].kind: '%s' (expected \"api\" or \"seat\")",
 				where, i, b->kind);
+	if (b->ttft_model[0] && strcmp(b->ttft_model, "prompt") != 0 &&
+	    strcmp(b->ttft_model, "fixed") != 0)
+		return diag_set(d, DIAG_EINPUT, "%s: backends[%d].ttft_model: '%s' (expected \"prompt\" "
+				"or \"fixed\")", where, i, b->ttft_model);
+	if (strcmp(b->ttft_model, "prompt") == 0 && b->ttft_ms > 0)
+		return diag_set(d, DIAG_EINPUT, "%s: backends[%d].ttft_ms: the fixed model's TTFT "
+				"(expected ttft_base_ms with ttft_model \"prompt\")", where, i);
 	return 0;
 }
 

@@ -141,6 +141,16 @@ struct scenario_backend {
 	double output_tok_s;
 	double cache_min_tokens;
 	double cache_ttl_s;
+	char ttft_model[8];               /* "prompt", "fixed"; "" = prompt where a
+					     fit exists, fixed with ttft_ms alone */
+	double ttft_base_ms;              /* the prompt model's figures */
+	double prefill_tok_s;
+	double cached_tok_s;
+	/* per-minute limits (0 = none) and the client's retries */
+	double rpm, input_tpm, output_tpm, tpm;
+	double limits_count_cached;       /* 0 false, 1 true */
+	double max_retries;
+	double backoff_initial_s, backoff_max_s;
 };
 
 struct scenario {
@@ -288,8 +298,16 @@ void scenario_cost_apply(const struct scenario *sc, struct cost_purchase *p,
  * per month.  Rows borrowed from the price catalogue. */
 struct scenario_backend_price {
 	const struct price_row *input, *cached, *output; /* NULL when none */
+	const struct price_row *write;                   /* the cache-write row of
+							    its entries' lifetime
+							    (5 minutes or 1 hour);
+							    NULL when none */
 	const struct price_row *seat;                    /* seat plans */
 };
+
+/* Every number of b "not set" (-1): the latency catalogue's figures and
+ * the defaults of sim/backend.h. */
+void scenario_backend_unset(struct scenario_backend *b);
 
 /* Index of the backend named name in sc, or -1 for "" (the rule is off);
  * -2 when no backend has that name. */

@@ -454,6 +454,11 @@ static void table_backends(FILE *out, const struct backends_summary *b)
 			r->e2el_p95_ms);
 	}
 	for (int32_t k = 1; k < b->n; k++)
+		if (b->rows[k].rate_limited > 0)
+			fprintf(out, "%s: %" PRId64 " responses 429 (per-minute limits), %.2f s waited in "
+				"back-off, %" PRId64 " calls gave up\n", b->rows[k].name,
+				b->rows[k].rate_limited, b->rows[k].backoff_s, b->rows[k].limit_failed);
+	for (int32_t k = 1; k < b->n; k++)
 		if (b->rows[k].seat_usd_month > 0)
 			fprintf(out, "%s: seat plan %s at %.2f USD per engineer-month (calls not priced per token)\n",
 				b->rows[k].name, b->rows[k].price_id, b->rows[k].seat_usd_month);
@@ -1030,10 +1035,14 @@ static void json_backends(struct json *j, const struct backends_summary *b)
 		json_int(j, "tasks", r->tasks);
 		json_int(j, "prompt_tokens", r->prompt_tokens);
 		json_int(j, "cached_prompt_tokens", r->cached_prompt_tokens);
+		json_int(j, "cache_write_tokens", r->cache_write_tokens);
 		json_int(j, "output_tokens", r->output_tokens);
 		json_int(j, "calls_spilled", r->by_route[RES_ROUTE_SPILL]);
 		json_int(j, "calls_fallback", r->by_route[RES_ROUTE_FALLBACK]);
 		json_int(j, "calls_size", r->by_route[RES_ROUTE_SIZE]);
+		json_int(j, "rate_limited", r->rate_limited);
+		json_num(j, "backoff_s", r->backoff_s);
+		json_int(j, "limit_failed", r->limit_failed);
 		json_num(j, "usd", r->usd);
 		json_num(j, "seat_usd_month", r->seat_usd_month);
 		json_num(j, "mean_ttft_ms", r->ttft_mean_ms);

@@ -2,6 +2,7 @@
  * sim: event dispatch, request lifecycle and end-of-run invariants (see sim.h). */
 #include "sim/sim.h"
 
+#include "base/hash.h"
 #include "models/perf.h"
 #include "models/perf_model.h"
 #include "sim/kvtier.h"
@@ -12,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A call an API backend serves finishes (sim/backend.h). */
-enum { EV_API_DONE = 9 };
+/* A call an API backend serves finishes (sim/backend.h); a client tries an
+ * API backend again after a 429 (arg: the backend, gen: the route). */
+enum { EV_API_DONE = 9, EV_API_RETRY = 10 };
 
 static double model_step_ns(const void *ctx, const struct perf_batch *b)
 {
@@ -308,7 +310,7 @@ void sim_release(struct sim *s)
 	}
 	struct event e;
 	while (evq_pop(&s->q, &e))
-		if (e.kind == EV_ARRIVAL || e.kind == EV_API_DONE)
+		if (e.kind == EV_ARRIVAL || e.kind == EV_API_DONE || e.kind == EV_API_RETRY)
 			sreq_destroy(e.obj);
 	for (int32_t k = 0; k < s->n_backends; k++)
 		backend_release(&s->backends[k]);
@@ -535,6 +537,9 @@ static void report(struct sim *s, struct sreq *r, int32_t replica, enum res_stat
 		.backend = st == RES_COMPLETED ? r->backend : 0,
 		.route = st == RES_COMPLETED ? r->route : RES_ROUTE_LOCAL,
 		.kind = r->call.kind,
+		.rate_limited = r->rate_limited,
+		.limited_backend = r->limited_backend,
+		.backoff_ns = r->backoff_ns,
 	};
 	for (int t = 0; t < RES_MAX_TIERS; t++)
 		rec.tier_cached_tokens[t] = r->tier_first[t];
@@ -607,6 +612,41 @@ static int fail_call(struct sim *s, struct sreq *r, const char *why)
 
 /* Hand r to API backend k for reason `route`: its cache is read and
  * written now, and it finishes at its backend's time. */
+/* The key of r's back-off jitter: the same call draws the same waits
+ * whatever else happens in the run. */
+static uint64_t call_key(const struct sreq *r)
+{
+	return hash_combine(hash_combine(r->call.session, (uint64_t)r->call.seq),
+			    (uint64_t)r->arrival_ns);
+}
+
+/* r met a 429 at backend k: its client tries again after the back-off, or
+ * gives up after max_retries of them. */
+static int backend_limited(struct sim *s, struct sreq *r, int32_t k, int route)
+{
+	struct backend *b = &s->backends[k];
+	b->stats.rate_limited++;
+	r->rate_limited++;
+	r->limited_backend = k + 1;
+	if (r->rate_limited > b->cfg.max_retries) {
+		b->stats.limit_failed++;
+		return fail_call(s, r, "429 from an API backend's per-minute limits, retries used up "
+				       "(backends[].max_retries)");
+	}
+	int64_t wait = client_backoff_ns(b->cfg.backoff_initial_ns, b->cfg.backoff_max_ns,
+					 r->rate_limited - 1, s->hyb.seed, call_key(r));
+	b->stats.backoff_ns += wait;
+	r->backoff_ns += wait;
+	struct event e = {.t_ns = s->now_ns + wait, .prio = PRIO_ARRIVAL, .kind = EV_API_RETRY,
+			  .obj = r, .arg = k, .gen = (uint64_t)route};
+	if (evq_push(&s->q, &e) != 0) {
+		s->live_reqs--;
+		sreq_destroy(r);
+		return DIAG_ENOMEM;
+	}
+	return 0;
+}
+
 static int backend_serve(struct sim *s, struct sreq *r, int32_t k, int route)
 {
 	struct backend *b = &s->backends[k];
@@ -614,6 +654,10 @@ static int backend_serve(struct sim *s, struct sreq *r, int32_t k, int route)
 	int64_t n = r->call.prompt_tokens / bs;
 	if (n > r->call.n_hashes)
 		n = r->call.n_hashes;
+	int64_t peek = backend_cache_peek(b, r->call.block_hashes, n, bs, r->call.prompt_tokens,
+					  s->now_ns);
+	if (!backend_admit(b, s->now_ns, r->call.prompt_tokens, peek, r->call.output_tokens))
+		return backend_limited(s, r, k, route);
 	int64_t cached = 0;
 	int rc = backend_cache(b, r->call.block_hashes, n, bs, r->call.prompt_tokens, s->now_ns,
 			       &cached);
@@ -630,7 +674,8 @@ static int backend_serve(struct sim *s, struct sreq *r, int32_t k, int route)
 	r->prefill_computed = r->call.prompt_tokens - cached;
 	r->generated = 0;
 	int64_t first, done;
-	backend_times(&b->cfg, s->now_ns, r->call.output_tokens, &first, &done);
+	backend_times(&b->cfg, s->now_ns, r->call.prompt_tokens, cached, r->call.output_tokens,
+		      &first, &done);
 	r->api_first_ns = first;
 	r->first_token_ns = first;
 	struct event e = {.t_ns = done, .prio = PRIO_STEP_END, .kind = EV_API_DONE, .obj = r};
@@ -968,6 +1013,9 @@ int sim_step(struct sim *s, struct diag *d)
 		break;
 	case EV_API_DONE:
 		backend_done(s, e.obj);
+		break;
+	case EV_API_RETRY:
+		rc = backend_serve(s, e.obj, (int32_t)e.arg, (int)e.gen);
 		break;
 	case EV_FAULT:
 	case EV_RATE_FAULT:
