@@ -135,6 +135,16 @@ static void fill_elastic(struct cluster_elastic *e, const struct deployment *dp,
 	e->retried_calls = es->retried_calls;
 	e->fault_failed = es->fault_failed;
 	e->outage_s = (double)es->outage_ns / 1e9;
+	e->detection = ec->detection == FAULT_DETECT_PROBE ? "probe" : "instant";
+	e->probe_period_s = (double)ec->probe_period_ns / 1e9;
+	e->probe_timeout_s = (double)ec->probe_timeout_ns / 1e9;
+	e->client_timeout_s = (double)ec->client_timeout_ns / 1e9;
+	e->probe_failure_threshold = ec->probe_failure_threshold;
+	e->detected = es->detected;
+	e->hung_calls = es->hung_calls;
+	e->client_timeouts = es->client_timeouts;
+	e->hung_wait_s = (double)es->hung_wait_ns / 1e9;
+	e->backoff_s = (double)es->backoff_ns / 1e9;
 	int64_t calls = sum->completed + sum->failed;
 	e->calls_outage = sum->calls_outage;
 	e->good_outage = sum->good_outage;

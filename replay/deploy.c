@@ -314,6 +314,15 @@ static void elastic_of(const struct scenario *sc, const double *weight_bytes, ui
 	out->repair_ns = (int64_t)llround(sc->faults_repair_h * 3600.0 * 1e9);
 	out->max_retries = sc->faults_max_retries;
 	out->seed = seed;
+	if (strcmp(sc->faults_detection, "probe") == 0) {
+		out->detection = FAULT_DETECT_PROBE;
+		out->probe_period_ns = (int64_t)llround(sc->faults_probe_period_s * 1e9);
+		out->probe_failure_threshold = sc->faults_probe_failure_threshold;
+		out->probe_timeout_ns = (int64_t)llround(sc->faults_probe_timeout_s * 1e9);
+		out->client_timeout_ns = (int64_t)llround(sc->faults_client_timeout_s * 1e9);
+		out->retry_initial_ns = sc->faults_retry_initial_s * 1e9;
+		out->retry_max_ns = sc->faults_retry_max_s * 1e9;
+	}
 }
 
 /* The API backends and routing rules of sc as the simulator takes them:

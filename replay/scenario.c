@@ -145,6 +145,21 @@ static const struct key KEYS[] = {
 	{"faults.repair_h", K_NUM, OFF(faults_repair_h), 0, 1e6, "hours a failed replica is down (1)"},
 	{"faults.max_retries", K_INT, OFF(faults_max_retries), 0, 1000,
 	 "retries of a call whose replica failed (2)"},
+	{"faults.detection", K_STR, OFF(faults_detection), 0, 0,
+	 "how a failure is seen: probe (a hung replica is noticed by a health probe; its calls "
+	 "wait, then retry with back-off) or instant (seen at once, retried at once) (probe)"},
+	{"faults.probe_period_s", K_NUM, OFF(faults_probe_period_s), 0.001, 1e6,
+	 "seconds between health probes (10, Kubernetes' periodSeconds)"},
+	{"faults.probe_failure_threshold", K_INT, OFF(faults_probe_failure_threshold), 1, 1000,
+	 "failed probes in a row that mark a replica failed (3, Kubernetes' failureThreshold)"},
+	{"faults.probe_timeout_s", K_NUM, OFF(faults_probe_timeout_s), 0, 1e6,
+	 "seconds a probe waits on a hung replica (1, Kubernetes' timeoutSeconds)"},
+	{"faults.client_timeout_s", K_NUM, OFF(faults_client_timeout_s), 0.001, 1e7,
+	 "seconds a client waits for a call on a hung replica (600, the OpenAI and Anthropic SDKs')"},
+	{"faults.retry_initial_s", K_NUM, OFF(faults_retry_initial_s), 0, 1e6,
+	 "the client's first back-off before a retry, seconds (0.5, the SDKs')"},
+	{"faults.retry_max_s", K_NUM, OFF(faults_retry_max_s), 0, 1e6,
+	 "the client's longest back-off, seconds (8, the SDKs')"},
 	{"engine", K_OBJ, 0, 0, 0, "engine settings"},
 	{"engine.max_num_seqs", K_INT_OPT, OFF(engine.max_num_seqs), 1, 1 << 20,
 	 "sequences per batch (null = the engine version's default for the GPU)"},
@@ -1152,6 +1167,13 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	sc->autoscale_cooldown_s = SCENARIO_DEFAULT_AUTOSCALE_COOLDOWN_S;
 	sc->faults_repair_h = SCENARIO_DEFAULT_REPAIR_H;
 	sc->faults_max_retries = FAULT_DEFAULT_MAX_RETRIES;
+	snprintf(sc->faults_detection, sizeof(sc->faults_detection), "probe");
+	sc->faults_probe_period_s = SCENARIO_DEFAULT_PROBE_PERIOD_S;
+	sc->faults_probe_failure_threshold = SCENARIO_DEFAULT_PROBE_FAILURE_THRESHOLD;
+	sc->faults_probe_timeout_s = SCENARIO_DEFAULT_PROBE_TIMEOUT_S;
+	sc->faults_client_timeout_s = SCENARIO_DEFAULT_CLIENT_TIMEOUT_S;
+	sc->faults_retry_initial_s = CLIENT_BACKOFF_INITIAL_S;
+	sc->faults_retry_max_s = CLIENT_BACKOFF_MAX_S;
 	snprintf(sc->spec.method, sizeof(sc->spec.method), "off");
 	sc->spec.k = SCENARIO_DEFAULT_SPEC_K;
 	sc->spec.acceptance_rate = sc->spec.draft_acceptance_rate = -1;
@@ -1181,6 +1203,9 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 		return rc;
 	if ((rc = check_routes(sc, d)) != 0)
 		return rc;
+	if (strcmp(sc->faults_detection, "probe") != 0 && strcmp(sc->faults_detection, "instant") != 0)
+		return diag_set(d, DIAG_EINPUT, "%s: faults.detection '%s' (expected probe or instant)",
+				sc->source, sc->faults_detection);
 	const char *m = sc->spec.method;
 	enum spec_method sm;
 	if (!spec_method_parse(m, &sm))

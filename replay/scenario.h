@@ -115,6 +115,17 @@ struct scenario_cost {
 /* Repair time of a fault rate when faults.repair_h is not set: a round
  * hour, not a measured figure; set it. */
 #define SCENARIO_DEFAULT_REPAIR_H 1.0
+/* Fault detection (faults.detection probe, sim/lifecycle.h): Kubernetes'
+ * probe defaults, periodSeconds 10, failureThreshold 3, timeoutSeconds 1
+ * (the Probe API reference, as in kubernetes-client/go docs/V1Probe.md;
+ * read 2026-12-03); a client gives up on a call after 600 s, the OpenAI
+ * and Anthropic Python SDKs' DEFAULT_TIMEOUT (src/{openai,anthropic}/
+ * _constants.py: "default timeout is 10 minutes"; read 2026-12-03), and
+ * retries after their back-off (sim/backend.h CLIENT_BACKOFF_*). */
+#define SCENARIO_DEFAULT_PROBE_PERIOD_S 10.0
+#define SCENARIO_DEFAULT_PROBE_FAILURE_THRESHOLD 3
+#define SCENARIO_DEFAULT_PROBE_TIMEOUT_S 1.0
+#define SCENARIO_DEFAULT_CLIENT_TIMEOUT_S 600.0
 /* Autoscale targets per replica when autoscale.target is 0.  In-flight
  * calls: Knative's default concurrency target, 100 requests per replica
  * (container-concurrency-target-default; Knative docs, "Configuring
@@ -209,6 +220,12 @@ struct scenario {
 	double faults_mtbf_h;         /* 0 = no rate */
 	double faults_repair_h;
 	int32_t faults_max_retries;
+	char faults_detection[SCENARIO_STR_MAX]; /* "probe" or "instant" */
+	double faults_probe_period_s;
+	int32_t faults_probe_failure_threshold;
+	double faults_probe_timeout_s;
+	double faults_client_timeout_s;
+	double faults_retry_initial_s, faults_retry_max_s;
 	struct engine_config engine;  /* kv_cache_tokens, max_model_len,
 					 max_num_seqs: 0 = derive */
 	int32_t reserve_full_prompt;  /* -1 = the engine profile's default */

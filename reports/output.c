@@ -391,6 +391,16 @@ static void table_cluster(FILE *out, const struct cluster_summary *c)
 		table_num(out, "Time with a replica down (s):", e->outage_s);
 		table_int(out, "Calls retried after a failure:", e->retried_calls);
 		table_int(out, "Calls failed by a failure:", e->fault_failed);
+		if (e->detection && strcmp(e->detection, "probe") == 0) {
+			char buf[160];
+			snprintf(buf, sizeof(buf), "probe every %.15g s, %d failures, %.15g s timeout",
+				 e->probe_period_s, (int)e->probe_failure_threshold, e->probe_timeout_s);
+			table_str(out, "Failures detected by:", buf);
+			table_int(out, "Calls that waited on a hung replica:", e->hung_calls);
+			table_num(out, "Time lost on hung replicas (s):", e->hung_wait_s);
+			table_int(out, "Calls given up by client timeout:", e->client_timeouts);
+			table_num(out, "Time in retry back-off (s):", e->backoff_s);
+		}
 		table_num(out, "SLO attainment during outages (%):", 100.0 * e->slo_attainment_outage);
 		table_num(out, "SLO attainment outside outages (%):", 100.0 * e->slo_attainment_outside);
 	}
@@ -944,6 +954,18 @@ static void json_elastic(struct json *j, const struct cluster_elastic *e)
 		json_int(j, "calls_outside_outage", e->calls_outside);
 		json_int(j, "good_outside_outage", e->good_outside);
 		json_num(j, "slo_attainment_outside_outage", e->slo_attainment_outside);
+		json_str(j, "detection", e->detection);
+		if (e->detection && strcmp(e->detection, "probe") == 0) {
+			json_num(j, "probe_period_s", e->probe_period_s);
+			json_int(j, "probe_failure_threshold", e->probe_failure_threshold);
+			json_num(j, "probe_timeout_s", e->probe_timeout_s);
+			json_num(j, "client_timeout_s", e->client_timeout_s);
+			json_int(j, "detected", e->detected);
+			json_int(j, "hung_calls", e->hung_calls);
+			json_num(j, "hung_wait_s", e->hung_wait_s);
+			json_int(j, "client_timeouts", e->client_timeouts);
+			json_num(j, "backoff_s", e->backoff_s);
+		}
 		json_close(j);
 	}
 	json_close(j);

@@ -16,6 +16,10 @@
 /* A call an API backend serves finishes (sim/backend.h); a client tries an
  * API backend again after a 429 (arg: the backend, gen: the route). */
 enum { EV_API_DONE = 9, EV_API_RETRY = 10 };
+/* faults.detection probe (sim/lifecycle.h): a call on a hung replica gives
+ * up (arg: the replica); its client tries it again after the back-off; the
+ * probes notice a hang (background; obj: the replica, gen: the hang). */
+enum { EV_HUNG_GIVEUP = 11, EV_CLIENT_RETRY = 12, EV_DETECTED = 13 };
 
 static double model_step_ns(const void *ctx, const struct perf_batch *b)
 {
@@ -284,6 +288,18 @@ int sim_set_elastic(struct sim *s, const struct elastic_config *c, struct diag *
 	s->scratch = malloc(sizeof(*s->scratch) * (size_t)s->cfg.max_num_seqs);
 	if (!s->scratch)
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	if (c->detection == FAULT_DETECT_PROBE) {
+		if (c->probe_period_ns <= 0 || c->probe_failure_threshold < 1 ||
+		    c->probe_timeout_ns < 0 || c->client_timeout_ns <= 0 ||
+		    !(c->retry_initial_ns >= 0) || !(c->retry_max_ns >= 0))
+			return diag_set(d, DIAG_EINPUT, "fault detection settings out of range (expected "
+					"a probe period > 0, a failure threshold >= 1, timeouts and "
+					"back-off >= 0)");
+		s->hang_detect_ns = calloc((size_t)s->n_replicas, sizeof(*s->hang_detect_ns));
+		s->hang_gen = calloc((size_t)s->n_replicas, sizeof(*s->hang_gen));
+		if (!s->hang_detect_ns || !s->hang_gen)
+			return diag_set(d, DIAG_ENOMEM, "out of memory");
+	}
 	s->elastic = true;
 	return lifecycle_start(s, d);
 }
@@ -310,7 +326,8 @@ void sim_release(struct sim *s)
 	}
 	struct event e;
 	while (evq_pop(&s->q, &e))
-		if (e.kind == EV_ARRIVAL || e.kind == EV_API_DONE || e.kind == EV_API_RETRY)
+		if (e.kind == EV_ARRIVAL || e.kind == EV_API_DONE || e.kind == EV_API_RETRY ||
+		    e.kind == EV_HUNG_GIVEUP || e.kind == EV_CLIENT_RETRY)
 			sreq_destroy(e.obj);
 	for (int32_t k = 0; k < s->n_backends; k++)
 		backend_release(&s->backends[k]);
@@ -330,6 +347,8 @@ void sim_release(struct sim *s)
 	free(s->pools);
 	free(s->faults);
 	free(s->scratch);
+	free(s->hang_detect_ns);
+	free(s->hang_gen);
 	for (struct sreq *r = s->free_reqs, *next; r; r = next) {
 		next = r->next_free;
 		sreq_destroy(r);
@@ -904,6 +923,7 @@ int sim_retry(struct sim *s, struct sreq *r)
 static int on_arrival(struct sim *s, struct sreq *r)
 {
 	const char *why = NULL;
+	r->sent_ns = s->now_ns;
 	if (!r->pools_ok)
 		pools_ok(s, &r->call, &why);
 	if (s->series.interval_ns)
@@ -914,7 +934,7 @@ static int on_arrival(struct sim *s, struct sreq *r)
 	if (why)
 		return fail_call(s, r, why);
 	if (s->elastic) {
-		r->outage = s->n_life[REP_DOWN] > 0;
+		r->outage = s->n_life[REP_DOWN] > 0; /* a hung replica is down too */
 		int rc = lifecycle_on_arrival(s);
 		if (rc != 0) {
 			s->live_reqs--;
@@ -923,6 +943,129 @@ static int on_arrival(struct sim *s, struct sreq *r)
 		}
 	}
 	return route(s, r, "router queue full (router.queue_limit)");
+}
+
+/* ---- fault detection by probe (sim/lifecycle.h) ---- */
+
+/* r waits on hung replica i until the probes notice or its client's
+ * timeout passes. */
+static int hang_park(struct sim *s, struct sreq *r, int32_t i)
+{
+	int64_t t = s->hang_detect_ns[i];
+	if (r->sent_ns + s->el.client_timeout_ns < t)
+		t = r->sent_ns + s->el.client_timeout_ns;
+	if (t < s->now_ns)
+		t = s->now_ns;
+	r->hung_on = i + 1;
+	struct event e = {.t_ns = t, .prio = PRIO_ARRIVAL, .kind = EV_HUNG_GIVEUP, .obj = r,
+			  .arg = i};
+	if (evq_push(&s->q, &e) != 0) {
+		router_done(&s->router, i, r);
+		s->live_reqs--;
+		sreq_destroy(r);
+		return DIAG_ENOMEM;
+	}
+	return 0;
+}
+
+int sim_hang_begin(struct sim *s, struct replica *rep, int64_t repair_ns)
+{
+	const struct elastic_config *c = &s->el;
+	int64_t p = c->probe_period_ns;
+	/* the threshold-th failed probe after the fault, each failing after
+	 * its timeout; the repair (a restart) ends the hang first if sooner */
+	int64_t detect = (s->now_ns / p + c->probe_failure_threshold) * p + c->probe_timeout_ns;
+	if (repair_ns >= 0 && s->now_ns + repair_ns < detect)
+		detect = s->now_ns + repair_ns;
+	if (detect <= s->now_ns)
+		detect = s->now_ns + 1;
+	s->hang_detect_ns[rep->id] = detect;
+	uint64_t gen = ++s->hang_gen[rep->id];
+	int64_t n = 0, need = (int64_t)rep->n_running + rep->wq_len;
+	struct sreq **buf = s->scratch, **own = NULL;
+	if (need > s->cfg.max_num_seqs) {
+		own = malloc((size_t)need * sizeof(*own));
+		if (!own)
+			return DIAG_ENOMEM;
+		buf = own;
+	}
+	replica_fail(s, rep, buf, &n);
+	int rc = 0;
+	for (int64_t j = 0; j < n && rc == 0; j++)
+		rc = hang_park(s, buf[j], rep->id);
+	free(own);
+	if (rc != 0)
+		return rc;
+	struct event e = {.t_ns = detect, .prio = PRIO_LIFE, .kind = EV_DETECTED, .obj = rep,
+			  .gen = gen};
+	if (evq_push(&s->q, &e) != 0)
+		return DIAG_ENOMEM;
+	s->n_background++;
+	return 0;
+}
+
+void sim_hang_route(struct sim *s, struct replica *rep, bool was_up)
+{
+	if (was_up && rep->life == REP_DOWN)
+		router_set_up(&s->router, rep->id, true);
+}
+
+/* The probes noticed the hang of rep: the router stops sending it calls
+ * (those parked on it give up now, by their own events). */
+static int hang_detected(struct sim *s, struct replica *rep, uint64_t gen)
+{
+	if (gen != s->hang_gen[rep->id] || s->hang_detect_ns[rep->id] == 0)
+		return 0;
+	s->hang_detect_ns[rep->id] = 0;
+	s->el_stats.detected++;
+	if (rep->life == REP_DOWN)
+		router_set_up(&s->router, rep->id, false);
+	if (s->router.q_len)
+		sim_router_drain(s);
+	return s->err;
+}
+
+/* r gave up on hung replica i: the router learns it is no longer there,
+ * and its client tries again after the back-off, within max_retries. */
+static int hang_giveup(struct sim *s, struct sreq *r, int32_t i)
+{
+	router_done(&s->router, i, r);
+	r->hung_on = 0;
+	s->el_stats.hung_calls++;
+	s->el_stats.hung_wait_ns += s->now_ns - r->sent_ns;
+	s->el_stats.client_timeouts += s->now_ns - r->sent_ns >= s->el.client_timeout_ns;
+	r->outage = true;
+	if (r->retries == 0)
+		s->el_stats.retried_calls++;
+	if (r->retries >= s->el.max_retries && !(s->n_backends && s->hyb.fallback_to >= 0)) {
+		s->el_stats.fault_failed++;
+		return fail_call(s, r, "replica hung and the call used its retries (faults.max_retries)");
+	}
+	int64_t wait = client_backoff_ns(s->el.retry_initial_ns, s->el.retry_max_ns, r->retries,
+					 s->el.seed, call_key(r));
+	r->retries++;
+	s->el_stats.retries++;
+	s->el_stats.backoff_ns += wait;
+	r->backoff_ns += wait;
+	struct event e = {.t_ns = s->now_ns + wait, .prio = PRIO_ARRIVAL, .kind = EV_CLIENT_RETRY,
+			  .obj = r};
+	if (evq_push(&s->q, &e) != 0) {
+		s->live_reqs--;
+		sreq_destroy(r);
+		return DIAG_ENOMEM;
+	}
+	return 0;
+}
+
+/* The client sends r again. */
+static int client_retry(struct sim *s, struct sreq *r)
+{
+	r->sent_ns = s->now_ns;
+	int64_t refused0 = s->router.stats.refused;
+	int rc = route(s, r, "replica hung and the router queue was full on retry (router.queue_limit)");
+	if (s->router.stats.refused != refused0)
+		s->el_stats.fault_failed++;
+	return rc;
 }
 
 /* Hand r to replica i (chosen by the router). */
@@ -938,6 +1081,8 @@ static int dispatch(struct sim *s, struct sreq *r, int32_t i)
 	r->dispatched_ns = s->now_ns;
 	router_sent(rt, i, r);
 	struct replica *rep = &s->replicas[i];
+	if (s->hang_detect_ns && s->hang_detect_ns[i] > 0 && rep->life == REP_DOWN)
+		return hang_park(s, r, i); /* the router does not know yet */
 	r->seq_blocks = sim_state_blocks(rep->cfg);
 	if (s->series.interval_ns)
 		s->series.rep[i].arrivals++;
@@ -1016,6 +1161,16 @@ int sim_step(struct sim *s, struct diag *d)
 		break;
 	case EV_API_RETRY:
 		rc = backend_serve(s, e.obj, (int32_t)e.arg, (int)e.gen);
+		break;
+	case EV_HUNG_GIVEUP:
+		rc = hang_giveup(s, e.obj, (int32_t)e.arg);
+		break;
+	case EV_CLIENT_RETRY:
+		rc = client_retry(s, e.obj);
+		break;
+	case EV_DETECTED:
+		s->n_background--;
+		rc = hang_detected(s, e.obj, e.gen);
 		break;
 	case EV_FAULT:
 	case EV_RATE_FAULT:

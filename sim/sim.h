@@ -217,6 +217,10 @@ struct sim {
 	struct backend *backends;
 	int32_t n_backends;
 	int64_t *hyb_scratch;        /* spill prediction: max_num_seqs entries */
+	/* faults.detection probe (sim/lifecycle.h): per replica, when the
+	 * probes notice its hang (0 = not hung) and the hang's number */
+	int64_t *hang_detect_ns;
+	uint64_t *hang_gen;
 };
 
 /* kv_blocks: blocks per replica (cfg.kv_cache_tokens / block_size).  One
@@ -271,6 +275,13 @@ int sim_set_elastic(struct sim *s, const struct elastic_config *c, struct diag *
  * calls were already submitted.  A config without backends changes
  * nothing. */
 int sim_set_hybrid(struct sim *s, const struct hybrid_config *c, struct diag *d);
+
+/* Fault detection by probe (sim/lifecycle.h), for lifecycle.c: take the
+ * calls rep holds out of it, each to give up at the detection or its
+ * client's timeout, the router not told (0 or DIAG_ENOMEM); then, once rep
+ * is down, keep routing to it (was_up) until the probes notice. */
+int sim_hang_begin(struct sim *s, struct replica *rep, int64_t repair_ns);
+void sim_hang_route(struct sim *s, struct replica *rep, bool was_up);
 
 /* What the lifecycle did so far (outage time counted up to now). */
 struct elastic_stats sim_elastic_stats(const struct sim *s);

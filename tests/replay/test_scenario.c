@@ -419,6 +419,35 @@ static void test_speculative_acceptance_inputs(void **state)
 	free(sc);
 }
 
+/* faults.detection: a probe by default, with Kubernetes' probe figures
+ * and the SDKs' timeout and back-off; instant keeps the failure seen at
+ * once; another name is an error naming the key. */
+static void test_fault_detection_keys(void **state)
+{
+	(void)state;
+	struct scenario *sc = malloc(sizeof(*sc));
+	assert_non_null(sc);
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(scenario_load(sc, NULL, NULL, 0, &d), 0);
+	assert_string_equal(sc->faults_detection, "probe");
+	assert_true(sc->faults_probe_period_s == 10 && sc->faults_probe_failure_threshold == 3 &&
+		    sc->faults_probe_timeout_s == 1 && sc->faults_client_timeout_s == 600);
+	assert_true(sc->faults_retry_initial_s == 0.5 && sc->faults_retry_max_s == 8);
+	const char *inst[] = {"faults.detection=instant", "faults.probe_period_s=5"};
+	assert_int_equal(scenario_load(sc, NULL, inst, 2, &d), 0);
+	assert_string_equal(sc->faults_detection, "instant");
+	const char *bad[] = {"faults.detection=heartbeat"};
+	assert_int_equal(scenario_load(sc, NULL, bad, 1, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "(built-in default): faults.detection 'heartbeat' (expected probe "
+				   "or instant)");
+	const char *zero[] = {"faults.probe_failure_threshold=0"};
+	diag_init(&d);
+	assert_int_equal(scenario_load(sc, NULL, zero, 1, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "faults.probe_failure_threshold: expected an integer in [1, 1000]"));
+	free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_engine_build_key),
 		cmocka_unit_test(test_speculative_keys),
 		cmocka_unit_test(test_speculative_acceptance_inputs),
+		cmocka_unit_test(test_fault_detection_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
