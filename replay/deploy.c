@@ -253,6 +253,7 @@ int deploy_engine(const struct scenario *sc, const struct catalog *cat, struct p
 		cfg->spec_k = so.k;
 		for (int i = 0; i < OUT_KINDS; i++)
 			cfg->spec_tokens[i] = spec_expected_tokens(sc->spec.alpha[i], so.k);
+		cfg->spec_disable_batch = sc->spec.disable_by_batch_size;
 	}
 	{
 		struct mem_plan plan;

@@ -241,6 +241,9 @@ static const struct key KEYS[] = {
 	{"speculative.position_acceptance_rates", K_RATES, OFF(spec.position_rates), 0, 1,
 	 "vLLM's logged 'Per-position acceptance rate', k shares, converted to the per-token "
 	 "rate with the same mean acceptance length"},
+	{"speculative.disable_by_batch_size", K_INT, OFF(spec.disable_by_batch_size), 0, 1 << 20,
+	 "a step with this many running sequences or more does not speculate (vLLM V0's "
+	 "speculative_disable_by_batch_size; 0 = never, the default)"},
 	{"speculative.acceptance_code", K_NUM, OFF(spec.acceptance_kind[OUT_KIND_CODE]), -1, 1,
 	 "per-token rate for calls that generate code (-1 = the acceptance above)"},
 	{"speculative.acceptance_structured", K_NUM, OFF(spec.acceptance_kind[OUT_KIND_STRUCTURED]),

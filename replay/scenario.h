@@ -261,6 +261,7 @@ struct scenario {
 		} position_rates;                   /* vLLM's per-position rates */
 		double acceptance_kind[OUT_KINDS];  /* per-token, by output kind; -1 = the
 						       above (or the method's default) */
+		int32_t disable_by_batch_size;      /* 0 = never */
 		/* resolved by scenario_load: the per-token alpha of each output
 		 * kind, what the acceptance was given as, and how it converted */
 		double alpha[OUT_KINDS];

@@ -181,6 +181,9 @@ struct replica {
 	struct perf_batch run_b0;
 	/* the waiting head, when KV blocks held it back at the last schedule */
 	bool head_blocked;
+	bool spec_paused;           /* this step's batch speculates not: it
+				       started with spec_disable_batch or more
+				       running sequences */
 	const struct sreq *head;
 	int64_t head_hit;           /* its prefix hit, in blocks */
 	int64_t head_grow_end;      /* a block filled at a position in

@@ -80,6 +80,11 @@ struct engine_config {
 	int32_t spec_k;
 	double spec_tokens[OUT_KINDS];  /* expected tokens per verify step,
 					   >= 1, by enum out_kind */
+	int32_t spec_disable_batch;     /* > 0: a step that starts with this many
+					   running sequences or more decodes them
+					   plainly (vLLM V0's
+					   speculative_disable_by_batch_size); 0 =
+					   never */
 };
 
 /* Step-time source.  Production wires models/perf.h; tests inject their own.
