@@ -521,6 +521,63 @@ static void test_probe_detection_delays_retries(void **state)
 	assert_int_equal(es.hung_wait_ns, 60 * S);
 }
 
+/* Until the probes notice, the router keeps sending the hung replica calls:
+ * round robin over two replicas, replica 0 hangs at 50 s; a call at 60 s
+ * goes to replica 1, the next at 65 s to replica 0, where it waits until
+ * the probes notice at 80 s, then runs on replica 1 after its back-off. */
+static void test_hung_replica_still_gets_calls(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_engine();
+	struct seen a;
+	seen_alloc(&a, 3);
+	struct sim s;
+	struct diag d;
+	diag_init(&d);
+	struct res_sink sink = {.ctx = &a, .request = seen_req};
+	assert_int_equal(sim_init(&s, &cfg, 2, lin_perf_of(&SLOW), sink, NULL, NULL, &d), 0);
+	struct elastic_config ec;
+	elastic_config_default(&ec);
+	struct fault_spec f = {.replica = 0, .at_ns = 50 * S, .repair_ns = 200 * S};
+	ec.faults = &f;
+	ec.n_faults = 1;
+	ec.startup_ns = 10 * S;
+	ec.detection = FAULT_DETECT_PROBE;
+	ec.probe_period_ns = 10 * S;
+	ec.probe_failure_threshold = 3;
+	ec.client_timeout_ns = 600 * S;
+	ec.retry_initial_ns = 0.5e9;
+	ec.retry_max_ns = 8e9;
+	assert_int_equal(sim_set_elastic(&s, &ec, &d), 0);
+	uint64_t h[HBLOCKS];
+	const int64_t at[3] = {0, 60 * S, 65 * S}, out[3] = {4000, 100, 100};
+	for (int64_t i = 0; i < 3; i++) {
+		for (int64_t j = 0; j < HBLOCKS; j++)
+			h[j] = hash_combine(100 + (uint64_t)i, (uint64_t)j);
+		struct sim_call c = {.seq = i, .prompt_tokens = 2000, .output_tokens = out[i],
+				     .block_hashes = h, .n_hashes = HBLOCKS};
+		while (sim_next_time(&s) < at[i])
+			assert_int_equal(sim_step(&s, &d), 1);
+		assert_int_equal(sim_submit(&s, &c, at[i], &d), 0);
+	}
+	int rc;
+	while ((rc = sim_step(&s, &d)) == 1)
+		;
+	if (rc != 0 || sim_check_end(&s, &d) != 0)
+		fail_msg("%s", d.msg);
+	struct elastic_stats es = sim_elastic_stats(&s);
+	assert_int_equal(a.completed, 3);
+	assert_int_equal(a.replica[1], 1);
+	assert_int_equal(a.replica[2], 1);
+	assert_true(a.ttft_ns[2] >= 15e9);     /* waited 65 s -> 80 s, then backed off */
+	assert_true(a.ttft_ns[1] < 1e9);
+	assert_int_equal(es.hung_calls, 2);    /* the call it held, and the one sent to it */
+	assert_int_equal(es.hung_wait_ns, 80 * S + 15 * S);
+	assert_int_equal(es.detected, 1);
+	sim_release(&s);
+	seen_free(&a);
+}
+
 static void test_fault_rate_is_seeded(void **state)
 {
 	(void)state;
@@ -879,6 +936,7 @@ int main(void)
 		cmocka_unit_test(test_fault_without_retries_fails_with_a_reason),
 		cmocka_unit_test(test_fault_rate_is_seeded),
 		cmocka_unit_test(test_probe_detection_delays_retries),
+		cmocka_unit_test(test_hung_replica_still_gets_calls),
 		cmocka_unit_test(test_failed_replica_loses_its_cache),
 		cmocka_unit_test(test_scale_from_zero),
 		cmocka_unit_test(test_autoscaler_stays_in_bounds),
