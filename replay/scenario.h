@@ -33,8 +33,10 @@
 #define SCENARIO_DEFAULT_SLO_ATTAINMENT 0.9
 
 /* Speculative decoding when speculative.method is set but k and the
- * acceptance rate are not: round figures of this tool, not measurements.
- * vLLM logs its draft acceptance rate; set them from a run of your own. */
+ * acceptance are not: round figures of this tool, not measurements (the
+ * eagle3, ngram and suffix drafters take published figures instead,
+ * models/spec.h).  vLLM logs the acceptance three ways, each a key of its
+ * own (docs/speculative.md); set one from a run of your own. */
 #define SCENARIO_DEFAULT_SPEC_K 3
 #define SCENARIO_DEFAULT_SPEC_ACCEPTANCE 0.7
 
