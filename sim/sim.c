@@ -629,8 +629,6 @@ static int fail_call(struct sim *s, struct sreq *r, const char *why)
 
 /* ---- API backends (sim/backend.h) ---- */
 
-/* Hand r to API backend k for reason `route`: its cache is read and
- * written now, and it finishes at its backend's time. */
 /* The key of r's back-off jitter: the same call draws the same waits
  * whatever else happens in the run. */
 static uint64_t call_key(const struct sreq *r)
@@ -666,6 +664,9 @@ static int backend_limited(struct sim *s, struct sreq *r, int32_t k, int route)
 	return 0;
 }
 
+/* Hand r to API backend k for reason `route`: within its per-minute limits
+ * its cache is read and written now, and it finishes at its backend's
+ * time; past them it gets a 429 (backend_limited). */
 static int backend_serve(struct sim *s, struct sreq *r, int32_t k, int route)
 {
 	struct backend *b = &s->backends[k];
@@ -975,7 +976,8 @@ int sim_hang_begin(struct sim *s, struct replica *rep, int64_t repair_ns)
 	/* the threshold-th failed probe after the fault, each failing after
 	 * its timeout; the repair (a restart) ends the hang first if sooner */
 	int64_t detect = (s->now_ns / p + c->probe_failure_threshold) * p + c->probe_timeout_ns;
-	if (repair_ns >= 0 && s->now_ns + repair_ns < detect)
+	bool restarted = repair_ns >= 0 && s->now_ns + repair_ns < detect;
+	if (restarted)
 		detect = s->now_ns + repair_ns;
 	if (detect <= s->now_ns)
 		detect = s->now_ns + 1;
@@ -991,13 +993,21 @@ int sim_hang_begin(struct sim *s, struct replica *rep, int64_t repair_ns)
 	}
 	replica_fail(s, rep, buf, &n);
 	int rc = 0;
-	for (int64_t j = 0; j < n && rc == 0; j++)
-		rc = hang_park(s, buf[j], rep->id);
+	for (int64_t j = 0; j < n; j++) {
+		if (rc == 0) {
+			rc = hang_park(s, buf[j], rep->id);
+			continue;
+		}
+		/* out of memory: the calls not parked belong to no one */
+		router_done(&s->router, rep->id, buf[j]);
+		s->live_reqs--;
+		sreq_destroy(buf[j]);
+	}
 	free(own);
 	if (rc != 0)
 		return rc;
 	struct event e = {.t_ns = detect, .prio = PRIO_LIFE, .kind = EV_DETECTED, .obj = rep,
-			  .gen = gen};
+			  .arg = restarted, .gen = gen};
 	if (evq_push(&s->q, &e) != 0)
 		return DIAG_ENOMEM;
 	s->n_background++;
@@ -1010,14 +1020,15 @@ void sim_hang_route(struct sim *s, struct replica *rep, bool was_up)
 		router_set_up(&s->router, rep->id, true);
 }
 
-/* The probes noticed the hang of rep: the router stops sending it calls
- * (those parked on it give up now, by their own events). */
-static int hang_detected(struct sim *s, struct replica *rep, uint64_t gen)
+/* The probes noticed the hang of rep (or its repair restarted it first:
+ * `restarted`): the router stops sending it calls (those parked on it
+ * give up now, by their own events). */
+static int hang_detected(struct sim *s, struct replica *rep, uint64_t gen, bool restarted)
 {
 	if (gen != s->hang_gen[rep->id] || s->hang_detect_ns[rep->id] == 0)
 		return 0;
 	s->hang_detect_ns[rep->id] = 0;
-	s->el_stats.detected++;
+	s->el_stats.detected += !restarted;
 	if (rep->life == REP_DOWN)
 		router_set_up(&s->router, rep->id, false);
 	if (s->router.q_len)
@@ -1170,7 +1181,7 @@ int sim_step(struct sim *s, struct diag *d)
 		break;
 	case EV_DETECTED:
 		s->n_background--;
-		rc = hang_detected(s, e.obj, e.gen);
+		rc = hang_detected(s, e.obj, e.gen, e.arg != 0);
 		break;
 	case EV_FAULT:
 	case EV_RATE_FAULT:

@@ -439,7 +439,7 @@ static void one_req(void *ctx, const struct res_request *r)
  * each after probe_timeout_ns; the client gives up after client_timeout_ns
  * and backs off from 0.5 s to 8 s; the run's seed is 7. */
 static void run_hang(int32_t detection, int64_t probe_timeout_ns, int64_t client_timeout_ns,
-		     struct one *o, struct elastic_stats *es)
+		     int64_t repair_ns, struct one *o, struct elastic_stats *es)
 {
 	struct engine_config cfg = cfg_engine();
 	struct sim s;
@@ -450,7 +450,7 @@ static void run_hang(int32_t detection, int64_t probe_timeout_ns, int64_t client
 	assert_int_equal(sim_init(&s, &cfg, 2, lin_perf_of(&SLOW), sink, NULL, NULL, &d), 0);
 	struct elastic_config ec;
 	elastic_config_default(&ec);
-	struct fault_spec f = {.replica = 0, .at_ns = 50 * S, .repair_ns = 200 * S};
+	struct fault_spec f = {.replica = 0, .at_ns = 50 * S, .repair_ns = repair_ns};
 	ec.faults = &f;
 	ec.n_faults = 1;
 	ec.startup_ns = 10 * S;
@@ -488,13 +488,13 @@ static void run_hang(int32_t detection, int64_t probe_timeout_ns, int64_t client
  * probe period x the threshold, 30 s, then its client backs off (seeded:
  * the SDKs' 0.5 s x (1 - 0.25 u)) and sends it again, to replica 1.  A
  * 1 s probe timeout notices it 1 s later; a client timeout of 60 s gives
- * up before the probes do. */
+ * up before the probes do; a repair before them ends the hang unnoticed. */
 static void test_probe_detection_delays_retries(void **state)
 {
 	(void)state;
 	struct one o;
 	struct elastic_stats es;
-	run_hang(FAULT_DETECT_INSTANT, 0, 0, &o, &es);
+	run_hang(FAULT_DETECT_INSTANT, 0, 0, 200 * S, &o, &es);
 	assert_int_equal(o.dispatched_ns, 50 * S);
 	assert_int_equal(o.backoff_ns, 0);
 	assert_int_equal(es.hung_calls, 0);
@@ -502,7 +502,7 @@ static void test_probe_detection_delays_retries(void **state)
 	uint64_t key = hash_combine(hash_combine(0, 0), 0); /* session, seq, arrival */
 	int64_t w0 = client_backoff_ns(0.5e9, 8e9, 0, 7, key);
 	assert_true(w0 >= 375000000 && w0 <= 500000000);
-	run_hang(FAULT_DETECT_PROBE, 0, 600 * S, &o, &es);
+	run_hang(FAULT_DETECT_PROBE, 0, 600 * S, 200 * S, &o, &es);
 	assert_int_equal(o.dispatched_ns, 50 * S + 10 * S * 3 + w0);
 	assert_int_equal(o.backoff_ns, w0);
 	assert_int_equal(es.detected, 1);
@@ -512,13 +512,20 @@ static void test_probe_detection_delays_retries(void **state)
 	assert_int_equal(es.backoff_ns, w0);
 	assert_int_equal(es.faults, 1);
 
-	run_hang(FAULT_DETECT_PROBE, 1 * S, 600 * S, &o, &es);
+	run_hang(FAULT_DETECT_PROBE, 1 * S, 600 * S, 200 * S, &o, &es);
 	assert_int_equal(o.dispatched_ns, 81 * S + w0);
 
-	run_hang(FAULT_DETECT_PROBE, 0, 60 * S, &o, &es);
+	run_hang(FAULT_DETECT_PROBE, 0, 60 * S, 200 * S, &o, &es);
 	assert_int_equal(o.dispatched_ns, 60 * S + w0);
 	assert_int_equal(es.client_timeouts, 1);
 	assert_int_equal(es.hung_wait_ns, 60 * S);
+
+	/* repaired (restarted) 20 s after the fault, before the probes
+	 * notice: the hang ends then, unnoticed */
+	run_hang(FAULT_DETECT_PROBE, 0, 600 * S, 20 * S, &o, &es);
+	assert_int_equal(o.dispatched_ns, 70 * S + w0);
+	assert_int_equal(es.detected, 0);
+	assert_int_equal(es.hung_wait_ns, 70 * S);
 }
 
 /* Until the probes notice, the router keeps sending the hung replica calls:
