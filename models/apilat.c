@@ -22,6 +22,11 @@ void apilat_free(struct apilat *t)
 		free(r->speed_date);
 		free(r->cache_source);
 		free(r->cache_date);
+		free(r->fit_source);
+		free(r->fit_date);
+		free(r->limits_tier);
+		free(r->limits_source);
+		free(r->limits_date);
 	}
 	free(t->rows);
 	free(t);
@@ -71,6 +76,38 @@ static int load_row(struct apilat_row *r, const cJSON *o, const char *name, int 
 	if (!num(o, "cache_ttl_s", 0, 1e7, &r->cache_ttl_s))
 		return diag_set(d, DIAG_EINPUT, "%s: backends[%d] '%s': cache_ttl_s: expected seconds >= 0",
 				name, i, r->id);
+	if (cJSON_GetObjectItemCaseSensitive(o, "prefill_tok_s")) {
+		if (!num(o, "ttft_base_s", 1e-6, 3600, &r->ttft_base_s))
+			return diag_set(d, DIAG_EINPUT, "%s: backends[%d] '%s': ttft_base_s: expected "
+					"seconds in (0, 3600] beside prefill_tok_s", name, i, r->id);
+		if (!num(o, "prefill_tok_s", 1, 1e9, &r->prefill_tok_s) ||
+		    !num(o, "cached_tok_s", 1, 1e12, &r->cached_tok_s))
+			return diag_set(d, DIAG_EINPUT, "%s: backends[%d] '%s': prefill_tok_s, "
+					"cached_tok_s: expected prompt tokens per second >= 1", name, i,
+					r->id);
+		if (!(r->fit_source = dup_str(o, "fit_source")) || !(r->fit_date = dup_str(o, "fit_date")))
+			return diag_set(d, DIAG_EINPUT, "%s: backends[%d] '%s': fit_source, fit_date: "
+					"expected non-empty strings beside prefill_tok_s", name, i, r->id);
+	}
+	if (cJSON_GetObjectItemCaseSensitive(o, "limits_tier")) {
+		static const char *const lim[] = {"rpm", "input_tpm", "output_tpm", "tpm"};
+		double *at[] = {&r->rpm, &r->input_tpm, &r->output_tpm, &r->tpm};
+		for (size_t k = 0; k < 4; k++)
+			if (!num(o, lim[k], 0, 1e12, at[k]))
+				return diag_set(d, DIAG_EINPUT, "%s: backends[%d] '%s': %s: expected a "
+						"per-minute limit >= 0 (0: none)", name, i, r->id, lim[k]);
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "limits_count_cached");
+		if (!cJSON_IsBool(c))
+			return diag_set(d, DIAG_EINPUT, "%s: backends[%d] '%s': limits_count_cached: "
+					"expected true or false", name, i, r->id);
+		r->limits_count_cached = cJSON_IsTrue(c);
+		if (!(r->limits_tier = dup_str(o, "limits_tier")) ||
+		    !(r->limits_source = dup_str(o, "limits_source")) ||
+		    !(r->limits_date = dup_str(o, "limits_date")))
+			return diag_set(d, DIAG_EINPUT, "%s: backends[%d] '%s': limits_tier, "
+					"limits_source, limits_date: expected non-empty strings", name, i,
+					r->id);
+	}
 	return 0;
 }
 

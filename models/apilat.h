@@ -6,14 +6,22 @@
  * prices.json: the median time to the first token and output speed the
  * source published, and the provider's prompt-cache rules (shortest
  * cacheable prefix, time an unused entry lives), each with source and
- * date.  Read-only once loaded; strings are owned by the table and stay
- * valid until apilat_free.
+ * date.  Optionally:
+ *   - TTFT as a function of the prompt, fitted to published measurements:
+ *     ttft = ttft_base_s + uncached / prefill_tok_s + cached / cached_tok_s
+ *     (the cached term is the reading of the provider's cache);
+ *   - the per-minute limits of one stated usage tier: requests, input
+ *     tokens, output tokens, and tokens in and out together (0 = no such
+ *     limit), and whether prompt-cache reads count as input tokens.
+ * Read-only once loaded; strings are owned by the table and stay valid
+ * until apilat_free.
  */
 #ifndef MODELS_APILAT_H
 #define MODELS_APILAT_H
 
 #include "base/diag.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +33,15 @@ struct apilat_row {
 	int64_t cache_min_tokens;  /* >= 0 */
 	double cache_ttl_s;        /* >= 0; 0 = no prompt cache */
 	char *cache_source, *cache_date;
+	/* TTFT by prompt: prefill_tok_s 0 = no fit (the fixed ttft_s only) */
+	double ttft_base_s;        /* > 0 */
+	double prefill_tok_s;      /* uncached prompt tokens per second, > 0 */
+	double cached_tok_s;       /* cached prompt tokens per second, > 0 */
+	char *fit_source, *fit_date;
+	/* per-minute limits; limits_tier NULL = none published here */
+	double rpm, input_tpm, output_tpm, tpm; /* >= 0; 0 = no such limit */
+	bool limits_count_cached;  /* cache reads count as input tokens */
+	char *limits_tier, *limits_source, *limits_date;
 };
 
 struct apilat {

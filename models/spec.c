@@ -10,15 +10,85 @@
  */
 #include "models/spec.h"
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+
 #include <math.h>
 #include <string.h>
 
+#include "base/outkind.h"
 #include "models/memory.h"
 #include "models/perf_model.h"
 
+static const char *const METHOD_NAMES[SPEC_N_METHODS] = {"off", "draft", "mtp", "eagle3",
+							 "ngram", "suffix"};
+
 const char *spec_method_name(enum spec_method m)
 {
-	return m == SPEC_DRAFT ? "draft" : m == SPEC_MTP ? "mtp" : "off";
+	return (unsigned)m < SPEC_N_METHODS ? METHOD_NAMES[m] : "off";
+}
+
+bool spec_method_parse(const char *s, enum spec_method *out)
+{
+	for (int i = 0; i < SPEC_N_METHODS; i++)
+		if (strcmp(s, METHOD_NAMES[i]) == 0) {
+			*out = (enum spec_method)i;
+			return true;
+		}
+	return false;
+}
+
+bool spec_method_model_free(enum spec_method m)
+{
+	return m == SPEC_NGRAM || m == SPEC_SUFFIX;
+}
+
+_Static_assert(OUT_KINDS == 4, "spec_default_acceptance has a figure per output kind");
+
+/* Published acceptance, as mean acceptance lengths (tokens per verify
+ * step), by output kind: unknown, code, structured, prose.
+ *
+ * EAGLE-3: RedHatAI/Llama-3.3-70B-Instruct-speculator.eagle3 measured in
+ * the nebius/EAGLE3-Llama-3.3-70B-Instruct model card ("Comparison with
+ * Public Checkpoints": MT-bench 2.88, HumanEval 3.62, GSM8K 3.29 at
+ * temperature 1 and K = 7; read 2026-12-03): code HumanEval, prose
+ * MT-bench, the others the mean of the three.
+ *
+ * n-gram and suffix: Arctic Inference's docs/suffix-decoding.rst, "Key
+ * Benchmarks" (vLLM v0.8.4, Llama-3.1-8B-Instruct; read 2026-12-03): decode
+ * speed without speculation / with n-gram / with suffix decoding, 75.8 /
+ * 175 / 286 tok/s on SWE-Bench (OpenHands agent traces), 77.2 / 100 / 148
+ * on HumanEval, 76.0 / 91.2 / 113 on ShareGPT.  A model-free drafter costs
+ * the 8B target almost nothing at batch 1, so the speed-up is close to the
+ * tokens per verify step (and below them: the verify step costs a little
+ * more than a plain one): 2.31, 1.30, 1.20 (n-gram) and 3.77, 1.92, 1.49
+ * (suffix).  Agent traffic, code and structured output take the SWE-Bench
+ * figure, prose ShareGPT's.  The draft length is not stated: n-gram's is
+ * taken as 5, vLLM's documented n-gram example (num_speculative_tokens 5);
+ * suffix decoding speculates adaptively up to its tree depth (64), taken
+ * as SPEC_K_MAX. */
+static const struct spec_default_acceptance EAGLE3_DEFAULT = {
+	7, {3.26, 3.62, 3.26, 2.88},
+	"EAGLE-3 (RedHatAI Llama-3.3-70B speculator): mean acceptance length 3.62 on HumanEval, "
+	"2.88 on MT-bench, 3.29 on GSM8K at k 7 (nebius/EAGLE3-Llama-3.3-70B-Instruct model card, "
+	"read 2026-12-03)"};
+static const struct spec_default_acceptance NGRAM_DEFAULT = {
+	5, {2.31, 2.31, 2.31, 1.20},
+	"n-gram on vLLM v0.8.4, Llama-3.1-8B: 175 vs 75.8 tok/s on SWE-Bench, 91.2 vs 76.0 on "
+	"ShareGPT, taken as tokens per step at k 5 (Arctic Inference docs/suffix-decoding.rst, "
+	"read 2026-12-03)"};
+static const struct spec_default_acceptance SUFFIX_DEFAULT = {
+	SPEC_K_MAX, {3.77, 3.77, 3.77, 1.49},
+	"suffix decoding on vLLM v0.8.4, Llama-3.1-8B: 286 vs 75.8 tok/s on SWE-Bench, 113 vs 76.0 "
+	"on ShareGPT, taken as tokens per step at k 16 (Arctic Inference "
+	"docs/suffix-decoding.rst, read 2026-12-03)"};
+
+const struct spec_default_acceptance *spec_default_acceptance(enum spec_method m)
+{
+	return m == SPEC_EAGLE3 ? &EAGLE3_DEFAULT
+	       : m == SPEC_NGRAM ? &NGRAM_DEFAULT
+	       : m == SPEC_SUFFIX ? &SUFFIX_DEFAULT
+				   : NULL;
 }
 
 double spec_expected_tokens(double alpha, int32_t k)
@@ -30,6 +100,70 @@ double spec_expected_tokens(double alpha, int32_t k)
 	if (alpha <= 0)
 		return 1;
 	return (1 - pow(alpha, (double)k + 1)) / (1 - alpha);
+}
+
+double spec_draft_rate(double alpha, int32_t k)
+{
+	if (k <= 0)
+		return 0;
+	return (spec_expected_tokens(alpha, k) - 1) / (double)k;
+}
+
+struct tokens_eq {
+	double target;
+	int32_t k;
+};
+
+static double tokens_gap(double alpha, void *p)
+{
+	const struct tokens_eq *q = p;
+	return spec_expected_tokens(alpha, q->k) - q->target;
+}
+
+int spec_alpha_from_tokens(double tokens, int32_t k, const char *what, double *alpha,
+			   struct diag *d)
+{
+	*alpha = 0;
+	if (k < 1 || k > SPEC_K_MAX)
+		return diag_set(d, DIAG_EINPUT, "%s: k %d (expected a draft length from 1 to %d)", what,
+				(int)k, SPEC_K_MAX);
+	double hi = (double)k + 1;
+	if (!isfinite(tokens) || tokens < 1 || tokens > hi)
+		return diag_set(d, DIAG_EINPUT, "%s: %.6g tokens per verify step (expected 1 to %d "
+				"at k %d)", what, tokens, (int)k + 1, (int)k);
+	if (tokens - 1 <= 1e-12) {
+		*alpha = 0;
+		return 0;
+	}
+	if (hi - tokens <= 1e-12) {
+		*alpha = 1;
+		return 0;
+	}
+	/* E(alpha) is continuous and strictly rising on [0, 1] and the target
+	 * lies strictly between E(0) and E(1), so the bracket is valid and
+	 * Brent's method neither fails nor calls GSL's error handler (left as
+	 * it is: it is the library's global) */
+	struct tokens_eq q = {tokens, k};
+	gsl_function f = {.function = tokens_gap, .params = &q};
+	gsl_root_fsolver *sv = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+	if (!sv)
+		return diag_set(d, DIAG_ENOMEM, "%s: out of memory for the root finder", what);
+	int st = gsl_root_fsolver_set(sv, &f, 0.0, 1.0);
+	double lo = 0, up = 1, x = 0.5;
+	for (int it = 0; st == GSL_SUCCESS && it < 200; it++) {
+		st = gsl_root_fsolver_iterate(sv);
+		x = gsl_root_fsolver_root(sv);
+		lo = gsl_root_fsolver_x_lower(sv);
+		up = gsl_root_fsolver_x_upper(sv);
+		if (gsl_root_test_interval(lo, up, 1e-14, 0) == GSL_SUCCESS)
+			break;
+	}
+	gsl_root_fsolver_free(sv);
+	if (st != GSL_SUCCESS)
+		return diag_set(d, DIAG_EINTERNAL, "%s: the root finder failed (%s)", what,
+				gsl_strerror(st));
+	*alpha = x;
+	return 0;
 }
 
 static void copy_id(char *dst, size_t cap, const char *src)
@@ -78,7 +212,13 @@ int spec_model_init(struct spec_model *sm, const struct perf_model *pm,
 	sm->method = so->method;
 	sm->k = so->k;
 	sm->overhead_ns = pm->engine.spec_draft_overhead_us * 1e3;
-	if (so->method == SPEC_MTP) {
+	if (spec_method_model_free(so->method)) {
+		/* proposed on the host: the engine's overhead per draft step
+		 * only (spec_draft_step_ns is 0 with every coefficient 0) */
+		copy_id(sm->draft_id, sizeof(sm->draft_id), spec_method_name(so->method));
+		return 0;
+	}
+	if (so->method == SPEC_MTP || so->method == SPEC_EAGLE3) {
 		copy_id(sm->draft_id, sizeof(sm->draft_id), pm->model_id);
 		mtp_of(&sm->d, pm);
 		return 0;
@@ -217,10 +357,10 @@ int spec_memory(const struct catalog *cat, const struct cat_model *target,
 	(void)pp; /* the drafter sits with the last stage, split over its tp GPUs */
 	*weight_bytes = 0;
 	*kv_bytes_per_token = 0;
-	if (!so || so->method == SPEC_OFF)
+	if (!so || so->method == SPEC_OFF || spec_method_model_free(so->method))
 		return 0;
 	double t = tp > 0 ? tp : 1;
-	if (so->method == SPEC_MTP) {
+	if (so->method == SPEC_MTP || so->method == SPEC_EAGLE3) {
 		double L = target->layers > 0 ? (double)target->layers : 1;
 		double layer = (double)target->linear_params / L * wf->bits_per_weight / 8.0;
 		double io = 2.0 * (double)target->hidden_size * (double)target->vocab_size *

@@ -30,7 +30,29 @@
  *     layer of the target plus its lm-head per draft step, as DeepSeek-V3's
  *     MTP module is built (arXiv:2412.19437 sec. 2.2: a transformer block
  *     and the shared output head; its published checkpoint counts the
- *     module at 14B beside the 671B main model).
+ *     module at 14B beside the 671B main model);
+ *   - an EAGLE-3 head (Li et al., arXiv:2503.01840: one decoder layer over
+ *     the target's fused hidden states and an output head), priced as the
+ *     MTP heads are;
+ *   - a model-free drafter, vLLM's `ngram` (prompt lookup) or `suffix`
+ *     (suffix trees over the prompt and earlier outputs, Oliaro et al.,
+ *     arXiv:2411.04975): proposed on the host, so a draft step costs the
+ *     engine's draft overhead and nothing on the GPUs, and no memory.
+ *
+ * Acceptance as vLLM logs it.  vLLM's SpecDecodingLogging (vllm/v1/
+ * spec_decode/metrics.py) prints the draft acceptance rate, accepted /
+ * drafted tokens, the mean acceptance length, 1 + accepted / drafts, and
+ * the per-position acceptance rates, accepted at position i / drafts.
+ * With every drafted token accepted independently with probability alpha
+ * and k drafted per step, those are
+ *
+ *     draft rate  = alpha (1 - alpha^k) / ((1 - alpha) k)
+ *     mean length = E above                    position i: alpha^i
+ *
+ * so each of them fixes alpha: spec_alpha_from_tokens solves E(alpha, k) =
+ * target for alpha with GSL's Brent root finder (E rises strictly from 1
+ * at alpha 0 to k + 1 at alpha 1).  Per-position rates give the mean
+ * length 1 + sum p_i, which is what the speed depends on.
  *
  * Not modelled: the drafter's pass over prompt tokens (small beside the
  * target's prefill), sliding-window and linear-attention layers of a draft
@@ -53,10 +75,17 @@
 
 #define SPEC_K_MAX 16
 
-enum spec_method { SPEC_OFF = 0, SPEC_DRAFT, SPEC_MTP };
+enum spec_method { SPEC_OFF = 0, SPEC_DRAFT, SPEC_MTP, SPEC_EAGLE3, SPEC_NGRAM, SPEC_SUFFIX,
+		   SPEC_N_METHODS };
 
-/* "off", "draft", "mtp" (static). */
+/* "off", "draft", "mtp", "eagle3", "ngram", "suffix" (static). */
 const char *spec_method_name(enum spec_method m);
+
+/* The method named s; false when none is. */
+bool spec_method_parse(const char *s, enum spec_method *out);
+
+/* Whether m drafts on the host with no model (ngram, suffix). */
+bool spec_method_model_free(enum spec_method m);
 
 /* What to speculate with.  method SPEC_OFF (the zero value) is off. */
 struct spec_opts {
@@ -68,6 +97,29 @@ struct spec_opts {
 /* Expected tokens one verify step yields per sequence (the formula above);
  * alpha in [0, 1], k >= 0. */
 double spec_expected_tokens(double alpha, int32_t k);
+
+/* vLLM's logged draft acceptance rate (accepted / drafted tokens) for a
+ * per-token rate alpha and k drafted tokens: (E - 1) / k. */
+double spec_draft_rate(double alpha, int32_t k);
+
+/* The per-token rate alpha in [0, 1] whose expected tokens per verify step
+ * at k (1..SPEC_K_MAX) are `tokens` (in [1, k + 1]): the inverse of
+ * spec_expected_tokens.  0 and *alpha, or DIAG_EINPUT when tokens is out
+ * of range (the message names `what`, e.g. the scenario key). */
+int spec_alpha_from_tokens(double tokens, int32_t k, const char *what, double *alpha,
+			   struct diag *d);
+
+/* What a drafter's acceptance is when the scenario gives none: the mean
+ * acceptance length a source measured at k_measured drafted tokens, by
+ * enum out_kind (unknown, code, structured, prose), and the source.  NULL
+ * for methods without a published figure (draft, mtp: their acceptance is
+ * the scenario's, default 0.7). */
+struct spec_default_acceptance {
+	int32_t k_measured;
+	double mean_length[4];    /* by enum out_kind */
+	const char *source;       /* static */
+};
+const struct spec_default_acceptance *spec_default_acceptance(enum spec_method m);
 
 /* A drafter's decode step as plain coefficients (ns, per GPU, after the
  * tensor-parallel split), the terms of perf_model.h's roofline that a

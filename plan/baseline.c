@@ -66,9 +66,11 @@ int baseline_run(const struct baseline_setup *s, struct baseline_result *r, stru
 		snprintf(b->kind, sizeof(b->kind), "api");
 		snprintf(b->price, sizeof(b->price), "%s", s->api_id);
 		snprintf(b->latency, sizeof(b->latency), "%s", row->id);
-		b->ttft_ms = b->output_tok_s = -1;
-		b->cache_min_tokens = -1;
+		scenario_backend_unset(b);
 		b->cache_ttl_s = s->cache_ttl_s;
+		/* the baseline prices the team's tokens as the API would bill them:
+		 * no per-minute limits, so no call is lost to a 429 */
+		b->rpm = b->input_tpm = b->output_tpm = b->tpm = 0;
 		memset(&sc->routes, 0, sizeof(sc->routes));
 		snprintf(sc->routes.size_to, sizeof(sc->routes.size_to), "api");
 		sc->routes.size_prompt_tokens = 0;

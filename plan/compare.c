@@ -3,6 +3,8 @@
  * compare.h). */
 #include "plan/compare.h"
 
+#include "models/apilat.h"
+
 #include "base/diag.h"
 #include "base/jsonw.h"
 #include "models/cashflow.h"
@@ -248,6 +250,27 @@ static int32_t n_backends(const struct compare_setup *c)
 	return c->backends ? c->size->base->n_backends : 0;
 }
 
+/* How long backend k's prompt-cache entries live, s: the scenario's
+ * cache_ttl_s, else its latency row's (models/apilat.h), else 5 minutes;
+ * the cache-write price follows it. */
+static double backend_ttl_s(const struct compare_setup *c, int32_t k)
+{
+	const struct scenario_backend *b = backend(c, k);
+	if (b->cache_ttl_s >= 0)
+		return b->cache_ttl_s;
+	struct apilat *lat = NULL;
+	struct diag d;
+	diag_init(&d);
+	double ttl = 300;
+	if (apilat_load(&lat, NULL, NULL, &d) == 0) {
+		const struct apilat_row *row = apilat_find(lat, list_id(c, k));
+		if (row)
+			ttl = row->cache_ttl_s;
+	}
+	apilat_free(lat);
+	return ttl;
+}
+
 /* The monthly cost of every API backend's calls in replicate 0 of e, with
  * traffic scaled by util.  0 or an error. */
 static int api_month(const struct compare_setup *c, const struct size_eval *e, double util,
@@ -265,6 +288,9 @@ static int api_month(const struct compare_setup *c, const struct size_eval *e, d
 		u.cached_tokens = llround((double)f->api_cached_tokens[k] * util);
 		if (u.cached_tokens > u.prompt_tokens)
 			u.cached_tokens = u.prompt_tokens;
+		u.cache_write_tokens = llround((double)f->api_cache_write_tokens[k] * util);
+		if (u.cache_write_tokens > u.prompt_tokens - u.cached_tokens)
+			u.cache_write_tokens = u.prompt_tokens - u.cached_tokens;
 		u.output_tokens = llround((double)f->api_output_tokens[k] * util);
 		u.calls = llround((double)f->api_calls[k] * util);
 		struct cost_result *r = malloc(sizeof(*r));
@@ -280,6 +306,9 @@ static int api_month(const struct compare_setup *c, const struct size_eval *e, d
 		} else {
 			struct cost_api p;
 			rc = cost_api_from_prices(&p, c->prices, backend(c, k)->price, d);
+			if (rc == 0)
+				cost_api_cache_ttl(&p, c->prices, backend(c, k)->price,
+						   backend_ttl_s(c, k));
 			if (rc == 0)
 				rc = cost_api_eval(&p, &u, &t, r, d);
 		}

@@ -170,6 +170,16 @@ static void fill_elastic(struct cluster_elastic *e, const struct deployment *dp,
 	e->retried_calls = es->retried_calls;
 	e->fault_failed = es->fault_failed;
 	e->outage_s = (double)es->outage_ns / 1e9;
+	e->detection = ec->detection == FAULT_DETECT_PROBE ? "probe" : "instant";
+	e->probe_period_s = (double)ec->probe_period_ns / 1e9;
+	e->probe_timeout_s = (double)ec->probe_timeout_ns / 1e9;
+	e->client_timeout_s = (double)ec->client_timeout_ns / 1e9;
+	e->probe_failure_threshold = ec->probe_failure_threshold;
+	e->detected = es->detected;
+	e->hung_calls = es->hung_calls;
+	e->client_timeouts = es->client_timeouts;
+	e->hung_wait_s = (double)es->hung_wait_ns / 1e9;
+	e->backoff_s = (double)es->backoff_ns / 1e9;
 	int64_t calls = sum->completed + sum->failed;
 	e->calls_outage = sum->calls_outage;
 	e->good_outage = sum->good_outage;
@@ -279,6 +289,7 @@ int run_replay(const struct run_setup *s, struct run_result *r, struct diag *d)
 				.name = b->name, .kind = b->kind, .price_id = b->price,
 				.input_usd_mtok = p->input ? p->input->usd : 0,
 				.cached_usd_mtok = p->cached ? p->cached->usd : 0,
+				.cache_write_usd_mtok = p->write ? p->write->usd : 0,
 				.output_usd_mtok = p->output ? p->output->usd : 0,
 				.seat_usd_month = p->seat ? p->seat->usd : 0,
 				.cache_min_tokens = dp->backends.hybrid.b[i].cache_min_tokens,
@@ -414,12 +425,15 @@ void run_meta(const struct run_setup *s, const struct run_result *r, struct repo
 		struct report_spec *p = &meta->spec;
 		p->on = true;
 		p->method = sc->spec.method;
-		p->draft = strcmp(sc->spec.method, "draft") == 0 ? sc->spec.draft_model : sc->model;
+		p->draft = strcmp(sc->spec.method, "draft") == 0 ? sc->spec.draft_model
+			   : strcmp(sc->spec.method, "ngram") == 0 || strcmp(sc->spec.method, "suffix") == 0
+				   ? "(model-free, on the host)"
+				   : sc->model;
 		p->k = sc->spec.k;
+		p->given = sc->spec.given;
+		p->given_text = sc->spec.given_text;
 		for (int i = 0; i < OUT_KINDS; i++) {
-			p->acceptance[i] = sc->spec.acceptance_kind[i] >= 0
-						   ? sc->spec.acceptance_kind[i]
-						   : sc->spec.acceptance_rate;
+			p->acceptance[i] = sc->spec.alpha[i];
 			p->seq_steps[i] = st->sim.spec_seq_steps[i];
 			p->tokens[i] = st->sim.spec_tokens[i];
 		}

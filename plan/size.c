@@ -95,6 +95,7 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 		f->api_calls[i] = row->calls;
 		f->api_prompt_tokens[i] = row->prompt_tokens;
 		f->api_cached_tokens[i] = row->cached_prompt_tokens;
+		f->api_cache_write_tokens[i] = row->cache_write_tokens;
 		f->api_output_tokens[i] = row->output_tokens;
 	}
 	if (rc == 0 && r->bk) {

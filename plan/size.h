@@ -137,6 +137,7 @@ struct size_fig {
 	int64_t api_calls[BACKEND_MAX];
 	int64_t api_prompt_tokens[BACKEND_MAX];
 	int64_t api_cached_tokens[BACKEND_MAX];
+	int64_t api_cache_write_tokens[BACKEND_MAX];
 	int64_t api_output_tokens[BACKEND_MAX];
 	int64_t api_tasks;                  /* tasks with a call on any API backend */
 	double api_share;                   /* of the calls, those an API backend served */

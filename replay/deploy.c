@@ -222,12 +222,10 @@ static double weight_bytes_of(const struct scenario *sc, const struct catalog *c
 void deploy_spec_opts(const struct scenario *sc, struct spec_opts *out)
 {
 	*out = (struct spec_opts){ SPEC_OFF, NULL, sc->spec.k };
-	if (strcmp(sc->spec.method, "draft") == 0) {
-		out->method = SPEC_DRAFT;
+	if (!spec_method_parse(sc->spec.method, &out->method))
+		out->method = SPEC_OFF; /* scenario_load refuses it first */
+	if (out->method == SPEC_DRAFT)
 		out->draft_model = sc->spec.draft_model;
-	} else if (strcmp(sc->spec.method, "mtp") == 0) {
-		out->method = SPEC_MTP;
-	}
 }
 
 int deploy_engine(const struct scenario *sc, const struct catalog *cat, struct perf_model *pm,
@@ -263,11 +261,9 @@ int deploy_engine(const struct scenario *sc, const struct catalog *cat, struct p
 	if (so.method != SPEC_OFF) {
 		/* expected tokens per verify step, by output kind */
 		cfg->spec_k = so.k;
-		for (int i = 0; i < OUT_KINDS; i++) {
-			double a = sc->spec.acceptance_kind[i] >= 0 ? sc->spec.acceptance_kind[i]
-								    : sc->spec.acceptance_rate;
-			cfg->spec_tokens[i] = spec_expected_tokens(a, so.k);
-		}
+		for (int i = 0; i < OUT_KINDS; i++)
+			cfg->spec_tokens[i] = spec_expected_tokens(sc->spec.alpha[i], so.k);
+		cfg->spec_disable_batch = sc->spec.disable_by_batch_size;
 	}
 	{
 		struct mem_plan plan;
@@ -368,6 +364,15 @@ static void elastic_of(const struct scenario *sc, const struct deploy_pool *pool
 	out->repair_ns = (int64_t)llround(sc->faults_repair_h * 3600.0 * 1e9);
 	out->max_retries = sc->faults_max_retries;
 	out->seed = seed;
+	if (strcmp(sc->faults_detection, "probe") == 0) {
+		out->detection = FAULT_DETECT_PROBE;
+		out->probe_period_ns = (int64_t)llround(sc->faults_probe_period_s * 1e9);
+		out->probe_failure_threshold = sc->faults_probe_failure_threshold;
+		out->probe_timeout_ns = (int64_t)llround(sc->faults_probe_timeout_s * 1e9);
+		out->client_timeout_ns = (int64_t)llround(sc->faults_client_timeout_s * 1e9);
+		out->retry_initial_ns = sc->faults_retry_initial_s * 1e9;
+		out->retry_max_ns = sc->faults_retry_max_s * 1e9;
+	}
 }
 
 /* The API backends and routing rules of sc as the simulator takes them:
@@ -397,9 +402,13 @@ static int backends_of(const struct scenario *sc, const struct apilat *lat, cons
 						sc->source, (int)i, b->name);
 		}
 		const char *list_id = seat ? lat_id : b->price;
+		const struct apilat_row *row0 = apilat_find(lat, lat_id);
 		bp.input = prices_find(pr, PRICE_API_INPUT, list_id);
 		bp.cached = prices_find(pr, PRICE_API_CACHED_INPUT, list_id);
 		bp.output = prices_find(pr, PRICE_API_OUTPUT, list_id);
+		double ttl_s = b->cache_ttl_s >= 0 ? b->cache_ttl_s : row0 ? row0->cache_ttl_s : 0;
+		bp.write = prices_find(pr, ttl_s > 300 ? PRICE_API_CACHE_WRITE_1H
+						       : PRICE_API_CACHE_WRITE_5M, list_id);
 		if (!seat && (!bp.input || !bp.output))
 			return diag_set(d, DIAG_EINPUT,
 					"%s: backends[%d] '%s': price: '%s' has no api_input and api_output rows in the price catalogue (expected an API model's id; agentcap catalog --prices)",
@@ -417,6 +426,52 @@ static int backends_of(const struct scenario *sc, const struct apilat *lat, cons
 		double speed = b->output_tok_s > 0 ? b->output_tok_s : row->output_tok_s;
 		c->ttft_ns = ttft_s * 1e9;
 		c->ns_per_token = 1e9 / speed;
+		/* TTFT by prompt: the scenario's figures over the row's fit; a
+		 * fixed TTFT (ttft_model fixed, or ttft_ms alone) keeps ttft_ns */
+		bool fixed = strcmp(b->ttft_model, "fixed") == 0 ||
+			     (!b->ttft_model[0] && b->ttft_ms > 0);
+		if (!fixed) {
+			double base = b->ttft_base_ms >= 0 ? b->ttft_base_ms / 1e3
+				      : row && row->prefill_tok_s > 0 ? row->ttft_base_s : -1;
+			double pre = b->prefill_tok_s > 0 ? b->prefill_tok_s
+				     : row && row->prefill_tok_s > 0 ? row->prefill_tok_s : 0;
+			double cac = b->cached_tok_s > 0 ? b->cached_tok_s
+				     : row && row->prefill_tok_s > 0 ? row->cached_tok_s : 0;
+			if (strcmp(b->ttft_model, "prompt") == 0 && !(base >= 0 && pre > 0 && cac > 0))
+				return diag_set(d, DIAG_EINPUT,
+						"%s: backends[%d] '%s': ttft_model: prompt needs ttft_base_ms, prefill_tok_s and cached_tok_s (expected them in the scenario, or a row of api_backends.json with a fit)",
+						sc->source, (int)i, b->name);
+			if (base >= 0 && pre > 0 && cac > 0) {
+				c->ttft_base_ns = base * 1e9;
+				c->ns_per_uncached = 1e9 / pre;
+				c->ns_per_cached = 1e9 / cac;
+			}
+		}
+		/* per-minute limits and the client's retries */
+		backend_config_limits_default(c);
+		if (row && row->limits_tier) {
+			c->rpm = row->rpm;
+			c->input_tpm = row->input_tpm;
+			c->output_tpm = row->output_tpm;
+			c->tpm = row->tpm;
+			c->limits_count_cached = row->limits_count_cached;
+		}
+		if (b->rpm >= 0)
+			c->rpm = b->rpm;
+		if (b->input_tpm >= 0)
+			c->input_tpm = b->input_tpm;
+		if (b->output_tpm >= 0)
+			c->output_tpm = b->output_tpm;
+		if (b->tpm >= 0)
+			c->tpm = b->tpm;
+		if (b->limits_count_cached >= 0)
+			c->limits_count_cached = b->limits_count_cached > 0;
+		if (b->max_retries >= 0)
+			c->max_retries = (int32_t)b->max_retries;
+		if (b->backoff_initial_s >= 0)
+			c->backoff_initial_ns = b->backoff_initial_s * 1e9;
+		if (b->backoff_max_s >= 0)
+			c->backoff_max_ns = b->backoff_max_s * 1e9;
 		c->cache_min_tokens = b->cache_min_tokens >= 0 ? (int64_t)b->cache_min_tokens
 							       : row->cache_min_tokens;
 		c->cache_ttl_ns = (int64_t)llround((b->cache_ttl_s >= 0 ? b->cache_ttl_s : row->cache_ttl_s) * 1e9);
@@ -832,7 +887,9 @@ int deploy_run(const struct deployment *dp, const struct replay_opts *o,
 	r.pools = dp->pooled ? dp->sim_pools : NULL;
 	r.n_pools = dp->pooled ? dp->n_pools : 0;
 	r.tiers = dp->tiers.n > 0 ? &dp->tiers : NULL;
-	r.hybrid = dp->backends.hybrid.n > 0 ? &dp->backends.hybrid : NULL;
+	struct hybrid_config hyb = dp->backends.hybrid;
+	hyb.seed = o->seed;
+	r.hybrid = hyb.n > 0 ? &hyb : NULL;
 	struct elastic_config el = dp->elastic;
 	el.seed = o->seed;
 	struct fault_spec faults[DEPLOY_MAX_FAILED];

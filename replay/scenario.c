@@ -25,8 +25,8 @@
 /* K_INTERVAL: 0 (off) or in [lo, hi]; K_COST: -1 (the default) or in
  * [lo, hi], nothing between. */
 enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_BOOL_OPT, K_POLICY,
-	    K_ROUTER, K_SCORER, K_METRIC, K_ASPOLICY, K_KEEPALIVE, K_FAULTS, K_INTERVAL, K_COST, K_OBJ, K_TEXT, K_POOLS,
-	    K_BACKENDS };
+	    K_ROUTER, K_SCORER, K_METRIC, K_ASPOLICY, K_KEEPALIVE, K_FAULTS, K_INTERVAL, K_COST, K_OBJ,
+	    K_TEXT, K_POOLS, K_BACKENDS, K_RATES };
 
 struct key {
 	const char *path;   /* dotted */
@@ -180,6 +180,21 @@ static const struct key KEYS[] = {
 	{"faults.repair_h", K_NUM, OFF(faults_repair_h), 0, 1e6, "hours a failed replica is down (1)"},
 	{"faults.max_retries", K_INT, OFF(faults_max_retries), 0, 1000,
 	 "retries of a call whose replica failed (2)"},
+	{"faults.detection", K_STR, OFF(faults_detection), 0, 0,
+	 "how a failure is seen: probe (a hung replica is noticed by a health probe; its calls "
+	 "wait, then retry with back-off) or instant (seen at once, retried at once) (probe)"},
+	{"faults.probe_period_s", K_NUM, OFF(faults_probe_period_s), 0.001, 1e6,
+	 "seconds between health probes (10, Kubernetes' periodSeconds)"},
+	{"faults.probe_failure_threshold", K_INT, OFF(faults_probe_failure_threshold), 1, 1000,
+	 "failed probes in a row that mark a replica failed (3, Kubernetes' failureThreshold)"},
+	{"faults.probe_timeout_s", K_NUM, OFF(faults_probe_timeout_s), 0, 1e6,
+	 "seconds a probe waits on a hung replica (1, Kubernetes' timeoutSeconds)"},
+	{"faults.client_timeout_s", K_NUM, OFF(faults_client_timeout_s), 0.001, 1e7,
+	 "seconds a client waits for a call on a hung replica (600, the OpenAI and Anthropic SDKs')"},
+	{"faults.retry_initial_s", K_NUM, OFF(faults_retry_initial_s), 0, 1e6,
+	 "the client's first back-off before a retry, seconds (0.5, the SDKs')"},
+	{"faults.retry_max_s", K_NUM, OFF(faults_retry_max_s), 0, 1e6,
+	 "the client's longest back-off, seconds (8, the SDKs')"},
 	{"engine", K_OBJ, 0, 0, 0, "engine settings"},
 	{"engine.max_num_seqs", K_INT_OPT, OFF(engine.max_num_seqs), 1, 1 << 20,
 	 "sequences per batch (null = the engine version's default for the GPU)"},
@@ -253,18 +268,33 @@ static const struct key KEYS[] = {
 	 "share of calls that must meet the objectives for the answer to be yes (default 0.9)"},
 	{"speculative", K_OBJ, 0, 0, 0, "speculative decoding (off by default; docs/speculative.md)"},
 	{"speculative.method", K_STR, OFF(spec.method), 0, 0,
-	 "off, draft (a draft model) or mtp (the target's multi-token-prediction heads)"},
+	 "off, draft (a draft model), mtp (the target's multi-token-prediction heads), eagle3 (an "
+	 "EAGLE-3 head), ngram or suffix (model-free drafters on the host)"},
 	{"speculative.draft_model", K_STR, OFF(spec.draft_model), 0, 0,
 	 "method draft: a model id from `agentcap catalog` with the target's tokenizer"},
 	{"speculative.k", K_INT, OFF(spec.k), 1, SPEC_K_MAX, "tokens drafted per verify step (3)"},
 	{"speculative.acceptance_rate", K_NUM, OFF(spec.acceptance_rate), 0, 1,
-	 "chance a drafted token is accepted, calls of unknown kind (0.7)"},
+	 "per-token chance a drafted token is accepted (0.7, or the method's published figure; "
+	 "give at most one of the four acceptance keys)"},
+	{"speculative.draft_acceptance_rate", K_NUM, OFF(spec.draft_acceptance_rate), 0, 1,
+	 "vLLM's logged 'Avg Draft acceptance rate' as a share (accepted / drafted tokens at "
+	 "this k), converted to the per-token rate"},
+	{"speculative.mean_acceptance_length", K_NUM, OFF(spec.mean_acceptance_length), 1,
+	 SPEC_K_MAX + 1,
+	 "vLLM's logged 'Mean acceptance length' (1 + accepted / drafts, at most k + 1), "
+	 "converted to the per-token rate"},
+	{"speculative.position_acceptance_rates", K_RATES, OFF(spec.position_rates), 0, 1,
+	 "vLLM's logged 'Per-position acceptance rate', k shares, converted to the per-token "
+	 "rate with the same mean acceptance length"},
+	{"speculative.disable_by_batch_size", K_INT, OFF(spec.disable_by_batch_size), 0, 1 << 20,
+	 "a step with this many running sequences or more does not speculate (vLLM V0's "
+	 "speculative_disable_by_batch_size; 0 = never, the default)"},
 	{"speculative.acceptance_code", K_NUM, OFF(spec.acceptance_kind[OUT_KIND_CODE]), -1, 1,
-	 "the same for calls that generate code (-1 = acceptance_rate)"},
+	 "per-token rate for calls that generate code (-1 = the acceptance above)"},
 	{"speculative.acceptance_structured", K_NUM, OFF(spec.acceptance_kind[OUT_KIND_STRUCTURED]),
-	 -1, 1, "the same for structured output, JSON and tool calls (-1 = acceptance_rate)"},
+	 -1, 1, "the same for structured output, JSON and tool calls (-1 = the acceptance above)"},
 	{"speculative.acceptance_prose", K_NUM, OFF(spec.acceptance_kind[OUT_KIND_PROSE]), -1, 1,
-	 "the same for prose (-1 = acceptance_rate)"},
+	 "the same for prose (-1 = the acceptance above)"},
 	{"report", K_OBJ, 0, 0, 0, "what the report adds"},
 	{"report.interval_s", K_INTERVAL, OFF(report_interval_s), 0.001, 1e9,
 	 "time-series sample interval, simulated seconds (0 = no time series)"},
@@ -362,6 +392,10 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 		return buf;
 	case K_BACKENDS:
 		snprintf(buf, cap, "an array of 0 to %d backend objects", SCENARIO_MAX_BACKENDS);
+		return buf;
+	case K_RATES:
+		snprintf(buf, cap, "an array of 1 to %d shares in [0, 1], one per draft position",
+			 SPEC_K_MAX);
 		return buf;
 	case K_INT:
 	case K_INT64:
@@ -504,6 +538,21 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 		break;
 	case K_FAULTS:
 		return store_faults((struct scenario_fault_list *)(void *)field, v, where, d);
+	case K_RATES: {
+		struct scenario_rates *r = (struct scenario_rates *)(void *)field;
+		int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;
+		ok = n >= 1 && n <= SPEC_K_MAX;
+		for (int i = 0; ok && i < n; i++) {
+			const cJSON *e = cJSON_GetArrayItem(v, i);
+			ok = cJSON_IsNumber(e) && isfinite(e->valuedouble) && e->valuedouble >= 0 &&
+			     e->valuedouble <= 1;
+			if (ok)
+				r->v[i] = e->valuedouble;
+		}
+		if (ok)
+			r->n = n;
+		break;
+	}
 	case K_BOOL:
 		ok = cJSON_IsBool(v);
 		if (ok)
@@ -662,55 +711,100 @@ static int parse_pools(struct scenario *sc, const cJSON *v, const char *where, s
 	return 0;
 }
 
+void scenario_backend_unset(struct scenario_backend *b)
+{
+	double *all[] = {&b->ttft_ms, &b->ttft_base_ms, &b->prefill_tok_s, &b->cached_tok_s,
+			 &b->output_tok_s, &b->cache_min_tokens, &b->cache_ttl_s, &b->rpm,
+			 &b->input_tpm, &b->output_tpm, &b->tpm, &b->limits_count_cached,
+			 &b->max_retries, &b->backoff_initial_s, &b->backoff_max_s};
+	for (size_t j = 0; j < sizeof(all) / sizeof(all[0]); j++)
+		*all[j] = -1;
+}
+
 /* One entry of `backends`. */
 static int parse_backend(struct scenario_backend *b, int i, const cJSON *o, const char *where,
 			 struct diag *d)
 {
-	static const char *const keys = "name, kind, price, latency, ttft_ms, output_tok_s, "
-					"cache_min_tokens, cache_ttl_s";
+	static const char *const keys = "name, kind, price, latency, ttft_model, ttft_ms, "
+					"ttft_base_ms, prefill_tok_s, cached_tok_s, output_tok_s, "
+					"cache_min_tokens, cache_ttl_s, rpm, input_tpm, output_tpm, tpm, "
+					"limits_count_cached, max_retries, backoff_initial_s, "
+					"backoff_max_s";
 	memset(b, 0, sizeof(*b));
 	snprintf(b->kind, sizeof(b->kind), "api");
 	const cJSON *twice = jsontext_repeated_key(o);
 	if (twice)
 		return diag_set(d, DIAG_EINPUT, "%s: backends[%d].%.200s: given twice (expected each "
 				"key once)", where, i, twice->string);
-	b->ttft_ms = b->output_tok_s = b->cache_min_tokens = b->cache_ttl_s = -1;
+	/* the numbers: what each must be (> 0, >= 0, whole >= 0, a bool) */
+	enum { POS, NONNEG, WHOLE, BOOL };
+	const struct {
+		const char *key;
+		double *at;
+		int rule;
+	} nums[] = {
+		{"ttft_ms", &b->ttft_ms, POS},
+		{"ttft_base_ms", &b->ttft_base_ms, NONNEG},
+		{"prefill_tok_s", &b->prefill_tok_s, POS},
+		{"cached_tok_s", &b->cached_tok_s, POS},
+		{"output_tok_s", &b->output_tok_s, POS},
+		{"cache_min_tokens", &b->cache_min_tokens, WHOLE},
+		{"cache_ttl_s", &b->cache_ttl_s, NONNEG},
+		{"rpm", &b->rpm, NONNEG},
+		{"input_tpm", &b->input_tpm, NONNEG},
+		{"output_tpm", &b->output_tpm, NONNEG},
+		{"tpm", &b->tpm, NONNEG},
+		{"limits_count_cached", &b->limits_count_cached, BOOL},
+		{"max_retries", &b->max_retries, WHOLE},
+		{"backoff_initial_s", &b->backoff_initial_s, NONNEG},
+		{"backoff_max_s", &b->backoff_max_s, NONNEG},
+	};
+	const size_t n_nums = sizeof(nums) / sizeof(nums[0]);
+	scenario_backend_unset(b);
 	const cJSON *f;
 	cJSON_ArrayForEach(f, o)
 	{
 		const char *k = f->string;
-		char *str = strcmp(k, "name") == 0	? b->name
-			    : strcmp(k, "kind") == 0	? b->kind
-			    : strcmp(k, "price") == 0	? b->price
-			    : strcmp(k, "latency") == 0 ? b->latency
-							: NULL;
-		size_t cap = strcmp(k, "name") == 0   ? sizeof(b->name)
-			     : strcmp(k, "kind") == 0 ? sizeof(b->kind)
-						      : SCENARIO_STR_MAX;
-		double *num = strcmp(k, "ttft_ms") == 0		   ? &b->ttft_ms
-			      : strcmp(k, "output_tok_s") == 0	   ? &b->output_tok_s
-			      : strcmp(k, "cache_min_tokens") == 0 ? &b->cache_min_tokens
-			      : strcmp(k, "cache_ttl_s") == 0	   ? &b->cache_ttl_s
-								   : NULL;
-		if (!str && !num)
+		char *str = strcmp(k, "name") == 0	    ? b->name
+			    : strcmp(k, "kind") == 0	    ? b->kind
+			    : strcmp(k, "price") == 0	    ? b->price
+			    : strcmp(k, "latency") == 0    ? b->latency
+			    : strcmp(k, "ttft_model") == 0 ? b->ttft_model
+							    : NULL;
+		size_t cap = strcmp(k, "name") == 0	    ? sizeof(b->name)
+			     : strcmp(k, "kind") == 0	    ? sizeof(b->kind)
+			     : strcmp(k, "ttft_model") == 0 ? sizeof(b->ttft_model)
+							    : SCENARIO_STR_MAX;
+		size_t j = 0;
+		while (!str && j < n_nums && strcmp(k, nums[j].key) != 0)
+			j++;
+		if (!str && j == n_nums)
 			return diag_set(d, DIAG_EINPUT, "%s: backends[%d].%s: unknown key (expected one of: %s)",
 					where, i, k, keys);
-		if (str && (!cJSON_IsString(f) || !f->valuestring[0] || strlen(f->valuestring) >= cap))
-			return diag_set(d, DIAG_EINPUT,
-					"%s: backends[%d].%s: expected a non-empty string of at most %d characters",
-					where, i, k, (int)cap - 1);
-		if (str)
+		if (str) {
+			if (!cJSON_IsString(f) || !f->valuestring[0] || strlen(f->valuestring) >= cap)
+				return diag_set(d, DIAG_EINPUT,
+						"%s: backends[%d].%s: expected a non-empty string of at most %d characters",
+						where, i, k, (int)cap - 1);
 			snprintf(str, cap, "%s", f->valuestring);
-		bool whole = num == &b->cache_min_tokens;
-		if (num && (!cJSON_IsNumber(f) || !isfinite(f->valuedouble) || f->valuedouble < 0 ||
-			    f->valuedouble > 1e12 || (whole && f->valuedouble != floor(f->valuedouble)) ||
-			    (!whole && num != &b->cache_ttl_s && !(f->valuedouble > 0))))
+			continue;
+		}
+		int rule = nums[j].rule;
+		if (rule == BOOL) {
+			if (!cJSON_IsBool(f))
+				return diag_set(d, DIAG_EINPUT, "%s: backends[%d].%s: expected true or false",
+						where, i, k);
+			*nums[j].at = cJSON_IsTrue(f) ? 1 : 0;
+			continue;
+		}
+		double v = cJSON_IsNumber(f) ? f->valuedouble : NAN;
+		if (!isfinite(v) || v < 0 || v > 1e12 || (rule == WHOLE && v != floor(v)) ||
+		    (rule == POS && !(v > 0)))
 			return diag_set(d, DIAG_EINPUT, "%s: backends[%d].%s: expected %s", where, i, k,
-					whole			  ? "an integer >= 0"
-					: num == &b->cache_ttl_s ? "seconds >= 0"
-								 : "a number > 0");
-		if (num)
-			*num = f->valuedouble;
+					rule == WHOLE	 ? "an integer >= 0"
+					: rule == NONNEG ? "a number >= 0"
+							 : "a number > 0");
+		*nums[j].at = v;
 	}
 	if (!b->name[0] || !b->price[0])
 		return diag_set(d, DIAG_EINPUT, "%s: backends[%d]: %s: missing (expected a %s)", where, i,
@@ -719,6 +813,13 @@ static int parse_backend(struct scenario_backend *b, int i, const cJSON *o, cons
 	if (strcmp(b->kind, "api") != 0 && strcmp(b->kind, "seat") != 0)
 		return diag_set(d, DIAG_EINPUT, "%s: backends[%d].kind: '%s' (expected \"api\" or \"seat\")",
 				where, i, b->kind);
+	if (b->ttft_model[0] && strcmp(b->ttft_model, "prompt") != 0 &&
+	    strcmp(b->ttft_model, "fixed") != 0)
+		return diag_set(d, DIAG_EINPUT, "%s: backends[%d].ttft_model: '%s' (expected \"prompt\" "
+				"or \"fixed\")", where, i, b->ttft_model);
+	if (strcmp(b->ttft_model, "prompt") == 0 && b->ttft_ms > 0)
+		return diag_set(d, DIAG_EINPUT, "%s: backends[%d].ttft_ms: the fixed model's TTFT "
+				"(expected ttft_base_ms with ttft_model \"prompt\")", where, i);
 	return 0;
 }
 
@@ -1065,6 +1166,100 @@ void scenario_hpa_default(struct scenario_hpa *h)
 	h->activation = KEDA_DEFAULT_ACTIVATION;
 }
 
+/* speculative.*: the per-token acceptance of each output kind from the one
+ * acceptance key given (converted where it is what vLLM logs), else the
+ * method's published figure, else SCENARIO_DEFAULT_SPEC_ACCEPTANCE. */
+static int resolve_acceptance(struct scenario *sc, enum spec_method m, struct diag *d)
+{
+	struct scenario_spec *p = &sc->spec;
+	int32_t k = p->k;
+	const char *keys[4] = {"speculative.acceptance_rate", "speculative.draft_acceptance_rate",
+			       "speculative.mean_acceptance_length",
+			       "speculative.position_acceptance_rates"};
+	bool set[4] = {p->acceptance_rate >= 0, p->draft_acceptance_rate >= 0,
+		       p->mean_acceptance_length >= 0, p->position_rates.n > 0};
+	int given = -1;
+	for (int i = 0; i < 4; i++) {
+		if (!set[i])
+			continue;
+		if (given >= 0)
+			return diag_set(d, DIAG_EINPUT, "%s: %s and %s are both given (expected one "
+					"way of giving the acceptance)", sc->source, keys[given], keys[i]);
+		given = i;
+	}
+	double base = SCENARIO_DEFAULT_SPEC_ACCEPTANCE, tokens = 0;
+	int rc = 0;
+	switch (given) {
+	case 0:
+		base = p->acceptance_rate;
+		p->given = "per_token";
+		snprintf(p->given_text, sizeof(p->given_text), "per-token rate %.4g (%s)", base,
+			 keys[0]);
+		break;
+	case 1:
+		tokens = 1 + p->draft_acceptance_rate * (double)k;
+		rc = spec_alpha_from_tokens(tokens, k, keys[1], &base, d);
+		p->given = "draft_acceptance_rate";
+		snprintf(p->given_text, sizeof(p->given_text), "vLLM draft acceptance rate %.4g at k "
+			 "%d (%s) = %.4g tokens per verify step -> per-token %.4f",
+			 p->draft_acceptance_rate, (int)k, keys[1], tokens, base);
+		break;
+	case 2:
+		if (p->mean_acceptance_length > (double)k + 1)
+			return diag_set(d, DIAG_EINPUT, "%s: %s %.6g (expected 1 to k + 1 = %d: the "
+					"bonus token and at most k accepted)", sc->source, keys[2],
+					p->mean_acceptance_length, (int)k + 1);
+		rc = spec_alpha_from_tokens(p->mean_acceptance_length, k, keys[2], &base, d);
+		p->given = "mean_acceptance_length";
+		snprintf(p->given_text, sizeof(p->given_text), "vLLM mean acceptance length %.4g at "
+			 "k %d (%s) -> per-token %.4f", p->mean_acceptance_length, (int)k, keys[2],
+			 base);
+		break;
+	case 3:
+		if (p->position_rates.n != k)
+			return diag_set(d, DIAG_EINPUT, "%s: %s has %d rates (expected one per draft "
+					"position: speculative.k is %d)", sc->source, keys[3],
+					(int)p->position_rates.n, (int)k);
+		tokens = 1;
+		for (int32_t i = 0; i < k; i++) {
+			if (i > 0 && p->position_rates.v[i] > p->position_rates.v[i - 1])
+				return diag_set(d, DIAG_EINPUT, "%s: %s[%d] %.4g is above the rate "
+						"before it (expected rates that do not rise: a "
+						"token is accepted only after every one before "
+						"it)", sc->source, keys[3], (int)i,
+						p->position_rates.v[i]);
+			tokens += p->position_rates.v[i];
+		}
+		rc = spec_alpha_from_tokens(tokens, k, keys[3], &base, d);
+		p->given = "position_acceptance_rates";
+		snprintf(p->given_text, sizeof(p->given_text), "vLLM per-position rates at k %d "
+			 "(%s): mean acceptance length %.4g -> per-token %.4f", (int)k, keys[3],
+			 tokens, base);
+		break;
+	default:
+		p->given = "default";
+		snprintf(p->given_text, sizeof(p->given_text), "per-token rate %.4g (default; not a "
+			 "measurement: set one of the acceptance keys)", base);
+		break;
+	}
+	if (rc != 0)
+		return rc;
+	const struct spec_default_acceptance *def = given < 0 ? spec_default_acceptance(m) : NULL;
+	for (int i = 0; i < OUT_KINDS; i++) {
+		double a = base;
+		if (def && (rc = spec_alpha_from_tokens(def->mean_length[i], def->k_measured,
+							 "speculative.method", &a, d)) != 0)
+			return rc;
+		p->alpha[i] = p->acceptance_kind[i] >= 0 ? p->acceptance_kind[i] : a;
+	}
+	if (def) {
+		p->given = "method_default";
+		snprintf(p->given_text, sizeof(p->given_text), "%s's published figure: per-token "
+			 "%.4f (%s)", spec_method_name(m), p->alpha[OUT_KIND_UNKNOWN], def->source);
+	}
+	return 0;
+}
+
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, int n_sets,
 		  struct diag *d)
 {
@@ -1098,9 +1293,17 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	scenario_hpa_default(&sc->hpa);
 	sc->faults_repair_h = SCENARIO_DEFAULT_REPAIR_H;
 	sc->faults_max_retries = FAULT_DEFAULT_MAX_RETRIES;
+	snprintf(sc->faults_detection, sizeof(sc->faults_detection), "probe");
+	sc->faults_probe_period_s = SCENARIO_DEFAULT_PROBE_PERIOD_S;
+	sc->faults_probe_failure_threshold = SCENARIO_DEFAULT_PROBE_FAILURE_THRESHOLD;
+	sc->faults_probe_timeout_s = SCENARIO_DEFAULT_PROBE_TIMEOUT_S;
+	sc->faults_client_timeout_s = SCENARIO_DEFAULT_CLIENT_TIMEOUT_S;
+	sc->faults_retry_initial_s = CLIENT_BACKOFF_INITIAL_S;
+	sc->faults_retry_max_s = CLIENT_BACKOFF_MAX_S;
 	snprintf(sc->spec.method, sizeof(sc->spec.method), "off");
 	sc->spec.k = SCENARIO_DEFAULT_SPEC_K;
-	sc->spec.acceptance_rate = SCENARIO_DEFAULT_SPEC_ACCEPTANCE;
+	sc->spec.acceptance_rate = sc->spec.draft_acceptance_rate = -1;
+	sc->spec.mean_acceptance_length = -1;
 	for (int i = 0; i < OUT_KINDS; i++)
 		sc->spec.acceptance_kind[i] = -1;
 	/* Anything the file leaves out keeps the built-in default. */
@@ -1126,14 +1329,20 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 		return rc;
 	if ((rc = check_routes(sc, d)) != 0)
 		return rc;
+	if (strcmp(sc->faults_detection, "probe") != 0 && strcmp(sc->faults_detection, "instant") != 0)
+		return diag_set(d, DIAG_EINPUT, "%s: faults.detection '%s' (expected probe or instant)",
+				sc->source, sc->faults_detection);
 	const char *m = sc->spec.method;
-	if (strcmp(m, "off") != 0 && strcmp(m, "draft") != 0 && strcmp(m, "mtp") != 0)
-		return diag_set(d, DIAG_EINPUT, "%s: speculative.method '%s' (expected off, draft "
-				"or mtp)", sc->source, m);
+	enum spec_method sm;
+	if (!spec_method_parse(m, &sm))
+		return diag_set(d, DIAG_EINPUT, "%s: speculative.method '%s' (expected off, draft, "
+				"mtp, eagle3, ngram or suffix)", sc->source, m);
 	if (strcmp(m, "draft") == 0 && !sc->spec.draft_model[0])
 		return diag_set(d, DIAG_EINPUT, "%s: speculative.method draft needs "
 				"speculative.draft_model (expected a model id from `agentcap "
 				"catalog`)", sc->source);
+	if ((rc = resolve_acceptance(sc, sm, d)) != 0)
+		return rc;
 	int32_t total = scenario_replicas(sc);
 	int32_t max = sc->autoscale_max ? sc->autoscale_max : total;
 	if (sc->autoscale && (max > total || sc->autoscale_min > max))

@@ -33,8 +33,10 @@
 #define SCENARIO_DEFAULT_SLO_ATTAINMENT 0.9
 
 /* Speculative decoding when speculative.method is set but k and the
- * acceptance rate are not: round figures of this tool, not measurements.
- * vLLM logs its draft acceptance rate; set them from a run of your own. */
+ * acceptance are not: round figures of this tool, not measurements (the
+ * eagle3, ngram and suffix drafters take published figures instead,
+ * models/spec.h).  vLLM logs the acceptance three ways, each a key of its
+ * own (docs/speculative.md); set one from a run of your own. */
 #define SCENARIO_DEFAULT_SPEC_K 3
 #define SCENARIO_DEFAULT_SPEC_ACCEPTANCE 0.7
 
@@ -147,6 +149,17 @@ struct scenario_cost {
 /* Repair time of a fault rate when faults.repair_h is not set: a round
  * hour, not a measured figure; set it. */
 #define SCENARIO_DEFAULT_REPAIR_H 1.0
+/* Fault detection (faults.detection probe, sim/lifecycle.h): Kubernetes'
+ * probe defaults, periodSeconds 10, failureThreshold 3, timeoutSeconds 1
+ * (the Probe API reference, as in kubernetes-client/go docs/V1Probe.md;
+ * read 2026-12-03); a client gives up on a call after 600 s, the OpenAI
+ * and Anthropic Python SDKs' DEFAULT_TIMEOUT (src/{openai,anthropic}/
+ * _constants.py: "default timeout is 10 minutes"; read 2026-12-03), and
+ * retries after their back-off (sim/backend.h CLIENT_BACKOFF_*). */
+#define SCENARIO_DEFAULT_PROBE_PERIOD_S 10.0
+#define SCENARIO_DEFAULT_PROBE_FAILURE_THRESHOLD 3
+#define SCENARIO_DEFAULT_PROBE_TIMEOUT_S 1.0
+#define SCENARIO_DEFAULT_CLIENT_TIMEOUT_S 600.0
 /* Autoscale targets per replica when autoscale.target is 0.  In-flight
  * calls: Knative's default concurrency target, 100 requests per replica
  * (container-concurrency-target-default; Knative docs, "Configuring
@@ -173,6 +186,16 @@ struct scenario_backend {
 	double output_tok_s;
 	double cache_min_tokens;
 	double cache_ttl_s;
+	char ttft_model[8];               /* "prompt", "fixed"; "" = prompt where a
+					     fit exists, fixed with ttft_ms alone */
+	double ttft_base_ms;              /* the prompt model's figures */
+	double prefill_tok_s;
+	double cached_tok_s;
+	/* per-minute limits (0 = none) and the client's retries */
+	double rpm, input_tpm, output_tpm, tpm;
+	double limits_count_cached;       /* 0 false, 1 true */
+	double max_retries;
+	double backoff_initial_s, backoff_max_s;
 };
 
 struct scenario {
@@ -249,6 +272,12 @@ struct scenario {
 	double faults_mtbf_h;         /* 0 = no rate */
 	double faults_repair_h;
 	int32_t faults_max_retries;
+	char faults_detection[SCENARIO_STR_MAX]; /* "probe" or "instant" */
+	double faults_probe_period_s;
+	int32_t faults_probe_failure_threshold;
+	double faults_probe_timeout_s;
+	double faults_client_timeout_s;
+	double faults_retry_initial_s, faults_retry_max_s;
 	struct engine_config engine;  /* kv_cache_tokens, max_model_len,
 					 max_num_seqs: 0 = derive */
 	int32_t reserve_full_prompt;  /* -1 = the engine profile's default */
@@ -269,11 +298,31 @@ struct scenario {
 	double report_interval_s;     /* report.interval_s: time-series step, 0 = off */
 	struct scenario_spec {        /* speculative.*: off unless method is set
 					 (docs/speculative.md) */
-		char method[SCENARIO_STR_MAX];      /* "off", "draft" or "mtp" */
+		char method[SCENARIO_STR_MAX];      /* "off", "draft", "mtp", "eagle3",
+						       "ngram" or "suffix" */
 		char draft_model[SCENARIO_STR_MAX]; /* method draft: a catalogue id */
 		int32_t k;                          /* draft length */
-		double acceptance_rate;             /* alpha of a call of unknown kind */
-		double acceptance_kind[OUT_KINDS];  /* by output kind; -1 = acceptance_rate */
+		/* the acceptance as given: at most one of these four is set
+		 * (-1 / n 0 = not given) */
+		double acceptance_rate;             /* per-token alpha */
+		double draft_acceptance_rate;       /* vLLM's logged accepted / drafted */
+		double mean_acceptance_length;      /* vLLM's logged 1 + accepted / drafts */
+		struct scenario_rates {
+			int32_t n;
+			double v[SPEC_K_MAX];
+		} position_rates;                   /* vLLM's per-position rates */
+		double acceptance_kind[OUT_KINDS];  /* per-token, by output kind; -1 = the
+						       above (or the method's default) */
+		int32_t disable_by_batch_size;      /* 0 = never */
+		/* resolved by scenario_load: the per-token alpha of each output
+		 * kind, what the acceptance was given as, and how it converted */
+		double alpha[OUT_KINDS];
+		const char *given;                  /* "per_token",
+						       "draft_acceptance_rate",
+						       "mean_acceptance_length",
+						       "position_acceptance_rates",
+						       "method_default", "default" */
+		char given_text[320];
 	} spec;
 	char source[512];             /* file it came from, "(built-in default)" */
 	char key_prefix[32];          /* "" or "pools[i]." (a pool's view): what
@@ -319,8 +368,16 @@ void scenario_cost_apply(const struct scenario *sc, struct cost_purchase *p,
  * per month.  Rows borrowed from the price catalogue. */
 struct scenario_backend_price {
 	const struct price_row *input, *cached, *output; /* NULL when none */
+	const struct price_row *write;                   /* the cache-write row of
+							    its entries' lifetime
+							    (5 minutes or 1 hour);
+							    NULL when none */
 	const struct price_row *seat;                    /* seat plans */
 };
+
+/* Every number of b "not set" (-1): the latency catalogue's figures and
+ * the defaults of sim/backend.h. */
+void scenario_backend_unset(struct scenario_backend *b);
 
 /* Index of the backend named name in sc, or -1 for "" (the rule is off);
  * -2 when no backend has that name. */

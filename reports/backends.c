@@ -65,6 +65,13 @@ void backends_free(struct backends *b)
 static void on_request(void *ctx, const struct res_request *r)
 {
 	struct backends *b = ctx;
+	int32_t lim = r->limited_backend;
+	if (lim > 0 && lim < b->n && !b->err) {
+		struct backends_row *row = &b->rows[lim];
+		row->rate_limited += r->rate_limited;
+		row->backoff_s += (double)r->backoff_ns / 1e9;
+		row->limit_failed += r->status != RES_COMPLETED;
+	}
 	if (r->status == RES_COMPLETED && !b->err) {
 		int32_t k = r->backend >= 0 && r->backend < b->n ? r->backend : 0;
 		struct backends_row *row = &b->rows[k];
@@ -193,7 +200,12 @@ int backends_summarize(const struct backends *b, struct backends_summary *out, s
 		const struct backends_api *a = &b->api[k];
 		if (k > 0 && strcmp(r->kind, "api") == 0) {
 			double cached_price = a->cached_usd_mtok > 0 ? a->cached_usd_mtok : a->input_usd_mtok;
-			r->usd = ((double)(r->prompt_tokens - r->cached_prompt_tokens) * a->input_usd_mtok +
+			double write_price = a->cache_write_usd_mtok > 0 ? a->cache_write_usd_mtok
+									   : a->input_usd_mtok;
+			int64_t uncached = r->prompt_tokens - r->cached_prompt_tokens;
+			int64_t written = r->cache_write_tokens < uncached ? r->cache_write_tokens : uncached;
+			r->usd = ((double)(uncached - written) * a->input_usd_mtok +
+				  (double)written * write_price +
 				  (double)r->cached_prompt_tokens * cached_price +
 				  (double)r->output_tokens * a->output_usd_mtok) /
 				 1e6;

@@ -8,7 +8,9 @@
  * tasks that had at least one call there, the calls each routing rule sent
  * (spill, fallback, size), and one TTFT and E2EL per call for exact
  * percentiles.  Spend per API backend is its tokens at the list prices the
- * caller gives: uncached prompt tokens x input, cached x cached input (the
+ * caller gives: uncached prompt tokens not written to its cache x input,
+ * those written x the cache-write price of its entries' lifetime (the
+ * input price when the catalogue has none), cached x cached input (the
  * input price when the catalogue has no cached price), output x output.  A
  * seat plan's calls cost nothing per token; its seat price is reported
  * beside them, per engineer and month.  docs/hybrid.md defines every key.
@@ -34,6 +36,9 @@ struct backends_api {
 	const char *price_id;        /* prices.json id */
 	double input_usd_mtok;       /* per 1M uncached prompt tokens */
 	double cached_usd_mtok;      /* per 1M cached prompt tokens */
+	double cache_write_usd_mtok; /* per 1M prompt tokens written to its cache
+					at its entries' lifetime (the 5-minute or
+					1-hour write price); 0 = the input price */
 	double output_usd_mtok;
 	double seat_usd_month;       /* seat plans: per engineer, else 0 */
 	int64_t cache_min_tokens;    /* its prompt cache: a prompt this long or
@@ -53,6 +58,9 @@ struct backends_row {
 					prompt cache (uncached, in prompts of its
 					cache_min_tokens or more) */
 	int64_t output_tokens;
+	int64_t rate_limited;        /* API rows: 429s its calls met */
+	int64_t limit_failed;        /* calls that gave up after 429s */
+	double backoff_s;            /* time clients waited after its 429s */
 	int64_t by_route[RES_N_ROUTES];
 	double call_share;           /* calls / all completed calls */
 	double usd;                  /* token spend over the run (0 for row 0

@@ -139,6 +139,12 @@ struct cluster_elastic {
 	int64_t calls_outage, good_outage;   /* arrived during an outage or retried */
 	int64_t calls_outside, good_outside;
 	double slo_attainment_outage, slo_attainment_outside;
+	/* fault detection (faults.detection) */
+	const char *detection;          /* "probe" or "instant" */
+	double probe_period_s, probe_timeout_s, client_timeout_s;
+	int32_t probe_failure_threshold;
+	int64_t detected, hung_calls, client_timeouts;
+	double hung_wait_s, backoff_s;
 	/* from the timeline, over the run's duration */
 	double replicas_billed_mean;
 	int32_t replicas_up_min, replicas_up_max;

@@ -304,6 +304,8 @@ static void table_spec(FILE *out, const struct report_spec *p, const struct metr
 	snprintf(buf, sizeof(buf), "%s%s%s, k %d", p->method, p->draft ? " " : "",
 		 p->draft ? p->draft : "", (int)p->k);
 	table_str(out, "Drafter:", buf);
+	if (p->given_text)
+		table_str(out, "Acceptance given as:", p->given_text);
 	table_num(out, "Tokens per verify step:", spec_tokens_per_step(p, -1));
 	table_num(out, "Decode speed-up (x):", spec_speedup(p, -1));
 	for (int k = 0; k < OUT_KINDS; k++) {
@@ -420,6 +422,16 @@ static void table_cluster(FILE *out, const struct cluster_summary *c)
 		table_num(out, "Time with a replica down (s):", e->outage_s);
 		table_int(out, "Calls retried after a failure:", e->retried_calls);
 		table_int(out, "Calls failed by a failure:", e->fault_failed);
+		if (e->detection && strcmp(e->detection, "probe") == 0) {
+			char buf[160];
+			snprintf(buf, sizeof(buf), "probe every %.15g s, %d failures, %.15g s timeout",
+				 e->probe_period_s, (int)e->probe_failure_threshold, e->probe_timeout_s);
+			table_str(out, "Failures detected by:", buf);
+			table_int(out, "Calls that waited on a hung replica:", e->hung_calls);
+			table_num(out, "Time lost on hung replicas (s):", e->hung_wait_s);
+			table_int(out, "Calls given up by client timeout:", e->client_timeouts);
+			table_num(out, "Time in retry back-off (s):", e->backoff_s);
+		}
 		table_num(out, "SLO attainment during outages (%):", 100.0 * e->slo_attainment_outage);
 		table_num(out, "SLO attainment outside outages (%):", 100.0 * e->slo_attainment_outside);
 	}
@@ -482,6 +494,11 @@ static void table_backends(FILE *out, const struct backends_summary *b)
 			100.0 * hit, r->output_tokens, r->usd, r->ttft_median_ms, r->ttft_p95_ms,
 			r->e2el_p95_ms);
 	}
+	for (int32_t k = 1; k < b->n; k++)
+		if (b->rows[k].rate_limited > 0)
+			fprintf(out, "%s: %" PRId64 " responses 429 (per-minute limits), %.2f s waited in "
+				"back-off, %" PRId64 " calls gave up\n", b->rows[k].name,
+				b->rows[k].rate_limited, b->rows[k].backoff_s, b->rows[k].limit_failed);
 	for (int32_t k = 1; k < b->n; k++)
 		if (b->rows[k].seat_usd_month > 0)
 			fprintf(out, "%s: seat plan %s at %.2f USD per engineer-month (calls not priced per token)\n",
@@ -1004,6 +1021,18 @@ static void json_elastic(struct json *j, const struct cluster_elastic *e)
 		json_int(j, "calls_outside_outage", e->calls_outside);
 		json_int(j, "good_outside_outage", e->good_outside);
 		json_num(j, "slo_attainment_outside_outage", e->slo_attainment_outside);
+		json_str(j, "detection", e->detection);
+		if (e->detection && strcmp(e->detection, "probe") == 0) {
+			json_num(j, "probe_period_s", e->probe_period_s);
+			json_int(j, "probe_failure_threshold", e->probe_failure_threshold);
+			json_num(j, "probe_timeout_s", e->probe_timeout_s);
+			json_num(j, "client_timeout_s", e->client_timeout_s);
+			json_int(j, "detected", e->detected);
+			json_int(j, "hung_calls", e->hung_calls);
+			json_num(j, "hung_wait_s", e->hung_wait_s);
+			json_int(j, "client_timeouts", e->client_timeouts);
+			json_num(j, "backoff_s", e->backoff_s);
+		}
 		json_close(j);
 	}
 	json_close(j);
@@ -1095,10 +1124,14 @@ static void json_backends(struct json *j, const struct backends_summary *b)
 		json_int(j, "tasks", r->tasks);
 		json_int(j, "prompt_tokens", r->prompt_tokens);
 		json_int(j, "cached_prompt_tokens", r->cached_prompt_tokens);
+		json_int(j, "cache_write_tokens", r->cache_write_tokens);
 		json_int(j, "output_tokens", r->output_tokens);
 		json_int(j, "calls_spilled", r->by_route[RES_ROUTE_SPILL]);
 		json_int(j, "calls_fallback", r->by_route[RES_ROUTE_FALLBACK]);
 		json_int(j, "calls_size", r->by_route[RES_ROUTE_SIZE]);
+		json_int(j, "rate_limited", r->rate_limited);
+		json_num(j, "backoff_s", r->backoff_s);
+		json_int(j, "limit_failed", r->limit_failed);
 		json_num(j, "usd", r->usd);
 		json_num(j, "seat_usd_month", r->seat_usd_month);
 		json_num(j, "mean_ttft_ms", r->ttft_mean_ms);
@@ -1435,6 +1468,8 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 		json_str(&j, "method", p->method);
 		json_str(&j, "draft_model", p->draft);
 		json_int(&j, "k", p->k);
+		json_str(&j, "acceptance_given", p->given);
+		json_str(&j, "acceptance_input", p->given_text);
 		json_num(&j, "tokens_per_step", spec_tokens_per_step(p, -1));
 		json_num(&j, "decode_speedup", spec_speedup(p, -1));
 		json_key(&j, "by_kind");

@@ -123,10 +123,17 @@ struct report_meta {
 	/* speculative.*: speculative decoding (on false: off, nothing printed) */
 	struct report_spec {
 		bool on;
-		const char *method;           /* "draft" or "mtp" */
+		const char *method;           /* "draft", "mtp", "eagle3", "ngram",
+						 "suffix" */
 		const char *draft;            /* the draft model, or the target (MTP) */
 		int32_t k;                    /* tokens drafted per verify step */
 		double acceptance[OUT_KINDS]; /* alpha by enum out_kind */
+		const char *given;            /* how the acceptance was given:
+						 "per_token", "draft_acceptance_rate",
+						 "mean_acceptance_length",
+						 "position_acceptance_rates",
+						 "method_default", "default" */
+		const char *given_text;       /* the same with the conversion */
 		int64_t seq_steps[OUT_KINDS]; /* verify steps, one per sequence */
 		int64_t tokens[OUT_KINDS];    /* tokens they yielded */
 		double run_s, plain_s;        /* decode runs' time, and the same runs'

@@ -231,6 +231,26 @@ static int fail_replica(struct sim *s, struct replica *rep, int64_t repair_ns)
 	return push_bg(s, s->now_ns + repair_ns, EV_REPAIRED, PRIO_LIFE, rep, 0, 0);
 }
 
+/* ---- fault detection (faults.detection; lifecycle.h) ----
+ * Kept apart from fail_replica: with a health probe, the failed replica
+ * first hangs.  sim_hang_begin (sim.c) takes the calls it holds out of it
+ * without telling the router, fail_replica then marks it down as ever
+ * (nothing left to retry), and sim_hang_route keeps the router sending it
+ * calls until the probes notice. */
+static int fault_replica(struct sim *s, struct replica *rep, int64_t repair_ns)
+{
+	if (s->el.detection != FAULT_DETECT_PROBE ||
+	    (rep->life != REP_UP && rep->life != REP_DRAINING))
+		return fail_replica(s, rep, repair_ns);
+	bool was_up = rep->life == REP_UP;
+	int rc = sim_hang_begin(s, rep, repair_ns);
+	if (rc == 0)
+		rc = fail_replica(s, rep, repair_ns);
+	if (rc == 0)
+		sim_hang_route(s, rep, was_up);
+	return rc;
+}
+
 /* ---- autoscaler ---- */
 
 static double metric_total(const struct sim *s)
@@ -456,12 +476,12 @@ int lifecycle_event(struct sim *s, uint32_t kind, void *obj, int64_t arg, uint64
 	switch (kind) {
 	case EV_FAULT: {
 		const struct fault_spec *f = &s->faults[arg];
-		return fail_replica(s, &s->replicas[f->replica], f->repair_ns);
+		return fault_replica(s, &s->replicas[f->replica], f->repair_ns);
 	}
 	case EV_RATE_FAULT:
 		if (gen != rep->fault_gen || (rep->life != REP_UP && rep->life != REP_DRAINING))
 			return 0;
-		return fail_replica(s, rep, s->el.repair_ns);
+		return fault_replica(s, rep, s->el.repair_ns);
 	case EV_REPAIRED:
 		/* with an autoscaler the repaired machine is there to be used;
 		 * without, it serves again after a start-up */

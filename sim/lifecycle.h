@@ -28,6 +28,23 @@
  * max_retries times fails with a reason.  A call that arrives while a
  * replica is down, or that a failure retried, is counted "during an outage".
  *
+ * Fault detection (detection).  FAULT_DETECT_INSTANT (the zero value) is
+ * the above: the failure is seen at once and its calls are retried at
+ * once.  FAULT_DETECT_PROBE: the replica hangs and nobody knows.  A health
+ * probe runs every probe_period_ns (on a grid from time 0: the phase a
+ * kubelet picks at random, fixed here) and fails after probe_timeout_ns
+ * against a hung replica; the failure_threshold-th failed probe in a row
+ * notices it: at (floor(fault / period) + threshold) x period + timeout,
+ * or at the repair if that comes first (Kubernetes' liveness probe then
+ * restarts the container, resetting every connection to it).  Until then
+ * the router keeps sending it calls, and the calls on it (those it held and
+ * those sent to it since) wait: each gives up at the detection or when its
+ * client's timeout (client_timeout_ns since it was sent) passes, whichever
+ * comes first, and its client retries it after the SDKs' back-off
+ * (sim/backend.h client_backoff_ns, between retry_initial_ns and
+ * retry_max_ns), within max_retries.  The replica counts as down from the
+ * fault (outage time and the repair clock are unchanged).
+ *
  * Autoscaler.  Every interval_ns of simulated time (an event: while the
  * cluster is idle at its floor the evaluation sleeps until the next call,
  * so idle time costs nothing) it reads the metric over the cluster:
@@ -98,6 +115,8 @@ bool autoscale_metric_parse(const char *s, enum autoscale_metric *out);
  * error (each failure is kept in the run's timeline), not a memory hog. */
 #define FAULT_MAX_FAILURES 1000000
 
+enum { FAULT_DETECT_INSTANT = 0, FAULT_DETECT_PROBE };
+
 /* Pools whose start-up the lifecycle keeps apart (sim.h's SIM_MAX_POOLS). */
 #define ELASTIC_MAX_POOLS 64
 
@@ -131,6 +150,13 @@ struct elastic_config {
 	int64_t repair_ns;             /* for the rate */
 	int32_t max_retries;
 	uint64_t seed;
+	/* fault detection (above); all 0 = instant */
+	int32_t detection;             /* FAULT_DETECT_* */
+	int64_t probe_period_ns;       /* > 0 with a probe */
+	int32_t probe_failure_threshold; /* >= 1 with a probe */
+	int64_t probe_timeout_ns;
+	int64_t client_timeout_ns;     /* > 0 with a probe */
+	double retry_initial_ns, retry_max_ns; /* the client's back-off */
 };
 
 /* Nothing elastic: no autoscaler, no faults, max_retries at its default. */
@@ -155,6 +181,13 @@ struct elastic_stats {
 	int64_t deactivations;      /* keda: scale-ins to zero */
 	int32_t active_min, active_max; /* up + starting, over the evaluations
 					   and transitions (autoscaler bounds) */
+	/* fault detection by probe */
+	int64_t detected;           /* hangs the probes noticed */
+	int64_t hung_calls;         /* calls that waited on a hung replica */
+	int64_t hung_wait_ns;       /* the time they lost there (from their
+				       sending to giving up) */
+	int64_t client_timeouts;    /* of those, given up by the client's timeout */
+	int64_t backoff_ns;         /* time clients waited before a retry */
 };
 
 /* ---- used by sim.c ---- */

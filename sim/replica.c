@@ -188,7 +188,7 @@ static int64_t sreq_total(const struct sreq *r)
  * (it is decoding on a replica that speculates). */
 static bool sreq_verifies(const struct replica *rep, const struct sreq *r)
 {
-	return rep->cfg->spec_k > 0 && r->spec_q > 0 && r->generated > 0 &&
+	return rep->cfg->spec_k > 0 && !rep->spec_paused && r->spec_q > 0 && r->generated > 0 &&
 	       r->computed == sreq_total(r) - 1;
 }
 
@@ -218,7 +218,8 @@ static int64_t spec_steps_within(const struct sreq *r, int64_t t)
 /* Tokens a decode run of k steps adds to r: k, or its verify steps'. */
 static int64_t run_tokens(const struct replica *rep, const struct sreq *r, int64_t k)
 {
-	return rep->cfg->spec_k > 0 && r->spec_q > 0 ? spec_tokens_after(r, k) : k;
+	return rep->cfg->spec_k > 0 && !rep->spec_paused && r->spec_q > 0 ? spec_tokens_after(r, k)
+									     : k;
 }
 
 static int64_t sreq_prompt_blocks(const struct sreq *r, int64_t bs)
@@ -976,6 +977,8 @@ int replica_schedule(struct sim *s, struct replica *rep)
 	struct perf_batch pb = {0};
 	int64_t budget = rep->cfg->max_num_batched_tokens;
 	rep->load_ns = 0;
+	rep->spec_paused = rep->cfg->spec_disable_batch > 0 &&
+			   rep->n_running >= rep->cfg->spec_disable_batch;
 	bool preempted = schedule_running(s, rep, &pb, &budget);
 	int admitted = 0;
 	rep->head_blocked = false;

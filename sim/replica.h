@@ -121,6 +121,12 @@ struct sreq {
 	int32_t backend;            /* served by API backend backend - 1; 0 = local */
 	int32_t route;              /* enum res_route */
 	int64_t api_first_ns;       /* API backends: its first token */
+	int32_t rate_limited;       /* 429s met (sim/backend.h) */
+	int32_t limited_backend;    /* the backend that sent them, + 1 */
+	int64_t backoff_ns;         /* time its client waited to try again */
+	int64_t sent_ns;            /* when its client sent this attempt */
+	int32_t hung_on;            /* faults.detection probe: the hung replica
+				       it waits on, + 1; 0 = none */
 	struct kvr_req kr;          /* its block table on a replica in runs
 				       (replica.runs); `blocks` unused there */
 	struct sreq *next_free;
@@ -181,6 +187,9 @@ struct replica {
 	struct perf_batch run_b0;
 	/* the waiting head, when KV blocks held it back at the last schedule */
 	bool head_blocked;
+	bool spec_paused;           /* this step's batch speculates not: it
+				       started with spec_disable_batch or more
+				       running sequences */
 	const struct sreq *head;
 	int64_t head_hit;           /* its prefix hit, in blocks */
 	int64_t head_grow_end;      /* a block filled at a position in

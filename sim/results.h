@@ -75,6 +75,12 @@ struct res_request {
 	int32_t retries;           /* times a replica failure sent it back to the router */
 	bool outage;               /* arrived while a replica was down, or retried */
 	int32_t kind;              /* enum out_kind of its output (base/outkind.h) */
+	/* API backends' per-minute limits (sim/backend.h) */
+	int32_t rate_limited;      /* 429s the call met */
+	int32_t limited_backend;   /* the backend (k >= 1 as `backend`) that sent
+				      them; 0 = none */
+	int64_t backoff_ns;        /* time its client waited to try again, after
+				      429s and after failed replicas */
 };
 
 /* A run of `steps` consecutive decode steps shared by `seqs` sequences: each

@@ -2,6 +2,7 @@
  * sim: event dispatch, request lifecycle and end-of-run invariants (see sim.h). */
 #include "sim/sim.h"
 
+#include "base/hash.h"
 #include "models/perf.h"
 #include "models/perf_model.h"
 #include "sim/kvtier.h"
@@ -12,8 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A call an API backend serves finishes (sim/backend.h). */
-enum { EV_API_DONE = 9 };
+/* A call an API backend serves finishes (sim/backend.h); a client tries an
+ * API backend again after a 429 (arg: the backend, gen: the route). */
+enum { EV_API_DONE = 9, EV_API_RETRY = 13 };
+/* Event kinds are shared out: 1-3 and 12 sim/replica.h, 4-8, 10 and 11
+ * sim/lifecycle.h, 9 and 13-16 here. */
+/* faults.detection probe (sim/lifecycle.h): a call on a hung replica gives
+ * up (arg: the replica); its client tries it again after the back-off; the
+ * probes notice a hang (background; obj: the replica, gen: the hang). */
+enum { EV_HUNG_GIVEUP = 14, EV_CLIENT_RETRY = 15, EV_DETECTED = 16 };
 
 static double model_step_ns(const void *ctx, const struct perf_batch *b)
 {
@@ -282,6 +290,18 @@ int sim_set_elastic(struct sim *s, const struct elastic_config *c, struct diag *
 	s->scratch = malloc(sizeof(*s->scratch) * (size_t)s->cfg.max_num_seqs);
 	if (!s->scratch)
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	if (c->detection == FAULT_DETECT_PROBE) {
+		if (c->probe_period_ns <= 0 || c->probe_failure_threshold < 1 ||
+		    c->probe_timeout_ns < 0 || c->client_timeout_ns <= 0 ||
+		    !(c->retry_initial_ns >= 0) || !(c->retry_max_ns >= 0))
+			return diag_set(d, DIAG_EINPUT, "fault detection settings out of range (expected "
+					"a probe period > 0, a failure threshold >= 1, timeouts and "
+					"back-off >= 0)");
+		s->hang_detect_ns = calloc((size_t)s->n_replicas, sizeof(*s->hang_detect_ns));
+		s->hang_gen = calloc((size_t)s->n_replicas, sizeof(*s->hang_gen));
+		if (!s->hang_detect_ns || !s->hang_gen)
+			return diag_set(d, DIAG_ENOMEM, "out of memory");
+	}
 	s->elastic = true;
 	return lifecycle_start(s, d);
 }
@@ -308,7 +328,8 @@ void sim_release(struct sim *s)
 	}
 	struct event e;
 	while (evq_pop(&s->q, &e))
-		if (e.kind == EV_ARRIVAL || e.kind == EV_API_DONE)
+		if (e.kind == EV_ARRIVAL || e.kind == EV_API_DONE || e.kind == EV_API_RETRY ||
+		    e.kind == EV_HUNG_GIVEUP || e.kind == EV_CLIENT_RETRY)
 			sreq_destroy(e.obj);
 	for (int32_t k = 0; k < s->n_backends; k++)
 		backend_release(&s->backends[k]);
@@ -329,6 +350,8 @@ void sim_release(struct sim *s)
 	free(s->faults);
 	free(s->scratch);
 	lifecycle_release(s);
+	free(s->hang_detect_ns);
+	free(s->hang_gen);
 	for (struct sreq *r = s->free_reqs, *next; r; r = next) {
 		next = r->next_free;
 		sreq_destroy(r);
@@ -536,6 +559,9 @@ static void report(struct sim *s, struct sreq *r, int32_t replica, enum res_stat
 		.backend = st == RES_COMPLETED ? r->backend : 0,
 		.route = st == RES_COMPLETED ? r->route : RES_ROUTE_LOCAL,
 		.kind = r->call.kind,
+		.rate_limited = r->rate_limited,
+		.limited_backend = r->limited_backend,
+		.backoff_ns = r->backoff_ns,
 	};
 	for (int t = 0; t < RES_MAX_TIERS; t++)
 		rec.tier_cached_tokens[t] = r->tier_first[t];
@@ -608,8 +634,44 @@ static int fail_call(struct sim *s, struct sreq *r, const char *why)
 
 /* ---- API backends (sim/backend.h) ---- */
 
-/* Hand r to API backend k for reason `route`: its cache is read and
- * written now, and it finishes at its backend's time. */
+/* The key of r's back-off jitter: the same call draws the same waits
+ * whatever else happens in the run. */
+static uint64_t call_key(const struct sreq *r)
+{
+	return hash_combine(hash_combine(r->call.session, (uint64_t)r->call.seq),
+			    (uint64_t)r->arrival_ns);
+}
+
+/* r met a 429 at backend k: its client tries again after the back-off, or
+ * gives up after max_retries of them. */
+static int backend_limited(struct sim *s, struct sreq *r, int32_t k, int route)
+{
+	struct backend *b = &s->backends[k];
+	b->stats.rate_limited++;
+	r->rate_limited++;
+	r->limited_backend = k + 1;
+	if (r->rate_limited > b->cfg.max_retries) {
+		b->stats.limit_failed++;
+		return fail_call(s, r, "429 from an API backend's per-minute limits, retries used up "
+				       "(backends[].max_retries)");
+	}
+	int64_t wait = client_backoff_ns(b->cfg.backoff_initial_ns, b->cfg.backoff_max_ns,
+					 r->rate_limited - 1, s->hyb.seed, call_key(r));
+	b->stats.backoff_ns += wait;
+	r->backoff_ns += wait;
+	struct event e = {.t_ns = s->now_ns + wait, .prio = PRIO_ARRIVAL, .kind = EV_API_RETRY,
+			  .obj = r, .arg = k, .gen = (uint64_t)route};
+	if (evq_push(&s->q, &e) != 0) {
+		s->live_reqs--;
+		sreq_destroy(r);
+		return DIAG_ENOMEM;
+	}
+	return 0;
+}
+
+/* Hand r to API backend k for reason `route`: within its per-minute limits
+ * its cache is read and written now, and it finishes at its backend's
+ * time; past them it gets a 429 (backend_limited). */
 static int backend_serve(struct sim *s, struct sreq *r, int32_t k, int route)
 {
 	struct backend *b = &s->backends[k];
@@ -617,6 +679,10 @@ static int backend_serve(struct sim *s, struct sreq *r, int32_t k, int route)
 	int64_t n = r->call.prompt_tokens / bs;
 	if (n > r->call.n_hashes)
 		n = r->call.n_hashes;
+	int64_t peek = backend_cache_peek(b, r->call.block_hashes, n, bs, r->call.prompt_tokens,
+					  s->now_ns);
+	if (!backend_admit(b, s->now_ns, r->call.prompt_tokens, peek, r->call.output_tokens))
+		return backend_limited(s, r, k, route);
 	int64_t cached = 0;
 	int rc = backend_cache(b, r->call.block_hashes, n, bs, r->call.prompt_tokens, s->now_ns,
 			       &cached);
@@ -633,7 +699,8 @@ static int backend_serve(struct sim *s, struct sreq *r, int32_t k, int route)
 	r->prefill_computed = r->call.prompt_tokens - cached;
 	r->generated = 0;
 	int64_t first, done;
-	backend_times(&b->cfg, s->now_ns, r->call.output_tokens, &first, &done);
+	backend_times(&b->cfg, s->now_ns, r->call.prompt_tokens, cached, r->call.output_tokens,
+		      &first, &done);
 	r->api_first_ns = first;
 	r->first_token_ns = first;
 	struct event e = {.t_ns = done, .prio = PRIO_STEP_END, .kind = EV_API_DONE, .obj = r};
@@ -862,6 +929,7 @@ int sim_retry(struct sim *s, struct sreq *r)
 static int on_arrival(struct sim *s, struct sreq *r)
 {
 	const char *why = NULL;
+	r->sent_ns = s->now_ns;
 	if (!r->pools_ok)
 		pools_ok(s, &r->call, &why);
 	if (s->series.interval_ns)
@@ -872,7 +940,7 @@ static int on_arrival(struct sim *s, struct sreq *r)
 	if (why)
 		return fail_call(s, r, why);
 	if (s->elastic) {
-		r->outage = s->n_life[REP_DOWN] > 0;
+		r->outage = s->n_life[REP_DOWN] > 0; /* a hung replica is down too */
 		int rc = lifecycle_on_arrival(s);
 		if (rc != 0) {
 			s->live_reqs--;
@@ -881,6 +949,139 @@ static int on_arrival(struct sim *s, struct sreq *r)
 		}
 	}
 	return route(s, r, "router queue full (router.queue_limit)");
+}
+
+/* ---- fault detection by probe (sim/lifecycle.h) ---- */
+
+/* r waits on hung replica i until the probes notice or its client's
+ * timeout passes. */
+static int hang_park(struct sim *s, struct sreq *r, int32_t i)
+{
+	int64_t t = s->hang_detect_ns[i];
+	if (r->sent_ns + s->el.client_timeout_ns < t)
+		t = r->sent_ns + s->el.client_timeout_ns;
+	if (t < s->now_ns)
+		t = s->now_ns;
+	r->hung_on = i + 1;
+	struct event e = {.t_ns = t, .prio = PRIO_ARRIVAL, .kind = EV_HUNG_GIVEUP, .obj = r,
+			  .arg = i};
+	if (evq_push(&s->q, &e) != 0) {
+		router_done(&s->router, i, r);
+		s->live_reqs--;
+		sreq_destroy(r);
+		return DIAG_ENOMEM;
+	}
+	return 0;
+}
+
+int sim_hang_begin(struct sim *s, struct replica *rep, int64_t repair_ns)
+{
+	const struct elastic_config *c = &s->el;
+	int64_t p = c->probe_period_ns;
+	/* the threshold-th failed probe after the fault, each failing after
+	 * its timeout; the repair (a restart) ends the hang first if sooner */
+	int64_t detect = (s->now_ns / p + c->probe_failure_threshold) * p + c->probe_timeout_ns;
+	bool restarted = repair_ns >= 0 && s->now_ns + repair_ns < detect;
+	if (restarted)
+		detect = s->now_ns + repair_ns;
+	if (detect <= s->now_ns)
+		detect = s->now_ns + 1;
+	s->hang_detect_ns[rep->id] = detect;
+	uint64_t gen = ++s->hang_gen[rep->id];
+	int64_t n = 0, need = (int64_t)rep->n_running + rep->wq_len;
+	struct sreq **buf = s->scratch, **own = NULL;
+	if (need > s->cfg.max_num_seqs) {
+		own = malloc((size_t)need * sizeof(*own));
+		if (!own)
+			return DIAG_ENOMEM;
+		buf = own;
+	}
+	replica_fail(s, rep, buf, &n);
+	int rc = 0;
+	for (int64_t j = 0; j < n; j++) {
+		if (rc == 0) {
+			rc = hang_park(s, buf[j], rep->id);
+			continue;
+		}
+		/* out of memory: the calls not parked belong to no one */
+		router_done(&s->router, rep->id, buf[j]);
+		s->live_reqs--;
+		sreq_destroy(buf[j]);
+	}
+	free(own);
+	if (rc != 0)
+		return rc;
+	struct event e = {.t_ns = detect, .prio = PRIO_LIFE, .kind = EV_DETECTED, .obj = rep,
+			  .arg = restarted, .gen = gen};
+	if (evq_push(&s->q, &e) != 0)
+		return DIAG_ENOMEM;
+	s->n_background++;
+	return 0;
+}
+
+void sim_hang_route(struct sim *s, struct replica *rep, bool was_up)
+{
+	if (was_up && rep->life == REP_DOWN)
+		router_set_up(&s->router, rep->id, true);
+}
+
+/* The probes noticed the hang of rep (or its repair restarted it first:
+ * `restarted`): the router stops sending it calls (those parked on it
+ * give up now, by their own events). */
+static int hang_detected(struct sim *s, struct replica *rep, uint64_t gen, bool restarted)
+{
+	if (gen != s->hang_gen[rep->id] || s->hang_detect_ns[rep->id] == 0)
+		return 0;
+	s->hang_detect_ns[rep->id] = 0;
+	s->el_stats.detected += !restarted;
+	if (rep->life == REP_DOWN)
+		router_set_up(&s->router, rep->id, false);
+	if (s->router.q_len)
+		sim_router_drain(s);
+	return s->err;
+}
+
+/* r gave up on hung replica i: the router learns it is no longer there,
+ * and its client tries again after the back-off, within max_retries. */
+static int hang_giveup(struct sim *s, struct sreq *r, int32_t i)
+{
+	router_done(&s->router, i, r);
+	r->hung_on = 0;
+	s->el_stats.hung_calls++;
+	s->el_stats.hung_wait_ns += s->now_ns - r->sent_ns;
+	s->el_stats.client_timeouts += s->now_ns - r->sent_ns >= s->el.client_timeout_ns;
+	r->outage = true;
+	if (r->retries == 0)
+		s->el_stats.retried_calls++;
+	if (r->retries >= s->el.max_retries && !(s->n_backends && s->hyb.fallback_to >= 0)) {
+		s->el_stats.fault_failed++;
+		return fail_call(s, r, "replica hung and the call used its retries (faults.max_retries)");
+	}
+	int64_t wait = client_backoff_ns(s->el.retry_initial_ns, s->el.retry_max_ns, r->retries,
+					 s->el.seed, call_key(r));
+	r->retries++;
+	s->el_stats.retries++;
+	s->el_stats.backoff_ns += wait;
+	r->backoff_ns += wait;
+	struct event e = {.t_ns = s->now_ns + wait, .prio = PRIO_ARRIVAL, .kind = EV_CLIENT_RETRY,
+			  .obj = r};
+	if (evq_push(&s->q, &e) != 0) {
+		s->live_reqs--;
+		sreq_destroy(r);
+		return DIAG_ENOMEM;
+	}
+	return 0;
+}
+
+/* The client sends r again. */
+static int client_retry(struct sim *s, struct sreq *r)
+{
+	r->sent_ns = s->now_ns;
+	int64_t refused0 = s->router.stats.refused;
+	int rc = route(s, r, "replica hung and the router queue was full on retry (router.queue_limit)");
+	if (s->router.stats.refused != refused0)
+		s->el_stats.fault_failed++;
+	return rc;
 }
 
 /* Hand r to replica i (chosen by the router). */
@@ -896,6 +1097,8 @@ static int dispatch(struct sim *s, struct sreq *r, int32_t i)
 	r->dispatched_ns = s->now_ns;
 	router_sent(rt, i, r);
 	struct replica *rep = &s->replicas[i];
+	if (s->hang_detect_ns && s->hang_detect_ns[i] > 0 && rep->life == REP_DOWN)
+		return hang_park(s, r, i); /* the router does not know yet */
 	r->seq_blocks = sim_state_blocks(rep->cfg);
 	if (s->series.interval_ns)
 		s->series.rep[i].arrivals++;
@@ -976,6 +1179,19 @@ int sim_step(struct sim *s, struct diag *d)
 		break;
 	case EV_LOADED:
 		rc = replica_loaded(s, e.obj, e.gen);
+		break;
+	case EV_API_RETRY:
+		rc = backend_serve(s, e.obj, (int32_t)e.arg, (int)e.gen);
+		break;
+	case EV_HUNG_GIVEUP:
+		rc = hang_giveup(s, e.obj, (int32_t)e.arg);
+		break;
+	case EV_CLIENT_RETRY:
+		rc = client_retry(s, e.obj);
+		break;
+	case EV_DETECTED:
+		s->n_background--;
+		rc = hang_detected(s, e.obj, e.gen, e.arg != 0);
 		break;
 	case EV_FAULT:
 	case EV_RATE_FAULT:

@@ -88,6 +88,11 @@ struct engine_config {
 	bool load_on_demand;
 	int64_t keep_alive_ns;
 	int64_t model_load_ns;
+	int32_t spec_disable_batch;     /* > 0: a step that starts with this many
+					   running sequences or more decodes them
+					   plainly (vLLM V0's
+					   speculative_disable_by_batch_size); 0 =
+					   never */
 };
 
 /* Step-time source.  Production wires models/perf.h; tests inject their own.
@@ -229,6 +234,10 @@ struct sim {
 	struct backend *backends;
 	int32_t n_backends;
 	int64_t *hyb_scratch;        /* spill prediction: max_num_seqs entries */
+	/* faults.detection probe (sim/lifecycle.h): per replica, when the
+	 * probes notice its hang (0 = not hung) and the hang's number */
+	int64_t *hang_detect_ns;
+	uint64_t *hang_gen;
 };
 
 /* kv_blocks: blocks per replica (cfg.kv_cache_tokens / block_size).  One
@@ -283,6 +292,13 @@ int sim_set_elastic(struct sim *s, const struct elastic_config *c, struct diag *
  * calls were already submitted.  A config without backends changes
  * nothing. */
 int sim_set_hybrid(struct sim *s, const struct hybrid_config *c, struct diag *d);
+
+/* Fault detection by probe (sim/lifecycle.h), for lifecycle.c: take the
+ * calls rep holds out of it, each to give up at the detection or its
+ * client's timeout, the router not told (0 or DIAG_ENOMEM); then, once rep
+ * is down, keep routing to it (was_up) until the probes notice. */
+int sim_hang_begin(struct sim *s, struct replica *rep, int64_t repair_ns);
+void sim_hang_route(struct sim *s, struct replica *rep, bool was_up);
 
 /* What the lifecycle did so far (outage time counted up to now). */
 struct elastic_stats sim_elastic_stats(const struct sim *s);

@@ -265,18 +265,32 @@ static void test_fault_in_the_report(void **state)
 	assert_true(dur > 80.0);
 	assert_true(fabs(num(c, "gpu_hours_provisioned") - (4.0 * dur - 60.0) / 3600.0) < 1e-9);
 	assert_int_equal(num(e, "replicas_up_min"), 3);
+	/* the default detection: a probe every 10 s, 3 failures, 1 s timeout,
+	 * notices the hang at 51 s; the calls on it waited until then */
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(f, "detection")->valuestring, "probe");
+	assert_int_equal(num(f, "detected"), 1);
+	assert_true(num(f, "hung_calls") > 0);
+	assert_true(num(f, "hung_wait_s") > 0 && num(f, "backoff_s") > 0);
+	assert_int_equal(num(f, "client_timeouts"), 0);
 	cJSON_Delete(j);
 
-	/* no retries: the calls on the failed replica fail with the reason */
-	j = run_json("--set replicas=4 --set faults.max_retries=0 "
-		     "--set 'faults.list=[{\"replica\":1,\"at_s\":20,\"repair_s\":60}]'");
-	f = obj(obj(obj(j, "cluster"), "elastic"), "faults");
-	assert_true(num(f, "failed_calls") > 0);
-	assert_int_equal(num(j, "failed"), num(f, "failed_calls"));
-	const cJSON *why = obj(j, "failed_reasons");
-	assert_int_equal(num(why, "replica failed and the call used its retries (faults.max_retries)"),
-			 num(f, "failed_calls"));
-	cJSON_Delete(j);
+	/* no retries: the calls on the failed replica fail with the reason,
+	 * once the probes notice it, or at once when it is seen at once */
+	const char *det[2] = {"", "--set faults.detection=instant "};
+	const char *reason[2] = {"replica hung and the call used its retries (faults.max_retries)",
+				 "replica failed and the call used its retries (faults.max_retries)"};
+	for (int k = 0; k < 2; k++) {
+		char args[512];
+		snprintf(args, sizeof(args), "--set replicas=4 --set faults.max_retries=0 %s"
+			 "--set 'faults.list=[{\"replica\":1,\"at_s\":20,\"repair_s\":60}]'", det[k]);
+		j = run_json(args);
+		f = obj(obj(obj(j, "cluster"), "elastic"), "faults");
+		assert_true(num(f, "failed_calls") > 0);
+		assert_int_equal(num(j, "failed"), num(f, "failed_calls"));
+		const cJSON *why = obj(j, "failed_reasons");
+		assert_int_equal(num(why, reason[k]), num(f, "failed_calls"));
+		cJSON_Delete(j);
+	}
 }
 
 /* One replica that scales to zero: the first calls wait for a whole cold

@@ -51,9 +51,11 @@ struct feature {
 		 "{\"name\":\"b\",\"hardware\":\"l40s\"}]'"
 #define POOLS_JSON "\"pools\":[{\"name\":\"a\",\"hardware\":\"h100-sxm\"}," \
 		   "{\"name\":\"b\",\"hardware\":\"l40s\"}]"
-#define BACKENDS_ON "--set 'backends=[{\"name\":\"sonnet\",\"price\":\"claude-sonnet-4-5\"}]' " \
+#define BACKENDS_ON "--set 'backends=[{\"name\":\"sonnet\",\"price\":\"claude-sonnet-4-5\"," \
+		    "\"ttft_model\":\"fixed\"}]' " \
 		    "--set router.size_to=sonnet --set router.size_prompt_tokens=100000"
-#define BACKENDS_JSON "\"backends\":[{\"name\":\"sonnet\",\"price\":\"claude-sonnet-4-5\"}]," \
+#define BACKENDS_JSON "\"backends\":[{\"name\":\"sonnet\",\"price\":\"claude-sonnet-4-5\"," \
+		      "\"ttft_model\":\"fixed\"}]," \
 		      "\"router.size_to\":\"sonnet\",\"router.size_prompt_tokens\":100000"
 #define AUTOSCALE "--set replicas=2 --set autoscale.enabled=true --set autoscale.min_replicas=0"
 #define AUTOSCALE_JSON "\"replicas\":2,\"autoscale.enabled\":true,\"autoscale.min_replicas\":0"

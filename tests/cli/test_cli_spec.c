@@ -93,12 +93,55 @@ static void test_code_faster_than_prose(void **state)
 	unlink(path);
 }
 
+/* The logged-rate input gives the same speed-up as the equivalent
+ * per-token rate: vLLM's draft acceptance rate 0.511 at k 3 is per-token
+ * 0.7, as is the mean acceptance length 2.533; 0.511 read as per-token
+ * gives much less.  The report says which was given, table and JSON. */
+static void test_logged_rate_same_speedup(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/agentcap-spec-XXXXXX";
+	close(mkstemp(path));
+	const char *base = " --set speculative.method=draft --set speculative.draft_model=llama-3.1-8b";
+	const char *how[4] = {" --set speculative.acceptance_rate=0.7",
+			      " --set speculative.draft_acceptance_rate=0.511",
+			      " --set speculative.mean_acceptance_length=2.533",
+			      " --set speculative.acceptance_rate=0.511"};
+	const char *given[4] = {"per_token", "draft_acceptance_rate", "mean_acceptance_length",
+				"per_token"};
+	double up[4];
+	for (int k = 0; k < 4; k++) {
+		char sets[512];
+		snprintf(sets, sizeof(sets), "%s%s", base, how[k]);
+		cJSON *j = replay_json(sets, path);
+		const cJSON *spec = cJSON_GetObjectItem(j, "speculative");
+		assert_non_null(spec);
+		assert_string_equal(cJSON_GetObjectItem(spec, "acceptance_given")->valuestring, given[k]);
+		up[k] = num(spec, "decode_speedup");
+		cJSON_Delete(j);
+	}
+	print_message("speed-up: per-token 0.7 %.4f, logged 0.511 %.4f, length 2.533 %.4f, "
+		      "0.511 misread %.4f\n", up[0], up[1], up[2], up[3]);
+	assert_true(fabs(up[1] - up[0]) < 0.005 * up[0]);
+	assert_true(fabs(up[2] - up[0]) < 0.005 * up[0]);
+	assert_true(up[3] < 0.85 * up[0]);
+	unlink(path);
+	char args[1024];
+	snprintf(args, sizeof(args), "replay " PAIR " " SHAPE "%s%s", base, how[1]);
+	struct cli_out r = cli_run(args);
+	assert_true(r.status == 0 || r.status == 1);
+	assert_non_null(strstr(r.out, "Acceptance given as:"));
+	assert_non_null(strstr(r.out, "vLLM draft acceptance rate 0.511 at k 3"));
+	assert_non_null(strstr(r.out, "-> per-token 0.7000"));
+	cli_out_free(&r);
+}
+
 static void test_bad_key(void **state)
 {
 	(void)state;
 	struct cli_out r = cli_run("replay " PAIR " --set speculative.method=medusa");
 	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "speculative.method 'medusa' (expected off, draft or mtp)"));
+	assert_non_null(strstr(r.err, "speculative.method 'medusa' (expected off, draft, mtp, eagle3, ngram or suffix)"));
 	cli_out_free(&r);
 	r = cli_run("replay " PAIR " --set speculative.method=draft "
 		    "--set speculative.draft_model=qwen2.5-7b");
@@ -111,6 +154,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_code_faster_than_prose),
+		cmocka_unit_test(test_logged_rate_same_speedup),
 		cmocka_unit_test(test_bad_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

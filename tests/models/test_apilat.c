@@ -11,6 +11,7 @@
 #include "models/apilat.h"
 #include "models/prices.h"
 
+#include <math.h>
 #include <string.h>
 
 static void test_builtin(void **state)
@@ -36,6 +37,17 @@ static void test_builtin(void **state)
 	assert_non_null(s);
 	assert_true(s->ttft_s == 1.80 && s->output_tok_s == 63);
 	assert_int_equal(s->cache_min_tokens, 1024);
+	/* the prompt-dependent fit reproduces Artificial Analysis's 1.80 s on
+	 * its 10,000-input-token workload, and the limits are a stated tier */
+	assert_true(s->prefill_tok_s > 0 && s->cached_tok_s > s->prefill_tok_s);
+	assert_true(fabs(s->ttft_base_s + 10000 / s->prefill_tok_s - 1.80) < 0.01);
+	assert_non_null(s->fit_source);
+	assert_string_equal(s->limits_tier, "Tier 4");
+	assert_true(s->input_tpm == 2000000 && !s->limits_count_cached);
+	const struct apilat_row *g = apilat_find(t, "gpt-5");
+	assert_non_null(g);
+	assert_true(fabs(g->ttft_base_s + 10000 / g->prefill_tok_s - g->ttft_s) < 0.01);
+	assert_true(g->tpm > 0 && g->limits_count_cached);
 	assert_null(apilat_find(t, "no-such-model"));
 	apilat_free(t);
 	prices_free(p);
@@ -65,6 +77,12 @@ static void test_errors(void **state)
 	       "x.json: backends[0] 'a': ttft_s: expected seconds in (0, 3600]");
 	expect(ROW("\"ttft_s\": 1, \"output_tok_s\": 50, \"cache_min_tokens\": 1.5, \"cache_ttl_s\": 0"),
 	       "backends[0] 'a': cache_min_tokens: expected an integer >= 0");
+	expect(ROW("\"ttft_s\": 1, \"output_tok_s\": 50, \"cache_min_tokens\": 0, \"cache_ttl_s\": 0, "
+		   "\"prefill_tok_s\": 1000"),
+	       "backends[0] 'a': ttft_base_s: expected seconds in (0, 3600] beside prefill_tok_s");
+	expect(ROW("\"ttft_s\": 1, \"output_tok_s\": 50, \"cache_min_tokens\": 0, \"cache_ttl_s\": 0, "
+		   "\"limits_tier\": \"t\", \"rpm\": -1"),
+	       "backends[0] 'a': rpm: expected a per-minute limit >= 0 (0: none)");
 	expect("{\"backends\": [{\"id\": \"a\"}]}", "x.json: backends[0]: speed_source: expected a non-empty string");
 	struct diag d;
 	diag_init(&d);

@@ -331,7 +331,7 @@ static void test_speculative_keys(void **state)
 	const char *bad_method[] = {"speculative.method=medusa"};
 	assert_int_equal(scenario_load(sc, NULL, bad_method, 1, &d), DIAG_EINPUT);
 	assert_string_equal(d.msg, "(built-in default): speculative.method 'medusa' (expected off, "
-				   "draft or mtp)");
+				   "draft, mtp, eagle3, ngram or suffix)");
 	const char *no_draft[] = {"speculative.method=draft"};
 	diag_init(&d);
 	assert_int_equal(scenario_load(sc, NULL, no_draft, 1, &d), DIAG_EINPUT);
@@ -340,6 +340,111 @@ static void test_speculative_keys(void **state)
 	diag_init(&d);
 	assert_int_equal(scenario_load(sc, NULL, bad_k, 1, &d), DIAG_EINPUT);
 	assert_non_null(strstr(d.msg, "speculative.k"));
+	free(sc);
+}
+
+/* The acceptance as vLLM logs it, each its own key: the logged draft
+ * acceptance rate 0.511 at k 3 is per-token 0.7 (0.7 (1 - 0.343) / (0.3 x
+ * 3) = 0.5110), as are the mean acceptance length 2.533 and the position
+ * rates 0.7, 0.49, 0.343; the report is told which was given.  Two ways at
+ * once, a length past k + 1, rates of the wrong count or rising are errors
+ * naming the key.  A model-free drafter without a key takes its published
+ * figure. */
+static void test_speculative_acceptance_inputs(void **state)
+{
+	(void)state;
+	struct scenario *sc = malloc(sizeof(*sc));
+	assert_non_null(sc);
+	struct diag d;
+	diag_init(&d);
+	const char *rate[] = {"speculative.method=mtp", "speculative.draft_acceptance_rate=0.511"};
+	assert_int_equal(scenario_load(sc, NULL, rate, 2, &d), 0);
+	assert_string_equal(sc->spec.given, "draft_acceptance_rate");
+	assert_true(fabs(sc->spec.alpha[OUT_KIND_UNKNOWN] - 0.7) < 5e-4);
+	assert_non_null(strstr(sc->spec.given_text, "vLLM draft acceptance rate 0.511 at k 3"));
+	const char *len[] = {"speculative.method=mtp", "speculative.mean_acceptance_length=2.533"};
+	assert_int_equal(scenario_load(sc, NULL, len, 2, &d), 0);
+	assert_string_equal(sc->spec.given, "mean_acceptance_length");
+	assert_true(fabs(sc->spec.alpha[OUT_KIND_CODE] - 0.7) < 1e-4);
+	const char *pos[] = {"speculative.method=mtp",
+			     "speculative.position_acceptance_rates=[0.7,0.49,0.343]"};
+	assert_int_equal(scenario_load(sc, NULL, pos, 2, &d), 0);
+	assert_string_equal(sc->spec.given, "position_acceptance_rates");
+	assert_true(fabs(sc->spec.alpha[OUT_KIND_PROSE] - 0.7) < 1e-9);
+	const char *tok[] = {"speculative.method=mtp", "speculative.acceptance_rate=0.6",
+			     "speculative.acceptance_prose=0.4"};
+	assert_int_equal(scenario_load(sc, NULL, tok, 3, &d), 0);
+	assert_string_equal(sc->spec.given, "per_token");
+	assert_true(sc->spec.alpha[OUT_KIND_UNKNOWN] == 0.6 && sc->spec.alpha[OUT_KIND_PROSE] == 0.4);
+	const char *none[] = {"speculative.method=mtp"};
+	assert_int_equal(scenario_load(sc, NULL, none, 1, &d), 0);
+	assert_string_equal(sc->spec.given, "default");
+	assert_true(sc->spec.alpha[OUT_KIND_UNKNOWN] == SCENARIO_DEFAULT_SPEC_ACCEPTANCE);
+	/* n-gram on agent traffic: 2.31 tokens per step at k 5 */
+	const char *ngram[] = {"speculative.method=ngram"};
+	assert_int_equal(scenario_load(sc, NULL, ngram, 1, &d), 0);
+	assert_string_equal(sc->spec.given, "method_default");
+	assert_true(fabs(spec_expected_tokens(sc->spec.alpha[OUT_KIND_CODE], 5) - 2.31) < 1e-9);
+	assert_true(sc->spec.alpha[OUT_KIND_PROSE] < sc->spec.alpha[OUT_KIND_CODE]);
+	const char *eagle[] = {"speculative.method=eagle3"};
+	assert_int_equal(scenario_load(sc, NULL, eagle, 1, &d), 0);
+	assert_true(fabs(spec_expected_tokens(sc->spec.alpha[OUT_KIND_CODE], 7) - 3.62) < 1e-9);
+
+	const char *both[] = {"speculative.method=mtp", "speculative.acceptance_rate=0.6",
+			      "speculative.mean_acceptance_length=2"};
+	diag_init(&d);
+	assert_int_equal(scenario_load(sc, NULL, both, 3, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "(built-in default): speculative.acceptance_rate and "
+				   "speculative.mean_acceptance_length are both given (expected one "
+				   "way of giving the acceptance)");
+	const char *longer[] = {"speculative.method=mtp", "speculative.mean_acceptance_length=4.5"};
+	diag_init(&d);
+	assert_int_equal(scenario_load(sc, NULL, longer, 2, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "speculative.mean_acceptance_length 4.5 (expected 1 to k + 1 = 4"));
+	const char *count[] = {"speculative.method=mtp",
+			       "speculative.position_acceptance_rates=[0.7,0.5]"};
+	diag_init(&d);
+	assert_int_equal(scenario_load(sc, NULL, count, 2, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "has 2 rates (expected one per draft position"));
+	const char *rising[] = {"speculative.method=mtp",
+				"speculative.position_acceptance_rates=[0.5,0.6,0.1]"};
+	diag_init(&d);
+	assert_int_equal(scenario_load(sc, NULL, rising, 2, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "position_acceptance_rates[1] 0.6 is above the rate before it"));
+	const char *pct[] = {"speculative.method=mtp", "speculative.draft_acceptance_rate=51.1"};
+	diag_init(&d);
+	assert_int_equal(scenario_load(sc, NULL, pct, 2, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "--set speculative.draft_acceptance_rate=51.1: "
+				   "speculative.draft_acceptance_rate: expected a number in [0, 1]");
+	free(sc);
+}
+
+/* faults.detection: a probe by default, with Kubernetes' probe figures
+ * and the SDKs' timeout and back-off; instant keeps the failure seen at
+ * once; another name is an error naming the key. */
+static void test_fault_detection_keys(void **state)
+{
+	(void)state;
+	struct scenario *sc = malloc(sizeof(*sc));
+	assert_non_null(sc);
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(scenario_load(sc, NULL, NULL, 0, &d), 0);
+	assert_string_equal(sc->faults_detection, "probe");
+	assert_true(sc->faults_probe_period_s == 10 && sc->faults_probe_failure_threshold == 3 &&
+		    sc->faults_probe_timeout_s == 1 && sc->faults_client_timeout_s == 600);
+	assert_true(sc->faults_retry_initial_s == 0.5 && sc->faults_retry_max_s == 8);
+	const char *inst[] = {"faults.detection=instant", "faults.probe_period_s=5"};
+	assert_int_equal(scenario_load(sc, NULL, inst, 2, &d), 0);
+	assert_string_equal(sc->faults_detection, "instant");
+	const char *bad[] = {"faults.detection=heartbeat"};
+	assert_int_equal(scenario_load(sc, NULL, bad, 1, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "(built-in default): faults.detection 'heartbeat' (expected probe "
+				   "or instant)");
+	const char *zero[] = {"faults.probe_failure_threshold=0"};
+	diag_init(&d);
+	assert_int_equal(scenario_load(sc, NULL, zero, 1, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "faults.probe_failure_threshold: expected an integer in [1, 1000]"));
 	free(sc);
 }
 
@@ -477,6 +582,8 @@ int main(void)
 		cmocka_unit_test(test_flash_attention_key),
 		cmocka_unit_test(test_engine_build_key),
 		cmocka_unit_test(test_speculative_keys),
+		cmocka_unit_test(test_speculative_acceptance_inputs),
+		cmocka_unit_test(test_fault_detection_keys),
 		cmocka_unit_test(test_autoscale_keys),
 		cmocka_unit_test(test_startup_keys),
 	};

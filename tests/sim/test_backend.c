@@ -6,7 +6,11 @@
  * calls that would wait at the router (router.max_outstanding) to the API;
  * while the only replica is down, every call (those it held included) falls
  * back and none is lost, even with no retries allowed; a size rule sends
- * long prompts to the API; without backends nothing changes.
+ * long prompts to the API; without backends nothing changes.  The TTFT of
+ * the prompt model is base + uncached / prefill rate + cached / cached rate
+ * to the nanosecond; a call past the per-minute input-token limit gets 429s
+ * and its client's back-off (the SDKs' formula, jitter from the seed) until
+ * the bucket has refilled, or gives up after max_retries.
  *
  * Service times come from a linear step model: a + b x new tokens. */
 #include <setjmp.h>
@@ -155,6 +159,128 @@ static void submit(struct sim *s, int64_t seq, int64_t t_ns, int64_t prompt, int
 	diag_init(&d);
 	assert_int_equal(sim_submit(s, &c, t_ns, &d), 0);
 	free(h);
+}
+
+static void run_all(struct sim *s);
+static void mk(struct sim *s, struct seen *a, const struct hybrid_config *h);
+
+/* ttft = 0.5 s + uncached / 10,000 + cached / 100,000 tokens per second:
+ * 4,000 uncached tokens take 0.9 s; the same prompt with its first 2,048
+ * tokens cached 0.5 + 0.1952 + 0.02048 s; 8,000 uncached 1.3 s: a spilled
+ * or sized call's TTFT grows with its uncached prompt. */
+static void test_prompt_ttft(void **state)
+{
+	(void)state;
+	struct hybrid_config h = hyb_one();
+	h.size_to = 0;
+	h.size_prompt_tokens = 100;
+	h.b[0].ttft_base_ns = 0.5e9;
+	h.b[0].ns_per_uncached = 1e9 / 10000.0;
+	h.b[0].ns_per_cached = 1e9 / 100000.0;
+	struct sim s;
+	struct seen *a = calloc(1, sizeof(*a));
+	assert_non_null(a);
+	mk(&s, a, &h);
+	submit(&s, 0, 0, 4000, 200, 128);
+	submit(&s, 1, 10 * S, 4000, 200, 128);
+	submit(&s, 2, 20 * S, 8000, 200, 0);
+	run_all(&s);
+	assert_int_equal(a->completed, 3);
+	assert_int_equal(a->first_ns[0], 900 * MS);
+	assert_int_equal(a->cached[1], 2048);
+	assert_int_equal(a->first_ns[1] - 10 * S, 500 * MS + 195200000 + 20480000);
+	assert_int_equal(a->first_ns[2] - 20 * S, 1300 * MS);
+	assert_int_equal(a->done_ns[2] - a->first_ns[2], 199 * (S / 50));
+	sim_release(&s);
+	free(a);
+}
+
+/* The jitter key of a call (sim.c): session, seq and arrival. */
+static uint64_t key_of(uint64_t session, int64_t seq, int64_t arrival_ns)
+{
+	return hash_combine(hash_combine(session, (uint64_t)seq), (uint64_t)arrival_ns);
+}
+
+/* The SDKs' back-off, by hand: min(0.5 s x 2^n, 8 s) x (1 - 0.25 u), u
+ * from the seed and the call; within [0.75, 1] of the base, the same for
+ * the same inputs, another for another seed. */
+static void test_backoff_times(void **state)
+{
+	(void)state;
+	uint64_t key = key_of(0, 1, 1 * S);
+	bool differs = false;
+	for (int32_t n = 0; n < 8; n++) {
+		double base = fmin(0.5e9 * pow(2.0, n), 8e9);
+		uint64_t x = hash_combine(hash_combine(UINT64_C(42) ^ UINT64_C(0x6261636b6f6666), key),
+					  (uint64_t)n);
+		double u = (double)(x >> 11) * 0x1.0p-53;
+		int64_t w = client_backoff_ns(0.5e9, 8e9, n, 42, key);
+		assert_int_equal(w, llround(base * (1 - 0.25 * u)));
+		assert_true((double)w >= 0.75 * base - 1 && (double)w <= base);
+		assert_int_equal(client_backoff_ns(0.5e9, 8e9, n, 42, key), w);
+		differs |= client_backoff_ns(0.5e9, 8e9, n, 43, key) != w;
+	}
+	assert_true(differs);
+	print_message("first waits under seed 42: %.3f %.3f %.3f %.3f s\n",
+		      (double)client_backoff_ns(0.5e9, 8e9, 0, 42, key) / 1e9,
+		      (double)client_backoff_ns(0.5e9, 8e9, 1, 42, key) / 1e9,
+		      (double)client_backoff_ns(0.5e9, 8e9, 2, 42, key) / 1e9,
+		      (double)client_backoff_ns(0.5e9, 8e9, 3, 42, key) / 1e9);
+}
+
+/* 6,000 input tokens a minute (a bucket of 6,000 refilling at 100 a
+ * second): a 4,000-token call at 0 s gets in and leaves 2,000; another at
+ * 1 s finds 2,100 and gets a 429; it gets in at its first retry at or
+ * after 20 s, when the bucket holds 4,000 again.  Its first token is that
+ * retry plus the API's 1 s.  A call larger than the bucket never gets in:
+ * it fails after max_retries + 1 429s. */
+static void test_rate_limit_429(void **state)
+{
+	(void)state;
+	struct hybrid_config h = hyb_one();
+	h.size_to = 0;
+	h.size_prompt_tokens = 100;
+	h.seed = 42;
+	h.b[0].cache_ttl_ns = 0;
+	backend_config_limits_default(&h.b[0]);
+	h.b[0].input_tpm = 6000;
+	struct sim s;
+	struct seen *a = calloc(1, sizeof(*a));
+	assert_non_null(a);
+	mk(&s, a, &h);
+	submit(&s, 0, 0, 4000, 200, 0);
+	submit(&s, 1, 1 * S, 4000, 200, 0);
+	run_all(&s);
+	assert_int_equal(a->completed, 2);
+	assert_int_equal(a->first_ns[0], 1 * S);
+	/* the retries, by hand */
+	uint64_t key = key_of(0, 1, 1 * S);
+	int64_t t = 1 * S, waited = 0;
+	int32_t n = 0;
+	while (2100.0 + 100.0 * (double)(t - 1 * S) / 1e9 < 4000.0) {
+		int64_t w = client_backoff_ns(0.5e9, 8e9, n++, 42, key);
+		t += w;
+		waited += w;
+	}
+	print_message("admitted at %.3f s after %d 429s\n", (double)t / 1e9, (int)n);
+	assert_true(t >= 20 * S && n >= 5);
+	assert_int_equal(a->first_ns[1], t + 1 * S);
+	assert_int_equal(s.backends[0].stats.rate_limited, n);
+	assert_int_equal(s.backends[0].stats.backoff_ns, waited);
+	assert_int_equal(s.backends[0].stats.limit_failed, 0);
+	sim_release(&s);
+
+	h.b[0].input_tpm = 3000;
+	h.b[0].max_retries = 2;
+	mk(&s, a, &h);
+	submit(&s, 0, 0, 4000, 200, 0);
+	run_all(&s);
+	assert_int_equal(a->completed, 0);
+	assert_int_equal(a->rejected, 1);
+	assert_int_equal(s.backends[0].stats.rate_limited, 3);
+	assert_int_equal(s.backends[0].stats.limit_failed, 1);
+	sim_release(&s);
+	free(a);
 }
 
 static void run_all(struct sim *s)
@@ -409,6 +535,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_api_timing_and_cache),
+		cmocka_unit_test(test_prompt_ttft),
+		cmocka_unit_test(test_backoff_times),
+		cmocka_unit_test(test_rate_limit_429),
 		cmocka_unit_test(test_spill_keeps_p95),
 		cmocka_unit_test(test_spill_instead_of_router_wait),
 		cmocka_unit_test(test_fallback_loses_nothing),

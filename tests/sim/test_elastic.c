@@ -17,6 +17,7 @@
 
 #include "base/hash.h"
 #include "reports/cluster.h"
+#include "sim/backend.h"
 #include "sim/lifecycle.h"
 #include "sim/replica.h"
 #include "sim/sim.h"
@@ -429,6 +430,177 @@ static void run_rate(uint64_t seed, uint64_t *digest, struct elastic_stats *es)
 	sim_release(&s);
 	seen_free(&a);
 	wl_free(&w);
+}
+
+/* ---- fault detection by probe ---- */
+
+struct one {
+	int64_t dispatched_ns, backoff_ns;
+	int32_t replica, retries, n;
+	bool completed;
+};
+
+static void one_req(void *ctx, const struct res_request *r)
+{
+	struct one *o = ctx;
+	o->n++;
+	o->dispatched_ns = r->dispatched_ns;
+	o->backoff_ns = r->backoff_ns;
+	o->replica = r->replica;
+	o->retries = r->retries;
+	o->completed = r->status == RES_COMPLETED;
+}
+
+/* One call of 2,000 prompt and 4,000 output tokens (about 80 s at 20 ms a
+ * step) sent at 0 to replica 0 of two; replica 0 fails at 50 s for 200 s.
+ * detection: instant, or a probe every 10 s that fails 3 times in a row,
+ * each after probe_timeout_ns; the client gives up after client_timeout_ns
+ * and backs off from 0.5 s to 8 s; the run's seed is 7. */
+static void run_hang(int32_t detection, int64_t probe_timeout_ns, int64_t client_timeout_ns,
+		     int64_t repair_ns, struct one *o, struct elastic_stats *es)
+{
+	struct engine_config cfg = cfg_engine();
+	struct sim s;
+	struct diag d;
+	diag_init(&d);
+	memset(o, 0, sizeof(*o));
+	struct res_sink sink = {.ctx = o, .request = one_req};
+	assert_int_equal(sim_init(&s, &cfg, 2, lin_perf_of(&SLOW), sink, NULL, NULL, &d), 0);
+	struct elastic_config ec;
+	elastic_config_default(&ec);
+	struct fault_spec f = {.replica = 0, .at_ns = 50 * S, .repair_ns = repair_ns};
+	ec.faults = &f;
+	ec.n_faults = 1;
+	ec.startup_ns = 10 * S;
+	ec.seed = 7;
+	ec.detection = detection;
+	ec.probe_period_ns = 10 * S;
+	ec.probe_failure_threshold = 3;
+	ec.probe_timeout_ns = probe_timeout_ns;
+	ec.client_timeout_ns = client_timeout_ns;
+	ec.retry_initial_ns = 0.5e9;
+	ec.retry_max_ns = 8e9;
+	assert_int_equal(sim_set_elastic(&s, &ec, &d), 0);
+	uint64_t h[HBLOCKS];
+	for (int64_t j = 0; j < HBLOCKS; j++)
+		h[j] = hash_combine(99, (uint64_t)j);
+	struct sim_call c = {.seq = 0, .prompt_tokens = 2000, .output_tokens = 4000,
+			     .block_hashes = h, .n_hashes = HBLOCKS};
+	assert_int_equal(sim_submit(&s, &c, 0, &d), 0);
+	int rc;
+	while ((rc = sim_step(&s, &d)) == 1)
+		;
+	if (rc != 0 || sim_check_end(&s, &d) != 0)
+		fail_msg("%s", d.msg);
+	*es = sim_elastic_stats(&s);
+	sim_release(&s);
+	assert_int_equal(o->n, 1);
+	assert_true(o->completed);
+	assert_int_equal(o->replica, 1);
+	assert_int_equal(o->retries, 1);
+}
+
+/* Detected instantly, the call is retried at the fault, 50 s.  With a
+ * probe every 10 s failing 3 times (and no probe timeout) the failed
+ * probes are at 60, 70 and 80 s: the call waits on the hung replica for the
+ * probe period x the threshold, 30 s, then its client backs off (seeded:
+ * the SDKs' 0.5 s x (1 - 0.25 u)) and sends it again, to replica 1.  A
+ * 1 s probe timeout notices it 1 s later; a client timeout of 60 s gives
+ * up before the probes do; a repair before them ends the hang unnoticed. */
+static void test_probe_detection_delays_retries(void **state)
+{
+	(void)state;
+	struct one o;
+	struct elastic_stats es;
+	run_hang(FAULT_DETECT_INSTANT, 0, 0, 200 * S, &o, &es);
+	assert_int_equal(o.dispatched_ns, 50 * S);
+	assert_int_equal(o.backoff_ns, 0);
+	assert_int_equal(es.hung_calls, 0);
+
+	uint64_t key = hash_combine(hash_combine(0, 0), 0); /* session, seq, arrival */
+	int64_t w0 = client_backoff_ns(0.5e9, 8e9, 0, 7, key);
+	assert_true(w0 >= 375000000 && w0 <= 500000000);
+	run_hang(FAULT_DETECT_PROBE, 0, 600 * S, 200 * S, &o, &es);
+	assert_int_equal(o.dispatched_ns, 50 * S + 10 * S * 3 + w0);
+	assert_int_equal(o.backoff_ns, w0);
+	assert_int_equal(es.detected, 1);
+	assert_int_equal(es.hung_calls, 1);
+	assert_int_equal(es.hung_wait_ns, 80 * S);
+	assert_int_equal(es.client_timeouts, 0);
+	assert_int_equal(es.backoff_ns, w0);
+	assert_int_equal(es.faults, 1);
+
+	run_hang(FAULT_DETECT_PROBE, 1 * S, 600 * S, 200 * S, &o, &es);
+	assert_int_equal(o.dispatched_ns, 81 * S + w0);
+
+	run_hang(FAULT_DETECT_PROBE, 0, 60 * S, 200 * S, &o, &es);
+	assert_int_equal(o.dispatched_ns, 60 * S + w0);
+	assert_int_equal(es.client_timeouts, 1);
+	assert_int_equal(es.hung_wait_ns, 60 * S);
+
+	/* repaired (restarted) 20 s after the fault, before the probes
+	 * notice: the hang ends then, unnoticed */
+	run_hang(FAULT_DETECT_PROBE, 0, 600 * S, 20 * S, &o, &es);
+	assert_int_equal(o.dispatched_ns, 70 * S + w0);
+	assert_int_equal(es.detected, 0);
+	assert_int_equal(es.hung_wait_ns, 70 * S);
+}
+
+/* Until the probes notice, the router keeps sending the hung replica calls:
+ * round robin over two replicas, replica 0 hangs at 50 s; a call at 60 s
+ * goes to replica 1, the next at 65 s to replica 0, where it waits until
+ * the probes notice at 80 s, then runs on replica 1 after its back-off. */
+static void test_hung_replica_still_gets_calls(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_engine();
+	struct seen a;
+	seen_alloc(&a, 3);
+	struct sim s;
+	struct diag d;
+	diag_init(&d);
+	struct res_sink sink = {.ctx = &a, .request = seen_req};
+	assert_int_equal(sim_init(&s, &cfg, 2, lin_perf_of(&SLOW), sink, NULL, NULL, &d), 0);
+	struct elastic_config ec;
+	elastic_config_default(&ec);
+	struct fault_spec f = {.replica = 0, .at_ns = 50 * S, .repair_ns = 200 * S};
+	ec.faults = &f;
+	ec.n_faults = 1;
+	ec.startup_ns = 10 * S;
+	ec.detection = FAULT_DETECT_PROBE;
+	ec.probe_period_ns = 10 * S;
+	ec.probe_failure_threshold = 3;
+	ec.client_timeout_ns = 600 * S;
+	ec.retry_initial_ns = 0.5e9;
+	ec.retry_max_ns = 8e9;
+	assert_int_equal(sim_set_elastic(&s, &ec, &d), 0);
+	uint64_t h[HBLOCKS];
+	const int64_t at[3] = {0, 60 * S, 65 * S}, out[3] = {4000, 100, 100};
+	for (int64_t i = 0; i < 3; i++) {
+		for (int64_t j = 0; j < HBLOCKS; j++)
+			h[j] = hash_combine(100 + (uint64_t)i, (uint64_t)j);
+		struct sim_call c = {.seq = i, .prompt_tokens = 2000, .output_tokens = out[i],
+				     .block_hashes = h, .n_hashes = HBLOCKS};
+		while (sim_next_time(&s) < at[i])
+			assert_int_equal(sim_step(&s, &d), 1);
+		assert_int_equal(sim_submit(&s, &c, at[i], &d), 0);
+	}
+	int rc;
+	while ((rc = sim_step(&s, &d)) == 1)
+		;
+	if (rc != 0 || sim_check_end(&s, &d) != 0)
+		fail_msg("%s", d.msg);
+	struct elastic_stats es = sim_elastic_stats(&s);
+	assert_int_equal(a.completed, 3);
+	assert_int_equal(a.replica[1], 1);
+	assert_int_equal(a.replica[2], 1);
+	assert_true(a.ttft_ns[2] >= 15e9);     /* waited 65 s -> 80 s, then backed off */
+	assert_true(a.ttft_ns[1] < 1e9);
+	assert_int_equal(es.hung_calls, 2);    /* the call it held, and the one sent to it */
+	assert_int_equal(es.hung_wait_ns, 80 * S + 15 * S);
+	assert_int_equal(es.detected, 1);
+	sim_release(&s);
+	seen_free(&a);
 }
 
 static void test_fault_rate_is_seeded(void **state)
@@ -966,6 +1138,8 @@ int main(void)
 		cmocka_unit_test(test_one_of_four_fails_for_an_hour),
 		cmocka_unit_test(test_fault_without_retries_fails_with_a_reason),
 		cmocka_unit_test(test_fault_rate_is_seeded),
+		cmocka_unit_test(test_probe_detection_delays_retries),
+		cmocka_unit_test(test_hung_replica_still_gets_calls),
 		cmocka_unit_test(test_failed_replica_loses_its_cache),
 		cmocka_unit_test(test_keep_alive_reloads),
 		cmocka_unit_test(test_scale_from_zero),

@@ -184,10 +184,53 @@ static void test_kinds_differ(void **state)
 	catalog_free(cat);
 }
 
+/* vLLM V0's speculative_disable_by_batch_size: with the switch at 2, the
+ * pair decoding together does not speculate (no verify step, plain TPOT);
+ * at 3 it does, as without the switch. */
+static void test_disable_by_batch_size(void **state)
+{
+	(void)state;
+	struct catalog *cat = NULL;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	struct perf_model *sp = malloc(sizeof(*sp));
+	assert_non_null(sp);
+	struct perf_opts o;
+	perf_opts_init(&o);
+	o.hardware = "h100-sxm";
+	o.model = "llama-3.1-70b";
+	o.weight_format = "fp8";
+	o.tp = 2;
+	struct spec_opts so = {SPEC_DRAFT, "llama-3.1-8b", 3};
+	o.spec = &so;
+	assert_int_equal(perf_model_init_opts(sp, cat, &o, &d), 0);
+	struct engine_config on = cfg_of(3, 0.9, 0.4), off2 = on, off3 = on;
+	off2.spec_disable_batch = 2;
+	off3.spec_disable_batch = 3;
+	struct run *r = calloc(3, sizeof(*r));
+	assert_non_null(r);
+	run_pair(sp, &on, 400, false, &r[0]);
+	run_pair(sp, &off2, 400, false, &r[1]);
+	run_pair(sp, &off3, 400, false, &r[2]);
+	for (int k = 0; k < OUT_KINDS; k++) {
+		assert_int_equal(r[1].st.spec_seq_steps[k], 0);
+		assert_int_equal(r[2].st.spec_seq_steps[k], r[0].st.spec_seq_steps[k]);
+	}
+	double t_on = tpot_ms(of_kind(&r[0], OUT_KIND_CODE));
+	double t_off = tpot_ms(of_kind(&r[1], OUT_KIND_CODE));
+	assert_true(t_off > 1.5 * t_on);
+	assert_int_equal(r[1].col.itl_samples, 2 * 399);
+	free(r);
+	free(sp);
+	catalog_free(cat);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kinds_differ),
+		cmocka_unit_test(test_disable_by_batch_size),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
