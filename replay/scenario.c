@@ -84,9 +84,9 @@ static const struct key KEYS[] = {
 	 "replica pools of their own shapes behind the router (keys as above, per pool)"},
 	{"router", K_OBJ, 0, 0, 0, "how calls are spread over the replicas"},
 	{"router.policy", K_ROUTER, OFF(router.policy), 0, 0,
-	 "round_robin (default), least_requests, least_tokens, power_of_two, session_affinity, "
-	 "prefix_aware, sglang_smg_v1.9_approx, sglang_smg_v1.9_exact, llmd_v0.10_approx, "
-	 "llmd_v0.10_precise, dynamo_v1.0_kv"},
+	 "sglang_smg_v1.9_approx (default), sglang_smg_v1.9_exact, llmd_v0.10_approx, "
+	 "llmd_v0.10_precise, dynamo_v1.0_kv, round_robin, least_requests, least_tokens, "
+	 "power_of_two, session_affinity, prefix_aware"},
 	{"router.max_outstanding", K_INT64, OFF(router.max_outstanding), 0, 1e9,
 	 "calls a replica may hold before the router queues (0 = no limit)"},
 	{"router.queue_limit", K_INT64, OFF(router.queue_limit), 0, 1e12,

@@ -163,8 +163,13 @@ enum router_policy {
 	ROUTER_N_POLICIES,
 };
 
-/* The policy of router_config_default. */
-#define ROUTER_DEFAULT_POLICY ROUTER_ROUND_ROBIN
+/* The policy of router_config_default: what a team routing agent traffic
+ * over several replicas in 2026 would run.  The SGLang model gateway's
+ * cache-aware policy is its default (smg v1.9.0,
+ * model_gateway/src/main.rs: --policy defaults to cache_aware), and with
+ * HTTP workers (vLLM or SGLang engines without a KV-event stream) it runs on
+ * its approximate tree. */
+#define ROUTER_DEFAULT_POLICY ROUTER_SGLANG_APPROX
 
 #define ROUTER_VNODES 64
 
