@@ -105,6 +105,27 @@ static const char REPLAY_HELP[] =
 	"        Shift each drawn engineer-day by up to S seconds (default 0), so\n"
 	"        copies of one engineer-day do not arrive in lockstep.\n";
 
+/* What a scenario can describe, every family of keys (docs/scenario.md). */
+static const char REPLAY_HELP_SCENARIO[] =
+	"\n"
+	"SCENARIO FAMILIES (docs/scenario.md; each also reaches size, compare,\n"
+	"whatif and sweep, or is refused there by name)\n"
+	"    model, hardware, weight_format, kv_cache_dtype, tensor/pipeline/expert\n"
+	"        parallel sizes, engine_profile, engine.*: the shape and its engine\n"
+	"    replicas, router.*: several replicas behind a router (policies,\n"
+	"        limits, spill rules to an API)\n"
+	"    pools: replicas of different shapes in one cluster\n"
+	"    backends: API or seat backends beside the local engines (docs/hybrid.md)\n"
+	"    kv_tiers.*: host and disk tiers below the GPU KV cache\n"
+	"    autoscale.*, startup.*: an autoscaler and what a replica start costs\n"
+	"    faults.*: replicas failing at given times or at a rate\n"
+	"    speculative.*: speculative decoding (draft model or MTP; docs/speculative.md)\n"
+	"    offload.gpu_expert_fraction, host.*: MoE experts in host memory\n"
+	"    power_limit_w: a board power limit\n"
+	"    replay.context_policy: calls longer than max_model_len\n"
+	"    slo.*, report.*: objectives and the time series\n"
+	"    cost.*: the assumptions of --cost (docs/cost.md)\n";
+
 /* The cost options (a C11 string literal is kept under 4095 bytes). */
 static const char REPLAY_HELP_COST[] =
 	"    --cost\n"
@@ -113,8 +134,10 @@ static const char REPLAY_HELP_COST[] =
 	"        where the price catalogue has a price, per month, per 1M output\n"
 	"        tokens, per accepted task and per engineer-month, each with its\n"
 	"        parts and every assumption and source, and the energy.  A month\n"
-	"        repeats the replayed span: 21.67 working days / --days with\n"
-	"        --engineers, else around the clock.  Off by default.\n"
+	"        repeats the replayed span: 21.75 working days (261 / 12) / --days\n"
+	"        with --engineers, else around the clock; the output says which.\n"
+	"        The figures also go into --json (member \"cost\") and --html.\n"
+	"        Off by default.\n"
 	"    --prices FILE\n"
 	"        With --cost: prices from FILE (the shape of prices.json; `agentcap\n"
 	"        catalog --prices`) instead of the scenario's `prices` or the\n"
@@ -357,6 +380,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		case O_HELP:
 			fputs(REPLAY_HELP, stdout);
 			fputs(REPLAY_HELP_COST, stdout);
+			fputs(REPLAY_HELP_SCENARIO, stdout);
 			fputs(REPLAY_HELP_OUTPUTS, stdout);
 			fputs(REPLAY_HELP_CLUSTER, stdout);
 			fputs(REPLAY_HELP_ELASTIC, stdout);
@@ -384,75 +408,6 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	return 0;
 }
 
-/* The cost section: the scenario's hardware under each rental and purchase
- * option the price catalogue has a price for, with the energy. */
-static int write_cost(FILE *out, const struct prices *pr, const struct catalog *cat,
-		      const struct scenario *sc, const struct metrics_summary *sum,
-		      const struct cluster_summary *cls, const struct replay_stats *st,
-		      const struct replay_args *a, struct diag *d)
-{
-	const struct cat_hardware *hw = catalog_hardware(cat, sc->hardware);
-	if (!hw)
-		return diag_set(d, DIAG_EINPUT, "unknown hardware '%s'", sc->hardware);
-	int64_t days = a->scale.engineers ? st->scale.days : 0;
-	struct cost_usage u;
-	double periods = sc->cost.periods_per_month >= 0 ? sc->cost.periods_per_month
-			 : days > 0 ? COST_WORKDAYS_PER_MONTH / (double)days : 0;
-	costing_usage(&u, sum, cls, sc->replicas,
-		      sc->tensor_parallel_size * sc->pipeline_parallel_size,
-		      a->scale.engineers ? st->scale.engineers : 0, periods);
-	struct cost_task t;
-	cost_task_default(&t);
-	scenario_cost_apply(sc, NULL, NULL, NULL, &t);
-	struct cost_result r[3];
-	size_t n = 0;
-	struct cost_purchase pp;
-	struct cost_dedicated dp;
-	struct cost_elastic ep;
-	/* each option the catalogue can price (COST_NO_PRICE: not on offer) */
-	int rc = cost_purchase_from_prices(&pp, pr, hw, d);
-	if (rc == 0) {
-		scenario_cost_apply(sc, &pp, NULL, NULL, NULL);
-		rc = cost_purchase_eval(&pp, &u, &t, &r[n++], d);
-	}
-	if (rc == 0 || rc == COST_NO_PRICE) {
-		rc = cost_dedicated_from_prices(&dp, pr, hw, d);
-		if (rc == 0) {
-			scenario_cost_apply(sc, NULL, &dp, NULL, NULL);
-			rc = cost_dedicated_eval(&dp, &u, &t, &r[n++], d);
-		}
-	}
-	if (rc == 0 || rc == COST_NO_PRICE) {
-		rc = cost_elastic_from_prices(&ep, pr, hw, d);
-		if (rc == 0) {
-			scenario_cost_apply(sc, NULL, NULL, &ep, NULL);
-			rc = cost_elastic_eval(&ep, &u, &t, &r[n++], d);
-		}
-	}
-	if (rc && rc != COST_NO_PRICE)
-		return rc;
-	struct cost_fig busy, idle, pue;
-	struct cost_energy e;
-	rc = cost_watts(hw, &busy, &idle, d);
-	if (rc == 0) {
-		const struct price_row *row = prices_find(pr, PRICE_PUE, COST_DEFAULT_PUE);
-		cost_fig_set(&pue, row ? row->usd : 1.0, "%s", row ? row->id : "none");
-		if (sc->cost.pue >= 0)
-			pue.value = sc->cost.pue;
-		rc = cost_energy_eval(&u, busy.value, idle.value, pue.value, &t, &e, d);
-	}
-	if (rc)
-		return rc;
-	if (n == 0)
-		fprintf(out, "Cost: the price catalogue has no purchase, dedicated or rental price "
-			"for %s (agentcap catalog --prices)\n", hw->id);
-	rc = costing_write_table(out, r, n, &e, d);
-	if (rc == 0)
-		fprintf(out, "  Power: busy %g W per GPU (%s); idle %g W (%s)\n", busy.value,
-			busy.source, idle.value, idle.source);
-	return rc;
-}
-
 /* The progress line, told of each call as it finishes. */
 static void on_progress(void *ctx, int64_t done_ns)
 {
@@ -465,7 +420,9 @@ int cmd_replay(int argc, char **argv)
 	struct warn_list *warns = malloc(sizeof(*warns));
 	struct scenario *sc = malloc(sizeof(*sc));
 	struct run_result *res = malloc(sizeof(*res));
-	if (!a || !warns || !sc || !res) {
+	struct costing *cost = malloc(sizeof(*cost));
+	if (!a || !warns || !sc || !res || !cost) {
+		free(cost);
 		free(a);
 		free(warns);
 		free(sc);
@@ -479,6 +436,7 @@ int cmd_replay(int argc, char **argv)
 		free(warns);
 		free(sc);
 		free(res);
+		free(cost);
 		return prc < 0 ? 0 : prc;
 	}
 	struct diag d;
@@ -525,6 +483,9 @@ int cmd_replay(int argc, char **argv)
 				 &d);
 	if (rc == 0 && a->cost)
 		rc = prices_check_hardware(price_cat, cat, &d);
+	if (rc == 0 && a->cost && catalog_hardware(cat, sc->hardware))
+		rc = cost_gpu_hour_row_check(price_cat, catalog_hardware(cat, sc->hardware),
+					     sc->cost.gpu_hour_row, &d);
 	if (rc == 0) {
 		struct deploy_opts dopt = {.prices = price_cat};
 		rc = deploy_build(&dep, sc, cat, &dopt, warns, &d);
@@ -583,6 +544,15 @@ int cmd_replay(int argc, char **argv)
 		};
 		args_calibration_point(&rcal, cal, cat, "run", &reg);
 		run_meta(&rs, res, &meta);
+		/* priced before anything is written, so the JSON and the page
+		 * carry it */
+		if (a->cost) {
+			rc = run_cost(cost, price_cat, cat, shape, res,
+				      a->scale.engineers ? res->st.scale.engineers : 0,
+				      a->scale.engineers ? res->st.scale.days : 0, &d);
+			meta.cost = rc == 0 ? cost : NULL;
+		}
+		bool cost_ok = rc == 0;
 		meta.version = AGENTCAP_VERSION;
 		meta.warnings = warns;
 		meta.charts = &charts;
@@ -595,9 +565,9 @@ int cmd_replay(int argc, char **argv)
 				   (a->html && strcmp(a->html, "-") == 0);
 		/* the table goes out even when the JSON cannot be written, so the
 		 * run's results are not lost with it */
-		if (a->json)
+		if (rc == 0 && a->json)
 			rc = report_json_write(a->json, &meta, sum, &d);
-		if (!a->quiet && !json_stdout)
+		if (cost_ok && !a->quiet && !json_stdout)
 			report_table(stdout, &meta, sum);
 		const struct replay_stats *st = &res->st;
 		if (!a->quiet && !json_stdout && a->scale.engineers)
@@ -607,10 +577,15 @@ int cmd_replay(int argc, char **argv)
 			       (unsigned long long)a->seed, (long long)st->scale.source_engineers,
 			       (long long)st->scale.source_engineer_days,
 			       (long long)st->scale.active_engineer_days, (long long)st->scale.sessions_out);
-		if (rc == 0 && a->cost && !a->quiet && !json_stdout) {
+		if (cost_ok && a->cost && !a->quiet && !json_stdout) {
+			/* beside a failed JSON too; the JSON's error is the one told */
+			struct diag td;
+			diag_init(&td);
 			fputc('\n', stdout);
-			rc = write_cost(stdout, price_cat, cat, shape, sum, res->cl ? &res->cls : NULL,
-					st, a, &d);
+			if (costing_write_table(stdout, cost, &td) && rc == 0) {
+				rc = td.code;
+				d = td;
+			}
 		}
 		if (rc == 0 && a->html) {
 			/* the page is drawn from the JSON, as `agentcap report` draws it */
@@ -648,6 +623,7 @@ int cmd_replay(int argc, char **argv)
 	free(warns);
 	free(sc);
 	free(res);
+	free(cost);
 	if (rc != 0)
 		return cli_fail(rc, d.msg);
 	return answer_no ? 1 : 0;

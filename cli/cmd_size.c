@@ -15,8 +15,10 @@
 #include "models/catalog.h"
 #include "models/cost.h"
 #include "models/prices.h"
+#include "models/quality.h"
 #include "models/uncert.h"
 #include "plan/compare.h"
+#include "plan/crossover.h"
 #include "plan/size.h"
 #include "replay/deploy.h"
 #include "replay/scenario.h"
@@ -108,7 +110,7 @@ static const char COMPARE_HELP[] =
 	"SYNOPSIS\n"
 	"    agentcap compare --engineers N (--trace T | --profile P) [SIZE OPTIONS]\n"
 	"                     [--api ID] [--seats ID] [--prices FILE]\n"
-	"                     [--acceptance R] [--turns F]\n"
+	"                     [--acceptance [MODEL=]R] [--turns F] [--traced-model ID]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Sizes the team as agentcap size does, then prices each option's\n"
@@ -119,16 +121,27 @@ static const char COMPARE_HELP[] =
 	"    fraction of each self-hosted option against the API, a sensitivity\n"
 	"    table (self-hosted prices, acceptance rate and traffic moved by 20%),\n"
 	"    and every price used with its source and date (docs/size.md, docs/cost.md).\n"
+	"    With several team sizes, each is sized and priced on its own, and the\n"
+	"    table gives the cost per accepted task by team size and the team size\n"
+	"    from which each self-hosted option beats the seats and the API.\n"
 	"\n"
 	"OPTIONS\n"
+	"    --engineers N       team size; or several: a list 10,20,40 or a range\n"
+	"                        start:stop:step (10:80:10), at most 24 sizes\n"
 	"    SIZE OPTIONS        as for agentcap size (--slo, --hardware, --model, ...)\n"
 	"    --api ID            the API the team could pay instead (default\n"
 	"                        claude-sonnet-5-5; ids: agentcap catalog --prices)\n"
-	"    --seats ID          the seat plan (default claude-team-premium-2026-06-16)\n"
+	"    --seats ID          the seat plan (default claude-team-premium, $150 a seat\n"
+	"                        as the vendor's support page states)\n"
 	"    --prices FILE       a price file of the shape of models/catalog/prices.json\n"
 	"                        (default: the scenario's 'prices', else the built-in one)\n"
 	"    --acceptance R      the self-hosted model's share of tasks accepted, (0, 1]\n"
-	"                        (default: the trace's own)\n"
+	"                        (default: the trace's own x its published quality\n"
+	"                        against the traced model, else assumed equal: said)\n"
+	"    --acceptance MODEL=R  a pilot's share for MODEL, the self-hosted model or\n"
+	"                        the API's (repeatable)\n"
+	"    --traced-model ID   the model the trace was recorded with (default: the\n"
+	"                        --api model, with a warning)\n"
 	"    --turns F           its calls and tokens per task relative to the trace\n"
 	"                        (default 1)\n"
 	"\n"
@@ -138,7 +151,8 @@ static const char COMPARE_HELP[] =
 	"    3 internal error.\n"
 	"\n"
 	"EXAMPLES\n"
-	"    agentcap compare --engineers 50 --profile default --hardware h100-sxm,hgx-h100-8\n";
+	"    agentcap compare --engineers 50 --profile default --hardware h100-sxm,hgx-h100-8\n"
+	"    agentcap compare --engineers 5,10,20,40 --profile default --hardware h100-sxm\n";
 
 #define MAX_SETS 256
 /* "N engineers, synthetic, profile P" */
@@ -161,8 +175,17 @@ struct size_args {
 	int n_sets;
 	uint64_t seed;
 	bool compare;             /* agentcap compare */
+	int64_t teams[CROSSOVER_MAX_TEAMS]; /* compare --engineers A,B,...: sizes */
+	size_t n_teams;
 	const char *api, *seats, *prices;
 	double acceptance, turns; /* 0: default */
+	struct {                  /* --acceptance MODEL=RATE, in order */
+		const char *model;
+		size_t len;
+		double rate;
+	} pilot[4];
+	int n_pilot;
+	const char *traced;       /* --traced-model */
 	int64_t replicates;
 	double confidence;
 	int64_t max_replicas;
@@ -183,7 +206,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 {
 	enum { O_ENG = 1000, O_DAYS, O_TRACE, O_PROFILE, O_SLO, O_HW, O_MODEL, O_FORMAT, O_ENGINE,
 	       O_SCENARIO, O_SET, O_JSON, O_HTML, O_CATALOG, O_CALIBRATION, O_SEED, O_REPS, O_CONF, O_MAXR,
-	       O_NOEARLY, O_SKIP, O_QUIET, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS, O_JOBS,
+	       O_NOEARLY, O_SKIP, O_QUIET, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS, O_TRACED, O_JOBS,
 	       O_REDUND, O_UNCERT };
 	static const struct option opts[] = {
 		{"engineers", required_argument, NULL, O_ENG},
@@ -217,13 +240,14 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		{"prices", required_argument, NULL, O_PRICES},
 		{"acceptance", required_argument, NULL, O_ACCEPT},
 		{"turns", required_argument, NULL, O_TURNS},
+		{"traced-model", required_argument, NULL, O_TRACED},
 		{NULL, 0, NULL, 0},
 	};
 	bool compare = a->compare;
 	memset(a, 0, sizeof(*a));
 	a->compare = compare;
 	a->api = "claude-sonnet-5-5";
-	a->seats = "claude-team-premium-2026-06-16";
+	a->seats = "claude-team-premium";
 	a->seed = 1;
 	a->replicates = 1;
 	a->confidence = 0.9;
@@ -236,8 +260,20 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_ENG:
+			if (compare && strpbrk(optarg, ",:")) {
+				struct diag td;
+				diag_init(&td);
+				if (crossover_parse_teams(optarg, 1000000, a->teams, &a->n_teams, &td))
+					return bad(a, td.msg);
+				a->engineers = a->teams[0];
+				break;
+			}
 			if (!args_int(optarg, 1, 1000000, &a->engineers))
-				return args_bad(cmd, "--engineers", optarg, "an integer 1..1000000");
+				return args_bad(cmd, "--engineers", optarg,
+						compare ? "an integer 1..1000000, a list 10,20,40 or "
+							  "a range 10:80:10"
+							: "an integer 1..1000000");
+			a->n_teams = 0;
 			break;
 		case O_DAYS:
 			if (!args_int(optarg, 1, SYNTH_MAX_DAYS, &a->days))
@@ -294,7 +330,21 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		case O_API: a->api = optarg; break;
 		case O_SEATS: a->seats = optarg; break;
 		case O_PRICES: a->prices = optarg; break;
+		case O_TRACED: a->traced = optarg; break;
 		case O_ACCEPT:
+			if (strchr(optarg, '=')) {
+				const char *eq = strchr(optarg, '=');
+				if (a->n_pilot == 4)
+					return bad(a, "--acceptance MODEL=RATE: more than 4");
+				if (eq == optarg || !args_number(eq + 1, 0.001, 1, false,
+								 &a->pilot[a->n_pilot].rate))
+					return args_bad(cmd, "--acceptance", optarg,
+							"a share in [0.001, 1], or MODEL=SHARE");
+				a->pilot[a->n_pilot].model = optarg;
+				a->pilot[a->n_pilot].len = (size_t)(eq - optarg);
+				a->n_pilot++;
+				break;
+			}
 			if (!args_number(optarg, 0.001, 1, false, &a->acceptance))
 				return args_bad(cmd, "--acceptance", optarg, "a share in [0.001, 1]");
 			break;
@@ -314,9 +364,11 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 			return 2;
 		}
 	}
-	if (!compare && (a->acceptance || a->turns || strcmp(a->api, "claude-sonnet-5-5") ||
-			 strcmp(a->seats, "claude-team-premium-2026-06-16")))
-		return bad(a, "--api, --seats, --acceptance and --turns belong to compare");
+	if (!compare && (a->acceptance || a->turns || a->n_pilot || a->traced ||
+			 strcmp(a->api, "claude-sonnet-5-5") ||
+			 strcmp(a->seats, "claude-team-premium")))
+		return bad(a, "--api, --seats, --acceptance, --turns and --traced-model belong to "
+			   "compare");
 	if (optind != argc)
 		return bad(a, "unexpected argument; the team comes with --trace or --profile");
 	if (!a->engineers)
@@ -395,6 +447,144 @@ static size_t split_ids(char *s, const char **ids, size_t max)
 		ids[n++] = tok;
 	}
 	return n;
+}
+
+/* compare's setup from the options: the same for one team and a range.
+ * The acceptance of each side: a figure given for its model (--acceptance
+ * MODEL=RATE or R, the scenario's cost.acceptance_rate and
+ * cost.api_acceptance_rate), else its published scores against the traced
+ * model (q), else assumed equal, said in a warning (plan/compare.h). */
+static int compare_setup_of(struct compare_setup *cs, const struct size_args *a,
+			    const struct size_setup *s, const struct scenario *sc,
+			    const struct catalog *cat, const struct prices *prices,
+			    const struct quality *q, struct diag *d)
+{
+	*cs = (struct compare_setup){.size = s, .cat = cat, .prices = prices, .api_id = a->api,
+				     .seat_id = a->seats, .engineers = a->engineers,
+				     .days = a->days ? a->days : 1};
+	cs->backends = sc->n_backends > 0;
+	cost_task_default(&cs->task);
+	scenario_cost_apply(sc, NULL, NULL, NULL, &cs->task); /* cost.acceptance_rate, ... */
+	cost_task_default(&cs->base_task);
+	if (sc->cost.api_acceptance_rate >= 0)
+		cost_fig_set(&cs->base_task.acceptance_rate, sc->cost.api_acceptance_rate,
+			     "scenario %s: cost.api_acceptance_rate", sc->source);
+	if (a->acceptance > 0)
+		cost_fig_set(&cs->task.acceptance_rate, a->acceptance, "--acceptance");
+	for (int i = 0; i < a->n_pilot; i++) {
+		const char *m = a->pilot[i].model;
+		size_t n = a->pilot[i].len;
+		bool local = strlen(sc->model) == n && strncmp(m, sc->model, n) == 0;
+		bool api = strlen(a->api) == n && strncmp(m, a->api, n) == 0;
+		if (!local && !api)
+			return diag_set(d, DIAG_EINPUT, "--acceptance %.*s=%g: %.*s is neither the "
+					"self-hosted model (%s) nor the API's (%s) (expected one of "
+					"them)", (int)n, m, a->pilot[i].rate, (int)n, m, sc->model,
+					a->api);
+		if (local)
+			cost_fig_set(&cs->task.acceptance_rate, a->pilot[i].rate,
+				     "--acceptance %s=%g (a pilot figure)", sc->model, a->pilot[i].rate);
+		if (api)
+			cost_fig_set(&cs->base_task.acceptance_rate, a->pilot[i].rate,
+				     "--acceptance %s=%g (a pilot figure)", a->api, a->pilot[i].rate);
+	}
+	if (a->turns > 0)
+		cost_fig_set(&cs->task.turns_factor, a->turns, "--turns");
+	cs->traced_model = a->traced ? a->traced
+			   : sc->cost.traced_model[0] ? sc->cost.traced_model : a->api;
+	cs->traced_assumed = !a->traced && !sc->cost.traced_model[0];
+	compare_quality(cs, q, sc->model);
+	return 0;
+}
+
+/* compare --engineers A,B,...: at each size the team made again, sized and
+ * priced exactly as `compare --engineers N` would (plan/crossover.h), then
+ * the curve, the crossovers, the JSON and the page.  Returns the exit
+ * status: 0, 1 (no size found a deployment), 2 (d says why). */
+static int run_range(struct size_args *a, struct size_setup *s, const struct scenario *sc,
+		     const struct catalog *cat, const struct prices *prices,
+		     const struct quality *q, struct teams *teams, struct size_result *res,
+		     char *team, size_t team_cap, struct diag *d)
+{
+	struct crossover_curve *curve = malloc(sizeof(*curve));
+	struct compare_result *cmp = malloc(sizeof(*cmp));
+	if (!curve || !cmp) {
+		free(curve);
+		free(cmp);
+		diag_set(d, DIAG_ENOMEM, "out of memory");
+		return 2;
+	}
+	crossover_init(curve);
+	int rc = 0;
+	size_t found_any = 0;
+	struct compare_setup cs;
+	for (size_t k = 0; rc == 0 && k < a->n_teams; k++) {
+		a->engineers = a->teams[k];
+		if (!a->trace)
+			rc = args_team_fits("--engineers", a->engineers, a->days ? a->days : 1, d);
+		teams_release(teams);
+		if (rc == 0)
+			rc = teams_make(a, teams, d);
+		if (rc)
+			break;
+		snprintf(team, team_cap, "%lld engineers, %s %s", (long long)a->engineers,
+			 a->trace ? "resampled from" : "synthetic, profile",
+			 a->trace ? a->trace : a->profile);
+		s->replay.scale.engineers = a->trace ? a->engineers : 0;
+		if (!a->quiet)
+			fprintf(stderr, "agentcap compare: team of %lld engineers (%zu of %zu): "
+				"sizing\n", (long long)a->engineers, k + 1, a->n_teams);
+		rc = size_run(s, res, d);
+		if (rc == 0)
+			rc = compare_setup_of(&cs, a, s, sc, cat, prices, q, d);
+		/* nothing self-hosted at a size: an empty point (no rows) */
+		found_any += rc == 0 && size_found(res) > 0;
+		if (rc == 0)
+			rc = compare_run(&cs, res, cmp, d);
+		if (rc == 0)
+			rc = crossover_add(curve, a->engineers, cmp, d);
+		size_result_release(res);
+	}
+	if (rc == 0)
+		crossover_finish(curve);
+	if (rc == 0) {
+		bool json_stdout = (a->json && strcmp(a->json, "-") == 0) ||
+				   (a->html && strcmp(a->html, "-") == 0);
+		snprintf(team, team_cap, "%s, %s %s", a->n_teams > 1 ? "team sizes" : "team",
+			 a->trace ? "resampled from" : "synthetic, profile",
+			 a->trace ? a->trace : a->profile);
+		if (!a->quiet && !json_stdout) {
+			printf("Teams: %s; model %s, weights %s, KV cache %s; objectives %s\n", team,
+			       sc->model, sc->weight_format, sc->kv_cache_dtype, a->slo);
+			crossover_table(stdout, &cs, curve);
+		}
+		if (a->json || a->html) {
+			struct cli_buf jb;
+			rc = cli_buf_open(&jb, d);
+			int wrc = 0;
+			if (rc == 0) {
+				wrc = crossover_json(jb.fp, &cs, curve);
+				rc = cli_buf_close(&jb, d);
+			}
+			if (rc == 0 && wrc)
+				rc = diag_set(d, wrc, "out of memory for the JSON result");
+			if (rc == 0 && a->json)
+				rc = cli_text_write(a->json, jb.text, jb.len, d);
+			if (rc == 0 && a->html)
+				rc = cli_html_write(a->html, jb.text, jb.len, "the run's result", d);
+			cli_buf_free(&jb);
+		}
+	}
+	free(curve);
+	free(cmp);
+	if (rc)
+		return 2;
+	if (!found_any) {
+		fprintf(stderr, "agentcap compare: the answer is no (exit status 1): at no team size "
+			"does a deployment meet %s, so there is nothing self-hosted to price\n", a->slo);
+		return 1;
+	}
+	return 0;
 }
 
 static int run(int argc, char **argv, bool compare)
@@ -480,10 +670,45 @@ static int run(int argc, char **argv, bool compare)
 		if (!catalog_hardware(cat, hw_ids[i]))
 			rc = diag_set(&d, DIAG_EINPUT, "--hardware: unknown hardware id '%s' (expected "
 				      "a catalogue id: see agentcap catalog)", hw_ids[i]);
+	/* a mistyped weight format or KV dtype is bad input, as in replay, not
+	 * "no shape fits" after the search */
+	if (rc == 0) {
+		struct cat_selection sel;
+		struct diag sd;
+		diag_init(&sd);
+		rc = catalog_select(cat, &sel, hw_ids[0], sc->model, sc->weight_format,
+				    sc->kv_cache_dtype, &sd);
+		if (rc)
+			rc = diag_set(&d, rc, "%s (from --format, or the scenario's weight_format or "
+				      "kv_cache_dtype)", sd.msg);
+	}
 	/* compare: the prices and the baselines' ids, before any replay */
 	struct prices *prices = NULL;
 	if (rc == 0)
 		rc = prices_load(&prices, a->prices ? a->prices : sc->prices[0] ? sc->prices : NULL, &d);
+	/* compare: the benchmark scores, and the traced model named */
+	struct quality *quality = NULL;
+	if (rc == 0 && a->compare)
+		rc = quality_load(&quality, NULL, NULL, &d);
+	const char *traced = a->traced ? a->traced : sc->cost.traced_model;
+	if (rc == 0 && a->compare && traced[0] && !catalog_model(cat, traced) &&
+	    !prices_find(prices, PRICE_API_OUTPUT, traced) && !quality_has(quality, traced))
+		rc = diag_set(&d, DIAG_EINPUT, "%s '%s': unknown model (expected a model id of "
+			      "agentcap catalog, or an API id of agentcap catalog --prices)",
+			      a->traced ? "--traced-model" : "cost.traced_model", traced);
+	for (int i = 0; rc == 0 && i < a->n_pilot; i++) {
+		const char *m = a->pilot[i].model;
+		size_t n = a->pilot[i].len;
+		if (!(strlen(sc->model) == n && strncmp(m, sc->model, n) == 0) &&
+		    !(strlen(a->api) == n && strncmp(m, a->api, n) == 0))
+			rc = diag_set(&d, DIAG_EINPUT, "--acceptance %.*s=%g: %.*s is neither the "
+				      "self-hosted model (%s) nor the API's (%s) (expected one of them)",
+				      (int)n, m, a->pilot[i].rate, (int)n, m, sc->model, a->api);
+	}
+	/* the scenario's elastic row fits every hardware option priced */
+	for (size_t i = 0; rc == 0 && i < n_hw; i++)
+		rc = cost_gpu_hour_row_check(prices, catalog_hardware(cat, hw_ids[i]),
+					     sc->cost.gpu_hour_row, &d);
 	if (rc == 0 && a->compare && !prices_find(prices, PRICE_API_OUTPUT, a->api))
 		rc = diag_set(&d, DIAG_EINPUT, "--api: no API prices for '%s' (expected an id of an "
 			      "api_output row: see agentcap catalog --prices)", a->api);
@@ -560,6 +785,24 @@ static int run(int argc, char **argv, bool compare)
 			s.slo_band_pct = band_pct;
 		}
 	}
+	if (rc == 0 && a->n_teams > 1) {
+		/* compare over team sizes: each sized and priced on its own */
+		int status = run_range(a, &s, sc, cat, prices, quality, teams, res, team,
+				       sizeof(team), &d);
+		pool_free(pool);
+		prices_free(prices);
+		quality_free(quality);
+		teams_release(teams);
+		catalog_free(cat);
+		calfile_free(cal);
+		free(cal_et);
+		free(a->hardware);
+		free(a);
+		free(res);
+		free(teams);
+		free(sc);
+		return status == 2 ? cli_fail(d.code, d.msg) : status;
+	}
 	if (rc == 0)
 		rc = size_run(&s, res, &d);
 	/* an option whose search stopped: the others are not lost with it */
@@ -590,16 +833,11 @@ static int run(int argc, char **argv, bool compare)
 	}
 	bool found = rc == 0 && size_found(res) > 0;
 	struct compare_result *cmp = NULL;
-	struct compare_setup cs = {.size = &s, .cat = cat, .prices = prices, .api_id = a->api,
-				   .seat_id = a->seats, .engineers = a->engineers,
-				   .days = a->days ? a->days : 1};
-	cs.backends = sc->n_backends > 0;
-	cost_task_default(&cs.task);
-	scenario_cost_apply(sc, NULL, NULL, NULL, &cs.task); /* cost.acceptance_rate, ... */
-	if (a->acceptance > 0)
-		cost_fig_set(&cs.task.acceptance_rate, a->acceptance, "--acceptance");
-	if (a->turns > 0)
-		cost_fig_set(&cs.task.turns_factor, a->turns, "--turns");
+	struct compare_setup cs;
+	/* size prices its winners too (compare_monthly) */
+	int crc = compare_setup_of(&cs, a, &s, sc, cat, prices, quality, &d);
+	if (rc == 0)
+		rc = crc;
 	if (rc == 0 && found) {
 		if (!(cmp = malloc(sizeof(*cmp))))
 			rc = diag_set(&d, DIAG_ENOMEM, "out of memory");
@@ -650,6 +888,7 @@ static int run(int argc, char **argv, bool compare)
 	free(cmp);
 	pool_free(pool);
 	prices_free(prices);
+	quality_free(quality);
 	size_result_release(res);
 	teams_release(teams);
 	catalog_free(cat);

@@ -336,7 +336,7 @@ static int variant_of(const struct whatif_args *a, struct rules **rules, struct 
 /* The baselines agentcap compare prices by default.  The sizing prices
  * them too (compare_run) but shows only the self-hosted rows. */
 #define DEFAULT_API "claude-sonnet-5-5"
-#define DEFAULT_SEATS "claude-team-premium-2026-06-16"
+#define DEFAULT_SEATS "claude-team-premium"
 
 /* The first limit of metric m among the objectives (0: none), for goodput. */
 static double first_limit(const struct slo *slo, enum slo_metric m)
@@ -378,6 +378,9 @@ static int sizing_checks(struct whatif_args *a, const struct scenario *sc,
 			return diag_set(d, DIAG_EINPUT, "--hardware: unknown hardware id '%s' (expected "
 					"a catalogue id: see agentcap catalog)", hw_ids[i]);
 	int rc = prices_load(prices, a->prices ? a->prices : sc->prices[0] ? sc->prices : NULL, d);
+	for (size_t i = 0; rc == 0 && i < *n_hw; i++)
+		rc = cost_gpu_hour_row_check(*prices, catalog_hardware(cat, hw_ids[i]),
+					     sc->cost.gpu_hour_row, d);
 	if (rc == 0 && (!prices_find(*prices, PRICE_API_OUTPUT, DEFAULT_API) ||
 			!prices_find(*prices, PRICE_SEAT, DEFAULT_SEATS)))
 		rc = diag_set(d, DIAG_EINPUT, "%s: the monthly costs are priced as agentcap size "

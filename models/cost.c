@@ -30,10 +30,64 @@ const char *cost_option_name(enum cost_option o)
 void cost_fig_set(struct cost_fig *f, double value, const char *fmt, ...)
 {
 	f->value = value;
+	f->date[0] = '\0';
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(f->source, sizeof(f->source), fmt, ap);
 	va_end(ap);
+}
+
+static bool digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+void cost_date_of(const char *date, char out[COST_DATE_MAX])
+{
+	size_t n = 0;
+	if (date && digits(date, 4)) {
+		n = 4;
+		if (date[4] == '-' && digits(date + 5, 2)) {
+			n = 7;
+			if (date[7] == '-' && digits(date + 8, 2))
+				n = 10;
+		} else if (date[4] == '-' && date[5] == 'Q' && date[6] >= '1' && date[6] <= '4') {
+			n = 7;
+		}
+	}
+	memcpy(out, date, n);
+	out[n] = '\0';
+}
+
+/* year x 10000 + month x 100 + day of a cost_date_of date; -1 for "". */
+static long date_key(const char *d)
+{
+	if (!d[0])
+		return -1;
+	long y = (d[0] - '0') * 1000 + (d[1] - '0') * 100 + (d[2] - '0') * 10 + (d[3] - '0');
+	long m = 0, day = 0;
+	if (d[4] == '-' && d[5] == 'Q')
+		m = 3 * (d[6] - '0');
+	else if (d[4] == '-')
+		m = (d[5] - '0') * 10 + (d[6] - '0');
+	if (d[4] == '-' && d[7] == '-')
+		day = (d[8] - '0') * 10 + (d[9] - '0');
+	return y * 10000 + m * 100 + day;
+}
+
+bool cost_date_after(const char *a, const char *b)
+{
+	return date_key(a) > date_key(b);
+}
+
+void cost_newest_date(char newest[COST_DATE_MAX], const struct cost_result *r)
+{
+	for (size_t i = 0; i < r->assumption_count; i++)
+		if (cost_date_after(r->assumptions[i].date, newest))
+			snprintf(newest, COST_DATE_MAX, "%s", r->assumptions[i].date);
 }
 
 void cost_task_default(struct cost_task *t)
@@ -42,6 +96,9 @@ void cost_task_default(struct cost_task *t)
 		     "default: the trace's own accepted / tasks with a known outcome "
 		     "(docs/cost.md)");
 	cost_fig_set(&t->turns_factor, 1, "default: as the trace recorded (docs/cost.md)");
+	cost_fig_set(&t->quality_factor, 1, "quality assumed equal to the traced model's (no "
+		     "published scores of both on one benchmark and scaffold, and no pilot figure; "
+		     "docs/cost.md)");
 }
 
 /* ---- results ------------------------------------------------------------ */
@@ -53,22 +110,27 @@ static void result_init(struct cost_result *r, enum cost_option o, const char *l
 	snprintf(r->label, sizeof(r->label), "%s", label[0] ? label : option_names[o]);
 }
 
-static void assume(struct cost_result *r, const char *name, double value, const char *unit,
-		   const char *source)
+/* The assumption added (no date), or NULL when the array is full. */
+static struct cost_assumption *assume(struct cost_result *r, const char *name, double value,
+				      const char *unit, const char *source)
 {
 	if (r->assumption_count == COST_MAX_ASSUMPTIONS)
-		return; /* the array is sized for the longest option */
+		return NULL; /* the array is sized for the longest option */
 	struct cost_assumption *a = &r->assumptions[r->assumption_count++];
 	snprintf(a->name, sizeof(a->name), "%s", name);
 	a->value = value;
 	snprintf(a->unit, sizeof(a->unit), "%s", unit);
 	snprintf(a->source, sizeof(a->source), "%s", source);
+	a->date[0] = '\0';
+	return a;
 }
 
 static void assume_fig(struct cost_result *r, const char *name, const struct cost_fig *f,
 		       const char *unit)
 {
-	assume(r, name, f->value, unit, f->source);
+	struct cost_assumption *a = assume(r, name, f->value, unit, f->source);
+	if (a)
+		snprintf(a->date, sizeof(a->date), "%s", f->date);
 }
 
 static void part(struct cost_result *r, const char *name, double usd_month)
@@ -123,9 +185,11 @@ int cost_usage_check(const struct cost_usage *u, struct diag *d)
 				(long long)u->tasks_accepted, (long long)u->tasks_accept_known,
 				(long long)u->tasks);
 	for (size_t i = 0; i < u->replica_up_count; i++)
-		if (!u->replica_up_s || !finite_ge(u->replica_up_s[i], 0))
-			return diag_set(d, DIAG_EINPUT, "cost: replica stretch %zu is not a time >= 0 "
-					"(expected seconds)", i);
+		if (!u->replica_up || !finite_ge(u->replica_up[i].s, 0) ||
+		    u->replica_up[i].s > u->duration_s * (1 + 1e-9))
+			return diag_set(d, DIAG_EINPUT, "cost: replica stretch %zu is not a time from 0 "
+					"to the span of %g s (expected seconds within the span)", i,
+					u->duration_s);
 	return 0;
 }
 
@@ -167,6 +231,10 @@ static int common_begin(const struct cost_usage *u, const struct cost_task *t,
 	    t->turns_factor.value > 100)
 		return diag_set(d, DIAG_EINPUT, "cost: turns factor %g (expected a number in (0, "
 				"100]; source: %s)", t->turns_factor.value, t->turns_factor.source);
+	double qf = t->quality_factor.value;
+	if (!isfinite(qf) || !(qf > 0) || qf > 1)
+		return diag_set(d, DIAG_EINPUT, "cost: quality factor %g (expected a share in (0, 1]; "
+				"source: %s)", qf, t->quality_factor.source);
 	double acc = t->acceptance_rate.value;
 	if (!isfinite(acc) || acc > 1 || acc == 0)
 		return diag_set(d, DIAG_EINPUT, "cost: acceptance rate %g (expected a share in "
@@ -187,11 +255,18 @@ static int common_begin(const struct cost_usage *u, const struct cost_task *t,
 			snprintf(buf, sizeof(buf), "the trace records no acceptance: every task "
 				 "counted as accepted");
 		}
+		if (qf != 1) {
+			size_t at = strlen(buf);
+			snprintf(buf + at, sizeof(buf) - at, ", x quality factor %.4g", qf);
+			acc *= qf;
+		}
 		acc_src = buf;
 	}
 	c->acceptance = acc;
-	r->output_tokens_month = (double)u->output_tokens * c->periods * c->turns;
-	r->tasks_month = (double)u->tasks * c->periods;
+	/* the served traffic is the replay's; a model needing T times the
+	 * turns gets 1/T of the tasks done with it */
+	r->output_tokens_month = (double)u->output_tokens * c->periods;
+	r->tasks_month = (double)u->tasks * c->periods / c->turns;
 	r->accepted_tasks_month = r->tasks_month * acc;
 	char src[COST_SOURCE_MAX];
 	if (u->periods_per_month > 0)
@@ -202,6 +277,8 @@ static int common_begin(const struct cost_usage *u, const struct cost_task *t,
 			 COST_HOURS_PER_MONTH, u->duration_s / 3600.0);
 	assume(r, "periods_per_month", c->periods, "1/month", src);
 	assume(r, "acceptance_rate", acc, "share of tasks", acc_src);
+	if (t->acceptance_rate.value < 0)
+		assume(r, "quality_factor", qf, "x trace acceptance", t->quality_factor.source);
 	assume(r, "turns_factor", c->turns, "x trace", t->turns_factor.source);
 	return 0;
 }
@@ -238,7 +315,8 @@ int cost_energy_eval(const struct cost_usage *u, double busy_w, double idle_w, d
 		return diag_set(d, DIAG_EINPUT, "cost: turns factor %g (expected > 0)", turns);
 	double gpus = gpus_of(u);
 	double month_h = COST_HOURS_PER_MONTH;
-	double busy_h = u->busy_s_per_gpu / 3600.0 * cost_periods_per_month(u) * turns;
+	/* the replay's traffic: turns change the tasks it completes, not it */
+	double busy_h = u->busy_s_per_gpu / 3600.0 * cost_periods_per_month(u);
 	if (busy_h > month_h)
 		busy_h = month_h; /* a GPU cannot be busy longer than the month */
 	e->gpus = gpus;
@@ -351,48 +429,70 @@ int cost_elastic_eval(const struct cost_elastic *p, const struct cost_usage *u,
 	if ((rc = check_fig(&p->usd_per_gpu_hour, "elastic.usd_per_gpu_hour", 0, 1e6, d)) ||
 	    (rc = check_fig(&p->billing_granularity_s, "elastic.billing_granularity_s", 1,
 			    31 * 86400.0, d)) ||
+	    (rc = check_fig(&p->min_billing_s, "elastic.min_billing_s", 0, 31 * 86400.0, d)) ||
 	    (rc = check_fig(&p->min_replicas, "elastic.min_replicas", 0, 4096, d)) ||
 	    (rc = check_fig(&p->operator_usd_month, "elastic.operator_usd_month", 0, 1e9, d)))
 		return rc;
 	struct common c;
 	if ((rc = common_begin(u, t, r, &c, d)))
 		return rc;
-	double g = p->billing_granularity_s.value;
-	double span_h;
-	char src[COST_SOURCE_MAX];
-	if (u->replica_up_count > 0) {
-		double billed_s = 0;
-		for (size_t i = 0; i < u->replica_up_count; i++)
-			billed_s += ceil(u->replica_up_s[i] / g - 1e-9) * g;
-		span_h = billed_s * (double)u->gpus_per_replica / 3600.0;
-		snprintf(src, sizeof(src), "replay: %zu replica stretches, each rounded up to %g s, "
-			 "x %lld GPUs", u->replica_up_count, g, (long long)u->gpus_per_replica);
-	} else if (u->gpu_hours_provisioned > 0) {
-		span_h = u->gpu_hours_provisioned;
-		snprintf(src, sizeof(src), "replay: GPU-hours provisioned (no replica stretches "
-			 "given: granularity not applied)");
-	} else {
-		span_h = gpus_of(u) * u->duration_s / 3600.0;
-		snprintf(src, sizeof(src), "replay: %lld replicas x %lld GPUs kept up the whole "
-			 "%.6g h", (long long)u->replicas, (long long)u->gpus_per_replica,
-			 u->duration_s / 3600.0);
-	}
-	double traced_h = span_h * c.periods * c.turns;
+	double g = p->billing_granularity_s.value, m = p->min_billing_s.value;
 	/* outside the replayed periods only min_replicas stay up */
 	double off_h = COST_HOURS_PER_MONTH - c.periods * u->duration_s / 3600.0;
 	if (off_h < 0)
 		off_h = 0;
+	/* Periods back to back (none of the month left outside them): a
+	 * stretch reaching an end of the span runs on into the next period's,
+	 * one stretch of the month whose rounding is at most one unit, so it
+	 * is billed as measured.  Otherwise each stretch is a bill of its own:
+	 * rounded up to whole units of g, and at least m. */
+	bool joined = off_h < 1e-9;
+	double span_h;
+	char src[COST_SOURCE_MAX];
+	double whole = gpus_of(u) * u->duration_s / 3600.0;
+	if (u->replica_up_count > 0 ||
+	    !(u->gpu_hours_provisioned > 0) ||
+	    fabs(u->gpu_hours_provisioned - whole) <= 1e-9 * whole) {
+		/* without stretches, every replica up the whole span: one
+		 * stretch each, open at both ends */
+		struct cost_stretch all = { .s = u->duration_s, .from_start = true, .to_end = true };
+		size_t n = u->replica_up_count ? u->replica_up_count : (size_t)u->replicas;
+		double billed_s = 0;
+		size_t own = 0;
+		for (size_t i = 0; i < n; i++) {
+			const struct cost_stretch *st = u->replica_up_count ? &u->replica_up[i] : &all;
+			if (joined && (st->from_start || st->to_end)) {
+				billed_s += st->s;
+				continue;
+			}
+			double s = st->s > m ? st->s : m;
+			billed_s += ceil(s / g - 1e-9) * g;
+			own++;
+		}
+		span_h = billed_s * (double)u->gpus_per_replica / 3600.0;
+		snprintf(src, sizeof(src), "replay: %zu replica stretches%s (%zu billed on their own: "
+			 "each rounded up to %g s, at least %g s; %zu running on across the span's "
+			 "ends, as measured) x %lld GPUs per replica", n,
+			 u->replica_up_count ? "" : ", every replica up the whole span", own, g, m,
+			 n - own, (long long)u->gpus_per_replica);
+	} else {
+		span_h = u->gpu_hours_provisioned;
+		snprintf(src, sizeof(src), "replay: GPU-hours provisioned (no replica stretches "
+			 "given: granularity and minimum not applied)");
+	}
+	double traced_h = span_h * c.periods;
 	double floor_h = off_h * p->min_replicas.value * (double)u->gpus_per_replica;
 	part(r, "gpu_hours", traced_h * p->usd_per_gpu_hour.value);
 	part(r, "min_replicas", floor_h * p->usd_per_gpu_hour.value);
 	part(r, "operator", p->operator_usd_month.value);
 	assume(r, "gpu_hours_per_period", span_h, "GPU-h", src);
-	assume(r, "gpu_hours_month", traced_h, "GPU-h per month", "per period x periods x turns");
+	assume(r, "gpu_hours_month", traced_h, "GPU-h per month", "per period x periods");
 	snprintf(src, sizeof(src), "%.6g h outside the replayed periods x min replicas x %lld GPUs",
 		 off_h, (long long)u->gpus_per_replica);
 	assume(r, "floor_gpu_hours_month", floor_h, "GPU-h per month", src);
 	assume_fig(r, "gpu_hour_price", &p->usd_per_gpu_hour, "USD per GPU-hour");
 	assume_fig(r, "billing_granularity", &p->billing_granularity_s, "s");
+	assume_fig(r, "min_billing_period", &p->min_billing_s, "s per stretch");
 	assume_fig(r, "min_replicas", &p->min_replicas, "replicas");
 	assume_fig(r, "operator", &p->operator_usd_month, "USD per month");
 	common_end(u, r);
@@ -420,7 +520,7 @@ struct api_parts {
 static double api_month(const struct cost_api *p, const struct cost_usage *u,
 			const struct common *c, struct api_parts *a)
 {
-	double scale = c->periods * c->turns / 1e6;
+	double scale = c->periods / 1e6;
 	int64_t uncached = u->prompt_tokens - u->cached_tokens;
 	int64_t written = u->cache_write_tokens < uncached ? u->cache_write_tokens : uncached;
 	a->in = (double)(uncached - written) * scale * p->input_usd_mtok.value;
@@ -447,7 +547,7 @@ int cost_api_eval(const struct cost_api *p, const struct cost_usage *u,
 	if (u->cache_write_tokens > 0)
 		part(r, "cache_write", a.written);
 	part(r, "output", a.out);
-	double scale = c.periods * c.turns / 1e6;
+	double scale = c.periods / 1e6;
 	int64_t uncached = u->prompt_tokens - u->cached_tokens;
 	int64_t written = u->cache_write_tokens < uncached ? u->cache_write_tokens : uncached;
 	assume(r, "input_tokens", (double)(uncached - written) * scale, "M tokens per month",
@@ -537,6 +637,7 @@ static void fig_row(struct cost_fig *f, double value, const struct price_row *ro
 		     row->amount, row->unit,
 		     !none && strcmp(row->currency, "USD") ? " converted" : "", row->date,
 		     row->source);
+	cost_date_of(row->date, f->date);
 }
 
 static int default_row(const struct prices *pr, enum price_kind kind, const char *id,
@@ -598,6 +699,7 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 			     "hardware.json %s: price %s %g%s (%s, %s)", hw->id, cur, hw->price.amount,
 			     strcmp(cur, "USD") ? " converted" : "", hw->price.date,
 			     hw->price.source);
+		cost_date_of(hw->price.date, p->system_usd.date);
 		cost_fig_set(&p->gpus_per_system, count, "hardware.json %s: %g GPUs", hw->id, count);
 	} else if (dev != hw && (row = prices_median_for_hardware(pr, PRICE_PURCHASE, dev->id))) {
 		fig_row(&p->system_usd, row->usd * count, row, " x GPUs (GPUs only: chassis, CPUs "
@@ -635,17 +737,56 @@ int cost_dedicated_from_prices(struct cost_dedicated *p, const struct prices *pr
 	return operator_default(pr, &p->operator_usd_month, d);
 }
 
+int cost_gpu_hour_row_check(const struct prices *pr, const struct cat_hardware *hw,
+			    const char *row_id, struct diag *d)
+{
+	if (!row_id || !row_id[0])
+		return 0;
+	const struct cat_hardware *dev = hw->device ? hw->device : hw;
+	const struct price_row *row = prices_find(pr, PRICE_GPU_HOUR, row_id);
+	if (!row)
+		return diag_set(d, DIAG_EINPUT, "cost.gpu_hour_row '%s': the price file has no "
+				"gpu_hour row of that id (expected the id of a gpu_hour row: agentcap "
+				"catalog --prices)", row_id);
+	if (!row->hardware ||
+	    (strcmp(row->hardware, hw->id) != 0 && strcmp(row->hardware, dev->id) != 0))
+		return diag_set(d, DIAG_EINPUT, "cost.gpu_hour_row '%s' prices %s, not the "
+				"deployment's %s (expected a gpu_hour row of %s%s%s)", row_id,
+				row->hardware ? row->hardware : "no hardware id", hw->id, hw->id,
+				dev != hw ? " or its GPU " : "", dev != hw ? dev->id : "");
+	return 0;
+}
+
 int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,
-			     const struct cat_hardware *hw, struct diag *d)
+			     const struct cat_hardware *hw, const char *row_id, struct diag *d)
 {
 	memset(p, 0, sizeof(*p));
 	const struct cat_hardware *dev = hw->device ? hw->device : hw;
-	const struct price_row *row = prices_median_for_hardware(pr, PRICE_GPU_HOUR, hw->id);
-	if (!row && dev != hw)
-		row = prices_median_for_hardware(pr, PRICE_GPU_HOUR, dev->id);
-	if (row) {
+	int rc = cost_gpu_hour_row_check(pr, hw, row_id, d);
+	if (rc)
+		return rc;
+	/* on-demand rows only: a spot floor can be taken away, a reservation
+	 * or a capacity block is paid whether the autoscaler uses it or not */
+	size_t n = 0;
+	const struct price_row *row = NULL;
+	if (row_id && row_id[0]) {
+		row = prices_find(pr, PRICE_GPU_HOUR, row_id);
+		char extra[96];
+		snprintf(extra, sizeof(extra), " (chosen by cost.gpu_hour_row; tariff %s)",
+			 price_tariff_name(row->tariff));
 		snprintf(p->label, sizeof(p->label), "elastic %s", row->id);
-		fig_row(&p->usd_per_gpu_hour, row->usd, row, " (median of the hardware's rows)");
+		fig_row(&p->usd_per_gpu_hour, row->usd, row, extra);
+	} else if ((row = prices_median_gpu_hour(pr, hw->id, PRICE_ON_DEMAND, &n)) ||
+		   (dev != hw && (row = prices_median_gpu_hour(pr, dev->id, PRICE_ON_DEMAND, &n)))) {
+		char extra[64];
+		snprintf(extra, sizeof(extra), " (median of the %zu on-demand rows of %s)", n,
+			 row->hardware);
+		snprintf(p->label, sizeof(p->label), "elastic %s", row->id);
+		fig_row(&p->usd_per_gpu_hour, row->usd, row, extra);
+	} else if (prices_for_hardware(pr, PRICE_DEDICATED_MONTH, hw->id, NULL, 0) > 0) {
+		/* a server rented by the month only: an hourly figure for it can
+		 * only be its monthly rent / 730, which no one bills by the hour */
+		return COST_NO_PRICE;
 	} else if (hw->rent_hour.currency != CAT_CUR_NONE &&
 		   prices_usd(pr, cat_currency_name(hw->rent_hour.currency), hw->rent_hour.amount) >
 			   0) {
@@ -655,10 +796,14 @@ int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,
 			     "hardware.json %s: rent_per_hour %s %g%s (%s, %s)", hw->id, cur,
 			     hw->rent_hour.amount, strcmp(cur, "USD") ? " converted" : "",
 			     hw->rent_hour.date, hw->rent_hour.source);
+		cost_date_of(hw->rent_hour.date, p->usd_per_gpu_hour.date);
 	} else {
 		return COST_NO_PRICE;
 	}
-	cost_fig_set(&p->billing_granularity_s, 1, "default: per-second billing, docs/cost.md");
+	cost_fig_set(&p->billing_granularity_s, 1, "default: per-second billing (Amazon EC2, "
+		     "docs/cost.md)");
+	cost_fig_set(&p->min_billing_s, COST_DEFAULT_MIN_BILLING_S, "default: Amazon EC2 bills "
+		     "per second with a minimum of 60 s (AWS, 2017-10-02, docs/cost.md)");
 	cost_fig_set(&p->min_replicas, 0, "default: scale to zero outside the traced periods, "
 		     "docs/cost.md");
 	return operator_default(pr, &p->operator_usd_month, d);
@@ -723,5 +868,42 @@ int cost_seats_from_prices(struct cost_seats *p, const struct prices *pr, const 
 		     "prices.json %s: %s", row->id, row->overage_at_api_list
 		     ? "usage beyond the allowance billed at API list prices"
 		     : "no overage price stated");
+	return 0;
+}
+
+/* ---- projections from one price ----------------------------------------- */
+
+int cost_rent_year(const struct price_row *row, double hours_per_day, double *amount,
+		   double *usd, struct diag *d)
+{
+	if (!isfinite(hours_per_day) || !(hours_per_day > 0) || hours_per_day > 24)
+		return diag_set(d, DIAG_EINPUT, "cost: %g hours a day (expected more than 0 and at "
+				"most 24)", hours_per_day);
+	double rate = row->usd / row->amount;
+	if (row->kind == PRICE_GPU_HOUR)
+		*amount = row->amount * hours_per_day * COST_DAYS_PER_YEAR;
+	else if (row->kind == PRICE_DEDICATED_MONTH)
+		*amount = row->amount * 12.0; /* a flat rent: the hours change nothing */
+	else
+		return diag_set(d, DIAG_EINPUT, "cost: %s row '%s' is no rent (expected a gpu_hour "
+				"or dedicated_month row)", price_kind_name(row->kind), row->id);
+	*usd = *amount * rate;
+	return 0;
+}
+
+int cost_per_mtok_at(double usd_month, double tok_s, double u, double *tokens_month,
+		     double *usd_per_mtok, struct diag *d)
+{
+	if (!isfinite(usd_month) || usd_month < 0)
+		return diag_set(d, DIAG_EINPUT, "cost: %g USD a month (expected a cost >= 0)",
+				usd_month);
+	if (!isfinite(tok_s) || !(tok_s > 0))
+		return diag_set(d, DIAG_EINPUT, "cost: %g output tokens per second (expected a "
+				"throughput > 0)", tok_s);
+	if (!isfinite(u) || !(u > 0) || u > 1)
+		return diag_set(d, DIAG_EINPUT, "cost: utilisation %g (expected a share in (0, 1])",
+				u);
+	*tokens_month = tok_s * 3600.0 * COST_HOURS_PER_MONTH * u;
+	*usd_per_mtok = usd_month / (*tokens_month / 1e6);
 	return 0;
 }

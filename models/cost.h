@@ -22,10 +22,12 @@
  * per month.
  *
  * Task economics: an option has an acceptance rate (share of tasks whose
- * result is kept) and a turns factor (calls and tokens per task relative to
- * the trace: a weaker model may need more turns).  Usage-priced figures
- * (API tokens, elastic GPU-hours, busy energy) grow with the turns factor;
- * cost per accepted task = monthly cost / (tasks per month x acceptance).
+ * result is kept: the trace's own x a quality factor, or a figure given)
+ * and a turns factor (calls and tokens per task relative to the trace: a
+ * weaker model may need more turns).  The traffic priced is the replay's;
+ * a turns factor T means it completes 1/T of the trace's tasks, so
+ * cost per accepted task = monthly cost x T / (tasks per month x acceptance),
+ * and cost per 1M output tokens does not move with it.
  */
 #ifndef MODELS_COST_H
 #define MODELS_COST_H
@@ -39,6 +41,7 @@
 struct catalog;
 struct cat_hardware;
 struct prices;
+struct price_row;
 
 #define COST_HOURS_PER_MONTH 730.0
 /* Working days in a month: the 261 weekdays of a 365-day year / 12.  A
@@ -49,6 +52,7 @@ struct prices;
 #define COST_NAME_MAX 48
 #define COST_UNIT_MAX 32
 #define COST_SOURCE_MAX 320
+#define COST_DATE_MAX 16
 #define COST_MAX_ASSUMPTIONS 24
 #define COST_MAX_PARTS 8
 
@@ -65,15 +69,39 @@ enum cost_option {
 const char *cost_option_name(enum cost_option o);
 
 /* One input figure and where it comes from ("prices.json h100-sxm-street
- * (2026 mid, https://...)", "default, docs/cost.md", "--set ..."). */
+ * (2026 mid, https://...)", "default, docs/cost.md", "--set ..."), and
+ * the date of the price it was read from (cost_date_of of a price row's
+ * or hardware.json price's date; "" for defaults, settings and measured
+ * figures). */
 struct cost_fig {
 	double value;
 	char source[COST_SOURCE_MAX];
+	char date[COST_DATE_MAX];
 };
 
-/* Set f to value with a printf-style source. */
+/* Set f to value with a printf-style source and no date. */
 void cost_fig_set(struct cost_fig *f, double value, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The date a price states, as its leading YYYY, YYYY-MM, YYYY-MM-DD or
+ * YYYY-Qn into out (what follows - " mid", " (stored copy)" - is dropped);
+ * "" when it starts with no year ("n.d. (stored copy)"). */
+void cost_date_of(const char *date, char out[COST_DATE_MAX]);
+
+/* Whether date a (as cost_date_of gives) is later than b: by year, month
+ * (a quarter counts as its last month) and day; a date that gives less
+ * ("2026") is earlier than one within its year ("2026-05"); "" is the
+ * earliest. */
+bool cost_date_after(const char *a, const char *b);
+
+/* One stretch a replica was kept up, as a cloud bills it: from the moment
+ * it was asked to start (a cold start is billed) until it stopped, through
+ * starting, up and draining; clipped to the replayed span. */
+struct cost_stretch {
+	double s;                     /* its length within the span, seconds */
+	bool from_start;              /* already up when the span began */
+	bool to_end;                  /* still up when the span ended */
+};
 
 /* What one replay measured, as plain numbers.  Counts are totals over
  * duration_s. */
@@ -90,9 +118,13 @@ struct cost_usage {
 	double busy_s_per_gpu;        /* mean over the provisioned GPUs of the
 					 seconds with work (<= duration_s) */
 	double idle_s_per_gpu;        /* mean seconds powered without work */
-	const double *replica_up_s;   /* optional: every stretch one replica was
-					 kept up, in seconds (for billing
-					 granularity); NULL = not known */
+	const struct cost_stretch *replica_up; /* optional: every stretch a
+					 replica was kept up (for billing
+					 granularity and the minimum billing
+					 period); NULL = not known: with
+					 gpu_hours_provisioned 0 (or replicas
+					 x GPUs x duration) each replica is one
+					 stretch over the whole span */
 	size_t replica_up_count;
 	int64_t prompt_tokens;        /* every prompt token of the calls, cached
 					 ones included */
@@ -115,9 +147,14 @@ struct cost_task {
 					    tasks_accepted / tasks_accept_known
 					    (1 when it records no outcome) */
 	struct cost_fig turns_factor;    /* > 0; 1 = as the trace recorded */
+	struct cost_fig quality_factor;  /* (0, 1]: multiplies the trace's own
+					    acceptance (acceptance_rate < 0);
+					    models/quality.h gives it from
+					    published scores */
 };
 
-/* acceptance = trace's, turns 1, sourced as the defaults of docs/cost.md. */
+/* acceptance = trace's, turns 1, quality factor 1 (assumed equal to the
+ * traced model's: said so in its source), as the defaults of docs/cost.md. */
 void cost_task_default(struct cost_task *t);
 
 struct cost_purchase {
@@ -147,6 +184,9 @@ struct cost_elastic {
 	struct cost_fig billing_granularity_s; /* each replica stretch is billed
 						  in whole units of this; 1 =
 						  per second */
+	struct cost_fig min_billing_s;       /* each stretch billed on its own is
+						billed at least this long; 0 =
+						no minimum */
 	struct cost_fig min_replicas;        /* kept up outside the traced
 						periods (nights, weekends) */
 	struct cost_fig operator_usd_month;
@@ -186,6 +226,7 @@ struct cost_assumption {
 	double value;
 	char unit[COST_UNIT_MAX];
 	char source[COST_SOURCE_MAX];
+	char date[COST_DATE_MAX];           /* the price's date; "" for none */
 };
 
 struct cost_result {
@@ -196,7 +237,7 @@ struct cost_result {
 						month has no output */
 	double usd_per_accepted_task;        /* 0 when no task is accepted */
 	double usd_per_engineer_month;       /* 0 when engineers is 0 */
-	double output_tokens_month;          /* with the turns factor */
+	double output_tokens_month;          /* the replay's, over the month */
 	double tasks_month;
 	double accepted_tasks_month;
 	struct cost_part parts[COST_MAX_PARTS];
@@ -209,7 +250,7 @@ struct cost_result {
  * is that x PUE). */
 struct cost_energy {
 	double gpus;                         /* replicas x gpus per replica */
-	double busy_gpu_hours_month;         /* with the turns factor */
+	double busy_gpu_hours_month;         /* the replay's, over the month */
 	double idle_gpu_hours_month;         /* powered, no work: the rest of the
 						month */
 	double kwh_month_it;
@@ -218,6 +259,12 @@ struct cost_energy {
 						its output tokens (0 without
 						output) */
 };
+
+/* The prices as of one date: newest becomes the latest of itself and the
+ * dates of r's assumptions (cost_date_after; start from "").  A comparison
+ * prints this one date (the newest price it used); each figure keeps its
+ * own date in its source. */
+void cost_newest_date(char newest[COST_DATE_MAX], const struct cost_result *r);
 
 /* Input errors (DIAG_EINPUT, message naming the field and what was
  * expected) for usage that cannot be priced: duration <= 0, no GPUs,
@@ -279,12 +326,34 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 int cost_dedicated_from_prices(struct cost_dedicated *p, const struct prices *pr,
 			       const struct cat_hardware *hw, struct diag *d);
 
-/* Elastic rental of hw: the median gpu_hour row of hw or its accelerator,
- * else the entry's rent_per_hour in hardware.json;
- * billing per second, min replicas 0, operator time from the default row.
+/* Minimum billing period of a stretch where the catalogue says nothing:
+ * Amazon EC2 bills Linux instances on-demand, reserved and spot "in one
+ * second increments, with a minimum of 60 seconds" (AWS What's New,
+ * "Announcing Amazon EC2 per second billing", 2017-10-02,
+ * https://aws.amazon.com/about-aws/whats-new/2017/10/announcing-amazon-ec2-per-second-billing/). */
+#define COST_DEFAULT_MIN_BILLING_S 60.0
+
+/* Elastic rental of hw: the gpu_hour row row_id when it is given (not
+ * NULL or "": any tariff, checked by cost_gpu_hour_row_check, DIAG_EINPUT
+ * when it does not fit), else the median of the on-demand gpu_hour rows of hw,
+ * else of its accelerator (spot, reserved and capacity-block rows are not
+ * what an autoscaler pays), else the entry's rent_per_hour in hardware.json
+ * unless the price file rents the entry itself by the month (a dedicated
+ * server is never priced per hour: its hourly figure would be the monthly
+ * rent / 730, which no one bills);
+ * billing per second with a COST_DEFAULT_MIN_BILLING_S minimum per stretch,
+ * min replicas 0, operator time from the default row.
  * COST_NO_PRICE when none. */
 int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,
-			     const struct cat_hardware *hw, struct diag *d);
+			     const struct cat_hardware *hw, const char *row_id, struct diag *d);
+
+/* Whether gpu_hour row row_id (a scenario's cost.gpu_hour_row) can price
+ * elastic rental of hw: a gpu_hour row of that id exists and names hw or
+ * hw's accelerator.  0, or DIAG_EINPUT saying what was expected; the
+ * commands check it as soon as the prices load, before any replay.  NULL
+ * or "" is no row, and fine. */
+int cost_gpu_hour_row_check(const struct prices *pr, const struct cat_hardware *hw,
+			    const char *row_id, struct diag *d);
 
 /* The API prices of model id (api_input/api_cached_input/api_output rows);
  * without a cached row, cache reads are priced as input (said so); cache
@@ -303,6 +372,26 @@ void cost_api_cache_ttl(struct cost_api *p, const struct prices *pr, const char 
  * usage (api_id).  DIAG_EINPUT for an unknown id. */
 int cost_seats_from_prices(struct cost_seats *p, const struct prices *pr, const char *seat_id,
 			   const char *api_id, struct diag *d);
+
+/* ---- projections from one price (agentcap catalog --prices) ---- */
+
+#define COST_DAYS_PER_YEAR 365.0
+
+/* One year of renting price row row: a gpu_hour row by the hour, amount x
+ * hours_per_day x 365 (per GPU); a dedicated_month row is a flat rent,
+ * amount x 12 whatever the hours.  *amount in the row's currency, *usd at
+ * the file's rate (row->usd / row->amount).  Excludes storage, transfer,
+ * power, operations and resale (field notes).  0, or DIAG_EINPUT for
+ * another kind of row or hours_per_day outside (0, 24]. */
+int cost_rent_year(const struct price_row *row, double hours_per_day, double *amount,
+		   double *usd, struct diag *d);
+
+/* Output tokens a month at tok_s output tokens per second and a share u of
+ * the month busy: tok_s x 3600 x COST_HOURS_PER_MONTH x u; and what one
+ * million of them costs at usd_month a month (usd_month / (tokens / 1e6)).
+ * 0, or DIAG_EINPUT for usd_month < 0, tok_s <= 0, u outside (0, 1]. */
+int cost_per_mtok_at(double usd_month, double tok_s, double u, double *tokens_month,
+		     double *usd_per_mtok, struct diag *d);
 
 /* The default rows (ids in prices.json): electricity, PUE and operator time
  * used by the helpers above. */

@@ -45,6 +45,15 @@ const char *price_kind_name(enum price_kind k)
 	return ((int)k >= 0 && (int)k < PRICE_KIND_COUNT) ? kind_names[k] : "?";
 }
 
+static const char *const tariff_names[PRICE_TARIFF_COUNT] = {
+	"on_demand", "spot", "reserved", "capacity_block", "unstated",
+};
+
+const char *price_tariff_name(enum price_tariff t)
+{
+	return ((int)t >= 0 && (int)t < PRICE_TARIFF_COUNT) ? tariff_names[t] : "?";
+}
+
 /* ---- ownership ---------------------------------------------------------- */
 
 static void *own(struct prices *p, void *ptr)
@@ -259,13 +268,13 @@ static int bad_text(const char *s, char *why, size_t cap)
 
 static const char *const row_keys[] = {
 	"id", "kind", "item", "provider", "price", "unit", "currency", "date", "source",
-	"note", "hardware", "gpus", "min_seats", "included_usage_usd", "overage_at_api_list",
-	"csv_line", NULL,
+	"note", "hardware", "gpus", "tariff", "min_seats", "included_usage_usd",
+	"overage_at_api_list", "csv_line", NULL,
 };
 
 static const char ROW_KEYS_TEXT[] =
 	"id, kind, item, provider, price, unit, currency, date, source, note, hardware, "
-	"gpus, min_seats, included_usage_usd, overage_at_api_list, csv_line";
+	"gpus, tariff, min_seats, included_usage_usd, overage_at_api_list, csv_line";
 
 struct rowctx {
 	const struct pctx *c;
@@ -459,6 +468,21 @@ static int parse_row(const struct pctx *c, const cJSON *row, long index, struct 
 	if (hw && k != PRICE_PURCHASE && k != PRICE_DEDICATED_MONTH && k != PRICE_GPU_HOUR)
 		return row_fail(&r, "hardware", AT_KEY, "hardware given for kind %s (expected it only "
 				"on gpu_hour, dedicated_month and purchase rows)", kind);
+	out->tariff = PRICE_ON_DEMAND;
+	const cJSON *tv = cJSON_GetObjectItemCaseSensitive(row, "tariff");
+	if (tv && k != PRICE_GPU_HOUR)
+		return row_fail(&r, "tariff", AT_KEY, "tariff given for kind %s (expected it only on "
+				"gpu_hour rows)", kind);
+	if (tv) {
+		int t = -1;
+		for (int i = 0; cJSON_IsString(tv) && i < PRICE_TARIFF_COUNT; i++)
+			if (strcmp(tv->valuestring, tariff_names[i]) == 0)
+				t = i;
+		if (t < 0)
+			return row_fail(&r, "tariff", AT_VALUE, "tariff is not a tariff (expected "
+					"on_demand, spot, reserved, capacity_block or unstated)");
+		out->tariff = (enum price_tariff)t;
+	}
 	static const char *const seat_keys[] = {"min_seats", "included_usage_usd",
 						"overage_at_api_list"};
 	for (size_t i = 0; i < 3; i++)
@@ -704,6 +728,9 @@ bool prices_check(const struct prices *p)
 			return false;
 		if ((r->kind == PRICE_PURCHASE || r->kind == PRICE_DEDICATED_MONTH) && r->gpus < 1)
 			return false;
+		if ((int)r->tariff < 0 || r->tariff >= PRICE_TARIFF_COUNT ||
+		    (r->kind != PRICE_GPU_HOUR && r->tariff != PRICE_ON_DEMAND))
+			return false;
 		for (size_t j = 0; j < i; j++)
 			if (p->rows[j].kind == r->kind && strcmp(p->rows[j].id, r->id) == 0)
 				return false;
@@ -736,31 +763,54 @@ size_t prices_for_hardware(const struct prices *p, enum price_kind kind, const c
 	return n;
 }
 
-const struct price_row *prices_median_for_hardware(const struct prices *p, enum price_kind kind,
-						    const char *hw)
+/* Whether row r is one of kind and hardware hw (and, t >= 0, tariff t). */
+static bool row_of(const struct price_row *r, enum price_kind kind, const char *hw, int t)
+{
+	return r->kind == kind && r->hardware && strcmp(r->hardware, hw) == 0 &&
+	       (t < 0 || r->tariff == (enum price_tariff)t);
+}
+
+/* The median of the rows row_of selects; *count receives their number. */
+static const struct price_row *median_of(const struct prices *p, enum price_kind kind,
+					 const char *hw, int t, size_t *count)
 {
 	/* selection by counting: the row with n/2 rows cheaper than it (ties
 	 * broken by file order), so no buffer is needed; O(rows^2) over the
 	 * few rows of one kind and hardware */
-	size_t n = prices_for_hardware(p, kind, hw, NULL, 0);
+	size_t n = 0;
+	for (size_t i = 0; i < p->row_count; i++)
+		n += row_of(&p->rows[i], kind, hw, t);
+	if (count)
+		*count = n;
 	if (n == 0)
 		return NULL;
 	size_t want = n / 2;
 	for (size_t i = 0; i < p->row_count; i++) {
 		const struct price_row *a = &p->rows[i];
-		if (a->kind != kind || !a->hardware || strcmp(a->hardware, hw) != 0)
+		if (!row_of(a, kind, hw, t))
 			continue;
 		size_t below = 0;
 		for (size_t j = 0; j < p->row_count; j++) {
 			const struct price_row *b = &p->rows[j];
-			if (b->kind != kind || !b->hardware || strcmp(b->hardware, hw) != 0)
-				continue;
-			below += b->usd < a->usd || (b->usd == a->usd && j < i);
+			if (row_of(b, kind, hw, t))
+				below += b->usd < a->usd || (b->usd == a->usd && j < i);
 		}
 		if (below == want)
 			return a;
 	}
 	return NULL;
+}
+
+const struct price_row *prices_median_for_hardware(const struct prices *p, enum price_kind kind,
+						    const char *hw)
+{
+	return median_of(p, kind, hw, -1, NULL);
+}
+
+const struct price_row *prices_median_gpu_hour(const struct prices *p, const char *hw,
+						enum price_tariff t, size_t *count)
+{
+	return median_of(p, PRICE_GPU_HOUR, hw, (int)t, count);
 }
 
 int prices_check_hardware(const struct prices *p, const struct catalog *cat, struct diag *d)
@@ -781,16 +831,17 @@ int prices_check_hardware(const struct prices *p, const struct catalog *cat, str
 
 /* ---- listings ----------------------------------------------------------- */
 
-/* Whether any cost option can price hw (the rule of prices_write_table). */
+/* Whether any cost option can price hw (the rule of prices_write_table):
+ * elastic rental takes on-demand rows only. */
 static bool hw_priced(const struct prices *p, const struct cat_hardware *hw)
 {
-	static const enum price_kind kinds[] = {PRICE_GPU_HOUR, PRICE_PURCHASE,
-						PRICE_DEDICATED_MONTH};
 	const struct cat_hardware *dev = hw->device ? hw->device : hw;
-	for (size_t i = 0; i < 3; i++)
-		if (prices_for_hardware(p, kinds[i], hw->id, NULL, 0) ||
-		    (i < 2 && prices_for_hardware(p, kinds[i], dev->id, NULL, 0)))
-			return true;
+	if (prices_median_gpu_hour(p, hw->id, PRICE_ON_DEMAND, NULL) ||
+	    prices_median_gpu_hour(p, dev->id, PRICE_ON_DEMAND, NULL) ||
+	    prices_for_hardware(p, PRICE_PURCHASE, hw->id, NULL, 0) ||
+	    prices_for_hardware(p, PRICE_PURCHASE, dev->id, NULL, 0) ||
+	    prices_for_hardware(p, PRICE_DEDICATED_MONTH, hw->id, NULL, 0))
+		return true;
 	return hw->price.currency != CAT_CUR_NONE || hw->rent_hour.currency != CAT_CUR_NONE;
 }
 
@@ -808,16 +859,20 @@ int prices_write_table(const struct prices *p, const struct catalog *cat, FILE *
 			n += p->rows[i].kind == (enum price_kind)k;
 		if (!n)
 			continue;
+		bool gpu_hour = k == PRICE_GPU_HOUR;
 		fprintf(out, "%s (%zu)\n", kind_names[k], n);
-		fprintf(out, "  %-34s %12s %-4s %12s  %-26s %-14s %s\n", "id", "price", "cur",
-			"USD", "unit", "hardware", "date");
+		fprintf(out, "  %-34s %12s %-4s %12s  %-26s %-14s %s%s\n", "id", "price", "cur",
+			"USD", "unit", "hardware", gpu_hour ? "tariff         " : "", "date");
 		for (size_t i = 0; i < p->row_count; i++) {
 			const struct price_row *r = &p->rows[i];
 			if (r->kind != (enum price_kind)k)
 				continue;
-			fprintf(out, "  %-34s %12.4g %-4s %12.4g  %-26s %-14s %s\n", r->id, r->amount,
+			fprintf(out, "  %-34s %12.4g %-4s %12.4g  %-26s %-14s ", r->id, r->amount,
 				strcmp(r->currency, "none") ? r->currency : "-", r->usd, r->unit,
-				r->hardware ? r->hardware : "-", r->date);
+				r->hardware ? r->hardware : "-");
+			if (gpu_hour)
+				fprintf(out, "%-15s", tariff_names[r->tariff]);
+			fprintf(out, "%s\n", r->date);
 			fprintf(out, "  %-34s source: %s\n", "", r->source);
 		}
 		fputc('\n', out);
@@ -885,6 +940,8 @@ int prices_write_json(const struct prices *p, const struct catalog *cat, FILE *o
 		jsonw_str(out, r->source);
 		fputs(", \"hardware\": ", out);
 		jsonw_str(out, r->hardware);
+		fputs(", \"tariff\": ", out);
+		jsonw_str(out, r->kind == PRICE_GPU_HOUR ? tariff_names[r->tariff] : NULL);
 		fprintf(out, ", \"gpus\": %lld, \"line\": %ld}%s\n", (long long)r->gpus, r->line,
 			i + 1 < p->row_count ? "," : "");
 	}

@@ -55,6 +55,24 @@ enum price_kind {
 /* "seat", "api_input", ... as written in the file (static strings). */
 const char *price_kind_name(enum price_kind k);
 
+/* How a gpu_hour row is sold (its "tariff" key).  Only on-demand rows price
+ * elastic rental by default: a spot floor can be taken away, a reservation
+ * or a capacity block is paid whether used or not.  A row without the key
+ * is on-demand; the shipped catalogue states it on every gpu_hour row, as
+ * its source says (unstated: the source names no tariff, e.g. a market
+ * index). */
+enum price_tariff {
+	PRICE_ON_DEMAND = 0,      /* "on_demand": pay as you go, no commitment */
+	PRICE_SPOT,               /* "spot": interruptible, marketplace floors */
+	PRICE_RESERVED,           /* "reserved": a term commitment */
+	PRICE_CAPACITY_BLOCK,     /* "capacity_block": a booked block of time */
+	PRICE_TARIFF_UNSTATED,    /* "unstated": the source names none */
+	PRICE_TARIFF_COUNT
+};
+
+/* "on_demand", "spot", ... as written in the file (static strings). */
+const char *price_tariff_name(enum price_tariff t);
+
 struct price_row {
 	char *id;                 /* unique within its kind; the three API kinds
 				     of one model share an id */
@@ -73,6 +91,7 @@ struct price_row {
 	char *hardware;           /* hardware.json id this row prices; NULL */
 	int64_t gpus;             /* GPUs per server or unit (dedicated,
 				     purchase); 0 for other kinds */
+	enum price_tariff tariff; /* gpu_hour rows; PRICE_ON_DEMAND for others */
 	int64_t min_seats;        /* seat plans: 0 = no minimum stated */
 	double included_usage_usd;/* seat plans: usage included per seat per
 				     month, worth this much at API list prices;
@@ -149,6 +168,12 @@ size_t prices_for_hardware(const struct prices *p, enum price_kind kind, const c
 const struct price_row *prices_median_for_hardware(const struct prices *p, enum price_kind kind,
 						    const char *hw);
 
+/* The median (as above) of the gpu_hour rows of hw sold under tariff t;
+ * *count (may be NULL) receives how many such rows there are.  NULL when
+ * none. */
+const struct price_row *prices_median_gpu_hour(const struct prices *p, const char *hw,
+						enum price_tariff t, size_t *count);
+
 /* amount in currency converted to US dollars at the file's stated rate
  * ("USD" as is); 0 when the file states no rate for currency. */
 double prices_usd(const struct prices *p, const char *currency, double amount);
@@ -160,8 +185,9 @@ int prices_check_hardware(const struct prices *p, const struct catalog *cat, str
 /* `agentcap catalog --prices`: every row grouped by kind (amount and
  * currency as published, USD, unit, date, hardware id, source), the stated
  * exchange rates, then the hardware entries of cat that no cost option can
- * price: no rental, dedicated or purchase row for the entry or (rental,
- * purchase) its accelerator, and no price or rent_per_hour in hardware.json
+ * price: no on-demand rental, dedicated or purchase row for the entry or
+ * (rental, purchase) its accelerator, and no price or rent_per_hour in
+ * hardware.json
  * (cat may be NULL: that part is left out).  0 or DIAG_EIO. */
 int prices_write_table(const struct prices *p, const struct catalog *cat, FILE *out,
 		       struct diag *d);

@@ -5,8 +5,10 @@
 
 #include "base/diag.h"
 #include "base/jsonw.h"
+#include "models/cashflow.h"
 #include "models/catalog.h"
 #include "models/prices.h"
+#include "models/quality.h"
 #include "reports/output.h"
 
 #include <math.h>
@@ -75,17 +77,46 @@ static void usage_of(const struct compare_setup *c, const struct size_eval *e, d
 	usage_from(c, &e->fig[0].usage, e->fig[0].days, util, u);
 }
 
-/* The self-hosted task figures with the acceptance rate scaled by acc. */
-static void task_of(const struct compare_setup *c, const struct cost_usage *u, double acc,
-		    struct cost_task *t)
+/* One column of the sensitivity table (all 1, share 0: the row itself). */
+struct sens_case {
+	double price;     /* x the hardware or rental price */
+	double acc;       /* x the self-hosted acceptance */
+	double util;      /* x the traffic on the same GPUs */
+	double acc_share; /* > 0: the self-hosted acceptance = this x the traced model's */
+	double op;        /* x the operator time */
+};
+
+static const struct sens_case BASE_CASE = {1, 1, 1, 0, 1};
+
+static const struct sens_case SENS[COMPARE_SENS] = {
+	{1 - COMPARE_SWING, 1, 1, 0, 1}, {1 + COMPARE_SWING, 1, 1, 0, 1},
+	{1, 1 - COMPARE_SWING, 1, 0, 1}, {1, 1 + COMPARE_SWING, 1, 0, 1},
+	{1, 1, 1, COMPARE_ACC_LOW, 1},   {1, 1, 1, 1.0, 1},
+	{1, 1, 1 - COMPARE_SWING, 0, 1}, {1, 1, 1 + COMPARE_SWING, 0, 1},
+	{1, 1, 1, 0, 0},                 {1, 1, 1, 0, COMPARE_OPERATOR_HIGH},
+};
+
+/* The self-hosted task figures of one sensitivity column: the acceptance
+ * scaled by k->acc, or set to a share of the traced model's. */
+static void task_of(const struct compare_setup *c, const struct cost_usage *u,
+		    const struct sens_case *k, struct cost_task *t)
 {
 	*t = c->task;
+	if (k->acc_share > 0) {
+		cost_fig_set(&t->acceptance_rate, -1, "sensitivity: the trace's own");
+		cost_fig_set(&t->quality_factor, k->acc_share, "sensitivity: %.0f%% of the traced "
+			     "model's acceptance", 100 * k->acc_share);
+		return;
+	}
+	double acc = k->acc;
 	if (acc == 1.0)
 		return;
 	double a = t->acceptance_rate.value;
 	if (a < 0)
-		a = u->tasks_accept_known > 0 ? (double)u->tasks_accepted / (double)u->tasks_accept_known
-					      : 1.0;
+		a = (u->tasks_accept_known > 0 ? (double)u->tasks_accepted /
+							 (double)u->tasks_accept_known
+					       : 1.0) *
+		    t->quality_factor.value;
 	a *= acc;
 	if (a > 1)
 		a = 1;
@@ -95,9 +126,10 @@ static void task_of(const struct compare_setup *c, const struct cost_usage *u, d
 
 /* Price one row; COST_NO_PRICE when the catalogue has no price for it. */
 static int price_row(const struct compare_setup *c, const struct compare_row *row,
-		     const struct size_eval *e, double price_f, double acc_f, double util_f,
-		     struct cost_result *out, struct diag *d)
+		     const struct size_eval *e, const struct sens_case *k, struct cost_result *out,
+		     struct diag *d)
 {
+	double price_f = k->price, util_f = k->util;
 	struct cost_usage u;
 	/* seats and the API bill the team's work as the API served it (the
 	 * baseline replay), never the local replay's compacted prompts */
@@ -116,51 +148,59 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 	switch (row->option) {
 	case COST_PURCHASE: {
 		struct cost_purchase p;
-		task_of(c, &u, acc_f, &t);
+		task_of(c, &u, k, &t);
 		rc = cost_purchase_from_prices(&p, c->prices, hw, d);
 		if (rc != 0)
 			return rc;
 		if (sc)
 			scenario_cost_apply(sc, &p, NULL, NULL, NULL);
 		p.system_usd.value *= price_f;
+		p.operator_usd_month.value *= k->op;
 		return cost_purchase_eval(&p, &u, &t, out, d);
 	}
 	case COST_DEDICATED: {
 		struct cost_dedicated p;
-		task_of(c, &u, acc_f, &t);
+		task_of(c, &u, k, &t);
 		rc = cost_dedicated_from_prices(&p, c->prices, hw, d);
 		if (rc != 0)
 			return rc;
 		if (sc)
 			scenario_cost_apply(sc, NULL, &p, NULL, NULL);
 		p.server_usd_month.value *= price_f;
+		p.operator_usd_month.value *= k->op;
 		return cost_dedicated_eval(&p, &u, &t, out, d);
 	}
 	case COST_ELASTIC: {
 		struct cost_elastic p;
-		task_of(c, &u, acc_f, &t);
-		rc = cost_elastic_from_prices(&p, c->prices, hw, d);
+		task_of(c, &u, k, &t);
+		rc = cost_elastic_from_prices(&p, c->prices, hw, sc ? sc->cost.gpu_hour_row : NULL, d);
 		if (rc != 0)
 			return rc;
 		if (sc)
 			scenario_cost_apply(sc, NULL, NULL, &p, NULL);
 		p.usd_per_gpu_hour.value *= price_f;
+		p.operator_usd_month.value *= k->op;
 		return cost_elastic_eval(&p, &u, &t, out, d);
 	}
 	case COST_SEATS: {
 		struct cost_seats p;
-		cost_task_default(&t);
+		t = c->base_task;
 		rc = cost_seats_from_prices(&p, c->prices, c->seat_id, c->api_id, d);
 		if (rc == 0 && c->baseline)
 			cost_api_cache_ttl(&p.list, c->prices, c->api_id, c->baseline->cache_ttl_s);
+		p.usd_per_seat_month.value *= price_f;
 		return rc != 0 ? rc : cost_seats_eval(&p, &u, &t, out, d);
 	}
 	case COST_API: {
 		struct cost_api p;
-		cost_task_default(&t);
+		t = c->base_task;
 		rc = cost_api_from_prices(&p, c->prices, c->api_id, d);
 		if (rc == 0 && c->baseline)
 			cost_api_cache_ttl(&p, c->prices, c->api_id, c->baseline->cache_ttl_s);
+		p.input_usd_mtok.value *= price_f;
+		p.cached_usd_mtok.value *= price_f;
+		p.cache_write_usd_mtok.value *= price_f;
+		p.output_usd_mtok.value *= price_f;
 		return rc != 0 ? rc : cost_api_eval(&p, &u, &t, out, d);
 	}
 	default:
@@ -168,17 +208,10 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 	}
 }
 
-static const double SENS_F[COMPARE_SENS][3] = {
-	/* price, acceptance, utilisation */
-	{1 - COMPARE_SWING, 1, 1}, {1 + COMPARE_SWING, 1, 1},
-	{1, 1 - COMPARE_SWING, 1}, {1, 1 + COMPARE_SWING, 1},
-	{1, 1, 1 - COMPARE_SWING}, {1, 1, 1 + COMPARE_SWING},
-};
-
 static int fill_row(const struct compare_setup *c, struct compare_row *row,
 		    const struct size_eval *e, struct diag *d)
 {
-	int rc = price_row(c, row, e, 1, 1, 1, &row->r, d);
+	int rc = price_row(c, row, e, &BASE_CASE, &row->r, d);
 	if (rc != 0)
 		return rc;
 	row->busy = e->fig[0].busy;
@@ -186,7 +219,7 @@ static int fill_row(const struct compare_setup *c, struct compare_row *row,
 		struct cost_result *tmp = malloc(sizeof(*tmp));
 		if (!tmp)
 			return diag_set(d, DIAG_ENOMEM, "out of memory");
-		rc = price_row(c, row, e, SENS_F[k][0], SENS_F[k][1], SENS_F[k][2], tmp, d);
+		rc = price_row(c, row, e, &SENS[k], tmp, d);
 		row->sens[k] = tmp->usd_per_accepted_task;
 		free(tmp);
 		if (rc != 0)
@@ -274,21 +307,26 @@ static double api_share_of(const struct compare_setup *c, const struct size_eval
  * accepted task at the blended acceptance.  *res gets the box's result
  * with the totals replaced. */
 static int price_hybrid(const struct compare_setup *c, const struct compare_row *row,
-			const struct size_eval *e, double price_f, double acc_f, double util_f,
+			const struct size_eval *e, const struct sens_case *k,
 			struct cost_result *res, struct compare_hybrid *hy, struct diag *d)
 {
-	int rc = price_row(c, row, e, price_f, acc_f, util_f, res, d);
+	int rc = price_row(c, row, e, k, res, d);
 	double api = 0;
 	if (rc == 0)
-		rc = api_month(c, e, util_f, &api, d);
+		rc = api_month(c, e, k->util, &api, d);
 	if (rc != 0)
 		return rc;
 	const struct size_fig *f = &e->fig[0];
 	double share = api_share_of(c, e);
 	double acc_local = res->tasks_month > 0 ? res->accepted_tasks_month / res->tasks_month : 0;
-	double acc_trace = f->tasks_accept_known > 0
-				   ? (double)f->tasks_accepted / (double)f->tasks_accept_known
-				   : 1.0;
+	/* the API side at the API model's acceptance (a figure given, else the
+	 * trace's x its quality factor) */
+	double acc_trace = c->base_task.acceptance_rate.value > 0
+				   ? c->base_task.acceptance_rate.value
+				   : (f->tasks_accept_known > 0 ? (double)f->tasks_accepted /
+									  (double)f->tasks_accept_known
+								: 1.0) *
+					     c->base_task.quality_factor.value;
 	double acc = (1 - share) * acc_local + share * acc_trace;
 	hy->on = true;
 	hy->api_share = share;
@@ -360,7 +398,7 @@ static int hybrid_rows(const struct compare_setup *c, const struct size_result *
 			snprintf(row->deployment, sizeof(row->deployment), "1 x TP%d", e->tp);
 		struct diag pd;
 		diag_init(&pd);
-		rc = price_hybrid(c, row, e, 1, 1, 1, &row->r, &row->hy, &pd);
+		rc = price_hybrid(c, row, e, &BASE_CASE, &row->r, &row->hy, &pd);
 		if (rc == COST_NO_PRICE) {
 			rc = 0;
 			continue;
@@ -368,7 +406,7 @@ static int hybrid_rows(const struct compare_setup *c, const struct size_result *
 		for (int j = 0; rc == 0 && j < COMPARE_SENS; j++) {
 			struct cost_result *tmp = malloc(sizeof(*tmp));
 			struct compare_hybrid hy;
-			rc = tmp ? price_hybrid(c, row, e, SENS_F[j][0], SENS_F[j][1], SENS_F[j][2], tmp, &hy, &pd)
+			rc = tmp ? price_hybrid(c, row, e, &SENS[j], tmp, &hy, &pd)
 				 : DIAG_ENOMEM;
 			row->sens[j] = tmp ? tmp->usd_per_accepted_task : 0;
 			free(tmp);
@@ -403,6 +441,50 @@ static int baseline_of(const struct compare_setup *c, const struct size_option *
 							    : BASELINE_CACHE_TTL_S,
 	};
 	return baseline_run(&bs, out, d);
+}
+
+/* One model's acceptance basis: a figure given (t's acceptance_rate >= 0),
+ * else scores, else assumed equal; the quality factor set in t. */
+static void quality_of(struct compare_quality *o, const char *role, const char *model,
+		       const char *traced, const struct quality *q, struct cost_task *t)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->model, sizeof(o->model), "%s", model);
+	o->role = role;
+	o->factor = 1;
+	if (t->acceptance_rate.value >= 0) {
+		o->basis = COMPARE_BASIS_PILOT;
+		snprintf(o->why, sizeof(o->why), "acceptance %.4g given for it (%s)",
+			 t->acceptance_rate.value, t->acceptance_rate.source);
+		return;
+	}
+	struct quality_rel rel;
+	quality_relative(q, model, traced, &rel);
+	if (rel.found && !rel.model_row) {
+		o->basis = COMPARE_BASIS_TRACED;
+		snprintf(o->why, sizeof(o->why), "the traced model: the trace's own acceptance");
+		return;
+	}
+	if (rel.found) {
+		o->basis = COMPARE_BASIS_SCORES;
+		o->factor = rel.factor;
+		snprintf(o->why, sizeof(o->why), "the trace's acceptance x %.4g: %s", rel.factor,
+			 rel.basis);
+		cost_fig_set(&t->quality_factor, rel.factor, "published scores against the traced "
+			     "model %s: %s", traced, rel.basis);
+		return;
+	}
+	o->basis = COMPARE_BASIS_ASSUMED;
+	snprintf(o->why, sizeof(o->why), "quality assumed equal to the traced model %s (%s); "
+		 "give a pilot figure with --acceptance %s=RATE", traced, rel.basis, model);
+	cost_fig_set(&t->quality_factor, 1, "quality assumed equal to the traced model %s: %s",
+		     traced, rel.basis);
+}
+
+void compare_quality(struct compare_setup *c, const struct quality *q, const char *model)
+{
+	quality_of(&c->quality[0], "self-hosted", model, c->traced_model, q, &c->task);
+	quality_of(&c->quality[1], "api", c->api_id, c->traced_model, q, &c->base_task);
 }
 
 int compare_run(const struct compare_setup *c0, const struct size_result *sr,
@@ -483,15 +565,29 @@ int compare_run(const struct compare_setup *c0, const struct size_result *sr,
 			api_row = out->n;
 		out->n++;
 	}
+	out->prices_as_of[0] = '\0';
+	for (size_t i = 0; i < out->n; i++)
+		cost_newest_date(out->prices_as_of, &out->rows[i].r);
+	/* break-even on cost per accepted task, with each side's acceptance and
+	 * turns: the API's cost per accepted task is the same at any team size;
+	 * this deployment's month spread over more engineers' accepted tasks
+	 * (the team size), or over more traffic on the same GPUs (the busy
+	 * fraction) */
 	const struct cost_result *api = &out->rows[api_row].r;
-	double api_per_eng = c->engineers > 0 ? api->usd_month / (double)c->engineers : 0;
+	double api_task = api->usd_per_accepted_task;
 	for (size_t i = 0; i < out->n; i++) {
 		struct compare_row *row = &out->rows[i];
 		if (row->option == COST_SEATS || row->option == COST_API || row->hy.on)
 			continue;
-		row->breakeven_engineers = api_per_eng > 0 ? row->r.usd_month / api_per_eng : 0;
-		row->breakeven_utilisation =
-			api->usd_month > 0 ? row->busy * row->r.usd_month / api->usd_month : 0;
+		double acc_per_eng = c->engineers > 0 ? row->r.accepted_tasks_month /
+								(double)c->engineers
+						      : 0;
+		row->breakeven_engineers = api_task > 0 && acc_per_eng > 0
+						   ? row->r.usd_month / (api_task * acc_per_eng)
+						   : 0;
+		row->breakeven_utilisation = api_task > 0
+						     ? row->busy * row->r.usd_per_accepted_task / api_task
+						     : 0;
 		/* past 100% busy the GPUs cannot carry the traffic at which the
 		 * API would cost as much: no team this deployment serves gets there */
 		row->breakeven_never = !(api->usd_month > 0) || row->breakeven_utilisation > 1.0;
@@ -526,6 +622,93 @@ static size_t cheapest(const struct compare_result *r, int k)
 	return best;
 }
 
+static const char *const BASIS_NAME[] = {"assumed", "scores", "pilot", "traced"};
+
+/* The cash flow of hardware hw's ways of paying beside the seats and the
+ * API, over the scenario's horizon and discount rate (models/cashflow.h). */
+static int cash_of(const struct compare_setup *c, const struct compare_result *r,
+		   const char *hw, struct cashflow *cf, struct diag *d)
+{
+	struct cashflow_params p;
+	cashflow_params_default(&p);
+	const struct scenario *sc = c->size ? c->size->base : NULL;
+	if (sc && sc->cost.horizon_months >= 0)
+		cost_fig_set(&p.horizon_months, sc->cost.horizon_months,
+			     "scenario %s: cost.horizon_months", sc->source);
+	if (sc && sc->cost.discount_rate >= 0)
+		cost_fig_set(&p.discount_rate, sc->cost.discount_rate,
+			     "scenario %s: cost.discount_rate", sc->source);
+	struct cashflow_option o[CASHFLOW_MAX_OPTIONS];
+	size_t n = 0;
+	for (size_t i = 0; i < r->n && n < CASHFLOW_MAX_OPTIONS; i++) {
+		const struct compare_row *row = &r->rows[i];
+		bool base = row->option == COST_SEATS || row->option == COST_API;
+		if (row->hy.on || (!base && strcmp(row->hardware, hw) != 0))
+			continue;
+		int rc = cashflow_option_from_result(&o[n], &row->r, d);
+		if (rc)
+			return rc;
+		n++;
+	}
+	return cashflow_eval(cf, &p, o, n, d);
+}
+
+/* Each hardware option's cash flow over the horizon, as text. */
+static void cash_text(FILE *fp, const struct compare_setup *c, const struct compare_result *r)
+{
+	struct cashflow *cf = malloc(sizeof(*cf));
+	if (!cf) {
+		fprintf(fp, "\nCash flow: not computed (out of memory)\n");
+		return;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const struct compare_row *row = &r->rows[i];
+		if (row->option != COST_PURCHASE && row->option != COST_DEDICATED &&
+		    row->option != COST_ELASTIC)
+			continue;
+		if (row->hy.on)
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < i; j++)
+			seen |= !r->rows[j].hy.on && strcmp(r->rows[j].hardware, row->hardware) == 0;
+		if (seen)
+			continue;
+		struct diag d;
+		diag_init(&d);
+		fprintf(fp, "\n%s: ", row->hardware);
+		if (cash_of(c, r, row->hardware, cf, &d) == 0)
+			cashflow_text(fp, cf);
+		else
+			fprintf(fp, "cash flow not computed: %s\n", d.msg);
+	}
+	free(cf);
+}
+
+/* What each side's acceptance rests on, and the warnings a reader must see:
+ * a traced model taken by default, a quality assumed equal. */
+static void compare_quality_text(FILE *fp, const struct compare_setup *c)
+{
+	fprintf(fp, "Acceptance (share of tasks accepted) against the traced model %s%s:\n",
+		c->traced_model ? c->traced_model : "-",
+		c->traced_assumed ? " (taken to be the API's model: set --traced-model)" : "");
+	for (int k = 0; k < 2; k++) {
+		const struct compare_quality *q = &c->quality[k];
+		if (!q->role)
+			continue;
+		fprintf(fp, "  %-11s %-28s %s\n", q->role, q->model, q->why);
+	}
+	if (c->traced_assumed)
+		fprintf(fp, "Warning: the trace's acceptance is taken as %s's, the API compared; if "
+			"the trace was recorded with another model, say which with --traced-model\n",
+			c->traced_model);
+	for (int k = 0; k < 2; k++)
+		if (c->quality[k].role && c->quality[k].basis == COMPARE_BASIS_ASSUMED)
+			fprintf(fp, "Warning: %s: quality assumed equal to the traced model %s; the "
+				"sensitivity table moves its acceptance from %.0f%% to 100%% of the "
+				"traced model's\n", c->quality[k].model, c->traced_model,
+				100 * COMPARE_ACC_LOW);
+}
+
 void compare_table(FILE *fp, const struct compare_setup *c, const struct compare_result *r)
 {
 	char label[160];
@@ -542,6 +725,10 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 	else
 		fprintf(fp, "one replayed day counts as one of %.2f working days a month "
 			"(%.2f replays a month).\n", COST_WORKDAYS_PER_MONTH, r->periods_per_month);
+	fprintf(fp, "Prices as of %s (the newest date of the prices used; each price's own date is "
+		"in the list of figures below).\n", r->prices_as_of[0] ? r->prices_as_of
+								: "- (no dated price used)");
+	compare_quality_text(fp, c);
 	fprintf(fp, "%-36s %5s %-10s %14s %14s %14s %14s\n", "Option", "GPUs", "Deployment",
 		"USD/month", "USD/engineer", "USD/1M output", "USD/accepted");
 	fprintf(fp, "%-36s %5s %-10s %14s %14s %14s %14s\n", "", "", "", "(whole team)",
@@ -573,8 +760,9 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 				row_label(c, row, label, sizeof(label)), COMPARE_NEVER, 100 * row->busy);
 			continue;
 		}
-		fprintf(fp, "  %-34s team of %.1f engineers (its USD/month / the API's USD per "
-			"engineer-month)%s; GPU busy fraction %.1f%% (now %.1f%%)\n",
+		fprintf(fp, "  %-34s team of %.1f engineers (where its USD per accepted task, "
+			"spread over more engineers, meets the API's)%s; GPU busy fraction %.1f%% "
+			"(now %.1f%%)\n",
 			row_label(c, row, label, sizeof(label)), row->breakeven_engineers,
 			row->breakeven_engineers > (double)r->engineers
 				? ", more than this deployment was sized for"
@@ -604,25 +792,37 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 			"blended by the calls each side served)\n");
 	}
 
-	fprintf(fp, "\nSensitivity: USD per accepted task with one input moved by %.0f%% "
-		"(price: self-hosted hardware and rental prices; acceptance: the self-hosted model's "
-		"acceptance rate; utilisation: traffic on the same deployment)\n",
-		100 * COMPARE_SWING);
-	fprintf(fp, "%-36s %11s %11s %11s %11s %11s %11s %11s\n", "Option", "base", "price-20%",
-		"price+20%", "accept-20%", "accept+20%", "util-20%", "util+20%");
+	cash_text(fp, c, r);
+
+	static const char *const HEAD[COMPARE_SENS] = {
+		"price-20%", "price+20%", "acc-20%", "acc+20%", "acc=30%tr", "acc=100%tr",
+		"util-20%", "util+20%", "oper=0", "oper x3"};
+	fprintf(fp, "\nSensitivity: USD per accepted task with one input moved (price: self-hosted "
+		"hardware and rental prices, the seat price, the API's token prices, each row its own, "
+		"-/+%.0f%%; acc: the self-hosted model's acceptance "
+		"-/+%.0f%%, then set to %.0f%% and 100%% of the traced model's (tr); util: traffic on "
+		"the same deployment -/+%.0f%%; oper: operator time none, and %.0fx the default)\n",
+		100 * COMPARE_SWING, 100 * COMPARE_SWING, 100 * COMPARE_ACC_LOW, 100 * COMPARE_SWING,
+		COMPARE_OPERATOR_HIGH);
+	fprintf(fp, "%-36s %9s", "Option", "base");
+	for (int k = 0; k < COMPARE_SENS; k++)
+		fprintf(fp, " %10s", HEAD[k]);
+	fputc('\n', fp);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct compare_row *row = &r->rows[i];
-		fprintf(fp, "%-36s %11.2f", row_label(c, row, label, sizeof(label)),
+		fprintf(fp, "%-36s %9.2f", row_label(c, row, label, sizeof(label)),
 			row->r.usd_per_accepted_task);
 		for (int k = 0; k < COMPARE_SENS; k++)
-			fprintf(fp, " %11.2f", row->sens[k]);
+			fprintf(fp, " %10.2f", row->sens[k]);
 		fprintf(fp, "\n");
 	}
 	if (r->n) {
-		fprintf(fp, "%-36s %11s", "Cheapest (row number above)", "");
-		for (int k = 0; k < COMPARE_SENS; k++)
-			fprintf(fp, " %11zu", cheapest(r, k) + 1);
-		fprintf(fp, "\n");
+		fprintf(fp, "Cheapest per accepted task in each column:\n");
+		for (int k = 0; k < COMPARE_SENS; k++) {
+			const struct compare_row *best = &r->rows[cheapest(r, k)];
+			fprintf(fp, "  %-10s %s (%.2f)\n", HEAD[k],
+				row_label(c, best, label, sizeof(label)), best->sens[k]);
+		}
 	}
 
 	fprintf(fp, "\nEvery figure used, with its unit, source and date:\n");
@@ -640,7 +840,8 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 void compare_monthly(FILE *fp, const struct compare_result *r)
 {
 	fprintf(fp, "Monthly cost of each winner, USD per month for the whole team (docs/cost.md; "
-		"'-': no price in the catalogue; agentcap compare for the details):\n");
+		"'-': no price in the catalogue; agentcap compare for the details), prices as of "
+		"%s:\n", r->prices_as_of[0] ? r->prices_as_of : "- (no dated price used)");
 	fprintf(fp, "%-22s %14s %14s %14s\n", "Hardware", "purchase", "dedicated", "elastic");
 	for (size_t i = 0; i < r->n;) {
 		const struct compare_row *row = &r->rows[i];
@@ -674,16 +875,35 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 		report_run_json(fp, c->size->run);
 		fputc(',', fp);
 	}
-	fprintf(fp, "\"currency\":\"USD\","
-		"\"engineers\":%lld,\"periods_per_month\":%.17g,\"api\":", (long long)r->engineers,
-		r->periods_per_month);
+	fprintf(fp, "\"currency\":\"USD\",\"prices_as_of\":");
+	jsonw_str(fp, r->prices_as_of[0] ? r->prices_as_of : NULL);
+	fprintf(fp, ",\"engineers\":%lld,\"periods_per_month\":%.17g,\"api\":",
+		(long long)r->engineers, r->periods_per_month);
 	jsonw_str(fp, c->api_id);
 	fprintf(fp, ",\"seats\":");
 	jsonw_str(fp, c->seat_id);
+	fprintf(fp, ",\"traced_model\":");
+	jsonw_str(fp, c->traced_model);
+	fprintf(fp, ",\"traced_model_assumed\":%s,\"quality\":[",
+		c->traced_assumed ? "true" : "false");
+	for (int k = 0, n = 0; k < 2; k++) {
+		const struct compare_quality *q = &c->quality[k];
+		if (!q->role)
+			continue;
+		fprintf(fp, "%s{\"role\":\"%s\",\"model\":", n++ ? "," : "", q->role);
+		jsonw_str(fp, q->model);
+		fprintf(fp, ",\"basis\":\"%s\",\"quality_factor\":%.17g,\"why\":",
+			BASIS_NAME[q->basis], q->factor);
+		jsonw_str(fp, q->why);
+		fputc('}', fp);
+	}
+	fprintf(fp, "],\"acceptance_low_share\":%.17g,\"operator_high_factor\":%.17g",
+		COMPARE_ACC_LOW, COMPARE_OPERATOR_HIGH);
 	fprintf(fp, ",\"swing\":%.17g,\"rows\":[", COMPARE_SWING);
 	static const char *const SENS_KEYS[COMPARE_SENS] = {
 		"price_minus", "price_plus", "acceptance_minus", "acceptance_plus",
-		"utilisation_minus", "utilisation_plus"};
+		"acceptance_30pct_of_traced", "acceptance_100pct_of_traced", "utilisation_minus",
+		"utilisation_plus", "operator_none", "operator_x3"};
 	for (size_t i = 0; i < r->n; i++) {
 		const struct compare_row *row = &r->rows[i];
 		fprintf(fp, "%s{\"option\":\"%s\",\"hardware\":", i ? "," : "",
@@ -693,8 +913,11 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 		jsonw_str(fp, row->deployment);
 		fprintf(fp, ",\"usd_per_month\":%.17g,\"usd_per_engineer_month\":%.17g,"
 			"\"usd_per_1m_output_tokens\":%.17g,\"usd_per_accepted_task\":%.17g,"
-			"\"gpu_busy_fraction\":%.17g,", row->r.usd_month, row->r.usd_per_engineer_month,
-			row->r.usd_per_mtok_output, row->r.usd_per_accepted_task, row->busy);
+			"\"gpu_busy_fraction\":%.17g,\"tasks_per_month\":%.17g,"
+			"\"accepted_tasks_per_month\":%.17g,", row->r.usd_month,
+			row->r.usd_per_engineer_month, row->r.usd_per_mtok_output,
+			row->r.usd_per_accepted_task, row->busy, row->r.tasks_month,
+			row->r.accepted_tasks_month);
 		if (row->hy.on)
 			fprintf(fp, "\"breakeven_engineers\":null,\"breakeven_gpu_busy_fraction\":null,"
 				"\"breakeven_reason\":\"a local plus cloud row has no break-even\","
@@ -726,6 +949,34 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 		}
 		fprintf(fp, "]}");
 	}
+	fprintf(fp, "],\"cashflow\":[");
+	struct cashflow *cf = malloc(sizeof(*cf));
+	if (!cf)
+		return DIAG_ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct compare_row *row = &r->rows[i];
+		if (row->option == COST_SEATS || row->option == COST_API || row->hy.on)
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < i; j++)
+			seen |= !r->rows[j].hy.on && strcmp(r->rows[j].hardware, row->hardware) == 0;
+		if (seen)
+			continue;
+		struct diag d;
+		diag_init(&d);
+		fprintf(fp, "%s{\"hardware\":", k++ ? "," : "");
+		jsonw_str(fp, row->hardware);
+		fprintf(fp, ",\"result\":");
+		if (cash_of(c, r, row->hardware, cf, &d) == 0) {
+			cashflow_json(fp, cf);
+		} else {
+			fprintf(fp, "null,\"error\":");
+			jsonw_str(fp, d.msg);
+		}
+		fputc('}', fp);
+	}
+	free(cf);
 	fprintf(fp, "]}\n");
 	return ferror(fp) ? DIAG_EIO : 0;
 }

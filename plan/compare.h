@@ -58,9 +58,32 @@
 #include <stdio.h>
 
 struct prices;
+struct quality;
 
 #define COMPARE_MAX_ROWS (SIZE_MAX_HARDWARE * 6 + 2)
-#define COMPARE_SENS 6 /* price -/+, acceptance -/+, utilisation -/+ */
+/* Sensitivity columns: price -/+20%, acceptance -/+20%, acceptance at 30%
+ * and 100% of the traced model's, utilisation -/+20%, operator time none
+ * and three times the default (the field notes' $5,000-15,000 range). */
+#define COMPARE_SENS 10
+#define COMPARE_ACC_LOW 0.3
+#define COMPARE_OPERATOR_HIGH 3.0
+
+/* Where a model's acceptance comes from (compare_quality). */
+enum compare_basis {
+	COMPARE_BASIS_ASSUMED = 0, /* quality assumed equal to the traced model's */
+	COMPARE_BASIS_SCORES,      /* published scores (models/quality.h) */
+	COMPARE_BASIS_PILOT,       /* a figure given for the model (--acceptance
+				      MODEL=RATE, scenario key) */
+	COMPARE_BASIS_TRACED,      /* the traced model itself */
+};
+
+struct compare_quality {
+	char model[SCENARIO_STR_MAX];
+	const char *role;              /* "self-hosted" or "api" */
+	enum compare_basis basis;
+	double factor;                 /* x the trace's acceptance (scores) */
+	char why[1200];
+};
 #define COMPARE_SWING 0.2
 /* Why a break-even point is "never at this size". */
 #define COMPARE_NEVER "even with its GPUs 100% busy it costs more than the API for the same traffic"
@@ -74,6 +97,14 @@ struct compare_setup {
 	int64_t engineers;
 	int64_t days;                  /* days one replay covers (>= 1) */
 	struct cost_task task;         /* self-hosted acceptance and turns */
+	struct cost_task base_task;    /* the seats' and the API's (the API
+					  model's acceptance) */
+	const char *traced_model;      /* the model the trace was recorded with
+					  (its acceptance is the trace's) */
+	bool traced_assumed;           /* traced_model is the default (the API's),
+					  not given: said in a warning */
+	struct compare_quality quality[2]; /* self-hosted model, API model
+					  (compare_quality) */
 	bool backends;                 /* hybrid rows for the API backends and
 					  rules of size->base (size->local_only
 					  sized the self-hosted rows without
@@ -119,7 +150,16 @@ struct compare_result {
 	double periods_per_month;
 	int64_t engineers;
 	char unpriced[512];            /* options the catalogue has no price for */
+	char prices_as_of[COST_DATE_MAX]; /* the newest date of the prices used
+					     ("" when none is dated) */
 };
+
+/* The acceptance basis of the self-hosted model and of the API model,
+ * against c->traced_model: a figure given for the model where there is one
+ * (c->task / c->base_task acceptance_rate >= 0), else their published
+ * scores (quality.h; the quality factor set in the task), else assumed
+ * equal.  q may be NULL (no scores: every model assumed equal). */
+void compare_quality(struct compare_setup *c, const struct quality *q, const char *model);
 
 /* Price every row.  0, or DIAG_EINPUT (unknown API or seat id, a usage
  * the cost model refuses).  Options without a winner are skipped. */

@@ -392,3 +392,77 @@ void run_meta(const struct run_setup *s, const struct run_result *r, struct repo
 		p->plain_s = st->sim.spec_plain_ns / 1e9;
 	}
 }
+
+/* One option: its parameters from the catalogue (COST_NO_PRICE: not on
+ * offer), the scenario's keys over them, then its figures. */
+int run_cost(struct costing *c, const struct prices *pr, const struct catalog *cat,
+	     const struct scenario *sc, const struct run_result *r, int64_t engineers, int64_t days,
+	     struct diag *d)
+{
+	memset(c, 0, sizeof(*c));
+	const struct cat_hardware *hw = catalog_hardware(cat, sc->hardware);
+	if (!hw)
+		return diag_set(d, DIAG_EINPUT, "unknown hardware '%s'", sc->hardware);
+	snprintf(c->hardware, sizeof(c->hardware), "%s", hw->id);
+	if (sc->cost.periods_per_month >= 0) {
+		c->periods_per_month = sc->cost.periods_per_month;
+		snprintf(c->periods_source, sizeof(c->periods_source), "cost.periods_per_month");
+	} else if (engineers > 0 && days > 0) {
+		c->periods_per_month = COST_WORKDAYS_PER_MONTH / (double)days;
+		snprintf(c->periods_source, sizeof(c->periods_source),
+			 "261 working days a year / 12 over the team's %lld days",
+			 (long long)days);
+	} else {
+		snprintf(c->periods_source, sizeof(c->periods_source),
+			 "730 h / the replayed span: the trace taken as round-the-clock traffic");
+	}
+	struct cost_usage u;
+	costing_usage(&u, &r->sum, r->cl ? &r->cls : NULL, sc->replicas,
+		      sc->tensor_parallel_size * sc->pipeline_parallel_size, engineers,
+		      c->periods_per_month);
+	if (u.periods_per_month == 0)
+		c->periods_per_month = cost_periods_per_month(&u);
+	struct cost_task t;
+	cost_task_default(&t);
+	scenario_cost_apply(sc, NULL, NULL, NULL, &t);
+	struct diag pd;
+	diag_init(&pd);
+	int rc = cost_watts(hw, &c->busy_w, &c->idle_w, &pd);
+	c->powered = rc == 0;
+	if (!c->powered)
+		snprintf(c->note, sizeof(c->note), "purchase and energy: %s", pd.msg);
+	struct cost_purchase pp;
+	rc = c->powered ? cost_purchase_from_prices(&pp, pr, hw, d) : COST_NO_PRICE;
+	if (rc == 0) {
+		scenario_cost_apply(sc, &pp, NULL, NULL, NULL);
+		rc = cost_purchase_eval(&pp, &u, &t, &c->r[c->n++], d);
+	}
+	if (rc == 0 || rc == COST_NO_PRICE) {
+		struct cost_dedicated dp;
+		rc = cost_dedicated_from_prices(&dp, pr, hw, d);
+		if (rc == 0) {
+			scenario_cost_apply(sc, NULL, &dp, NULL, NULL);
+			rc = cost_dedicated_eval(&dp, &u, &t, &c->r[c->n++], d);
+		}
+	}
+	if (rc == 0 || rc == COST_NO_PRICE) {
+		struct cost_elastic ep;
+		rc = cost_elastic_from_prices(&ep, pr, hw, sc->cost.gpu_hour_row, d);
+		if (rc == 0) {
+			scenario_cost_apply(sc, NULL, NULL, &ep, NULL);
+			rc = cost_elastic_eval(&ep, &u, &t, &c->r[c->n++], d);
+		}
+	}
+	if (rc && rc != COST_NO_PRICE)
+		return rc;
+	if (!c->powered)
+		return 0;
+	const struct price_row *row = prices_find(pr, PRICE_PUE, COST_DEFAULT_PUE);
+	if (row)
+		cost_fig_set(&c->pue, row->usd, "prices.json %s", row->id);
+	else
+		cost_fig_set(&c->pue, 1.0, "no PUE row: IT power only");
+	if (sc->cost.pue >= 0)
+		cost_fig_set(&c->pue, sc->cost.pue, "cost.pue");
+	return cost_energy_eval(&u, c->busy_w.value, c->idle_w.value, c->pue.value, &t, &c->e, d);
+}

@@ -28,6 +28,7 @@
 #include "reports/backends.h"
 #include "reports/charts.h"
 #include "reports/cluster.h"
+#include "reports/costing.h"
 #include "reports/metrics.h"
 #include "reports/output.h"
 #include "reports/reqcsv.h"
@@ -90,5 +91,16 @@ void run_release(struct run_result *r);
  * decoding, cluster, backends, time series and error bars.  The strings
  * and pointers stay valid while s->dep and r are. */
 void run_meta(const struct run_setup *s, const struct run_result *r, struct report_meta *meta);
+
+/* The replayed deployment priced (replay --cost): pool 0's hardware under
+ * each option pr offers, with scenario sc's cost.* keys applied; a month
+ * is cost.periods_per_month replays, else 261/12 working days over a
+ * scaled team's days (engineers > 0), else round-the-clock traffic
+ * (730 h over the span).  An option the catalogue does not price is left
+ * out; hardware with no power figure is priced without purchase and
+ * energy, c->note saying why.  0, or DIAG_EINPUT for out-of-range figures. */
+int run_cost(struct costing *c, const struct prices *pr, const struct catalog *cat,
+	     const struct scenario *sc, const struct run_result *r, int64_t engineers, int64_t days,
+	     struct diag *d);
 
 #endif

@@ -735,6 +735,10 @@ int sweep_load(struct sweep **out, const char *path, const struct catalog *cat, 
 		sw->fam[f].fp = h;
 		if (priced && !sw->prices)
 			rc = prices_load(&sw->prices, sc->prices[0] ? sc->prices : NULL, d);
+		/* each family's elastic row fits its hardware, before any cell runs */
+		if (rc == 0 && priced && catalog_hardware(sw->cat, sc->hardware))
+			rc = cost_gpu_hour_row_check(sw->prices, catalog_hardware(sw->cat, sc->hardware),
+						     sc->cost.gpu_hour_row, d);
 		deploy_release(&dep);
 	}
 	free(sc);
@@ -860,7 +864,7 @@ static int cell_cost(const struct sweep *sw, const struct scenario *sc,
 			}
 		} else {
 			struct cost_elastic p;
-			rc = cost_elastic_from_prices(&p, sw->prices, hw, d);
+			rc = cost_elastic_from_prices(&p, sw->prices, hw, sc->cost.gpu_hour_row, d);
 			if (rc == 0) {
 				scenario_cost_apply(sc, NULL, NULL, &p, NULL);
 				rc = cost_elastic_eval(&p, &u, &t, r, d);

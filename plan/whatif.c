@@ -71,6 +71,7 @@ static int price_side(const struct whatif_setup *s, int64_t days, struct whatif_
 				   .api_id = z->api_id, .seat_id = z->seat_id,
 				   .engineers = z->engineers, .days = days};
 	cost_task_default(&cs.task);
+	cost_task_default(&cs.base_task);
 	if (!(w->cost = malloc(sizeof(*w->cost))))
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
 	return compare_run(&cs, w->size, w->cost, d);

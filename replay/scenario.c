@@ -187,6 +187,16 @@ static const struct key KEYS[] = {
 	{"cost", K_OBJ, 0, 0, 0, "cost assumptions (docs/cost.md); -1 = the default"},
 	{"cost.acceptance_rate", K_COST, OFF(cost.acceptance_rate), 0.001, 1,
 	 "share of tasks accepted with this model (-1 = the trace's own)"},
+	{"cost.horizon_months", K_COST, OFF(cost.horizon_months), 1, 240,
+	 "compare: months the cash flow runs over, whole (-1 = 36)"},
+	{"cost.discount_rate", K_COST, OFF(cost.discount_rate), 0, 1,
+	 "compare: the cash flow's discount rate, a share a year (-1 = 0.08)"},
+	{"cost.api_acceptance_rate", K_COST, OFF(cost.api_acceptance_rate), 0.001, 1,
+	 "share of tasks accepted with the API's model, seats and API rows (-1 = the trace's, "
+	 "x its quality against the traced model)"},
+	{"cost.traced_model", K_STR, OFF(cost.traced_model), 0, 0,
+	 "the model the trace was recorded with: a model id of models.json or an API id of "
+	 "prices.json (unset = the API compared)"},
 	{"cost.turns_factor", K_COST, OFF(cost.turns_factor), 0.01, 100,
 	 "calls and tokens per task relative to the trace (-1 = 1)"},
 	{"cost.periods_per_month", K_COST, OFF(cost.periods_per_month), 0, 1e6,
@@ -208,8 +218,13 @@ static const struct key KEYS[] = {
 	{"cost.api_cache_ttl_s", K_COST, OFF(cost.api_cache_ttl_s), 1, 86400,
 	 "the API baseline's prompt-cache lifetime, s: 300 (5-minute entries, Claude Code "
 	 "with an API key) or 3600 (1-hour); -1 = 300"},
+	{"cost.min_billing_s", K_COST, OFF(cost.min_billing_s), 0, 2678400,
+	 "elastic: least time each replica stretch is billed, s (-1 = 60)"},
 	{"cost.min_replicas", K_COST, OFF(cost.min_replicas), 0, 4096,
 	 "elastic: replicas kept up outside the replayed periods (-1 = 0)"},
+	{"cost.gpu_hour_row", K_STR, OFF(cost.gpu_hour_row), 0, 0,
+	 "elastic: the id of the gpu_hour row to price by, of the hardware or its GPU (agentcap "
+	 "catalog --prices; unset = the median of the on-demand rows)"},
 	{"slo", K_OBJ, 0, 0, 0, "latency objectives"},
 	{"slo.ttft_ms", K_NUM, OFF(slo_ttft_ms), 0, 1e12, "time to first token objective, ms (0 = none)"},
 	{"slo.tpot_ms", K_NUM, OFF(slo_tpot_ms), 0, 1e12, "time per output token objective, ms (0 = none)"},
@@ -977,8 +992,10 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 			   &sc->cost.periods_per_month, &sc->cost.amortisation_months,
 			   &sc->cost.resale_fraction, &sc->cost.hosting_usd_month,
 			   &sc->cost.operator_usd_month, &sc->cost.electricity_usd_kwh,
-			   &sc->cost.pue, &sc->cost.billing_granularity_s, &sc->cost.min_replicas,
-			   &sc->cost.api_cache_ttl_s};
+			   &sc->cost.pue, &sc->cost.billing_granularity_s, &sc->cost.min_billing_s,
+			   &sc->cost.min_replicas, &sc->cost.api_cache_ttl_s,
+			   &sc->cost.api_acceptance_rate, &sc->cost.horizon_months,
+			   &sc->cost.discount_rate};
 	for (size_t i = 0; i < sizeof(costs) / sizeof(costs[0]); i++)
 		*costs[i] = -1;
 	sc->provision_s = SCENARIO_DEFAULT_PROVISION_S;
@@ -1060,6 +1077,7 @@ void scenario_cost_apply(const struct scenario *sc, struct cost_purchase *p,
 		cost_set(&e->operator_usd_month, c->operator_usd_month, sc, "operator_usd_month");
 		cost_set(&e->billing_granularity_s, c->billing_granularity_s, sc,
 			 "billing_granularity_s");
+		cost_set(&e->min_billing_s, c->min_billing_s, sc, "min_billing_s");
 		cost_set(&e->min_replicas, c->min_replicas, sc, "min_replicas");
 	}
 	if (t) {

@@ -85,8 +85,20 @@ struct scenario_cost {
 	double electricity_usd_kwh;
 	double pue;
 	double billing_granularity_s;
+	double min_billing_s;
 	double min_replicas;
 	double api_cache_ttl_s;       /* the API baseline's prompt-cache lifetime */
+	double horizon_months;        /* compare's cash flow (models/cashflow.h) */
+	double discount_rate;         /* a share a year */
+	double api_acceptance_rate;   /* of the API's model (seats and API rows;
+					 -1 = the trace's x its quality factor) */
+	char traced_model[SCENARIO_STR_MAX]; /* the model the trace was recorded
+					 with ("" = the API compared) */
+	char gpu_hour_row[SCENARIO_STR_MAX]; /* elastic: the id of one gpu_hour
+						row to price by ("" = the median
+						of the on-demand rows); checked
+						against the prices when they load
+						(cost_gpu_hour_row_check) */
 };
 
 /* Start-up of a replica = provisioning + weight bytes / storage bandwidth.

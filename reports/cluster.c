@@ -23,11 +23,13 @@ struct cluster {
 	size_t tl_len, tl_cap;
 	bool tl_oom;                 /* a record could not be kept */
 	struct cluster_move {        /* every replica record, for per-pool
-					billing (with pools only) */
+					billing and the billed stretches */
 		int64_t t_ns;
 		int32_t replica, to;
 	} *moves;
 	size_t n_moves, moves_cap;
+	struct cost_stretch *stretches; /* the last cluster_summarize's */
+	size_t n_stretches;
 	bool have_req;
 	int64_t first_arrival_ns, last_end_ns;
 };
@@ -67,6 +69,7 @@ void cluster_free(struct cluster *c)
 	free(c->pool_of);
 	free(c->tl);
 	free(c->moves);
+	free(c->stretches);
 	free(c);
 }
 
@@ -201,7 +204,7 @@ static void on_replica(void *ctx, const struct res_replica *r)
 		}
 		last->n[r->from]--;
 		last->n[r->to]++;
-		if (c->n_pools && c->n_moves == c->moves_cap) {
+		if (c->n_moves == c->moves_cap) {
 			size_t cap = c->moves_cap ? 2 * c->moves_cap : 64;
 			struct cluster_move *n = realloc(c->moves, cap * sizeof(*n));
 			if (!n) {
@@ -212,9 +215,8 @@ static void on_replica(void *ctx, const struct res_replica *r)
 			c->moves = n;
 			c->moves_cap = cap;
 		}
-		if (c->n_pools)
-			c->moves[c->n_moves++] =
-				(struct cluster_move){.t_ns = r->t_ns, .replica = r->replica, .to = r->to};
+		c->moves[c->n_moves++] =
+			(struct cluster_move){.t_ns = r->t_ns, .replica = r->replica, .to = r->to};
 	}
 forward:
 	if (c->inner.replica)
@@ -257,6 +259,53 @@ static int pools_billed_s(const struct cluster *c, int64_t t0_ns, int64_t t1_ns,
 				int64_t b = t < t1_ns ? t : t1_ns;
 				if (b > a)
 					pool_s[c->pool_of[i]] += (double)(b - a) / 1e9;
+				since[i] = -1;
+			} else if (since[i] < 0 && billed) {
+				since[i] = t;
+			}
+		}
+	}
+	free(since);
+	return 0;
+}
+
+/* Each replica's billed stretches within [t0_ns, t1_ns), from the replica
+ * records (every replica billed from time 0 until one says otherwise): a
+ * stretch opens when a replica enters a billed state from an unbilled one
+ * (a start: the cold start is billed) and closes when it leaves them.  Kept
+ * in c->stretches; 0 or DIAG_ENOMEM (then none are kept). */
+static int billed_stretches(struct cluster *c, int64_t t0_ns, int64_t t1_ns)
+{
+	free(c->stretches);
+	c->stretches = NULL;
+	c->n_stretches = 0;
+	/* a replica's stretches are at most its starts + 1 */
+	size_t cap = (size_t)c->n + c->n_moves;
+	int64_t *since = malloc((size_t)c->n * sizeof(*since));
+	c->stretches = malloc(cap * sizeof(*c->stretches));
+	if (!since || !c->stretches) {
+		free(since);
+		free(c->stretches);
+		c->stretches = NULL;
+		return DIAG_ENOMEM;
+	}
+	for (int32_t i = 0; i < c->n; i++)
+		since[i] = 0; /* billed since; -1 = not billed */
+	for (size_t k = 0; k <= c->n_moves; k++) {
+		bool end = k == c->n_moves;
+		int32_t lo = end ? 0 : c->moves[k].replica, hi = end ? c->n : lo + 1;
+		for (int32_t i = lo; i < hi; i++) {
+			int64_t t = end ? INT64_MAX : c->moves[k].t_ns;
+			bool billed = !end && billed_state(c->moves[k].to);
+			if (since[i] >= 0 && !billed) {
+				int64_t a = since[i] > t0_ns ? since[i] : t0_ns;
+				int64_t b = t < t1_ns ? t : t1_ns;
+				if (b > a)
+					c->stretches[c->n_stretches++] = (struct cost_stretch){
+						.s = (double)(b - a) / 1e9,
+						.from_start = since[i] <= t0_ns,
+						.to_end = t >= t1_ns,
+					};
 				since[i] = -1;
 			} else if (since[i] < 0 && billed) {
 				since[i] = t;
@@ -376,6 +425,11 @@ void cluster_summarize(struct cluster *c, double duration_s, int32_t gpus_per_re
 	}
 	out->gpu_hours_busy = (double)gpus_per_replica * busy_s / 3600.0;
 	out->per_replica = c->rep;
+	if (billed_stretches(c, c->have_req ? c->first_arrival_ns : 0,
+			     c->have_req ? c->last_end_ns : 0) != 0)
+		c->stray++; /* out of memory: the cost model bills the hours as they are */
+	out->replica_up = c->stretches;
+	out->replica_up_count = c->n_stretches;
 	if (c->n_pools)
 		summarize_pools(c, duration_s, out);
 }

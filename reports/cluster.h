@@ -21,11 +21,16 @@
  * records; the aggregator keeps them as a timeline of how many replicas are
  * in each state, and provisioned GPU-hours become the integral over the
  * run's duration (first arrival to last completion, as metrics counts it) of
- * the billed replicas (up, starting, draining) x GPUs per replica.
+ * the billed replicas (up, starting, draining) x GPUs per replica.  The
+ * same records give each replica's billed stretches (struct cost_stretch:
+ * from the start of a cold start to the end of a drain, clipped to the
+ * run), which the cost model bills in whole units of a billing granularity
+ * with a minimum per stretch (docs/cost.md).
  */
 #ifndef REPORTS_CLUSTER_H
 #define REPORTS_CLUSTER_H
 
+#include "models/cost.h"
 #include "sim/results.h"
 
 #include <stdbool.h>
@@ -136,6 +141,13 @@ struct cluster_summary {
 	const struct cluster_replica *per_replica; /* [replicas], owned by the struct cluster */
 	int32_t n_pools;                /* 0: one shape */
 	const struct cluster_pool *pools; /* [n_pools], owned by the struct cluster */
+	/* every stretch a replica was billed (up, starting or draining) within
+	 * the run, replica by replica, in time order; without replica records
+	 * one per replica over the whole run.  Owned by the struct cluster,
+	 * valid until the next cluster_summarize or cluster_free; NULL (and 0)
+	 * when they could not be kept (out of memory) */
+	const struct cost_stretch *replica_up;
+	size_t replica_up_count;
 };
 
 /* An aggregator over `replicas` replicas forwarding to `inner`; NULL when out

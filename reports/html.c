@@ -522,6 +522,91 @@ static void backends_table(FILE *out, struct rd *r, const cJSON *doc)
 	fputs("</table>\n", out);
 }
 
+/* replay --cost: each option per month, per 1M output tokens, per accepted
+ * task and per engineer-month, what the month is made of, every assumption
+ * with its source, and the energy. */
+static void cost_table(FILE *out, struct rd *r, const cJSON *doc)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "cost");
+	if (!cJSON_IsObject(c))
+		return;
+	const cJSON *opts = rd_arr(r, c, "options");
+	double periods = rd_num(r, c, "periods_per_month");
+	if (r->rc)
+		return;
+	h2(out, "Cost (USD)");
+	fprintf(out, "<p>A month is %.4g replays of the trace (", periods);
+	svgplot_escape(out, opt_str(c, "periods_source"));
+	fputs(").</p>\n", out);
+	const char *nope = opt_str(c, "not_priced");
+	if (nope && nope[0]) {
+		fputs("<p class=\"warn\">Not priced: ", out);
+		svgplot_escape(out, nope);
+		fputs("</p>\n", out);
+	}
+	if (cJSON_GetArraySize(opts) == 0) {
+		fputs("<p>The price catalogue has no purchase, dedicated or rental price for ", out);
+		svgplot_escape(out, opt_str(c, "hardware"));
+		fputs(".</p>\n", out);
+		return;
+	}
+	static const char *const heads[] = {"option", "per month", "per 1M output tokens",
+					    "per accepted task", "per engineer-month"};
+	fputs("<table>\n", out);
+	th_row(out, heads, sizeof(heads) / sizeof(heads[0]));
+	const cJSON *o;
+	cJSON_ArrayForEach(o, opts) {
+		double eng = rd_num(r, o, "usd_per_engineer_month");
+		fputs("<tr><th>", out);
+		svgplot_escape(out, opt_str(o, "label"));
+		fputs("</th>", out);
+		td_num(out, rd_num(r, o, "usd_per_month"), 2);
+		td_num(out, rd_num(r, o, "usd_per_1m_output_tokens"), 4);
+		td_num(out, rd_num(r, o, "usd_per_accepted_task"), 4);
+		if (eng > 0)
+			td_num(out, eng, 2);
+		else
+			td_str(out, "-");
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	cJSON_ArrayForEach(o, opts) {
+		fputs("<h3>", out);
+		svgplot_escape(out, opt_str(o, "label"));
+		fputs("</h3>\n<p>Per month:", out);
+		const cJSON *p;
+		int k = 0;
+		cJSON_ArrayForEach(p, rd_arr(r, o, "parts")) {
+			fprintf(out, "%s ", k++ ? " +" : "");
+			svgplot_escape(out, opt_str(p, "name"));
+			fprintf(out, " %.2f", rd_num(r, p, "usd_per_month"));
+		}
+		fputs("</p>\n<table>\n<tr><th>assumption</th><th>value</th><th>unit</th>"
+		      "<th>source</th></tr>\n", out);
+		const cJSON *a;
+		cJSON_ArrayForEach(a, rd_arr(r, o, "assumptions")) {
+			fputs("<tr><th>", out);
+			svgplot_escape(out, opt_str(a, "name"));
+			fputs("</th>", out);
+			double v = rd_num(r, a, "value");
+			fprintf(out, "<td class=\"n\">%.6g</td>", isfinite(v) ? v : 0.0);
+			td_str(out, opt_str(a, "unit"));
+			td_str(out, opt_str(a, "source"));
+			fputs("</tr>\n", out);
+		}
+		fputs("</table>\n", out);
+	}
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(c, "energy");
+	if (cJSON_IsObject(e))
+		fprintf(out, "<p>Energy: %.4g J per output token (IT); %.6g kWh a month IT, %.6g kWh "
+			"with PUE %.3g; busy %g W and idle %g W per GPU.</p>\n",
+			rd_num(r, e, "j_per_output_token"), rd_num(r, e, "kwh_month_it"),
+			rd_num(r, e, "kwh_month_facility"),
+			rd_num(r, rd_obj(r, e, "pue"), "value"),
+			rd_num(r, rd_obj(r, e, "busy_w_per_gpu"), "value"),
+			rd_num(r, rd_obj(r, e, "idle_w_per_gpu"), "value"));
+}
+
 /* Every measured figure of the run, labelled and in the units the terminal
  * table gives them (reports/fields.h); a figure a run leaves out (a KV tier
  * it has not) is left out here too. */
@@ -609,6 +694,7 @@ static int page_replay(FILE *out, struct rd *r, const cJSON *doc)
 	stats_row(out, r, doc, "E2E", "e2el");
 	fputs("</table>\n", out);
 	backends_table(out, r, doc);
+	cost_table(out, r, doc);
 	figures_table(out, doc);
 	fputs("<h2>Charts</h2>\n", out);
 	const char *name = "calls at or below";
@@ -1169,6 +1255,168 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 	return r->rc;
 }
 
+/* ---- compare over team sizes ------------------------------------------- */
+
+/* Item k of the array key of o as a number; NAN when null or absent. */
+static double arr_num(const cJSON *o, const char *key, int k)
+{
+	const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, key), k);
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static void range_label(char *buf, size_t cap, const cJSON *s)
+{
+	fit(buf, cap, opt_str(s, "hardware"), " ", opt_str(s, "option"),
+	    opt_bool(s, "hybrid") ? " + API" : "", NULL);
+}
+
+static void crossing_text(char *buf, size_t cap, const cJSON *at)
+{
+	double from = opt_num(at, "from"), after = opt_num(at, "after");
+	if (!cJSON_IsObject(at))
+		snprintf(buf, cap, "not within the sizes tried");
+	else if (!isfinite(after))
+		snprintf(buf, cap, "from %.0f (every size tried)", from);
+	else
+		snprintf(buf, cap, "from %.0f (more than %.0f)", from, after);
+}
+
+static int page_compare_range(FILE *out, struct rd *r, const cJSON *doc)
+{
+	const cJSON *eng = rd_arr(r, doc, "engineers");
+	const cJSON *base = rd_arr(r, doc, "baselines");
+	const cJSON *series = rd_arr(r, doc, "series");
+	struct fact f[12];
+	size_t n = 0;
+	run_facts(r, doc, f, &n);
+	if (r->rc)
+		return r->rc;
+	int np = cJSON_GetArraySize(eng);
+	const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+	fact_str(f, &n, "API", opt_str(doc, "api"));
+	fact_str(f, &n, "Seats", opt_str(doc, "seats"));
+	f[n].name = "Seed";
+	snprintf(f[n++].value, sizeof(f[0].value), "%.0f", opt_num(run, "seed"));
+	fact_str(f, &n, "agentcap version", opt_str(run, "agentcap_version"));
+	f[n].name = "Team sizes";
+	snprintf(f[n++].value, sizeof(f[0].value), "%d, from %.0f to %.0f engineers, each sized and "
+		 "priced on its own", np, np ? cJSON_GetArrayItem(eng, 0)->valuedouble : 0.0,
+		 np ? cJSON_GetArrayItem(eng, np - 1)->valuedouble : 0.0);
+	page_begin(out, "agentcap compare: team sizes");
+	facts(out, "What was priced", f, n);
+	const char *cur = opt_str(doc, "currency");
+	if (!cur[0])
+		cur = "USD";
+
+	h2(out, "Cost per accepted task by team size");
+	fputs("<table>\n<tr><th>engineers</th>", out);
+	const cJSON *x;
+	char label[192];
+	cJSON_ArrayForEach(x, series) {
+		range_label(label, sizeof(label), x);
+		fputs("<th>", out);
+		svgplot_escape(out, label);
+		fputs("</th>", out);
+	}
+	cJSON_ArrayForEach(x, base) {
+		fputs("<th>", out);
+		svgplot_escape(out, opt_str(x, "option"));
+		fputs("</th>", out);
+	}
+	fputs("</tr>\n", out);
+	for (int k = 0; k < np; k++) {
+		fprintf(out, "<tr><th>%.0f</th>", cJSON_GetArrayItem(eng, k)->valuedouble);
+		cJSON_ArrayForEach(x, series) {
+			double v = arr_num(x, "usd_per_accepted_task", k);
+			const cJSON *dep = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(x,
+							      "deployment"), k);
+			if (!isfinite(v)) {
+				td_str(out, "no deployment");
+				continue;
+			}
+			fprintf(out, "<td class=\"n\">%.2f (", v);
+			svgplot_escape(out, cJSON_IsString(dep) ? dep->valuestring : "");
+			fputs(")</td>", out);
+		}
+		cJSON_ArrayForEach(x, base) td_num(out, arr_num(x, "usd_per_accepted_task", k), 2);
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n<p>All figures in ", out);
+	svgplot_escape(out, cur);
+	fputs(" per accepted task; the deployment each size needed in brackets.</p>\n", out);
+
+	h2(out, "Crossovers");
+	static const char *const CHEAD[] = {"Option", "cheaper than the seats", "cheaper than the API"};
+	fputs("<table>\n", out);
+	th_row(out, CHEAD, 3);
+	cJSON_ArrayForEach(x, series) {
+		char a[64], b[64];
+		range_label(label, sizeof(label), x);
+		crossing_text(a, sizeof(a), cJSON_GetObjectItemCaseSensitive(x, "crossover_seats"));
+		crossing_text(b, sizeof(b), cJSON_GetObjectItemCaseSensitive(x, "crossover_api"));
+		fputs("<tr>", out);
+		td_str(out, label);
+		td_str(out, a);
+		td_str(out, b);
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n<p>From that team size on, at every larger size tried, the option costs no "
+	      "more per accepted task than the baseline; the crossing lies above the size tried "
+	      "before it.</p>\n", out);
+
+	/* the curve: each self-hosted series, the seats and the API */
+	h2(out, "Charts");
+	size_t cap = (size_t)(np > 0 ? np : 1);
+	double *xs = malloc(cap * sizeof(*xs));
+	double *ys = malloc(MAX_SERIES * cap * sizeof(*ys));
+	char(*names)[192] = calloc(MAX_SERIES, sizeof(*names));
+	if (!xs || !ys || !names) {
+		free(xs);
+		free(ys);
+		free(names);
+		return r->rc = diag_set(r->d, DIAG_ENOMEM, "out of memory for the report's charts");
+	}
+	for (int k = 0; k < np; k++)
+		xs[k] = cJSON_GetArrayItem(eng, k)->valuedouble;
+	struct svgplot_series sv[MAX_SERIES];
+	size_t ns = 0;
+	cJSON_ArrayForEach(x, base) {
+		double *yy = ys + ns * cap;
+		for (int k = 0; k < np; k++)
+			yy[k] = arr_num(x, "usd_per_accepted_task", k);
+		fit(names[ns], sizeof(names[0]), opt_str(x, "option"), " (", opt_str(x, "id"), ")",
+		    NULL);
+		sv[ns] = (struct svgplot_series){.name = names[ns], .x = xs, .y = yy, .n = (size_t)np};
+		ns++;
+	}
+	cJSON_ArrayForEach(x, series) {
+		if (ns >= MAX_SERIES)
+			break;
+		double *yy = ys + ns * cap;
+		for (int k = 0; k < np; k++)
+			yy[k] = arr_num(x, "usd_per_accepted_task", k);
+		range_label(names[ns], sizeof(names[0]), x);
+		sv[ns] = (struct svgplot_series){.name = names[ns], .x = xs, .y = yy, .n = (size_t)np};
+		ns++;
+	}
+	char yl[64];
+	fit(yl, sizeof(yl), cur, " per accepted task", NULL);
+	struct svgplot_chart c = {
+		.id = "cost-by-team-size",
+		.title = "Cost per accepted task against team size",
+		.x_label = "engineers in the team",
+		.y_label = yl,
+		.caption = "Each point is a sizing run at that team size; a self-hosted line falls as "
+			   "its deployment absorbs more engineers and steps up where another replica "
+			   "is needed. Below the seats or API line, self-hosting is cheaper.",
+	};
+	svgplot_lines(out, &c, sv, ns);
+	free(xs);
+	free(ys);
+	free(names);
+	return r->rc;
+}
+
 /* ---- whatif ------------------------------------------------------------- */
 
 static int page_whatif(FILE *out, struct rd *r, const cJSON *doc)
@@ -1276,6 +1524,7 @@ static const struct kind KINDS[] = {
 	{"agentcap-stats", "stats", "schema_version", page_stats},
 	{"agentcap-size", "size", "version", page_size},
 	{"agentcap-compare", "compare", "version", page_compare},
+	{"agentcap-compare-range", "compare over team sizes", "version", page_compare_range},
 	{"agentcap-whatif", "whatif", "version", page_whatif},
 };
 
@@ -1328,7 +1577,8 @@ int html_render(FILE *out, const char *text, size_t len, const char *name, struc
 		jsondoc_release(&doc);
 		return diag_set(d, DIAG_EINPUT, "%s: not an agentcap result (expected a JSON object "
 				"whose \"schema\" is agentcap-replay, agentcap-stats, agentcap-size, "
-				"agentcap-compare or agentcap-whatif, as --json writes)", name);
+				"agentcap-compare, agentcap-compare-range or agentcap-whatif, as "
+				"--json writes)", name);
 	}
 	struct rd r = {.doc = &doc, .name = name, .kind = k->name, .d = d};
 	double v = rd_num(&r, doc.root, k->version_key);

@@ -5,7 +5,7 @@
  * --json writes), so `agentcap report RESULT.json` and `--html` on the run
  * give the same bytes, and one renderer serves each kind of result: the
  * object's "schema" says which (agentcap-replay, agentcap-stats,
- * agentcap-size, agentcap-compare, agentcap-whatif).
+ * agentcap-size, agentcap-compare, agentcap-compare-range, agentcap-whatif).
  *
  * The page carries its CSS inline and its charts as inline SVG
  * (reports/svgplot.h); it fetches nothing and runs no script, so it reads

@@ -14,6 +14,7 @@
 #include "base/outfile.h"
 #include "reports/backends.h"
 #include "reports/cluster.h"
+#include "reports/costing.h"
 #include "reports/fields.h"
 #include "reports/timeseries.h"
 #include "base/warn.h"
@@ -1049,6 +1050,88 @@ static void json_backends(struct json *j, const struct backends_summary *b)
 	json_close(j);
 }
 
+static void json_fig(struct json *j, const char *key, const struct cost_fig *f)
+{
+	json_key(j, key);
+	json_open(j);
+	json_num(j, "value", f->value);
+	json_str(j, "source", f->source);
+	json_close(j);
+}
+
+/* replay --cost: each option priced, with its parts and assumptions, and
+ * the energy (docs/output-schema.md). */
+static void json_cost(struct json *j, const struct costing *c)
+{
+	json_key(j, "cost");
+	json_open(j);
+	json_str(j, "currency", "USD");
+	json_str(j, "hardware", c->hardware);
+	char as_of[COST_DATE_MAX] = "";
+	for (size_t i = 0; i < c->n; i++)
+		cost_newest_date(as_of, &c->r[i]);
+	json_str(j, "prices_as_of", as_of[0] ? as_of : NULL);
+	json_num(j, "periods_per_month", c->periods_per_month);
+	json_str(j, "periods_source", c->periods_source);
+	json_key(j, "options");
+	json_open_array(j);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cost_result *r = &c->r[i];
+		json_elem(j);
+		json_open(j);
+		json_str(j, "option", cost_option_name(r->option));
+		json_str(j, "label", r->label);
+		json_num(j, "usd_per_month", r->usd_month);
+		json_num(j, "usd_per_1m_output_tokens", r->usd_per_mtok_output);
+		json_num(j, "usd_per_accepted_task", r->usd_per_accepted_task);
+		json_num(j, "usd_per_engineer_month", r->usd_per_engineer_month);
+		json_num(j, "output_tokens_month", r->output_tokens_month);
+		json_num(j, "tasks_month", r->tasks_month);
+		json_num(j, "accepted_tasks_month", r->accepted_tasks_month);
+		json_key(j, "parts");
+		json_open_array(j);
+		for (size_t k = 0; k < r->part_count; k++) {
+			json_elem(j);
+			json_open(j);
+			json_str(j, "name", r->parts[k].name);
+			json_num(j, "usd_per_month", r->parts[k].usd_month);
+			json_close(j);
+		}
+		json_close_array(j);
+		json_key(j, "assumptions");
+		json_open_array(j);
+		for (size_t k = 0; k < r->assumption_count; k++) {
+			const struct cost_assumption *a = &r->assumptions[k];
+			json_elem(j);
+			json_open(j);
+			json_str(j, "name", a->name);
+			json_num(j, "value", a->value);
+			json_str(j, "unit", a->unit);
+			json_str(j, "source", a->source);
+			json_close(j);
+		}
+		json_close_array(j);
+		json_close(j);
+	}
+	json_close_array(j);
+	if (c->powered) {
+		json_key(j, "energy");
+		json_open(j);
+		json_fig(j, "busy_w_per_gpu", &c->busy_w);
+		json_fig(j, "idle_w_per_gpu", &c->idle_w);
+		json_fig(j, "pue", &c->pue);
+		json_num(j, "gpus", c->e.gpus);
+		json_num(j, "busy_gpu_hours_month", c->e.busy_gpu_hours_month);
+		json_num(j, "idle_gpu_hours_month", c->e.idle_gpu_hours_month);
+		json_num(j, "kwh_month_it", c->e.kwh_month_it);
+		json_num(j, "kwh_month_facility", c->e.kwh_month_facility);
+		json_num(j, "j_per_output_token", c->e.j_per_output_token);
+		json_close(j);
+	}
+	json_str(j, "not_priced", c->note[0] ? c->note : NULL);
+	json_close(j);
+}
+
 /* One series of the time series as a one-line array: key: [v0, v1, ...].
  * `get` reads sample k (replica i, or the cluster when i < 0). */
 typedef double (*series_get_fn)(const struct res_sample *s, int32_t i);
@@ -1322,6 +1405,8 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 		json_backends(&j, m->backends);
 	if (m->timeseries)
 		json_timeseries(&j, m->timeseries, m->timeseries_interval_s);
+	if (m->cost)
+		json_cost(&j, m->cost);
 	if (m->charts) {
 		json_key(&j, "charts");
 		charts_json(fp, m->charts);

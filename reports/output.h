@@ -138,6 +138,7 @@ struct report_meta {
 						  engines (reports/backends.h);
 						  NULL = none, nothing printed */
 	const struct timeseries *timeseries; /* report.interval_s > 0: the samples; NULL = none */
+	const struct costing *cost;   /* replay --cost (reports/costing.h); NULL = none */
 	double timeseries_interval_s;
 	double slo_attainment_target; /* share of calls within the SLOs for "yes" */
 	/* Error bars of the step model for the run's hardware family and

@@ -314,6 +314,26 @@ static void test_scale_to_zero_in_the_report(void **state)
 	cJSON_Delete(j);
 	cJSON_Delete(warm);
 
+	/* priced, each stretch a replica was up (its cold start included) is
+	 * billed in whole units of the granularity: by the hour, in 20
+	 * working periods a month, every stretch of this five-minute trace is
+	 * one hour */
+	struct cli_out r = cli_run("replay " MOONCAKE200 " --cost --set replicas=2 --set "
+				   "autoscale.enabled=true --set autoscale.min_replicas=0 --set "
+				   "autoscale.target=8 --set cost.periods_per_month=20 --set "
+				   "cost.billing_granularity_s=3600");
+	assert_true(r.status == 0 || r.status == 1);
+	const char *line = strstr(r.out, "    gpu_hours_per_period ");
+	assert_non_null(line);
+	double per_period = 0;
+	unsigned stretches = 0, own = 0;
+	assert_int_equal(sscanf(line, " gpu_hours_per_period %lf GPU-h replay: %u replica "
+				"stretches (%u billed on their own", &per_period, &stretches, &own), 3);
+	assert_true(stretches >= 1);
+	assert_int_equal(own, stretches);
+	assert_true(per_period == (double)stretches);
+	cli_out_free(&r);
+
 	/* off by default: no lifecycle section */
 	j = run_json("--set replicas=4");
 	assert_null(cJSON_GetObjectItemCaseSensitive(obj(j, "cluster"), "elastic"));

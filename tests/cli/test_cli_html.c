@@ -39,12 +39,14 @@ static const struct page {
 	const char *cmd;     /* --json and --html are appended */
 	const char *charts[10];
 } PAGES[] = {
-	{"replay", "replay " TRACE " --set report.interval_s=60",
+	{"replay", "replay " TRACE " --set report.interval_s=60 --cost",
 	 {"ttft-cdf", "tpot-cdf", "e2e-cdf", "arrivals", "hit-rate-time", "ts-queue", "ts-batch",
 	  "ts-kv", "ts-replicas"}},
 	{"stats", "stats " HEAD200, {"cache-curve"}},
 	{"size", "size " TEAM, {"size-candidates"}},
 	{"compare", "compare " TEAM, {"cost-per-task", "cost-vs-utilisation"}},
+	{"compare-range", "compare --engineers 1,2 --profile default --hardware h100-sxm,l40s",
+	 {"cost-by-team-size"}},
 	{"whatif", "whatif max-output " HEAD200 " --tokens 20",
 	 {"ttft-cdf", "tpot-cdf", "e2e-cdf", "whatif-diff"}},
 };

@@ -6,7 +6,8 @@
  * report gives the spilled share and what the API cost; with the replica
  * crashing every two hours and no retries, calls are lost alone and none
  * with a fallback; the CSV and the page say where each call went; compare
- * prices one box plus the API beside the pure rows; bad backends and
+ * prices one box plus the API beside the pure rows, per accepted task at
+ * the acceptance blended by the calls each side served; bad backends and
  * routing keys are errors naming the key; without backends no key of the
  * report changes. */
 #include <setjmp.h>
@@ -188,6 +189,73 @@ static void test_compare_prices_the_mix(void **state)
 	cli_out_free(&r);
 }
 
+/* The value of assumption `name` of a compare row. */
+static double assumption(const cJSON *row, const char *name)
+{
+	const cJSON *a;
+	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(row, "assumptions")) {
+		if (strcmp(cJSON_GetObjectItemCaseSensitive(a, "name")->valuestring, name) == 0)
+			return num(a, "value");
+	}
+	fail_msg("no assumption '%s'", name);
+	return 0;
+}
+
+/* With the self-hosted model's acceptance set apart from the trace's own
+ * (--acceptance 0.5; the trace accepts 12 of 15 tasks), a box + API row's
+ * acceptance blends the two by the calls each side served, and its USD per
+ * accepted task is its month over the tasks at that blended acceptance (the
+ * tasks a month as the pure self-hosted row of the same option counts them
+ * at 0.5). */
+static void test_compare_blends_acceptance(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("compare --engineers 4 --profile default --hardware h100-sxm "
+				   "--scenario " AC_SRC_DIR "/scenarios/h100-plus-sonnet.json "
+				   "--acceptance 0.5 --json -");
+	if (r.status != 0)
+		fail_msg("agentcap compare: %s", r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(j, "rows"), *row;
+	double trace_acc = -1;
+	cJSON_ArrayForEach(row, rows) {
+		if (strcmp(cJSON_GetObjectItemCaseSensitive(row, "option")->valuestring, "api") == 0)
+			trace_acc = assumption(row, "acceptance_rate");
+	}
+	assert_true(trace_acc > 0.5 && trace_acc <= 1); /* apart from the box's */
+	int blended = 0;
+	cJSON_ArrayForEach(row, rows) {
+		const cJSON *hy = cJSON_GetObjectItemCaseSensitive(row, "hybrid");
+		if (!hy)
+			continue;
+		const char *opt = cJSON_GetObjectItemCaseSensitive(row, "option")->valuestring;
+		/* the pure self-hosted row of the same option: its tasks a month */
+		const cJSON *pure = NULL, *q;
+		cJSON_ArrayForEach(q, rows) {
+			if (!cJSON_GetObjectItemCaseSensitive(q, "hybrid") &&
+			    strcmp(cJSON_GetObjectItemCaseSensitive(q, "option")->valuestring, opt) == 0)
+				pure = q;
+		}
+		assert_non_null(pure);
+		assert_true(fabs(assumption(pure, "acceptance_rate") - 0.5) < 1e-12);
+		double tasks = num(pure, "usd_per_month") / (num(pure, "usd_per_accepted_task") * 0.5);
+		double share = num(hy, "api_share");
+		assert_true(share > 0 && share < 1);
+		double acc = (1 - share) * 0.5 + share * trace_acc;
+		assert_true(fabs(num(hy, "acceptance") - acc) < 1e-9);
+		assert_true(fabs(assumption(row, "blended_acceptance") - acc) < 1e-9);
+		double want = num(row, "usd_per_month") / (tasks * acc);
+		double got = num(row, "usd_per_accepted_task");
+		if (!(fabs(got - want) <= 1e-9 * want))
+			fail_msg("%s + API: %.12g USD per accepted task, expected %.12g", opt, got, want);
+		blended++;
+	}
+	assert_true(blended >= 1);
+	cJSON_Delete(j);
+	cli_out_free(&r);
+}
+
 /* The replay page shows where the calls went. */
 static void test_page(void **state)
 {
@@ -241,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_fallback_loses_no_call),
 		cmocka_unit_test(test_csv_and_table),
 		cmocka_unit_test(test_compare_prices_the_mix),
+		cmocka_unit_test(test_compare_blends_acceptance),
 		cmocka_unit_test(test_page),
 		cmocka_unit_test(test_errors),
 	};

@@ -713,8 +713,12 @@ static void test_systems_and_new_hardware(void **state)
 	/* a rent inherited from the device, and a system's own */
 	assert_true(catalog_hardware(cat, "hgx-h200-8")->rent_hour.amount ==
 		    catalog_hardware(cat, "h200")->rent_hour.amount);
+	assert_true(catalog_hardware(cat, "hgx-h100-8")->rent_hour.amount == 1.85);
+	assert_true(catalog_hardware(cat, "h100-sxm")->rent_hour.amount == 2.49);
+	/* a server rented by the month has no hourly rent (EUR 889 / 730 h is
+	 * no price anyone bills by the hour) */
 	const struct cat_hardware *gex = catalog_hardware(cat, "hetzner-gex131");
-	assert_int_equal(gex->rent_hour.currency, CAT_CUR_EUR);
+	assert_int_equal(gex->rent_hour.currency, CAT_CUR_NONE);
 	assert_ptr_equal(gex->device, catalog_hardware(cat, "rtx-pro-6000-maxq"));
 
 	/* every field-notes system and every hardware.csv accelerator */
@@ -1211,7 +1215,14 @@ static void test_sources_and_rent(void **state)
 	assert_int_equal(catalog_write_table(cat, f, &d), 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "rent/GPU-hour"));
-	assert_non_null(strstr(buf, "EUR 1.22"));
+	assert_non_null(strstr(buf, "USD 2.49-2.85"));
+	/* the GEX131 is rented by the month: no rent per hour in its line */
+	const char *gex = strstr(buf, "  hetzner-gex131 ");
+	assert_non_null(gex);
+	const char *eol = strchr(gex, '\n');
+	const char *no_rent = strstr(gex, "              -  Hetzner GEX131");
+	assert_true(no_rent && no_rent < eol);
+	assert_null(strstr(buf, "EUR 1.22"));
 	free(buf);
 	catalog_free(cat);
 }

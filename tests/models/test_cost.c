@@ -125,6 +125,43 @@ static void test_purchase_8xh100_by_hand(void **state)
 	NEAR(r.usd_month, 10000);
 }
 
+/* Systems are bought whole: the 8-GPU system above at 432,000 over 36
+ * months, for one replica of 1 GPU, still costs 12,000 of capital and 562
+ * of hosting a month (1 system); 3 replicas of 3 GPUs (9 GPUs) need 2
+ * systems: 24,000 and 1,124.  Power follows the GPUs, not the systems. */
+static void test_purchase_whole_systems(void **state)
+{
+	(void)state;
+	struct cost_purchase p = { .label = "" };
+	cost_fig_set(&p.system_usd, 432000, "test");
+	cost_fig_set(&p.gpus_per_system, 8, "test");
+	cost_fig_set(&p.amortisation_months, 36, "test");
+	cost_fig_set(&p.resale_fraction, 0, "test");
+	cost_fig_set(&p.busy_w, 625, "test");
+	cost_fig_set(&p.idle_w, 90, "test");
+	cost_fig_set(&p.pue, 1.2, "test");
+	cost_fig_set(&p.electricity_usd_kwh, 0.10, "test");
+	cost_fig_set(&p.hosting_usd_month, 562, "test");
+	cost_fig_set(&p.operator_usd_month, 0, "test");
+	struct cost_usage u = full_node_hour();
+	u.gpus_per_replica = 1;
+	struct cost_result r;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(cost_purchase_eval(&p, &u, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "systems")->value, 1);
+	NEAR(part_of(&r, "capital"), 12000);
+	NEAR(part_of(&r, "hosting"), 562);
+	NEAR(part_of(&r, "power"), 438.0 / 8); /* one GPU busy all month */
+	u.replicas = 3;
+	u.gpus_per_replica = 3;
+	assert_int_equal(cost_purchase_eval(&p, &u, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "systems")->value, 2);
+	NEAR(part_of(&r, "capital"), 24000);
+	NEAR(part_of(&r, "hosting"), 1124);
+	NEAR(part_of(&r, "power"), 438.0 * 9 / 8);
+}
+
 /* Half-busy GPUs: power from busy and idle time.  One workday of 8 h
  * repeated 21 times a month, each GPU busy 2 h of it:
  *   busy 2 h x 21 = 42 GPU-h per GPU; idle 730 - 42 = 688 h
@@ -149,12 +186,13 @@ static void test_energy_busy_idle(void **state)
 	NEAR(e.kwh_month_it, 168.88);
 	NEAR(e.kwh_month_facility, 253.32);
 	NEAR(e.j_per_output_token, 13.536);
-	/* a turns factor of 2 doubles the busy hours */
+	/* a turns factor changes the tasks the traffic completes, not the
+	 * traffic: the busy hours stay */
 	struct cost_task t;
 	cost_task_default(&t);
 	t.turns_factor.value = 2;
 	assert_int_equal(cost_energy_eval(&u, 700, 80, 1.5, &t, &e, &d), 0);
-	NEAR(e.busy_gpu_hours_month, 168);
+	NEAR(e.busy_gpu_hours_month, 84);
 }
 
 /* Elastic = GPU-hours x price.  10 GPU-hours per day, 30 days, $2.49:
@@ -186,10 +224,10 @@ static void test_elastic_gpu_hours_times_price(void **state)
 	 * 17 x 60 + 34 x 60 = 3,060 s x 2 GPUs = 1.7 GPU-h per 8 h day;
 	 * 20 days = 34 GPU-h; outside them 730 - 160 = 570 h x 1 replica x
 	 * 2 GPUs = 1,140 GPU-h; at $2.50: 85 + 2,850 = 2,935 */
-	double up[2] = {1000, 2000.5};
+	struct cost_stretch up[2] = {{.s = 1000}, {.s = 2000.5}};
 	struct cost_usage v = {
 		.duration_s = 8 * 3600, .periods_per_month = 20, .gpus_per_replica = 2,
-		.replicas = 2, .replica_up_s = up, .replica_up_count = 2,
+		.replicas = 2, .replica_up = up, .replica_up_count = 2,
 		.output_tokens = 1000, .tasks = 1, 
 	};
 	cost_fig_set(&p.usd_per_gpu_hour, 2.5, "test");
@@ -204,6 +242,85 @@ static void test_elastic_gpu_hours_times_price(void **state)
 	cost_fig_set(&p.billing_granularity_s, 1, "test");
 	assert_int_equal(cost_elastic_eval(&p, &v, NULL, &r, &d), 0);
 	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 3001 * 2 / 3600.0);
+}
+
+/* Rental as billed, by hand: each stretch a replica was up (a cold start
+ * included) is a bill of its own, rounded up to whole units of the billing
+ * granularity and at least the minimum billing period; when the replayed
+ * periods fill the month back to back, a stretch reaching an end of the span
+ * runs on into the next period's and is billed as measured.  $1 per
+ * GPU-hour, one GPU per replica, a 2 h span. */
+static void test_elastic_billed_stretches(void **state)
+{
+	(void)state;
+	struct cost_elastic p = { .label = "" };
+	cost_fig_set(&p.usd_per_gpu_hour, 1, "test");
+	cost_fig_set(&p.billing_granularity_s, 3600, "test: by the hour");
+	cost_fig_set(&p.min_billing_s, 0, "test");
+	cost_fig_set(&p.min_replicas, 0, "test");
+	cost_fig_set(&p.operator_usd_month, 0, "test");
+	/* a 30 s start cancelled, a 1,000 s burst, one up from the start for
+	 * 500 s, one up all along */
+	struct cost_stretch up[4] = {
+		{.s = 30}, {.s = 1000}, {.s = 500, .from_start = true},
+		{.s = 7200, .from_start = true, .to_end = true},
+	};
+	struct cost_usage u = {
+		.duration_s = 7200, .periods_per_month = 20, .gpus_per_replica = 1, .replicas = 4,
+		.replica_up = up, .replica_up_count = 4, .output_tokens = 1000, .tasks = 1,
+	};
+	struct cost_result r;
+	struct diag d;
+	diag_init(&d);
+	/* 20 working periods of 2 h: each stretch its own bill, by the hour:
+	 * 3,600 + 3,600 + 3,600 + 7,200 s = 5 GPU-h a period, 100 a month */
+	assert_int_equal(cost_elastic_eval(&p, &u, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 5);
+	NEAR(part_of(&r, "gpu_hours"), 100);
+	assert_non_null(strstr(find_assumption(&r, "gpu_hours_per_period")->source,
+			       "4 replica stretches (4 billed on their own"));
+	/* around the clock (365 periods back to back): the two stretches at
+	 * the span's ends run on, billed as measured: 3,600 + 3,600 + 500 +
+	 * 7,200 s */
+	u.periods_per_month = 0;
+	assert_int_equal(cost_elastic_eval(&p, &u, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 14900 / 3600.0);
+	NEAR(part_of(&r, "gpu_hours"), 14900 / 3600.0 * 365);
+	/* per second with a 60 s minimum: the cancelled start is billed a
+	 * minute: 60 + 1,000 + 500 + 7,200 s */
+	u.periods_per_month = 20;
+	cost_fig_set(&p.billing_granularity_s, 1, "test");
+	cost_fig_set(&p.min_billing_s, 60, "test");
+	assert_int_equal(cost_elastic_eval(&p, &u, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 8760 / 3600.0);
+	NEAR(find_assumption(&r, "min_billing_period")->value, 60);
+	/* no stretches: every replica up the whole span, one stretch each;
+	 * 5,000 s by the hour is 2 h in periods, 5,000 s back to back */
+	struct cost_usage w = {
+		.duration_s = 5000, .periods_per_month = 20, .gpus_per_replica = 1, .replicas = 2,
+		.output_tokens = 1000, .tasks = 1,
+	};
+	cost_fig_set(&p.billing_granularity_s, 3600, "test");
+	assert_int_equal(cost_elastic_eval(&p, &w, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 4);
+	w.gpu_hours_provisioned = 2 * 5000 / 3600.0; /* the same, given */
+	assert_int_equal(cost_elastic_eval(&p, &w, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 4);
+	w.periods_per_month = 0;
+	assert_int_equal(cost_elastic_eval(&p, &w, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 10000 / 3600.0);
+	/* fewer GPU-hours than the whole span and no stretches: billed as
+	 * given, and said so */
+	w.periods_per_month = 20;
+	w.gpu_hours_provisioned = 1;
+	assert_int_equal(cost_elastic_eval(&p, &w, NULL, &r, &d), 0);
+	NEAR(find_assumption(&r, "gpu_hours_per_period")->value, 1);
+	assert_non_null(strstr(find_assumption(&r, "gpu_hours_per_period")->source,
+			       "granularity and minimum not applied"));
+	/* a stretch longer than the span is refused */
+	up[1].s = 7201;
+	assert_int_equal(cost_elastic_eval(&p, &u, NULL, &r, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "replica stretch 1"));
 }
 
 /* API cost of a trace by hand, Claude Sonnet 5.5 list prices ($2 input,
@@ -239,16 +356,38 @@ static void test_api_by_hand(void **state)
 	NEAR(r.usd_per_accepted_task, 0.79 / 2);
 	NEAR(r.usd_per_engineer_month, 0.395);
 
-	/* a weaker model: 1.5x the turns, 40% accepted:
-	 * 0.79 x 1.5 = 1.185 per month; 4 x 0.4 = 1.6 accepted tasks */
+	/* a weaker model: 1.5x the turns, 40% accepted: the same traffic,
+	 * 0.79 per month, completes 4 / 1.5 tasks, 0.4 of them accepted; per
+	 * 1M output tokens unchanged */
+	double per_mtok = r.usd_per_mtok_output;
 	struct cost_task t;
 	cost_task_default(&t);
 	cost_fig_set(&t.turns_factor, 1.5, "test");
 	cost_fig_set(&t.acceptance_rate, 0.4, "test");
 	assert_int_equal(cost_api_eval(&p, &u, &t, &r, &d), 0);
-	NEAR(r.usd_month, 1.185);
-	NEAR(r.accepted_tasks_month, 1.6);
-	NEAR(r.usd_per_accepted_task, 1.185 / 1.6);
+	NEAR(r.usd_month, 0.79);
+	NEAR(r.accepted_tasks_month, 4 / 1.5 * 0.4);
+	NEAR(r.usd_per_accepted_task, 0.79 / (4 / 1.5 * 0.4));
+	NEAR(r.usd_per_mtok_output, per_mtok);
+	/* the quality factor scales the trace's own acceptance, and is listed */
+	cost_task_default(&t);
+	cost_fig_set(&t.quality_factor, 0.5, "scores");
+	assert_int_equal(cost_api_eval(&p, &u, &t, &r, &d), 0);
+	NEAR(r.accepted_tasks_month, 4 * 0.5 * 0.5); /* the trace: 2 of 4 */
+	bool listed = false;
+	for (size_t k = 0; k < r.assumption_count; k++)
+		listed |= strcmp(r.assumptions[k].name, "quality_factor") == 0 &&
+			  r.assumptions[k].value == 0.5 && strstr(r.assumptions[k].source, "scores");
+	assert_true(listed);
+	/* ... but not a figure given for the model itself */
+	cost_fig_set(&t.acceptance_rate, 0.4, "pilot");
+	assert_int_equal(cost_api_eval(&p, &u, &t, &r, &d), 0);
+	NEAR(r.accepted_tasks_month, 4 * 0.4);
+	cost_task_default(&t);
+	t.quality_factor.value = 0;
+	assert_int_equal(cost_api_eval(&p, &u, &t, &r, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "quality factor 0"));
+	diag_init(&d);
 
 	/* no cached price published: cache reads priced as input */
 	assert_int_equal(cost_api_from_prices(&p, pr, "devstral-2", &d), 0);
@@ -335,6 +474,16 @@ static void test_dedicated_by_hand(void **state)
 						    &d), 0);
 	NEAR(p.server_usd_month.value, 889 * 1.068);
 	assert_non_null(strstr(p.server_usd_month.source, "EUR 889"));
+	/* and never per hour: a flat EUR 889 a month is not EUR 889 / 730 an
+	 * hour, whatever hourly figure the hardware catalogue gives it */
+	struct cost_elastic e;
+	const struct cat_hardware *gex = catalog_hardware(cat, "hetzner-gex131");
+	assert_int_equal(cost_elastic_from_prices(&e, pr, gex, NULL, &d), COST_NO_PRICE);
+	struct cat_hardware derived = *gex;
+	derived.rent_hour = (struct cat_price){ .currency = CAT_CUR_EUR, .amount = 889.0 / 730.0,
+						.date = (char *)"2026-08",
+						.source = (char *)"EUR 889 / 730 h" };
+	assert_int_equal(cost_elastic_from_prices(&e, pr, &derived, NULL, &d), COST_NO_PRICE);
 	catalog_free(cat);
 	prices_free(pr);
 }
@@ -373,12 +522,38 @@ static void test_from_catalogues(void **state)
 	assert_non_null(strstr(idle.source, "measured idle"));
 
 	struct cost_elastic e;
-	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "hgx-h100-8"), &d), 0);
-	NEAR(e.usd_per_gpu_hour.value, 2.5); /* median of the nine H100 rows */
-	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "rtx-3090"), &d),
+	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "hgx-h100-8"), NULL, &d), 0);
+	/* the median of the eight on-demand H100 rows (2.00 ... 10.08), not
+	 * of all twelve with the spot floor, the reservation, the capacity
+	 * block and the index */
+	NEAR(e.usd_per_gpu_hour.value, 2.79);
+	assert_non_null(strstr(e.usd_per_gpu_hour.source, "median of the 8 on-demand rows of "
+				"h100-sxm"));
+	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "rtx-3090"), NULL, &d),
 			 COST_NO_PRICE);
+	/* one provider's row, chosen by the scenario (cost.gpu_hour_row): any
+	 * tariff, of the hardware or its GPU; another GPU's row or no row is
+	 * an input error naming what was expected */
+	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "hgx-h100-8"),
+						  "vast-ai-h100-spot", &d), 0);
+	NEAR(e.usd_per_gpu_hour.value, 1.52);
+	assert_string_equal(e.label, "elastic vast-ai-h100-spot");
+	assert_non_null(strstr(e.usd_per_gpu_hour.source, "chosen by cost.gpu_hour_row; tariff spot"));
+	assert_int_equal(cost_gpu_hour_row_check(pr, catalog_hardware(cat, "h100-sxm"), "", &d), 0);
+	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "hgx-h100-8"),
+						  "packet-ai-h200", &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "cost.gpu_hour_row 'packet-ai-h200' prices h200, not the "
+			    "deployment's hgx-h100-8 (expected a gpu_hour row of hgx-h100-8 or its "
+			    "GPU h100-sxm)");
+	diag_init(&d);
+	assert_int_equal(cost_gpu_hour_row_check(pr, catalog_hardware(cat, "h100-sxm"),
+						 "hetzner-gex131", &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "cost.gpu_hour_row 'hetzner-gex131': the price file has no "
+			    "gpu_hour row of that id (expected the id of a gpu_hour row: agentcap "
+			    "catalog --prices)");
+	diag_init(&d);
 	/* no row here: the hardware catalogue's own figures (field notes) */
-	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "h100-pcie"), &d), 0);
+	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "h100-pcie"), NULL, &d), 0);
 	NEAR(e.usd_per_gpu_hour.value, 2.79);
 	assert_non_null(strstr(e.usd_per_gpu_hour.source, "hardware.json h100-pcie: rent_per_hour"));
 	assert_int_equal(cost_purchase_from_prices(&p, pr, catalog_hardware(cat, "ws-rtx-pro-6000"),
@@ -392,6 +567,116 @@ static void test_from_catalogues(void **state)
 	assert_int_equal(cost_purchase_from_prices(&p, pr, catalog_hardware(cat, "rtx-3090"), &d),
 			 COST_NO_PRICE);
 	catalog_free(cat);
+	prices_free(pr);
+}
+
+/* A comparison prints one "prices as of" date: the newest of the dates of
+ * the prices it used, each read as its leading year, month and day. */
+static void test_prices_as_of(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *date, *lead;
+	} dates[] = {
+		{"2026-05-22", "2026-05-22"}, {"2026-08", "2026-08"}, {"2026 mid", "2026"},
+		{"2026-Q1", "2026-Q1"}, {"2025 (stored copy; year inferred)", "2025"},
+		{"2026-10 (stored copy; model latest)", "2026-10"}, {"n.d. (stored copy)", ""},
+		{"2025-06-18 to 2026-05-31", "2025-06-18"}, {"", ""}, {"20261", "2026"},
+	};
+	for (size_t i = 0; i < sizeof(dates) / sizeof(dates[0]); i++) {
+		char out[COST_DATE_MAX];
+		cost_date_of(dates[i].date, out);
+		assert_string_equal(out, dates[i].lead);
+	}
+	assert_true(cost_date_after("2026-05-22", "2026-05"));
+	assert_true(cost_date_after("2026-05", "2026"));
+	assert_true(cost_date_after("2026-Q2", "2026-05"));
+	assert_false(cost_date_after("2026-Q1", "2026-03"));
+	assert_true(cost_date_after("2025", ""));
+	assert_false(cost_date_after("", ""));
+
+	struct prices *pr = NULL;
+	struct catalog *cat = NULL;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(prices_load(&pr, NULL, &d), 0);
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	struct cost_purchase p;
+	assert_int_equal(cost_purchase_from_prices(&p, pr, catalog_hardware(cat, "h100-sxm"), &d), 0);
+	assert_string_equal(p.system_usd.date, "2026"); /* "2026 mid" */
+	assert_string_equal(p.pue.date, "2025-07");
+	assert_string_equal(p.amortisation_months.date, ""); /* a default has no date */
+	struct cost_usage u = {
+		.duration_s = 3600, .gpus_per_replica = 1, .replicas = 1, .output_tokens = 1,
+		.tasks = 1,
+	};
+	struct cost_result r[2];
+	assert_int_equal(cost_purchase_eval(&p, &u, NULL, &r[0], &d), 0);
+	/* street H100 2026, PUE 2025-07, electricity 2025, operator 2026-08 */
+	char as_of[COST_DATE_MAX] = "";
+	cost_newest_date(as_of, &r[0]);
+	assert_string_equal(as_of, "2026-08");
+	/* a figure the scenario sets has no date: it does not count */
+	cost_fig_set(&p.operator_usd_month, 0, "scenario");
+	assert_int_equal(cost_purchase_eval(&p, &u, NULL, &r[0], &d), 0);
+	as_of[0] = '\0';
+	cost_newest_date(as_of, &r[0]);
+	assert_string_equal(as_of, "2026");
+	/* the newest over the options compared: the API's 2026-10-07 */
+	struct cost_api a;
+	assert_int_equal(cost_api_from_prices(&a, pr, "claude-sonnet-5-5", &d), 0);
+	assert_int_equal(cost_api_eval(&a, &u, NULL, &r[1], &d), 0);
+	cost_newest_date(as_of, &r[1]);
+	assert_string_equal(as_of, "2026-10-07");
+	catalog_free(cat);
+	prices_free(pr);
+}
+
+/* The field notes' projections by hand: one year of rent = price per hour
+ * x hours a day x 365; a flat monthly rent x 12; cost per 1M output tokens
+ * = month / (tok/s x 3600 x 730 h x utilisation / 1e6). */
+static void test_projections(void **state)
+{
+	(void)state;
+	struct prices *pr = NULL;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(prices_load(&pr, NULL, &d), 0);
+	double amount, usd;
+	const struct price_row *gmi = prices_find(pr, PRICE_GPU_HOUR, "gmi-cloud-h100");
+	static const double hours[3] = {24, 8, 4}, want[3] = {17520, 5840, 2920};
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(cost_rent_year(gmi, hours[i], &amount, &usd, &d), 0);
+		NEAR(amount, want[i]);
+		NEAR(usd, want[i]);
+	}
+	assert_int_equal(cost_rent_year(prices_find(pr, PRICE_GPU_HOUR, "ovhcloud-h100"), 24,
+					&amount, &usd, &d), 0);
+	NEAR(amount, 24528);
+	NEAR(usd, 24528 * 1.068);
+	assert_int_equal(cost_rent_year(prices_find(pr, PRICE_DEDICATED_MONTH, "hetzner-gex131"), 4,
+					&amount, &usd, &d), 0);
+	NEAR(amount, 10668); /* flat: 889 x 12, whatever the hours */
+	assert_int_equal(cost_rent_year(gmi, 25, &amount, &usd, &d), DIAG_EINPUT);
+	diag_init(&d);
+	assert_int_equal(cost_rent_year(prices_find(pr, PRICE_SEAT, "claude-pro"), 8, &amount, &usd,
+					&d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "expected a gpu_hour or dedicated_month row"));
+
+	/* a rented 8xH100 node at $16,000 a month serving 620 tok/s */
+	double tokens, per;
+	assert_int_equal(cost_per_mtok_at(16000, 620, 1, &tokens, &per, &d), 0);
+	NEAR(tokens, 620.0 * 730 * 3600); /* 1.63B */
+	assert_true(fabs(per - 9.82) < 0.005);
+	static const double util[3] = {0.5, 0.2, 0.05}, want_per[3] = {19.64, 49.10, 196.40};
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(cost_per_mtok_at(16000, 620, util[i], &tokens, &per, &d), 0);
+		assert_true(fabs(per - want_per[i]) < 0.005);
+	}
+	diag_init(&d);
+	assert_int_equal(cost_per_mtok_at(16000, 620, 0, &tokens, &per, &d), DIAG_EINPUT);
+	diag_init(&d);
+	assert_int_equal(cost_per_mtok_at(16000, 0, 1, &tokens, &per, &d), DIAG_EINPUT);
 	prices_free(pr);
 }
 
@@ -452,12 +737,16 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_purchase_8xh100_by_hand),
+		cmocka_unit_test(test_purchase_whole_systems),
 		cmocka_unit_test(test_energy_busy_idle),
 		cmocka_unit_test(test_elastic_gpu_hours_times_price),
+		cmocka_unit_test(test_elastic_billed_stretches),
 		cmocka_unit_test(test_api_by_hand),
 		cmocka_unit_test(test_seats_by_hand),
 		cmocka_unit_test(test_dedicated_by_hand),
 		cmocka_unit_test(test_from_catalogues),
+		cmocka_unit_test(test_prices_as_of),
+		cmocka_unit_test(test_projections),
 		cmocka_unit_test(test_bad_inputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

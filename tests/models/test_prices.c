@@ -36,9 +36,9 @@ static void test_embedded(void **state)
 {
 	(void)state;
 	struct prices *p = load_embedded();
-	/* 115 rows of prices.csv plus two from field-notes.md, and the cache
+	/* 115 rows of prices.csv plus eight from field-notes.md, and the cache
 	 * writes of five Anthropic models from their rows' notes */
-	assert_int_equal(p->row_count, 127);
+	assert_int_equal(p->row_count, 133);
 	size_t per_kind[PRICE_KIND_COUNT] = {0};
 	for (size_t i = 0; i < p->row_count; i++) {
 		const struct price_row *r = &p->rows[i];
@@ -54,7 +54,7 @@ static void test_embedded(void **state)
 	assert_int_equal(per_kind[PRICE_API_INPUT], 15);
 	assert_int_equal(per_kind[PRICE_API_CACHED_INPUT], 14);
 	assert_int_equal(per_kind[PRICE_API_OUTPUT], 15);
-	assert_int_equal(per_kind[PRICE_GPU_HOUR], 21);
+	assert_int_equal(per_kind[PRICE_GPU_HOUR], 27);
 	assert_int_equal(per_kind[PRICE_DEDICATED_MONTH], 4);
 	assert_int_equal(per_kind[PRICE_PURCHASE], 13);
 	assert_int_equal(per_kind[PRICE_ELECTRICITY], 7);
@@ -74,12 +74,60 @@ static void test_embedded(void **state)
 	assert_true(r->usd == 20);
 	assert_null(prices_find(p, PRICE_API_OUTPUT, "claude-team-premium"));
 
-	/* median of the H100 rental rows: nine rows, 1.52 ... 10.08 -> 2.50 */
+	/* median of the H100 rental rows: twelve rows, 1.52 ... 10.08 -> 2.69 */
 	const struct price_row *rows[16];
-	assert_int_equal(prices_for_hardware(p, PRICE_GPU_HOUR, "h100-sxm", rows, 16), 9);
+	assert_int_equal(prices_for_hardware(p, PRICE_GPU_HOUR, "h100-sxm", rows, 16), 12);
 	r = prices_median_for_hardware(p, PRICE_GPU_HOUR, "h100-sxm");
 	assert_non_null(r);
-	assert_string_equal(r->id, "mercatus-h100-sxm");
+	assert_string_equal(r->id, "runpod-h100-sxm");
+	/* of them, the on-demand ones: 2.00 2.49 2.50 2.69 2.79 2.99 4.29
+	 * 10.08 -> 2.79; the spot floor, the reservation, the capacity block
+	 * and the index are out */
+	size_t n = 0;
+	r = prices_median_gpu_hour(p, "h100-sxm", PRICE_ON_DEMAND, &n);
+	assert_int_equal(n, 8);
+	assert_string_equal(r->id, "runpod-h100-sxm-8x");
+	/* H200 on demand: 2.25 2.60 3.50 4.54 7.91 -> 3.50 (the p5en spot
+	 * price and the capacity block are out) */
+	r = prices_median_gpu_hour(p, "h200", PRICE_ON_DEMAND, &n);
+	assert_int_equal(n, 5);
+	assert_string_equal(r->id, "mercatus-h200");
+	r = prices_median_gpu_hour(p, "h100-sxm", PRICE_SPOT, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(r->id, "vast-ai-h100-spot");
+	assert_int_equal(prices_find(p, PRICE_GPU_HOUR, "lambda-h100-sxm-8x-reserved")->tariff,
+			 PRICE_RESERVED);
+	assert_int_equal(prices_find(p, PRICE_GPU_HOUR, "aws-p5-h100-capacity-block")->tariff,
+			 PRICE_CAPACITY_BLOCK);
+	assert_int_equal(prices_find(p, PRICE_GPU_HOUR, "semianalysis-h100-index")->tariff,
+			 PRICE_TARIFF_UNSTATED);
+	assert_null(prices_median_gpu_hour(p, "rtx-3090", PRICE_ON_DEMAND, &n));
+	assert_int_equal(n, 0);
+	assert_string_equal(price_tariff_name(PRICE_CAPACITY_BLOCK), "capacity_block");
+	/* the shipped file states the tariff of every GPU-hour row, as its
+	 * source says (absent would mean on-demand) */
+	size_t len = 0;
+	const char *text = prices_embedded(&len);
+	size_t gpu_rows = 0, stated = 0;
+	for (const char *s = strstr(text, "\"kind\": \"gpu_hour\""); s;
+	     s = strstr(s + 1, "\"kind\": \"gpu_hour\"")) {
+		const char *eol = strchr(s, '\n');
+		const char *t = strstr(s, "\"tariff\": ");
+		gpu_rows++;
+		stated += t && (!eol || t < eol);
+	}
+	assert_int_equal(gpu_rows, per_kind[PRICE_GPU_HOUR]);
+	assert_int_equal(stated, gpu_rows);
+	/* a row without the key is on-demand */
+	struct prices *q = NULL;
+	struct diag dd;
+	diag_init(&dd);
+	static const char one[] = "{\"schema_version\": 1, \"prices\": [{\"id\": \"x\", \"kind\": "
+		"\"gpu_hour\", \"item\": \"i\", \"provider\": \"p\", \"price\": 2, \"unit\": "
+		"\"per GPU-hour\", \"currency\": \"USD\", \"date\": \"d\", \"source\": \"s\"}]}";
+	assert_int_equal(prices_parse(&q, "one.json", one, strlen(one), &dd), 0);
+	assert_int_equal(q->rows[0].tariff, PRICE_ON_DEMAND);
+	prices_free(q);
 	/* two purchase rows: the higher middle (street, not used) */
 	r = prices_median_for_hardware(p, PRICE_PURCHASE, "h100-sxm");
 	assert_string_equal(r->id, "h100-sxm-street");
@@ -92,6 +140,45 @@ static void test_embedded(void **state)
 	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
 	assert_int_equal(prices_check_hardware(p, cat, &d), 0);
 	catalog_free(cat);
+	prices_free(p);
+}
+
+/* The field notes' hourly rents (Rental and purchase economics), each
+ * dated and sourced to them, in the currency published, with its tariff;
+ * prices.csv has no row for these providers. */
+static void test_field_notes_rents(void **state)
+{
+	(void)state;
+	struct prices *p = load_embedded();
+	static const struct {
+		const char *id, *currency, *hardware;
+		double amount;
+		enum price_tariff tariff;
+	} want[] = {
+		{"gmi-cloud-h100", "USD", "h100-sxm", 2.00, PRICE_ON_DEMAND},
+		{"gmi-cloud-h200", "USD", "h200", 2.60, PRICE_ON_DEMAND},
+		{"ovhcloud-h100", "EUR", "h100-sxm", 2.80, PRICE_ON_DEMAND},
+		{"lambda-h100-sxm", "USD", "h100-sxm", 4.29, PRICE_ON_DEMAND},
+		{"aws-p5en-h200-on-demand", "USD", "h200", 7.91, PRICE_ON_DEMAND},
+		{"aws-p5en-h200-spot", "USD", "h200", 3.37, PRICE_SPOT},
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct price_row *r = prices_find(p, PRICE_GPU_HOUR, want[i].id);
+		if (!r)
+			fail_msg("no gpu_hour row '%s'", want[i].id);
+		assert_true(r->amount == want[i].amount);
+		assert_string_equal(r->currency, want[i].currency);
+		assert_string_equal(r->hardware, want[i].hardware);
+		assert_int_equal(r->tariff, want[i].tariff);
+		assert_string_equal(r->date, "2026-08");
+		assert_non_null(strstr(r->source, "field-notes.md, Rental and purchase economics"));
+		assert_non_null(r->note);
+	}
+	/* OVHcloud's EUR 2.80 at the file's rate is the $2.99 it quotes */
+	assert_true(fabs(prices_find(p, PRICE_GPU_HOUR, "ovhcloud-h100")->usd - 2.99) < 0.001);
+	/* the p5en node is sold whole: 8 x $7.91 = $63.28, the $63.30 quoted */
+	assert_non_null(strstr(prices_find(p, PRICE_GPU_HOUR, "aws-p5en-h200-on-demand")->note,
+			       "8-GPU node only"));
 	prices_free(p);
 }
 
@@ -150,8 +237,8 @@ static const struct bad_case BAD[] = {
 	  "USD or a currency listed in exchange_rates)" },
 	{ "\"provider\": \"Anthropic\"", "\"provder\": \"Anthropic\"", "\"provder\"",
 	  "prices[0] 'claude-team-standard-annual': unknown key 'provder' (expected one of id, kind, "
-	  "item, provider, price, unit, currency, date, source, note, hardware, gpus, min_seats, "
-	  "included_usage_usd, overage_at_api_list, csv_line)" },
+	  "item, provider, price, unit, currency, date, source, note, hardware, gpus, tariff, "
+	  "min_seats, included_usage_usd, overage_at_api_list, csv_line)" },
 	{ "\"date\": \"n.d. (stored copy; current in 2026)\"", "\"date\": \"\"", "\"\", \"source\"",
 	  "prices[0] 'claude-team-standard-annual': date is an empty or too long string (expected "
 	  "a non-empty string of at most 4096 characters)" },
@@ -168,6 +255,13 @@ static const struct bad_case BAD[] = {
 	{ "\"min_seats\": 5,", "\"min_seats\": 5, \"gpus\": 2,", "\"gpus\": 2",
 	  "prices[0] 'claude-team-standard-annual': gpus given for kind seat (expected it only on "
 	  "purchase and dedicated_month rows)" },
+	/* a tariff says how a GPU-hour is sold, and only a GPU-hour */
+	{ "\"tariff\": \"spot\"", "\"tariff\": \"preemptible\"", "\"preemptible\"",
+	  "prices[83] 'vast-ai-h100-spot': tariff is not a tariff (expected on_demand, spot, "
+	  "reserved, capacity_block or unstated)" },
+	{ "\"min_seats\": 5,", "\"min_seats\": 5, \"tariff\": \"spot\",", "\"tariff\": \"spot\"",
+	  "prices[0] 'claude-team-standard-annual': tariff given for kind seat (expected it only on "
+	  "gpu_hour rows)" },
 	{ "\"kind\": \"api_output\"", "\"kind\": \"api_outputs\"", "\"api_outputs\"",
 	  "prices[28] 'claude-opus-5-5': unknown kind 'api_outputs' (expected seat, overage, "
 	  "api_input, api_cached_input, api_output, api_cache_write_5m, api_cache_write_1h, gpu_hour, dedicated_month, purchase, "
@@ -210,7 +304,7 @@ static const struct bad_case BAD[] = {
 	  "\"provider\\u001b",
 	  "prices[0] 'claude-team-standard-annual': a key holds control character U+001B at byte 9 "
 	  "(expected one of id, kind, item, provider, price, unit, currency, date, source, note, "
-	  "hardware, gpus, min_seats, included_usage_usd, overage_at_api_list, csv_line)" },
+	  "hardware, gpus, tariff, min_seats, included_usage_usd, overage_at_api_list, csv_line)" },
 	{ "\"date\": \"2026-08\", \"source\": \"field-notes.md",
 	  "\"date\": \"2026-08\", \"source\": \"field-notes.md\x7f", "\"field-notes.md\x7f",
 	  "exchange_rates[0]: source holds control character U+007F at byte 15 (expected printable "
@@ -338,6 +432,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_embedded),
+		cmocka_unit_test(test_field_notes_rents),
 		cmocka_unit_test(test_file_matches_embedded),
 		cmocka_unit_test(test_bad_rows),
 		cmocka_unit_test(test_unknown_hardware),

@@ -55,12 +55,17 @@ static void near(double a, double b)
 /* The break-even figures of a self-hosted row: numbers that follow from the
  * month figures, or, past 100% busy, null with the reason.  Returns whether
  * there was a number. */
-static bool check_breakeven(const cJSON *row, double month, double api_month, double engineers)
+static bool check_breakeven(const cJSON *row, const cJSON *api, double engineers)
 {
 	const cJSON *why = cJSON_GetObjectItem(row, "breakeven_reason");
-	double util = num(row, "gpu_busy_fraction") * month / api_month;
+	/* on cost per accepted task, each side at its own acceptance and turns */
+	double month = num(row, "usd_per_month");
+	double api_task = num(api, "usd_per_accepted_task");
+	double util = num(row, "gpu_busy_fraction") * num(row, "usd_per_accepted_task") / api_task;
+	near(num(row, "usd_per_accepted_task"), month / num(row, "accepted_tasks_per_month"));
 	if (cJSON_IsNull(why)) {
-		near(num(row, "breakeven_engineers"), month / (api_month / engineers));
+		near(num(row, "breakeven_engineers"),
+		     month / (api_task * num(row, "accepted_tasks_per_month") / engineers));
 		near(num(row, "breakeven_gpu_busy_fraction"), util);
 		assert_true(util <= 1.0);
 		return true;
@@ -95,7 +100,7 @@ static void test_compare_table_and_json(void **state)
 		fail_msg("status %d: %s", r.status, r.err);
 	static const char *const WANT[] = {
 		"USD/month", "(whole team)", "USD/engineer", "(per month)", "USD/1M output",
-		"(tokens)", "USD/accepted", "(task)", "seats claude-team-premium-2026-06-16",
+		"(tokens)", "USD/accepted", "(task)", "seats claude-team-premium",
 		"API claude-sonnet-5-5", "hgx-h100-8 purchase", "hgx-h100-8 elastic",
 		"Break-even against the API", "Sensitivity: USD per accepted task", "price-20%",
 		"util+20%", "Every figure used, with its unit, source and date", "prices.json",
@@ -104,6 +109,13 @@ static void test_compare_table_and_json(void **state)
 	for (size_t i = 0; i < sizeof(WANT) / sizeof(WANT[0]); i++)
 		if (!strstr(r.out, WANT[i]))
 			fail_msg("no '%s' in:\n%s", WANT[i], r.out);
+	/* one date for the prices of the whole comparison: the newest used
+	 * (the API's list prices, 2026-10-07) */
+	const char *as_of = strstr(r.out, "Prices as of 2026-10-07 (the newest date of the prices "
+					  "used");
+	assert_non_null(as_of);
+	assert_null(strstr(as_of + 1, "Prices as of"));
+	assert_null(strstr(r.out, "prices as of"));
 	cli_out_free(&r);
 
 	char *text = cli_slurp(SCRATCH "/c.json", NULL);
@@ -111,6 +123,7 @@ static void test_compare_table_and_json(void **state)
 	cJSON *j = cJSON_Parse(text);
 	free(text);
 	assert_non_null(j);
+	assert_string_equal(cJSON_GetObjectItem(j, "prices_as_of")->valuestring, "2026-10-07");
 	double engineers = num(j, "engineers");
 	assert_true(engineers == 3);
 	const cJSON *rows = cJSON_GetObjectItem(j, "rows"), *row, *api = NULL;
@@ -134,12 +147,13 @@ static void test_compare_table_and_json(void **state)
 		bool hosted = strcmp(opt, "api") != 0 && strcmp(opt, "seats") != 0;
 		assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(row, "assumptions")) > 3);
 		if (!hosted) {
-			near(num(s, "price_minus"), task);
+			/* its own price moves it; the self-hosted acceptance does not */
+			assert_true(num(s, "price_minus") < task && task < num(s, "price_plus"));
 			near(num(s, "acceptance_plus"), task);
 			continue;
 		}
 		self++;
-		check_breakeven(row, month, api_month, engineers);
+		check_breakeven(row, api, engineers);
 		assert_true(num(s, "price_minus") < task && task < num(s, "price_plus"));
 		assert_true(num(s, "acceptance_plus") < task && task < num(s, "acceptance_minus"));
 		assert_true(num(s, "utilisation_plus") < task && task < num(s, "utilisation_minus"));
@@ -175,12 +189,14 @@ static void test_compare_scenario_costs(void **state)
 	const cJSON *rows[2] = {cJSON_GetObjectItem(j[0], "rows"), cJSON_GetObjectItem(j[1], "rows")};
 	int n = cJSON_GetArraySize(rows[0]);
 	assert_int_equal(n, cJSON_GetArraySize(rows[1]));
-	double engineers = num(j[1], "engineers"), api_month = 0;
+	double engineers = num(j[1], "engineers");
+	const cJSON *api = NULL;
 	for (int i = 0; i < n; i++) {
 		const cJSON *row = cJSON_GetArrayItem(rows[1], i);
 		if (strcmp(cJSON_GetObjectItem(row, "option")->valuestring, "api") == 0)
-			api_month = num(row, "usd_per_month");
+			api = row;
 	}
+	assert_non_null(api);
 	int numbers = 0;
 	for (int i = 0; i < n; i++) {
 		const cJSON *was = cJSON_GetArrayItem(rows[0], i), *row = cJSON_GetArrayItem(rows[1], i);
@@ -202,7 +218,7 @@ static void test_compare_scenario_costs(void **state)
 		double before = assumption(was, "operator", &src);
 		assert_true(before > 0);
 		near(num(row, "usd_per_month"), num(was, "usd_per_month") - before);
-		numbers += check_breakeven(row, num(row, "usd_per_month"), api_month, engineers);
+		numbers += check_breakeven(row, api, engineers);
 	}
 	assert_true(numbers > 0);
 	cJSON_Delete(j[0]);
@@ -234,9 +250,36 @@ static void test_compare_errors(void **state)
 	cli_out_free(&r);
 	assert_int_not_equal(access(json, F_OK), 0);
 
+	/* the scenario's elastic row: one provider's, checked against every
+	 * hardware option before the search */
+	r = cli_run("compare " TEAM " --set cost.gpu_hour_row=packet-ai-h200");
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "cost.gpu_hour_row 'packet-ai-h200' prices h200, not the "
+				      "deployment's hgx-h100-8"));
+	cli_out_free(&r);
+	r = cli_run("compare " TEAM " --set cost.gpu_hour_row=vast-ai-h100-spot --json -");
+	assert_int_equal(r.status, 0);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	int elastic = 0;
+	const cJSON *row;
+	cJSON_ArrayForEach(row, cJSON_GetObjectItem(j, "rows")) {
+		if (strcmp(cJSON_GetObjectItem(row, "option")->valuestring, "elastic") != 0)
+			continue;
+		const char *src;
+		near(assumption(row, "gpu_hour_price", &src), 1.52);
+		assert_non_null(strstr(src, "vast-ai-h100-spot"));
+		elastic++;
+	}
+	assert_int_equal(elastic, 2);
+	cJSON_Delete(j);
+	cli_out_free(&r);
+
 	r = cli_run("size --engineers 3 --profile default --hardware hgx-h100-8");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "Monthly cost of each winner, USD per month"));
+	assert_non_null(strstr(r.out, "prices as of 2026-10-07:"));
 	assert_non_null(strstr(r.out, "dedicated"));
 	cli_out_free(&r);
 	r = cli_run("size " TEAM " --api claude-sonnet-5-5x");
@@ -309,6 +352,183 @@ static void test_api_baseline_is_the_teams(void **state)
 	cJSON_Delete(h);
 }
 
+/* The compare JSON of cmd (exit 0 expected); the caller deletes it. */
+static cJSON *compare_doc(const char *cmd)
+{
+	struct cli_out r = cli_run(cmd);
+	if (r.status != 0)
+		fail_msg("%s: status %d: %s", cmd, r.status, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	cli_out_free(&r);
+	return j;
+}
+
+static const cJSON *row_of(const cJSON *doc, const char *hw, const char *option)
+{
+	const cJSON *row;
+	cJSON_ArrayForEach(row, cJSON_GetObjectItem(doc, "rows")) {
+		if (strcmp(cJSON_GetObjectItem(row, "option")->valuestring, option) == 0 &&
+		    strcmp(cJSON_GetObjectItem(row, "hardware")->valuestring, hw) == 0)
+			return row;
+	}
+	fail_msg("no row %s %s", hw, option);
+	return NULL;
+}
+
+#define SMALL "compare --engineers 3 --profile default --hardware h100-sxm --quiet --json -"
+
+/* A small model with no published score is not silently credited with
+ * the traced agent's acceptance: the output says it is assumed, and the
+ * sensitivity moves it from 30% to 100% of the traced model's. */
+static void test_quality_assumed_is_said(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("compare --engineers 3 --profile default --hardware h100-sxm");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Warning: llama-3.1-8b: quality assumed equal to the traced "
+				      "model claude-sonnet-5-5"));
+	assert_non_null(strstr(r.out, "Warning: the trace's acceptance is taken as "
+				      "claude-sonnet-5-5's"));
+	cli_out_free(&r);
+	cJSON *j = compare_doc(SMALL);
+	const cJSON *q = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "quality"), 0);
+	assert_string_equal(cJSON_GetObjectItem(q, "basis")->valuestring, "assumed");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "traced_model_assumed")));
+	const cJSON *row = row_of(j, "h100-sxm", "purchase");
+	const cJSON *s = cJSON_GetObjectItem(row, "sensitivity_usd_per_accepted_task");
+	double task = num(row, "usd_per_accepted_task");
+	/* the trace's own acceptance is the 100% column; 30% of it costs 1/0.3 */
+	near(num(s, "acceptance_100pct_of_traced"), task);
+	near(num(s, "acceptance_30pct_of_traced"), task / 0.3);
+	/* operator time none and x3 move the row by its operator part */
+	const char *src;
+	double op = assumption(row, "operator", &src);
+	double acc = num(row, "accepted_tasks_per_month");
+	near(num(s, "operator_none"), task - op / acc);
+	near(num(s, "operator_x3"), task + 2 * op / acc);
+	cJSON_Delete(j);
+}
+
+/* Acceptance and turns move the break-even and cost per task the same way:
+ * half the acceptance doubles both the cost per accepted task and the
+ * break-even team; twice the turns doubles the cost per accepted task and
+ * leaves the cost per 1M output tokens alone (the traffic is the replay's;
+ * it completes half the tasks). */
+static void test_acceptance_and_turns_reach_break_even(void **state)
+{
+	(void)state;
+	cJSON *a = compare_doc(SMALL " --acceptance 0.6");
+	cJSON *b = compare_doc(SMALL " --acceptance 0.3");
+	cJSON *t = compare_doc(SMALL " --acceptance 0.6 --turns 2");
+	const cJSON *ra = row_of(a, "h100-sxm", "purchase"), *rb = row_of(b, "h100-sxm", "purchase");
+	const cJSON *rt = row_of(t, "h100-sxm", "purchase");
+	near(num(rb, "usd_per_accepted_task"), 2 * num(ra, "usd_per_accepted_task"));
+	if (!cJSON_IsNull(cJSON_GetObjectItem(ra, "breakeven_engineers")))
+		near(num(rb, "breakeven_engineers"), 2 * num(ra, "breakeven_engineers"));
+	near(num(rt, "usd_per_accepted_task"), 2 * num(ra, "usd_per_accepted_task"));
+	near(num(rt, "usd_per_1m_output_tokens"), num(ra, "usd_per_1m_output_tokens"));
+	near(num(rt, "usd_per_month"), num(ra, "usd_per_month"));
+	/* the API and seats keep their own */
+	near(num(row_of(b, "", "api"), "usd_per_accepted_task"),
+	     num(row_of(a, "", "api"), "usd_per_accepted_task"));
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	cJSON_Delete(t);
+}
+
+/* Published scores against the traced model: Qwen3.6-35B-A3B against
+ * Claude Opus 4.5 on Terminal-Bench 2.0 with Terminus 2, 51.5 / 59.3 of the
+ * trace's acceptance; a pilot figure for a model beats its scores; a model
+ * named that is neither side, or an unknown traced model, stops before any
+ * replay. */
+static void test_quality_from_scores_and_pilots(void **state)
+{
+	(void)state;
+#define QWEN "compare --engineers 2 --profile default --hardware h100-sxm --model " \
+	     "qwen3.6-35b-a3b --slo ttft_p95=20s,tpot_p50=100ms --quiet --json - " \
+	     "--traced-model claude-opus-4-5"
+	cJSON *j = compare_doc(QWEN);
+	const cJSON *q = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "quality"), 0);
+	assert_string_equal(cJSON_GetObjectItem(q, "basis")->valuestring, "scores");
+	near(num(q, "quality_factor"), 51.5 / 59.3);
+	assert_false(cJSON_IsTrue(cJSON_GetObjectItem(j, "traced_model_assumed")));
+	const cJSON *row = row_of(j, "h100-sxm", "purchase");
+	const char *src;
+	near(assumption(row, "quality_factor", &src), 51.5 / 59.3);
+	assert_non_null(strstr(src, "terminal-bench-2.0 with terminus-2"));
+	double acc = assumption(row, "acceptance_rate", &src);
+	double api_acc = assumption(row_of(j, "", "api"), "acceptance_rate", &src);
+	near(acc, api_acc * 51.5 / 59.3);
+	cJSON_Delete(j);
+
+	j = compare_doc(QWEN " --acceptance qwen3.6-35b-a3b=0.25");
+	q = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "quality"), 0);
+	assert_string_equal(cJSON_GetObjectItem(q, "basis")->valuestring, "pilot");
+	near(assumption(row_of(j, "h100-sxm", "purchase"), "acceptance_rate", &src), 0.25);
+	assert_non_null(strstr(src, "pilot"));
+	cJSON_Delete(j);
+
+	struct cli_out r = cli_run(QWEN " --acceptance llama-3.1-8b=0.4");
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "is neither the self-hosted model (qwen3.6-35b-a3b) nor the "
+				      "API's"));
+	cli_out_free(&r);
+	r = cli_run(SMALL " --traced-model no-such-model");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--traced-model 'no-such-model': unknown model"));
+	cli_out_free(&r);
+	r = cli_run("size --engineers 3 --profile default --traced-model glm-5");
+	assert_int_equal(r.status, 2);
+	cli_out_free(&r);
+}
+
+/* The cash flow over years of each hardware option beside the seats and
+ * the API, over the scenario's horizon and discount rate: the purchase
+ * pays its systems up front and the rest of its month every month; each
+ * option's month is its row's; at a 0% rate the NPV is the cash. */
+static void test_cash_flow_in_compare(void **state)
+{
+	(void)state;
+	cJSON *j = compare_doc(SMALL " --set cost.horizon_months=24 --set cost.discount_rate=0");
+	const cJSON *cf = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "cashflow"), 0);
+	assert_string_equal(cJSON_GetObjectItem(cf, "hardware")->valuestring, "h100-sxm");
+	const cJSON *res = cJSON_GetObjectItem(cf, "result");
+	assert_int_equal(num(res, "horizon_months"), 24);
+	assert_non_null(strstr(cJSON_GetObjectItem(res, "horizon_months_source")->valuestring,
+			       "cost.horizon_months"));
+	const cJSON *o;
+	int n = 0;
+	cJSON_ArrayForEach(o, cJSON_GetObjectItem(res, "options")) {
+		const char *opt = cJSON_GetObjectItem(o, "option")->valuestring;
+		const cJSON *row = row_of(j, strcmp(opt, "seats") && strcmp(opt, "api") ? "h100-sxm" : "",
+					  opt);
+		const char *src;
+		near(num(o, "npv_usd"), num(o, "total_usd"));
+		if (strcmp(opt, "purchase") == 0) {
+			double up = assumption(row, "systems", &src) *
+				    assumption(row, "system_price", &src);
+			near(num(o, "upfront_usd"), up);
+			/* 24 of 36 months written off: a third comes back */
+			near(num(o, "residual_usd"), up / 3);
+			near(num(o, "total_usd"), up + 24 * (num(row, "usd_per_month") -
+							     up / 36.0) - up / 3);
+		} else {
+			near(num(o, "upfront_usd"), 0);
+			near(num(o, "total_usd"), 24 * num(row, "usd_per_month"));
+		}
+		n++;
+	}
+	assert_true(n >= 4); /* purchase, elastic, seats, API */
+	cJSON_Delete(j);
+	struct cli_out r = cli_run("compare --engineers 3 --profile default --hardware h100-sxm");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "h100-sxm: Cash flow over 36 months, discounted at 8.00% a "
+				      "year"));
+	cli_out_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +536,10 @@ int main(void)
 		cmocka_unit_test(test_compare_scenario_costs),
 		cmocka_unit_test(test_compare_errors),
 		cmocka_unit_test(test_api_baseline_is_the_teams),
+		cmocka_unit_test(test_quality_assumed_is_said),
+		cmocka_unit_test(test_acceptance_and_turns_reach_break_even),
+		cmocka_unit_test(test_quality_from_scores_and_pilots),
+		cmocka_unit_test(test_cash_flow_in_compare),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

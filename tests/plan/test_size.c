@@ -2,6 +2,9 @@
  * test_size: the sizing search and the early verdict it leans on.
  *   - the deployment size returns meets the objectives when replayed to the
  *     end, and the same shape with one replica fewer does not;
+ *   - on a shape whose minimum is 6 replicas the bisection below the
+ *     gallop's first count that met is complete: the winner minus one was
+ *     tried and missed;
  *   - the search replays O(log n) candidates per shape: at most
  *     2 ceil(log2 n) + 1 on the winning shape of n replicas, at most
  *     log2(cap) + 1 on a shape that never meets;
@@ -328,6 +331,43 @@ static void test_replicates_spread(void **state)
 	free(text);
 }
 
+/* The Mooncake head on one shape, TP 2, whose minimum is 6 replicas: the
+ * gallop meets at 8 and the bisection below it is carried to the end, so
+ * the winner minus one was tried and missed (and misses replayed to the
+ * end); the answer is the fewest replicas, not the gallop's first count
+ * that met. */
+static void test_bisection_complete(void **state)
+{
+	(void)state;
+	struct fixture f;
+	fixture_init(&f, "ttft_p95=2s,tpot_p50=50ms", 1, 1.0);
+	f.traces[0] = HEAD200;
+	f.s.replay.scale.engineers = 1;
+	f.sc.tensor_parallel_size = 2;
+	f.sc.pipeline_parallel_size = 1;
+	run_size(&f);
+	const struct size_option *o = &f.res->opt[0];
+	assert_true(o->found);
+	const struct size_eval *b = &o->best;
+	assert_int_equal(b->tp, 2);
+	assert_true(b->replicas >= 3);
+	bool met_above = false, one_fewer_missed = false;
+	for (int j = 0; j < o->n_path; j++) {
+		const struct size_eval *p = &o->path[j];
+		print_message("%d x TP%d: %s\n", p->replicas, p->tp, p->meets ? "meets" : "misses");
+		if (p->replicas < b->replicas)
+			assert_false(p->meets);
+		met_above = met_above || (p->meets && p->replicas > b->replicas);
+		one_fewer_missed = one_fewer_missed || (p->replicas == b->replicas - 1 && !p->meets);
+	}
+	assert_true(met_above); /* the gallop overshot: there was a bisection */
+	assert_true(one_fewer_missed);
+	struct size_eval *e = eval_full(&f, b, b->replicas - 1);
+	assert_false(e->meets);
+	free(e);
+	fixture_release(&f);
+}
+
 /* N+1 on the Mooncake head, one shape (TP 1) so the two answers compare. */
 static void test_redundancy(void **state)
 {
@@ -523,6 +563,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_winner_and_one_fewer),
+		cmocka_unit_test(test_bisection_complete),
 		cmocka_unit_test(test_300_on_one_gpu),
 		cmocka_unit_test(test_confidence),
 		cmocka_unit_test(test_cli_errors),

@@ -8,7 +8,8 @@
  *     running only the other cells, and ends with the same file as a run
  *     that was never stopped, with 1 or 2 threads;
  *   - a torn last line (an interrupted write) is dropped and its cell run
- *     again; a file of another grid's rows is refused and left as it was;
+ *     again; a file of another grid's rows (other seeds, or the same team
+ *     resampled to other days) is refused and left as it was;
  *   - with "cost": true a row prices an accepted task as replay --cost
  *     does, null where the catalogue has no price;
  *   - a bad grid is an error at the grid's line and column, exit 2;
@@ -341,6 +342,23 @@ static void test_foreign_rows(void **state)
 	assert_non_null(strstr(err, SCRATCH "/other.jsonl:1: a row of another sweep"));
 	free(err);
 	char *after = cli_slurp(SCRATCH "/other.jsonl", NULL);
+	assert_string_equal(after, before);
+	free(after);
+	free(before);
+	/* nor are the rows of the same team resampled to another number of days */
+	write_file(SCRATCH "/days1.json", "{\"traces\": [\"" FIXR "/two_sessions.jsonl\"], "
+					  "\"engineers\": 2, \"days\": 1}\n");
+	write_file(SCRATCH "/days2.json", "{\"traces\": [\"" FIXR "/two_sessions.jsonl\"], "
+					  "\"engineers\": 2, \"days\": 2}\n");
+	unlink(SCRATCH "/days.jsonl");
+	free(run_sweep("sweep " SCRATCH "/days1.json -o " SCRATCH "/days.jsonl --quiet", 0, NULL));
+	before = cli_slurp(SCRATCH "/days.jsonl", NULL);
+	assert_non_null(before);
+	assert_non_null(strstr(before, "\"days\":1,"));
+	free(run_sweep("sweep " SCRATCH "/days2.json -o " SCRATCH "/days.jsonl", 2, &err));
+	assert_non_null(strstr(err, SCRATCH "/days.jsonl:1: a row of another sweep"));
+	free(err);
+	after = cli_slurp(SCRATCH "/days.jsonl", NULL);
 	assert_string_equal(after, before);
 	free(after);
 	free(before);

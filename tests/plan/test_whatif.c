@@ -12,6 +12,8 @@
  *   - with --slo, each variant is sized as `agentcap size` does: the
  *     timestamp team as recorded (volatile) needs more GPUs than pinned, and
  *     costs more a month; the sizing's rows and its JSON section agree;
+ *   - a recorded trace of nearly a day and a half is sized as replays of
+ *     2 days (the whole days it spans, a started one counting);
  *   - import --rules pins at import time; a volatile rule undoes it;
  *   - the harness what-ifs each move the figure they should;
  *   - a bad pattern shows the pattern, PCRE2's message and the offset (2);
@@ -274,6 +276,45 @@ static void test_jobs_identical(void **state)
 	cli_out_free(&r);
 }
 
+/* A recorded trace (no resampling) whose calls span a day and a half less
+ * an hour: the sizing prices a month of replays of the whole days it spans,
+ * 2 (not 1: a started day counts), in the JSON and in the table. */
+static void test_days_of_a_day_and_a_half(void **state)
+{
+	(void)state;
+	FILE *f = fopen(SCRATCH "/day_and_half.jsonl", "w");
+	assert_non_null(f);
+	fputs("{\"format\":\"agentcap-trace\",\"version\":1,\"block_tokens_hint\":16}\n"
+	      "{\"session\":\"a\",\"engineer\":\"e1\",\"task\":\"t1\",\"t\":0,\"prompt\":"
+	      "[[\"sys\",2000,{\"text\":\"Date: Mon\\nYou are a coding agent.\"}],[\"u1\",200]],"
+	      "\"output_tokens\":100}\n"
+	      "{\"session\":\"a\",\"gap\":5,\"extends\":true,\"prompt\":[[\"u2\",300]],"
+	      "\"output_tokens\":100}\n"
+	      "{\"session\":\"b\",\"engineer\":\"e1\",\"task\":\"t2\",\"t\":126000,\"prompt\":"
+	      "[[\"sys\",2000,{\"text\":\"Date: Tue\\nYou are a coding agent.\"}],[\"u3\",200]],"
+	      "\"output_tokens\":100}\n",
+	      f);
+	assert_int_equal(fclose(f), 0);
+	const char *args = "whatif cache-bust " SCRATCH "/day_and_half.jsonl --pattern '^Date: .*$' "
+			   "--pin --slo ttft_p95=2s,tpot_p50=50ms --hardware h100-sxm";
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "%s --json -", args);
+	struct cli_out r = cli_run(cmd);
+	if (r.status != 0)
+		fail_msg("status %d, stderr '%s'", r.status, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	const cJSON *size = cJSON_GetObjectItem(j, "size");
+	assert_non_null(size);
+	assert_int_equal(cJSON_GetObjectItem(size, "days")->valuedouble, 2);
+	cJSON_Delete(j);
+	cli_out_free(&r);
+	r = cli_run(args);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "a month is 10.88 replays of 2 days"));
+	cli_out_free(&r);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -321,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_import_rules),
 		cmocka_unit_test(test_harness_whatifs),
 		cmocka_unit_test(test_jobs_identical),
+		cmocka_unit_test(test_days_of_a_day_and_a_half),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

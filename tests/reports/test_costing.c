@@ -57,6 +57,18 @@ static void test_usage_from_run(void **state)
 	cls.gpu_hours_busy = 3;
 	costing_usage(&u, &s, &cls, 2, 4, 0, 0);
 	assert_true(u.gpu_hours_provisioned == 12 && u.gpu_hours_busy == 3);
+	assert_null(u.replica_up);
+	assert_int_equal(u.replica_up_count, 0);
+	/* and so do the replica stretches of its timeline, which the elastic
+	 * option bills (granularity, minimum per stretch) */
+	struct cost_stretch up[3] = {{.s = 7200, .from_start = true, .to_end = true},
+				     {.s = 30}, {.s = 3000, .to_end = true}};
+	cls.replica_up = up;
+	cls.replica_up_count = 3;
+	costing_usage(&u, &s, &cls, 2, 4, 0, 0);
+	assert_ptr_equal(u.replica_up, up);
+	assert_int_equal(u.replica_up_count, 3);
+	assert_int_equal(cost_usage_check(&u, &d), 0);
 }
 
 static void test_table(void **state)
@@ -71,21 +83,34 @@ static void test_table(void **state)
 		.prompt_tokens = 1000000, .cached_tokens = 900000, .output_tokens = 50000,
 		.tasks = 2, .engineers = 1,
 	};
-	struct cost_result r;
+	struct costing c = {.hardware = "test-gpu", .periods_per_month = 1, .n = 1,
+			    .periods_source = "given"};
 	struct diag d;
 	diag_init(&d);
-	assert_int_equal(cost_api_eval(&p, &u, NULL, &r, &d), 0);
+	assert_int_equal(cost_api_eval(&p, &u, NULL, &c.r[0], &d), 0);
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 	assert_non_null(f);
-	assert_int_equal(costing_write_table(f, &r, 1, NULL, &d), 0);
+	assert_int_equal(costing_write_table(f, &c, &d), 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "  api test                                           0.79"));
 	assert_non_null(strstr(buf, "api test: 0.79 USD per month = input 0.20 + cached_input 0.09 + "
 				    "output 0.50"));
 	assert_non_null(strstr(buf, "row c"));
 	assert_null(strstr(buf, "Energy"));
+	assert_non_null(strstr(buf, "A month: 1 replays of the trace (given)"));
+	assert_null(strstr(buf, "Not priced"));
+	free(buf);
+	/* no option priced, no power figure: both said, not silent */
+	c.n = 0;
+	snprintf(c.note, sizeof(c.note), "purchase and energy: no TDP");
+	f = open_memstream(&buf, &n);
+	assert_non_null(f);
+	assert_int_equal(costing_write_table(f, &c, &d), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "no purchase, dedicated or rental price for test-gpu"));
+	assert_non_null(strstr(buf, "Not priced: purchase and energy: no TDP"));
 	free(buf);
 }
 

@@ -2,10 +2,11 @@
  * Tests of API backends beside the local replicas (sim/backend.h): an API
  * call's timing is its backend's TTFT and output speed exactly; its prompt
  * cache honours the minimum prefix and the TTL; spill-over keeps a burst's
- * p95 TTFT under the bound that one replica alone misses; while the only
- * replica is down, every call (those it held included) falls back and none
- * is lost, even with no retries allowed; a size rule sends long prompts to
- * the API; without backends nothing changes.
+ * p95 TTFT under the bound that one replica alone misses, and sends the
+ * calls that would wait at the router (router.max_outstanding) to the API;
+ * while the only replica is down, every call (those it held included) falls
+ * back and none is lost, even with no retries allowed; a size rule sends
+ * long prompts to the API; without backends nothing changes.
  *
  * Service times come from a linear step model: a + b x new tokens. */
 #include <setjmp.h>
@@ -321,6 +322,61 @@ static void test_fallback_loses_nothing(void **state)
 	free(a);
 }
 
+/* With router.max_outstanding 2 on the only replica, ten calls arriving
+ * together: alone, eight of them wait at the router.  With spill-over to
+ * the API on a predicted queue wait over 60 s (a bound the replica's own
+ * queue never reaches here), the calls the router would hold go to the API
+ * instead: none waits at the router, the two the replica took are served
+ * there, and a call arriving once it is free is served locally again. */
+static void router_wait(struct seen *a, const struct hybrid_config *h, struct router_stats *rs)
+{
+	struct sim s;
+	mk(&s, a, NULL);
+	struct router_config rc;
+	router_config_default(&rc);
+	rc.max_outstanding = 2;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(sim_set_router(&s, &rc, &d), 0);
+	if (h)
+		assert_int_equal(sim_set_hybrid(&s, h, &d), 0);
+	for (int64_t i = 0; i < 10; i++)
+		submit(&s, i, i * 10 * MS, 2000, 100, 0);
+	submit(&s, 10, 60 * S, 2000, 100, 0);
+	run_all(&s);
+	*rs = s.router.stats;
+	sim_release(&s);
+}
+
+static void test_spill_instead_of_router_wait(void **state)
+{
+	(void)state;
+	struct seen *a = calloc(1, sizeof(*a));
+	assert_non_null(a);
+	struct router_stats rs;
+	router_wait(a, NULL, &rs);
+	assert_int_equal(a->completed, 11);
+	assert_int_equal(rs.queued, 8);
+
+	struct hybrid_config h = hyb_one();
+	h.spill_to = 0;
+	h.spill_wait_ns = 60e9;
+	router_wait(a, &h, &rs);
+	assert_int_equal(a->completed, 11);
+	assert_int_equal(a->rejected, 0);
+	assert_int_equal(rs.queued, 0);
+	assert_int_equal(a->by_route[RES_ROUTE_SPILL], 8);
+	assert_int_equal(a->by_backend[1], 8);
+	assert_int_equal(a->by_backend[0], 3);
+	for (int64_t i = 0; i < 11; i++) {
+		bool api = i >= 2 && i < 10;
+		assert_int_equal(a->backend[i], api ? 1 : 0);
+		if (api) /* the API's TTFT, nothing waited before it */
+			assert_int_equal(a->first_ns[i] - a->arrival_ns[i], 1 * S);
+	}
+	free(a);
+}
+
 /* Bad settings are input errors; no backends leave the run as it was. */
 static void test_config(void **state)
 {
@@ -354,6 +410,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_api_timing_and_cache),
 		cmocka_unit_test(test_spill_keeps_p95),
+		cmocka_unit_test(test_spill_instead_of_router_wait),
 		cmocka_unit_test(test_fallback_loses_nothing),
 		cmocka_unit_test(test_config),
 	};

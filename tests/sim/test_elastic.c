@@ -3,7 +3,8 @@
  * a replica failing for an hour loses no call and keeps the end-of-run
  * invariants; a scale-from-zero run pays the cold start in its TTFT tail and
  * bills nothing while idle; the autoscaler stays within its bounds at every
- * event; provisioned GPU-hours equal the integral of billed replicas, as the
+ * event and scales in no sooner than its cooldown after its last scaling
+ * action; provisioned GPU-hours equal the integral of billed replicas, as the
  * test measures it itself by watching the replicas' states between events.
  *
  * Service times come from a linear step model (a struct sim_perf): a +
@@ -199,6 +200,12 @@ struct watch {
 	int32_t *billed;
 	int64_t n, cap;
 	int32_t active_lo, active_hi; /* up + starting, at every event */
+	/* scaling actions: the active count changing (time 0 counts as one,
+	 * as it does for the autoscaler) */
+	int32_t last_active;
+	int64_t last_change_ns;
+	int64_t scale_ins;
+	int64_t min_in_gap_ns;     /* least time from an action to a scale-in */
 };
 
 static int32_t count_life(const struct sim *s, int life)
@@ -217,6 +224,16 @@ static void watch_note(struct watch *wt, const struct sim *s)
 		wt->active_lo = active;
 	if (active > wt->active_hi)
 		wt->active_hi = active;
+	if (active != wt->last_active) {
+		if (active < wt->last_active) {
+			int64_t gap = s->now_ns - wt->last_change_ns;
+			if (wt->scale_ins == 0 || gap < wt->min_in_gap_ns)
+				wt->min_in_gap_ns = gap;
+			wt->scale_ins++;
+		}
+		wt->last_active = active;
+		wt->last_change_ns = s->now_ns;
+	}
 	if (wt->n > 0 && wt->billed[wt->n - 1] == billed)
 		return;
 	if (wt->n > 0 && wt->t[wt->n - 1] == s->now_ns) {
@@ -263,6 +280,7 @@ static void drive(struct sim *s, const struct workload *w, struct watch *wt)
 	int64_t i = 0;
 	memset(wt, 0, sizeof(*wt));
 	wt->active_lo = INT32_MAX;
+	wt->last_active = count_life(s, REP_UP) + count_life(s, REP_STARTING);
 	watch_note(wt, s); /* the state at time 0 */
 	for (;;) {
 		int64_t t_ev = sim_next_time(s);
@@ -538,6 +556,19 @@ static void test_scale_from_zero(void **state)
 		    1e-9 * cs.gpu_hours_provisioned);
 	/* well under two replicas kept up all along */
 	assert_true(billed < 0.5 * 2.0 * (double)(t1 - t0) / 1e9);
+	/* the same time as each replica's stretches, as a cloud bills them:
+	 * one per start (it scaled from zero, twice), each from the start of
+	 * its cold start, so none is shorter than the start-up */
+	assert_true(cs.replica_up_count >= (size_t)es.starts);
+	double stretch_s = 0.0;
+	for (size_t i = 0; i < cs.replica_up_count; i++) {
+		const struct cost_stretch *st = &cs.replica_up[i];
+		stretch_s += st->s;
+		assert_false(st->from_start); /* nothing was up at the first call */
+		if (!st->to_end)
+			assert_true(st->s >= (double)ec.startup_ns / 1e9);
+	}
+	assert_true(fabs(stretch_s - billed) <= 1e-6 * billed);
 	watch_free(&wt);
 	sim_release(&s);
 	cluster_free(cl);
@@ -715,6 +746,61 @@ static void test_autoscaler_stays_in_bounds(void **state)
 	wl_free(&w);
 }
 
+/* Load that swings every minute between a burst and a trickle, for half an
+ * hour: the autoscaler scales out for each burst at once, and would scale
+ * in each trickle, but waits autoscale.cooldown_s (300 s) after its last
+ * scaling action, out or in.  No scale-in comes sooner than that after the
+ * action before it, and at least one comes on the first evaluation the
+ * cooldown allows (it was held back, not merely late). */
+static void test_scale_in_waits_for_cooldown(void **state)
+{
+	(void)state;
+	struct engine_config cfg = cfg_engine();
+	struct workload w = {0};
+	for (int k = 0; k < 15; k++) {
+		wl_steady(&w, (int64_t)(120 * k) * S, (int64_t)(120 * k + 60) * S, 20.0, 40 + (uint64_t)k);
+		wl_steady(&w, (int64_t)(120 * k + 60) * S, (int64_t)(120 * k + 120) * S, 0.5,
+			  70 + (uint64_t)k);
+	}
+	struct seen a;
+	seen_alloc(&a, w.n);
+	struct sim s;
+	struct diag d;
+	diag_init(&d);
+	struct res_sink sink = {.ctx = &a, .request = seen_req};
+	assert_int_equal(sim_init(&s, &cfg, 6, lin_perf(), sink, NULL, NULL, &d), 0);
+	struct router_config rc;
+	router_config_default(&rc);
+	rc.policy = ROUTER_LEAST_REQUESTS;
+	assert_int_equal(sim_set_router(&s, &rc, &d), 0);
+	struct elastic_config ec;
+	elastic_config_default(&ec);
+	ec.autoscale = true;
+	ec.metric = AUTOSCALE_INFLIGHT;
+	ec.target = 4.0;
+	ec.min_replicas = 1;
+	ec.max_replicas = 6;
+	ec.interval_ns = 15 * S;
+	ec.cooldown_ns = 300 * S;
+	ec.startup_ns = 20 * S;
+	assert_int_equal(sim_set_elastic(&s, &ec, &d), 0);
+	struct watch wt;
+	drive(&s, &w, &wt);
+	struct elastic_stats es = sim_elastic_stats(&s);
+	assert_int_equal(a.completed, w.n);
+	printf("scale-outs %lld, scale-ins %lld, least time from an action to a scale-in %.0f s\n",
+	       (long long)es.scale_outs, (long long)es.scale_ins, (double)wt.min_in_gap_ns / 1e9);
+	assert_true(es.scale_outs >= 2);
+	assert_int_equal(wt.scale_ins, es.scale_ins);
+	assert_true(wt.scale_ins >= 2);
+	assert_true(wt.min_in_gap_ns >= ec.cooldown_ns);
+	assert_true(wt.min_in_gap_ns < ec.cooldown_ns + ec.interval_ns);
+	watch_free(&wt);
+	sim_release(&s);
+	seen_free(&a);
+	wl_free(&w);
+}
+
 /* Bad settings are input errors, and nothing elastic is a no-op. */
 static void test_settings_checked(void **state)
 {
@@ -760,6 +846,7 @@ int main(void)
 		cmocka_unit_test(test_failed_replica_loses_its_cache),
 		cmocka_unit_test(test_scale_from_zero),
 		cmocka_unit_test(test_autoscaler_stays_in_bounds),
+		cmocka_unit_test(test_scale_in_waits_for_cooldown),
 		cmocka_unit_test(test_time_series_follows_the_lifecycle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1286,37 +1286,45 @@ static void test_token_balance_catches_corruption(void **state)
  * (the most recently admitted goes) and releases its blocks tail first, so
  * the blocks A takes next are B's tail and B's head stays cached: when B is
  * admitted again it recomputes less than its prompt.  Released head first,
- * A would take B's first block and B would recompute everything. */
+ * A would take B's first block and B would recompute everything.  Both
+ * forms of the cache: in runs of blocks, and block by block (the form a
+ * replica with sliding windows or KV tiers keeps). */
 static void test_preemption_releases_tail_first(void **state)
 {
 	(void)state;
-	struct engine_config cfg = cfg_default();
-	cfg.kv_cache_tokens = 16 * 12;
-	struct harness *h = malloc(sizeof(*h));
-	assert_non_null(h);
-	h_init(h, &cfg, 1000, 1, 0);
-	h_submit_pfx(h, 0, 96, 40, 0, 1, 0x1111);       /* A: 6 prompt blocks, 9 in all */
-	h_submit_pfx(h, 1, 64, 40, 0, 2, 0x2222);       /* B: 4 prompt blocks */
-	h_run(h);
-	assert_int_equal(h->col.n, 2);
-	const struct res_request *a = NULL, *b = NULL;
-	for (int i = 0; i < 2; i++) {
-		if (h->col.rec[i].session == 1)
-			a = &h->col.rec[i];
-		else
-			b = &h->col.rec[i];
+	for (int blockwise = 0; blockwise < 2; blockwise++) {
+		struct engine_config cfg = cfg_default();
+		cfg.kv_cache_tokens = 16 * 12;
+		struct harness *h = malloc(sizeof(*h));
+		assert_non_null(h);
+		h_init(h, &cfg, 1000, 1, 0);
+		assert_true(h->s.replicas[0].runs);
+		if (blockwise)
+			h->s.replicas[0].runs = false;
+		h_submit_pfx(h, 0, 96, 40, 0, 1, 0x1111);       /* A: 6 prompt blocks, 9 in all */
+		h_submit_pfx(h, 1, 64, 40, 0, 2, 0x2222);       /* B: 4 prompt blocks */
+		h_run(h);
+		assert_int_equal(h->col.n, 2);
+		const struct res_request *a = NULL, *b = NULL;
+		for (int i = 0; i < 2; i++) {
+			if (h->col.rec[i].session == 1)
+				a = &h->col.rec[i];
+			else
+				b = &h->col.rec[i];
+		}
+		assert_non_null(a);
+		assert_non_null(b);
+		assert_int_equal(a->preemptions, 0);
+		assert_int_equal(b->preemptions, 1);
+		assert_int_equal(a->computed_prefill_tokens, 96);
+		int64_t recomputed = b->computed_prefill_tokens - b->prompt_tokens;
+		printf("%s: B recomputed %lld tokens after its preemption\n",
+		       blockwise ? "block by block" : "in runs", (long long)recomputed);
+		assert_true(recomputed > 0);
+		assert_true(recomputed < b->prompt_tokens);
+		sim_release(&h->s);
+		free(h);
 	}
-	assert_non_null(a);
-	assert_non_null(b);
-	assert_int_equal(a->preemptions, 0);
-	assert_int_equal(b->preemptions, 1);
-	assert_int_equal(a->computed_prefill_tokens, 96);
-	int64_t recomputed = b->computed_prefill_tokens - b->prompt_tokens;
-	printf("B recomputed %lld tokens after its preemption\n", (long long)recomputed);
-	assert_true(recomputed > 0);
-	assert_true(recomputed < b->prompt_tokens);
-	sim_release(&h->s);
-	free(h);
 }
 
 /* A preempted request goes back to the front of the waiting queue: C,

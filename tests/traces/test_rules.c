@@ -111,6 +111,45 @@ static void test_pin_and_volatile(void **state)
 	rules_free(vol);
 }
 
+/* One rule set with a pin rule and a volatile rule that both match a
+ * segment (docs/whatif.md: pin wins when both kinds match one segment):
+ * the segment is pinned, in either order of the rules, so two headers that
+ * differ only in the date share one content id, as under the pin alone; a
+ * segment only the volatile rule matches stays volatile. */
+static void test_pin_beats_volatile(void **state)
+{
+	(void)state;
+	struct diag d;
+	diag_init(&d);
+	for (int order = 0; order < 2; order++) {
+		struct rules *r;
+		assert_int_equal(rules_new(&r, &d), 0);
+		for (int k = 0; k < 2; k++) {
+			if (k == order)
+				assert_int_equal(rules_add(r, "date", "^Date: .*$", RULE_PIN, NULL, &d), 0);
+			else
+				assert_int_equal(rules_add(r, "day", "(Mon|Tue)", RULE_VOLATILE, NULL, &d), 0);
+		}
+		struct trace_session *a = two_calls("Date: Mon\nrepo at /x", "Date: Tue\nrepo at /x");
+		struct rules_stats st = {0};
+		assert_int_equal(rules_apply(r, a, &st, &d), 0);
+		assert_int_equal(st.segments_pinned, 2);
+		assert_int_equal(st.segments_volatile, 0);
+		assert_int_equal(a->calls[0].segs[1].content, a->calls[1].segs[1].content);
+		/* the volatile rule alone on the same text: the days tell them apart */
+		struct trace_session *b = two_calls("Mon: repo at /x", "Tue: repo at /x");
+		b->calls[1].segs[1].content = b->calls[0].segs[1].content;
+		memset(&st, 0, sizeof(st));
+		assert_int_equal(rules_apply(r, b, &st, &d), 0);
+		assert_int_equal(st.segments_pinned, 0);
+		assert_int_equal(st.segments_volatile, 2);
+		assert_int_not_equal(b->calls[0].segs[1].content, b->calls[1].segs[1].content);
+		trace_session_free(a);
+		trace_session_free(b);
+		rules_free(r);
+	}
+}
+
 static void test_rules_file(void **state)
 {
 	(void)state;
@@ -568,6 +607,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_pattern),
 		cmocka_unit_test(test_pin_and_volatile),
+		cmocka_unit_test(test_pin_beats_volatile),
 		cmocka_unit_test(test_rules_file),
 		cmocka_unit_test(test_inject_positions),
 		cmocka_unit_test(test_harness_whatifs),

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * End-to-end tests of `agentcap replay --cost` beyond the table: the cost
+ * and the energy in the JSON (docs/output-schema.md, member "cost"), the
+ * same figures on the HTML page, and hardware with no power figure priced
+ * as far as it can be, saying what is left out, not stopping the run. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tests/support/cli_run.h"
+
+#include <cjson/cJSON.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define FIX AC_SRC_DIR "/tests/fixtures"
+#define TRACE FIX "/traces/session_good.jsonl"
+#define SCRATCH AC_BIN_DIR "/tests/cli/scratch_replay_cost"
+
+static const cJSON *option(const cJSON *cost, const char *name)
+{
+	const cJSON *o;
+	cJSON_ArrayForEach(o, cJSON_GetObjectItem(cost, "options")) {
+		if (strcmp(cJSON_GetObjectItem(o, "option")->valuestring, name) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+	assert_true(cJSON_IsNumber(v));
+	return v->valuedouble;
+}
+
+static void test_cost_in_json(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("replay " TRACE " --cost --quiet --json -");
+	assert_int_equal(r.status, 0);
+	cJSON *doc = cJSON_Parse(r.out);
+	assert_non_null(doc);
+	const cJSON *cost = cJSON_GetObjectItem(doc, "cost");
+	assert_non_null(cost);
+	assert_string_equal(cJSON_GetObjectItem(cost, "hardware")->valuestring, "h100-sxm");
+	assert_true(num(cost, "periods_per_month") > 0);
+	assert_non_null(strstr(cJSON_GetObjectItem(cost, "periods_source")->valuestring,
+			       "round-the-clock"));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cost, "not_priced")));
+	const cJSON *buy = option(cost, "purchase");
+	assert_non_null(buy);
+	assert_non_null(option(cost, "elastic"));
+	/* the month is its parts, and each part is one the table names */
+	double sum = 0;
+	const cJSON *p;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(buy, "parts")) sum += num(p, "usd_per_month");
+	assert_true(fabs(sum - num(buy, "usd_per_month")) < 1e-6 * sum);
+	assert_true(num(buy, "usd_per_accepted_task") > 0);
+	const cJSON *a = cJSON_GetArrayItem(cJSON_GetObjectItem(buy, "assumptions"), 0);
+	assert_non_null(cJSON_GetObjectItem(a, "source"));
+	const cJSON *e = cJSON_GetObjectItem(cost, "energy");
+	assert_non_null(e);
+	assert_true(num(e, "kwh_month_facility") > num(e, "kwh_month_it"));
+	assert_true(num(cJSON_GetObjectItem(e, "busy_w_per_gpu"), "value") == 700);
+	assert_true(num(e, "j_per_output_token") > 0);
+
+	/* the table prints the same month, to the cent */
+	struct cli_out t = cli_run("replay " TRACE " --cost");
+	assert_int_equal(t.status, 0);
+	char line[160];
+	snprintf(line, sizeof(line), "  %-40s %14.2f", "purchase h100-sxm", num(buy, "usd_per_month"));
+	assert_non_null(strstr(t.out, line));
+	cli_out_free(&t);
+	cJSON_Delete(doc);
+	cli_out_free(&r);
+
+	/* without --cost there is no member */
+	r = cli_run("replay " TRACE " --quiet --json -");
+	assert_int_equal(r.status, 0);
+	doc = cJSON_Parse(r.out);
+	assert_non_null(doc);
+	assert_null(cJSON_GetObjectItem(doc, "cost"));
+	cJSON_Delete(doc);
+	cli_out_free(&r);
+}
+
+static void test_cost_on_page(void **state)
+{
+	(void)state;
+	mkdir(SCRATCH, 0777);
+	struct cli_out r = cli_run("replay " TRACE " --cost --quiet --html " SCRATCH "/run.html");
+	assert_int_equal(r.status, 0);
+	char *page = cli_slurp(SCRATCH "/run.html", NULL);
+	assert_non_null(page);
+	const char *c = strstr(page, "<h2>Cost (USD)</h2>");
+	assert_non_null(c);
+	assert_non_null(strstr(c, "purchase h100-sxm"));
+	assert_non_null(strstr(c, "field-notes-loaded"));
+	assert_non_null(strstr(c, "Energy: "));
+	free(page);
+	cli_out_free(&r);
+}
+
+/* A Mac Studio has no power figure in the catalogue: the run is priced
+ * without purchase and energy, and says so, in the table and the JSON. */
+static void test_unpowered_hardware(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("replay " TRACE " --cost --set hardware=\"apple-m2-ultra-76c\" "
+				   "--quiet --json -");
+	assert_int_not_equal(r.status, 2);
+	cJSON *doc = cJSON_Parse(r.out);
+	assert_non_null(doc);
+	const cJSON *cost = cJSON_GetObjectItem(doc, "cost");
+	assert_non_null(cost);
+	assert_null(option(cost, "purchase"));
+	assert_null(cJSON_GetObjectItem(cost, "energy"));
+	assert_non_null(strstr(cJSON_GetObjectItem(cost, "not_priced")->valuestring,
+			       "no measured power and no TDP"));
+	cJSON_Delete(doc);
+	cli_out_free(&r);
+	r = cli_run("replay " TRACE " --cost --set hardware=\"apple-m2-ultra-76c\"");
+	assert_int_not_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "Not priced: purchase and energy: "));
+	cli_out_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cost_in_json),
+		cmocka_unit_test(test_cost_on_page),
+		cmocka_unit_test(test_unpowered_hardware),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
