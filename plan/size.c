@@ -15,6 +15,7 @@
 #include "reports/costing.h"
 #include "reports/metrics.h"
 #include "reports/output.h"
+#include "sim/router.h"
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -737,6 +738,8 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 	slo_format(s->slo, slo, sizeof(slo));
 	fprintf(fp, "================ agentcap size ================\n");
 	fprintf(fp, "Objectives: %s; no call may fail\n", slo);
+	char rt[ROUTER_DESCRIBE_MAX];
+	fprintf(fp, "Router: %s\n", router_describe(&s->base->router, rt, sizeof(rt)));
 	if (s->slo_asked) {
 		char asked[256];
 		fprintf(fp, "Model uncertainty: asked %s, each limit divided by 1 + the model's 80%% "

@@ -29,7 +29,9 @@
  *     the JSON;
  *   - --jobs 1 and --jobs 2 print the same table and write the same JSON,
  *     byte for byte, on a search with several options, a gallop that ends,
- *     and replicates cut short by the confidence.
+ *     and replicates cut short by the confidence;
+ *   - the table and the JSON ("run": "router") name the router, its
+ *     settings with it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,6 +44,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include "base/diag.h"
 #include "models/catalog.h"
@@ -559,6 +562,44 @@ static void test_model_uncertainty(void **state)
 	cli_out_free(&r);
 }
 
+/* size names its router in the table and in the JSON's "run", with the
+ * settings the policy reads; --set router.policy changes both. */
+static void test_router_printed(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("size --engineers 2 --profile default --hardware hgx-h100-8 "
+				   "--json " SCRATCH "/router.json");
+	if (r.status != 0)
+		fail_msg("status %d: %s", r.status, r.err);
+	const char *want = "sglang_smg_v1.9_approx (cache_threshold 0.3, prefix_load_cap 64, "
+			   "balance_rel_threshold 1.5, max_tree_tokens 67108864)";
+	char line[256];
+	snprintf(line, sizeof(line), "Router: %s\n", want);
+	if (!strstr(r.out, line))
+		fail_msg("no '%s' in:\n%s", line, r.out);
+	cli_out_free(&r);
+	char *text = cli_slurp(SCRATCH "/router.json", NULL);
+	assert_non_null(text);
+	cJSON *j = cJSON_Parse(text);
+	free(text);
+	assert_non_null(j);
+	const cJSON *rt = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "run"), "router");
+	assert_string_equal(cJSON_GetObjectItem(rt, "policy")->valuestring, "sglang_smg_v1.9_approx");
+	assert_string_equal(cJSON_GetObjectItem(rt, "settings")->valuestring, want);
+	cJSON_Delete(j);
+
+	r = cli_run("size --engineers 2 --profile default --hardware hgx-h100-8 "
+		    "--set router.policy=round_robin --json " SCRATCH "/router_rr.json");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Router: round_robin\n"));
+	cli_out_free(&r);
+	text = cli_slurp(SCRATCH "/router_rr.json", NULL);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"router\":{\"policy\":\"round_robin\",\"settings\":"
+				     "\"round_robin\"}"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -571,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_jobs_identical),
 		cmocka_unit_test(test_redundancy),
 		cmocka_unit_test(test_model_uncertainty),
+		cmocka_unit_test(test_router_printed),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
