@@ -181,7 +181,7 @@ struct size_option {
 	int64_t events;                   /* simulator events of all of them */
 	int error;                        /* 0, or the DIAG code that stopped this
 					     option's search (the others go on) */
-	char error_msg[512];
+	char error_msg[DIAG_MSG_MAX];
 };
 
 struct size_result {
