@@ -554,8 +554,10 @@ static int run_range(struct size_args *a, struct size_setup *s, const struct sce
 			 a->trace ? "resampled from" : "synthetic, profile",
 			 a->trace ? a->trace : a->profile);
 		if (!a->quiet && !json_stdout) {
+			char router[ROUTER_DESCRIBE_MAX];
 			printf("Teams: %s; model %s, weights %s, KV cache %s; objectives %s\n", team,
 			       sc->model, sc->weight_format, sc->kv_cache_dtype, a->slo);
+			printf("Router: %s\n", router_describe(&sc->router, router, sizeof(router)));
 			crossover_table(stdout, &cs, curve);
 		}
 		if (a->json || a->html) {
@@ -744,8 +746,11 @@ static int run(int argc, char **argv, bool compare)
 	char team[SIZE_TEAM_TEXT];
 	snprintf(team, sizeof(team), "%lld engineers, %s %s", (long long)a->engineers,
 		 a->trace ? "resampled from" : "synthetic, profile", a->trace ? a->trace : a->profile);
+	char router[ROUTER_DESCRIBE_MAX];
 	struct report_run run = {.version = AGENTCAP_VERSION, .scenario_name = sc->name,
 				 .scenario_path = sc->source, .trace = team, .model_id = sc->model,
+				 .router = router_policy_name(sc->router.policy),
+				 .router_settings = router_describe(&sc->router, router, sizeof(router)),
 				 .seed = teams->seeds[0]};
 	struct size_setup s = {
 		.cat = cat,

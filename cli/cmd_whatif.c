@@ -492,6 +492,8 @@ int cmd_whatif(int argc, char **argv)
 			const struct xform_stats *x = &res.side[1].st.xform;
 			printf("Scenario: %s; seed %llu; %s\n", sc.name, (unsigned long long)a->seed,
 			       a->trace);
+			char router[ROUTER_DESCRIBE_MAX];
+			printf("Router: %s\n", router_describe(&sc.router, router, sizeof(router)));
 			if (strcmp(a->kind, "cache-bust") == 0 && rules)
 				printf("Rules: %zu (JIT %s); segments with text %lld, pinned %lld, volatile "
 				       "%lld, matches %lld\n", rules_count(rules),
@@ -516,9 +518,13 @@ int cmd_whatif(int argc, char **argv)
 		}
 		if (a->json || a->html) {
 			/* one JSON result, written as it is and drawn as a page */
-			struct report_run run = {.version = AGENTCAP_VERSION, .scenario_name = sc.name,
-						 .scenario_path = sc.source, .trace = a->trace,
-						 .model_id = sc.model, .seed = a->seed};
+			char router[ROUTER_DESCRIBE_MAX];
+			struct report_run run = {
+				.version = AGENTCAP_VERSION, .scenario_name = sc.name,
+				.scenario_path = sc.source, .trace = a->trace, .model_id = sc.model,
+				.router = router_policy_name(sc.router.policy),
+				.router_settings = router_describe(&sc.router, router, sizeof(router)),
+				.seed = a->seed};
 			struct cli_buf jb;
 			rc = cli_buf_open(&jb, &d);
 			int wrc = 0;

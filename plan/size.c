@@ -5,6 +5,7 @@
 
 #include "base/clause.h"
 #include "base/diag.h"
+#include "base/jsonw.h"
 #include "base/pool.h"
 #include "models/catalog.h"
 #include "models/perf_model.h"
@@ -15,6 +16,7 @@
 #include "reports/costing.h"
 #include "reports/metrics.h"
 #include "reports/output.h"
+#include "sim/router.h"
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -370,6 +372,31 @@ static void note_miss(struct size_option *opt, const struct size_eval *e)
 	}
 }
 
+/* Say why the gallop on e's shape ended when doubling the replicas (prev_r
+ * to e->replicas) did not help: what it saw at both counts under the
+ * scenario's router, and what that points to.  A falling hit rate means
+ * the router spread the sessions' prefixes over the replicas, and a P95
+ * TTFT that rose means the extra replicas did harm; only when neither
+ * happened is the miss put on the calls themselves. */
+static void stall_note(const struct size_setup *s, struct clause_list *cl,
+		       const struct size_eval *e, int32_t prev_r, const char *stall,
+		       double prev_ttft, double ttft, double prev_hit, double hit, bool stopped)
+{
+	bool lost_hits = hit < prev_hit - 0.01;
+	bool worse = ttft > prev_ttft;
+	const char *verdict =
+		lost_hits ? "more replicas lowered the prefix-cache hit rate: this router spread the "
+			    "sessions' prefixes over them (router.policy)"
+		: worse ? "more replicas made the TTFT tail worse though the hit rate held"
+			: "the hit rate held: single calls on this shape miss the objectives";
+	clause_add(cl, "TP%d/PP%d, router %s: %d replicas did %s than %d (%s); P95 TTFT %.0f ms "
+		   "at %d, %.0f ms at %d, prefix-cache hit rate %.1f%% at %d, %.1f%% at %d%s; %s",
+		   e->tp, e->pp, router_policy_name(s->base->router.policy), e->replicas,
+		   worse ? "no better" : "little better", prev_r, stall, prev_ttft, prev_r, ttft,
+		   e->replicas, 100 * prev_hit, prev_r, 100 * hit, e->replicas,
+		   stopped ? " (of the calls finished when the replays stopped)" : "", verdict);
+}
+
 /* Gallop then bisect on one shape, below max_gpus (0: no bound).  With
  * threads to spare (s->pool has at least twice the jobs that the options
  * and replicates keep busy) the gallop looks one count ahead: the next
@@ -386,7 +413,7 @@ static int search_shape(const struct size_setup *s, const struct size_result *re
 	 * steps 1, 2, 4, ... above R */
 	int32_t base = s->redundancy;
 	int32_t lo = base, hi = 0; /* lo missed (or cannot serve), hi met (0: none yet) */
-	double prev_share = 0, prev_ratio = 0;
+	double prev_share = 0, prev_ratio = 0, prev_ttft = 0, prev_hit = 0;
 	bool prev_stopped = false;
 	int32_t prev_r = 0;
 	bool ahead = pool_jobs(s->pool) >= 2 * (int64_t)s->n_hardware * s->replicates;
@@ -426,6 +453,8 @@ static int search_shape(const struct size_setup *s, const struct size_result *re
 				    : prev_r && !stopped && !prev_stopped && ratio > 0.99 * prev_ratio
 					? "the worst objective came no nearer its limit"
 					: NULL;
+		double ttft = size_eval_median(scratch, offsetof(struct size_fig, ttft_p95_ms));
+		double hit = size_eval_median(scratch, offsetof(struct size_fig, hit));
 		if (stall) {
 			struct clause_list cl;
 			clause_resume(&cl, opt->stalled, sizeof(opt->stalled));
@@ -434,11 +463,12 @@ static int search_shape(const struct size_setup *s, const struct size_result *re
 					   "more replicas of this shape do not change", scratch->tp,
 					   scratch->pp, r);
 			else
-				clause_add(&cl, "TP%d/PP%d: %d replicas did little better than %d (%s): "
-					   "single calls on this shape miss the objectives",
-					   scratch->tp, scratch->pp, r, prev_r, stall);
+				stall_note(s, &cl, scratch, prev_r, stall, prev_ttft, ttft, prev_hit,
+					   hit, stopped);
 			break;
 		}
+		prev_ttft = ttft;
+		prev_hit = hit;
 		prev_share = share;
 		prev_ratio = ratio;
 		prev_stopped = stopped;
@@ -738,6 +768,8 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 	slo_format(s->slo, slo, sizeof(slo));
 	fprintf(fp, "================ agentcap size ================\n");
 	fprintf(fp, "Objectives: %s; no call may fail\n", slo);
+	char rt[ROUTER_DESCRIBE_MAX];
+	fprintf(fp, "Router: %s\n", router_describe(&s->base->router, rt, sizeof(rt)));
 	if (s->slo_asked) {
 		char asked[256];
 		fprintf(fp, "Model uncertainty: asked %s, each limit divided by 1 + the model's 80%% "
@@ -896,7 +928,9 @@ int size_json(FILE *fp, const struct size_setup *s, const struct size_result *r)
 			o->engine_profile, o->found ? "true" : "false", o->replays, (long long)o->events);
 		for (const char *p = o->pruned; *p; p++)
 			fprintf(fp, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
-		fprintf(fp, "\",\"best\":");
+		fprintf(fp, "\",\"gallop_ended\":");
+		jsonw_str(fp, o->stalled);
+		fprintf(fp, ",\"best\":");
 		if (o->found)
 			json_eval(fp, s, &o->best);
 		else

@@ -16,10 +16,14 @@
  * doubled candidate, stopped early like the one before, missed the
  * objectives in nearly the same share of the calls it had finished (less
  * than 5% fewer), or, run to the end like the one before, came less than
- * 1% nearer its worst limit.  Then single calls on that shape are too slow
- * whatever the load, and only another shape can help.  A later shape is searched only below the GPUs of the best
- * deployment found so far, since its answer is only of interest if it
- * needs fewer GPUs.
+ * 1% nearer its worst limit.  The search path then says what it saw: the
+ * P95 TTFT and the prefix-cache hit rate at both counts, and the router.
+ * A hit rate that fell points at the router (it spread the sessions'
+ * prefixes over the replicas), a TTFT tail that grew at the replicas;
+ * only when neither happened are single calls on that shape blamed, and
+ * only another shape can help.  A later shape is searched only below the
+ * GPUs of the best deployment found so far, since its answer is only of
+ * interest if it needs fewer GPUs.
  *
  * With redundancy F (N+F sizing) every candidate is replayed with F of
  * its replicas failed from the start to the end of the run (the faults of
@@ -164,7 +168,10 @@ struct size_option {
 	char pruned[1536];                /* shapes the memory model ruled out
 					     (base/clause.h: whole clauses) */
 	char stalled[1536];                /* shapes where doubling the replicas
-					     did not help (no gallop further) */
+					     did not help (no gallop further):
+					     P95 TTFT and hit rate at both counts,
+					     under which router, and what that
+					     points to (whole clauses) */
 	bool found;
 	struct size_eval best;
 	bool have_closest;

@@ -85,7 +85,9 @@ static const struct key KEYS[] = {
 	 "replica pools of their own shapes behind the router (keys as above, per pool)"},
 	{"router", K_OBJ, 0, 0, 0, "how calls are spread over the replicas"},
 	{"router.policy", K_ROUTER, OFF(router.policy), 0, 0,
-	 "round_robin, least_requests, least_tokens, power_of_two, session_affinity, prefix_aware"},
+	 "sglang_smg_v1.9_approx (default), sglang_smg_v1.9_exact, llmd_v0.10_approx, "
+	 "llmd_v0.10_precise, dynamo_v1.0_kv, round_robin, least_requests, least_tokens, "
+	 "power_of_two, session_affinity, prefix_aware"},
 	{"router.max_outstanding", K_INT64, OFF(router.max_outstanding), 0, 1e9,
 	 "calls a replica may hold before the router queues (0 = no limit)"},
 	{"router.queue_limit", K_INT64, OFF(router.queue_limit), 0, 1e12,
@@ -95,15 +97,27 @@ static const struct key KEYS[] = {
 	{"router.prefix_scorer", K_SCORER, OFF(router.prefix_scorer), 0, 0,
 	 "prefix_aware: cache_aware (SGLang model gateway) or weighted (llm-d)"},
 	{"router.prefix_load_cap", K_INT64, OFF(router.prefix_load_cap), 0, 1e9,
-	 "prefix_aware: outstanding calls above the least loaded at which load wins"},
+	 "prefix_aware, sglang_*: outstanding calls above the least loaded at which load wins"},
 	{"router.cache_threshold", K_NUM, OFF(router.cache_threshold), 0, 1,
-	 "prefix_aware cache_aware: cached share of the prompt that attracts a call"},
+	 "prefix_aware cache_aware, sglang_*_approx: cached share of the prompt that attracts a call"},
 	{"router.balance_rel_threshold", K_NUM, OFF(router.balance_rel_threshold), 0, 1e6,
-	 "prefix_aware cache_aware: max/min outstanding calls that, with the cap, is imbalance"},
+	 "prefix_aware cache_aware, sglang_*: max/min outstanding calls that, with the cap, is imbalance"},
 	{"router.prefix_weight", K_NUM, OFF(router.prefix_weight), 0, 1e6,
-	 "prefix_aware: weight of the cached share of the prompt"},
+	 "prefix_aware weighted, llmd_*: weight of the cached share of the prompt"},
 	{"router.load_weight", K_NUM, OFF(router.load_weight), 0, 1e6,
-	 "prefix_aware: weight of the (normalised) outstanding calls"},
+	 "prefix_aware weighted: weight of the (normalised) outstanding calls"},
+	{"router.max_tree_tokens", K_INT64, OFF(router.max_tree_tokens), 1, 1e12,
+	 "sglang_*_approx: prompt tokens each replica's approximate tree keeps (LRU)"},
+	{"router.queue_weight", K_NUM, OFF(router.queue_weight), 0, 1e6,
+	 "llmd_*: weight of the scraped waiting queue (min-max normalised)"},
+	{"router.kv_weight", K_NUM, OFF(router.kv_weight), 0, 1e6,
+	 "llmd_*: weight of the scraped KV-cache room (1 - usage)"},
+	{"router.scrape_interval_ms", K_NUM, OFF(router.scrape_interval_ms), 0, 1e9,
+	 "llmd_*: how often the router reads the replicas' metrics, ms (0 = always current)"},
+	{"router.overlap_weight", K_NUM, OFF(router.overlap_weight), 0, 1e6,
+	 "dynamo_*: weight of the prefill blocks against the decode blocks"},
+	{"router.temperature", K_NUM, OFF(router.temperature), 0, 1e3,
+	 "dynamo_*: softmax temperature over the costs (0 = the lowest cost)"},
 	{"router.spill_to", K_STR, OFF(routes.spill_to), 0, 0,
 	 "a backend's name: calls the local replicas would keep waiting go there"},
 	{"router.spill_wait_ms", K_NUM, OFF(routes.spill_wait_ms), 0, 1e12,
@@ -491,7 +505,7 @@ static int store_faults(struct scenario_fault_list *fl, const cJSON *v, const ch
 static int store_value(char *field, const struct key *k, const cJSON *v, const char *where,
 		       const char *shown, struct diag *d)
 {
-	char buf[160];
+	char buf[320];
 	bool ok = false;
 	switch (k->kind) {
 	case K_POOLS: /* key_store's */
@@ -598,6 +612,11 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 			*(double *)field = v->valuedouble;
 		break;
 	}
+	bool named = k->kind == K_ROUTER || k->kind == K_SCORER || k->kind == K_METRIC ||
+		     k->kind == K_POLICY;
+	if (!ok && named && cJSON_IsString(v) && strlen(v->valuestring) < 64)
+		return diag_set(d, DIAG_EINPUT, "%s: %s: unknown '%s' (expected %s)", where, shown,
+				v->valuestring, kind_expect(k, buf, sizeof(buf)));
 	if (!ok)
 		return diag_set(d, DIAG_EINPUT, "%s: %s: expected %s", where, shown,
 				kind_expect(k, buf, sizeof(buf)));

@@ -1534,6 +1534,13 @@ void report_run_json(FILE *fp, const struct report_run *r)
 	jsonw_str(fp, r->trace);
 	fputs(",\"model_id\":", fp);
 	jsonw_str(fp, r->model_id);
+	if (r->router) {
+		fputs(",\"router\":{\"policy\":", fp);
+		jsonw_str(fp, r->router);
+		fputs(",\"settings\":", fp);
+		jsonw_str(fp, r->router_settings ? r->router_settings : r->router);
+		fputc('}', fp);
+	}
 	fprintf(fp, ",\"seed\":%" PRIu64, r->seed);
 	if (r->calibration) {
 		fputc(',', fp);

@@ -202,13 +202,17 @@ struct report_run {
 	const char *scenario_path;
 	const char *trace;            /* the trace, or how a team was made */
 	const char *model_id;
+	const char *router;           /* the router's policy (sim/router.h
+					 router_policy_name); NULL: not stated */
+	const char *router_settings;  /* the policy with the settings it reads
+					 (router_describe); NULL: the name alone */
 	uint64_t seed;                /* the first replicate's */
 	const struct report_calibration *calibration; /* NULL: not stated */
 };
 
 /* The member "run": {"agentcap_version", "scenario_name", "scenario_path",
- * "trace", "model_id", "seed"[, "calibration"]} on one line, without a
- * separator around it. */
+ * "trace", "model_id"[, "router": {"policy", "settings"}], "seed"[,
+ * "calibration"]} on one line, without a separator around it. */
 void report_run_json(FILE *fp, const struct report_run *r);
 
 #endif

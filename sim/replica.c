@@ -1176,6 +1176,7 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen)
 			continue;
 		if (r->generated == emitted) {
 			r->first_token_ns = s->now_ns; /* token 1 came now */
+			router_first_token(&s->router, rep->id, r);
 		} else if (spec) {
 			/* a verify step yields its tokens at once: their gaps
 			 * share the time since the last ones */

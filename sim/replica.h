@@ -129,6 +129,11 @@ struct sreq {
 				       it waits on, + 1; 0 = none */
 	struct kvr_req kr;          /* its block table on a replica in runs
 				       (replica.runs); `blocks` unused there */
+	struct kvr_req rt_act;      /* dynamo_* routers: its prompt blocks in
+				       the router's active set of its replica */
+	int64_t rt_prefill;         /* dynamo_* routers: its uncached prompt
+				       tokens, counted on its replica until its
+				       first token (0: none pending) */
 	struct sreq *next_free;
 };
 

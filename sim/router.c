@@ -7,23 +7,34 @@
 #include "sim/kvcache.h"
 #include "sim/replica.h"
 
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const POLICY_NAMES[ROUTER_N_POLICIES] = {
 	"round_robin", "least_requests", "least_tokens",
 	"power_of_two", "session_affinity", "prefix_aware",
+	"sglang_smg_v1.9_approx", "sglang_smg_v1.9_exact",
+	"llmd_v0.10_approx", "llmd_v0.10_precise", "dynamo_v1.0_kv",
 };
 
 void router_config_default(struct router_config *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->policy = ROUTER_ROUND_ROBIN;
+	c->policy = ROUTER_DEFAULT_POLICY;
 	c->prefix_load_cap = ROUTER_PREFIX_LOAD_CAP;
 	c->prefix_weight = ROUTER_PREFIX_WEIGHT;
 	c->load_weight = ROUTER_LOAD_WEIGHT;
 	c->cache_threshold = ROUTER_CACHE_THRESHOLD;
 	c->balance_rel_threshold = ROUTER_BALANCE_REL_THRESHOLD;
+	c->max_tree_tokens = ROUTER_MAX_TREE_TOKENS;
+	c->queue_weight = ROUTER_QUEUE_WEIGHT;
+	c->kv_weight = ROUTER_KV_WEIGHT;
+	c->scrape_interval_ms = ROUTER_SCRAPE_INTERVAL_MS;
+	c->overlap_weight = ROUTER_OVERLAP_WEIGHT;
+	c->temperature = ROUTER_TEMPERATURE;
 	c->seed = 1;
 }
 
@@ -44,7 +55,83 @@ bool router_policy_parse(const char *s, enum router_policy *out)
 
 const char *router_policy_names(void)
 {
-	return "round_robin, least_requests, least_tokens, power_of_two, session_affinity, prefix_aware";
+	return "round_robin, least_requests, least_tokens, power_of_two, session_affinity, "
+	       "prefix_aware, sglang_smg_v1.9_approx, sglang_smg_v1.9_exact, llmd_v0.10_approx, "
+	       "llmd_v0.10_precise, dynamo_v1.0_kv";
+}
+
+/* Append to b[*at..size) what fmt says, whole or not at all (a piece that
+ * does not fit is left out, so nothing is cut inside a word). */
+static void describe_add(char *b, size_t size, size_t *at, const char *fmt, ...)
+{
+	if (*at >= size)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(b + *at, size - *at, fmt, ap);
+	va_end(ap);
+	if (w >= 0 && (size_t)w < size - *at)
+		*at += (size_t)w;
+	else
+		b[*at] = '\0';
+}
+
+char *router_describe(const struct router_config *c, char *buf, size_t size)
+{
+	if (size == 0)
+		return buf;
+	const char *name = router_policy_name(c->policy);
+	long long cap = (long long)c->prefix_load_cap;
+	char s[ROUTER_DESCRIBE_MAX];
+	size_t at = 0;
+	s[0] = '\0';
+	describe_add(s, sizeof(s), &at, "%s", name ? name : "?");
+	switch (c->policy) {
+	case ROUTER_PREFIX_AWARE:
+		if (c->prefix_scorer == ROUTER_SCORER_WEIGHTED)
+			describe_add(s, sizeof(s), &at, " weighted (prefix_weight %g, load_weight %g, "
+				     "prefix_load_cap %lld)", c->prefix_weight, c->load_weight, cap);
+		else
+			describe_add(s, sizeof(s), &at, " cache_aware (cache_threshold %g, "
+				     "prefix_load_cap %lld, balance_rel_threshold %g)", c->cache_threshold,
+				     cap, c->balance_rel_threshold);
+		break;
+	case ROUTER_SGLANG_APPROX:
+		describe_add(s, sizeof(s), &at, " (cache_threshold %g, prefix_load_cap %lld, "
+			     "balance_rel_threshold %g, max_tree_tokens %lld)", c->cache_threshold, cap,
+			     c->balance_rel_threshold, (long long)c->max_tree_tokens);
+		break;
+	case ROUTER_SGLANG_EXACT:
+		describe_add(s, sizeof(s), &at, " (prefix_load_cap %lld, balance_rel_threshold %g)",
+			     cap, c->balance_rel_threshold);
+		break;
+	case ROUTER_LLMD_APPROX:
+	case ROUTER_LLMD_PRECISE:
+		describe_add(s, sizeof(s), &at, " (prefix_weight %g, queue_weight %g, kv_weight %g, "
+			     "scrape_interval_ms %g)", c->prefix_weight, c->queue_weight, c->kv_weight,
+			     c->scrape_interval_ms);
+		break;
+	case ROUTER_DYNAMO_KV:
+		describe_add(s, sizeof(s), &at, " (overlap_weight %g, temperature %g)",
+			     c->overlap_weight, c->temperature);
+		break;
+	case ROUTER_SESSION_AFFINITY:
+		if (c->affinity_saturation > 0)
+			describe_add(s, sizeof(s), &at, " (affinity_saturation %lld)",
+				     (long long)c->affinity_saturation);
+		break;
+	default:
+		break;
+	}
+	if (c->max_outstanding > 0)
+		describe_add(s, sizeof(s), &at, "; max_outstanding %lld",
+			     (long long)c->max_outstanding);
+	if (c->queue_limit > 0)
+		describe_add(s, sizeof(s), &at, "; queue_limit %lld", (long long)c->queue_limit);
+	/* whole, or the policy's name alone, or nothing */
+	const char *out = strlen(s) < size ? s : name && strlen(name) < size ? name : "";
+	snprintf(buf, size, "%s", out);
+	return buf;
 }
 
 const char *router_scorer_name(enum router_prefix_scorer s)
@@ -97,27 +184,100 @@ static int ring_build(struct router *rt)
 	return 0;
 }
 
+/* Whether the policy keeps a per-replica index (struct kvr). */
+static bool has_index(enum router_policy p)
+{
+	return p == ROUTER_SGLANG_APPROX || p == ROUTER_LLMD_APPROX || p == ROUTER_DYNAMO_KV;
+}
+
+static bool is_llmd(enum router_policy p)
+{
+	return p == ROUTER_LLMD_APPROX || p == ROUTER_LLMD_PRECISE;
+}
+
+static bool is_named(enum router_policy p)
+{
+	return p >= ROUTER_SGLANG_APPROX && p < ROUTER_N_POLICIES;
+}
+
+static bool finite_nonneg(double x)
+{
+	return x >= 0 && isfinite(x);
+}
+
+/* The per-replica indexes of the named policies (rt->cfg, rt->reps set):
+ * their capacity in engine blocks.  0 or DIAG_ENOMEM. */
+static int index_init(struct router *rt)
+{
+	const struct router_config *c = &rt->cfg;
+	int64_t bs = rt->reps[0].kv.block_size;
+	/* llm-d hashes index blocks of at least 64 tokens (the approximate
+	 * producer's floor, minBlockSizeTokens): a whole number of ours */
+	rt->idx_unit = bs >= ROUTER_LLMD_MIN_BLOCK_TOKENS
+			       ? 1
+			       : (ROUTER_LLMD_MIN_BLOCK_TOKENS + bs - 1) / bs;
+	if (!has_index(c->policy))
+		return 0;
+	rt->idx = calloc((size_t)rt->n, sizeof(*rt->idx));
+	if (!rt->idx)
+		return DIAG_ENOMEM;
+	for (int32_t i = 0; i < rt->n; i++) {
+		int64_t gpu = rt->reps[i].kv.total_blocks > 0 ? rt->reps[i].kv.total_blocks : 1;
+		int64_t cap = c->policy == ROUTER_SGLANG_APPROX ? c->max_tree_tokens / bs
+			      : c->policy == ROUTER_LLMD_APPROX ? gpu * rt->idx_unit
+								 : gpu; /* grows (router_sent) */
+		if (kvr_init(&rt->idx[i], bs, cap > 0 ? cap : 1, true) != 0)
+			return DIAG_ENOMEM; /* out of range cannot happen: bounded above */
+	}
+	return 0;
+}
+
 int router_init(struct router *rt, const struct router_config *cfg, int32_t n,
-		int32_t max_num_seqs, struct diag *d)
+		int32_t max_num_seqs, const struct replica *reps, struct diag *d)
 {
 	memset(rt, 0, sizeof(*rt));
 	if ((unsigned)cfg->policy >= ROUTER_N_POLICIES || n < 1 || cfg->max_outstanding < 0 ||
 	    cfg->queue_limit < 0 || cfg->affinity_saturation < 0 || cfg->prefix_load_cap < 0 ||
 	    !(cfg->prefix_weight >= 0) || !(cfg->load_weight >= 0) ||
 	    (unsigned)cfg->prefix_scorer >= ROUTER_N_SCORERS || !(cfg->cache_threshold >= 0) ||
-	    !(cfg->cache_threshold <= 1) || !(cfg->balance_rel_threshold >= 0))
+	    !(cfg->cache_threshold <= 1) || !(cfg->balance_rel_threshold >= 0) ||
+	    cfg->max_tree_tokens < 1 || cfg->max_tree_tokens > ((int64_t)1 << 40) ||
+	    !finite_nonneg(cfg->queue_weight) || !finite_nonneg(cfg->kv_weight) ||
+	    !finite_nonneg(cfg->scrape_interval_ms) || cfg->scrape_interval_ms > 1e9 ||
+	    !finite_nonneg(cfg->overlap_weight) || !finite_nonneg(cfg->temperature) ||
+	    !finite_nonneg(cfg->prefix_weight))
 		return diag_set(d, DIAG_EINPUT, "router settings out of range");
+	if (is_named(cfg->policy) && !reps)
+		return diag_set(d, DIAG_EINTERNAL, "router policy %s needs its replicas",
+				router_policy_name(cfg->policy));
 	rt->cfg = *cfg;
 	rt->n = n;
 	rt->max_num_seqs = max_num_seqs;
+	rt->reps = reps;
+	kvr_req_init(&rt->rec);
 	rt->out_reqs = calloc((size_t)n, sizeof(*rt->out_reqs));
 	rt->out_tokens = calloc((size_t)n, sizeof(*rt->out_tokens));
 	rt->sent = calloc((size_t)n, sizeof(*rt->sent));
 	rt->up = malloc((size_t)n);
 	if (rt->up)
 		memset(rt->up, 1, (size_t)n);
-	if (!rt->out_reqs || !rt->out_tokens || !rt->sent || !rt->up ||
-	    (cfg->policy == ROUTER_SESSION_AFFINITY && ring_build(rt) != 0))
+	bool ok = rt->out_reqs && rt->out_tokens && rt->sent && rt->up;
+	if (ok && cfg->policy == ROUTER_SESSION_AFFINITY)
+		ok = ring_build(rt) == 0;
+	if (ok && is_named(cfg->policy)) {
+		rt->score = calloc((size_t)n, sizeof(*rt->score));
+		rt->ties = calloc((size_t)n, sizeof(*rt->ties));
+		ok = rt->score && rt->ties && index_init(rt) == 0;
+	}
+	if (ok && is_llmd(cfg->policy)) {
+		rt->scr_waiting = calloc((size_t)n, sizeof(*rt->scr_waiting));
+		rt->scr_kv = calloc((size_t)n, sizeof(*rt->scr_kv));
+		rt->scrape_ns = (int64_t)llround(cfg->scrape_interval_ms * 1e6);
+		ok = rt->scr_waiting && rt->scr_kv;
+	}
+	if (ok && cfg->policy == ROUTER_DYNAMO_KV)
+		ok = (rt->act_prefill = calloc((size_t)n, sizeof(*rt->act_prefill))) != NULL;
+	if (!ok)
 		return diag_set(d, DIAG_ENOMEM, "out of memory for a router over %d replicas", (int)n);
 	return 0;
 }
@@ -131,6 +291,15 @@ void router_release(struct router *rt)
 	free(rt->ring_hash);
 	free(rt->ring_rep);
 	free(rt->q);
+	for (int32_t i = 0; rt->idx && i < rt->n; i++)
+		kvr_release(&rt->idx[i]);
+	free(rt->idx);
+	free(rt->rec.ent); /* holds nothing, or the indexes went with an error */
+	free(rt->act_prefill);
+	free(rt->scr_waiting);
+	free(rt->scr_kv);
+	free(rt->score);
+	free(rt->ties);
 	memset(rt, 0, sizeof(*rt));
 }
 
@@ -369,6 +538,346 @@ static int32_t pick_cache_aware(struct router *rt, const struct sreq *r,
 	return light;
 }
 
+/* ---- the named routers ---- */
+
+/* A uniform draw in [0, 1) from the router's seeded stream. */
+static double draw_unit(struct router *rt)
+{
+	uint64_t x = hash_combine(rt->cfg.seed ^ 0x5eed5eedULL, rt->draws++);
+	return (double)(x >> 11) * 0x1.0p-53;
+}
+
+/* One of k equals, drawn from the stream (no draw for k = 1). */
+static int32_t draw_of(struct router *rt, int32_t k)
+{
+	if (k <= 1)
+		return 0;
+	uint64_t x = hash_combine(rt->cfg.seed ^ 0x7135ULL, rt->draws++);
+	return (int32_t)(x % (uint64_t)k);
+}
+
+/* The prompt's full blocks that carry a hash. */
+static int64_t prompt_blocks(const struct router *rt, const struct sreq *r)
+{
+	int64_t blocks = r->call.prompt_tokens / rt->reps[0].kv.block_size;
+	return blocks < r->call.n_hashes ? blocks : r->call.n_hashes;
+}
+
+/* Leading blocks of h[0..n) recorded in index kv. */
+static int64_t index_match(const struct kvr *kv, const uint64_t *h, int64_t n)
+{
+	int64_t hit = 0;
+	if (n > 0)
+		kvr_match(kv, h, n, &hit, NULL, NULL);
+	return hit;
+}
+
+/* Record the chain h[0..n) in index kv as a request that takes what is
+ * there, adds the rest and leaves at once: the whole path becomes the
+ * newest in the LRU, its last block the oldest of it, so an eviction takes
+ * a recorded prompt from its tail (a leaf) first.  A chain longer than the
+ * index keeps its first blocks.  0 or DIAG_ENOMEM. */
+static int index_record(struct kvr *kv, struct kvr_req *tmp, const uint64_t *h, int64_t n)
+{
+	if (n > kv->total_blocks)
+		n = kv->total_blocks;
+	if (n <= 0)
+		return 0;
+	int64_t hit = index_match(kv, h, n);
+	int rc = kvr_take(kv, tmp, h, hit);
+	if (rc == 0)
+		rc = kvr_alloc(kv, tmp, n - hit); /* room: only tmp holds blocks */
+	if (rc == 0)
+		rc = kvr_register(kv, tmp, h, n);
+	int rc2 = kvr_put(kv, tmp);
+	return rc ? (rc == DIAG_EINPUT ? DIAG_EINTERNAL : rc) : rc2;
+}
+
+/* SGLang's least loaded: fewer outstanding calls, then fewer calls routed,
+ * then the lower index (smg v1.9.0 cache_aware.rs, select_worker: the
+ * (load, processed_requests, idx) key). */
+static bool smg_lighter(const struct router *rt, int32_t i, int32_t j)
+{
+	if (rt->out_reqs[i] != rt->out_reqs[j])
+		return rt->out_reqs[i] < rt->out_reqs[j];
+	if (rt->sent[i] != rt->sent[j])
+		return rt->sent[i] < rt->sent[j];
+	return i < j;
+}
+
+/* The SGLang model gateway's cache-aware policy as lightseekorg/smg v1.9.0
+ * has it (model_gateway/src/policies/cache_aware.rs: select_worker,
+ * is_imbalanced, select_worker_min_load; select_worker_with_text for HTTP
+ * workers' string tree, crates/kv_index/src/string_tree.rs, and
+ * select_worker_with_tokens for gRPC's token tree, token_tree.rs, both
+ * matching and inserting the prompt for the picked worker in one descent,
+ * the imbalanced path inserting too; select_worker_event_driven and
+ * score_overlap for KV events).  Both modes first test the outstanding
+ * calls for imbalance (max - min > balance_abs_threshold and max >
+ * balance_rel_threshold x min) and then take the least loaded.  Approximate
+ * (exact false): the replica whose recorded tree matches the longest prefix
+ * wins if matched tokens / prompt tokens > cache_threshold, else the least
+ * loaded; the gateway takes the worker it last touched at the deepest
+ * matching node, here the least loaded of those recorded there, so the pick
+ * does not depend on a hash map's order.  Exact: the replica whose prefix
+ * table holds the most of the prompt's blocks, more than none, wins
+ * whatever the share (the gateway's ties: lower load, then the smaller
+ * indexer tree, for which the calls routed so far stand in here); none: the
+ * least loaded.  The recording itself is router_sent's. */
+static int32_t pick_sglang(struct router *rt, const struct sreq *r, bool exact)
+{
+	int32_t light = -1;
+	int64_t min_load = INT64_MAX, max_load = -1;
+	for (int32_t i = 0; i < rt->n; i++) {
+		if (!eligible(rt, i))
+			continue;
+		if (rt->out_reqs[i] < min_load)
+			min_load = rt->out_reqs[i];
+		if (rt->out_reqs[i] > max_load)
+			max_load = rt->out_reqs[i];
+		if (light < 0 || smg_lighter(rt, i, light))
+			light = i;
+	}
+	if (light < 0 || rt->n == 1)
+		return light;
+	bool imbalanced = max_load - min_load > rt->cfg.prefix_load_cap &&
+			  (double)max_load > rt->cfg.balance_rel_threshold * (double)min_load;
+	int64_t blocks = prompt_blocks(rt, r);
+	const uint64_t *h = r->call.block_hashes;
+	int32_t best = -1;
+	int64_t best_hit = 0;
+	for (int32_t i = 0; blocks > 0 && i < rt->n; i++) {
+		if (!eligible(rt, i))
+			continue;
+		int64_t hit = exact ? replica_match_len(&rt->reps[i], h, blocks)
+				    : index_match(&rt->idx[i], h, blocks);
+		if (hit > 0 && (best < 0 || hit > best_hit ||
+				(hit == best_hit && smg_lighter(rt, i, best)))) {
+			best = i;
+			best_hit = hit;
+		}
+	}
+	bool cached = best >= 0 &&
+		      (exact || (double)(best_hit * rt->reps[0].kv.block_size) >
+					rt->cfg.cache_threshold * (double)r->call.prompt_tokens);
+	if (imbalanced) {
+		if (cached && best != light)
+			rt->stats.load_capped++;
+		return light;
+	}
+	if (!cached)
+		return light;
+	rt->stats.prefix_matched++;
+	return best;
+}
+
+/* llm-d's index blocks of the prompt.  The approximate producer cuts the
+ * prompt into blocks of idx_unit engine blocks, its last block partial if
+ * the prompt ends inside one, and hashes at most 131,072 tokens' worth
+ * (prefixhash.GetBlockHashes, resolveMaxBlocks): *total of them, the
+ * denominator of the prefix score.  *full: those whose hashes the call
+ * carries (whole blocks), which the index can match and record. */
+static void llmd_index_blocks(const struct router *rt, const struct sreq *r, int64_t *total,
+			      int64_t *full)
+{
+	int64_t unit_tokens = rt->idx_unit * rt->reps[0].kv.block_size;
+	int64_t cap = ROUTER_LLMD_MAX_PREFIX_TOKENS / unit_tokens;
+	int64_t all = (r->call.prompt_tokens + unit_tokens - 1) / unit_tokens;
+	int64_t whole = prompt_blocks(rt, r) / rt->idx_unit;
+	*total = all < cap ? all : cap;
+	*full = whole < *total ? whole : *total;
+}
+
+/* Replica i's waiting queue and KV-cache usage as the llm-d router sees
+ * them: as last scraped, or live without a scrape interval. */
+static int64_t llmd_waiting(const struct router *rt, int32_t i)
+{
+	return rt->scrape_ns > 0 ? rt->scr_waiting[i] : rt->reps[i].wq_len;
+}
+
+static double kv_usage(const struct replica *rep)
+{
+	int64_t total = rep->kv.total_blocks;
+	return total > 0 ? (double)replica_kv_used(rep) / (double)total : 0.0;
+}
+
+static double llmd_kv(const struct router *rt, int32_t i)
+{
+	return rt->scrape_ns > 0 ? rt->scr_kv[i] : kv_usage(&rt->reps[i]);
+}
+
+void router_scrape(struct router *rt, int64_t t_ns)
+{
+	if (rt->scrape_ns <= 0 || t_ns < rt->scrape_next_ns)
+		return;
+	for (int32_t i = 0; i < rt->n; i++) {
+		rt->scr_waiting[i] = rt->reps[i].wq_len;
+		rt->scr_kv[i] = kv_usage(&rt->reps[i]);
+	}
+	rt->scrape_next_ns = (t_ns / rt->scrape_ns + 1) * rt->scrape_ns;
+}
+
+/* llm-d's router as llm-d/llm-d-router v0.10.0 configures it by default
+ * (pkg/epp/config/loader/defaults.go: queue-scorer 2, kv-cache-utilization-
+ * scorer 2, prefix-cache-scorer 3, max-score-picker).  Scorers:
+ * scheduling/scorer/queuedepth/queue.go (min-max normalised waiting queue,
+ * 1 when all are equal), scorer/kvcacheutilization (1 - KV usage), both read
+ * from the metrics scraped every --refresh-metrics-interval
+ * (pkg/epp/server/options.go, 50 ms); scorer/prefix/plugin.go (matched /
+ * total blocks) fed by requestcontrol/dataproducer/approximateprefix
+ * (plugin.go Produce / PreRequest, indexer.go: per endpoint an LRU of block
+ * hashes as large as its GPU block count, added when a call is sent) or, in
+ * precise mode, by the KV-event index (dataproducer/preciseprefixcache), here
+ * the replica's prefix table.  picker/maxscore/picker.go shuffles then takes
+ * the highest score: a tie goes to one drawn at random. */
+static int32_t pick_llmd(struct router *rt, const struct sreq *r, bool precise)
+{
+	int64_t qmin = INT64_MAX, qmax = -1;
+	int32_t any = -1, count = 0;
+	for (int32_t i = 0; i < rt->n; i++) {
+		if (!eligible(rt, i))
+			continue;
+		int64_t q = llmd_waiting(rt, i);
+		qmin = q < qmin ? q : qmin;
+		qmax = q > qmax ? q : qmax;
+		any = i;
+		count++;
+	}
+	if (count <= 1 || rt->n == 1)
+		return any;
+	const uint64_t *h = r->call.block_hashes;
+	int64_t total = prompt_blocks(rt, r), full = total;
+	if (!precise)
+		llmd_index_blocks(rt, r, &total, &full);
+	double best = -1, best_prefix = 0;
+	int32_t n_ties = 0;
+	for (int32_t i = 0; i < rt->n; i++) {
+		if (!eligible(rt, i))
+			continue;
+		double prefix = 0;
+		if (total > 0) {
+			int64_t matched =
+				precise ? replica_match_len(&rt->reps[i], h, full)
+					: index_match(&rt->idx[i], h, full * rt->idx_unit) / rt->idx_unit;
+			prefix = (double)matched / (double)total;
+		}
+		double queue = qmax == qmin ? 1.0
+					    : (double)(qmax - llmd_waiting(rt, i)) / (double)(qmax - qmin);
+		double score = rt->cfg.prefix_weight * prefix + rt->cfg.queue_weight * queue +
+			       rt->cfg.kv_weight * (1.0 - llmd_kv(rt, i));
+		rt->score[i] = prefix;
+		if (prefix > best_prefix)
+			best_prefix = prefix;
+		if (score > best) {
+			best = score;
+			n_ties = 0;
+		}
+		if (score == best)
+			rt->ties[n_ties++] = i;
+	}
+	int32_t pick = rt->ties[draw_of(rt, n_ties)];
+	if (best_prefix > 0 && rt->score[pick] == best_prefix)
+		rt->stats.prefix_matched++;
+	return pick;
+}
+
+/* Blocks of h[0..n) in replica i's active set that running calls hold. */
+static int64_t dynamo_held(const struct router *rt, int32_t i, const uint64_t *h, int64_t n)
+{
+	int64_t hit = 0, idle = 0;
+	if (n > 0)
+		kvr_match(&rt->idx[i], h, n, &hit, &idle, NULL);
+	/* a holder holds a prefix of its chain, so the held blocks of a path
+	 * are a prefix of it and the idle ones its tail */
+	return hit - idle;
+}
+
+/* Dynamo's KV router (ai-dynamo/dynamo, lib/llm/src/kv_router/scheduler.rs:
+ * DefaultWorkerSelector::select_worker and softmax_sample, read at commit
+ * db19bd2a; the active set as kv_router/sequence.rs's ActiveSequences keeps
+ * it: potential_blocks_and_tokens, new_blocks, new_tokens,
+ * mark_prefill_completed; its defaults as Dynamo 1.0's frontend
+ * configuration reference gives them: --router-kv-overlap-score-weight 1.0,
+ * --router-temperature 0.0, KV events on, active blocks tracked assuming KV
+ * reuse, output blocks not tracked).  Per replica, logit = overlap_weight x
+ * potential prefill tokens / block size + potential decode blocks, where
+ * the potential prefill tokens are the tokens of the calls it holds whose
+ * prefill has not ended (their first token) plus this prompt's tokens past
+ * its cached blocks (the overlap the KV-event indexer reports: here the
+ * replica's prefix table), and the potential decode blocks the distinct
+ * prompt blocks of the calls it holds plus this prompt's blocks not among
+ * them.  Lowest wins; temperature 0: a tie goes to the smaller indexer tree
+ * (here: fewer calls routed so far), then to one drawn at random; above 0
+ * one is drawn with probability proportional to exp(-(logit - min) /
+ * (max - min) / temperature), all alike when max = min. */
+static int32_t pick_dynamo(struct router *rt, const struct sreq *r)
+{
+	int32_t any = -1, count = 0;
+	for (int32_t i = 0; i < rt->n; i++)
+		if (eligible(rt, i)) {
+			any = i;
+			count++;
+		}
+	if (count <= 1 || rt->n == 1)
+		return any;
+	int64_t bs = rt->reps[0].kv.block_size;
+	int64_t blocks = prompt_blocks(rt, r);
+	const uint64_t *h = r->call.block_hashes;
+	double lo = INFINITY, hi = -INFINITY;
+	int64_t best_overlap = 0;
+	for (int32_t i = 0; i < rt->n; i++) {
+		if (!eligible(rt, i))
+			continue;
+		int64_t overlap = blocks > 0 ? replica_match_len(&rt->reps[i], h, blocks) : 0;
+		int64_t fresh = r->call.prompt_tokens - overlap * bs;
+		double prefill = (double)(rt->act_prefill[i] + (fresh > 0 ? fresh : 0)) / (double)bs;
+		double decode = (double)(kvr_used(&rt->idx[i]) + blocks - dynamo_held(rt, i, h, blocks));
+		double logit = rt->cfg.overlap_weight * prefill + decode;
+		rt->score[i] = logit;
+		lo = logit < lo ? logit : lo;
+		hi = logit > hi ? logit : hi;
+		if (overlap > best_overlap)
+			best_overlap = overlap;
+	}
+	int32_t pick = -1;
+	if (rt->cfg.temperature > 0) {
+		double sum = 0, u;
+		for (int32_t i = 0; i < rt->n; i++)
+			if (eligible(rt, i))
+				sum += hi == lo ? 1.0 : exp(-(rt->score[i] - lo) / (hi - lo) / rt->cfg.temperature);
+		u = draw_unit(rt) * sum;
+		double cum = 0;
+		for (int32_t i = 0; i < rt->n && pick < 0; i++) {
+			if (!eligible(rt, i))
+				continue;
+			cum += hi == lo ? 1.0 : exp(-(rt->score[i] - lo) / (hi - lo) / rt->cfg.temperature);
+			if (u < cum)
+				pick = i;
+		}
+		if (pick < 0) /* rounding at the top end */
+			for (int32_t i = 0; i < rt->n; i++)
+				if (eligible(rt, i))
+					pick = i;
+	} else {
+		/* the lowest cost, the fewest routed among them, then a draw */
+		int64_t fewest = INT64_MAX;
+		for (int32_t i = 0; i < rt->n; i++)
+			if (eligible(rt, i) && rt->score[i] == lo && rt->sent[i] < fewest)
+				fewest = rt->sent[i];
+		int32_t k = 0;
+		for (int32_t i = 0; i < rt->n; i++)
+			if (eligible(rt, i) && rt->score[i] == lo && rt->sent[i] == fewest)
+				k++;
+		int32_t want = draw_of(rt, k);
+		for (int32_t i = 0; i < rt->n && pick < 0; i++)
+			if (eligible(rt, i) && rt->score[i] == lo && rt->sent[i] == fewest && want-- == 0)
+				pick = i;
+	}
+	if (best_overlap > 0 && replica_match_len(&rt->reps[pick], h, blocks) == best_overlap)
+		rt->stats.prefix_matched++;
+	return pick;
+}
+
 int32_t router_pick(struct router *rt, const struct sreq *r, const struct replica *reps)
 {
 	rt->cur_reps = reps;
@@ -387,24 +896,95 @@ int32_t router_pick(struct router *rt, const struct sreq *r, const struct replic
 	case ROUTER_PREFIX_AWARE:
 		return rt->cfg.prefix_scorer == ROUTER_SCORER_WEIGHTED ? pick_weighted(rt, r, reps)
 									: pick_cache_aware(rt, r, reps);
+	case ROUTER_SGLANG_APPROX:
+	case ROUTER_SGLANG_EXACT:
+		return pick_sglang(rt, r, rt->cfg.policy == ROUTER_SGLANG_EXACT);
+	case ROUTER_LLMD_APPROX:
+	case ROUTER_LLMD_PRECISE:
+		return pick_llmd(rt, r, rt->cfg.policy == ROUTER_LLMD_PRECISE);
+	case ROUTER_DYNAMO_KV:
+		return pick_dynamo(rt, r);
 	case ROUTER_N_POLICIES:
 		break;
 	}
 	return -1;
 }
 
-void router_sent(struct router *rt, int32_t i, const struct sreq *r)
+/* Dynamo: r joins replica i's active set (its distinct prompt blocks) and
+ * its uncached prompt tokens count until its first token.  0 or
+ * DIAG_ENOMEM. */
+static int dynamo_add(struct router *rt, int32_t i, struct sreq *r)
+{
+	struct kvr *act = &rt->idx[i];
+	int64_t bs = rt->reps[0].kv.block_size;
+	int64_t blocks = prompt_blocks(rt, r);
+	const uint64_t *h = r->call.block_hashes;
+	int64_t overlap = blocks > 0 ? replica_match_len(&rt->reps[i], h, blocks) : 0;
+	int64_t fresh = r->call.prompt_tokens - overlap * bs;
+	r->rt_prefill = fresh > 0 ? fresh : 0;
+	rt->act_prefill[i] += r->rt_prefill;
+	if (blocks <= 0)
+		return 0;
+	int64_t hit = index_match(act, h, blocks);
+	int rc = kvr_take(act, &r->rt_act, h, hit);
+	int64_t room = kvr_available(act);
+	if (room < blocks - hit) /* the active set is not bounded: it grows */
+		act->total_blocks += blocks - hit - room;
+	if (rc == 0)
+		rc = kvr_alloc(act, &r->rt_act, blocks - hit);
+	if (rc == 0)
+		rc = kvr_register(act, &r->rt_act, h, blocks);
+	return rc == DIAG_EINPUT ? DIAG_EINTERNAL : rc;
+}
+
+int router_sent(struct router *rt, int32_t i, struct sreq *r)
 {
 	rt->out_reqs[i]++;
 	rt->out_tokens[i] += r->call.prompt_tokens + r->call.output_tokens;
 	rt->sent[i]++;
 	rt->stats.routed++;
+	if (!rt->idx || rt->n == 1)
+		return 0;
+	int rc = 0;
+	switch (rt->cfg.policy) {
+	case ROUTER_SGLANG_APPROX:
+		rc = index_record(&rt->idx[i], &rt->rec, r->call.block_hashes, prompt_blocks(rt, r));
+		break;
+	case ROUTER_LLMD_APPROX: {
+		int64_t total, full;
+		llmd_index_blocks(rt, r, &total, &full);
+		rc = index_record(&rt->idx[i], &rt->rec, r->call.block_hashes, full * rt->idx_unit);
+		break;
+	}
+	case ROUTER_DYNAMO_KV:
+		rc = dynamo_add(rt, i, r);
+		break;
+	default:
+		break;
+	}
+	if (rc != 0 && !rt->err)
+		rt->err = rc;
+	return rc;
 }
 
-void router_done(struct router *rt, int32_t i, const struct sreq *r)
+void router_first_token(struct router *rt, int32_t i, struct sreq *r)
+{
+	if (rt->act_prefill && r->rt_prefill) {
+		rt->act_prefill[i] -= r->rt_prefill;
+		r->rt_prefill = 0;
+	}
+}
+
+void router_done(struct router *rt, int32_t i, struct sreq *r)
 {
 	rt->out_reqs[i]--;
 	rt->out_tokens[i] -= r->call.prompt_tokens + r->call.output_tokens;
+	if (rt->cfg.policy != ROUTER_DYNAMO_KV || !rt->idx)
+		return;
+	router_first_token(rt, i, r);
+	int rc = kvr_put(&rt->idx[i], &r->rt_act);
+	if (rc != 0 && !rt->err)
+		rt->err = rc;
 }
 
 /* ---- the queue ---- */

@@ -114,7 +114,7 @@ int sim_init_pools(struct sim *s, const struct sim_pool *pools, int32_t n_pools,
 	}
 	struct router_config rc;
 	router_config_default(&rc);
-	return router_init(&s->router, &rc, s->n_replicas, s->cfg.max_num_seqs, d);
+	return router_init(&s->router, &rc, s->n_replicas, s->cfg.max_num_seqs, s->replicas, d);
 }
 
 static void tier_demote(void *ctx, uint64_t hash)
@@ -240,7 +240,7 @@ int sim_set_router(struct sim *s, const struct router_config *rc, struct diag *d
 	if (s->stats.submitted != 0)
 		return diag_set(d, DIAG_EINTERNAL, "router changed after calls were submitted");
 	router_release(&s->router);
-	int rc2 = router_init(&s->router, rc, s->n_replicas, s->cfg.max_num_seqs, d);
+	int rc2 = router_init(&s->router, rc, s->n_replicas, s->cfg.max_num_seqs, s->replicas, d);
 	for (int32_t i = 0; rc2 == 0 && i < s->n_replicas; i++)
 		router_set_up(&s->router, i, s->replicas[i].life == REP_UP);
 	return rc2;
@@ -309,6 +309,7 @@ int sim_set_elastic(struct sim *s, const struct elastic_config *c, struct diag *
 static void sreq_destroy(struct sreq *r)
 {
 	free(r->kr.ent); /* its layers belong to the replica's cache */
+	free(r->rt_act.ent); /* and these to the router's active set */
 	free(r->own);
 	free(r->blocks);
 	free(r);
@@ -396,6 +397,8 @@ static struct sreq *sreq_get(struct sim *s, int64_t max_blocks, int64_t n_own)
 		  room(&blocks, &cap_blocks, table ? table : 1, sizeof(int32_t));
 	struct kvr_ent *ent = r->kr.ent; /* a table's room, kept for the next call */
 	int64_t cap_ent = r->kr.cap_ent;
+	struct kvr_ent *act_ent = r->rt_act.ent;
+	int64_t act_cap = r->rt_act.cap_ent;
 	memset(r, 0, sizeof(*r));
 	r->own = own;
 	r->cap_own = cap_own;
@@ -403,6 +406,8 @@ static struct sreq *sreq_get(struct sim *s, int64_t max_blocks, int64_t n_own)
 	r->cap_blocks = cap_blocks;
 	r->kr.ent = ent;
 	r->kr.cap_ent = cap_ent;
+	r->rt_act.ent = act_ent;
+	r->rt_act.cap_ent = act_cap;
 	if (bad) {
 		sreq_destroy(r);
 		return NULL;
@@ -1095,14 +1100,15 @@ static int dispatch(struct sim *s, struct sreq *r, int32_t i)
 			rt->stats.wait_ns_max = waited;
 	}
 	r->dispatched_ns = s->now_ns;
-	router_sent(rt, i, r);
+	int rc = router_sent(rt, i, r);
 	struct replica *rep = &s->replicas[i];
-	if (s->hang_detect_ns && s->hang_detect_ns[i] > 0 && rep->life == REP_DOWN)
+	if (rc == 0 && s->hang_detect_ns && s->hang_detect_ns[i] > 0 && rep->life == REP_DOWN)
 		return hang_park(s, r, i); /* the router does not know yet */
 	r->seq_blocks = sim_state_blocks(rep->cfg);
 	if (s->series.interval_ns)
 		s->series.rep[i].arrivals++;
-	int rc = replica_need_model(s, rep);
+	if (rc == 0)
+		rc = replica_need_model(s, rep);
 	if (rc == 0)
 		rc = replica_enqueue(s, rep, r);
 	if (rc != 0 && r->state != SREQ_WAITING) {
@@ -1155,6 +1161,8 @@ int sim_step(struct sim *s, struct diag *d)
 		return 0;
 	while (s->series.interval_ns && s->series.next_ns <= e.t_ns)
 		series_emit(s);
+	if (s->router.scrape_ns > 0)
+		router_scrape(&s->router, e.t_ns);
 	s->now_ns = e.t_ns;
 	s->stats.events++;
 	int rc = 0;
@@ -1208,6 +1216,8 @@ int sim_step(struct sim *s, struct diag *d)
 	}
 	if (rc == 0 && s->err)
 		rc = s->err;
+	if (rc == 0 && s->router.err)
+		rc = s->router.err;
 	for (int32_t i = 0; rc == 0 && s->tiers && i < s->n_tier_sets * s->tiers_cfg.n; i++)
 		rc = s->tiers[i].err;
 	if (rc == DIAG_ENOMEM)

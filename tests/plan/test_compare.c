@@ -105,6 +105,8 @@ static void test_compare_table_and_json(void **state)
 		"Break-even against the API", "Sensitivity: USD per accepted task", "price-20%",
 		"util+20%", "Every figure used, with its unit, source and date", "prices.json",
 		"2026", "All money in USD",
+		/* the router the sizing replays ran under: the default */
+		"Router: sglang_smg_v1.9_approx (cache_threshold 0.3, ",
 	};
 	for (size_t i = 0; i < sizeof(WANT) / sizeof(WANT[0]); i++)
 		if (!strstr(r.out, WANT[i]))
@@ -124,6 +126,9 @@ static void test_compare_table_and_json(void **state)
 	free(text);
 	assert_non_null(j);
 	assert_string_equal(cJSON_GetObjectItem(j, "prices_as_of")->valuestring, "2026-10-07");
+	const cJSON *router = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "run"), "router");
+	assert_string_equal(cJSON_GetObjectItem(router, "policy")->valuestring,
+			    "sglang_smg_v1.9_approx");
 	double engineers = num(j, "engineers");
 	assert_true(engineers == 3);
 	const cJSON *rows = cJSON_GetObjectItem(j, "rows"), *row, *api = NULL;

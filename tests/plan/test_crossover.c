@@ -202,6 +202,8 @@ static void test_each_point_is_a_compare(void **state)
 	assert_int_equal(r.status, 0);
 	cJSON *range = cJSON_Parse(r.out);
 	assert_non_null(range);
+	const cJSON *rt = cJSON_GetObjectItem(cJSON_GetObjectItem(range, "run"), "router");
+	assert_string_equal(cJSON_GetObjectItem(rt, "policy")->valuestring, "sglang_smg_v1.9_approx");
 	const cJSON *eng = cJSON_GetObjectItem(range, "engineers");
 	assert_int_equal(cJSON_GetArraySize(eng), 2);
 	assert_int_equal(cJSON_GetArrayItem(eng, 0)->valueint, 1);
@@ -240,6 +242,7 @@ static void test_each_point_is_a_compare(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "Cost per accepted task (USD) by team size"));
 	assert_non_null(strstr(r.out, "Crossovers: the team size from which"));
+	assert_non_null(strstr(r.out, "Router: sglang_smg_v1.9_approx (cache_threshold 0.3, "));
 	assert_non_null(strstr(r.err, "team of 2 engineers (2 of 2): sizing"));
 	cli_out_free(&r);
 

@@ -119,6 +119,31 @@ static void test_timestamp_team(void **state)
 	assert_true(hit.b > plain.a - 0.5 && hit.b < plain.a + 0.5);
 }
 
+/* whatif names the router both variants ran under, in the text and in the
+ * JSON's "run", with the settings it reads. */
+static void test_router_printed(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("whatif no-retry " SCRATCH "/team.jsonl --set replicas=2");
+	if (r.status != 0)
+		fail_msg("status %d: %s", r.status, r.err);
+	assert_non_null(strstr(r.out, "Router: sglang_smg_v1.9_approx (cache_threshold 0.3, "));
+	cli_out_free(&r);
+	r = cli_run("whatif no-retry " SCRATCH "/team.jsonl --set replicas=2 "
+		    "--set router.policy=llmd_v0.10_approx --json -");
+	if (r.status != 0)
+		fail_msg("status %d: %s", r.status, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	const cJSON *rt = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "run"), "router");
+	assert_string_equal(cJSON_GetObjectItem(rt, "policy")->valuestring, "llmd_v0.10_approx");
+	assert_string_equal(cJSON_GetObjectItem(rt, "settings")->valuestring,
+			    "llmd_v0.10_approx (prefix_weight 3, queue_weight 2, kv_weight 2, "
+			    "scrape_interval_ms 50)");
+	cJSON_Delete(j);
+	cli_out_free(&r);
+}
+
 /* Row `key` of hardware hw in the parsed document j; NAN for null. */
 static struct pair hw_row(const cJSON *j, const char *key, const char *hw)
 {
@@ -364,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_jobs_identical),
 		cmocka_unit_test(test_days_of_a_day_and_a_half),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_router_printed),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

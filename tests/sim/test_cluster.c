@@ -315,7 +315,10 @@ static void test_round_robin_is_independent_queues(void **state)
 	struct agg all = {0};
 	agg_alloc(&all, n);
 	struct workload w = {.n = n, .t_ns = t, .prompt = p, .output = o};
-	run_cluster(&cfg, N, NULL, lin_perf(&l), &all, &w); /* the default router: round_robin */
+	struct router_config rr;
+	router_config_default(&rr);
+	rr.policy = ROUTER_ROUND_ROBIN;
+	run_cluster(&cfg, N, &rr, lin_perf(&l), &all, &w);
 	assert_int_equal(all.n, n);
 
 	int64_t *st = malloc((size_t)n * sizeof(*st)), *sp = malloc((size_t)n * sizeof(*sp)),
@@ -641,7 +644,7 @@ static void test_cache_aware_rule(void **state)
 	assert_int_equal(rc.prefix_scorer, ROUTER_SCORER_CACHE_AWARE);
 	rc.prefix_load_cap = 4;
 	struct router rt;
-	assert_int_equal(router_init(&rt, &rc, 4, 64, &d), 0);
+	assert_int_equal(router_init(&rt, &rc, 4, 64, reps, &d), 0);
 	struct sreq r = {.call = {.prompt_tokens = 40 * 16, .output_tokens = 1, .block_hashes = h,
 				  .n_hashes = 40}, .pools_ok = 1};
 
@@ -666,7 +669,7 @@ static void test_cache_aware_rule(void **state)
 	/* below the threshold: the least loaded, whatever it holds */
 	rc.cache_threshold = 0.8;
 	router_release(&rt);
-	assert_int_equal(router_init(&rt, &rc, 4, 64, &d), 0);
+	assert_int_equal(router_init(&rt, &rc, 4, 64, reps, &d), 0);
 	rt.out_reqs[0] = 1;
 	rt.out_reqs[1] = 0;
 	rt.out_reqs[2] = rt.out_reqs[3] = 0;
@@ -679,7 +682,7 @@ static void test_cache_aware_rule(void **state)
 	rc.cache_threshold = 0.3;
 	rc.balance_rel_threshold = 8.0;
 	router_release(&rt);
-	assert_int_equal(router_init(&rt, &rc, 4, 64, &d), 0);
+	assert_int_equal(router_init(&rt, &rc, 4, 64, reps, &d), 0);
 	rt.out_reqs[0] = 1;
 	rt.out_reqs[1] = 1;
 	rt.out_reqs[2] = 6;
@@ -727,7 +730,7 @@ static void test_cache_aware_order_free(void **state)
 	router_config_default(&rc);
 	rc.policy = ROUTER_PREFIX_AWARE;
 	struct router rt;
-	assert_int_equal(router_init(&rt, &rc, 4, 64, &d), 0);
+	assert_int_equal(router_init(&rt, &rc, 4, 64, reps, &d), 0);
 	struct sreq r = {.call = {.prompt_tokens = 40 * 16, .output_tokens = 1, .block_hashes = h,
 				  .n_hashes = 40}, .pools_ok = 1};
 	assert_int_equal(router_pick(&rt, &r, reps), 2);

@@ -905,6 +905,10 @@ static void test_tier_chain_and_sharing(void **state)
 		cfg.kv_cache_tokens = 16 * 24;
 		h = malloc(sizeof(*h));
 		h_init_n(h, &cfg, 2, 1000, 1, 0);
+		struct router_config rr;
+		router_config_default(&rr);
+		rr.policy = ROUTER_ROUND_ROBIN;
+		assert_int_equal(sim_set_router(&h->s, &rr, &h->d), 0);
 		struct sim_tiers_config t2 = {.n = 1, .shared_by = shared ? 2 : 1,
 					      .tier = {{.blocks = 100, .ns_per_block = 1000}}};
 		assert_int_equal(sim_set_tiers(&h->s, &t2, &h->d), 0);
