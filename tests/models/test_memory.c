@@ -103,12 +103,16 @@ static void test_plan_datasheet_memory(void **state)
 	struct mem_plan p;
 	struct diag d;
 	diag_init(&d);
-	/* no driver-reported figure for L40S: the datasheet's 48 GB */
-	assert_int_equal(mem_plan(&p, cat, "l40s", "qwen2.5-7b", "int4-awq", "fp8", 1, 0.9, 2048,
+	/* no driver-reported figure for L40: the datasheet's 48 GB */
+	assert_int_equal(mem_plan(&p, cat, "l40", "qwen2.5-7b", "int4-awq", "fp8", 1, 0.9, 2048,
 				  &d), 0);
 	assert_int_equal(p.device_bytes, 48000000000LL);
 	assert_int_equal(p.budget_bytes, 43200000000LL);
 	assert_true(p.kv_capacity_tokens > 0);
+	/* the L40S's driver reports 44.53 GiB (ECC takes 1/16 of the 48 GB) */
+	assert_int_equal(mem_plan(&p, cat, "l40s", "qwen2.5-7b", "int4-awq", "fp8", 1, 0.9, 2048,
+				  &d), 0);
+	assert_int_equal(p.device_bytes, (int64_t)(44.53 * 1073741824.0));
 	/* Llama-3.1-70B in AWQ fits one H200 */
 	assert_int_equal(mem_plan(&p, cat, "h200", "llama-3.1-70b", "int4-awq", NULL, 1, 0.9, 8192,
 				  &d), 0);
