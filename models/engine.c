@@ -84,7 +84,7 @@ static int check_keys(struct ep *p, const cJSON *obj, const char *const *allowed
 }
 
 enum range { R_NONNEG, R_FRACTION, R_TOKENS, R_SEQS, R_BOOL, R_GIB, R_FLOP_CLK, R_BYTES_CLK,
-	      R_BUILD };
+	      R_BUILD, R_BYTES_LOGIT };
 
 /* A sourced figure; *out untouched when absent and not required. */
 static int figure(struct ep *p, const cJSON *obj, const char *key, bool required,
@@ -112,7 +112,7 @@ static int figure(struct ep *p, const cJSON *obj, const char *key, bool required
 	const cJSON *dt = cJSON_GetObjectItemCaseSensitive(it, "date");
 	static const char *const units[] = { "us", "fraction", "tokens", "sequences", "bool",
 					     "GiB", "FLOP per core clock",
-					     "bytes per core clock", "build" };
+					     "bytes per core clock", "build", "bytes per logit" };
 	const char *want_unit = units[r];
 	size_t m2;
 	bool whole = r == R_TOKENS || r == R_SEQS || r == R_BUILD;
@@ -248,6 +248,19 @@ static int params(struct ep *p, const cJSON *e, bool required, struct engine_par
 	return bool_field(p, e, "fp16_accumulate", fp16acc);
 }
 
+/* The start-up memory profile (engine-wide, never per family). */
+static int kv_params(struct ep *p, const cJSON *e, struct engine_params *out)
+{
+	int rc;
+	if ((rc = figure(p, e, "kv_sampler_bytes_per_logit", false, R_BYTES_LOGIT,
+			 &out->kv_sampler_bytes_per_logit)) ||
+	    (rc = figure(p, e, "kv_non_torch_gib", false, R_GIB, &out->kv_non_torch_gib)) ||
+	    (rc = figure(p, e, "kv_non_torch_tp_gib", false, R_GIB, &out->kv_non_torch_tp_gib)) ||
+	    (rc = figure(p, e, "kv_cuda_graph_gib", false, R_GIB, &out->kv_cuda_graph_gib)))
+		return rc;
+	return 0;
+}
+
 static int parse_override(struct ep *p, const cJSON *o, struct engine_override *ov)
 {
 	static const char *const keys[] = { "family_prefix", "step_overhead_us",
@@ -303,7 +316,8 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 		"expert_kernel_empty_us", "expert_kernel_eager_us", "piecewise_layer_us",
 		"spec_draft_overhead_us", "moe_tile_spans_batch", "quant_matmul_flops_per_core_clock",
 		"matvec_bytes_per_core_clock", "quant_matvec_bytes_per_core_clock", "formats",
-		"mla_formats", "runs_on", "runs_on_source", "by_family", NULL };
+		"mla_formats", "runs_on", "runs_on_source", "by_family", "kv_sampler_bytes_per_logit",
+		"kv_non_torch_gib", "kv_non_torch_tp_gib", "kv_cuda_graph_gib", NULL };
 	if (!cJSON_IsObject(e))
 		return ep_fail(p, "expected an object");
 	int rc = check_keys(p, e, keys);
@@ -330,7 +344,7 @@ static int parse_engine(struct ep *p, const cJSON *e, struct engine_profile *x)
 	    (rc = str_list(p, e, "match", x->match, ENGINE_MATCH_MAX, &x->match_count, true)))
 		return rc;
 	int fp16acc = 0, fp8kv = 0, overlap = 0, fp4 = 1, spans = 0;
-	if ((rc = params(p, e, true, &x->p, &fp16acc)) ||
+	if ((rc = params(p, e, true, &x->p, &fp16acc)) || (rc = kv_params(p, e, &x->p)) ||
 	    (rc = figure(p, e, "quant_matmul_flops_per_core_clock", false, R_FLOP_CLK,
 			 &x->p.quant_matmul_flops_per_core_clock)) ||
 	    (rc = figure(p, e, "matvec_bytes_per_core_clock", false, R_BYTES_CLK,
