@@ -130,8 +130,20 @@ static int predict(struct kvcap_row *row, const char *path, const struct catalog
 		return diag_at(d, DIAG_EINPUT, path, row->line, 0, "engine '%s' matches no engine "
 			       "profile", row->engine_text);
 	copy(row->engine, sizeof(row->engine), ep->id);
+	const struct cat_family *fam = hw->family ? hw->family
+				       : (hw->device ? hw->device->family : NULL);
+	struct engine_params par;
+	engine_resolve(ep, fam ? fam->id : NULL, &par);
 	struct mem_opts mo;
 	mem_opts_init(&mo);
+	mem_engine_of(&mo.engine, &par, row->max_num_seqs);
+	/* the sampler path the start-up took, as its log or version says */
+	mo.engine.sampler_bytes_per_logit = strcmp(row->sampler, "flashinfer") == 0
+						    ? MEM_SAMPLER_FLASHINFER_BYTES_PER_LOGIT
+						    : MEM_SAMPLER_SORT_BYTES_PER_LOGIT;
+	/* CUDA graphs are charged before the KV cache from v0.21 on */
+	if (row->version_minor >= 0 && row->version_minor < KVCAP_CUDA_GRAPH_MINOR)
+		mo.engine.cuda_graph_gib = 0;
 	mo.hardware = row->hardware;
 	mo.model = row->model;
 	mo.weight_format = row->weight_format;
@@ -155,11 +167,31 @@ static int predict(struct kvcap_row *row, const char *path, const struct catalog
 	row->device_gib = (double)plan.device_bytes / GIB;
 	row->budget_gib = (double)plan.budget_bytes / GIB;
 	row->weights_gib = (double)plan.weights_bytes / GIB;
-	row->non_torch_gib = (double)plan.runtime_reserve_bytes / GIB;
-	row->cuda_graph_gib = 0;
+	row->non_torch_gib = (double)plan.non_torch_bytes / GIB;
+	row->cuda_graph_gib = (double)plan.cuda_graph_bytes / GIB;
 	row->activation_gib = (double)plan.activation_bytes / GIB;
 	row->kv_gib = kv / GIB;
 	return 0;
+}
+
+static int run_table(struct kvcap_set *set, struct csvread *t, const struct catalog *cat,
+		     const struct engine_table *et, struct diag *d)
+{
+	struct cols c;
+	int rc = find_cols(t, &c, d);
+	if (rc == 0 && t->rows > KVCAP_MAX_ROWS)
+		rc = diag_set(d, DIAG_EINPUT, "%s: %zu rows (at most %d)", t->path, t->rows,
+			      KVCAP_MAX_ROWS);
+	for (size_t r = 0; rc == 0 && r < t->rows; r++) {
+		struct kvcap_row *row = &set->rows[set->count];
+		rc = read_row(t, r, &c, row, d);
+		if (rc == 0)
+			rc = predict(row, t->path, cat, et, d);
+		if (rc == 0)
+			set->count++;
+	}
+	csvread_release(t);
+	return rc;
 }
 
 int kvcap_run(struct kvcap_set *set, const char *path, const struct catalog *cat,
@@ -168,23 +200,16 @@ int kvcap_run(struct kvcap_set *set, const char *path, const struct catalog *cat
 	set->count = 0;
 	struct csvread t;
 	int rc = csvread_load(&t, path, d);
-	if (rc)
-		return rc;
-	struct cols c;
-	rc = find_cols(&t, &c, d);
-	if (rc == 0 && t.rows > KVCAP_MAX_ROWS)
-		rc = diag_set(d, DIAG_EINPUT, "%s: %zu rows (at most %d)", path, t.rows,
-			      KVCAP_MAX_ROWS);
-	for (size_t r = 0; rc == 0 && r < t.rows; r++) {
-		struct kvcap_row *row = &set->rows[set->count];
-		rc = read_row(&t, r, &c, row, d);
-		if (rc == 0)
-			rc = predict(row, path, cat, et, d);
-		if (rc == 0)
-			set->count++;
-	}
-	csvread_release(&t);
-	return rc;
+	return rc ? rc : run_table(set, &t, cat, et, d);
+}
+
+int kvcap_run_text(struct kvcap_set *set, const char *name, const char *text, size_t len,
+		   const struct catalog *cat, const struct engine_table *et, struct diag *d)
+{
+	set->count = 0;
+	struct csvread t;
+	int rc = csvread_parse(&t, name, text, len, d);
+	return rc ? rc : run_table(set, &t, cat, et, d);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -12,7 +12,8 @@
  * Each row is planned with mem_plan_opts as the row's vLLM version sized it:
  * the engine profile matched from the engine text (engine_match, as
  * `validate` does) gives the memory outside PyTorch and the CUDA-graph
- * estimate; the row gives the profiling step.  The prediction is in the
+ * estimate (charged only from KVCAP_CUDA_GRAPH_MINOR on); the row gives the
+ * profiling step (batched tokens, sequences) and the sampler path.  The prediction is in the
  * row's unit: tokens as vLLM counts them (whole blocks of block_size
  * tokens), or GiB of KV memory per GPU.  The error is (predicted - reported)
  * / reported.
@@ -33,6 +34,11 @@
 #include "models/engine.h"
 
 #define KVCAP_MAX_ROWS 512
+
+/* The first vLLM release that charges the CUDA graphs' memory before sizing
+ * the KV cache (v0.21.0: "CUDA graph memory profiling is enabled (default
+ * since v0.21.0)"); rows of older releases are planned without it. */
+#define KVCAP_CUDA_GRAPH_MINOR 21
 
 struct kvcap_row {
 	long line;                  /* in the CSV, for messages */
@@ -66,6 +72,11 @@ struct kvcap_set {
  * *set is filled as far as it got. */
 int kvcap_run(struct kvcap_set *set, const char *path, const struct catalog *cat,
 	      const struct engine_table *et, struct diag *d);
+
+/* The same from CSV text in memory (need not be NUL-terminated); `name`
+ * stands for the path in messages. */
+int kvcap_run_text(struct kvcap_set *set, const char *name, const char *text, size_t len,
+		   const struct catalog *cat, const struct engine_table *et, struct diag *d);
 
 /* Median of |error| over the rows (0 for an empty set). */
 double kvcap_median_abs_error(const struct kvcap_set *set);
