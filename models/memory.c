@@ -204,6 +204,16 @@ static int pieces_of(struct pieces *pc, const struct catalog *cat, const struct 
 	if (!(o->device_memory_gb >= 0 && o->device_memory_gb < 1e7))
 		return diag_set(d, DIAG_EINPUT, "device memory %g GB is out of range",
 				o->device_memory_gb);
+	const struct mem_engine *me = &o->engine;
+	if (me->sampler_seqs < 0 || me->sampler_seqs > (1 << 24) ||
+	    !(me->sampler_bytes_per_logit >= 0 && me->sampler_bytes_per_logit <= 1024) ||
+	    !(me->non_torch_gib <= 1e4) || !(me->non_torch_tp_gib >= 0 && me->non_torch_tp_gib <= 1e4) ||
+	    !(me->cuda_graph_gib >= 0 && me->cuda_graph_gib <= 1e4))
+		return diag_set(d, DIAG_EINPUT, "engine start-up profile out of range (sampler %lld "
+				"sequences at %g bytes a logit, %g + %g GiB outside PyTorch, %g GiB of "
+				"CUDA graphs)", (long long)me->sampler_seqs,
+				me->sampler_bytes_per_logit, me->non_torch_gib, me->non_torch_tp_gib,
+				me->cuda_graph_gib);
 	struct cat_selection sel;
 	int rc = catalog_select(cat, &sel, o->hardware, o->model, o->weight_format, o->kv_dtype, d);
 	if (rc)

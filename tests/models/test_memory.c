@@ -263,6 +263,11 @@ static void test_engine_profile_reserve(void **state)
 	assert_int_equal(q.non_torch_bytes, (int64_t)ceil(1.0 * 1073741824.0));
 	assert_int_equal(q.cuda_graph_bytes, 0);
 	assert_int_equal(q.sampler_bytes, (int64_t)ceil(256.0 * 151936 * 4 + 8192.0 * 4096 * 2));
+	/* a profile out of range is an input error */
+	o.engine.cuda_graph_gib = -1;
+	diag_init(&d);
+	assert_int_equal(mem_plan_opts(&q, cat, &o, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "engine start-up profile out of range"));
 	free(et);
 }
 
