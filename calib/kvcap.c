@@ -258,7 +258,7 @@ int kvcap_write_text(FILE *out, const struct kvcap_set *set, struct diag *d)
 		"weights", "logged", "other", "act", "kv");
 	for (size_t i = 0; i < set->count; i++) {
 		const struct kvcap_row *r = &set->rows[i];
-		char gpu[40], rep[24], pred[24], logged[16];
+		char gpu[80], rep[24], pred[24], logged[16];
 		snprintf(gpu, sizeof(gpu), "%s x%d", r->hardware, r->tp);
 		if (r->in_tokens) {
 			snprintf(rep, sizeof(rep), "%.0f", r->reported);
