@@ -725,6 +725,7 @@ static int predict_row(struct validate_report *rep, size_t r, const struct cols 
 	mo.pp = row->pp;
 	mo.max_num_batched_tokens = chunk;
 	mo.mla_expanded = pm.mla_expanded;
+	mem_engine_of(&mo.engine, &ep_par, engine_default_max_num_seqs(&ep_par, hw));
 	struct mem_plan plan;
 	diag_init(&pd);
 	if (mem_plan_opts(&plan, cat, &mo, &pd) != 0) {

@@ -332,6 +332,10 @@ int cmd_predict(int argc, char **argv)
 		mo.device_memory_gb = a.memory_gb;
 		mo.max_num_batched_tokens = a.chunk;
 		mo.mla_expanded = pm.mla_expanded;
+		const struct cat_hardware *mhw = catalog_hardware(cat, a.po.hardware);
+		if (mhw)
+			mem_engine_of(&mo.engine, &pm.engine,
+				      engine_default_max_num_seqs(&pm.engine, mhw));
 		struct diag md;
 		diag_init(&md);
 		have_plan = mem_plan_opts(&plan, cat, &mo, &md) == 0;

@@ -84,7 +84,7 @@ static int check_keys(struct ep *p, const cJSON *obj, const char *const *allowed
 }
 
 enum range { R_NONNEG, R_FRACTION, R_TOKENS, R_SEQS, R_BOOL, R_GIB, R_FLOP_CLK, R_BYTES_CLK,
-	      R_BUILD, R_SECONDS, R_GB, R_PER_GPU };
+	      R_BUILD, R_SECONDS, R_GB, R_PER_GPU, R_BYTES_LOGIT };
 
 /* A sourced figure; *out untouched when absent and not required. */
 static int figure(struct ep *p, const cJSON *obj, const char *key, bool required,
@@ -113,7 +113,7 @@ static int figure(struct ep *p, const cJSON *obj, const char *key, bool required
 	static const char *const units[] = { "us", "fraction", "tokens", "sequences", "bool",
 					     "GiB", "FLOP per core clock",
 					     "bytes per core clock", "build", "s", "GB",
-					     "fraction per GPU" };
+					     "fraction per GPU", "bytes per logit" };
 	const char *want_unit = units[r];
 	size_t m2;
 	bool whole = r == R_TOKENS || r == R_SEQS || r == R_BUILD;
@@ -249,6 +249,19 @@ static int params(struct ep *p, const cJSON *e, bool required, struct engine_par
 	return bool_field(p, e, "fp16_accumulate", fp16acc);
 }
 
+/* The start-up memory profile (engine-wide, never per family). */
+static int kv_params(struct ep *p, const cJSON *e, struct engine_params *out)
+{
+	int rc;
+	if ((rc = figure(p, e, "kv_sampler_bytes_per_logit", false, R_BYTES_LOGIT,
+			 &out->kv_sampler_bytes_per_logit)) ||
+	    (rc = figure(p, e, "kv_non_torch_gib", false, R_GIB, &out->kv_non_torch_gib)) ||
+	    (rc = figure(p, e, "kv_non_torch_tp_gib", false, R_GIB, &out->kv_non_torch_tp_gib)) ||
+	    (rc = figure(p, e, "kv_cuda_graph_gib", false, R_GIB, &out->kv_cuda_graph_gib)))
+		return rc;
+	return 0;
+}
+
 static int parse_override(struct ep *p, const cJSON *o, struct engine_override *ov)
 {
 	static const char *const keys[] = { "family_prefix", "step_overhead_us",
@@ -332,7 +345,9 @@ static int parse_engine(struct ep *p, const cJSON *e, const struct engine_table 
 		"matvec_bytes_per_core_clock", "quant_matvec_bytes_per_core_clock", "formats",
 		"mla_formats", "runs_on", "runs_on_source", "by_family", "inherits", "image_gb",
 		"engine_start_s", "engine_start_per_gpu_s", "compile_cold_s", "compile_cached_s",
-		"cuda_graph_s_per_layer", "cuda_graph_tp_growth", "warmup_s", "keep_alive_s", NULL };
+		"cuda_graph_s_per_layer", "cuda_graph_tp_growth", "warmup_s", "keep_alive_s",
+		"kv_sampler_bytes_per_logit", "kv_non_torch_gib", "kv_non_torch_tp_gib",
+		"kv_cuda_graph_gib", NULL };
 	if (!cJSON_IsObject(e))
 		return ep_fail(p, "expected an object");
 	int rc = check_keys(p, e, keys);
@@ -378,7 +393,7 @@ static int parse_engine(struct ep *p, const cJSON *e, const struct engine_table 
 	int fp16acc = base && base->p.fp16_accumulate, fp8kv = base && base->p.fp8_kv_with_fp8_weights,
 	    overlap = base && base->p.host_overlap, fp4 = !base || base->p.fp4_tensor_cores,
 	    spans = base && base->p.moe_tile_spans_batch;
-	if ((rc = params(p, e, base == NULL, &x->p, &fp16acc)) ||
+	if ((rc = params(p, e, base == NULL, &x->p, &fp16acc)) || (rc = kv_params(p, e, &x->p)) ||
 	    (rc = figure(p, e, "quant_matmul_flops_per_core_clock", false, R_FLOP_CLK,
 			 &x->p.quant_matmul_flops_per_core_clock)) ||
 	    (rc = figure(p, e, "matvec_bytes_per_core_clock", false, R_BYTES_CLK,

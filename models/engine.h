@@ -147,6 +147,21 @@ struct engine_params {
 				      input preparation, rejection sampling,
 				      synchronisation) beside the drafter's
 				      own kernels (models/spec.h); 0 = none */
+	/* How the engine sizes its KV cache at start-up (models/memory.h,
+	 * struct mem_engine); engine-wide.  0 = not given: the memory model's
+	 * engine-neutral defaults (an FP32 logits buffer, the family's
+	 * runtime_reserve_gib, no CUDA-graph reserve). */
+	double kv_sampler_bytes_per_logit; /* bytes live per logit at the peak of
+				      its profiling step's dummy sampling of
+				      max_num_seqs rows over the vocabulary */
+	double kv_non_torch_gib;   /* memory outside PyTorch's allocator its
+				      profile charges per GPU (cuBLAS and
+				      NCCL workspaces) */
+	double kv_non_torch_tp_gib; /* more of it per GPU when the model spans
+				      several GPUs (communicator buffers) */
+	double kv_cuda_graph_gib;  /* CUDA-graph memory charged before the KV
+				      cache is sized; 0: graphs are captured
+				      after it */
 };
 
 /* Overrides for hardware families whose id starts with family_prefix.

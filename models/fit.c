@@ -130,9 +130,10 @@ static int fmt_cmp(const void *a, const void *b)
 
 static void mem_opts_for(struct mem_opts *mo, const struct cat_hardware *hw,
 			 const struct cat_model *m, const struct cat_weight_format *wf, int tp,
-			 const struct fit_opts *o, double chunk)
+			 const struct fit_opts *o, const struct engine_params *par, double chunk)
 {
 	mem_opts_init(mo);
+	mem_engine_of(&mo->engine, par, engine_default_max_num_seqs(par, hw));
 	mo->hardware = hw->id;
 	mo->model = m->id;
 	mo->weight_format = wf->id;
@@ -287,7 +288,7 @@ static int fit_one_inner(struct fit_row *row, const struct catalog *cat,
 		for (int k = 0; k < ntp; k++) {
 			int tp = tps[k];
 			struct mem_opts mo;
-			mem_opts_for(&mo, hw, m, cand[i], tp, o, chunk);
+			mem_opts_for(&mo, hw, m, cand[i], tp, o, &par, chunk);
 			diag_init(&md);
 			int rc = mem_plan_opts(&plan, cat, &mo, &md);
 			if (rc == 0 && plan.kv_capacity_tokens < min_ctx) {
@@ -332,7 +333,7 @@ static int fit_one_inner(struct fit_row *row, const struct catalog *cat,
 	double best_need = INFINITY;
 	for (size_t i = 0; i < nc; i++) {
 		struct mem_opts mo;
-		mem_opts_for(&mo, hw, m, cand[i], row->tp, o, chunk);
+		mem_opts_for(&mo, hw, m, cand[i], row->tp, o, &par, chunk);
 		double f = mem_max_gpu_expert_fraction(cat, &mo, min_ctx);
 		if (f < 0)
 			continue;

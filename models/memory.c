@@ -1,21 +1,27 @@
 /* SPDX-License-Identifier: Apache-2.0
  * memory: device memory plan (see memory.h).
  *
- * Activation peak of a step of T tokens, in 16-bit activations, on one GPU
- * of a tensor-parallel group of tp:
- *   T x 2 bytes x (4 x intermediate + (heads + 2 kv_heads) x head_dim
- *                  + 2 x hidden) / tp
- *   + MEM_PROFILE_SEQS x vocab x 4 bytes (FP32 logits of the sampler)
- * The MLP dominates: its fused gate/up output (2 x intermediate) and the
- * activated product (intermediate) are live together, plus one more
- * intermediate-wide buffer the caching allocator keeps from the previous
- * layer; the q/k/v output and the residual stream and its normalised copy
- * add the rest.  For Llama-3-8B at 8192 tokens this gives 1.21 GiB, where
- * vLLM logs a PyTorch activation peak of 1.26 GiB (its pull request 10511).
- * Splitting the whole term by tp overstates the saving on the residual
- * stream, which each GPU keeps whole; it is a small part of the total.
+ * The activation peak of vLLM's profiling step, on one GPU of a
+ * tensor-parallel group of tp, is the larger of its two phases
+ * (vllm/v1/worker/gpu_model_runner.py, profile_run: _dummy_run, then
+ * _dummy_sampler_run on the last token of each sequence; the forward's
+ * buffers are freed in between, its hidden states are not):
+ *   forward = T x 2 bytes x (3 x ffn / tp + 3 x hidden)
+ *   sampler = S x V x bytes_per_logit + T x hidden x 2 bytes
+ * with T = max_num_batched_tokens, S = max_num_seqs, V the vocabulary.  In
+ * the forward pass the MLP's fused gate/up output (2 x ffn / tp) and its
+ * activated product (ffn / tp) are live together in 16 bits, beside the
+ * residual stream, its normalised copy and one more hidden-wide buffer,
+ * which each GPU keeps whole.  On an RTX 3090, vLLM 0.6.4 logs a PyTorch
+ * peak of 17.06 GiB at 20,000 tokens and 17.98 GiB at 29,000 for
+ * Llama-3.1-8B (vLLM issue 10517, comment of 2024-12-02): 109.8 KB a token,
+ * where the formula gives 110.6 KB.  The sampler's bytes per logit are the
+ * engine's (memory.h, MEM_SAMPLER_*); every GPU samples the gathered
+ * logits, so that phase is not split by tp.
  */
 #include "models/memory.h"
+
+#include "models/engine.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +38,17 @@ void mem_opts_init(struct mem_opts *o)
 {
 	*o = (struct mem_opts){ .tp = 1, .pp = 1, .gpu_memory_utilization = 0.9,
 				.max_num_batched_tokens = 8192, .gpu_expert_fraction = 1.0 };
+}
+
+void mem_engine_of(struct mem_engine *out, const struct engine_params *p, int64_t max_num_seqs)
+{
+	*out = (struct mem_engine){
+		.sampler_seqs = max_num_seqs > 0 ? max_num_seqs : 0,
+		.sampler_bytes_per_logit = p->kv_sampler_bytes_per_logit,
+		.non_torch_gib = p->kv_non_torch_gib,
+		.non_torch_tp_gib = p->kv_non_torch_tp_gib,
+		.cuda_graph_gib = p->kv_cuda_graph_gib,
+	};
 }
 
 int64_t mem_weights_bytes(const struct cat_model *m, const struct cat_weight_format *f)
@@ -111,21 +128,29 @@ int64_t mem_kv_context_bytes_per_token(const struct cat_model *m, const struct c
 			     (double)(g.full_groups * g.group_layers));
 }
 
-static int64_t activation_split(const struct cat_model *m, int64_t tokens, int tp)
+/* The profiling forward pass and sampling step (see the top of the file). */
+static void activation_split(const struct cat_model *m, int64_t tokens, int tp,
+			     const struct mem_engine *e, int64_t *forward, int64_t *sampler)
 {
 	int64_t ffn = m->experts ? m->expert_intermediate_size * m->experts_per_token
 				 : m->intermediate_size;
 	if (m->intermediate_size > ffn)
 		ffn = m->intermediate_size;
-	int64_t per_token = 2 * (4 * ffn + (m->heads + 2 * m->kv_heads) * m->head_dim +
-				 2 * m->hidden_size);
-	return (int64_t)ceil((double)tokens * (double)per_token / tp) +
-	       (int64_t)MEM_PROFILE_SEQS * m->vocab_size * 4;
+	double per_token = 2.0 * (3.0 * (double)ffn / tp + 3.0 * (double)m->hidden_size);
+	*forward = (int64_t)ceil((double)tokens * per_token);
+	double seqs = (double)(e->sampler_seqs > 0 ? e->sampler_seqs : MEM_PROFILE_SEQS);
+	double bpl = e->sampler_bytes_per_logit > 0 ? e->sampler_bytes_per_logit
+						    : MEM_SAMPLER_FP32_BYTES_PER_LOGIT;
+	*sampler = (int64_t)ceil(seqs * (double)m->vocab_size * bpl +
+				 (double)tokens * (double)m->hidden_size * 2.0);
 }
 
 int64_t mem_activation_bytes(const struct cat_model *m, int64_t tokens)
 {
-	return activation_split(m, tokens, 1);
+	struct mem_engine e = { 0 };
+	int64_t f, s;
+	activation_split(m, tokens, 1, &e, &f, &s);
+	return f > s ? f : s;
 }
 
 /* Memory as the driver or datasheet states it, before any usable fraction. */
@@ -151,7 +176,7 @@ struct pieces {
 	double fixed_weights;       /* per GPU without routed experts */
 	double expert_weights;      /* per GPU if every routed expert is resident */
 	int64_t expert_total;       /* whole model */
-	int64_t reserve_runtime, activation;
+	int64_t non_torch, cuda_graph, forward, sampler;
 	int64_t kv_per_token, kv_gpu_per_token;
 	int64_t window_gpu_per_seq, state_gpu_per_seq;
 	struct mem_kv_groups groups;
@@ -179,6 +204,16 @@ static int pieces_of(struct pieces *pc, const struct catalog *cat, const struct 
 	if (!(o->device_memory_gb >= 0 && o->device_memory_gb < 1e7))
 		return diag_set(d, DIAG_EINPUT, "device memory %g GB is out of range",
 				o->device_memory_gb);
+	const struct mem_engine *me = &o->engine;
+	if (me->sampler_seqs < 0 || me->sampler_seqs > (1 << 24) ||
+	    !(me->sampler_bytes_per_logit >= 0 && me->sampler_bytes_per_logit <= 1024) ||
+	    !(me->non_torch_gib <= 1e4) || !(me->non_torch_tp_gib >= 0 && me->non_torch_tp_gib <= 1e4) ||
+	    !(me->cuda_graph_gib >= 0 && me->cuda_graph_gib <= 1e4))
+		return diag_set(d, DIAG_EINPUT, "engine start-up profile out of range (sampler %lld "
+				"sequences at %g bytes a logit, %g + %g GiB outside PyTorch, %g GiB of "
+				"CUDA graphs)", (long long)me->sampler_seqs,
+				me->sampler_bytes_per_logit, me->non_torch_gib, me->non_torch_tp_gib,
+				me->cuda_graph_gib);
 	struct cat_selection sel;
 	int rc = catalog_select(cat, &sel, o->hardware, o->model, o->weight_format, o->kv_dtype, d);
 	if (rc)
@@ -220,8 +255,13 @@ static int pieces_of(struct pieces *pc, const struct catalog *cat, const struct 
 		pc->fixed_weights = (blocks / pp + fmax(embed, head)) / tp;
 	pc->expert_weights = (double)pc->expert_total / pp / tp;
 	pc->weights_total = mem_weights_bytes(m, wf);
-	pc->reserve_runtime = (int64_t)ceil(hw->family->runtime_reserve_gib * GIB);
-	pc->activation = activation_split(m, o->max_num_batched_tokens, o->tp);
+	const struct mem_engine *en = &o->engine;
+	double non_torch = en->non_torch_gib > 0 ? en->non_torch_gib : hw->family->runtime_reserve_gib;
+	if (o->tp * o->pp > 1)
+		non_torch += en->non_torch_tp_gib;
+	pc->non_torch = (int64_t)ceil(non_torch * GIB);
+	pc->cuda_graph = (int64_t)ceil(en->cuda_graph_gib * GIB);
+	activation_split(m, o->max_num_batched_tokens, o->tp, en, &pc->forward, &pc->sampler);
 	struct cat_model mha = *m;
 	const struct cat_model *km = m;
 	if (o->mla_expanded && m->attention == CAT_ATTN_MLA) {
@@ -283,9 +323,13 @@ int mem_plan_opts(struct mem_plan *out, const struct catalog *cat, const struct 
 	out->host_ram_needed_bytes = out->host_expert_bytes > 0
 					     ? out->host_expert_bytes + (int64_t)(MEM_HOST_RESERVE_GB * GB)
 					     : 0;
-	out->runtime_reserve_bytes = pc.reserve_runtime;
-	out->activation_bytes = pc.activation;
-	out->reserve_bytes = pc.reserve_runtime + pc.activation;
+	out->non_torch_bytes = pc.non_torch;
+	out->cuda_graph_bytes = pc.cuda_graph;
+	out->runtime_reserve_bytes = pc.non_torch + pc.cuda_graph;
+	out->forward_bytes = pc.forward;
+	out->sampler_bytes = pc.sampler;
+	out->activation_bytes = pc.forward > pc.sampler ? pc.forward : pc.sampler;
+	out->reserve_bytes = out->runtime_reserve_bytes + out->activation_bytes;
 	out->kv_bytes_per_token = pc.kv_per_token;
 	out->kv_gpu_bytes_per_token = pc.kv_gpu_per_token;
 	out->spec_weights_bytes = pc.spec_weights;
@@ -352,7 +396,8 @@ double mem_max_gpu_expert_fraction(const struct catalog *cat, const struct mem_o
 	diag_init(&d);
 	if (pieces_of(&pc, cat, o, &d) != 0)
 		return -1;
-	double room = (double)pc.budget - (double)pc.reserve_runtime - (double)pc.activation -
+	double act = (double)(pc.forward > pc.sampler ? pc.forward : pc.sampler);
+	double room = (double)pc.budget - (double)pc.non_torch - (double)pc.cuda_graph - act -
 		      (double)kv_tokens * (double)pc.kv_gpu_per_token - ceil(pc.fixed_weights) - 1;
 	if (room < 0)
 		return -1;

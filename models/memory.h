@@ -4,11 +4,17 @@
  * and pipeline parallelism, with mixture-of-experts weights optionally kept
  * in host RAM.
  *
- * The plan follows how vLLM sizes its KV cache at start-up: each GPU may use
- * its memory x gpu_memory_utilization; from that it subtracts its share of
- * the weights, the memory outside PyTorch (CUDA context, library
- * workspaces) and the activation peak of a profiling step of
- * max_num_batched_tokens tokens; the rest is KV cache.  Under tensor
+ * The plan follows how vLLM sizes its KV cache at start-up
+ * (vllm/v1/worker/gpu_worker.py, determine_available_memory): each GPU may
+ * use the memory the driver reports x gpu_memory_utilization; from that it
+ * subtracts its share of the weights, the memory outside PyTorch's
+ * allocator (cuBLAS and NCCL workspaces; not the CUDA context, which is
+ * already in use before the profile's baseline), the activation peak of its
+ * profiling step -- a forward pass of max_num_batched_tokens tokens, then a
+ * dummy sampling step over max_num_seqs rows of logits -- and, from v0.21,
+ * an estimate of the CUDA graphs' memory; the rest is KV cache.  How the
+ * engine profiles (struct mem_engine) comes from its profile in
+ * models/catalog/engines.json; without one, engine-neutral defaults.  Under tensor
  * parallelism every matrix is split over the tp GPUs of a stage (and the KV
  * heads with it, replicated when there are fewer KV heads than GPUs; an MLA
  * latent is kept whole on every GPU); under pipeline parallelism the layers
@@ -29,9 +35,41 @@
 #include "models/catalog.h"
 #include "models/spec.h"
 
-/* Sequences vLLM's profiling step samples logits for (its default
- * max_num_seqs); the logits buffer is part of the activation peak. */
+/* Sequences the profiling step samples logits for when the engine says
+ * nothing else (vLLM's default max_num_seqs below 70 GiB). */
 #define MEM_PROFILE_SEQS 256
+
+/* Bytes live per logit at the peak of the profiling step's dummy sampling
+ * of max_num_seqs rows x vocabulary (vllm/v1/worker/gpu_model_runner.py,
+ * _dummy_sampler_run, with top_p 0.9 and top_k vocab - 1):
+ *   SORT, PyTorch's top-k/top-p (vllm/v1/sample/ops/topk_topp_sampler.py,
+ *   apply_top_k_top_p): the model's 16-bit logits (2), their FP32 copy (4),
+ *   sort's FP32 values (4) and int64 indices (8), the int64 index input it
+ *   sorts with them (8), and the radix sort's double buffers for both (4 +
+ *   8): 38 bytes.  vLLM 0.11.0 on H100 logs 4.76 GiB of activation peak for
+ *   Llama-3.1-8B, 5.56 for Qwen3-0.6B, 5.64 for Qwen3-32B and 7.38 for
+ *   gpt-oss-20b at 1024 sequences (llm-d/llm-d-benchmark,
+ *   config_explorer/empirical-vllm-memory-results.md at 4f4d449): 38 bytes x
+ *   1024 x vocabulary plus the hidden states gives 4.71, 5.52, 5.60, 7.33.
+ *   FLASHINFER, FlashInfer's top_k_top_p_sampling_from_logits: the 16-bit
+ *   logits, their FP32 copy and FP32 probabilities: 10 bytes.
+ *   FP32, an engine-neutral logits buffer (engines without a profile). */
+#define MEM_SAMPLER_SORT_BYTES_PER_LOGIT 38.0
+#define MEM_SAMPLER_FLASHINFER_BYTES_PER_LOGIT 10.0
+#define MEM_SAMPLER_FP32_BYTES_PER_LOGIT 4.0
+
+/* How an engine sizes its KV cache at start-up (struct engine_params'
+ * kv_* figures; mem_engine_of fills it). */
+struct mem_engine {
+	int64_t sampler_seqs;          /* rows the dummy sampling step takes (its
+					  max_num_seqs); 0: MEM_PROFILE_SEQS */
+	double sampler_bytes_per_logit;/* 0: MEM_SAMPLER_FP32_BYTES_PER_LOGIT */
+	double non_torch_gib;          /* memory outside PyTorch per GPU; <= 0:
+					  the hardware family's runtime_reserve_gib */
+	double non_torch_tp_gib;       /* more per GPU when tp x pp > 1 */
+	double cuda_graph_gib;         /* CUDA-graph memory charged before the KV
+					  cache is sized; 0: none */
+};
 
 /* Host RAM kept free for the operating system and the engine's own buffers
  * when experts are offloaded, in GB. */
@@ -57,10 +95,19 @@ struct mem_opts {
 	const struct spec_opts *spec;  /* speculative decoding: the drafter's
 					  weights and KV are counted too
 					  (models/spec.h); NULL: none */
+	struct mem_engine engine;      /* how the engine profiles (zero: the
+					  engine-neutral defaults) */
 };
 
-/* tp = pp = 1, utilisation 0.9, 8192 batched tokens, experts all on GPU. */
+/* tp = pp = 1, utilisation 0.9, 8192 batched tokens, experts all on GPU,
+ * the engine-neutral profile. */
 void mem_opts_init(struct mem_opts *o);
+
+struct engine_params; /* models/engine.h */
+
+/* The start-up profile of an engine with parameters p (after family
+ * overrides) that samples max_num_seqs rows. */
+void mem_engine_of(struct mem_engine *out, const struct engine_params *p, int64_t max_num_seqs);
 
 /* How vLLM's hybrid KV-cache manager lays out a model's attention layers
  * (vllm/v1/core/kv_cache_utils.py, _get_kv_cache_groups_uniform_page_size
@@ -98,8 +145,15 @@ struct mem_plan {
 	int64_t expert_bytes;          /* routed experts, whole model */
 	int64_t host_expert_bytes;     /* of which kept in host RAM */
 	int64_t host_ram_needed_bytes; /* host_expert_bytes + MEM_HOST_RESERVE_GB */
-	int64_t runtime_reserve_bytes; /* CUDA context, workspaces (family) */
-	int64_t activation_bytes;      /* per GPU, peak of a max_num_batched_tokens step */
+	int64_t non_torch_bytes;       /* outside PyTorch's allocator, per GPU */
+	int64_t cuda_graph_bytes;      /* CUDA graphs charged before the KV cache */
+	int64_t runtime_reserve_bytes; /* non_torch + cuda_graph */
+	int64_t forward_bytes;         /* activation peak of the profiling forward
+					  pass of max_num_batched_tokens tokens */
+	int64_t sampler_bytes;         /* peak of its dummy sampling step (logits
+					  of max_num_seqs rows, and the hidden
+					  states still held) */
+	int64_t activation_bytes;      /* per GPU: max(forward, sampler) */
 	int64_t reserve_bytes;         /* runtime + activation */
 	int64_t kv_bytes;              /* per GPU: budget - weights - reserve */
 	int64_t kv_bytes_per_token;    /* whole model, per token of context: the
@@ -155,7 +209,8 @@ int64_t mem_kv_context_bytes_per_token(const struct cat_model *m, const struct c
  * step reads and writes, not what the cache holds. */
 int64_t mem_kv_bytes_per_token(const struct cat_model *m, const struct cat_kv_dtype *k);
 
-/* Activation peak of one step of `tokens` tokens on one GPU (see the .c). */
+/* Activation peak of one profiling step of `tokens` tokens on one GPU under
+ * the engine-neutral profile (see the .c). */
 int64_t mem_activation_bytes(const struct cat_model *m, int64_t tokens);
 
 /* Memory one device offers, in bytes: what the driver reports, else the

@@ -198,6 +198,7 @@ static void mem_opts_of(const struct scenario *sc, const struct engine_config *c
 	mo->max_num_batched_tokens = cfg->max_num_batched_tokens;
 	mo->gpu_expert_fraction = sc->offload_gpu_expert_fraction;
 	mo->mla_expanded = pm->mla_expanded;
+	mem_engine_of(&mo->engine, &pm->engine, cfg->max_num_seqs);
 }
 
 /* The whole model's weight bytes in sc's format, as one replica loads them

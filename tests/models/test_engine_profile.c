@@ -189,6 +189,24 @@ static void test_engine_errors(void **state)
 	assert_true(t.engines[0].p.expert_kernel_empty_us == 0.5);
 	assert_true(engine_runs_mla(&t.engines[0], "FP8"));
 	assert_false(engine_runs_mla(&t.engines[0], "int4-awq"));
+	/* the start-up memory profile: absent, 0 (the memory model's defaults) */
+	assert_true(t.engines[0].p.kv_sampler_bytes_per_logit == 0 &&
+		    t.engines[0].p.kv_non_torch_gib == 0 && t.engines[0].p.kv_cuda_graph_gib == 0);
+	const char *kv = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": \"X\", "
+			 ENGINE_BODY(FIG(1, "fraction")) ", \"kv_sampler_bytes_per_logit\": "
+			 FIG(38, "bytes per logit") ", \"kv_non_torch_gib\": " FIG(0.13, "GiB")
+			 ", \"kv_non_torch_tp_gib\": " FIG(0.42, "GiB") ", \"kv_cuda_graph_gib\": "
+			 FIG(0.6, "GiB") "}]}";
+	assert_int_equal(parse(&t, kv, &d), 0);
+	engine_resolve(&t.engines[0], "nvidia-ampere", &fp);
+	assert_true(fp.kv_sampler_bytes_per_logit == 38 && fp.kv_non_torch_gib == 0.13 &&
+		    fp.kv_non_torch_tp_gib == 0.42 && fp.kv_cuda_graph_gib == 0.6);
+	const char *bad_kv = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": "
+			     "\"X\", " ENGINE_BODY(FIG(1, "fraction")) ", \"kv_sampler_bytes_per_logit\": "
+			     FIG(38, "bytes") "}]}";
+	assert_int_equal(parse(&t, bad_kv, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "engines.json: engines[0].kv_sampler_bytes_per_logit.unit: "
+				   "expected \"bytes per logit\"");
 	const char *bad_graph = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": "
 				"\"X\", " ENGINE_BODY(FIG(1, "fraction")) ", \"graph_max_seqs\": "
 				FIG(0.5, "sequences") "}]}";

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "models/catalog.h"
+#include "models/engine.h"
 #include "models/memory.h"
 
 static int setup(void **state)
@@ -79,9 +80,27 @@ static void test_plan_llama8b_h100(void **state)
 	 * shapes) with a larger non-PyTorch reserve (pull request 10511) */
 	assert_true(p.kv_bytes > 50e9 && p.kv_bytes < 60e9);
 	assert_true(p.kv_capacity_tokens > 430000 && p.kv_capacity_tokens < 460000);
-	/* activation peak of an 8192-token step: vLLM logs 1.26 GiB */
-	double act_gib = p.activation_bytes / 1073741824.0;
-	assert_true(act_gib > 1.1 && act_gib < 1.35);
+	/* the engine-neutral profile: the forward pass sets the peak */
+	assert_int_equal(p.activation_bytes, p.forward_bytes);
+	assert_int_equal(p.forward_bytes, 8192LL * 2 * (3 * 14336 + 3 * 4096));
+	assert_int_equal(p.sampler_bytes, 256LL * 128256 * 4 + 8192LL * 4096 * 2);
+
+	/* as that vLLM profiled it: 256 sequences through the PyTorch sort,
+	 * 1.79 GiB outside PyTorch.  It logs an activation peak of 1.26 GiB
+	 * and 53.29 GiB of KV. */
+	struct mem_opts o;
+	mem_opts_init(&o);
+	o.hardware = "H100";
+	o.model = "llama-3.1-8b";
+	o.engine = (struct mem_engine){ .sampler_seqs = 256,
+					.sampler_bytes_per_logit = MEM_SAMPLER_SORT_BYTES_PER_LOGIT,
+					.non_torch_gib = 1.79 };
+	struct mem_plan v;
+	assert_int_equal(mem_plan_opts(&v, cat, &o, &d), 0);
+	double act_gib = v.activation_bytes / 1073741824.0;
+	assert_true(act_gib > 1.2 && act_gib < 1.26);
+	assert_int_equal(v.activation_bytes, v.sampler_bytes);
+	assert_true(fabs(v.kv_bytes / 1073741824.0 - 53.29) < 0.1);
 
 	/* FP8 KV doubles the tokens; a bigger profiling step leaves fewer */
 	struct mem_plan q;
@@ -103,12 +122,16 @@ static void test_plan_datasheet_memory(void **state)
 	struct mem_plan p;
 	struct diag d;
 	diag_init(&d);
-	/* no driver-reported figure for L40S: the datasheet's 48 GB */
-	assert_int_equal(mem_plan(&p, cat, "l40s", "qwen2.5-7b", "int4-awq", "fp8", 1, 0.9, 2048,
+	/* no driver-reported figure for L40: the datasheet's 48 GB */
+	assert_int_equal(mem_plan(&p, cat, "l40", "qwen2.5-7b", "int4-awq", "fp8", 1, 0.9, 2048,
 				  &d), 0);
 	assert_int_equal(p.device_bytes, 48000000000LL);
 	assert_int_equal(p.budget_bytes, 43200000000LL);
 	assert_true(p.kv_capacity_tokens > 0);
+	/* the L40S's driver reports 44.53 GiB (ECC takes 1/16 of the 48 GB) */
+	assert_int_equal(mem_plan(&p, cat, "l40s", "qwen2.5-7b", "int4-awq", "fp8", 1, 0.9, 2048,
+				  &d), 0);
+	assert_int_equal(p.device_bytes, (int64_t)(44.53 * 1073741824.0));
 	/* Llama-3.1-70B in AWQ fits one H200 */
 	assert_int_equal(mem_plan(&p, cat, "h200", "llama-3.1-70b", "int4-awq", NULL, 1, 0.9, 8192,
 				  &d), 0);
@@ -125,7 +148,7 @@ static void test_plan_errors(void **state)
 	assert_int_equal(mem_plan(&p, cat, "h100-sxm", "llama-3.1-70b", "bf16", NULL, 1, 0.9, 8192,
 				  &d), DIAG_EINPUT);
 	assert_non_null(strstr(d.msg, "llama-3.1-70b in bf16 needs 141.1 GB per GPU for its "
-				      "weights (1 GPU), but h100-sxm has 73.0 GB available"));
+				      "weights (1 GPU), but h100-sxm has 73.7 GB available"));
 	assert_int_equal(p.weights_bytes, 141107412992LL);
 
 	diag_init(&d);
@@ -154,6 +177,98 @@ static void test_plan_errors(void **state)
 	assert_int_equal(mem_plan(&p, cat, "tpu-v9", "llama-3.1-8b", NULL, NULL, 1, 0.9, 8, &d),
 			 DIAG_EINPUT);
 	assert_non_null(strstr(d.msg, "unknown hardware 'tpu-v9'"));
+}
+
+/* The two phases of the profiling step: the forward pass's MLP is split by
+ * tensor parallelism, the hidden-wide buffers and the sampler are not. */
+static void test_activation_phases(void **state)
+{
+	const struct catalog *cat = *state;
+	struct mem_opts o;
+	mem_opts_init(&o);
+	o.hardware = "h100-sxm";
+	o.model = "llama-3.1-70b";
+	o.weight_format = "fp8";
+	o.max_num_batched_tokens = 2048;
+	o.engine.sampler_seqs = 1024;
+	o.engine.sampler_bytes_per_logit = MEM_SAMPLER_SORT_BYTES_PER_LOGIT;
+	struct mem_plan p;
+	struct diag d;
+	diag_init(&d);
+	for (int tp = 2; tp <= 8; tp *= 2) {
+		o.tp = tp;
+		assert_int_equal(mem_plan_opts(&p, cat, &o, &d), 0);
+		assert_int_equal(p.forward_bytes, 2048LL * 2 * (3 * 28672 / tp + 3 * 8192));
+		assert_int_equal(p.sampler_bytes,
+				 (int64_t)ceil(1024.0 * 128256 * 38 + 2048.0 * 8192 * 2));
+		assert_int_equal(p.activation_bytes, p.sampler_bytes);
+	}
+	/* FlashInfer's sampler holds 10 bytes a logit: the forward pass of a
+	 * large step is then the peak */
+	o.tp = 1;
+	o.model = "llama-3.1-8b";
+	o.max_num_batched_tokens = 16384;
+	o.engine.sampler_seqs = 256;
+	o.engine.sampler_bytes_per_logit = MEM_SAMPLER_FLASHINFER_BYTES_PER_LOGIT;
+	assert_int_equal(mem_plan_opts(&p, cat, &o, &d), 0);
+	assert_true(p.forward_bytes > p.sampler_bytes);
+	assert_int_equal(p.activation_bytes, p.forward_bytes);
+}
+
+/* The engine's start-up profile from engines.json: memory outside PyTorch,
+ * more of it across GPUs, and CUDA graphs where the release charges them. */
+static void test_engine_profile_reserve(void **state)
+{
+	const struct catalog *cat = *state;
+	struct engine_table *et = malloc(sizeof(*et));
+	assert_non_null(et);
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(engine_table_load(et, NULL, &d), 0);
+	struct engine_params v1, v2025, v0, llama;
+	engine_resolve(engine_find(et, "vllm"), "nvidia-ada", &v1);
+	engine_resolve(engine_find(et, "vllm-2025"), "nvidia-ada", &v2025);
+	engine_resolve(engine_find(et, "vllm-v0"), "nvidia-ada", &v0);
+	engine_resolve(engine_find(et, "llama.cpp"), "nvidia-ada", &llama);
+	/* the sampler paths the profiles stand for */
+	assert_true(v1.kv_sampler_bytes_per_logit == MEM_SAMPLER_FLASHINFER_BYTES_PER_LOGIT);
+	assert_true(v2025.kv_sampler_bytes_per_logit == MEM_SAMPLER_SORT_BYTES_PER_LOGIT);
+	assert_true(v0.kv_sampler_bytes_per_logit == MEM_SAMPLER_SORT_BYTES_PER_LOGIT);
+	assert_true(v2025.kv_cuda_graph_gib == 0 && v0.kv_cuda_graph_gib == 0);
+	assert_true(v1.kv_cuda_graph_gib > 0);
+
+	struct mem_opts o;
+	mem_opts_init(&o);
+	o.hardware = "rtx-4090";
+	o.model = "qwen3-8b";
+	struct mem_plan p, q;
+	mem_engine_of(&o.engine, &v1, 256);
+	assert_int_equal(mem_plan_opts(&p, cat, &o, &d), 0);
+	assert_int_equal(p.non_torch_bytes, (int64_t)ceil(v1.kv_non_torch_gib * 1073741824.0));
+	assert_int_equal(p.cuda_graph_bytes, (int64_t)ceil(v1.kv_cuda_graph_gib * 1073741824.0));
+	assert_int_equal(p.runtime_reserve_bytes, p.non_torch_bytes + p.cuda_graph_bytes);
+	/* Qwen3-8B in BF16 on one RTX 4090 at 0.9 and 8192 batched tokens:
+	 * about 4.7 GiB of KV, 30,000 to 37,000 tokens (issue 34) */
+	assert_true(p.kv_capacity_tokens > 30000 && p.kv_capacity_tokens < 37000);
+	/* across two GPUs each pays the communicators' buffers too */
+	o.tp = 2;
+	assert_int_equal(mem_plan_opts(&q, cat, &o, &d), 0);
+	assert_int_equal(q.non_torch_bytes,
+			 (int64_t)ceil((v1.kv_non_torch_gib + v1.kv_non_torch_tp_gib) * 1073741824.0));
+	/* an engine without a start-up profile keeps the family's reserve and
+	 * an FP32 logits buffer */
+	o.tp = 1;
+	mem_engine_of(&o.engine, &llama, 256);
+	assert_int_equal(mem_plan_opts(&q, cat, &o, &d), 0);
+	assert_int_equal(q.non_torch_bytes, (int64_t)ceil(1.0 * 1073741824.0));
+	assert_int_equal(q.cuda_graph_bytes, 0);
+	assert_int_equal(q.sampler_bytes, (int64_t)ceil(256.0 * 151936 * 4 + 8192.0 * 4096 * 2));
+	/* a profile out of range is an input error */
+	o.engine.cuda_graph_gib = -1;
+	diag_init(&d);
+	assert_int_equal(mem_plan_opts(&q, cat, &o, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "engine start-up profile out of range"));
+	free(et);
 }
 
 static void test_unified_memory_device(void **state)
@@ -377,6 +492,8 @@ int main(void)
 		cmocka_unit_test(test_plan_llama8b_h100),
 		cmocka_unit_test(test_plan_datasheet_memory),
 		cmocka_unit_test(test_plan_errors),
+		cmocka_unit_test(test_activation_phases),
+		cmocka_unit_test(test_engine_profile_reserve),
 		cmocka_unit_test(test_unified_memory_device),
 		cmocka_unit_test(test_plan_tp_pp),
 		cmocka_unit_test(test_plan_unified),
