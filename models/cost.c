@@ -347,6 +347,7 @@ int cost_purchase_eval(const struct cost_purchase *p, const struct cost_usage *u
 	    (rc = check_fig(&p->pue, "purchase.pue", 1, 10, d)) ||
 	    (rc = check_fig(&p->electricity_usd_kwh, "purchase.electricity_usd_kwh", 0, 100, d)) ||
 	    (rc = check_fig(&p->hosting_usd_month, "purchase.hosting_usd_month", 0, 1e9, d)) ||
+	    (rc = check_fig(&p->host_share_usd, "purchase.host_share_usd", 0, 1e10, d)) ||
 	    (rc = check_fig(&p->operator_usd_month, "purchase.operator_usd_month", 0, 1e9, d)))
 		return rc;
 	if (p->gpus_per_system.value != floor(p->gpus_per_system.value))
@@ -372,6 +373,8 @@ int cost_purchase_eval(const struct cost_purchase *p, const struct cost_usage *u
 		 (long long)u->replicas, (long long)u->gpus_per_replica, p->gpus_per_system.value);
 	assume(r, "systems", systems, "systems", src);
 	assume_fig(r, "system_price", &p->system_usd, "USD per system");
+	if (p->host_share_usd.value > 0)
+		assume_fig(r, "host_share", &p->host_share_usd, "USD per GPU (in the price)");
 	assume_fig(r, "amortisation", &p->amortisation_months, "months");
 	assume_fig(r, "resale", &p->resale_fraction, "share of price");
 	assume_fig(r, "busy_power", &p->busy_w, "W per GPU");
@@ -384,6 +387,8 @@ int cost_purchase_eval(const struct cost_purchase *p, const struct cost_usage *u
 	assume_fig(r, "pue", &p->pue, "ratio");
 	assume_fig(r, "electricity", &p->electricity_usd_kwh, "USD per kWh");
 	assume_fig(r, "hosting", &p->hosting_usd_month, "USD per system-month");
+	if (p->not_priced[0])
+		assume(r, "not_priced", 0, "warning", p->not_priced);
 	assume_fig(r, "operator", &p->operator_usd_month, "USD per month");
 	common_end(u, r);
 	return 0;
@@ -681,6 +686,54 @@ static int operator_default(const struct prices *pr, struct cost_fig *f, struct 
 	return default_row(pr, PRICE_OPERATOR_MONTH, COST_DEFAULT_OPERATOR, f, d);
 }
 
+/* What a purchase of that scope leaves out (p->not_priced); host: a bare
+ * GPU's host is in the price. */
+static void not_priced(struct cost_purchase *p, enum price_scope scope, bool host)
+{
+	static const char how[] = "no sourced default: add them to the price (--prices) or per "
+				  "system-month with cost.hosting_usd_month; docs/cost.md";
+	switch (scope) {
+	case PRICE_SCOPE_COMPLETE:
+		snprintf(p->not_priced, sizeof(p->not_priced), "not priced: a maintenance contract "
+			 "(a complete box runs as bought, with no network or installation; %s)", how);
+		break;
+	case PRICE_SCOPE_SERVER:
+		snprintf(p->not_priced, sizeof(p->not_priced), "not priced: network, installation "
+			 "and a maintenance contract (%s)", how);
+		break;
+	case PRICE_SCOPE_GPUS:
+		snprintf(p->not_priced, sizeof(p->not_priced), "not priced: %snetwork, "
+			 "installation and a maintenance contract (%s)",
+			 host ? "" : "the host (chassis, CPUs, memory: GPUs only), ", how);
+		break;
+	default:
+		snprintf(p->not_priced, sizeof(p->not_priced), "not priced, perhaps: the price "
+			 "does not say what it includes (no scope): the host, network, installation "
+			 "and a maintenance contract may be missing (%s)", how);
+		break;
+	}
+}
+
+/* The host share of GPU row row into p (0 when it names no host);
+ * returns whether it names one. */
+static bool host_share(struct cost_purchase *p, const struct prices *pr,
+		       const struct price_row *row)
+{
+	double share;
+	const struct price_row *g;
+	const struct price_row *h = prices_host_of(pr, row, &share, &g);
+	if (!h) {
+		cost_fig_set(&p->host_share_usd, 0, "prices.json %s: no host named", row->id);
+		return false;
+	}
+	cost_fig_set(&p->host_share_usd, share, "prices.json %s, host of %s: (USD %.10g - %lld x "
+		     "%s USD %.10g) / %lld GPUs: %s, %s (%s)", h->id, row->id, h->usd,
+		     (long long)h->gpus, g->id, g->usd, (long long)h->gpus, h->item, h->date,
+		     h->source);
+	cost_date_of(h->date, p->host_share_usd.date);
+	return true;
+}
+
 int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 			      const struct cat_hardware *hw, struct diag *d)
 {
@@ -689,9 +742,12 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 	const struct price_row *row = prices_median_for_hardware(pr, PRICE_PURCHASE, hw->id);
 	double count = (double)(hw->device_count > 0 ? hw->device_count : 1);
 	if (row) {
-		fig_row(&p->system_usd, row->usd, row, "");
+		bool host = host_share(p, pr, row);
+		fig_row(&p->system_usd, row->usd + p->host_share_usd.value, row,
+			host ? " + its host's share per GPU (host_share)" : "");
 		cost_fig_set(&p->gpus_per_system, (double)row->gpus, "prices.json %s: gpus",
 			     row->id);
+		not_priced(p, row->scope, host);
 	} else if (hw->price.currency != CAT_CUR_NONE &&
 		   prices_usd(pr, cat_currency_name(hw->price.currency), hw->price.amount) > 0) {
 		const char *cur = cat_currency_name(hw->price.currency);
@@ -701,11 +757,25 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 			     hw->price.source);
 		cost_date_of(hw->price.date, p->system_usd.date);
 		cost_fig_set(&p->gpus_per_system, count, "hardware.json %s: %g GPUs", hw->id, count);
+		cost_fig_set(&p->host_share_usd, 0, "hardware.json %s: the entry's own price",
+			     hw->id);
+		/* a system entry is a box as sold (a server without its network);
+		 * a bare device with a price runs as bought only when its memory
+		 * is the machine's (Apple, GB10, Ryzen AI Max) */
+		enum price_scope scope = hw->system_kind ? (strcmp(hw->system_kind, "server") == 0
+								    ? PRICE_SCOPE_SERVER
+								    : PRICE_SCOPE_COMPLETE)
+				       : hw->unified_memory ? PRICE_SCOPE_COMPLETE
+							    : PRICE_SCOPE_GPUS;
+		not_priced(p, scope, false);
 	} else if (dev != hw && (row = prices_median_for_hardware(pr, PRICE_PURCHASE, dev->id))) {
-		fig_row(&p->system_usd, row->usd * count, row, " x GPUs (GPUs only: chassis, CPUs "
-			"and network not priced)");
+		bool host = host_share(p, pr, row);
+		fig_row(&p->system_usd, (row->usd + p->host_share_usd.value) * count, row,
+			host ? " x GPUs, each with its host's share (host_share)"
+			     : " x GPUs (GPUs only: chassis, CPUs and network not priced)");
 		cost_fig_set(&p->gpus_per_system, count * (double)row->gpus,
 			     "hardware.json %s: %g x %s", hw->id, count, dev->id);
+		not_priced(p, row->scope, host);
 	} else {
 		return COST_NO_PRICE;
 	}

@@ -53,7 +53,7 @@ struct price_row;
 #define COST_UNIT_MAX 32
 #define COST_SOURCE_MAX 320
 #define COST_DATE_MAX 16
-#define COST_MAX_ASSUMPTIONS 24
+#define COST_MAX_ASSUMPTIONS 28
 #define COST_MAX_PARTS 8
 
 enum cost_option {
@@ -159,7 +159,16 @@ void cost_task_default(struct cost_task *t);
 
 struct cost_purchase {
 	char label[COST_LABEL_MAX];
-	struct cost_fig system_usd;          /* price of one server/unit */
+	struct cost_fig system_usd;          /* price of one server/unit, the
+						host share included */
+	struct cost_fig host_share_usd;      /* per GPU, included in system_usd
+						(a bare GPU's part of its host;
+						0: none) */
+	char not_priced[COST_SOURCE_MAX];    /* what the price leaves out
+						(network, installation, a
+						maintenance contract, a host):
+						said as the assumption
+						"not_priced"; "" = nothing */
 	struct cost_fig gpus_per_system;
 	struct cost_fig amortisation_months;
 	struct cost_fig resale_fraction;     /* of system_usd, at the end */
@@ -313,8 +322,13 @@ int cost_watts(const struct cat_hardware *hw, struct cost_fig *busy_w, struct co
 
 /* Purchase of hw: its purchase row (the median of several), else the
  * price hardware.json gives the entry (complete systems from the field
- * notes), else its accelerator's row times the GPU count (GPUs only, said
- * so in the source);
+ * notes), else its accelerator's row times the GPU count.  A row of scope
+ * gpus that names a host adds the host's share per GPU (prices_host_of:
+ * an SXM module its part of an 8-GPU server, a card its workstation); what
+ * the price still leaves out is said in p->not_priced: network,
+ * installation and a maintenance contract for a server or bare GPUs, a
+ * maintenance contract for a complete box, the host for bare GPUs that
+ * name none, everything for a row of unstated scope.
  * watts by cost_watts; PUE, electricity and operator time from the default
  * rows; amortisation 36 months, resale 0, hosting 0 (docs/cost.md).
  * COST_NO_PRICE when none of these exists. */

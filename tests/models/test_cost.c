@@ -488,9 +488,9 @@ static void test_dedicated_by_hand(void **state)
 	prices_free(pr);
 }
 
-/* Parameters from the catalogues: the 8xH100 system is priced as eight
- * street H100s (the higher middle of $23,500 used and $30,000 street),
- * watts from the TDP, defaults from the named rows. */
+/* Parameters from the catalogues: the 8xH100 system is priced as the
+ * complete HGX H100 server of its own row ($300,000), watts from the TDP,
+ * defaults from the named rows. */
 static void test_from_catalogues(void **state)
 {
 	(void)state;
@@ -503,9 +503,11 @@ static void test_from_catalogues(void **state)
 	struct cost_purchase p;
 	assert_int_equal(cost_purchase_from_prices(&p, pr, catalog_hardware(cat, "hgx-h100-8"), &d),
 			 0);
-	NEAR(p.system_usd.value, 240000);
+	NEAR(p.system_usd.value, 300000);
 	NEAR(p.gpus_per_system.value, 8);
-	assert_non_null(strstr(p.system_usd.source, "GPUs only"));
+	assert_non_null(strstr(p.system_usd.source, "hgx-h100-8-itct"));
+	NEAR(p.host_share_usd.value, 0); /* a server row: its host is in its price */
+	assert_non_null(strstr(p.not_priced, "network, installation and a maintenance contract"));
 	NEAR(p.busy_w.value, 700);
 	NEAR(p.idle_w.value, 700 * COST_IDLE_TDP_FRACTION);
 	assert_non_null(strstr(p.busy_w.source, "TDP"));
@@ -560,12 +562,99 @@ static void test_from_catalogues(void **state)
 						   &d), 0);
 	NEAR(p.system_usd.value, 16000 * 1.068); /* EUR at the price file's rate */
 	NEAR(p.gpus_per_system.value, 1);
-	assert_non_null(strstr(p.system_usd.source, "EUR 16000 converted"));
+	assert_non_null(strstr(p.system_usd.source, "EUR 16000 per unit converted"));
+	assert_non_null(strstr(p.system_usd.source, "ws-rtx-pro-6000-field-notes"));
 	assert_int_equal(cost_purchase_from_prices(&p, pr, catalog_hardware(cat, "ws-2x-rtx-5090"),
 						   &d), 0);
 	NEAR(p.gpus_per_system.value, 2);
 	assert_int_equal(cost_purchase_from_prices(&p, pr, catalog_hardware(cat, "rtx-3090"), &d),
 			 COST_NO_PRICE);
+	catalog_free(cat);
+	prices_free(pr);
+}
+
+/* One hour of g GPUs in replicas of r... as a purchase of hw, evaluated:
+ * the result in *out. */
+static void purchase_of(const struct prices *pr, const struct catalog *cat, const char *hw,
+			int64_t replicas, int64_t gpus, struct cost_purchase *p,
+			struct cost_result *out)
+{
+	struct diag d;
+	diag_init(&d);
+	if (cost_purchase_from_prices(p, pr, catalog_hardware(cat, hw), &d) != 0)
+		fail_msg("%s: %s", hw, d.msg);
+	struct cost_usage u = {
+		.duration_s = 3600, .gpus_per_replica = gpus, .replicas = replicas,
+		.output_tokens = 1000, .tasks = 1,
+	};
+	if (cost_purchase_eval(p, &u, NULL, out, &d) != 0)
+		fail_msg("%s: %s", hw, d.msg);
+}
+
+/* Complete capital (issue 32: "Bare SXM GPUs are priced as whole systems
+ * and 8-GPU servers as 'GPUs only'").  By hand:
+ *   h100-sxm      $30,000 street + ($300,000 - 8 x $30,000) / 8 = $37,500 a GPU
+ *   hgx-h100-8    its own server row: $300,000
+ *   hgx-h200-8    8 x ($35,000 + $7,500) = $340,000 (the H100 server's host)
+ *   rtx-pro-6000  $12,000 + (EUR 16,000 - EUR 14,000) x 1.068 = $14,136
+ *   rtx-5090      $2,699 + (EUR 4,200 x 1.068 - $2,699) = $4,485.60
+ *   b200          $40,000: no host priced, said so
+ * and every purchase says what it leaves out. */
+static void test_complete_capital_by_hand(void **state)
+{
+	(void)state;
+	struct prices *pr = NULL;
+	struct catalog *cat = NULL;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(prices_load(&pr, NULL, &d), 0);
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	static const struct {
+		const char *hw;
+		int64_t gpus;
+		double system, host, capital_month;
+		const char *left_out;
+	} want[] = {
+		{"h100-sxm", 8, 37500, 7500, 8 * 37500 / 36.0,
+		 "not priced: network, installation and a maintenance contract"},
+		{"hgx-h100-8", 8, 300000, 0, 300000 / 36.0,
+		 "not priced: network, installation and a maintenance contract"},
+		{"hgx-h200-8", 8, 340000, 7500, 340000 / 36.0,
+		 "not priced: network, installation and a maintenance contract"},
+		{"rtx-pro-6000", 1, 12000 + 2000 * 1.068, 2000 * 1.068, (12000 + 2136) / 36.0,
+		 "not priced: network"},
+		{"rtx-5090", 1, 4200 * 1.068, 4200 * 1.068 - 2699, 4485.6 / 36.0,
+		 "not priced: network"},
+		{"b200", 1, 40000, 0, 40000 / 36.0,
+		 "not priced: the host (chassis, CPUs, memory: GPUs only), network"},
+		{"dgx-spark", 1, 4699, 0, 4699 / 36.0, "not priced: a maintenance contract (a "
+		 "complete box runs as bought"},
+		{"ws-rtx-pro-6000", 1, 16000 * 1.068, 0, 16000 * 1.068 / 36.0,
+		 "not priced: a maintenance contract"},
+		{"ws-rtx-5060-ti", 1, 1300 * 1.068, 0, 1300 * 1.068 / 36.0,
+		 "not priced: a maintenance contract"},
+		{"ryzen-ai-max-395", 1, 3999, 0, 3999 / 36.0, "not priced: a maintenance contract"},
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct cost_purchase p;
+		struct cost_result r;
+		purchase_of(pr, cat, want[i].hw, 1, want[i].gpus, &p, &r);
+		if (fabs(p.system_usd.value - want[i].system) > 1e-6 ||
+		    fabs(p.host_share_usd.value - want[i].host) > 1e-6)
+			fail_msg("%s: system %.10g host %.10g, expected %.10g and %.10g", want[i].hw,
+				 p.system_usd.value, p.host_share_usd.value, want[i].system,
+				 want[i].host);
+		NEAR(part_of(&r, "capital"), want[i].capital_month);
+		NEAR(find_assumption(&r, "system_price")->value, want[i].system);
+		const struct cost_assumption *np = find_assumption(&r, "not_priced");
+		if (!strstr(np->source, want[i].left_out))
+			fail_msg("%s: '%s' lacks '%s'", want[i].hw, np->source, want[i].left_out);
+		if (want[i].host > 0) {
+			const struct cost_assumption *h = find_assumption(&r, "host_share");
+			NEAR(h->value, want[i].host);
+			assert_true(h->date[0] != '\0');
+		}
+	}
 	catalog_free(cat);
 	prices_free(pr);
 }
@@ -745,6 +834,7 @@ int main(void)
 		cmocka_unit_test(test_seats_by_hand),
 		cmocka_unit_test(test_dedicated_by_hand),
 		cmocka_unit_test(test_from_catalogues),
+		cmocka_unit_test(test_complete_capital_by_hand),
 		cmocka_unit_test(test_prices_as_of),
 		cmocka_unit_test(test_projections),
 		cmocka_unit_test(test_bad_inputs),
