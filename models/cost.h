@@ -157,6 +157,26 @@ struct cost_task {
  * traced model's: said so in its source), as the defaults of docs/cost.md. */
 void cost_task_default(struct cost_task *t);
 
+/* Operator time of a self-hosted deployment (docs/cost.md):
+ *
+ *     operator per month = base + per-system share x systems
+ *
+ * where systems is what the option counts (purchase: systems bought;
+ * dedicated: servers rented; elastic: replicas kept up, at the peak) and a
+ * system of G GPUs takes G / system_gpus of system_usd_month (system_gpus
+ * 0: system_usd_month per system whatever its GPUs).  usd_month >= 0 is the
+ * whole figure instead (cost.operator_usd_month), the model unused. */
+struct cost_operator {
+	struct cost_fig usd_month;           /* >= 0: the whole figure; < 0: the
+						model */
+	struct cost_fig base_usd_month;      /* per deployment */
+	struct cost_fig system_usd_month;    /* per system of system_gpus GPUs */
+	struct cost_fig system_gpus;         /* 0 = per system as it is */
+};
+
+/* The share of one system of gpus GPUs under o's model (see above). */
+double cost_operator_per_system(const struct cost_operator *o, double gpus);
+
 struct cost_purchase {
 	char label[COST_LABEL_MAX];
 	struct cost_fig system_usd;          /* price of one server/unit, the
@@ -177,14 +197,14 @@ struct cost_purchase {
 	struct cost_fig pue;                 /* facility / IT power */
 	struct cost_fig electricity_usd_kwh;
 	struct cost_fig hosting_usd_month;   /* per system: rack, colocation */
-	struct cost_fig operator_usd_month;  /* whole deployment */
+	struct cost_operator op;
 };
 
 struct cost_dedicated {
 	char label[COST_LABEL_MAX];
 	struct cost_fig server_usd_month;
 	struct cost_fig gpus_per_server;
-	struct cost_fig operator_usd_month;
+	struct cost_operator op;
 };
 
 struct cost_elastic {
@@ -198,7 +218,7 @@ struct cost_elastic {
 						no minimum */
 	struct cost_fig min_replicas;        /* kept up outside the traced
 						periods (nights, weekends) */
-	struct cost_fig operator_usd_month;
+	struct cost_operator op;
 };
 
 struct cost_api {
@@ -336,7 +356,7 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 			      const struct cat_hardware *hw, struct diag *d);
 
 /* Dedicated rental of hw (its dedicated_month row, the median of several),
- * operator time from the default row.  COST_NO_PRICE when none. */
+ * operator time from the default rows.  COST_NO_PRICE when none. */
 int cost_dedicated_from_prices(struct cost_dedicated *p, const struct prices *pr,
 			       const struct cat_hardware *hw, struct diag *d);
 
@@ -411,7 +431,28 @@ int cost_per_mtok_at(double usd_month, double tok_s, double u, double *tokens_mo
  * used by the helpers above. */
 #define COST_DEFAULT_ELECTRICITY "us-median-all-sectors"
 #define COST_DEFAULT_PUE "uptime-global-2025"
-#define COST_DEFAULT_OPERATOR "field-notes-loaded"
 #define COST_DEFAULT_AMORTISATION_MONTHS 36.0
+
+/* Operator time: the base (operator_month rows) and the per-system share
+ * (operator_system_month rows) at the default, and at the low and the high
+ * end of their sourced ranges (compare's sensitivity).  Base: the field
+ * notes' $5,000-15,000 a month loaded; per system: one loaded GPU cluster
+ * engineer per 100 8-GPU nodes, 200 at the low end and 50 at the high. */
+#define COST_DEFAULT_OPERATOR "field-notes-loaded"
+#define COST_OPERATOR_BASE_HIGH "field-notes-loaded-high"
+#define COST_DEFAULT_OPERATOR_SYSTEM "gpu-cluster-engineer-100-nodes"
+#define COST_OPERATOR_SYSTEM_LOW "gpu-cluster-engineer-200-nodes"
+#define COST_OPERATOR_SYSTEM_HIGH "gpu-cluster-engineer-50-nodes"
+
+enum cost_operator_end {
+	COST_OPERATOR_DEFAULT = 0,
+	COST_OPERATOR_LOW,    /* both parts at the low end of their ranges */
+	COST_OPERATOR_HIGH,   /* both at the high end */
+};
+
+/* The operator model from the price file's rows at end (the whole-figure
+ * override unset).  0, or DIAG_EINPUT naming a missing row. */
+int cost_operator_from_prices(struct cost_operator *o, const struct prices *pr,
+			      enum cost_operator_end end, struct diag *d);
 
 #endif

@@ -30,14 +30,14 @@
 static const char *const kind_names[PRICE_KIND_COUNT] = {
 	"seat", "overage", "api_input", "api_cached_input", "api_output", "gpu_hour",
 	"dedicated_month", "purchase", "electricity", "pue", "operator_month",
-	"api_cache_write_5m", "api_cache_write_1h",
+	"api_cache_write_5m", "api_cache_write_1h", "operator_system_month",
 };
 
 /* The unit each kind must state; NULL: any text starting "per ". */
 static const char *const kind_units[PRICE_KIND_COUNT] = {
 	"per user per month", NULL, "per 1M tokens", "per 1M tokens", "per 1M tokens",
 	"per GPU-hour", "per server per month", "per unit", "per kWh", "ratio",
-	"per deployment per month", "per 1M tokens", "per 1M tokens",
+	"per deployment per month", "per 1M tokens", "per 1M tokens", "per system per month",
 };
 
 const char *price_kind_name(enum price_kind k)
@@ -430,7 +430,8 @@ static int parse_row(const struct pctx *c, const cJSON *row, long index, struct 
 		return row_fail(&r, "kind", AT_VALUE, "unknown kind '%s' (expected seat, overage, "
 				"api_input, api_cached_input, api_output, api_cache_write_5m, "
 				"api_cache_write_1h, gpu_hour, dedicated_month, "
-				"purchase, electricity, pue or operator_month)", kind);
+				"purchase, electricity, pue, operator_month or operator_system_month)",
+				kind);
 	if ((rc = get_text(&r, row, "item", false, &item)) ||
 	    (rc = get_text(&r, row, "provider", false, &provider)))
 		return rc;
@@ -466,14 +467,16 @@ static int parse_row(const struct pctx *c, const cJSON *row, long index, struct 
 	out->min_seats = 0;
 	out->included_usage_usd = -1;
 	out->overage_at_api_list = false;
-	bool per_gpus = k == PRICE_PURCHASE || k == PRICE_DEDICATED_MONTH;
+	bool per_gpus = k == PRICE_PURCHASE || k == PRICE_DEDICATED_MONTH ||
+			 k == PRICE_OPERATOR_SYSTEM_MONTH;
 	if (per_gpus && !cJSON_GetObjectItemCaseSensitive(row, "gpus"))
 		return row_fail(&r, "gpus", AT_OBJECT, "missing key 'gpus' (expected the GPUs one "
 				"%s holds, an integer from 1 to 4096)",
-				k == PRICE_PURCHASE ? "unit" : "server");
+				k == PRICE_PURCHASE ? "unit" : k == PRICE_DEDICATED_MONTH ? "server"
+				: "system of the figure");
 	if (!per_gpus && cJSON_GetObjectItemCaseSensitive(row, "gpus"))
 		return row_fail(&r, "gpus", AT_KEY, "gpus given for kind %s (expected it only on "
-				"purchase and dedicated_month rows)", kind);
+				"purchase, dedicated_month and operator_system_month rows)", kind);
 	if ((rc = get_count(&r, row, "gpus", 1, 4096, &out->gpus)))
 		return rc;
 	if (hw && k != PRICE_PURCHASE && k != PRICE_DEDICATED_MONTH && k != PRICE_GPU_HOUR)
@@ -794,7 +797,8 @@ bool prices_check(const struct prices *p)
 			return false;
 		if (fabs(r->usd - r->amount * rate_of(p, r->currency)) > 1e-9 * r->usd)
 			return false;
-		if ((r->kind == PRICE_PURCHASE || r->kind == PRICE_DEDICATED_MONTH) && r->gpus < 1)
+		if ((r->kind == PRICE_PURCHASE || r->kind == PRICE_DEDICATED_MONTH ||
+		     r->kind == PRICE_OPERATOR_SYSTEM_MONTH) && r->gpus < 1)
 			return false;
 		if ((int)r->scope < 0 || r->scope >= PRICE_SCOPE_COUNT ||
 		    (r->kind != PRICE_PURCHASE && r->scope != PRICE_SCOPE_UNSTATED) ||

@@ -49,6 +49,9 @@ enum price_kind {
 	PRICE_API_CACHE_WRITE_5M, /* "per 1M tokens": a prompt-cache write kept 5
 				     minutes (Anthropic: 1.25x input) */
 	PRICE_API_CACHE_WRITE_1H, /* "per 1M tokens": kept an hour (2x input) */
+	PRICE_OPERATOR_SYSTEM_MONTH, /* "per system per month": operator time per
+				     system looked after (gpus: the GPUs of the
+				     system the figure is for) */
 	PRICE_KIND_COUNT
 };
 

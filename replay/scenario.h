@@ -81,7 +81,9 @@ struct scenario_cost {
 	double amortisation_months;
 	double resale_fraction;
 	double hosting_usd_month;
-	double operator_usd_month;
+	double operator_usd_month;    /* the whole figure, overriding the model */
+	double operator_base_usd_month;
+	double operator_per_system_usd_month; /* per system, whatever its GPUs */
 	double electricity_usd_kwh;
 	double pue;
 	double billing_granularity_s;

@@ -36,13 +36,14 @@ static void test_prices_listing(void **state)
 	assert_non_null(strstr(r.out, "hardware without any price"));
 	assert_non_null(strstr(r.out, "host: hgx-h100-8-itct, USD 7500 per GPU = (USD 300000 - 8 x "
 				      "h100-sxm-street USD 30000) / 8"));
+	assert_non_null(strstr(r.out, "operator_system_month (3)"));
 	cli_out_free(&r);
 
 	r = cli_run("catalog --prices --json -");
 	assert_int_equal(r.status, 0);
 	cJSON *j = cJSON_Parse(r.out);
 	assert_non_null(j);
-	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "prices")), 136);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "prices")), 140);
 	/* a bare GPU's row names its host and the host's share per GPU:
 	 * ($300,000 - 8 x $30,000) / 8 */
 	const cJSON *row;

@@ -88,7 +88,7 @@ static void test_purchase_8xh100_by_hand(void **state)
 	cost_fig_set(&p.pue, 1.2, "test");
 	cost_fig_set(&p.electricity_usd_kwh, 0.10, "test");
 	cost_fig_set(&p.hosting_usd_month, 562, "test");
-	cost_fig_set(&p.operator_usd_month, 3000, "test");
+	cost_fig_set(&p.op.usd_month, 3000, "test");
 	struct cost_usage u = full_node_hour();
 	struct cost_result r;
 	struct diag d;
@@ -142,7 +142,7 @@ static void test_purchase_whole_systems(void **state)
 	cost_fig_set(&p.pue, 1.2, "test");
 	cost_fig_set(&p.electricity_usd_kwh, 0.10, "test");
 	cost_fig_set(&p.hosting_usd_month, 562, "test");
-	cost_fig_set(&p.operator_usd_month, 0, "test");
+	cost_fig_set(&p.op.usd_month, 0, "test");
 	struct cost_usage u = full_node_hour();
 	u.gpus_per_replica = 1;
 	struct cost_result r;
@@ -204,7 +204,7 @@ static void test_elastic_gpu_hours_times_price(void **state)
 	cost_fig_set(&p.usd_per_gpu_hour, 2.49, "test");
 	cost_fig_set(&p.billing_granularity_s, 1, "test");
 	cost_fig_set(&p.min_replicas, 0, "test");
-	cost_fig_set(&p.operator_usd_month, 0, "test");
+	cost_fig_set(&p.op.usd_month, 0, "test");
 	struct cost_usage u = {
 		.duration_s = 86400, .periods_per_month = 730.0 / 24.0, .gpus_per_replica = 1,
 		.replicas = 2, .gpu_hours_provisioned = 10, .busy_s_per_gpu = 0,
@@ -258,7 +258,7 @@ static void test_elastic_billed_stretches(void **state)
 	cost_fig_set(&p.billing_granularity_s, 3600, "test: by the hour");
 	cost_fig_set(&p.min_billing_s, 0, "test");
 	cost_fig_set(&p.min_replicas, 0, "test");
-	cost_fig_set(&p.operator_usd_month, 0, "test");
+	cost_fig_set(&p.op.usd_month, 0, "test");
 	/* a 30 s start cancelled, a 1,000 s burst, one up from the start for
 	 * 500 s, one up all along */
 	struct cost_stretch up[4] = {
@@ -442,7 +442,8 @@ static void test_seats_by_hand(void **state)
 }
 
 /* Dedicated: 3 replicas x 4 GPUs = 12 GPUs in 8-GPU servers = 2 servers
- * x $10,804 = 21,608, plus $5,000 operator time = 26,608. */
+ * x $10,804 = 21,608, plus operator time $5,000 + 2 servers x $219.04 (an
+ * 8-GPU system's share) = 5,438.08: 27,046.08. */
 static void test_dedicated_by_hand(void **state)
 {
 	(void)state;
@@ -457,7 +458,8 @@ static void test_dedicated_by_hand(void **state)
 			 0);
 	NEAR(p.server_usd_month.value, 10804);
 	NEAR(p.gpus_per_server.value, 8);
-	NEAR(p.operator_usd_month.value, 5000);
+	assert_true(p.op.usd_month.value < 0); /* the model */
+	NEAR(p.op.base_usd_month.value, 5000);
 	struct cost_usage u = {
 		.duration_s = 3600, .gpus_per_replica = 4, .replicas = 3, .output_tokens = 1,
 		.tasks = 1, 
@@ -465,7 +467,8 @@ static void test_dedicated_by_hand(void **state)
 	struct cost_result r;
 	assert_int_equal(cost_dedicated_eval(&p, &u, NULL, &r, &d), 0);
 	NEAR(find_assumption(&r, "servers")->value, 2);
-	NEAR(r.usd_month, 26608);
+	NEAR(part_of(&r, "operator"), 5438.08);
+	NEAR(r.usd_month, 27046.08);
 	/* no dedicated price for a bare H100 */
 	assert_int_equal(cost_dedicated_from_prices(&p, pr, catalog_hardware(cat, "h100-sxm"), &d),
 			 COST_NO_PRICE);
@@ -515,7 +518,9 @@ static void test_from_catalogues(void **state)
 	NEAR(p.electricity_usd_kwh.value, 0.1194);
 	NEAR(p.amortisation_months.value, 36);
 	NEAR(p.resale_fraction.value, 0);
-	NEAR(p.operator_usd_month.value, 5000);
+	NEAR(p.op.base_usd_month.value, 5000);
+	NEAR(p.op.system_usd_month.value, 219.04);
+	NEAR(p.op.system_gpus.value, 8);
 	/* measured figures win over the TDP: DGX Spark */
 	struct cost_fig busy, idle;
 	assert_int_equal(cost_watts(catalog_hardware(cat, "dgx-spark"), &busy, &idle, &d), 0);
@@ -589,6 +594,88 @@ static void purchase_of(const struct prices *pr, const struct catalog *cat, cons
 	};
 	if (cost_purchase_eval(p, &u, NULL, out, &d) != 0)
 		fail_msg("%s: %s", hw, d.msg);
+}
+
+/* Operator time as a model (issue 32: "$5,000/month is added to a single
+ * workstation and to an 8-GPU node alike"): base $5,000 + a share per
+ * system, $219.04 a month for an 8-GPU system (one loaded GPU cluster
+ * engineer, $21,904 a month, per 100 nodes) and 1/8 of it for a one-GPU
+ * box.  By hand:
+ *   workstation (1 GPU)       5,000 + 1 x 219.04 x 1/8 = 5,027.38
+ *   HGX H100 (8 GPUs, 1 box)  5,000 + 1 x 219.04       = 5,219.04
+ *   8 bare H100 SXM modules   5,000 + 8 x 219.04 x 1/8 = 5,219.04 (the same GPUs)
+ *   2 x TP4 elastic replicas  5,000 + 2 x 219.04 x 4/8 = 5,219.04
+ * The whole-figure key overrides the model; a per-system figure given is
+ * per system whatever its GPUs. */
+static void test_operator_model_by_hand(void **state)
+{
+	(void)state;
+	struct prices *pr = NULL;
+	struct catalog *cat = NULL;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(prices_load(&pr, NULL, &d), 0);
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	struct cost_purchase p;
+	struct cost_result ws, node, modules;
+	purchase_of(pr, cat, "ws-rtx-pro-6000", 1, 1, &p, &ws);
+	purchase_of(pr, cat, "hgx-h100-8", 1, 8, &p, &node);
+	purchase_of(pr, cat, "h100-sxm", 1, 8, &p, &modules);
+	NEAR(part_of(&ws, "operator"), 5000 + 219.04 / 8);
+	NEAR(part_of(&node, "operator"), 5219.04);
+	NEAR(part_of(&modules, "operator"), 5219.04);
+	assert_true(part_of(&ws, "operator") != part_of(&node, "operator"));
+	NEAR(find_assumption(&node, "operator_base")->value, 5000);
+	NEAR(find_assumption(&node, "operator_per_system")->value, 219.04);
+	NEAR(find_assumption(&ws, "operator_per_system")->value, 27.38);
+	NEAR(find_assumption(&modules, "systems")->value, 8);
+	assert_string_equal(find_assumption(&node, "operator_per_system")->date, "2026-06");
+	assert_non_null(strstr(find_assumption(&node, "operator")->source,
+			       "operator_base + operator_per_system x 1 systems bought"));
+
+	struct cost_elastic e;
+	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "h100-sxm"), NULL,
+						  &d), 0);
+	struct cost_usage u = {
+		.duration_s = 3600, .gpus_per_replica = 4, .replicas = 2, .output_tokens = 1000,
+		.tasks = 1,
+	};
+	struct cost_result r;
+	assert_int_equal(cost_elastic_eval(&e, &u, NULL, &r, &d), 0);
+	NEAR(part_of(&r, "operator"), 5219.04);
+	/* the ends of the ranges: $5,000 + $109.52 and $15,000 + $438.08 an
+	 * 8-GPU system */
+	struct cost_operator o;
+	assert_int_equal(cost_operator_from_prices(&o, pr, COST_OPERATOR_LOW, &d), 0);
+	NEAR(o.base_usd_month.value, 5000);
+	NEAR(cost_operator_per_system(&o, 8), 109.52);
+	assert_int_equal(cost_operator_from_prices(&o, pr, COST_OPERATOR_HIGH, &d), 0);
+	NEAR(o.base_usd_month.value, 15000);
+	NEAR(cost_operator_per_system(&o, 8), 438.08);
+	NEAR(cost_operator_per_system(&o, 1), 54.76);
+	/* the whole figure overrides; a per-system figure given is flat */
+	e.op.usd_month.value = 1234;
+	assert_int_equal(cost_elastic_eval(&e, &u, NULL, &r, &d), 0);
+	NEAR(part_of(&r, "operator"), 1234);
+	e.op.usd_month.value = -1;
+	cost_fig_set(&e.op.system_usd_month, 100, "given");
+	cost_fig_set(&e.op.system_gpus, 0, "given: per system");
+	assert_int_equal(cost_elastic_eval(&e, &u, NULL, &r, &d), 0);
+	NEAR(part_of(&r, "operator"), 5200);
+	/* a missing default row is an input error naming it */
+	static const char one[] = "{\"schema_version\": 1, \"prices\": [{\"id\": "
+		"\"field-notes-loaded\", \"kind\": \"operator_month\", \"item\": \"i\", "
+		"\"provider\": \"p\", \"price\": 5000, \"unit\": \"per deployment per month\", "
+		"\"currency\": \"USD\", \"date\": \"d\", \"source\": \"s\"}]}";
+	struct prices *q = NULL;
+	assert_int_equal(prices_parse(&q, "one.json", one, strlen(one), &d), 0);
+	assert_int_equal(cost_operator_from_prices(&o, q, COST_OPERATOR_DEFAULT, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "cost: the price file has no operator_system_month row "
+			    "'gpu-cluster-engineer-100-nodes' (expected the default row docs/cost.md "
+			    "names)");
+	prices_free(q);
+	catalog_free(cat);
+	prices_free(pr);
 }
 
 /* Complete capital (issue 32: "Bare SXM GPUs are priced as whole systems
@@ -706,7 +793,7 @@ static void test_prices_as_of(void **state)
 	cost_newest_date(as_of, &r[0]);
 	assert_string_equal(as_of, "2026-08");
 	/* a figure the scenario sets has no date: it does not count */
-	cost_fig_set(&p.operator_usd_month, 0, "scenario");
+	cost_fig_set(&p.op.usd_month, 0, "scenario");
 	assert_int_equal(cost_purchase_eval(&p, &u, NULL, &r[0], &d), 0);
 	as_of[0] = '\0';
 	cost_newest_date(as_of, &r[0]);
@@ -834,6 +921,7 @@ int main(void)
 		cmocka_unit_test(test_seats_by_hand),
 		cmocka_unit_test(test_dedicated_by_hand),
 		cmocka_unit_test(test_from_catalogues),
+		cmocka_unit_test(test_operator_model_by_hand),
 		cmocka_unit_test(test_complete_capital_by_hand),
 		cmocka_unit_test(test_prices_as_of),
 		cmocka_unit_test(test_projections),

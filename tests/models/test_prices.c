@@ -38,8 +38,9 @@ static void test_embedded(void **state)
 	struct prices *p = load_embedded();
 	/* 115 rows of prices.csv plus eight from field-notes.md, the cache
 	 * writes of five Anthropic models from their rows' notes, the HGX H100
-	 * server and the field notes' RTX PRO 6000 card and workstation */
-	assert_int_equal(p->row_count, 136);
+	 * server, the field notes' RTX PRO 6000 card and workstation and upper
+	 * operator time, and the three per-system operator rows */
+	assert_int_equal(p->row_count, 140);
 	size_t per_kind[PRICE_KIND_COUNT] = {0};
 	for (size_t i = 0; i < p->row_count; i++) {
 		const struct price_row *r = &p->rows[i];
@@ -60,7 +61,8 @@ static void test_embedded(void **state)
 	assert_int_equal(per_kind[PRICE_PURCHASE], 16);
 	assert_int_equal(per_kind[PRICE_ELECTRICITY], 7);
 	assert_int_equal(per_kind[PRICE_PUE], 1);
-	assert_int_equal(per_kind[PRICE_OPERATOR_MONTH], 1);
+	assert_int_equal(per_kind[PRICE_OPERATOR_MONTH], 2);
+	assert_int_equal(per_kind[PRICE_OPERATOR_SYSTEM_MONTH], 3);
 	assert_int_equal(per_kind[PRICE_API_CACHE_WRITE_5M], 5);
 	assert_int_equal(per_kind[PRICE_API_CACHE_WRITE_1H], 5);
 	assert_int_equal(p->rate_count, 1);
@@ -188,8 +190,10 @@ static void test_field_notes_rents(void **state)
  * (by hand: the HGX H100 server $300,000 - 8 x $30,000 street H100 = $60,000,
  * $7,500 a GPU; the field notes' RTX PRO 6000 workstation EUR 16,000 - the
  * EUR 14,000 card = EUR 2,000 = $2,136; the EUR 4,200 RTX 5090 box - the
- * $2,699 card = $1,786.60). */
-static void test_scope_and_hosts(void **state)
+ * $2,699 card = $1,786.60).  The operator rows: $5,000 and $15,000 a
+ * deployment-month, and a loaded engineer ($185,000 x 44.40 / 31.25 / 12 =
+ * $21,904 a month) over 100, 200 and 50 8-GPU nodes. */
+static void test_scope_hosts_and_operator_rows(void **state)
 {
 	(void)state;
 	struct prices *p = load_embedded();
@@ -250,6 +254,28 @@ static void test_scope_and_hosts(void **state)
 	assert_non_null(strstr(s->source, "itctshop.com/gpu-cluster-design-guide"));
 	assert_string_equal(price_scope_name(PRICE_SCOPE_GPUS), "gpus");
 
+	const struct price_row *o = prices_find(p, PRICE_OPERATOR_MONTH, "field-notes-loaded");
+	assert_true(o->usd == 5000);
+	o = prices_find(p, PRICE_OPERATOR_MONTH, "field-notes-loaded-high");
+	assert_true(o->usd == 15000);
+	assert_string_equal(o->date, "2026-08");
+	static const struct {
+		const char *id;
+		double nodes;
+	} sys[] = {
+		{"gpu-cluster-engineer-100-nodes", 100},
+		{"gpu-cluster-engineer-200-nodes", 200},
+		{"gpu-cluster-engineer-50-nodes", 50},
+	};
+	for (size_t i = 0; i < 3; i++) {
+		o = prices_find(p, PRICE_OPERATOR_SYSTEM_MONTH, sys[i].id);
+		assert_non_null(o);
+		assert_true(fabs(o->usd - 185000.0 * 44.40 / 31.25 / 12 / sys[i].nodes) < 1e-9);
+		assert_int_equal(o->gpus, 8);
+		assert_string_equal(o->date, "2026-06");
+		assert_non_null(strstr(o->source, "aie-blog.pages.dev/ai-infrastructure-scale-guide"));
+		assert_non_null(strstr(o->source, "bls.gov/ecec"));
+	}
 	prices_free(p);
 }
 
@@ -298,7 +324,7 @@ static const struct bad_case BAD[] = {
 	{ "\"kind\": \"seat\"", "\"kind\": \"seats\"", "\"seats\"",
 	  "prices[0] 'claude-team-standard-annual': unknown kind 'seats' (expected seat, overage, "
 	  "api_input, api_cached_input, api_output, api_cache_write_5m, api_cache_write_1h, gpu_hour, dedicated_month, purchase, "
-	  "electricity, pue or operator_month)" },
+	  "electricity, pue, operator_month or operator_system_month)" },
 	{ "\"unit\": \"per user per month\"", "\"unit\": \"per seat per year\"",
 	  "\"per seat per year\"",
 	  "prices[0] 'claude-team-standard-annual': unit 'per seat per year' does not fit kind seat "
@@ -325,7 +351,7 @@ static const struct bad_case BAD[] = {
 	  "to 4096)" },
 	{ "\"min_seats\": 5,", "\"min_seats\": 5, \"gpus\": 2,", "\"gpus\": 2",
 	  "prices[0] 'claude-team-standard-annual': gpus given for kind seat (expected it only on "
-	  "purchase and dedicated_month rows)" },
+	  "purchase, dedicated_month and operator_system_month rows)" },
 	/* a tariff says how a GPU-hour is sold, and only a GPU-hour */
 	{ "\"tariff\": \"spot\"", "\"tariff\": \"preemptible\"", "\"preemptible\"",
 	  "prices[83] 'vast-ai-h100-spot': tariff is not a tariff (expected on_demand, spot, "
@@ -336,7 +362,7 @@ static const struct bad_case BAD[] = {
 	{ "\"kind\": \"api_output\"", "\"kind\": \"api_outputs\"", "\"api_outputs\"",
 	  "prices[28] 'claude-opus-5-5': unknown kind 'api_outputs' (expected seat, overage, "
 	  "api_input, api_cached_input, api_output, api_cache_write_5m, api_cache_write_1h, gpu_hour, dedicated_month, purchase, "
-	  "electricity, pue or operator_month)" },
+	  "electricity, pue, operator_month or operator_system_month)" },
 	{ "{\"id\": \"claude-opus-5-5\", \"kind\": \"api_input\"",
 	  "{\"id\": \"claude-opus-5-6\", \"kind\": \"api_input\"", "\"claude-opus-5-6\"",
 	  "prices[26] 'claude-opus-5-6': API model 'claude-opus-5-6' has no api_output row (expected "
@@ -417,6 +443,9 @@ static const struct bad_case BAD[] = {
 	{ "\"price\": 300000,", "\"price\": 200000,", "\"h100-sxm-street\"}",
 	  "prices[133] 'hgx-h100-8-itct': 8 x gpu_row 'h100-sxm-street' (USD 30000) is not less "
 	  "than this row's USD 200000 (expected the system to cost more than its GPUs)" },
+	{ "\"price\": 219.04,", "\"price\": 219.04, \"scope\": \"server\",", "\"scope\"",
+	  "prices[137] 'gpu-cluster-engineer-100-nodes': scope given for kind "
+	  "operator_system_month (expected it only on purchase rows)" },
 	{ "\"price\": 25,", "\"price\": 25,,", ",,", NULL /* invalid JSON: checked below */ },
 };
 
@@ -530,7 +559,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_embedded),
 		cmocka_unit_test(test_field_notes_rents),
-		cmocka_unit_test(test_scope_and_hosts),
+		cmocka_unit_test(test_scope_hosts_and_operator_rows),
 		cmocka_unit_test(test_file_matches_embedded),
 		cmocka_unit_test(test_bad_rows),
 		cmocka_unit_test(test_unknown_hardware),
