@@ -269,7 +269,9 @@ static int common_begin(const struct cost_usage *u, const struct cost_task *t,
 	r->tasks_month = (double)u->tasks * c->periods / c->turns;
 	r->accepted_tasks_month = r->tasks_month * acc;
 	char src[COST_SOURCE_MAX];
-	if (u->periods_per_month > 0)
+	if (u->periods_source && u->periods_source[0])
+		snprintf(src, sizeof(src), "%s", u->periods_source);
+	else if (u->periods_per_month > 0)
 		snprintf(src, sizeof(src), "given: the %.6g h replayed repeat %.6g times a month",
 			 u->duration_s / 3600.0, c->periods);
 	else

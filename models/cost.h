@@ -44,10 +44,14 @@ struct prices;
 struct price_row;
 
 #define COST_HOURS_PER_MONTH 730.0
-/* Working days in a month: the 261 weekdays of a 365-day year / 12.  A
- * replayed working day counts this many times a month wherever a month is
- * built from days (replay --cost with --engineers, compare). */
-#define COST_WORKDAYS_PER_MONTH (261.0 / 12.0)
+/* Working days in a year by default: the 261 weekdays of 2026 (a 365-day
+ * year that starts on a Thursday), with no holidays.  A replayed working
+ * day counts workdays / 12 times a month wherever a month is built from
+ * days (replay --cost with --engineers, compare, size, whatif, sweep); the
+ * scenario key cost.workdays_per_year sets another calendar (250 with the
+ * 11 US federal holidays of 2026, all on weekdays; docs/cost.md). */
+#define COST_WORKDAYS_PER_YEAR 261.0
+#define COST_WORKDAYS_PER_MONTH (COST_WORKDAYS_PER_YEAR / 12.0)
 #define COST_LABEL_MAX 128
 #define COST_NAME_MAX 48
 #define COST_UNIT_MAX 32
@@ -139,6 +143,10 @@ struct cost_usage {
 					 records (0: none) */
 	int64_t tasks_accepted;       /* of those, accepted */
 	int64_t engineers;            /* >= 1 for seats; 0 = unknown */
+	const char *periods_source;   /* optional: where periods_per_month comes
+					 from ("21.75 working days a month
+					 ..."), for its assumption; NULL = the
+					 generic text */
 };
 
 /* Acceptance and turns of one option (see the file comment). */

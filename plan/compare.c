@@ -16,14 +16,15 @@
 
 /* Replays of the replayed span a month: the scenario's cost.periods_per_month
  * where it sets one (0: continuous traffic), else one working day a month
- * per day replayed, as replay --cost counts them. */
+ * per day replayed (the scenario's calendar, cost.workdays_per_year), as
+ * replay --cost counts them. */
 static double periods_of_days(const struct compare_setup *c, int64_t fig_days)
 {
 	const struct scenario *sc = c->size ? c->size->base : NULL;
 	if (sc && sc->cost.periods_per_month >= 0)
 		return sc->cost.periods_per_month;
 	double days = fig_days > 0 ? (double)fig_days : (double)(c->days > 0 ? c->days : 1);
-	return COST_WORKDAYS_PER_MONTH / days;
+	return scenario_workdays_per_year(sc, NULL, 0) / 12.0 / days;
 }
 
 static double periods_of(const struct compare_setup *c, const struct size_eval *e)
@@ -697,9 +698,12 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 			"cost.periods_per_month).\n", r->periods_per_month);
 	else if (sc && sc->cost.periods_per_month == 0)
 		fprintf(fp, "the traffic is continuous (the scenario's cost.periods_per_month 0).\n");
-	else
+	else {
+		char why[256];
+		double wd = scenario_workdays_per_year(sc, why, sizeof(why));
 		fprintf(fp, "one replayed day counts as one of %.2f working days a month "
-			"(%.2f replays a month).\n", COST_WORKDAYS_PER_MONTH, r->periods_per_month);
+			"(%.2f replays a month; %s / 12).\n", wd / 12.0, r->periods_per_month, why);
+	}
 	fprintf(fp, "Prices as of %s (the newest date of the prices used; each price's own date is "
 		"in the list of figures below).\n", r->prices_as_of[0] ? r->prices_as_of
 								: "- (no dated price used)");
@@ -858,8 +862,12 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 	}
 	fprintf(fp, "\"currency\":\"USD\",\"prices_as_of\":");
 	jsonw_str(fp, r->prices_as_of[0] ? r->prices_as_of : NULL);
-	fprintf(fp, ",\"engineers\":%lld,\"periods_per_month\":%.17g,\"api\":",
-		(long long)r->engineers, r->periods_per_month);
+	char why[256];
+	double wd = scenario_workdays_per_year(c->size ? c->size->base : NULL, why, sizeof(why));
+	fprintf(fp, ",\"engineers\":%lld,\"periods_per_month\":%.17g,\"workdays_per_year\":%.17g,"
+		"\"workdays_per_year_source\":", (long long)r->engineers, r->periods_per_month, wd);
+	jsonw_str(fp, why);
+	fprintf(fp, ",\"api\":");
 	jsonw_str(fp, c->api_id);
 	fprintf(fp, ",\"seats\":");
 	jsonw_str(fp, c->seat_id);

@@ -198,6 +198,9 @@ static const struct key KEYS[] = {
 	{"cost.operator_per_system_usd_month", K_COST, OFF(cost.operator_per_system_usd_month), 0,
 	 1e9, "self-hosting: operator time per system per month, USD, whatever its GPUs (-1 = the "
 	 "price catalogue's gpu-cluster-engineer-100-nodes, per 8-GPU system)"},
+	{"cost.workdays_per_year", K_COST, OFF(cost.workdays_per_year), 1, 366,
+	 "working days a year: a replayed day counts workdays / 12 times a month (-1 = 261, "
+	 "weekdays with no holidays; 250 with the 11 US federal holidays of 2026)"},
 	{"cost.electricity_usd_kwh", K_COST, OFF(cost.electricity_usd_kwh), 0, 100,
 	 "purchase: electricity, USD per kWh (-1 = the price catalogue's)"},
 	{"cost.pue", K_COST, OFF(cost.pue), 1, 10,
@@ -976,7 +979,7 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 			   &sc->cost.periods_per_month, &sc->cost.amortisation_months,
 			   &sc->cost.resale_fraction, &sc->cost.hosting_usd_month,
 			   &sc->cost.operator_usd_month, &sc->cost.operator_base_usd_month,
-			   &sc->cost.operator_per_system_usd_month,
+			   &sc->cost.operator_per_system_usd_month, &sc->cost.workdays_per_year,
 			   &sc->cost.electricity_usd_kwh,
 			   &sc->cost.pue, &sc->cost.billing_granularity_s, &sc->cost.min_billing_s,
 			   &sc->cost.min_replicas, &sc->cost.api_cache_ttl_s,
@@ -1057,6 +1060,21 @@ static void operator_set(struct cost_operator *o, const struct scenario *sc)
 		cost_fig_set(&o->system_gpus, 0, "scenario %s: cost.operator_per_system_usd_month "
 			     "is per system, whatever its GPUs", sc->source);
 	}
+}
+
+double scenario_workdays_per_year(const struct scenario *sc, char *why, size_t why_size)
+{
+	if (sc && sc->cost.workdays_per_year >= 0) {
+		if (why)
+			snprintf(why, why_size, "%.6g working days a year (scenario %s: "
+				 "cost.workdays_per_year)", sc->cost.workdays_per_year, sc->source);
+		return sc->cost.workdays_per_year;
+	}
+	if (why)
+		snprintf(why, why_size, "%.6g working days a year (weekdays, no holidays: the "
+			 "default; cost.workdays_per_year sets a calendar, docs/cost.md)",
+			 COST_WORKDAYS_PER_YEAR);
+	return COST_WORKDAYS_PER_YEAR;
 }
 
 void scenario_cost_apply(const struct scenario *sc, struct cost_purchase *p,

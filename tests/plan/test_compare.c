@@ -486,6 +486,34 @@ static void test_operator_scales_and_decides(void **state)
 	cJSON_Delete(j);
 }
 
+/* The calendar: 261 working days a year by default, said in the table and
+ * the JSON; with cost.workdays_per_year=250 the same team works 250/261 of
+ * the days, so the API's month (tokens x replays a month) is 250/261 of
+ * it, to the cent. */
+static void test_workdays_calendar(void **state)
+{
+	(void)state;
+	cJSON *a = compare_doc(SMALL);
+	cJSON *b = compare_doc(SMALL " --set cost.workdays_per_year=250");
+	assert_true(num(a, "workdays_per_year") == 261);
+	assert_true(num(b, "workdays_per_year") == 250);
+	assert_non_null(strstr(cJSON_GetObjectItem(a, "workdays_per_year_source")->valuestring,
+			       "weekdays, no holidays"));
+	assert_non_null(strstr(cJSON_GetObjectItem(b, "workdays_per_year_source")->valuestring,
+			       "cost.workdays_per_year"));
+	near(num(a, "periods_per_month"), 261.0 / 12);
+	near(num(b, "periods_per_month"), 250.0 / 12);
+	near(num(api_row(b), "usd_per_month"), num(api_row(a), "usd_per_month") * 250 / 261);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	struct cli_out r = cli_run("compare --engineers 3 --profile default --hardware h100-sxm "
+				   "--set cost.workdays_per_year=250");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "one replayed day counts as one of 20.83 working days a "
+				      "month (20.83 replays a month; 250 working days a year"));
+	cli_out_free(&r);
+}
+
 /* Acceptance and turns move the break-even and cost per task the same way:
  * half the acceptance doubles both the cost per accepted task and the
  * break-even team; twice the turns doubles the cost per accepted task and
@@ -569,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_api_baseline_is_the_teams),
 		cmocka_unit_test(test_quality_assumed_is_said),
 		cmocka_unit_test(test_operator_scales_and_decides),
+		cmocka_unit_test(test_workdays_calendar),
 		cmocka_unit_test(test_acceptance_and_turns_reach_break_even),
 		cmocka_unit_test(test_quality_from_scores_and_pilots),
 	};

@@ -86,6 +86,24 @@ static void test_cost_keys(void **state)
 	assert_true(cost_operator_per_system(&dp.op, 4) == 300);
 	assert_string_equal(dp.op.base_usd_month.source,
 			    "scenario (built-in default): cost.operator_base_usd_month");
+
+	/* the calendar: 261 weekdays with no holidays unless the scenario
+	 * gives one (250: the 11 US federal holidays of 2026, all on weekdays) */
+	char why[256];
+	assert_int_equal(scenario_load(&sc, NULL, NULL, 0, &d), 0);
+	assert_true(scenario_workdays_per_year(&sc, why, sizeof(why)) == 261);
+	assert_non_null(strstr(why, "261 working days a year (weekdays, no holidays"));
+	assert_true(scenario_workdays_per_year(NULL, NULL, 0) == COST_WORKDAYS_PER_YEAR);
+	const char *cal[] = {"cost.workdays_per_year=250"};
+	assert_int_equal(scenario_load(&sc, NULL, cal, 1, &d), 0);
+	assert_true(scenario_workdays_per_year(&sc, why, sizeof(why)) == 250);
+	assert_non_null(strstr(why, "250 working days a year (scenario (built-in default): "
+				    "cost.workdays_per_year)"));
+	const char *far[] = {"cost.workdays_per_year=400"};
+	diag_init(&d);
+	assert_int_equal(scenario_load(&sc, NULL, far, 1, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "cost.workdays_per_year: expected -1 (the default) or a "
+				      "number in [1, 366]"));
 }
 
 static void test_sets(void **state)
