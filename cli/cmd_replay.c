@@ -105,6 +105,27 @@ static const char REPLAY_HELP[] =
 	"        Shift each drawn engineer-day by up to S seconds (default 0), so\n"
 	"        copies of one engineer-day do not arrive in lockstep.\n";
 
+/* What a scenario can describe, every family of keys (docs/scenario.md). */
+static const char REPLAY_HELP_SCENARIO[] =
+	"\n"
+	"SCENARIO FAMILIES (docs/scenario.md; each also reaches size, compare,\n"
+	"whatif and sweep, or is refused there by name)\n"
+	"    model, hardware, weight_format, kv_cache_dtype, tensor/pipeline/expert\n"
+	"        parallel sizes, engine_profile, engine.*: the shape and its engine\n"
+	"    replicas, router.*: several replicas behind a router (policies,\n"
+	"        limits, spill rules to an API)\n"
+	"    pools: replicas of different shapes in one cluster\n"
+	"    backends: API or seat backends beside the local engines (docs/hybrid.md)\n"
+	"    kv_tiers.*: host and disk tiers below the GPU KV cache\n"
+	"    autoscale.*, startup.*: an autoscaler and what a replica start costs\n"
+	"    faults.*: replicas failing at given times or at a rate\n"
+	"    speculative.*: speculative decoding (draft model or MTP; docs/speculative.md)\n"
+	"    offload.gpu_expert_fraction, host.*: MoE experts in host memory\n"
+	"    power_limit_w: a board power limit\n"
+	"    replay.context_policy: calls longer than max_model_len\n"
+	"    slo.*, report.*: objectives and the time series\n"
+	"    cost.*: the assumptions of --cost (docs/cost.md)\n";
+
 /* The cost options (a C11 string literal is kept under 4095 bytes). */
 static const char REPLAY_HELP_COST[] =
 	"    --cost\n"
@@ -115,7 +136,8 @@ static const char REPLAY_HELP_COST[] =
 	"        parts and every assumption and source, and the energy.  A month\n"
 	"        repeats the replayed span: 21.75 working days (261 a year / 12;\n"
 	"        cost.workdays_per_year sets a calendar) / --days with --engineers,\n"
-	"        else around the clock.  Off by default.\n"
+	"        else around the clock; the output says which.  The figures also\n"
+	"        go into --json (member \"cost\") and --html.  Off by default.\n"
 	"    --prices FILE\n"
 	"        With --cost: prices from FILE (the shape of prices.json; `agentcap\n"
 	"        catalog --prices`) instead of the scenario's `prices` or the\n"
@@ -348,6 +370,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		case O_HELP:
 			fputs(REPLAY_HELP, stdout);
 			fputs(REPLAY_HELP_COST, stdout);
+			fputs(REPLAY_HELP_SCENARIO, stdout);
 			fputs(REPLAY_HELP_OUTPUTS, stdout);
 			fputs(REPLAY_HELP_CLUSTER, stdout);
 			fputs(REPLAY_HELP_ELASTIC, stdout);

@@ -133,7 +133,8 @@ static const char COMPARE_HELP[] =
 	"    SIZE OPTIONS        as for agentcap size (--slo, --hardware, --model, ...)\n"
 	"    --api ID            the API the team could pay instead (default\n"
 	"                        claude-sonnet-5-5; ids: agentcap catalog --prices)\n"
-	"    --seats ID          the seat plan (default claude-team-premium-2026-06-16)\n"
+	"    --seats ID          the seat plan (default claude-team-premium, $150 a seat\n"
+	"                        as the vendor's support page states)\n"
 	"    --prices FILE       a price file of the shape of models/catalog/prices.json\n"
 	"                        (default: the scenario's 'prices', else the built-in one)\n"
 	"    --acceptance R      the self-hosted model's share of tasks accepted, (0, 1]\n"
@@ -248,7 +249,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 	memset(a, 0, sizeof(*a));
 	a->compare = compare;
 	a->api = "claude-sonnet-5-5";
-	a->seats = "claude-team-premium-2026-06-16";
+	a->seats = "claude-team-premium";
 	a->seed = 1;
 	a->replicates = 1;
 	a->confidence = 0.9;
@@ -367,7 +368,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 	}
 	if (!compare && (a->acceptance || a->turns || a->n_pilot || a->traced ||
 			 strcmp(a->api, "claude-sonnet-5-5") ||
-			 strcmp(a->seats, "claude-team-premium-2026-06-16")))
+			 strcmp(a->seats, "claude-team-premium")))
 		return bad(a, "--api, --seats, --acceptance, --turns and --traced-model belong to "
 			   "compare");
 	if (optind != argc)
@@ -671,6 +672,18 @@ static int run(int argc, char **argv, bool compare)
 		if (!catalog_hardware(cat, hw_ids[i]))
 			rc = diag_set(&d, DIAG_EINPUT, "--hardware: unknown hardware id '%s' (expected "
 				      "a catalogue id: see agentcap catalog)", hw_ids[i]);
+	/* a mistyped weight format or KV dtype is bad input, as in replay, not
+	 * "no shape fits" after the search */
+	if (rc == 0) {
+		struct cat_selection sel;
+		struct diag sd;
+		diag_init(&sd);
+		rc = catalog_select(cat, &sel, hw_ids[0], sc->model, sc->weight_format,
+				    sc->kv_cache_dtype, &sd);
+		if (rc)
+			rc = diag_set(&d, rc, "%s (from --format, or the scenario's weight_format or "
+				      "kv_cache_dtype)", sd.msg);
+	}
 	/* compare: the prices and the baselines' ids, before any replay */
 	struct prices *prices = NULL;
 	if (rc == 0)

@@ -336,7 +336,7 @@ static int variant_of(const struct whatif_args *a, struct rules **rules, struct 
 /* The baselines agentcap compare prices by default.  The sizing prices
  * them too (compare_run) but shows only the self-hosted rows. */
 #define DEFAULT_API "claude-sonnet-5-5"
-#define DEFAULT_SEATS "claude-team-premium-2026-06-16"
+#define DEFAULT_SEATS "claude-team-premium"
 
 /* The first limit of metric m among the objectives (0: none), for goodput. */
 static double first_limit(const struct slo *slo, enum slo_metric m)

@@ -5,6 +5,7 @@
 
 #include "base/diag.h"
 #include "base/jsonw.h"
+#include "models/cashflow.h"
 #include "models/catalog.h"
 #include "models/prices.h"
 #include "models/quality.h"
@@ -197,6 +198,7 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 		rc = cost_seats_from_prices(&p, c->prices, c->seat_id, c->api_id, d);
 		if (rc == 0 && c->baseline)
 			cost_api_cache_ttl(&p.list, c->prices, c->api_id, c->baseline->cache_ttl_s);
+		p.usd_per_seat_month.value *= price_f;
 		return rc != 0 ? rc : cost_seats_eval(&p, &u, &t, out, d);
 	}
 	case COST_API: {
@@ -205,6 +207,10 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 		rc = cost_api_from_prices(&p, c->prices, c->api_id, d);
 		if (rc == 0 && c->baseline)
 			cost_api_cache_ttl(&p, c->prices, c->api_id, c->baseline->cache_ttl_s);
+		p.input_usd_mtok.value *= price_f;
+		p.cached_usd_mtok.value *= price_f;
+		p.cache_write_usd_mtok.value *= price_f;
+		p.output_usd_mtok.value *= price_f;
 		return rc != 0 ? rc : cost_api_eval(&p, &u, &t, out, d);
 	}
 	default:
@@ -660,6 +666,66 @@ static bool row_warning(const struct compare_row *row, int k, char *buf, size_t 
 	return false;
 }
 
+/* The cash flow of hardware hw's ways of paying beside the seats and the
+ * API, over the scenario's horizon and discount rate (models/cashflow.h). */
+static int cash_of(const struct compare_setup *c, const struct compare_result *r,
+		   const char *hw, struct cashflow *cf, struct diag *d)
+{
+	struct cashflow_params p;
+	cashflow_params_default(&p);
+	const struct scenario *sc = c->size ? c->size->base : NULL;
+	if (sc && sc->cost.horizon_months >= 0)
+		cost_fig_set(&p.horizon_months, sc->cost.horizon_months,
+			     "scenario %s: cost.horizon_months", sc->source);
+	if (sc && sc->cost.discount_rate >= 0)
+		cost_fig_set(&p.discount_rate, sc->cost.discount_rate,
+			     "scenario %s: cost.discount_rate", sc->source);
+	struct cashflow_option o[CASHFLOW_MAX_OPTIONS];
+	size_t n = 0;
+	for (size_t i = 0; i < r->n && n < CASHFLOW_MAX_OPTIONS; i++) {
+		const struct compare_row *row = &r->rows[i];
+		bool base = row->option == COST_SEATS || row->option == COST_API;
+		if (row->hy.on || (!base && strcmp(row->hardware, hw) != 0))
+			continue;
+		int rc = cashflow_option_from_result(&o[n], &row->r, d);
+		if (rc)
+			return rc;
+		n++;
+	}
+	return cashflow_eval(cf, &p, o, n, d);
+}
+
+/* Each hardware option's cash flow over the horizon, as text. */
+static void cash_text(FILE *fp, const struct compare_setup *c, const struct compare_result *r)
+{
+	struct cashflow *cf = malloc(sizeof(*cf));
+	if (!cf) {
+		fprintf(fp, "\nCash flow: not computed (out of memory)\n");
+		return;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const struct compare_row *row = &r->rows[i];
+		if (row->option != COST_PURCHASE && row->option != COST_DEDICATED &&
+		    row->option != COST_ELASTIC)
+			continue;
+		if (row->hy.on)
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < i; j++)
+			seen |= !r->rows[j].hy.on && strcmp(r->rows[j].hardware, row->hardware) == 0;
+		if (seen)
+			continue;
+		struct diag d;
+		diag_init(&d);
+		fprintf(fp, "\n%s: ", row->hardware);
+		if (cash_of(c, r, row->hardware, cf, &d) == 0)
+			cashflow_text(fp, cf);
+		else
+			fprintf(fp, "cash flow not computed: %s\n", d.msg);
+	}
+	free(cf);
+}
+
 /* What each side's acceptance rests on, and the warnings a reader must see:
  * a traced model taken by default, a quality assumed equal. */
 static void compare_quality_text(FILE *fp, const struct compare_setup *c)
@@ -778,11 +844,14 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 			"blended by the calls each side served)\n");
 	}
 
+	cash_text(fp, c, r);
+
 	static const char *const HEAD[COMPARE_SENS] = {
 		"price-20%", "price+20%", "acc-20%", "acc+20%", "acc=30%tr", "acc=100%tr",
 		"util-20%", "util+20%", "oper low", "oper high"};
 	fprintf(fp, "\nSensitivity: USD per accepted task with one input moved (price: self-hosted "
-		"hardware and rental prices -/+%.0f%%; acc: the self-hosted model's acceptance "
+		"hardware and rental prices, the seat price, the API's token prices, each row its own, "
+		"-/+%.0f%%; acc: the self-hosted model's acceptance "
 		"-/+%.0f%%, then set to %.0f%% and 100%% of the traced model's (tr); util: traffic on "
 		"the same deployment -/+%.0f%%; oper: operator time at the low and the high end of "
 		"its sourced ranges, base %s / %s and per system %s / %s, docs/cost.md)\n",
@@ -953,6 +1022,34 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 		}
 		fprintf(fp, "]}");
 	}
+	fprintf(fp, "],\"cashflow\":[");
+	struct cashflow *cf = malloc(sizeof(*cf));
+	if (!cf)
+		return DIAG_ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct compare_row *row = &r->rows[i];
+		if (row->option == COST_SEATS || row->option == COST_API || row->hy.on)
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < i; j++)
+			seen |= !r->rows[j].hy.on && strcmp(r->rows[j].hardware, row->hardware) == 0;
+		if (seen)
+			continue;
+		struct diag d;
+		diag_init(&d);
+		fprintf(fp, "%s{\"hardware\":", k++ ? "," : "");
+		jsonw_str(fp, row->hardware);
+		fprintf(fp, ",\"result\":");
+		if (cash_of(c, r, row->hardware, cf, &d) == 0) {
+			cashflow_json(fp, cf);
+		} else {
+			fprintf(fp, "null,\"error\":");
+			jsonw_str(fp, d.msg);
+		}
+		fputc('}', fp);
+	}
+	free(cf);
 	fprintf(fp, "]}\n");
 	return ferror(fp) ? DIAG_EIO : 0;
 }

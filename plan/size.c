@@ -3,6 +3,7 @@
  * objectives, per hardware option (see size.h). */
 #include "plan/size.h"
 
+#include "base/clause.h"
 #include "base/diag.h"
 #include "base/pool.h"
 #include "models/catalog.h"
@@ -347,10 +348,10 @@ static int shape_init(const struct size_setup *s, const char *hw, int32_t tp, in
 	struct deploy_opts o = {.prices = s->prices, .local_only = s->local_only, .unfit = &unfit};
 	rc = deploy_build(&sh->dep, &sh->sc, s->cat, &o, NULL, &sd);
 	if (rc != 0 && unfit) {
-		size_t at = strlen(opt->pruned);
-		snprintf(opt->pruned + at, sizeof(opt->pruned) - at, "%sTP%d/PP%d: %.200s",
-			 at ? "; " : "", sh->sc.tensor_parallel_size, sh->sc.pipeline_parallel_size,
-			 sd.msg);
+		struct clause_list cl;
+		clause_resume(&cl, opt->pruned, sizeof(opt->pruned));
+		clause_add(&cl, "TP%d/PP%d: %s", sh->sc.tensor_parallel_size,
+			   sh->sc.pipeline_parallel_size, sd.msg);
 		return 1;
 	}
 	if (rc != 0)
@@ -425,17 +426,16 @@ static int search_shape(const struct size_setup *s, const struct size_result *re
 					? "the worst objective came no nearer its limit"
 					: NULL;
 		if (stall) {
-			size_t at = strlen(opt->stalled);
+			struct clause_list cl;
+			clause_resume(&cl, opt->stalled, sizeof(opt->stalled));
 			if (rejected)
-				snprintf(opt->stalled + at, sizeof(opt->stalled) - at,
-					 "%sTP%d/PP%d at %d replicas: calls were rejected, which more "
-					 "replicas of this shape do not change", at ? "; " : "",
-					 scratch->tp, scratch->pp, r);
+				clause_add(&cl, "TP%d/PP%d at %d replicas: calls were rejected, which "
+					   "more replicas of this shape do not change", scratch->tp,
+					   scratch->pp, r);
 			else
-				snprintf(opt->stalled + at, sizeof(opt->stalled) - at,
-					 "%sTP%d/PP%d: %d replicas did little better than %d (%s): "
-					 "single calls on this shape miss the objectives", at ? "; " : "",
-					 scratch->tp, scratch->pp, r, prev_r, stall);
+				clause_add(&cl, "TP%d/PP%d: %d replicas did little better than %d (%s): "
+					   "single calls on this shape miss the objectives",
+					   scratch->tp, scratch->pp, r, prev_r, stall);
 			break;
 		}
 		prev_share = share;

@@ -160,8 +160,9 @@ struct size_eval {
 struct size_option {
 	char hardware[SCENARIO_STR_MAX];
 	char engine_profile[SCENARIO_STR_MAX];
-	char pruned[512];                 /* shapes the memory model ruled out */
-	char stalled[512];                /* shapes where doubling the replicas
+	char pruned[1536];                /* shapes the memory model ruled out
+					     (base/clause.h: whole clauses) */
+	char stalled[1536];                /* shapes where doubling the replicas
 					     did not help (no gallop further) */
 	bool found;
 	struct size_eval best;
@@ -173,7 +174,7 @@ struct size_option {
 	int64_t events;                   /* simulator events of all of them */
 	int error;                        /* 0, or the DIAG code that stopped this
 					     option's search (the others go on) */
-	char error_msg[512];
+	char error_msg[DIAG_MSG_MAX];
 };
 
 struct size_result {

@@ -173,6 +173,10 @@ static const struct key KEYS[] = {
 	{"cost", K_OBJ, 0, 0, 0, "cost assumptions (docs/cost.md); -1 = the default"},
 	{"cost.acceptance_rate", K_COST, OFF(cost.acceptance_rate), 0.001, 1,
 	 "share of tasks accepted with this model (-1 = the trace's own)"},
+	{"cost.horizon_months", K_COST, OFF(cost.horizon_months), 1, 240,
+	 "compare: months the cash flow runs over, whole (-1 = 36)"},
+	{"cost.discount_rate", K_COST, OFF(cost.discount_rate), 0, 1,
+	 "compare: the cash flow's discount rate, a share a year (-1 = 0.08)"},
 	{"cost.api_acceptance_rate", K_COST, OFF(cost.api_acceptance_rate), 0.001, 1,
 	 "share of tasks accepted with the API's model, seats and API rows (-1 = the trace's, "
 	 "x its quality against the traced model)"},
@@ -983,7 +987,8 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 			   &sc->cost.electricity_usd_kwh,
 			   &sc->cost.pue, &sc->cost.billing_granularity_s, &sc->cost.min_billing_s,
 			   &sc->cost.min_replicas, &sc->cost.api_cache_ttl_s,
-			   &sc->cost.api_acceptance_rate};
+			   &sc->cost.api_acceptance_rate, &sc->cost.horizon_months,
+			   &sc->cost.discount_rate};
 	for (size_t i = 0; i < sizeof(costs) / sizeof(costs[0]); i++)
 		*costs[i] = -1;
 	sc->provision_s = SCENARIO_DEFAULT_PROVISION_S;

@@ -92,6 +92,8 @@ struct scenario_cost {
 	double min_billing_s;
 	double min_replicas;
 	double api_cache_ttl_s;       /* the API baseline's prompt-cache lifetime */
+	double horizon_months;        /* compare's cash flow (models/cashflow.h) */
+	double discount_rate;         /* a share a year */
 	double api_acceptance_rate;   /* of the API's model (seats and API rows;
 					 -1 = the trace's x its quality factor) */
 	char traced_model[SCENARIO_STR_MAX]; /* the model the trace was recorded

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "base/clause.h"
 #include "base/diag.h"
 #include "base/hash.h"
 #include "base/jsonw.h"
@@ -347,10 +348,36 @@ static void test_utf8(void **state)
 	assert_false(utf8_is_control(' ') || utf8_is_control(0xa0) || utf8_is_control(0xe9));
 }
 
+/* Clauses go in whole or are counted: a 60-byte buffer takes two short
+ * clauses, not the third's first words, and ends "(and 1 more)". */
+static void test_clauses_whole(void **state)
+{
+	(void)state;
+	char buf[60];
+	struct clause_list l;
+	clause_init(&l, buf, sizeof(buf));
+	clause_add(&l, "TP%d: fits", 1);
+	clause_add(&l, "TP%d: fits too", 2);
+	assert_string_equal(buf, "TP1: fits; TP2: fits too");
+	clause_add(&l, "TP4: a mixture of experts whose routed experts do not fit");
+	assert_string_equal(buf, "TP1: fits; TP2: fits too (and 1 more)");
+	clause_add(&l, "x");
+	assert_string_equal(buf, "TP1: fits; TP2: fits too; x (and 1 more)");
+	clause_add(&l, "another clause that is far too long for what is left of it");
+	assert_string_equal(buf, "TP1: fits; TP2: fits too; x (and 2 more)");
+	assert_true(strlen(buf) < sizeof(buf));
+	/* resuming a list keeps what is there */
+	char b2[40] = "first";
+	clause_resume(&l, b2, sizeof(b2));
+	clause_add(&l, "second");
+	assert_string_equal(b2, "first; second");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_diag_first_wins),
+		cmocka_unit_test(test_clauses_whole),
 		cmocka_unit_test(test_jsonw),
 		cmocka_unit_test(test_vec_limit),
 		cmocka_unit_test(test_map_churn),

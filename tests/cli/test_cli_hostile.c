@@ -229,6 +229,43 @@ static void test_team_too_large(void **state)
 
 /* 15. Limits checked before the work they bound: a grid's cell count
  * before any cell is resolved; a cluster's replicas across its pools. */
+/* A mistyped weight format is bad input for size and compare as for
+ * replay: exit 2 before any replay, naming the formats the catalogue
+ * knows, not "no shape fits the model's weights" after the search. */
+static void test_format_typo(void **state)
+{
+	(void)state;
+	static const char *const CMD[] = {
+		"size --engineers 2 --profile default --format fp4 --hardware h100-sxm",
+		"compare --engineers 2 --profile default --format fp4 --hardware h100-sxm",
+		"size --engineers 2 --profile default --set kv_cache_dtype=fp7 --hardware h100-sxm",
+	};
+	for (size_t i = 0; i < sizeof(CMD) / sizeof(CMD[0]); i++) {
+		struct cli_out r = cli_run(CMD[i]);
+		assert_int_equal(r.status, 2);
+		assert_string_equal(r.out, "");
+		assert_non_null(strstr(r.err, "known: "));
+		assert_non_null(strstr(r.err, "bf16"));
+		cli_out_free(&r);
+	}
+}
+
+/* replay --help names every family of scenario keys. */
+static void test_replay_help_families(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("replay --help");
+	assert_int_equal(r.status, 0);
+	static const char *const FAM[] = {"pools", "backends", "kv_tiers", "autoscale", "faults",
+					  "speculative", "router", "startup", "cost"};
+	const char *sec = strstr(r.out, "SCENARIO FAMILIES");
+	assert_non_null(sec);
+	for (size_t i = 0; i < sizeof(FAM) / sizeof(FAM[0]); i++)
+		if (!strstr(sec, FAM[i]))
+			fail_msg("replay --help does not name %s", FAM[i]);
+	cli_out_free(&r);
+}
+
 static void test_bounds_first(void **state)
 {
 	(void)state;
@@ -287,6 +324,8 @@ int main(void)
 		cmocka_unit_test(test_price_out_of_range),
 		cmocka_unit_test(test_endless_line),
 		cmocka_unit_test(test_team_too_large),
+		cmocka_unit_test(test_format_typo),
+		cmocka_unit_test(test_replay_help_families),
 		cmocka_unit_test(test_bounds_first),
 		cmocka_unit_test(test_small_limits),
 	};

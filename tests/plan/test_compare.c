@@ -100,7 +100,7 @@ static void test_compare_table_and_json(void **state)
 		fail_msg("status %d: %s", r.status, r.err);
 	static const char *const WANT[] = {
 		"USD/month", "(whole team)", "USD/engineer", "(per month)", "USD/1M output",
-		"(tokens)", "USD/accepted", "(task)", "seats claude-team-premium-2026-06-16",
+		"(tokens)", "USD/accepted", "(task)", "seats claude-team-premium",
 		"API claude-sonnet-5-5", "hgx-h100-8 purchase", "hgx-h100-8 elastic",
 		"Break-even against the API", "Sensitivity: USD per accepted task", "price-20%",
 		"util+20%", "Every figure used, with its unit, source and date", "prices.json",
@@ -147,7 +147,8 @@ static void test_compare_table_and_json(void **state)
 		bool hosted = strcmp(opt, "api") != 0 && strcmp(opt, "seats") != 0;
 		assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(row, "assumptions")) > 3);
 		if (!hosted) {
-			near(num(s, "price_minus"), task);
+			/* its own price moves it; the self-hosted acceptance does not */
+			assert_true(num(s, "price_minus") < task && task < num(s, "price_plus"));
 			near(num(s, "acceptance_plus"), task);
 			continue;
 		}
@@ -588,6 +589,51 @@ static void test_quality_from_scores_and_pilots(void **state)
 	cli_out_free(&r);
 }
 
+/* The cash flow over years of each hardware option beside the seats and
+ * the API, over the scenario's horizon and discount rate: the purchase
+ * pays its systems up front and the rest of its month every month; each
+ * option's month is its row's; at a 0% rate the NPV is the cash. */
+static void test_cash_flow_in_compare(void **state)
+{
+	(void)state;
+	cJSON *j = compare_doc(SMALL " --set cost.horizon_months=24 --set cost.discount_rate=0");
+	const cJSON *cf = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "cashflow"), 0);
+	assert_string_equal(cJSON_GetObjectItem(cf, "hardware")->valuestring, "h100-sxm");
+	const cJSON *res = cJSON_GetObjectItem(cf, "result");
+	assert_int_equal(num(res, "horizon_months"), 24);
+	assert_non_null(strstr(cJSON_GetObjectItem(res, "horizon_months_source")->valuestring,
+			       "cost.horizon_months"));
+	const cJSON *o;
+	int n = 0;
+	cJSON_ArrayForEach(o, cJSON_GetObjectItem(res, "options")) {
+		const char *opt = cJSON_GetObjectItem(o, "option")->valuestring;
+		const cJSON *row = row_of(j, strcmp(opt, "seats") && strcmp(opt, "api") ? "h100-sxm" : "",
+					  opt);
+		const char *src;
+		near(num(o, "npv_usd"), num(o, "total_usd"));
+		if (strcmp(opt, "purchase") == 0) {
+			double up = assumption(row, "systems", &src) *
+				    assumption(row, "system_price", &src);
+			near(num(o, "upfront_usd"), up);
+			/* 24 of 36 months written off: a third comes back */
+			near(num(o, "residual_usd"), up / 3);
+			near(num(o, "total_usd"), up + 24 * (num(row, "usd_per_month") -
+							     up / 36.0) - up / 3);
+		} else {
+			near(num(o, "upfront_usd"), 0);
+			near(num(o, "total_usd"), 24 * num(row, "usd_per_month"));
+		}
+		n++;
+	}
+	assert_true(n >= 4); /* purchase, elastic, seats, API */
+	cJSON_Delete(j);
+	struct cli_out r = cli_run("compare --engineers 3 --profile default --hardware h100-sxm");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "h100-sxm: Cash flow over 36 months, discounted at 8.00% a "
+				      "year"));
+	cli_out_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -600,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_workdays_calendar),
 		cmocka_unit_test(test_acceptance_and_turns_reach_break_even),
 		cmocka_unit_test(test_quality_from_scores_and_pilots),
+		cmocka_unit_test(test_cash_flow_in_compare),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

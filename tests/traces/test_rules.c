@@ -473,7 +473,7 @@ static void test_match_limit(void **state)
 	struct diag d;
 	assert_int_equal(apply_one(r, aab, NULL, &(struct rules_stats){0}, &d), DIAG_EINPUT);
 	name[2 * 63] = '\0';
-	char want[200];
+	char want[sizeof(name) + 32];
 	snprintf(want, sizeof(want), "rule '%s' (pattern", name);
 	assert_non_null(strstr(d.msg, want));
 	free(aab);
