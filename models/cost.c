@@ -269,7 +269,9 @@ static int common_begin(const struct cost_usage *u, const struct cost_task *t,
 	r->tasks_month = (double)u->tasks * c->periods / c->turns;
 	r->accepted_tasks_month = r->tasks_month * acc;
 	char src[COST_SOURCE_MAX];
-	if (u->periods_per_month > 0)
+	if (u->periods_source && u->periods_source[0])
+		snprintf(src, sizeof(src), "%s", u->periods_source);
+	else if (u->periods_per_month > 0)
 		snprintf(src, sizeof(src), "given: the %.6g h replayed repeat %.6g times a month",
 			 u->duration_s / 3600.0, c->periods);
 	else
@@ -296,6 +298,65 @@ static void common_end(const struct cost_usage *u, struct cost_result *r)
 static double gpus_of(const struct cost_usage *u)
 {
 	return (double)u->replicas * (double)u->gpus_per_replica;
+}
+
+/* ---- operator time ------------------------------------------------------ */
+
+double cost_operator_per_system(const struct cost_operator *o, double gpus)
+{
+	double g = o->system_gpus.value;
+	return g > 0 ? o->system_usd_month.value * gpus / g : o->system_usd_month.value;
+}
+
+static int check_operator(const struct cost_operator *o, const char *opt, struct diag *d)
+{
+	char name[64];
+	int rc;
+	snprintf(name, sizeof(name), "%s.operator_usd_month", opt);
+	if (o->usd_month.value >= 0 || !isfinite(o->usd_month.value))
+		return check_fig(&o->usd_month, name, 0, 1e9, d);
+	snprintf(name, sizeof(name), "%s.operator_base_usd_month", opt);
+	if ((rc = check_fig(&o->base_usd_month, name, 0, 1e9, d)))
+		return rc;
+	snprintf(name, sizeof(name), "%s.operator_per_system_usd_month", opt);
+	if ((rc = check_fig(&o->system_usd_month, name, 0, 1e9, d)))
+		return rc;
+	snprintf(name, sizeof(name), "%s.operator_system_gpus", opt);
+	return check_fig(&o->system_gpus, name, 0, 4096, d);
+}
+
+/* Operator time a month of systems systems of gpus GPUs each. */
+static double operator_month(const struct cost_operator *o, double systems, double gpus)
+{
+	if (o->usd_month.value >= 0)
+		return o->usd_month.value;
+	return o->base_usd_month.value + cost_operator_per_system(o, gpus) * systems;
+}
+
+/* The assumptions of operator_month: the whole figure, or the base, the
+ * per-system share and the total (named "operator" either way). */
+static void assume_operator(struct cost_result *r, const struct cost_operator *o, double systems,
+			    double gpus, const char *what)
+{
+	if (o->usd_month.value >= 0) {
+		assume_fig(r, "operator", &o->usd_month, "USD per month");
+		return;
+	}
+	char src[COST_SOURCE_MAX];
+	assume_fig(r, "operator_base", &o->base_usd_month, "USD per month");
+	if (o->system_gpus.value > 0)
+		snprintf(src, sizeof(src), "%.10g x %g / %g GPUs: %.250s", o->system_usd_month.value,
+			 gpus, o->system_gpus.value, o->system_usd_month.source);
+	else
+		snprintf(src, sizeof(src), "%s", o->system_usd_month.source);
+	struct cost_assumption *a = assume(r, "operator_per_system",
+					   cost_operator_per_system(o, gpus), "USD per system-month",
+					   src);
+	if (a)
+		snprintf(a->date, sizeof(a->date), "%s", o->system_usd_month.date);
+	snprintf(src, sizeof(src), "operator_base + operator_per_system x %g %s (docs/cost.md)",
+		 systems, what);
+	assume(r, "operator", operator_month(o, systems, gpus), "USD per month", src);
 }
 
 /* ---- energy ------------------------------------------------------------- */
@@ -347,7 +408,8 @@ int cost_purchase_eval(const struct cost_purchase *p, const struct cost_usage *u
 	    (rc = check_fig(&p->pue, "purchase.pue", 1, 10, d)) ||
 	    (rc = check_fig(&p->electricity_usd_kwh, "purchase.electricity_usd_kwh", 0, 100, d)) ||
 	    (rc = check_fig(&p->hosting_usd_month, "purchase.hosting_usd_month", 0, 1e9, d)) ||
-	    (rc = check_fig(&p->operator_usd_month, "purchase.operator_usd_month", 0, 1e9, d)))
+	    (rc = check_fig(&p->host_share_usd, "purchase.host_share_usd", 0, 1e10, d)) ||
+	    (rc = check_operator(&p->op, "purchase", d)))
 		return rc;
 	if (p->gpus_per_system.value != floor(p->gpus_per_system.value))
 		return diag_set(d, DIAG_EINPUT, "cost: purchase.gpus_per_system = %g (expected a "
@@ -366,12 +428,14 @@ int cost_purchase_eval(const struct cost_purchase *p, const struct cost_usage *u
 	part(r, "capital", capital);
 	part(r, "power", e.kwh_month_facility * p->electricity_usd_kwh.value);
 	part(r, "hosting", systems * p->hosting_usd_month.value);
-	part(r, "operator", p->operator_usd_month.value);
+	part(r, "operator", operator_month(&p->op, systems, p->gpus_per_system.value));
 	char src[COST_SOURCE_MAX];
 	snprintf(src, sizeof(src), "%lld replicas x %lld GPUs in systems of %g",
 		 (long long)u->replicas, (long long)u->gpus_per_replica, p->gpus_per_system.value);
 	assume(r, "systems", systems, "systems", src);
 	assume_fig(r, "system_price", &p->system_usd, "USD per system");
+	if (p->host_share_usd.value > 0)
+		assume_fig(r, "host_share", &p->host_share_usd, "USD per GPU (in the price)");
 	assume_fig(r, "amortisation", &p->amortisation_months, "months");
 	assume_fig(r, "resale", &p->resale_fraction, "share of price");
 	assume_fig(r, "busy_power", &p->busy_w, "W per GPU");
@@ -384,7 +448,9 @@ int cost_purchase_eval(const struct cost_purchase *p, const struct cost_usage *u
 	assume_fig(r, "pue", &p->pue, "ratio");
 	assume_fig(r, "electricity", &p->electricity_usd_kwh, "USD per kWh");
 	assume_fig(r, "hosting", &p->hosting_usd_month, "USD per system-month");
-	assume_fig(r, "operator", &p->operator_usd_month, "USD per month");
+	if (p->not_priced[0])
+		assume(r, "not_priced", 0, "warning", p->not_priced);
+	assume_operator(r, &p->op, systems, p->gpus_per_system.value, "systems bought");
 	common_end(u, r);
 	return 0;
 }
@@ -398,7 +464,7 @@ int cost_dedicated_eval(const struct cost_dedicated *p, const struct cost_usage 
 	int rc;
 	if ((rc = check_fig(&p->server_usd_month, "dedicated.server_usd_month", 0, 1e9, d)) ||
 	    (rc = check_fig(&p->gpus_per_server, "dedicated.gpus_per_server", 1, 4096, d)) ||
-	    (rc = check_fig(&p->operator_usd_month, "dedicated.operator_usd_month", 0, 1e9, d)))
+	    (rc = check_operator(&p->op, "dedicated", d)))
 		return rc;
 	if (p->gpus_per_server.value != floor(p->gpus_per_server.value))
 		return diag_set(d, DIAG_EINPUT, "cost: dedicated.gpus_per_server = %g (expected a "
@@ -408,13 +474,13 @@ int cost_dedicated_eval(const struct cost_dedicated *p, const struct cost_usage 
 		return rc;
 	double servers = ceil(gpus_of(u) / p->gpus_per_server.value);
 	part(r, "rent", servers * p->server_usd_month.value);
-	part(r, "operator", p->operator_usd_month.value);
+	part(r, "operator", operator_month(&p->op, servers, p->gpus_per_server.value));
 	char src[COST_SOURCE_MAX];
 	snprintf(src, sizeof(src), "%lld replicas x %lld GPUs in servers of %g",
 		 (long long)u->replicas, (long long)u->gpus_per_replica, p->gpus_per_server.value);
 	assume(r, "servers", servers, "servers", src);
 	assume_fig(r, "server_price", &p->server_usd_month, "USD per server-month");
-	assume_fig(r, "operator", &p->operator_usd_month, "USD per month");
+	assume_operator(r, &p->op, servers, p->gpus_per_server.value, "servers rented");
 	common_end(u, r);
 	return 0;
 }
@@ -431,7 +497,7 @@ int cost_elastic_eval(const struct cost_elastic *p, const struct cost_usage *u,
 			    31 * 86400.0, d)) ||
 	    (rc = check_fig(&p->min_billing_s, "elastic.min_billing_s", 0, 31 * 86400.0, d)) ||
 	    (rc = check_fig(&p->min_replicas, "elastic.min_replicas", 0, 4096, d)) ||
-	    (rc = check_fig(&p->operator_usd_month, "elastic.operator_usd_month", 0, 1e9, d)))
+	    (rc = check_operator(&p->op, "elastic", d)))
 		return rc;
 	struct common c;
 	if ((rc = common_begin(u, t, r, &c, d)))
@@ -484,7 +550,10 @@ int cost_elastic_eval(const struct cost_elastic *p, const struct cost_usage *u,
 	double floor_h = off_h * p->min_replicas.value * (double)u->gpus_per_replica;
 	part(r, "gpu_hours", traced_h * p->usd_per_gpu_hour.value);
 	part(r, "min_replicas", floor_h * p->usd_per_gpu_hour.value);
-	part(r, "operator", p->operator_usd_month.value);
+	/* the systems an operator looks after: the replicas, at the peak the
+	 * autoscaler kept up */
+	double replicas = (double)u->replicas, gpus = (double)u->gpus_per_replica;
+	part(r, "operator", operator_month(&p->op, replicas, gpus));
 	assume(r, "gpu_hours_per_period", span_h, "GPU-h", src);
 	assume(r, "gpu_hours_month", traced_h, "GPU-h per month", "per period x periods");
 	snprintf(src, sizeof(src), "%.6g h outside the replayed periods x min replicas x %lld GPUs",
@@ -494,7 +563,7 @@ int cost_elastic_eval(const struct cost_elastic *p, const struct cost_usage *u,
 	assume_fig(r, "billing_granularity", &p->billing_granularity_s, "s");
 	assume_fig(r, "min_billing_period", &p->min_billing_s, "s per stretch");
 	assume_fig(r, "min_replicas", &p->min_replicas, "replicas");
-	assume_fig(r, "operator", &p->operator_usd_month, "USD per month");
+	assume_operator(r, &p->op, replicas, gpus, "replicas (the peak kept up)");
 	common_end(u, r);
 	return 0;
 }
@@ -640,15 +709,24 @@ static void fig_row(struct cost_fig *f, double value, const struct price_row *ro
 	cost_date_of(row->date, f->date);
 }
 
+static const struct price_row *named_row(const struct prices *pr, enum price_kind kind,
+					 const char *id, struct cost_fig *f, const char *extra,
+					 struct diag *d)
+{
+	const struct price_row *row = prices_find(pr, kind, id);
+	if (!row) {
+		diag_set(d, DIAG_EINPUT, "cost: the price file has no %s row '%s' (expected "
+			 "the default row docs/cost.md names)", price_kind_name(kind), id);
+		return NULL;
+	}
+	fig_row(f, row->usd, row, extra);
+	return row;
+}
+
 static int default_row(const struct prices *pr, enum price_kind kind, const char *id,
 		       struct cost_fig *f, struct diag *d)
 {
-	const struct price_row *row = prices_find(pr, kind, id);
-	if (!row)
-		return diag_set(d, DIAG_EINPUT, "cost: the price file has no %s row '%s' (expected "
-				"the default row docs/cost.md names)", price_kind_name(kind), id);
-	fig_row(f, row->usd, row, " (default)");
-	return 0;
+	return named_row(pr, kind, id, f, " (default)", d) ? 0 : DIAG_EINPUT;
 }
 
 int cost_watts(const struct cat_hardware *hw, struct cost_fig *busy_w, struct cost_fig *idle_w,
@@ -676,9 +754,81 @@ int cost_watts(const struct cat_hardware *hw, struct cost_fig *busy_w, struct co
 	return 0;
 }
 
-static int operator_default(const struct prices *pr, struct cost_fig *f, struct diag *d)
+int cost_operator_from_prices(struct cost_operator *o, const struct prices *pr,
+			      enum cost_operator_end end, struct diag *d)
 {
-	return default_row(pr, PRICE_OPERATOR_MONTH, COST_DEFAULT_OPERATOR, f, d);
+	memset(o, 0, sizeof(*o));
+	cost_fig_set(&o->usd_month, -1, "the model: base + per-system share x systems "
+		     "(docs/cost.md)");
+	const char *base = end == COST_OPERATOR_HIGH ? COST_OPERATOR_BASE_HIGH
+						     : COST_DEFAULT_OPERATOR;
+	const char *sys = end == COST_OPERATOR_LOW    ? COST_OPERATOR_SYSTEM_LOW
+			  : end == COST_OPERATOR_HIGH ? COST_OPERATOR_SYSTEM_HIGH
+						      : COST_DEFAULT_OPERATOR_SYSTEM;
+	const char *extra = end == COST_OPERATOR_LOW    ? " (low end of the range)"
+			    : end == COST_OPERATOR_HIGH ? " (high end of the range)"
+							: " (default)";
+	if (!named_row(pr, PRICE_OPERATOR_MONTH, base, &o->base_usd_month, extra, d))
+		return DIAG_EINPUT;
+	const struct price_row *row = named_row(pr, PRICE_OPERATOR_SYSTEM_MONTH, sys,
+						&o->system_usd_month, extra, d);
+	if (!row)
+		return DIAG_EINPUT;
+	cost_fig_set(&o->system_gpus, (double)row->gpus, "prices.json %s: gpus", row->id);
+	return 0;
+}
+
+static int operator_default(const struct prices *pr, struct cost_operator *o, struct diag *d)
+{
+	return cost_operator_from_prices(o, pr, COST_OPERATOR_DEFAULT, d);
+}
+
+/* What a purchase of that scope leaves out (p->not_priced); host: a bare
+ * GPU's host is in the price. */
+static void not_priced(struct cost_purchase *p, enum price_scope scope, bool host)
+{
+	static const char how[] = "no sourced default: add them to the price (--prices) or per "
+				  "system-month with cost.hosting_usd_month; docs/cost.md";
+	switch (scope) {
+	case PRICE_SCOPE_COMPLETE:
+		snprintf(p->not_priced, sizeof(p->not_priced), "not priced: a maintenance contract "
+			 "(a complete box runs as bought, with no network or installation; %s)", how);
+		break;
+	case PRICE_SCOPE_SERVER:
+		snprintf(p->not_priced, sizeof(p->not_priced), "not priced: network, installation "
+			 "and a maintenance contract (%s)", how);
+		break;
+	case PRICE_SCOPE_GPUS:
+		snprintf(p->not_priced, sizeof(p->not_priced), "not priced: %snetwork, "
+			 "installation and a maintenance contract (%s)",
+			 host ? "" : "the host (chassis, CPUs, memory: GPUs only), ", how);
+		break;
+	default:
+		snprintf(p->not_priced, sizeof(p->not_priced), "not priced, perhaps: the price "
+			 "does not say what it includes (no scope): the host, network, installation "
+			 "and a maintenance contract may be missing (%s)", how);
+		break;
+	}
+}
+
+/* The host share of GPU row row into p (0 when it names no host);
+ * returns whether it names one. */
+static bool host_share(struct cost_purchase *p, const struct prices *pr,
+		       const struct price_row *row)
+{
+	double share;
+	const struct price_row *g;
+	const struct price_row *h = prices_host_of(pr, row, &share, &g);
+	if (!h) {
+		cost_fig_set(&p->host_share_usd, 0, "prices.json %s: no host named", row->id);
+		return false;
+	}
+	cost_fig_set(&p->host_share_usd, share, "prices.json %s, host of %s: (USD %.10g - %lld x "
+		     "%s USD %.10g) / %lld GPUs: %s, %s (%s)", h->id, row->id, h->usd,
+		     (long long)h->gpus, g->id, g->usd, (long long)h->gpus, h->item, h->date,
+		     h->source);
+	cost_date_of(h->date, p->host_share_usd.date);
+	return true;
 }
 
 int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
@@ -689,9 +839,12 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 	const struct price_row *row = prices_median_for_hardware(pr, PRICE_PURCHASE, hw->id);
 	double count = (double)(hw->device_count > 0 ? hw->device_count : 1);
 	if (row) {
-		fig_row(&p->system_usd, row->usd, row, "");
+		bool host = host_share(p, pr, row);
+		fig_row(&p->system_usd, row->usd + p->host_share_usd.value, row,
+			host ? " + its host's share per GPU (host_share)" : "");
 		cost_fig_set(&p->gpus_per_system, (double)row->gpus, "prices.json %s: gpus",
 			     row->id);
+		not_priced(p, row->scope, host);
 	} else if (hw->price.currency != CAT_CUR_NONE &&
 		   prices_usd(pr, cat_currency_name(hw->price.currency), hw->price.amount) > 0) {
 		const char *cur = cat_currency_name(hw->price.currency);
@@ -701,11 +854,25 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 			     hw->price.source);
 		cost_date_of(hw->price.date, p->system_usd.date);
 		cost_fig_set(&p->gpus_per_system, count, "hardware.json %s: %g GPUs", hw->id, count);
+		cost_fig_set(&p->host_share_usd, 0, "hardware.json %s: the entry's own price",
+			     hw->id);
+		/* a system entry is a box as sold (a server without its network);
+		 * a bare device with a price runs as bought only when its memory
+		 * is the machine's (Apple, GB10, Ryzen AI Max) */
+		enum price_scope scope = hw->system_kind ? (strcmp(hw->system_kind, "server") == 0
+								    ? PRICE_SCOPE_SERVER
+								    : PRICE_SCOPE_COMPLETE)
+				       : hw->unified_memory ? PRICE_SCOPE_COMPLETE
+							    : PRICE_SCOPE_GPUS;
+		not_priced(p, scope, false);
 	} else if (dev != hw && (row = prices_median_for_hardware(pr, PRICE_PURCHASE, dev->id))) {
-		fig_row(&p->system_usd, row->usd * count, row, " x GPUs (GPUs only: chassis, CPUs "
-			"and network not priced)");
+		bool host = host_share(p, pr, row);
+		fig_row(&p->system_usd, (row->usd + p->host_share_usd.value) * count, row,
+			host ? " x GPUs, each with its host's share (host_share)"
+			     : " x GPUs (GPUs only: chassis, CPUs and network not priced)");
 		cost_fig_set(&p->gpus_per_system, count * (double)row->gpus,
 			     "hardware.json %s: %g x %s", hw->id, count, dev->id);
+		not_priced(p, row->scope, host);
 	} else {
 		return COST_NO_PRICE;
 	}
@@ -719,7 +886,7 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 	    (rc = default_row(pr, PRICE_PUE, COST_DEFAULT_PUE, &p->pue, d)) ||
 	    (rc = default_row(pr, PRICE_ELECTRICITY, COST_DEFAULT_ELECTRICITY,
 			      &p->electricity_usd_kwh, d)) ||
-	    (rc = operator_default(pr, &p->operator_usd_month, d)))
+	    (rc = operator_default(pr, &p->op, d)))
 		return rc;
 	return 0;
 }
@@ -734,7 +901,7 @@ int cost_dedicated_from_prices(struct cost_dedicated *p, const struct prices *pr
 	snprintf(p->label, sizeof(p->label), "dedicated %s", row->id);
 	fig_row(&p->server_usd_month, row->usd, row, "");
 	cost_fig_set(&p->gpus_per_server, (double)row->gpus, "prices.json %s: gpus", row->id);
-	return operator_default(pr, &p->operator_usd_month, d);
+	return operator_default(pr, &p->op, d);
 }
 
 int cost_gpu_hour_row_check(const struct prices *pr, const struct cat_hardware *hw,
@@ -806,7 +973,7 @@ int cost_elastic_from_prices(struct cost_elastic *p, const struct prices *pr,
 		     "per second with a minimum of 60 s (AWS, 2017-10-02, docs/cost.md)");
 	cost_fig_set(&p->min_replicas, 0, "default: scale to zero outside the traced periods, "
 		     "docs/cost.md");
-	return operator_default(pr, &p->operator_usd_month, d);
+	return operator_default(pr, &p->op, d);
 }
 
 int cost_api_from_prices(struct cost_api *p, const struct prices *pr, const char *id,

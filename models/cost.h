@@ -44,16 +44,20 @@ struct prices;
 struct price_row;
 
 #define COST_HOURS_PER_MONTH 730.0
-/* Working days in a month: the 261 weekdays of a 365-day year / 12.  A
- * replayed working day counts this many times a month wherever a month is
- * built from days (replay --cost with --engineers, compare). */
-#define COST_WORKDAYS_PER_MONTH (261.0 / 12.0)
+/* Working days in a year by default: the 261 weekdays of 2026 (a 365-day
+ * year that starts on a Thursday), with no holidays.  A replayed working
+ * day counts workdays / 12 times a month wherever a month is built from
+ * days (replay --cost with --engineers, compare, size, whatif, sweep); the
+ * scenario key cost.workdays_per_year sets another calendar (250 with the
+ * 11 US federal holidays of 2026, all on weekdays; docs/cost.md). */
+#define COST_WORKDAYS_PER_YEAR 261.0
+#define COST_WORKDAYS_PER_MONTH (COST_WORKDAYS_PER_YEAR / 12.0)
 #define COST_LABEL_MAX 128
 #define COST_NAME_MAX 48
 #define COST_UNIT_MAX 32
 #define COST_SOURCE_MAX 320
 #define COST_DATE_MAX 16
-#define COST_MAX_ASSUMPTIONS 24
+#define COST_MAX_ASSUMPTIONS 28
 #define COST_MAX_PARTS 8
 
 enum cost_option {
@@ -139,6 +143,10 @@ struct cost_usage {
 					 records (0: none) */
 	int64_t tasks_accepted;       /* of those, accepted */
 	int64_t engineers;            /* >= 1 for seats; 0 = unknown */
+	const char *periods_source;   /* optional: where periods_per_month comes
+					 from ("21.75 working days a month
+					 ..."), for its assumption; NULL = the
+					 generic text */
 };
 
 /* Acceptance and turns of one option (see the file comment). */
@@ -157,9 +165,38 @@ struct cost_task {
  * traced model's: said so in its source), as the defaults of docs/cost.md. */
 void cost_task_default(struct cost_task *t);
 
+/* Operator time of a self-hosted deployment (docs/cost.md):
+ *
+ *     operator per month = base + per-system share x systems
+ *
+ * where systems is what the option counts (purchase: systems bought;
+ * dedicated: servers rented; elastic: replicas kept up, at the peak) and a
+ * system of G GPUs takes G / system_gpus of system_usd_month (system_gpus
+ * 0: system_usd_month per system whatever its GPUs).  usd_month >= 0 is the
+ * whole figure instead (cost.operator_usd_month), the model unused. */
+struct cost_operator {
+	struct cost_fig usd_month;           /* >= 0: the whole figure; < 0: the
+						model */
+	struct cost_fig base_usd_month;      /* per deployment */
+	struct cost_fig system_usd_month;    /* per system of system_gpus GPUs */
+	struct cost_fig system_gpus;         /* 0 = per system as it is */
+};
+
+/* The share of one system of gpus GPUs under o's model (see above). */
+double cost_operator_per_system(const struct cost_operator *o, double gpus);
+
 struct cost_purchase {
 	char label[COST_LABEL_MAX];
-	struct cost_fig system_usd;          /* price of one server/unit */
+	struct cost_fig system_usd;          /* price of one server/unit, the
+						host share included */
+	struct cost_fig host_share_usd;      /* per GPU, included in system_usd
+						(a bare GPU's part of its host;
+						0: none) */
+	char not_priced[COST_SOURCE_MAX];    /* what the price leaves out
+						(network, installation, a
+						maintenance contract, a host):
+						said as the assumption
+						"not_priced"; "" = nothing */
 	struct cost_fig gpus_per_system;
 	struct cost_fig amortisation_months;
 	struct cost_fig resale_fraction;     /* of system_usd, at the end */
@@ -168,14 +205,14 @@ struct cost_purchase {
 	struct cost_fig pue;                 /* facility / IT power */
 	struct cost_fig electricity_usd_kwh;
 	struct cost_fig hosting_usd_month;   /* per system: rack, colocation */
-	struct cost_fig operator_usd_month;  /* whole deployment */
+	struct cost_operator op;
 };
 
 struct cost_dedicated {
 	char label[COST_LABEL_MAX];
 	struct cost_fig server_usd_month;
 	struct cost_fig gpus_per_server;
-	struct cost_fig operator_usd_month;
+	struct cost_operator op;
 };
 
 struct cost_elastic {
@@ -189,7 +226,7 @@ struct cost_elastic {
 						no minimum */
 	struct cost_fig min_replicas;        /* kept up outside the traced
 						periods (nights, weekends) */
-	struct cost_fig operator_usd_month;
+	struct cost_operator op;
 };
 
 struct cost_api {
@@ -313,8 +350,13 @@ int cost_watts(const struct cat_hardware *hw, struct cost_fig *busy_w, struct co
 
 /* Purchase of hw: its purchase row (the median of several), else the
  * price hardware.json gives the entry (complete systems from the field
- * notes), else its accelerator's row times the GPU count (GPUs only, said
- * so in the source);
+ * notes), else its accelerator's row times the GPU count.  A row of scope
+ * gpus that names a host adds the host's share per GPU (prices_host_of:
+ * an SXM module its part of an 8-GPU server, a card its workstation); what
+ * the price still leaves out is said in p->not_priced: network,
+ * installation and a maintenance contract for a server or bare GPUs, a
+ * maintenance contract for a complete box, the host for bare GPUs that
+ * name none, everything for a row of unstated scope.
  * watts by cost_watts; PUE, electricity and operator time from the default
  * rows; amortisation 36 months, resale 0, hosting 0 (docs/cost.md).
  * COST_NO_PRICE when none of these exists. */
@@ -322,7 +364,7 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 			      const struct cat_hardware *hw, struct diag *d);
 
 /* Dedicated rental of hw (its dedicated_month row, the median of several),
- * operator time from the default row.  COST_NO_PRICE when none. */
+ * operator time from the default rows.  COST_NO_PRICE when none. */
 int cost_dedicated_from_prices(struct cost_dedicated *p, const struct prices *pr,
 			       const struct cat_hardware *hw, struct diag *d);
 
@@ -397,7 +439,28 @@ int cost_per_mtok_at(double usd_month, double tok_s, double u, double *tokens_mo
  * used by the helpers above. */
 #define COST_DEFAULT_ELECTRICITY "us-median-all-sectors"
 #define COST_DEFAULT_PUE "uptime-global-2025"
-#define COST_DEFAULT_OPERATOR "field-notes-loaded"
 #define COST_DEFAULT_AMORTISATION_MONTHS 36.0
+
+/* Operator time: the base (operator_month rows) and the per-system share
+ * (operator_system_month rows) at the default, and at the low and the high
+ * end of their sourced ranges (compare's sensitivity).  Base: the field
+ * notes' $5,000-15,000 a month loaded; per system: one loaded GPU cluster
+ * engineer per 100 8-GPU nodes, 200 at the low end and 50 at the high. */
+#define COST_DEFAULT_OPERATOR "field-notes-loaded"
+#define COST_OPERATOR_BASE_HIGH "field-notes-loaded-high"
+#define COST_DEFAULT_OPERATOR_SYSTEM "gpu-cluster-engineer-100-nodes"
+#define COST_OPERATOR_SYSTEM_LOW "gpu-cluster-engineer-200-nodes"
+#define COST_OPERATOR_SYSTEM_HIGH "gpu-cluster-engineer-50-nodes"
+
+enum cost_operator_end {
+	COST_OPERATOR_DEFAULT = 0,
+	COST_OPERATOR_LOW,    /* both parts at the low end of their ranges */
+	COST_OPERATOR_HIGH,   /* both at the high end */
+};
+
+/* The operator model from the price file's rows at end (the whole-figure
+ * override unset).  0, or DIAG_EINPUT naming a missing row. */
+int cost_operator_from_prices(struct cost_operator *o, const struct prices *pr,
+			      enum cost_operator_end end, struct diag *d);
 
 #endif

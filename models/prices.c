@@ -30,14 +30,14 @@
 static const char *const kind_names[PRICE_KIND_COUNT] = {
 	"seat", "overage", "api_input", "api_cached_input", "api_output", "gpu_hour",
 	"dedicated_month", "purchase", "electricity", "pue", "operator_month",
-	"api_cache_write_5m", "api_cache_write_1h",
+	"api_cache_write_5m", "api_cache_write_1h", "operator_system_month",
 };
 
 /* The unit each kind must state; NULL: any text starting "per ". */
 static const char *const kind_units[PRICE_KIND_COUNT] = {
 	"per user per month", NULL, "per 1M tokens", "per 1M tokens", "per 1M tokens",
 	"per GPU-hour", "per server per month", "per unit", "per kWh", "ratio",
-	"per deployment per month", "per 1M tokens", "per 1M tokens",
+	"per deployment per month", "per 1M tokens", "per 1M tokens", "per system per month",
 };
 
 const char *price_kind_name(enum price_kind k)
@@ -52,6 +52,15 @@ static const char *const tariff_names[PRICE_TARIFF_COUNT] = {
 const char *price_tariff_name(enum price_tariff t)
 {
 	return ((int)t >= 0 && (int)t < PRICE_TARIFF_COUNT) ? tariff_names[t] : "?";
+}
+
+static const char *const scope_names[PRICE_SCOPE_COUNT] = {
+	"unstated", "complete", "server", "gpus",
+};
+
+const char *price_scope_name(enum price_scope s)
+{
+	return ((int)s >= 0 && (int)s < PRICE_SCOPE_COUNT) ? scope_names[s] : "?";
 }
 
 /* ---- ownership ---------------------------------------------------------- */
@@ -268,13 +277,14 @@ static int bad_text(const char *s, char *why, size_t cap)
 
 static const char *const row_keys[] = {
 	"id", "kind", "item", "provider", "price", "unit", "currency", "date", "source",
-	"note", "hardware", "gpus", "tariff", "min_seats", "included_usage_usd",
-	"overage_at_api_list", "csv_line", NULL,
+	"note", "hardware", "gpus", "tariff", "scope", "host", "gpu_row", "min_seats",
+	"included_usage_usd", "overage_at_api_list", "csv_line", NULL,
 };
 
 static const char ROW_KEYS_TEXT[] =
 	"id, kind, item, provider, price, unit, currency, date, source, note, hardware, "
-	"gpus, tariff, min_seats, included_usage_usd, overage_at_api_list, csv_line";
+	"gpus, tariff, scope, host, gpu_row, min_seats, included_usage_usd, overage_at_api_list, "
+	"csv_line";
 
 struct rowctx {
 	const struct pctx *c;
@@ -403,6 +413,7 @@ static int parse_row(const struct pctx *c, const cJSON *row, long index, struct 
 						k->string);
 	}
 	const char *id, *kind, *item, *provider, *unit, *currency, *date, *source, *note, *hw;
+	const char *host = NULL, *gpu_row = NULL;
 	int rc;
 	if ((rc = get_text(&r, row, "id", false, &id)))
 		return rc;
@@ -419,7 +430,8 @@ static int parse_row(const struct pctx *c, const cJSON *row, long index, struct 
 		return row_fail(&r, "kind", AT_VALUE, "unknown kind '%s' (expected seat, overage, "
 				"api_input, api_cached_input, api_output, api_cache_write_5m, "
 				"api_cache_write_1h, gpu_hour, dedicated_month, "
-				"purchase, electricity, pue or operator_month)", kind);
+				"purchase, electricity, pue, operator_month or operator_system_month)",
+				kind);
 	if ((rc = get_text(&r, row, "item", false, &item)) ||
 	    (rc = get_text(&r, row, "provider", false, &provider)))
 		return rc;
@@ -455,14 +467,16 @@ static int parse_row(const struct pctx *c, const cJSON *row, long index, struct 
 	out->min_seats = 0;
 	out->included_usage_usd = -1;
 	out->overage_at_api_list = false;
-	bool per_gpus = k == PRICE_PURCHASE || k == PRICE_DEDICATED_MONTH;
+	bool per_gpus = k == PRICE_PURCHASE || k == PRICE_DEDICATED_MONTH ||
+			 k == PRICE_OPERATOR_SYSTEM_MONTH;
 	if (per_gpus && !cJSON_GetObjectItemCaseSensitive(row, "gpus"))
 		return row_fail(&r, "gpus", AT_OBJECT, "missing key 'gpus' (expected the GPUs one "
 				"%s holds, an integer from 1 to 4096)",
-				k == PRICE_PURCHASE ? "unit" : "server");
+				k == PRICE_PURCHASE ? "unit" : k == PRICE_DEDICATED_MONTH ? "server"
+				: "system of the figure");
 	if (!per_gpus && cJSON_GetObjectItemCaseSensitive(row, "gpus"))
 		return row_fail(&r, "gpus", AT_KEY, "gpus given for kind %s (expected it only on "
-				"purchase and dedicated_month rows)", kind);
+				"purchase, dedicated_month and operator_system_month rows)", kind);
 	if ((rc = get_count(&r, row, "gpus", 1, 4096, &out->gpus)))
 		return rc;
 	if (hw && k != PRICE_PURCHASE && k != PRICE_DEDICATED_MONTH && k != PRICE_GPU_HOUR)
@@ -483,6 +497,34 @@ static int parse_row(const struct pctx *c, const cJSON *row, long index, struct 
 					"on_demand, spot, reserved, capacity_block or unstated)");
 		out->tariff = (enum price_tariff)t;
 	}
+	out->scope = PRICE_SCOPE_UNSTATED;
+	const cJSON *sv = cJSON_GetObjectItemCaseSensitive(row, "scope");
+	if (sv && k != PRICE_PURCHASE)
+		return row_fail(&r, "scope", AT_KEY, "scope given for kind %s (expected it only on "
+				"purchase rows)", kind);
+	if (sv) {
+		int t = -1;
+		for (int i = PRICE_SCOPE_COMPLETE; cJSON_IsString(sv) && i < PRICE_SCOPE_COUNT; i++)
+			if (strcmp(sv->valuestring, scope_names[i]) == 0)
+				t = i;
+		if (t < 0)
+			return row_fail(&r, "scope", AT_VALUE, "scope is not a scope (expected "
+					"complete, server or gpus)");
+		out->scope = (enum price_scope)t;
+	}
+	if ((rc = get_text(&r, row, "host", true, &host)) ||
+	    (rc = get_text(&r, row, "gpu_row", true, &gpu_row)))
+		return rc;
+	if (host && out->scope != PRICE_SCOPE_GPUS)
+		return row_fail(&r, "host", AT_KEY, "host given on a row that is not of scope gpus "
+				"(expected it only on purchase rows of bare GPUs or cards)");
+	if (gpu_row && out->scope != PRICE_SCOPE_SERVER && out->scope != PRICE_SCOPE_COMPLETE)
+		return row_fail(&r, "gpu_row", AT_KEY, "gpu_row given on a row that is not of scope "
+				"server or complete (expected it only on purchase rows of systems)");
+	if ((host && !valid_id(host)) || (gpu_row && !valid_id(gpu_row)))
+		return row_fail(&r, host && !valid_id(host) ? "host" : "gpu_row", AT_VALUE,
+				"%s is not an id (expected the id of a purchase row)",
+				host && !valid_id(host) ? "host" : "gpu_row");
 	static const char *const seat_keys[] = {"min_seats", "included_usage_usd",
 						"overage_at_api_list"};
 	for (size_t i = 0; i < 3; i++)
@@ -522,9 +564,12 @@ static int parse_row(const struct pctx *c, const cJSON *row, long index, struct 
 	out->source = own_strdup(p, source);
 	out->note = note ? own_strdup(p, note) : NULL;
 	out->hardware = hw ? own_strdup(p, hw) : NULL;
+	out->host = host ? own_strdup(p, host) : NULL;
+	out->gpu_row = gpu_row ? own_strdup(p, gpu_row) : NULL;
 	out->line = line_of(c, locate(c, "prices", index, NULL, AT_VALUE));
 	if (!out->id || !out->item || !out->provider || !out->unit || !out->currency ||
-	    !out->date || !out->source || (note && !out->note) || (hw && !out->hardware))
+	    !out->date || !out->source || (note && !out->note) || (hw && !out->hardware) ||
+	    (host && !out->host) || (gpu_row && !out->gpu_row))
 		return diag_set(c->d, DIAG_ENOMEM, "%s: out of memory", p->name);
 	return 0;
 }
@@ -641,6 +686,32 @@ static int parse_doc(const struct pctx *c, const cJSON *root)
 		}
 		p->row_count++;
 	}
+	/* a bare GPU's host is a system row that says what its GPUs cost, so
+	 * that the rest of its price is the host; it must be more than nothing */
+	for (size_t j = 0; j < p->row_count; j++) {
+		const struct price_row *r = &p->rows[j];
+		struct rowctx rc2 = { .c = c, .index = (long)j, .id = r->id };
+		if (r->gpu_row) {
+			const struct price_row *g = prices_find(p, PRICE_PURCHASE, r->gpu_row);
+			if (!g || g->scope != PRICE_SCOPE_GPUS)
+				return row_fail(&rc2, "gpu_row", AT_VALUE, "gpu_row '%s' is %s "
+						"(expected the id of a purchase row of scope gpus)",
+						r->gpu_row, g ? "not of scope gpus" : "no purchase row");
+			if (!((double)r->gpus * g->usd < r->usd))
+				return row_fail(&rc2, "gpu_row", AT_VALUE, "%lld x gpu_row '%s' (USD "
+						"%.10g) is not less than this row's USD %.10g (expected "
+						"the system to cost more than its GPUs)",
+						(long long)r->gpus, g->id, g->usd, r->usd);
+		}
+		if (r->host) {
+			const struct price_row *h = prices_find(p, PRICE_PURCHASE, r->host);
+			if (!h || !h->gpu_row)
+				return row_fail(&rc2, "host", AT_VALUE, "host '%s' is %s (expected the "
+						"id of a purchase row of scope server or complete with "
+						"a gpu_row)", r->host,
+						h ? "a purchase row without gpu_row" : "no purchase row");
+		}
+	}
 	/* an API model needs its input and output prices (a cached price may be
 	 * missing: cache reads are then priced as input) */
 	for (size_t j = 0; j < p->row_count; j++) {
@@ -726,7 +797,12 @@ bool prices_check(const struct prices *p)
 			return false;
 		if (fabs(r->usd - r->amount * rate_of(p, r->currency)) > 1e-9 * r->usd)
 			return false;
-		if ((r->kind == PRICE_PURCHASE || r->kind == PRICE_DEDICATED_MONTH) && r->gpus < 1)
+		if ((r->kind == PRICE_PURCHASE || r->kind == PRICE_DEDICATED_MONTH ||
+		     r->kind == PRICE_OPERATOR_SYSTEM_MONTH) && r->gpus < 1)
+			return false;
+		if ((int)r->scope < 0 || r->scope >= PRICE_SCOPE_COUNT ||
+		    (r->kind != PRICE_PURCHASE && r->scope != PRICE_SCOPE_UNSTATED) ||
+		    (r->host && r->scope != PRICE_SCOPE_GPUS))
 			return false;
 		if ((int)r->tariff < 0 || r->tariff >= PRICE_TARIFF_COUNT ||
 		    (r->kind != PRICE_GPU_HOUR && r->tariff != PRICE_ON_DEMAND))
@@ -739,6 +815,25 @@ bool prices_check(const struct prices *p)
 }
 
 /* ---- lookups ------------------------------------------------------------ */
+
+const struct price_row *prices_host_of(const struct prices *p, const struct price_row *r,
+				       double *share_usd, const struct price_row **gpu)
+{
+	*share_usd = 0;
+	if (gpu)
+		*gpu = NULL;
+	if (!r->host)
+		return NULL;
+	const struct price_row *h = prices_find(p, PRICE_PURCHASE, r->host);
+	const struct price_row *g = h && h->gpu_row ? prices_find(p, PRICE_PURCHASE, h->gpu_row)
+						    : NULL;
+	if (!g) /* the loader refuses such a file */
+		return NULL;
+	*share_usd = (h->usd - (double)h->gpus * g->usd) / (double)h->gpus;
+	if (gpu)
+		*gpu = g;
+	return h;
+}
 
 const struct price_row *prices_find(const struct prices *p, enum price_kind kind, const char *id)
 {
@@ -859,10 +954,11 @@ int prices_write_table(const struct prices *p, const struct catalog *cat, FILE *
 			n += p->rows[i].kind == (enum price_kind)k;
 		if (!n)
 			continue;
-		bool gpu_hour = k == PRICE_GPU_HOUR;
+		bool gpu_hour = k == PRICE_GPU_HOUR, purchase = k == PRICE_PURCHASE;
 		fprintf(out, "%s (%zu)\n", kind_names[k], n);
 		fprintf(out, "  %-34s %12s %-4s %12s  %-26s %-14s %s%s\n", "id", "price", "cur",
-			"USD", "unit", "hardware", gpu_hour ? "tariff         " : "", "date");
+			"USD", "unit", "hardware", gpu_hour ? "tariff         "
+					     : purchase ? "scope     " : "", "date");
 		for (size_t i = 0; i < p->row_count; i++) {
 			const struct price_row *r = &p->rows[i];
 			if (r->kind != (enum price_kind)k)
@@ -872,8 +968,19 @@ int prices_write_table(const struct prices *p, const struct catalog *cat, FILE *
 				r->hardware ? r->hardware : "-");
 			if (gpu_hour)
 				fprintf(out, "%-15s", tariff_names[r->tariff]);
+			if (purchase)
+				fprintf(out, "%-10s", scope_names[r->scope]);
 			fprintf(out, "%s\n", r->date);
 			fprintf(out, "  %-34s source: %s\n", "", r->source);
+			double share;
+			const struct price_row *g;
+			const struct price_row *h = prices_host_of(p, r, &share, &g);
+			if (h)
+				fprintf(out, "  %-34s host: %s, USD %.10g per GPU = (USD %.10g - %lld x "
+					"%s USD %.10g) / %lld\n", "", h->id, share, h->usd,
+					(long long)h->gpus, g->id, g->usd, (long long)h->gpus);
+			else if (purchase && r->scope == PRICE_SCOPE_GPUS)
+				fprintf(out, "  %-34s host: none named (GPUs only)\n", "");
 		}
 		fputc('\n', out);
 	}
@@ -942,6 +1049,17 @@ int prices_write_json(const struct prices *p, const struct catalog *cat, FILE *o
 		jsonw_str(out, r->hardware);
 		fputs(", \"tariff\": ", out);
 		jsonw_str(out, r->kind == PRICE_GPU_HOUR ? tariff_names[r->tariff] : NULL);
+		fputs(", \"scope\": ", out);
+		jsonw_str(out, r->kind == PRICE_PURCHASE ? scope_names[r->scope] : NULL);
+		fputs(", \"host\": ", out);
+		jsonw_str(out, r->host);
+		double share;
+		if (prices_host_of(p, r, &share, NULL))
+			fprintf(out, ", \"host_share_usd_per_gpu\": %.10g", share);
+		else
+			fputs(", \"host_share_usd_per_gpu\": null", out);
+		fputs(", \"gpu_row\": ", out);
+		jsonw_str(out, r->gpu_row);
 		fprintf(out, ", \"gpus\": %lld, \"line\": %ld}%s\n", (long long)r->gpus, r->line,
 			i + 1 < p->row_count ? "," : "");
 	}

@@ -49,6 +49,9 @@ enum price_kind {
 	PRICE_API_CACHE_WRITE_5M, /* "per 1M tokens": a prompt-cache write kept 5
 				     minutes (Anthropic: 1.25x input) */
 	PRICE_API_CACHE_WRITE_1H, /* "per 1M tokens": kept an hour (2x input) */
+	PRICE_OPERATOR_SYSTEM_MONTH, /* "per system per month": operator time per
+				     system looked after (gpus: the GPUs of the
+				     system the figure is for) */
 	PRICE_KIND_COUNT
 };
 
@@ -73,6 +76,22 @@ enum price_tariff {
 /* "on_demand", "spot", ... as written in the file (static strings). */
 const char *price_tariff_name(enum price_tariff t);
 
+/* What a purchase row's price buys (its "scope" key).  Every purchase row
+ * of the shipped catalogue states it; a row without the key is unstated,
+ * and priced as it is with a warning. */
+enum price_scope {
+	PRICE_SCOPE_UNSTATED = 0, /* the row does not say */
+	PRICE_SCOPE_COMPLETE,     /* "complete": a box that runs as bought
+				     (workstation, Mac, DGX Spark) */
+	PRICE_SCOPE_SERVER,       /* "server": a server without network or
+				     installation */
+	PRICE_SCOPE_GPUS,         /* "gpus": bare GPUs or cards that need a host */
+	PRICE_SCOPE_COUNT
+};
+
+/* "unstated", "complete", "server", "gpus" (static strings). */
+const char *price_scope_name(enum price_scope s);
+
 struct price_row {
 	char *id;                 /* unique within its kind; the three API kinds
 				     of one model share an id */
@@ -92,6 +111,14 @@ struct price_row {
 	int64_t gpus;             /* GPUs per server or unit (dedicated,
 				     purchase); 0 for other kinds */
 	enum price_tariff tariff; /* gpu_hour rows; PRICE_ON_DEMAND for others */
+	enum price_scope scope;   /* purchase rows; PRICE_SCOPE_UNSTATED for others */
+	char *host;               /* scope gpus: the id of the purchase row (scope
+				     server or complete, with gpu_row) of the
+				     system these GPUs go in; NULL = none named */
+	char *gpu_row;            /* scope server or complete: the id of the
+				     purchase row (scope gpus) its GPUs are
+				     priced at, so that price - gpus x that row
+				     is the host; NULL = none */
 	int64_t min_seats;        /* seat plans: 0 = no minimum stated */
 	double included_usage_usd;/* seat plans: usage included per seat per
 				     month, worth this much at API list prices;
@@ -173,6 +200,14 @@ const struct price_row *prices_median_for_hardware(const struct prices *p, enum 
  * none. */
 const struct price_row *prices_median_gpu_hour(const struct prices *p, const char *hw,
 						enum price_tariff t, size_t *count);
+
+/* The host of purchase row r (scope gpus, naming a host): the host row,
+ * with *share_usd its price per GPU besides the GPUs, (host - host gpus x
+ * its gpu_row) / host gpus, and *gpu (may be NULL) the gpu_row.  NULL when
+ * r names no host (*share_usd 0).  The loader checks that every host and
+ * gpu_row exists and that the share is > 0. */
+const struct price_row *prices_host_of(const struct prices *p, const struct price_row *r,
+				       double *share_usd, const struct price_row **gpu);
 
 /* amount in currency converted to US dollars at the file's stated rate
  * ("USD" as is); 0 when the file states no rate for currency. */

@@ -19,14 +19,15 @@
 
 /* Replays of the replayed span a month: the scenario's cost.periods_per_month
  * where it sets one (0: continuous traffic), else one working day a month
- * per day replayed, as replay --cost counts them. */
+ * per day replayed (the scenario's calendar, cost.workdays_per_year), as
+ * replay --cost counts them. */
 static double periods_of_days(const struct compare_setup *c, int64_t fig_days)
 {
 	const struct scenario *sc = c->size ? c->size->base : NULL;
 	if (sc && sc->cost.periods_per_month >= 0)
 		return sc->cost.periods_per_month;
 	double days = fig_days > 0 ? (double)fig_days : (double)(c->days > 0 ? c->days : 1);
-	return COST_WORKDAYS_PER_MONTH / days;
+	return scenario_workdays_per_year(sc, NULL, 0) / 12.0 / days;
 }
 
 static double periods_of(const struct compare_setup *c, const struct size_eval *e)
@@ -85,18 +86,21 @@ struct sens_case {
 	double acc;       /* x the self-hosted acceptance */
 	double util;      /* x the traffic on the same GPUs */
 	double acc_share; /* > 0: the self-hosted acceptance = this x the traced model's */
-	double op;        /* x the operator time */
+	enum cost_operator_end op; /* not the default: operator time at that end
+				      of its sourced ranges */
 };
 
-static const struct sens_case BASE_CASE = {1, 1, 1, 0, 1};
+static const struct sens_case BASE_CASE = {1, 1, 1, 0, COST_OPERATOR_DEFAULT};
 
+#define OP_DEF COST_OPERATOR_DEFAULT
 static const struct sens_case SENS[COMPARE_SENS] = {
-	{1 - COMPARE_SWING, 1, 1, 0, 1}, {1 + COMPARE_SWING, 1, 1, 0, 1},
-	{1, 1 - COMPARE_SWING, 1, 0, 1}, {1, 1 + COMPARE_SWING, 1, 0, 1},
-	{1, 1, 1, COMPARE_ACC_LOW, 1},   {1, 1, 1, 1.0, 1},
-	{1, 1, 1 - COMPARE_SWING, 0, 1}, {1, 1, 1 + COMPARE_SWING, 0, 1},
-	{1, 1, 1, 0, 0},                 {1, 1, 1, 0, COMPARE_OPERATOR_HIGH},
+	{1 - COMPARE_SWING, 1, 1, 0, OP_DEF}, {1 + COMPARE_SWING, 1, 1, 0, OP_DEF},
+	{1, 1 - COMPARE_SWING, 1, 0, OP_DEF}, {1, 1 + COMPARE_SWING, 1, 0, OP_DEF},
+	{1, 1, 1, COMPARE_ACC_LOW, OP_DEF},   {1, 1, 1, 1.0, OP_DEF},
+	{1, 1, 1 - COMPARE_SWING, 0, OP_DEF}, {1, 1, 1 + COMPARE_SWING, 0, OP_DEF},
+	{1, 1, 1, 0, COST_OPERATOR_LOW},      {1, 1, 1, 0, COST_OPERATOR_HIGH},
 };
+#undef OP_DEF
 
 /* The self-hosted task figures of one sensitivity column: the acceptance
  * scaled by k->acc, or set to a share of the traced model's. */
@@ -157,7 +161,9 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 		if (sc)
 			scenario_cost_apply(sc, &p, NULL, NULL, NULL);
 		p.system_usd.value *= price_f;
-		p.operator_usd_month.value *= k->op;
+		if (k->op != COST_OPERATOR_DEFAULT &&
+		    (rc = cost_operator_from_prices(&p.op, c->prices, k->op, d)))
+			return rc;
 		return cost_purchase_eval(&p, &u, &t, out, d);
 	}
 	case COST_DEDICATED: {
@@ -169,7 +175,9 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 		if (sc)
 			scenario_cost_apply(sc, NULL, &p, NULL, NULL);
 		p.server_usd_month.value *= price_f;
-		p.operator_usd_month.value *= k->op;
+		if (k->op != COST_OPERATOR_DEFAULT &&
+		    (rc = cost_operator_from_prices(&p.op, c->prices, k->op, d)))
+			return rc;
 		return cost_dedicated_eval(&p, &u, &t, out, d);
 	}
 	case COST_ELASTIC: {
@@ -181,7 +189,9 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 		if (sc)
 			scenario_cost_apply(sc, NULL, NULL, &p, NULL);
 		p.usd_per_gpu_hour.value *= price_f;
-		p.operator_usd_month.value *= k->op;
+		if (k->op != COST_OPERATOR_DEFAULT &&
+		    (rc = cost_operator_from_prices(&p.op, c->prices, k->op, d)))
+			return rc;
 		return cost_elastic_eval(&p, &u, &t, out, d);
 	}
 	case COST_SEATS: {
@@ -653,6 +663,38 @@ static size_t cheapest(const struct compare_result *r, int k)
 
 static const char *const BASIS_NAME[] = {"assumed", "scores", "pilot", "traced"};
 
+/* The share of a row's month its operator time takes (0: none). */
+static double operator_share(const struct compare_row *row)
+{
+	for (size_t i = 0; i < row->r.part_count; i++)
+		if (strcmp(row->r.parts[i].name, "operator") == 0 && row->r.usd_month > 0)
+			return row->r.parts[i].usd_month / row->r.usd_month;
+	return 0;
+}
+
+/* Warning k of a row into buf (0: its operator time decides it; 1: what
+ * its purchase price leaves out); false when it has none. */
+static bool row_warning(const struct compare_row *row, int k, char *buf, size_t size)
+{
+	if (k == 0) {
+		double share = operator_share(row);
+		if (!(share > COMPARE_OPERATOR_DECIDES))
+			return false;
+		snprintf(buf, size, "operator time is %.1f%% of its month (%.2f of %.2f USD): it "
+			 "decides this row; set cost.operator_base_usd_month and "
+			 "cost.operator_per_system_usd_month from your own staffing (or "
+			 "cost.operator_usd_month for the whole figure)", 100 * share,
+			 share * row->r.usd_month, row->r.usd_month);
+		return true;
+	}
+	for (size_t i = 0; i < row->r.assumption_count; i++)
+		if (strcmp(row->r.assumptions[i].name, "not_priced") == 0) {
+			snprintf(buf, size, "%s", row->r.assumptions[i].source);
+			return true;
+		}
+	return false;
+}
+
 /* The cash flow of hardware hw's ways of paying beside the seats and the
  * API, over the scenario's horizon and discount rate (models/cashflow.h). */
 static int cash_of(const struct compare_setup *c, const struct compare_result *r,
@@ -751,9 +793,12 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 			"cost.periods_per_month).\n", r->periods_per_month);
 	else if (sc && sc->cost.periods_per_month == 0)
 		fprintf(fp, "the traffic is continuous (the scenario's cost.periods_per_month 0).\n");
-	else
+	else {
+		char why[256];
+		double wd = scenario_workdays_per_year(sc, why, sizeof(why));
 		fprintf(fp, "one replayed day counts as one of %.2f working days a month "
-			"(%.2f replays a month).\n", COST_WORKDAYS_PER_MONTH, r->periods_per_month);
+			"(%.2f replays a month; %s / 12).\n", wd / 12.0, r->periods_per_month, why);
+	}
 	fprintf(fp, "Prices as of %s (the newest date of the prices used; each price's own date is "
 		"in the list of figures below).\n", r->prices_as_of[0] ? r->prices_as_of
 								: "- (no dated price used)");
@@ -778,6 +823,13 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 	if (r->n)
 		fprintf(fp, "Cheapest per accepted task: %s\n",
 			row_label(c, &r->rows[cheapest(r, -1)], label, sizeof(label)));
+	for (size_t i = 0; i < r->n; i++) {
+		char w[COST_SOURCE_MAX + 64];
+		for (int k = 0; k < 2; k++)
+			if (row_warning(&r->rows[i], k, w, sizeof(w)))
+				fprintf(fp, "Warning: %s: %s\n",
+					row_label(c, &r->rows[i], label, sizeof(label)), w);
+	}
 
 	fprintf(fp, "\nBreak-even against the API (%s), per self-hosted option:\n", c->api_id);
 	for (size_t i = 0; i < r->n; i++) {
@@ -825,14 +877,16 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 
 	static const char *const HEAD[COMPARE_SENS] = {
 		"price-20%", "price+20%", "acc-20%", "acc+20%", "acc=30%tr", "acc=100%tr",
-		"util-20%", "util+20%", "oper=0", "oper x3"};
+		"util-20%", "util+20%", "oper low", "oper high"};
 	fprintf(fp, "\nSensitivity: USD per accepted task with one input moved (price: self-hosted "
 		"hardware and rental prices, the seat price, the API's token prices, each row its own, "
 		"-/+%.0f%%; acc: the self-hosted model's acceptance "
 		"-/+%.0f%%, then set to %.0f%% and 100%% of the traced model's (tr); util: traffic on "
-		"the same deployment -/+%.0f%%; oper: operator time none, and %.0fx the default)\n",
+		"the same deployment -/+%.0f%%; oper: operator time at the low and the high end of "
+		"its sourced ranges, base %s / %s and per system %s / %s, docs/cost.md)\n",
 		100 * COMPARE_SWING, 100 * COMPARE_SWING, 100 * COMPARE_ACC_LOW, 100 * COMPARE_SWING,
-		COMPARE_OPERATOR_HIGH);
+		COST_DEFAULT_OPERATOR, COST_OPERATOR_BASE_HIGH, COST_OPERATOR_SYSTEM_LOW,
+		COST_OPERATOR_SYSTEM_HIGH);
 	fprintf(fp, "%-36s %9s", "Option", "base");
 	for (int k = 0; k < COMPARE_SENS; k++)
 		fprintf(fp, " %10s", HEAD[k]);
@@ -906,8 +960,12 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 	}
 	fprintf(fp, "\"currency\":\"USD\",\"prices_as_of\":");
 	jsonw_str(fp, r->prices_as_of[0] ? r->prices_as_of : NULL);
-	fprintf(fp, ",\"engineers\":%lld,\"periods_per_month\":%.17g,\"api\":",
-		(long long)r->engineers, r->periods_per_month);
+	char why[256];
+	double wd = scenario_workdays_per_year(c->size ? c->size->base : NULL, why, sizeof(why));
+	fprintf(fp, ",\"engineers\":%lld,\"periods_per_month\":%.17g,\"workdays_per_year\":%.17g,"
+		"\"workdays_per_year_source\":", (long long)r->engineers, r->periods_per_month, wd);
+	jsonw_str(fp, why);
+	fprintf(fp, ",\"api\":");
 	jsonw_str(fp, c->api_id);
 	fprintf(fp, ",\"seats\":");
 	jsonw_str(fp, c->seat_id);
@@ -926,13 +984,15 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 		jsonw_str(fp, q->why);
 		fputc('}', fp);
 	}
-	fprintf(fp, "],\"acceptance_low_share\":%.17g,\"operator_high_factor\":%.17g",
-		COMPARE_ACC_LOW, COMPARE_OPERATOR_HIGH);
+	fprintf(fp, "],\"acceptance_low_share\":%.17g,\"operator_low_rows\":[\"%s\",\"%s\"],"
+		"\"operator_high_rows\":[\"%s\",\"%s\"],\"operator_decides_share\":%.17g",
+		COMPARE_ACC_LOW, COST_DEFAULT_OPERATOR, COST_OPERATOR_SYSTEM_LOW,
+		COST_OPERATOR_BASE_HIGH, COST_OPERATOR_SYSTEM_HIGH, COMPARE_OPERATOR_DECIDES);
 	fprintf(fp, ",\"swing\":%.17g,\"rows\":[", COMPARE_SWING);
 	static const char *const SENS_KEYS[COMPARE_SENS] = {
 		"price_minus", "price_plus", "acceptance_minus", "acceptance_plus",
 		"acceptance_30pct_of_traced", "acceptance_100pct_of_traced", "utilisation_minus",
-		"utilisation_plus", "operator_none", "operator_x3"};
+		"utilisation_plus", "operator_low", "operator_high"};
 	for (size_t i = 0; i < r->n; i++) {
 		const struct compare_row *row = &r->rows[i];
 		fprintf(fp, "%s{\"option\":\"%s\",\"hardware\":", i ? "," : "",
@@ -962,7 +1022,20 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 			fprintf(fp, "\"breakeven_engineers\":%.17g,\"breakeven_gpu_busy_fraction\":%.17g,"
 				"\"breakeven_reason\":null,", row->breakeven_engineers,
 				row->breakeven_utilisation);
-		fprintf(fp, "\"sensitivity_usd_per_accepted_task\":{");
+		bool self = row->option != COST_SEATS && row->option != COST_API;
+		if (self)
+			fprintf(fp, "\"operator_share\":%.17g,\"warnings\":[", operator_share(row));
+		else
+			fprintf(fp, "\"operator_share\":null,\"warnings\":[");
+		for (int k = 0, n = 0; k < 2; k++) {
+			char w[COST_SOURCE_MAX + 64];
+			if (!row_warning(row, k, w, sizeof(w)))
+				continue;
+			if (n++)
+				fputc(',', fp);
+			jsonw_str(fp, w);
+		}
+		fprintf(fp, "],\"sensitivity_usd_per_accepted_task\":{");
 		for (int k = 0; k < COMPARE_SENS; k++)
 			fprintf(fp, "%s\"%s\":%.17g", k ? "," : "", SENS_KEYS[k], row->sens[k]);
 		fprintf(fp, "},\"assumptions\":[");

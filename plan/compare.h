@@ -26,7 +26,11 @@
  *                reason), whatever the team-size figure says.
  * Sensitivity: cost per accepted task with, one at a time, the self-hosted
  * hardware and rental prices, the self-hosted acceptance rate, and the
- * traffic on the same deployment (utilisation) at -20% and +20%.
+ * traffic on the same deployment (utilisation) at -20% and +20%, and the
+ * operator time at the low and the high end of its sourced ranges.
+ * Warnings per row: operator time more than COMPARE_OPERATOR_DECIDES of
+ * the month, and what a purchase price leaves out (its "not_priced"
+ * assumption).
  *
  * Local plus cloud (docs/hybrid.md).  When the scenario lists API backends
  * and routing rules (c->backends), each option that found a deployment also
@@ -62,11 +66,13 @@ struct quality;
 
 #define COMPARE_MAX_ROWS (SIZE_MAX_HARDWARE * 6 + 2)
 /* Sensitivity columns: price -/+20%, acceptance -/+20%, acceptance at 30%
- * and 100% of the traced model's, utilisation -/+20%, operator time none
- * and three times the default (the field notes' $5,000-15,000 range). */
+ * and 100% of the traced model's, utilisation -/+20%, operator time at the
+ * low and the high end of its sourced ranges (cost_operator_from_prices). */
 #define COMPARE_SENS 10
 #define COMPARE_ACC_LOW 0.3
-#define COMPARE_OPERATOR_HIGH 3.0
+/* A self-hosted row whose operator time is more than this share of its
+ * month is decided by it: the table and the JSON warn, naming the keys. */
+#define COMPARE_OPERATOR_DECIDES 0.5
 
 /* Where a model's acceptance comes from (compare_quality). */
 enum compare_basis {

@@ -457,10 +457,11 @@ int run_cost(struct costing *c, const struct prices *pr, const struct catalog *c
 		c->periods_per_month = sc->cost.periods_per_month;
 		snprintf(c->periods_source, sizeof(c->periods_source), "cost.periods_per_month");
 	} else if (engineers > 0 && days > 0) {
-		c->periods_per_month = COST_WORKDAYS_PER_MONTH / (double)days;
-		snprintf(c->periods_source, sizeof(c->periods_source),
-			 "261 working days a year / 12 over the team's %lld days",
-			 (long long)days);
+		char why[COSTING_NOTE_MAX / 2];
+		double workdays = scenario_workdays_per_year(sc, why, sizeof(why));
+		c->periods_per_month = workdays / 12.0 / (double)days;
+		snprintf(c->periods_source, sizeof(c->periods_source), "%s / 12 over the team's "
+			 "%lld days", why, (long long)days);
 	} else {
 		snprintf(c->periods_source, sizeof(c->periods_source),
 			 "730 h / the replayed span: the trace taken as round-the-clock traffic");
@@ -471,6 +472,8 @@ int run_cost(struct costing *c, const struct prices *pr, const struct catalog *c
 		      c->periods_per_month);
 	if (u.periods_per_month == 0)
 		c->periods_per_month = cost_periods_per_month(&u);
+	else
+		u.periods_source = c->periods_source;
 	struct cost_task t;
 	cost_task_default(&t);
 	scenario_cost_apply(sc, NULL, NULL, NULL, &t);

@@ -836,7 +836,8 @@ static int cell_cost(const struct sweep *sw, const struct scenario *sc,
 	const struct cat_hardware *hw = catalog_hardware(sw->cat, sc->hardware);
 	struct cost_usage u;
 	double periods = sc->cost.periods_per_month >= 0 ? sc->cost.periods_per_month
-			 : days > 0 ? COST_WORKDAYS_PER_MONTH / (double)days : 0;
+			 : days > 0 ? scenario_workdays_per_year(sc, NULL, 0) / 12.0 / (double)days
+				    : 0;
 	costing_usage(&u, sum, NULL, sc->replicas, sc->tensor_parallel_size *
 		      sc->pipeline_parallel_size, sw->engineers, periods);
 	struct cost_task t;

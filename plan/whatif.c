@@ -310,9 +310,13 @@ void whatif_table(FILE *fp, const char *kind, const struct whatif_result *r)
 		fprintf(fp, "%-*s %18s %18s %18s %9s\n", width, label, a, b, diff, ratio);
 	}
 	if (r->sized && r->side[0].size && r->side[1].size) {
+		/* the month compare priced with (the scenario's calendar) */
+		const struct compare_result *cr = r->side[0].cost ? r->side[0].cost : r->side[1].cost;
+		double periods = cr ? cr->periods_per_month
+				    : COST_WORKDAYS_PER_MONTH / (double)r->days;
 		fprintf(fp, "Deployments meeting %s, no call failing (agentcap size; a month is %.2f "
-			"replays of %lld day%s):\n", r->slo, COST_WORKDAYS_PER_MONTH / (double)r->days,
-			(long long)r->days, r->days == 1 ? "" : "s");
+			"replays of %lld day%s):\n", r->slo, periods, (long long)r->days,
+			r->days == 1 ? "" : "s");
 		const struct size_result *sa = r->side[0].size, *sb = r->side[1].size;
 		for (size_t i = 0; i < sa->n && i < sb->n; i++) {
 			char da[96], db[96];

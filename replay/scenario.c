@@ -258,7 +258,17 @@ static const struct key KEYS[] = {
 	{"cost.hosting_usd_month", K_COST, OFF(cost.hosting_usd_month), 0, 1e9,
 	 "purchase: rack or colocation per system per month, USD (-1 = 0)"},
 	{"cost.operator_usd_month", K_COST, OFF(cost.operator_usd_month), 0, 1e9,
-	 "self-hosting: operator time per month, USD (-1 = the price catalogue's)"},
+	 "self-hosting: operator time per month, USD, the whole figure, overriding the model "
+	 "base + per-system share x systems (-1 = the model)"},
+	{"cost.operator_base_usd_month", K_COST, OFF(cost.operator_base_usd_month), 0, 1e9,
+	 "self-hosting: operator time per deployment per month, USD (-1 = the price catalogue's "
+	 "field-notes-loaded, $5,000)"},
+	{"cost.operator_per_system_usd_month", K_COST, OFF(cost.operator_per_system_usd_month), 0,
+	 1e9, "self-hosting: operator time per system per month, USD, whatever its GPUs (-1 = the "
+	 "price catalogue's gpu-cluster-engineer-100-nodes, per 8-GPU system)"},
+	{"cost.workdays_per_year", K_COST, OFF(cost.workdays_per_year), 1, 366,
+	 "working days a year: a replayed day counts workdays / 12 times a month (-1 = 261, "
+	 "weekdays with no holidays; 250 with the 11 US federal holidays of 2026)"},
 	{"cost.electricity_usd_kwh", K_COST, OFF(cost.electricity_usd_kwh), 0, 100,
 	 "purchase: electricity, USD per kWh (-1 = the price catalogue's)"},
 	{"cost.pue", K_COST, OFF(cost.pue), 1, 10,
@@ -1293,7 +1303,9 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	double *costs[] = {&sc->cost.acceptance_rate, &sc->cost.turns_factor,
 			   &sc->cost.periods_per_month, &sc->cost.amortisation_months,
 			   &sc->cost.resale_fraction, &sc->cost.hosting_usd_month,
-			   &sc->cost.operator_usd_month, &sc->cost.electricity_usd_kwh,
+			   &sc->cost.operator_usd_month, &sc->cost.operator_base_usd_month,
+			   &sc->cost.operator_per_system_usd_month, &sc->cost.workdays_per_year,
+			   &sc->cost.electricity_usd_kwh,
 			   &sc->cost.pue, &sc->cost.billing_granularity_s, &sc->cost.min_billing_s,
 			   &sc->cost.min_replicas, &sc->cost.api_cache_ttl_s,
 			   &sc->cost.api_acceptance_rate, &sc->cost.horizon_months,
@@ -1391,6 +1403,36 @@ static void cost_set(struct cost_fig *f, double v, const struct scenario *sc, co
 		cost_fig_set(f, v, "scenario %s: cost.%s", sc->source, key);
 }
 
+/* The operator keys of sc over o: the whole figure, the base, and a
+ * per-system share that no longer scales with the GPUs of a system. */
+static void operator_set(struct cost_operator *o, const struct scenario *sc)
+{
+	const struct scenario_cost *c = &sc->cost;
+	cost_set(&o->usd_month, c->operator_usd_month, sc, "operator_usd_month");
+	cost_set(&o->base_usd_month, c->operator_base_usd_month, sc, "operator_base_usd_month");
+	if (c->operator_per_system_usd_month >= 0) {
+		cost_set(&o->system_usd_month, c->operator_per_system_usd_month, sc,
+			 "operator_per_system_usd_month");
+		cost_fig_set(&o->system_gpus, 0, "scenario %s: cost.operator_per_system_usd_month "
+			     "is per system, whatever its GPUs", sc->source);
+	}
+}
+
+double scenario_workdays_per_year(const struct scenario *sc, char *why, size_t why_size)
+{
+	if (sc && sc->cost.workdays_per_year >= 0) {
+		if (why)
+			snprintf(why, why_size, "%.6g working days a year (scenario %s: "
+				 "cost.workdays_per_year)", sc->cost.workdays_per_year, sc->source);
+		return sc->cost.workdays_per_year;
+	}
+	if (why)
+		snprintf(why, why_size, "%.6g working days a year (weekdays, no holidays: the "
+			 "default; cost.workdays_per_year sets a calendar, docs/cost.md)",
+			 COST_WORKDAYS_PER_YEAR);
+	return COST_WORKDAYS_PER_YEAR;
+}
+
 void scenario_cost_apply(const struct scenario *sc, struct cost_purchase *p,
 			 struct cost_dedicated *dp, struct cost_elastic *e, struct cost_task *t)
 {
@@ -1399,14 +1441,14 @@ void scenario_cost_apply(const struct scenario *sc, struct cost_purchase *p,
 		cost_set(&p->amortisation_months, c->amortisation_months, sc, "amortisation_months");
 		cost_set(&p->resale_fraction, c->resale_fraction, sc, "resale_fraction");
 		cost_set(&p->hosting_usd_month, c->hosting_usd_month, sc, "hosting_usd_month");
-		cost_set(&p->operator_usd_month, c->operator_usd_month, sc, "operator_usd_month");
+		operator_set(&p->op, sc);
 		cost_set(&p->electricity_usd_kwh, c->electricity_usd_kwh, sc, "electricity_usd_kwh");
 		cost_set(&p->pue, c->pue, sc, "pue");
 	}
 	if (dp)
-		cost_set(&dp->operator_usd_month, c->operator_usd_month, sc, "operator_usd_month");
+		operator_set(&dp->op, sc);
 	if (e) {
-		cost_set(&e->operator_usd_month, c->operator_usd_month, sc, "operator_usd_month");
+		operator_set(&e->op, sc);
 		cost_set(&e->billing_granularity_s, c->billing_granularity_s, sc,
 			 "billing_granularity_s");
 		cost_set(&e->min_billing_s, c->min_billing_s, sc, "min_billing_s");

@@ -83,7 +83,11 @@ struct scenario_cost {
 	double amortisation_months;
 	double resale_fraction;
 	double hosting_usd_month;
-	double operator_usd_month;
+	double operator_usd_month;    /* the whole figure, overriding the model */
+	double operator_base_usd_month;
+	double operator_per_system_usd_month; /* per system, whatever its GPUs */
+	double workdays_per_year;     /* a replayed working day's share of a
+					 month: workdays / 12 (-1 = 261) */
 	double electricity_usd_kwh;
 	double pue;
 	double billing_granularity_s;
@@ -361,6 +365,12 @@ void scenario_pool_view(const struct scenario *sc, int32_t i, struct scenario *o
  * pointer may be NULL; t is the task economics of the self-hosted model. */
 void scenario_cost_apply(const struct scenario *sc, struct cost_purchase *p,
 			 struct cost_dedicated *dp, struct cost_elastic *e, struct cost_task *t);
+
+/* Working days a year of sc's calendar: cost.workdays_per_year, else
+ * COST_WORKDAYS_PER_YEAR (weekdays, no holidays); why (may be NULL) gets
+ * what it rests on, for the assumption a report prints.  sc may be NULL
+ * (the default). */
+double scenario_workdays_per_year(const struct scenario *sc, char *why, size_t why_size);
 
 /* Per backend of sc, what its calls cost: the API's list prices per 1M
  * tokens (for a seat plan, those of its `latency` model when prices.json

@@ -6,6 +6,7 @@
  * stops every command that loads it, before anything is printed, and never
  * reaches the terminal. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,13 +34,29 @@ static void test_prices_listing(void **state)
 	assert_non_null(strstr(r.out, "mercatus-h100-sxm"));
 	assert_non_null(strstr(r.out, "1 EUR = 1.068 USD"));
 	assert_non_null(strstr(r.out, "hardware without any price"));
+	assert_non_null(strstr(r.out, "host: hgx-h100-8-itct, USD 7500 per GPU = (USD 300000 - 8 x "
+				      "h100-sxm-street USD 30000) / 8"));
+	assert_non_null(strstr(r.out, "operator_system_month (3)"));
 	cli_out_free(&r);
 
 	r = cli_run("catalog --prices --json -");
 	assert_int_equal(r.status, 0);
 	cJSON *j = cJSON_Parse(r.out);
 	assert_non_null(j);
-	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "prices")), 133);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "prices")), 140);
+	/* a bare GPU's row names its host and the host's share per GPU:
+	 * ($300,000 - 8 x $30,000) / 8 */
+	const cJSON *row;
+	bool seen = false;
+	cJSON_ArrayForEach(row, cJSON_GetObjectItem(j, "prices")) {
+		if (strcmp(cJSON_GetObjectItem(row, "id")->valuestring, "h100-sxm-street") != 0)
+			continue;
+		seen = true;
+		assert_string_equal(cJSON_GetObjectItem(row, "scope")->valuestring, "gpus");
+		assert_string_equal(cJSON_GetObjectItem(row, "host")->valuestring, "hgx-h100-8-itct");
+		assert_true(cJSON_GetObjectItem(row, "host_share_usd_per_gpu")->valuedouble == 7500);
+	}
+	assert_true(seen);
 	cJSON_Delete(j);
 	/* the file given explicitly reads the same */
 	struct cli_out f = cli_run("catalog --prices " PRICES " --json -");

@@ -91,6 +91,48 @@ static void test_cost_in_json(void **state)
 	cli_out_free(&r);
 }
 
+/* The calendar (issue 32: "261 weekdays a year with no holidays"): a
+ * replayed day of a team counts workdays / 12 times a month, 261 by default
+ * and said so, 250 with cost.workdays_per_year (the 11 US federal holidays
+ * of 2026); a calendar outside [1, 366] days is refused naming the key. */
+static void test_workdays_calendar(void **state)
+{
+	(void)state;
+	const char *run[2] = {
+		"replay " TRACE " --cost --engineers 2 --days 1 --quiet --json -",
+		"replay " TRACE " --cost --engineers 2 --days 1 --set cost.workdays_per_year=250 "
+		"--quiet --json -",
+	};
+	double periods[2];
+	for (int k = 0; k < 2; k++) {
+		struct cli_out r = cli_run(run[k]);
+		assert_int_equal(r.status, 0);
+		cJSON *doc = cJSON_Parse(r.out);
+		assert_non_null(doc);
+		const cJSON *cost = cJSON_GetObjectItem(doc, "cost");
+		periods[k] = num(cost, "periods_per_month");
+		const char *why = cJSON_GetObjectItem(cost, "periods_source")->valuestring;
+		assert_non_null(strstr(why, k ? "250 working days a year (scenario"
+					      : "261 working days a year (weekdays, no holidays"));
+		assert_non_null(strstr(why, "cost.workdays_per_year"));
+		/* each option's figures say it too */
+		const cJSON *a = cJSON_GetArrayItem(cJSON_GetObjectItem(option(cost, "purchase"),
+									"assumptions"), 0);
+		assert_string_equal(cJSON_GetObjectItem(a, "name")->valuestring, "periods_per_month");
+		assert_non_null(strstr(cJSON_GetObjectItem(a, "source")->valuestring,
+				       k ? "250 working days" : "261 working days"));
+		cJSON_Delete(doc);
+		cli_out_free(&r);
+	}
+	assert_true(fabs(periods[0] - 261.0 / 12) < 1e-12);
+	assert_true(fabs(periods[1] - 250.0 / 12) < 1e-12);
+	struct cli_out r = cli_run("replay " TRACE " --cost --set cost.workdays_per_year=0 --quiet");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "cost.workdays_per_year: expected -1 (the default) or a "
+				      "number in [1, 366]"));
+	cli_out_free(&r);
+}
+
 static void test_cost_on_page(void **state)
 {
 	(void)state;
@@ -136,6 +178,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cost_in_json),
+		cmocka_unit_test(test_workdays_calendar),
 		cmocka_unit_test(test_cost_on_page),
 		cmocka_unit_test(test_unpowered_hardware),
 	};

@@ -145,11 +145,11 @@ static void test_field_notes_through_cost(void **state)
 	cost_fig_set(&pp.pue, 1, "test");
 	cost_fig_set(&pp.electricity_usd_kwh, 0, "power not included");
 	cost_fig_set(&pp.hosting_usd_month, 0, "test");
-	cost_fig_set(&pp.operator_usd_month, 0, "operations not included");
+	cost_fig_set(&pp.op.usd_month, 0, "operations not included");
 	struct cost_dedicated dp = {.label = "hetzner-gex131"};
 	cost_fig_set(&dp.server_usd_month, 889, "field notes: EUR 889/month");
 	cost_fig_set(&dp.gpus_per_server, 1, "test");
-	cost_fig_set(&dp.operator_usd_month, 0, "operations not included");
+	cost_fig_set(&dp.op.usd_month, 0, "operations not included");
 	struct cost_result r[2];
 	struct diag d;
 	diag_init(&d);
@@ -199,7 +199,7 @@ static void test_purchase_result_agrees_with_monthly_cost(void **state)
 	cost_fig_set(&pp.pue, 1.5, "test");
 	cost_fig_set(&pp.electricity_usd_kwh, 0.10, "test");
 	cost_fig_set(&pp.hosting_usd_month, 250, "test");
-	cost_fig_set(&pp.operator_usd_month, 1000, "test");
+	cost_fig_set(&pp.op.usd_month, 1000, "test");
 	struct cost_result r;
 	struct diag d;
 	diag_init(&d);
@@ -477,7 +477,7 @@ static void test_from_result_errors(void **state)
 	cost_fig_set(&pp.pue, 1, "test");
 	cost_fig_set(&pp.electricity_usd_kwh, 0, "test");
 	cost_fig_set(&pp.hosting_usd_month, 0, "test");
-	cost_fig_set(&pp.operator_usd_month, 0, "test");
+	cost_fig_set(&pp.op.usd_month, 0, "test");
 	struct cost_result r, bad;
 	struct diag d;
 	diag_init(&d);

@@ -88,7 +88,7 @@ static void test_purchase_8xh100_by_hand(void **state)
 	cost_fig_set(&p.pue, 1.2, "test");
 	cost_fig_set(&p.electricity_usd_kwh, 0.10, "test");
 	cost_fig_set(&p.hosting_usd_month, 562, "test");
-	cost_fig_set(&p.operator_usd_month, 3000, "test");
+	cost_fig_set(&p.op.usd_month, 3000, "test");
 	struct cost_usage u = full_node_hour();
 	struct cost_result r;
 	struct diag d;
@@ -142,7 +142,7 @@ static void test_purchase_whole_systems(void **state)
 	cost_fig_set(&p.pue, 1.2, "test");
 	cost_fig_set(&p.electricity_usd_kwh, 0.10, "test");
 	cost_fig_set(&p.hosting_usd_month, 562, "test");
-	cost_fig_set(&p.operator_usd_month, 0, "test");
+	cost_fig_set(&p.op.usd_month, 0, "test");
 	struct cost_usage u = full_node_hour();
 	u.gpus_per_replica = 1;
 	struct cost_result r;
@@ -204,7 +204,7 @@ static void test_elastic_gpu_hours_times_price(void **state)
 	cost_fig_set(&p.usd_per_gpu_hour, 2.49, "test");
 	cost_fig_set(&p.billing_granularity_s, 1, "test");
 	cost_fig_set(&p.min_replicas, 0, "test");
-	cost_fig_set(&p.operator_usd_month, 0, "test");
+	cost_fig_set(&p.op.usd_month, 0, "test");
 	struct cost_usage u = {
 		.duration_s = 86400, .periods_per_month = 730.0 / 24.0, .gpus_per_replica = 1,
 		.replicas = 2, .gpu_hours_provisioned = 10, .busy_s_per_gpu = 0,
@@ -258,7 +258,7 @@ static void test_elastic_billed_stretches(void **state)
 	cost_fig_set(&p.billing_granularity_s, 3600, "test: by the hour");
 	cost_fig_set(&p.min_billing_s, 0, "test");
 	cost_fig_set(&p.min_replicas, 0, "test");
-	cost_fig_set(&p.operator_usd_month, 0, "test");
+	cost_fig_set(&p.op.usd_month, 0, "test");
 	/* a 30 s start cancelled, a 1,000 s burst, one up from the start for
 	 * 500 s, one up all along */
 	struct cost_stretch up[4] = {
@@ -442,7 +442,8 @@ static void test_seats_by_hand(void **state)
 }
 
 /* Dedicated: 3 replicas x 4 GPUs = 12 GPUs in 8-GPU servers = 2 servers
- * x $10,804 = 21,608, plus $5,000 operator time = 26,608. */
+ * x $10,804 = 21,608, plus operator time $5,000 + 2 servers x $219.04 (an
+ * 8-GPU system's share) = 5,438.08: 27,046.08. */
 static void test_dedicated_by_hand(void **state)
 {
 	(void)state;
@@ -457,7 +458,8 @@ static void test_dedicated_by_hand(void **state)
 			 0);
 	NEAR(p.server_usd_month.value, 10804);
 	NEAR(p.gpus_per_server.value, 8);
-	NEAR(p.operator_usd_month.value, 5000);
+	assert_true(p.op.usd_month.value < 0); /* the model */
+	NEAR(p.op.base_usd_month.value, 5000);
 	struct cost_usage u = {
 		.duration_s = 3600, .gpus_per_replica = 4, .replicas = 3, .output_tokens = 1,
 		.tasks = 1, 
@@ -465,7 +467,8 @@ static void test_dedicated_by_hand(void **state)
 	struct cost_result r;
 	assert_int_equal(cost_dedicated_eval(&p, &u, NULL, &r, &d), 0);
 	NEAR(find_assumption(&r, "servers")->value, 2);
-	NEAR(r.usd_month, 26608);
+	NEAR(part_of(&r, "operator"), 5438.08);
+	NEAR(r.usd_month, 27046.08);
 	/* no dedicated price for a bare H100 */
 	assert_int_equal(cost_dedicated_from_prices(&p, pr, catalog_hardware(cat, "h100-sxm"), &d),
 			 COST_NO_PRICE);
@@ -488,9 +491,9 @@ static void test_dedicated_by_hand(void **state)
 	prices_free(pr);
 }
 
-/* Parameters from the catalogues: the 8xH100 system is priced as eight
- * street H100s (the higher middle of $23,500 used and $30,000 street),
- * watts from the TDP, defaults from the named rows. */
+/* Parameters from the catalogues: the 8xH100 system is priced as the
+ * complete HGX H100 server of its own row ($300,000), watts from the TDP,
+ * defaults from the named rows. */
 static void test_from_catalogues(void **state)
 {
 	(void)state;
@@ -503,9 +506,11 @@ static void test_from_catalogues(void **state)
 	struct cost_purchase p;
 	assert_int_equal(cost_purchase_from_prices(&p, pr, catalog_hardware(cat, "hgx-h100-8"), &d),
 			 0);
-	NEAR(p.system_usd.value, 240000);
+	NEAR(p.system_usd.value, 300000);
 	NEAR(p.gpus_per_system.value, 8);
-	assert_non_null(strstr(p.system_usd.source, "GPUs only"));
+	assert_non_null(strstr(p.system_usd.source, "hgx-h100-8-itct"));
+	NEAR(p.host_share_usd.value, 0); /* a server row: its host is in its price */
+	assert_non_null(strstr(p.not_priced, "network, installation and a maintenance contract"));
 	NEAR(p.busy_w.value, 700);
 	NEAR(p.idle_w.value, 700 * COST_IDLE_TDP_FRACTION);
 	assert_non_null(strstr(p.busy_w.source, "TDP"));
@@ -513,7 +518,9 @@ static void test_from_catalogues(void **state)
 	NEAR(p.electricity_usd_kwh.value, 0.1194);
 	NEAR(p.amortisation_months.value, 36);
 	NEAR(p.resale_fraction.value, 0);
-	NEAR(p.operator_usd_month.value, 5000);
+	NEAR(p.op.base_usd_month.value, 5000);
+	NEAR(p.op.system_usd_month.value, 219.04);
+	NEAR(p.op.system_gpus.value, 8);
 	/* measured figures win over the TDP: DGX Spark */
 	struct cost_fig busy, idle;
 	assert_int_equal(cost_watts(catalog_hardware(cat, "dgx-spark"), &busy, &idle, &d), 0);
@@ -560,12 +567,181 @@ static void test_from_catalogues(void **state)
 						   &d), 0);
 	NEAR(p.system_usd.value, 16000 * 1.068); /* EUR at the price file's rate */
 	NEAR(p.gpus_per_system.value, 1);
-	assert_non_null(strstr(p.system_usd.source, "EUR 16000 converted"));
+	assert_non_null(strstr(p.system_usd.source, "EUR 16000 per unit converted"));
+	assert_non_null(strstr(p.system_usd.source, "ws-rtx-pro-6000-field-notes"));
 	assert_int_equal(cost_purchase_from_prices(&p, pr, catalog_hardware(cat, "ws-2x-rtx-5090"),
 						   &d), 0);
 	NEAR(p.gpus_per_system.value, 2);
 	assert_int_equal(cost_purchase_from_prices(&p, pr, catalog_hardware(cat, "rtx-3090"), &d),
 			 COST_NO_PRICE);
+	catalog_free(cat);
+	prices_free(pr);
+}
+
+/* One hour of g GPUs in replicas of r... as a purchase of hw, evaluated:
+ * the result in *out. */
+static void purchase_of(const struct prices *pr, const struct catalog *cat, const char *hw,
+			int64_t replicas, int64_t gpus, struct cost_purchase *p,
+			struct cost_result *out)
+{
+	struct diag d;
+	diag_init(&d);
+	if (cost_purchase_from_prices(p, pr, catalog_hardware(cat, hw), &d) != 0)
+		fail_msg("%s: %s", hw, d.msg);
+	struct cost_usage u = {
+		.duration_s = 3600, .gpus_per_replica = gpus, .replicas = replicas,
+		.output_tokens = 1000, .tasks = 1,
+	};
+	if (cost_purchase_eval(p, &u, NULL, out, &d) != 0)
+		fail_msg("%s: %s", hw, d.msg);
+}
+
+/* Operator time as a model (issue 32: "$5,000/month is added to a single
+ * workstation and to an 8-GPU node alike"): base $5,000 + a share per
+ * system, $219.04 a month for an 8-GPU system (one loaded GPU cluster
+ * engineer, $21,904 a month, per 100 nodes) and 1/8 of it for a one-GPU
+ * box.  By hand:
+ *   workstation (1 GPU)       5,000 + 1 x 219.04 x 1/8 = 5,027.38
+ *   HGX H100 (8 GPUs, 1 box)  5,000 + 1 x 219.04       = 5,219.04
+ *   8 bare H100 SXM modules   5,000 + 8 x 219.04 x 1/8 = 5,219.04 (the same GPUs)
+ *   2 x TP4 elastic replicas  5,000 + 2 x 219.04 x 4/8 = 5,219.04
+ * The whole-figure key overrides the model; a per-system figure given is
+ * per system whatever its GPUs. */
+static void test_operator_model_by_hand(void **state)
+{
+	(void)state;
+	struct prices *pr = NULL;
+	struct catalog *cat = NULL;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(prices_load(&pr, NULL, &d), 0);
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	struct cost_purchase p;
+	struct cost_result ws, node, modules;
+	purchase_of(pr, cat, "ws-rtx-pro-6000", 1, 1, &p, &ws);
+	purchase_of(pr, cat, "hgx-h100-8", 1, 8, &p, &node);
+	purchase_of(pr, cat, "h100-sxm", 1, 8, &p, &modules);
+	NEAR(part_of(&ws, "operator"), 5000 + 219.04 / 8);
+	NEAR(part_of(&node, "operator"), 5219.04);
+	NEAR(part_of(&modules, "operator"), 5219.04);
+	assert_true(part_of(&ws, "operator") != part_of(&node, "operator"));
+	NEAR(find_assumption(&node, "operator_base")->value, 5000);
+	NEAR(find_assumption(&node, "operator_per_system")->value, 219.04);
+	NEAR(find_assumption(&ws, "operator_per_system")->value, 27.38);
+	NEAR(find_assumption(&modules, "systems")->value, 8);
+	assert_string_equal(find_assumption(&node, "operator_per_system")->date, "2026-06");
+	assert_non_null(strstr(find_assumption(&node, "operator")->source,
+			       "operator_base + operator_per_system x 1 systems bought"));
+
+	struct cost_elastic e;
+	assert_int_equal(cost_elastic_from_prices(&e, pr, catalog_hardware(cat, "h100-sxm"), NULL,
+						  &d), 0);
+	struct cost_usage u = {
+		.duration_s = 3600, .gpus_per_replica = 4, .replicas = 2, .output_tokens = 1000,
+		.tasks = 1,
+	};
+	struct cost_result r;
+	assert_int_equal(cost_elastic_eval(&e, &u, NULL, &r, &d), 0);
+	NEAR(part_of(&r, "operator"), 5219.04);
+	/* the ends of the ranges: $5,000 + $109.52 and $15,000 + $438.08 an
+	 * 8-GPU system */
+	struct cost_operator o;
+	assert_int_equal(cost_operator_from_prices(&o, pr, COST_OPERATOR_LOW, &d), 0);
+	NEAR(o.base_usd_month.value, 5000);
+	NEAR(cost_operator_per_system(&o, 8), 109.52);
+	assert_int_equal(cost_operator_from_prices(&o, pr, COST_OPERATOR_HIGH, &d), 0);
+	NEAR(o.base_usd_month.value, 15000);
+	NEAR(cost_operator_per_system(&o, 8), 438.08);
+	NEAR(cost_operator_per_system(&o, 1), 54.76);
+	/* the whole figure overrides; a per-system figure given is flat */
+	e.op.usd_month.value = 1234;
+	assert_int_equal(cost_elastic_eval(&e, &u, NULL, &r, &d), 0);
+	NEAR(part_of(&r, "operator"), 1234);
+	e.op.usd_month.value = -1;
+	cost_fig_set(&e.op.system_usd_month, 100, "given");
+	cost_fig_set(&e.op.system_gpus, 0, "given: per system");
+	assert_int_equal(cost_elastic_eval(&e, &u, NULL, &r, &d), 0);
+	NEAR(part_of(&r, "operator"), 5200);
+	/* a missing default row is an input error naming it */
+	static const char one[] = "{\"schema_version\": 1, \"prices\": [{\"id\": "
+		"\"field-notes-loaded\", \"kind\": \"operator_month\", \"item\": \"i\", "
+		"\"provider\": \"p\", \"price\": 5000, \"unit\": \"per deployment per month\", "
+		"\"currency\": \"USD\", \"date\": \"d\", \"source\": \"s\"}]}";
+	struct prices *q = NULL;
+	assert_int_equal(prices_parse(&q, "one.json", one, strlen(one), &d), 0);
+	assert_int_equal(cost_operator_from_prices(&o, q, COST_OPERATOR_DEFAULT, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "cost: the price file has no operator_system_month row "
+			    "'gpu-cluster-engineer-100-nodes' (expected the default row docs/cost.md "
+			    "names)");
+	prices_free(q);
+	catalog_free(cat);
+	prices_free(pr);
+}
+
+/* Complete capital (issue 32: "Bare SXM GPUs are priced as whole systems
+ * and 8-GPU servers as 'GPUs only'").  By hand:
+ *   h100-sxm      $30,000 street + ($300,000 - 8 x $30,000) / 8 = $37,500 a GPU
+ *   hgx-h100-8    its own server row: $300,000
+ *   hgx-h200-8    8 x ($35,000 + $7,500) = $340,000 (the H100 server's host)
+ *   rtx-pro-6000  $12,000 + (EUR 16,000 - EUR 14,000) x 1.068 = $14,136
+ *   rtx-5090      $2,699 + (EUR 4,200 x 1.068 - $2,699) = $4,485.60
+ *   b200          $40,000: no host priced, said so
+ * and every purchase says what it leaves out. */
+static void test_complete_capital_by_hand(void **state)
+{
+	(void)state;
+	struct prices *pr = NULL;
+	struct catalog *cat = NULL;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(prices_load(&pr, NULL, &d), 0);
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	static const struct {
+		const char *hw;
+		int64_t gpus;
+		double system, host, capital_month;
+		const char *left_out;
+	} want[] = {
+		{"h100-sxm", 8, 37500, 7500, 8 * 37500 / 36.0,
+		 "not priced: network, installation and a maintenance contract"},
+		{"hgx-h100-8", 8, 300000, 0, 300000 / 36.0,
+		 "not priced: network, installation and a maintenance contract"},
+		{"hgx-h200-8", 8, 340000, 7500, 340000 / 36.0,
+		 "not priced: network, installation and a maintenance contract"},
+		{"rtx-pro-6000", 1, 12000 + 2000 * 1.068, 2000 * 1.068, (12000 + 2136) / 36.0,
+		 "not priced: network"},
+		{"rtx-5090", 1, 4200 * 1.068, 4200 * 1.068 - 2699, 4485.6 / 36.0,
+		 "not priced: network"},
+		{"b200", 1, 40000, 0, 40000 / 36.0,
+		 "not priced: the host (chassis, CPUs, memory: GPUs only), network"},
+		{"dgx-spark", 1, 4699, 0, 4699 / 36.0, "not priced: a maintenance contract (a "
+		 "complete box runs as bought"},
+		{"ws-rtx-pro-6000", 1, 16000 * 1.068, 0, 16000 * 1.068 / 36.0,
+		 "not priced: a maintenance contract"},
+		{"ws-rtx-5060-ti", 1, 1300 * 1.068, 0, 1300 * 1.068 / 36.0,
+		 "not priced: a maintenance contract"},
+		{"ryzen-ai-max-395", 1, 3999, 0, 3999 / 36.0, "not priced: a maintenance contract"},
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct cost_purchase p;
+		struct cost_result r;
+		purchase_of(pr, cat, want[i].hw, 1, want[i].gpus, &p, &r);
+		if (fabs(p.system_usd.value - want[i].system) > 1e-6 ||
+		    fabs(p.host_share_usd.value - want[i].host) > 1e-6)
+			fail_msg("%s: system %.10g host %.10g, expected %.10g and %.10g", want[i].hw,
+				 p.system_usd.value, p.host_share_usd.value, want[i].system,
+				 want[i].host);
+		NEAR(part_of(&r, "capital"), want[i].capital_month);
+		NEAR(find_assumption(&r, "system_price")->value, want[i].system);
+		const struct cost_assumption *np = find_assumption(&r, "not_priced");
+		if (!strstr(np->source, want[i].left_out))
+			fail_msg("%s: '%s' lacks '%s'", want[i].hw, np->source, want[i].left_out);
+		if (want[i].host > 0) {
+			const struct cost_assumption *h = find_assumption(&r, "host_share");
+			NEAR(h->value, want[i].host);
+			assert_true(h->date[0] != '\0');
+		}
+	}
 	catalog_free(cat);
 	prices_free(pr);
 }
@@ -617,7 +793,7 @@ static void test_prices_as_of(void **state)
 	cost_newest_date(as_of, &r[0]);
 	assert_string_equal(as_of, "2026-08");
 	/* a figure the scenario sets has no date: it does not count */
-	cost_fig_set(&p.operator_usd_month, 0, "scenario");
+	cost_fig_set(&p.op.usd_month, 0, "scenario");
 	assert_int_equal(cost_purchase_eval(&p, &u, NULL, &r[0], &d), 0);
 	as_of[0] = '\0';
 	cost_newest_date(as_of, &r[0]);
@@ -745,6 +921,8 @@ int main(void)
 		cmocka_unit_test(test_seats_by_hand),
 		cmocka_unit_test(test_dedicated_by_hand),
 		cmocka_unit_test(test_from_catalogues),
+		cmocka_unit_test(test_operator_model_by_hand),
+		cmocka_unit_test(test_complete_capital_by_hand),
 		cmocka_unit_test(test_prices_as_of),
 		cmocka_unit_test(test_projections),
 		cmocka_unit_test(test_bad_inputs),

@@ -36,9 +36,11 @@ static void test_embedded(void **state)
 {
 	(void)state;
 	struct prices *p = load_embedded();
-	/* 115 rows of prices.csv plus eight from field-notes.md, and the cache
-	 * writes of five Anthropic models from their rows' notes */
-	assert_int_equal(p->row_count, 133);
+	/* 115 rows of prices.csv plus eight from field-notes.md, the cache
+	 * writes of five Anthropic models from their rows' notes, the HGX H100
+	 * server, the field notes' RTX PRO 6000 card and workstation and upper
+	 * operator time, and the three per-system operator rows */
+	assert_int_equal(p->row_count, 140);
 	size_t per_kind[PRICE_KIND_COUNT] = {0};
 	for (size_t i = 0; i < p->row_count; i++) {
 		const struct price_row *r = &p->rows[i];
@@ -56,10 +58,11 @@ static void test_embedded(void **state)
 	assert_int_equal(per_kind[PRICE_API_OUTPUT], 15);
 	assert_int_equal(per_kind[PRICE_GPU_HOUR], 27);
 	assert_int_equal(per_kind[PRICE_DEDICATED_MONTH], 4);
-	assert_int_equal(per_kind[PRICE_PURCHASE], 13);
+	assert_int_equal(per_kind[PRICE_PURCHASE], 16);
 	assert_int_equal(per_kind[PRICE_ELECTRICITY], 7);
 	assert_int_equal(per_kind[PRICE_PUE], 1);
-	assert_int_equal(per_kind[PRICE_OPERATOR_MONTH], 1);
+	assert_int_equal(per_kind[PRICE_OPERATOR_MONTH], 2);
+	assert_int_equal(per_kind[PRICE_OPERATOR_SYSTEM_MONTH], 3);
 	assert_int_equal(per_kind[PRICE_API_CACHE_WRITE_5M], 5);
 	assert_int_equal(per_kind[PRICE_API_CACHE_WRITE_1H], 5);
 	assert_int_equal(p->rate_count, 1);
@@ -182,6 +185,100 @@ static void test_field_notes_rents(void **state)
 	prices_free(p);
 }
 
+/* Every shipped purchase row says what it buys; a bare GPU names the system
+ * it goes in, and its host's share is that system's price less its GPUs
+ * (by hand: the HGX H100 server $300,000 - 8 x $30,000 street H100 = $60,000,
+ * $7,500 a GPU; the field notes' RTX PRO 6000 workstation EUR 16,000 - the
+ * EUR 14,000 card = EUR 2,000 = $2,136; the EUR 4,200 RTX 5090 box - the
+ * $2,699 card = $1,786.60).  The operator rows: $5,000 and $15,000 a
+ * deployment-month, and a loaded engineer ($185,000 x 44.40 / 31.25 / 12 =
+ * $21,904 a month) over 100, 200 and 50 8-GPU nodes. */
+static void test_scope_hosts_and_operator_rows(void **state)
+{
+	(void)state;
+	struct prices *p = load_embedded();
+	size_t purchase = 0;
+	for (size_t i = 0; i < p->row_count; i++) {
+		const struct price_row *r = &p->rows[i];
+		if (r->kind != PRICE_PURCHASE) {
+			assert_int_equal(r->scope, PRICE_SCOPE_UNSTATED);
+			continue;
+		}
+		purchase++;
+		if (r->scope == PRICE_SCOPE_UNSTATED)
+			fail_msg("purchase row '%s' states no scope", r->id);
+	}
+	assert_int_equal(purchase, 16);
+	static const struct {
+		const char *id;
+		enum price_scope scope;
+		const char *host;
+		double share;
+	} want[] = {
+		{"h100-sxm-street", PRICE_SCOPE_GPUS, "hgx-h100-8-itct", 7500},
+		{"h100-sxm-used", PRICE_SCOPE_GPUS, "hgx-h100-8-itct", 7500},
+		{"h200-street", PRICE_SCOPE_GPUS, "hgx-h100-8-itct", 7500},
+		{"b200-street", PRICE_SCOPE_GPUS, NULL, 0},
+		{"rtx-pro-6000-2026", PRICE_SCOPE_GPUS, "ws-rtx-pro-6000-field-notes", 2000 * 1.068},
+		{"rtx-pro-6000-field-notes", PRICE_SCOPE_GPUS, "ws-rtx-pro-6000-field-notes",
+		 2000 * 1.068},
+		{"rtx-5090-street", PRICE_SCOPE_GPUS, "ws-rtx-5090-nl", 4200 * 1.068 - 2699},
+		{"hgx-h100-8-itct", PRICE_SCOPE_SERVER, NULL, 0},
+		{"gb200-nvl72-rack", PRICE_SCOPE_SERVER, NULL, 0},
+		{"dgx-spark-2026", PRICE_SCOPE_COMPLETE, NULL, 0},
+		{"mac-studio-m3-ultra-96gb", PRICE_SCOPE_COMPLETE, NULL, 0},
+		{"ws-rtx-pro-6000-field-notes", PRICE_SCOPE_COMPLETE, NULL, 0},
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct price_row *r = prices_find(p, PRICE_PURCHASE, want[i].id);
+		if (!r)
+			fail_msg("no purchase row '%s'", want[i].id);
+		assert_int_equal(r->scope, want[i].scope);
+		double share = -1;
+		const struct price_row *g = NULL;
+		const struct price_row *h = prices_host_of(p, r, &share, &g);
+		if (!want[i].host) {
+			assert_null(h);
+			assert_true(share == 0);
+			continue;
+		}
+		assert_non_null(h);
+		assert_string_equal(h->id, want[i].host);
+		assert_non_null(g);
+		assert_true(fabs(share - want[i].share) < 1e-9);
+	}
+	const struct price_row *s = prices_find(p, PRICE_PURCHASE, "hgx-h100-8-itct");
+	assert_true(s->usd == 300000 && s->gpus == 8);
+	assert_string_equal(s->hardware, "hgx-h100-8");
+	assert_string_equal(s->date, "2025-12-28");
+	assert_non_null(strstr(s->source, "itctshop.com/gpu-cluster-design-guide"));
+	assert_string_equal(price_scope_name(PRICE_SCOPE_GPUS), "gpus");
+
+	const struct price_row *o = prices_find(p, PRICE_OPERATOR_MONTH, "field-notes-loaded");
+	assert_true(o->usd == 5000);
+	o = prices_find(p, PRICE_OPERATOR_MONTH, "field-notes-loaded-high");
+	assert_true(o->usd == 15000);
+	assert_string_equal(o->date, "2026-08");
+	static const struct {
+		const char *id;
+		double nodes;
+	} sys[] = {
+		{"gpu-cluster-engineer-100-nodes", 100},
+		{"gpu-cluster-engineer-200-nodes", 200},
+		{"gpu-cluster-engineer-50-nodes", 50},
+	};
+	for (size_t i = 0; i < 3; i++) {
+		o = prices_find(p, PRICE_OPERATOR_SYSTEM_MONTH, sys[i].id);
+		assert_non_null(o);
+		assert_true(fabs(o->usd - 185000.0 * 44.40 / 31.25 / 12 / sys[i].nodes) < 1e-9);
+		assert_int_equal(o->gpus, 8);
+		assert_string_equal(o->date, "2026-06");
+		assert_non_null(strstr(o->source, "aie-blog.pages.dev/ai-infrastructure-scale-guide"));
+		assert_non_null(strstr(o->source, "bls.gov/ecec"));
+	}
+	prices_free(p);
+}
+
 /* The shipped file equals the copy built in. */
 static void test_file_matches_embedded(void **state)
 {
@@ -227,7 +324,7 @@ static const struct bad_case BAD[] = {
 	{ "\"kind\": \"seat\"", "\"kind\": \"seats\"", "\"seats\"",
 	  "prices[0] 'claude-team-standard-annual': unknown kind 'seats' (expected seat, overage, "
 	  "api_input, api_cached_input, api_output, api_cache_write_5m, api_cache_write_1h, gpu_hour, dedicated_month, purchase, "
-	  "electricity, pue or operator_month)" },
+	  "electricity, pue, operator_month or operator_system_month)" },
 	{ "\"unit\": \"per user per month\"", "\"unit\": \"per seat per year\"",
 	  "\"per seat per year\"",
 	  "prices[0] 'claude-team-standard-annual': unit 'per seat per year' does not fit kind seat "
@@ -238,7 +335,7 @@ static const struct bad_case BAD[] = {
 	{ "\"provider\": \"Anthropic\"", "\"provder\": \"Anthropic\"", "\"provder\"",
 	  "prices[0] 'claude-team-standard-annual': unknown key 'provder' (expected one of id, kind, "
 	  "item, provider, price, unit, currency, date, source, note, hardware, gpus, tariff, "
-	  "min_seats, included_usage_usd, overage_at_api_list, csv_line)" },
+	  "scope, host, gpu_row, min_seats, included_usage_usd, overage_at_api_list, csv_line)" },
 	{ "\"date\": \"n.d. (stored copy; current in 2026)\"", "\"date\": \"\"", "\"\", \"source\"",
 	  "prices[0] 'claude-team-standard-annual': date is an empty or too long string (expected "
 	  "a non-empty string of at most 4096 characters)" },
@@ -254,7 +351,7 @@ static const struct bad_case BAD[] = {
 	  "to 4096)" },
 	{ "\"min_seats\": 5,", "\"min_seats\": 5, \"gpus\": 2,", "\"gpus\": 2",
 	  "prices[0] 'claude-team-standard-annual': gpus given for kind seat (expected it only on "
-	  "purchase and dedicated_month rows)" },
+	  "purchase, dedicated_month and operator_system_month rows)" },
 	/* a tariff says how a GPU-hour is sold, and only a GPU-hour */
 	{ "\"tariff\": \"spot\"", "\"tariff\": \"preemptible\"", "\"preemptible\"",
 	  "prices[83] 'vast-ai-h100-spot': tariff is not a tariff (expected on_demand, spot, "
@@ -265,7 +362,7 @@ static const struct bad_case BAD[] = {
 	{ "\"kind\": \"api_output\"", "\"kind\": \"api_outputs\"", "\"api_outputs\"",
 	  "prices[28] 'claude-opus-5-5': unknown kind 'api_outputs' (expected seat, overage, "
 	  "api_input, api_cached_input, api_output, api_cache_write_5m, api_cache_write_1h, gpu_hour, dedicated_month, purchase, "
-	  "electricity, pue or operator_month)" },
+	  "electricity, pue, operator_month or operator_system_month)" },
 	{ "{\"id\": \"claude-opus-5-5\", \"kind\": \"api_input\"",
 	  "{\"id\": \"claude-opus-5-6\", \"kind\": \"api_input\"", "\"claude-opus-5-6\"",
 	  "prices[26] 'claude-opus-5-6': API model 'claude-opus-5-6' has no api_output row (expected "
@@ -304,7 +401,8 @@ static const struct bad_case BAD[] = {
 	  "\"provider\\u001b",
 	  "prices[0] 'claude-team-standard-annual': a key holds control character U+001B at byte 9 "
 	  "(expected one of id, kind, item, provider, price, unit, currency, date, source, note, "
-	  "hardware, gpus, tariff, min_seats, included_usage_usd, overage_at_api_list, csv_line)" },
+	  "hardware, gpus, tariff, scope, host, gpu_row, min_seats, included_usage_usd, "
+	  "overage_at_api_list, csv_line)" },
 	{ "\"date\": \"2026-08\", \"source\": \"field-notes.md",
 	  "\"date\": \"2026-08\", \"source\": \"field-notes.md\x7f", "\"field-notes.md\x7f",
 	  "exchange_rates[0]: source holds control character U+007F at byte 15 (expected printable "
@@ -320,6 +418,34 @@ static const struct bad_case BAD[] = {
 	{ "\"prices\": [", "\"rows\": [", "\"rows\"",
 	  "unknown key 'rows' (expected schema_version, description, provenance, exchange_rates, "
 	  "prices)" },
+	/* a purchase row says what it buys; a bare GPU names a system row whose
+	 * GPUs are priced, and that system costs more than its GPUs */
+	{ "\"scope\": \"gpus\", \"host\": \"hgx-h100-8-itct\", \"csv_line\": 96",
+	  "\"scope\": \"card\", \"host\": \"hgx-h100-8-itct\", \"csv_line\": 96", "\"card\"",
+	  "prices[104] 'h100-sxm-street': scope is not a scope (expected complete, server or gpus)" },
+	{ "\"min_seats\": 5,", "\"min_seats\": 5, \"scope\": \"complete\",", "\"scope\"",
+	  "prices[0] 'claude-team-standard-annual': scope given for kind seat (expected it only on "
+	  "purchase rows)" },
+	{ "\"scope\": \"complete\", \"csv_line\": 105",
+	  "\"scope\": \"complete\", \"host\": \"ws-rtx-5090-nl\", \"csv_line\": 105",
+	  "\"host\": \"ws-rtx-5090-nl\", \"csv_line\": 105",
+	  "prices[113] 'dgx-spark-launch': host given on a row that is not of scope gpus (expected "
+	  "it only on purchase rows of bare GPUs or cards)" },
+	{ "\"host\": \"hgx-h100-8-itct\", \"csv_line\": 96",
+	  "\"host\": \"hgx-h100-8\", \"csv_line\": 96", "\"hgx-h100-8\", \"csv_line\"",
+	  "prices[104] 'h100-sxm-street': host 'hgx-h100-8' is no purchase row (expected the id of a "
+	  "purchase row of scope server or complete with a gpu_row)" },
+	{ "\"gpus\": 8, \"scope\": \"server\", \"gpu_row\": \"h100-sxm-street\"}",
+	  "\"gpus\": 8, \"scope\": \"server\", \"gpu_row\": \"dgx-spark-2026\"}",
+	  "\"dgx-spark-2026\"}",
+	  "prices[133] 'hgx-h100-8-itct': gpu_row 'dgx-spark-2026' is not of scope gpus (expected "
+	  "the id of a purchase row of scope gpus)" },
+	{ "\"price\": 300000,", "\"price\": 200000,", "\"h100-sxm-street\"}",
+	  "prices[133] 'hgx-h100-8-itct': 8 x gpu_row 'h100-sxm-street' (USD 30000) is not less "
+	  "than this row's USD 200000 (expected the system to cost more than its GPUs)" },
+	{ "\"price\": 219.04,", "\"price\": 219.04, \"scope\": \"server\",", "\"scope\"",
+	  "prices[137] 'gpu-cluster-engineer-100-nodes': scope given for kind "
+	  "operator_system_month (expected it only on purchase rows)" },
 	{ "\"price\": 25,", "\"price\": 25,,", ",,", NULL /* invalid JSON: checked below */ },
 };
 
@@ -433,6 +559,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_embedded),
 		cmocka_unit_test(test_field_notes_rents),
+		cmocka_unit_test(test_scope_hosts_and_operator_rows),
 		cmocka_unit_test(test_file_matches_embedded),
 		cmocka_unit_test(test_bad_rows),
 		cmocka_unit_test(test_unknown_hardware),

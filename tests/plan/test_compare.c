@@ -406,13 +406,118 @@ static void test_quality_assumed_is_said(void **state)
 	/* the trace's own acceptance is the 100% column; 30% of it costs 1/0.3 */
 	near(num(s, "acceptance_100pct_of_traced"), task);
 	near(num(s, "acceptance_30pct_of_traced"), task / 0.3);
-	/* operator time none and x3 move the row by its operator part */
+	/* operator time at the low and the high end of its sourced ranges
+	 * moves the row by the change of its operator part: base $5,000 /
+	 * $15,000, and per one-GPU system 1/8 of $109.52 / $438.08 */
 	const char *src;
 	double op = assumption(row, "operator", &src);
+	double systems = assumption(row, "systems", &src);
 	double acc = num(row, "accepted_tasks_per_month");
-	near(num(s, "operator_none"), task - op / acc);
-	near(num(s, "operator_x3"), task + 2 * op / acc);
+	near(op, 5000 + systems * 219.04 / 8);
+	near(num(s, "operator_low"), task + (5000 + systems * 109.52 / 8 - op) / acc);
+	near(num(s, "operator_high"), task + (15000 + systems * 438.08 / 8 - op) / acc);
 	cJSON_Delete(j);
+}
+
+/* Issue 32, "Flat operator cost": operator time is a model, not a flat
+ * $5,000 on a workstation and an 8-GPU node alike; its sensitivity moves
+ * the H100 rows; where it is more than half a row's month the table and
+ * the JSON say it decides the row and name the keys; every purchase row
+ * says what its price leaves out. */
+static void test_operator_scales_and_decides(void **state)
+{
+	(void)state;
+	cJSON *j = compare_doc("compare --engineers 3 --profile default --hardware "
+			       "hgx-h100-8,h100-sxm,ws-2x-rtx-pro-6000 --quiet --json -");
+	const char *src;
+	const cJSON *node = row_of(j, "hgx-h100-8", "purchase");
+	const cJSON *ws = row_of(j, "ws-2x-rtx-pro-6000", "purchase");
+	const cJSON *h100 = row_of(j, "h100-sxm", "purchase");
+	/* 1 system of 8 GPUs: $5,000 + $219.04; a workstation of 2 GPUs:
+	 * $5,000 + 2/8 x $219.04 = $5,054.76 */
+	near(assumption(node, "operator", &src), 5219.04);
+	near(assumption(ws, "operator", &src), 5054.76);
+	assert_true(assumption(node, "operator", &src) != assumption(ws, "operator", &src));
+	for (const cJSON *row = cJSON_GetObjectItem(j, "rows")->child; row; row = row->next) {
+		const char *opt = cJSON_GetObjectItem(row, "option")->valuestring;
+		const cJSON *s = cJSON_GetObjectItem(row, "sensitivity_usd_per_accepted_task");
+		const cJSON *w = cJSON_GetObjectItem(row, "warnings");
+		assert_true(cJSON_IsArray(w));
+		if (strcmp(opt, "api") == 0 || strcmp(opt, "seats") == 0) {
+			/* nothing of theirs moves */
+			assert_true(cJSON_IsNull(cJSON_GetObjectItem(row, "operator_share")));
+			near(num(s, "operator_low"), num(row, "usd_per_accepted_task"));
+			near(num(s, "operator_high"), num(row, "usd_per_accepted_task"));
+			assert_int_equal(cJSON_GetArraySize(w), 0);
+			continue;
+		}
+		double task = num(row, "usd_per_accepted_task");
+		assert_true(num(s, "operator_low") < task);
+		assert_true(num(s, "operator_high") > task);
+		double share = num(row, "operator_share");
+		near(share, assumption(row, "operator", &src) / num(row, "usd_per_month"));
+		bool decides = false, left_out = false;
+		const cJSON *x;
+		cJSON_ArrayForEach(x, w) {
+			decides |= strstr(x->valuestring, "it decides this row; set "
+					  "cost.operator_base_usd_month and "
+					  "cost.operator_per_system_usd_month") != NULL;
+			left_out |= strstr(x->valuestring, "not priced:") != NULL;
+		}
+		assert_true(decides == (share > 0.5));
+		assert_true(left_out == (strcmp(opt, "purchase") == 0));
+	}
+	/* the small H100 row: operator time decides it */
+	assert_true(num(h100, "operator_share") > 0.5);
+	cJSON_Delete(j);
+	struct cli_out r = cli_run("compare --engineers 3 --profile default --hardware h100-sxm");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Warning: h100-sxm purchase: operator time is "));
+	assert_non_null(strstr(r.out, "Warning: h100-sxm purchase: not priced: network, "
+				      "installation and a maintenance contract"));
+	assert_non_null(strstr(r.out, "oper low  oper high"));
+	cli_out_free(&r);
+	/* the scenario's keys: a flat per-system share, and the whole figure */
+	j = compare_doc("compare --engineers 3 --profile default --hardware hgx-h100-8 --set "
+			"cost.operator_base_usd_month=1000 --set "
+			"cost.operator_per_system_usd_month=500 --quiet --json -");
+	near(assumption(row_of(j, "hgx-h100-8", "purchase"), "operator", &src), 1500);
+	assert_non_null(strstr(assumption(row_of(j, "hgx-h100-8", "purchase"), "operator_base",
+					  &src) == 1000 ? src : "", "cost.operator_base_usd_month"));
+	cJSON_Delete(j);
+	j = compare_doc("compare --engineers 3 --profile default --hardware hgx-h100-8 --set "
+			"cost.operator_usd_month=700 --quiet --json -");
+	near(assumption(row_of(j, "hgx-h100-8", "elastic"), "operator", &src), 700);
+	assert_non_null(strstr(src, "cost.operator_usd_month"));
+	cJSON_Delete(j);
+}
+
+/* The calendar: 261 working days a year by default, said in the table and
+ * the JSON; with cost.workdays_per_year=250 the same team works 250/261 of
+ * the days, so the API's month (tokens x replays a month) is 250/261 of
+ * it, to the cent. */
+static void test_workdays_calendar(void **state)
+{
+	(void)state;
+	cJSON *a = compare_doc(SMALL);
+	cJSON *b = compare_doc(SMALL " --set cost.workdays_per_year=250");
+	assert_true(num(a, "workdays_per_year") == 261);
+	assert_true(num(b, "workdays_per_year") == 250);
+	assert_non_null(strstr(cJSON_GetObjectItem(a, "workdays_per_year_source")->valuestring,
+			       "weekdays, no holidays"));
+	assert_non_null(strstr(cJSON_GetObjectItem(b, "workdays_per_year_source")->valuestring,
+			       "cost.workdays_per_year"));
+	near(num(a, "periods_per_month"), 261.0 / 12);
+	near(num(b, "periods_per_month"), 250.0 / 12);
+	near(num(api_row(b), "usd_per_month"), num(api_row(a), "usd_per_month") * 250 / 261);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	struct cli_out r = cli_run("compare --engineers 3 --profile default --hardware h100-sxm "
+				   "--set cost.workdays_per_year=250");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "one replayed day counts as one of 20.83 working days a "
+				      "month (20.83 replays a month; 250 working days a year"));
+	cli_out_free(&r);
 }
 
 /* Acceptance and turns move the break-even and cost per task the same way:
@@ -542,6 +647,8 @@ int main(void)
 		cmocka_unit_test(test_compare_errors),
 		cmocka_unit_test(test_api_baseline_is_the_teams),
 		cmocka_unit_test(test_quality_assumed_is_said),
+		cmocka_unit_test(test_operator_scales_and_decides),
+		cmocka_unit_test(test_workdays_calendar),
 		cmocka_unit_test(test_acceptance_and_turns_reach_break_even),
 		cmocka_unit_test(test_quality_from_scores_and_pilots),
 		cmocka_unit_test(test_cash_flow_in_compare),

@@ -403,6 +403,36 @@ static void test_cost(void **state)
 	cJSON_Delete(h100);
 	cJSON_Delete(l40s);
 	free(out);
+
+	/* a team's month follows the scenario's calendar as replay --cost's
+	 * does: 250 working days a year, not the 261 weekdays */
+	write_file(SCRATCH "/cal.json", "{\"traces\": [\"" FIXT "/session_good.jsonl\"], "
+					"\"engineers\": 2, \"days\": 1, \"set\": "
+					"{\"cost.workdays_per_year\": 250}, \"cells\": "
+					"[{\"hardware\": \"l40s\"}], \"cost\": true}\n");
+	out = run_sweep("sweep " SCRATCH "/cal.json --quiet", 0, NULL);
+	cJSON *cal = cJSON_Parse(out);
+	assert_non_null(cal);
+	elastic = cJSON_GetObjectItem(cJSON_GetObjectItem(cal, "usd_per_accepted_task"),
+				      "elastic")->valuedouble;
+	rep = run_sweep("replay " FIXT "/session_good.jsonl --set hardware=l40s --engineers 2 "
+			"--days 1 --set cost.workdays_per_year=250 --cost", 0, NULL);
+	row = strstr(rep, "  elastic ");
+	assert_non_null(row);
+	assert_int_equal(sscanf(row, " elastic %63s %lf %lf %lf", id, &month, &mtok, &task), 4);
+	snprintf(want, sizeof(want), "%.4f", task);
+	snprintf(got, sizeof(got), "%.4f", elastic);
+	assert_string_equal(got, want);
+	free(rep);
+	rep = run_sweep("replay " FIXT "/session_good.jsonl --set hardware=l40s --engineers 2 "
+			"--days 1 --cost", 0, NULL);
+	row = strstr(rep, "  elastic ");
+	assert_int_equal(sscanf(row, " elastic %63s %lf %lf %lf", id, &month, &mtok, &task), 4);
+	snprintf(want, sizeof(want), "%.4f", task);
+	assert_string_not_equal(got, want); /* the default calendar prices it otherwise */
+	free(rep);
+	cJSON_Delete(cal);
+	free(out);
 }
 
 static void test_bad_grid(void **state)

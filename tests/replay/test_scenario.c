@@ -55,7 +55,7 @@ static void test_cost_keys(void **state)
 	memset(&e, 0, sizeof(e));
 	cost_fig_set(&p.resale_fraction, 0, "catalogue");
 	cost_fig_set(&p.amortisation_months, 36, "catalogue");
-	cost_fig_set(&p.operator_usd_month, 5000, "catalogue");
+	cost_fig_set(&p.op.usd_month, 5000, "catalogue");
 	cost_fig_set(&e.min_replicas, 0, "catalogue");
 	cost_task_default(&t);
 	scenario_cost_apply(&sc, &p, NULL, &e, &t);
@@ -63,12 +63,48 @@ static void test_cost_keys(void **state)
 	assert_string_equal(p.resale_fraction.source, "scenario (built-in default): cost.resale_fraction");
 	assert_true(p.amortisation_months.value == 36); /* not set: unchanged */
 	assert_string_equal(p.amortisation_months.source, "catalogue");
-	assert_true(p.operator_usd_month.value == 0);
+	assert_true(p.op.usd_month.value == 0);
 	assert_true(e.min_replicas.value == 1);
 	assert_true(t.acceptance_rate.value == 0.6);
 	assert_true(t.turns_factor.value == 1);
 	const char *bad[] = {"cost.resale_fraction=1.5"};
 	assert_int_equal(scenario_load(&sc, NULL, bad, 1, &d), DIAG_EINPUT);
+
+	/* operator time: the whole figure overrides the model; the base and a
+	 * per-system share (flat, whatever the GPUs) go into it */
+	const char *op[] = {"cost.operator_base_usd_month=2000",
+			    "cost.operator_per_system_usd_month=300"};
+	assert_int_equal(scenario_load(&sc, NULL, op, 2, &d), 0);
+	struct cost_dedicated dp;
+	memset(&dp, 0, sizeof(dp));
+	cost_fig_set(&dp.op.usd_month, -1, "model");
+	cost_fig_set(&dp.op.system_gpus, 8, "catalogue");
+	scenario_cost_apply(&sc, NULL, &dp, NULL, NULL);
+	assert_true(dp.op.usd_month.value == -1);
+	assert_true(dp.op.base_usd_month.value == 2000);
+	assert_true(dp.op.system_usd_month.value == 300);
+	assert_true(dp.op.system_gpus.value == 0);
+	assert_true(cost_operator_per_system(&dp.op, 4) == 300);
+	assert_string_equal(dp.op.base_usd_month.source,
+			    "scenario (built-in default): cost.operator_base_usd_month");
+
+	/* the calendar: 261 weekdays with no holidays unless the scenario
+	 * gives one (250: the 11 US federal holidays of 2026, all on weekdays) */
+	char why[256];
+	assert_int_equal(scenario_load(&sc, NULL, NULL, 0, &d), 0);
+	assert_true(scenario_workdays_per_year(&sc, why, sizeof(why)) == 261);
+	assert_non_null(strstr(why, "261 working days a year (weekdays, no holidays"));
+	assert_true(scenario_workdays_per_year(NULL, NULL, 0) == COST_WORKDAYS_PER_YEAR);
+	const char *cal[] = {"cost.workdays_per_year=250"};
+	assert_int_equal(scenario_load(&sc, NULL, cal, 1, &d), 0);
+	assert_true(scenario_workdays_per_year(&sc, why, sizeof(why)) == 250);
+	assert_non_null(strstr(why, "250 working days a year (scenario (built-in default): "
+				    "cost.workdays_per_year)"));
+	const char *far[] = {"cost.workdays_per_year=400"};
+	diag_init(&d);
+	assert_int_equal(scenario_load(&sc, NULL, far, 1, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "cost.workdays_per_year: expected -1 (the default) or a "
+				      "number in [1, 366]"));
 }
 
 static void test_sets(void **state)
