@@ -586,17 +586,168 @@ struct api_parts {
 	double in, cached, written, out;
 };
 
+static double class_price(const struct cost_api *p, int k, int part)
+{
+	if (k > 0 && k < COST_API_CLASSES)
+		return p->class_usd_mtok[k][part];
+	switch (part) {
+	case COST_API_IN:
+		return p->input_usd_mtok.value;
+	case COST_API_CACHED:
+		return p->cached_usd_mtok.value;
+	case COST_API_WRITE:
+		return p->cache_write_usd_mtok.value;
+	default:
+		return p->output_usd_mtok.value;
+	}
+}
+
+/* The tokens of one class at its prices, by part, in USD x 1e6. */
+static void class_parts(const struct cost_api *p, int k, const struct cost_api_tokens *t,
+			struct api_parts *a)
+{
+	int64_t uncached = t->prompt - t->cached;
+	int64_t written = t->cache_write < uncached ? t->cache_write : uncached;
+	a->in += (double)(uncached - written) * class_price(p, k, COST_API_IN);
+	a->written += (double)written * class_price(p, k, COST_API_WRITE);
+	a->cached += (double)t->cached * class_price(p, k, COST_API_CACHED);
+	a->out += (double)t->output * class_price(p, k, COST_API_OUT);
+}
+
+static bool peak_hour(const struct cost_api *p, int64_t t_ns)
+{
+	if (t_ns < 0)
+		t_ns = 0;
+	int64_t sec = t_ns / INT64_C(1000000000);
+	int64_t day = sec / 86400;
+	int hour = (int)(sec % 86400 / 3600);
+	/* 1970-01-01 was a Thursday (3 with Monday 0) */
+	int wd = (int)((t_ns >= COST_CLOCK_EPOCH_MIN_NS ? day + 3 : day) % 7);
+	return (p->peak_days >> wd & 1u) && (p->peak_hours >> hour & 1u);
+}
+
+int cost_api_class(const struct cost_api *p, int64_t prompt_tokens, int64_t t_ns)
+{
+	for (int32_t i = p->n_tiers; i > 0; i--)
+		if (prompt_tokens > p->tier_over[i - 1])
+			return i;
+	if (p->off_peak && !peak_hour(p, t_ns))
+		return COST_API_OFF_PEAK;
+	return 0;
+}
+
+void cost_api_tokens_add(struct cost_api_tokens *cls, int k, int64_t prompt, int64_t cached,
+			 int64_t cache_write, int64_t output)
+{
+	if (k < 0 || k >= COST_API_CLASSES)
+		k = 0;
+	cls[k].calls++;
+	cls[k].prompt += prompt;
+	cls[k].cached += cached;
+	cls[k].cache_write += cache_write;
+	cls[k].output += output;
+}
+
+void cost_api_tokens_scale(struct cost_api_tokens *cls, double f)
+{
+	for (int k = 0; k < COST_API_CLASSES; k++) {
+		struct cost_api_tokens *y = &cls[k];
+		y->calls = llround((double)y->calls * f);
+		y->prompt = llround((double)y->prompt * f);
+		y->cached = llround((double)y->cached * f);
+		y->cache_write = llround((double)y->cache_write * f);
+		y->output = llround((double)y->output * f);
+	}
+}
+
+double cost_api_usd_class(const struct cost_api *p, int k, const struct cost_api_tokens *t)
+{
+	struct api_parts a = {0};
+	class_parts(p, k, t, &a);
+	return (a.in + a.written + a.cached + a.out) / 1e6;
+}
+
+double cost_api_usd(const struct cost_api *p, const struct cost_api_tokens *cls)
+{
+	double usd = 0;
+	for (int k = 0; k < COST_API_CLASSES; k++)
+		usd += cost_api_usd_class(p, k, &cls[k]);
+	return usd;
+}
+
+void cost_api_scale(struct cost_api *p, double f)
+{
+	p->input_usd_mtok.value *= f;
+	p->cached_usd_mtok.value *= f;
+	p->cache_write_usd_mtok.value *= f;
+	p->output_usd_mtok.value *= f;
+	for (int k = 1; k < COST_API_CLASSES; k++)
+		for (int q = 0; q < COST_API_PARTS; q++)
+			p->class_usd_mtok[k][q] *= f;
+}
+
 static double api_month(const struct cost_api *p, const struct cost_usage *u,
 			const struct common *c, struct api_parts *a)
 {
 	double scale = c->periods / 1e6;
-	int64_t uncached = u->prompt_tokens - u->cached_tokens;
-	int64_t written = u->cache_write_tokens < uncached ? u->cache_write_tokens : uncached;
-	a->in = (double)(uncached - written) * scale * p->input_usd_mtok.value;
-	a->written = (double)written * scale * p->cache_write_usd_mtok.value;
-	a->cached = (double)u->cached_tokens * scale * p->cached_usd_mtok.value;
-	a->out = (double)u->output_tokens * scale * p->output_usd_mtok.value;
+	*a = (struct api_parts){0};
+	if (u->api_split) {
+		for (int k = 0; k < COST_API_CLASSES; k++)
+			class_parts(p, k, &u->api_class[k], a);
+	} else {
+		struct cost_api_tokens all = {.calls = u->calls, .prompt = u->prompt_tokens,
+					      .cached = u->cached_tokens,
+					      .cache_write = u->cache_write_tokens,
+					      .output = u->output_tokens};
+		class_parts(p, 0, &all, a);
+	}
+	a->in *= scale;
+	a->written *= scale;
+	a->cached *= scale;
+	a->out *= scale;
 	return a->in + a->written + a->cached + a->out;
+}
+
+/* A usage split by class must be split by p's classes. */
+static int check_split(const struct cost_api *p, const struct cost_usage *u, struct diag *d)
+{
+	if (!u->api_split)
+		return (p->n_tiers || p->off_peak) && u->calls > 0
+		       ? diag_set(d, DIAG_EINTERNAL, "cost: %s has long-prompt or off-peak prices "
+				  "but the usage is not split by them", p->label)
+		       : 0;
+	if (strcmp(u->api_split_label, p->label) != 0)
+		return diag_set(d, DIAG_EINTERNAL, "cost: usage split by %s priced at %s",
+				u->api_split_label, p->label);
+	return 0;
+}
+
+/* The tokens each tier or the off-peak hours took, as assumptions. */
+static void assume_classes(const struct cost_api *p, const struct cost_usage *u, double scale,
+			   struct cost_result *r)
+{
+	if (!u->api_split)
+		return;
+	for (int32_t t = 0; t < p->n_tiers; t++) {
+		const struct cost_api_tokens *x = &u->api_class[t + 1];
+		char name[COST_NAME_MAX];
+		snprintf(name, sizeof(name), "tokens_prompt_over_%lld", (long long)p->tier_over[t]);
+		assume(r, name, (double)(x->prompt + x->output) * scale, "M tokens per month",
+		       "replay: calls whose prompt is above this many tokens, every token billed at "
+		       "the tier's prices (prices.json tiers of the same rows)");
+	}
+	if (p->off_peak) {
+		const struct cost_api_tokens *x = &u->api_class[COST_API_OFF_PEAK];
+		int64_t all = 0;
+		for (int k = 0; k < COST_API_CLASSES; k++)
+			all += u->api_class[k].calls;
+		assume(r, "off_peak_call_share", all ? (double)x->calls / (double)all : 0.0,
+		       "fraction", u->api_clock_assumed
+		       ? "replay: calls that start outside the peak hours (prices.json off_peak); "
+			 "the trace's times are not dates, read as from a Monday 00:00 UTC"
+		       : "replay: calls that start outside the peak hours (prices.json off_peak), "
+			 "by the trace's UTC times");
+	}
 }
 
 int cost_api_eval(const struct cost_api *p, const struct cost_usage *u,
@@ -608,6 +759,8 @@ int cost_api_eval(const struct cost_api *p, const struct cost_usage *u,
 		return rc;
 	struct common c;
 	if ((rc = common_begin(u, t, r, &c, d)))
+		return rc;
+	if ((rc = check_split(p, u, d)))
 		return rc;
 	struct api_parts a;
 	api_month(p, u, &c, &a);
@@ -633,6 +786,7 @@ int cost_api_eval(const struct cost_api *p, const struct cost_usage *u,
 	assume_fig(r, "input_price", &p->input_usd_mtok, "USD per 1M tokens");
 	assume_fig(r, "cached_price", &p->cached_usd_mtok, "USD per 1M tokens");
 	assume_fig(r, "output_price", &p->output_usd_mtok, "USD per 1M tokens");
+	assume_classes(p, u, scale, r);
 	common_end(u, r);
 	return 0;
 }
@@ -658,6 +812,8 @@ int cost_seats_eval(const struct cost_seats *p, const struct cost_usage *u,
 	if (seats < p->min_seats.value)
 		seats = p->min_seats.value;
 	part(r, "seats", seats * p->usd_per_seat_month.value);
+	if ((rc = check_split(&p->list, u, d)))
+		return rc;
 	struct api_parts a;
 	double usage = api_month(&p->list, u, &c, &a);
 	double included = p->included_usage_usd.value * seats;
@@ -998,6 +1154,17 @@ int cost_api_from_prices(struct cost_api *p, const struct prices *pr, const char
 	return 0;
 }
 
+/* Row r's price in class k (1..n_tiers: its tier k - 1; COST_API_OFF_PEAK:
+ * its off-peak rate), or in's where r is NULL. */
+static double row_class_usd(const struct price_row *r, const struct price_row *in, int k)
+{
+	if (!r)
+		r = in;
+	if (k == COST_API_OFF_PEAK)
+		return r->off_peak ? r->off_peak_usd : r->usd;
+	return k <= r->tier_count ? r->tier_usd[k - 1] : r->usd;
+}
+
 void cost_api_cache_ttl(struct cost_api *p, const struct prices *pr, const char *id,
 			double cache_ttl_s)
 {
@@ -1011,6 +1178,27 @@ void cost_api_cache_ttl(struct cost_api *p, const struct prices *pr, const char 
 		fig_row(&p->cache_write_usd_mtok, in->usd, in, hour
 			? " (no 1-hour cache-write price published: writes priced as input)"
 			: " (no cache-write price published: writes priced as input)");
+	if (!in)
+		return;
+	/* the other classes, from the same rows (prices.c checks that every row
+	 * of the model splits calls alike) */
+	const struct price_row *cached = prices_find(pr, PRICE_API_CACHED_INPUT, id);
+	const struct price_row *out = prices_find(pr, PRICE_API_OUTPUT, id);
+	p->n_tiers = in->tier_count;
+	for (int32_t t = 0; t < in->tier_count; t++)
+		p->tier_over[t] = in->tier_over[t];
+	p->off_peak = in->off_peak;
+	p->peak_days = in->peak_days;
+	p->peak_hours = in->peak_hours;
+	memset(p->class_usd_mtok, 0, sizeof(p->class_usd_mtok));
+	for (int k = 1; k < COST_API_CLASSES; k++) {
+		if (k != COST_API_OFF_PEAK ? k > p->n_tiers : !p->off_peak)
+			continue;
+		p->class_usd_mtok[k][COST_API_IN] = row_class_usd(in, in, k);
+		p->class_usd_mtok[k][COST_API_CACHED] = row_class_usd(cached, in, k);
+		p->class_usd_mtok[k][COST_API_WRITE] = row_class_usd(w, in, k);
+		p->class_usd_mtok[k][COST_API_OUT] = row_class_usd(out, in, k);
+	}
 }
 
 int cost_seats_from_prices(struct cost_seats *p, const struct prices *pr, const char *seat_id,

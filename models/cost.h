@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "base/diag.h"
+#include "models/prices.h"
 
 struct catalog;
 struct cat_hardware;
@@ -107,6 +108,26 @@ struct cost_stretch {
 	bool to_end;                  /* still up when the span ended */
 };
 
+/* Price classes of an API call: 0 the base prices; 1..n_tiers a call whose
+ * prompt is above tier_over[class - 1] tokens (every token of it at that
+ * tier's prices: Anthropic's and Alibaba's long-prompt rates); and
+ * COST_API_OFF_PEAK a call that starts outside the provider's peak hours
+ * (DeepSeek's discount). */
+#define COST_API_OFF_PEAK (PRICE_TIERS_MAX + 1)
+#define COST_API_CLASSES (PRICE_TIERS_MAX + 2)
+
+/* The parts of a call's price, by index. */
+enum { COST_API_IN, COST_API_CACHED, COST_API_WRITE, COST_API_OUT, COST_API_PARTS };
+
+/* Token counts of API calls, of one price class or of all. */
+struct cost_api_tokens {
+	int64_t calls;
+	int64_t prompt;                      /* cached tokens included */
+	int64_t cached;
+	int64_t cache_write;                 /* of prompt - cached */
+	int64_t output;
+};
+
 /* What one replay measured, as plain numbers.  Counts are totals over
  * duration_s. */
 struct cost_usage {
@@ -138,6 +159,14 @@ struct cost_usage {
 					 none, or not an API's usage) */
 	int64_t output_tokens;
 	int64_t calls;
+	bool api_split;               /* the API usage is also split by price
+					 class, in api_class, as the API of
+					 label api_split_label splits it */
+	char api_split_label[COST_LABEL_MAX];
+	struct cost_api_tokens api_class[COST_API_CLASSES];
+	bool api_clock_assumed;       /* an off-peak split read trace times
+					 that are not absolute (from a Monday
+					 00:00 UTC) */
 	int64_t tasks;
 	int64_t tasks_accept_known;   /* of those, tasks whose outcome the trace
 					 records (0: none) */
@@ -235,7 +264,40 @@ struct cost_api {
 	struct cost_fig cached_usd_mtok;     /* per 1M cache-read tokens */
 	struct cost_fig cache_write_usd_mtok;/* per 1M tokens written to the cache */
 	struct cost_fig output_usd_mtok;
+	/* the other classes (prices.json "tiers" or "off_peak" of the same
+	 * rows, their sources the base figures'): */
+	int32_t n_tiers;
+	int64_t tier_over[PRICE_TIERS_MAX];  /* ascending */
+	bool off_peak;
+	uint8_t peak_days;                   /* as struct price_row's */
+	uint32_t peak_hours;
+	double class_usd_mtok[COST_API_CLASSES][COST_API_PARTS]; /* classes >= 1 */
 };
+
+/* Trace times at or past this (2001-09-09) are read as seconds since
+ * 1970-01-01 UTC; earlier ones as time since 00:00 UTC of a Monday (the
+ * generated traces' t = 0 is 00:00 UTC of their first day, a workday). */
+#define COST_CLOCK_EPOCH_MIN_NS INT64_C(1000000000000000000)
+
+/* The price class of a call of prompt_tokens (cached included) that starts
+ * at trace time t_ns. */
+int cost_api_class(const struct cost_api *p, int64_t prompt_tokens, int64_t t_ns);
+
+/* Add one call to its class in cls[COST_API_CLASSES] (and nothing else). */
+void cost_api_tokens_add(struct cost_api_tokens *cls, int cls_index, int64_t prompt,
+			 int64_t cached, int64_t cache_write, int64_t output);
+
+/* Scale every count of cls[COST_API_CLASSES] by f (rounded). */
+void cost_api_tokens_scale(struct cost_api_tokens *cls, double f);
+
+/* USD of tokens at p's prices: of one class (cost_api_usd_class) or of
+ * cls[COST_API_CLASSES] (cost_api_usd).  Cache writes past the uncached
+ * prompt tokens are not billed twice. */
+double cost_api_usd_class(const struct cost_api *p, int cls_index, const struct cost_api_tokens *t);
+double cost_api_usd(const struct cost_api *p, const struct cost_api_tokens *cls);
+
+/* Multiply every price of p by f (a sensitivity swing). */
+void cost_api_scale(struct cost_api *p, double f);
 
 struct cost_seats {
 	char label[COST_LABEL_MAX];

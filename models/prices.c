@@ -278,13 +278,13 @@ static int bad_text(const char *s, char *why, size_t cap)
 static const char *const row_keys[] = {
 	"id", "kind", "item", "provider", "price", "unit", "currency", "date", "source",
 	"note", "hardware", "gpus", "tariff", "scope", "host", "gpu_row", "min_seats",
-	"included_usage_usd", "overage_at_api_list", "csv_line", NULL,
+	"included_usage_usd", "overage_at_api_list", "tiers", "off_peak", "csv_line", NULL,
 };
 
 static const char ROW_KEYS_TEXT[] =
 	"id, kind, item, provider, price, unit, currency, date, source, note, hardware, "
 	"gpus, tariff, scope, host, gpu_row, min_seats, included_usage_usd, overage_at_api_list, "
-	"csv_line";
+	"tiers, off_peak, csv_line";
 
 struct rowctx {
 	const struct pctx *c;
@@ -383,6 +383,115 @@ static double rate_of(const struct prices *p, const char *currency)
 	for (size_t i = 0; i < p->rate_count; i++)
 		if (strcmp(p->rates[i].currency, currency) == 0)
 			return p->rates[i].usd_per_unit;
+	return 0;
+}
+
+static bool api_kind(int k)
+{
+	return k == PRICE_API_INPUT || k == PRICE_API_CACHED_INPUT || k == PRICE_API_OUTPUT ||
+	       k == PRICE_API_CACHE_WRITE_5M || k == PRICE_API_CACHE_WRITE_1H;
+}
+
+static const char *const day_names[7] = {"mon", "tue", "wed", "thu", "fri", "sat", "sun"};
+
+/* "mon-fri", "sat", ...: a day or an inclusive range of days, as bits. */
+static bool parse_days(const char *t, uint8_t *out)
+{
+	int a = -1, b = -1;
+	for (int i = 0; i < 7; i++) {
+		if (strncmp(t, day_names[i], 3) == 0)
+			a = i;
+		if (strlen(t) == 7 && t[3] == '-' && strcmp(t + 4, day_names[i]) == 0)
+			b = i;
+	}
+	if (a < 0 || (strlen(t) != 3 && (strlen(t) != 7 || b < 0)))
+		return false;
+	if (strlen(t) == 3)
+		b = a;
+	*out = 0;
+	for (int i = a;; i = (i + 1) % 7) {
+		*out |= (uint8_t)(1u << i);
+		if (i == b)
+			break;
+	}
+	return true;
+}
+
+/* "tiers" and "off_peak" of an API row, their prices converted at rate. */
+static int parse_api_rates(const struct rowctx *r, const cJSON *row, int k, double rate,
+			   struct price_row *out)
+{
+	const cJSON *tv = cJSON_GetObjectItemCaseSensitive(row, "tiers");
+	const cJSON *ov = cJSON_GetObjectItemCaseSensitive(row, "off_peak");
+	out->tier_count = 0;
+	out->off_peak = false;
+	if ((tv || ov) && !api_kind(k))
+		return row_fail(r, tv ? "tiers" : "off_peak", AT_KEY, "%s given for kind %s "
+				"(expected it only on API rows)", tv ? "tiers" : "off_peak",
+				kind_names[k]);
+	if (tv && ov)
+		return row_fail(r, "off_peak", AT_KEY, "tiers and off_peak on one row (expected "
+				"one of them: a price that depends on both is not modelled)");
+	if (tv) {
+		int n = cJSON_IsArray(tv) ? cJSON_GetArraySize(tv) : -1;
+		if (n < 1 || n > PRICE_TIERS_MAX)
+			return row_fail(r, "tiers", AT_VALUE, "tiers is %s (expected an array of 1 to "
+					"%d objects {\"prompt_over\": tokens, \"price\": amount})",
+					n < 0 ? json_type(tv) : "the wrong length", PRICE_TIERS_MAX);
+		int i = 0;
+		for (const cJSON *e = tv->child; e; e = e->next, i++) {
+			const cJSON *over = cJSON_GetObjectItemCaseSensitive(e, "prompt_over");
+			const cJSON *price = cJSON_GetObjectItemCaseSensitive(e, "price");
+			int64_t prev = i ? out->tier_over[i - 1] : 0;
+			if (!cJSON_IsObject(e) || cJSON_GetArraySize(e) != 2 || !cJSON_IsNumber(over) ||
+			    !cJSON_IsNumber(price) || over->valuedouble != floor(over->valuedouble) ||
+			    !(over->valuedouble > (double)prev) || !(over->valuedouble <= 1e9) ||
+			    !(price->valuedouble > 0) || !(price->valuedouble <= PRICES_MAX))
+				return row_fail(r, "tiers", AT_VALUE, "tiers[%d] is not {\"prompt_over\": "
+						"tokens, \"price\": amount} (expected prompt_over an "
+						"integer above %lld and at most 1e9, ascending, and price "
+						"a number > 0 and at most %g)", i, (long long)prev,
+						PRICES_MAX);
+			out->tier_over[i] = (int64_t)over->valuedouble;
+			out->tier_usd[i] = price->valuedouble * rate;
+		}
+		out->tier_count = n;
+	}
+	if (ov) {
+		const cJSON *price = cJSON_GetObjectItemCaseSensitive(ov, "price");
+		const cJSON *days = cJSON_GetObjectItemCaseSensitive(ov, "peak_days");
+		const cJSON *hours = cJSON_GetObjectItemCaseSensitive(ov, "peak_hours_utc");
+		static const char what[] = "expected {\"price\": amount, \"peak_days\": \"mon-fri\", "
+			"\"peak_hours_utc\": [[1, 4], [6, 10]]}: the rate outside the peak hours, "
+			"the days that have them (a day or a range of mon tue wed thu fri sat sun) "
+			"and the peak hours as [from, to) in whole hours 0-24 UTC";
+		if (!cJSON_IsObject(ov) || cJSON_GetArraySize(ov) != 3 || !cJSON_IsNumber(price) ||
+		    !(price->valuedouble > 0) || !(price->valuedouble <= PRICES_MAX) ||
+		    !cJSON_IsString(days) || !parse_days(days->valuestring, &out->peak_days) ||
+		    !cJSON_IsArray(hours) || cJSON_GetArraySize(hours) < 1)
+			return row_fail(r, "off_peak", AT_VALUE, "off_peak is not what it should be "
+					"(%s)", what);
+		out->peak_hours = 0;
+		int i = 0;
+		for (const cJSON *h = hours->child; h; h = h->next, i++) {
+			const cJSON *a = cJSON_IsArray(h) && cJSON_GetArraySize(h) == 2 ? h->child : NULL;
+			const cJSON *b = a ? a->next : NULL;
+			if (!cJSON_IsNumber(a) || !cJSON_IsNumber(b) ||
+			    a->valuedouble != floor(a->valuedouble) ||
+			    b->valuedouble != floor(b->valuedouble) || !(a->valuedouble >= 0) ||
+			    !(b->valuedouble <= 24) || !(a->valuedouble < b->valuedouble))
+				return row_fail(r, "off_peak", AT_VALUE, "off_peak.peak_hours_utc[%d] is "
+						"not [from, to) (%s)", i, what);
+			for (int x = (int)a->valuedouble; x < (int)b->valuedouble; x++)
+				out->peak_hours |= UINT32_C(1) << x;
+		}
+		if (!(price->valuedouble * rate < out->usd))
+			return row_fail(r, "off_peak", AT_VALUE, "off_peak.price %g is not below the "
+					"row's price %g (expected the rate outside the peak hours to be "
+					"the lower one)", price->valuedouble, out->amount);
+		out->off_peak = true;
+		out->off_peak_usd = price->valuedouble * rate;
+	}
 	return 0;
 }
 
@@ -567,6 +676,8 @@ static int parse_row(const struct pctx *c, const cJSON *row, long index, struct 
 	out->host = host ? own_strdup(p, host) : NULL;
 	out->gpu_row = gpu_row ? own_strdup(p, gpu_row) : NULL;
 	out->line = line_of(c, locate(c, "prices", index, NULL, AT_VALUE));
+	if ((rc = parse_api_rates(&r, row, k, rate, out)))
+		return rc;
 	if (!out->id || !out->item || !out->provider || !out->unit || !out->currency ||
 	    !out->date || !out->source || (note && !out->note) || (hw && !out->hardware) ||
 	    (host && !out->host) || (gpu_row && !out->gpu_row))
@@ -728,6 +839,23 @@ static int parse_doc(const struct pctx *c, const cJSON *root)
 						"(expected api_input and api_output rows for every API "
 						"model)", r->id, price_kind_name(need[q]));
 			}
+		/* one model's rows split calls the same way: by the same prompt
+		 * sizes, or by the same peak hours */
+		const struct price_row *in = prices_find(p, PRICE_API_INPUT, r->id);
+		bool same = in->tier_count == r->tier_count && in->off_peak == r->off_peak &&
+			    (!r->off_peak || (in->peak_days == r->peak_days &&
+					      in->peak_hours == r->peak_hours));
+		for (int32_t t = 0; same && t < r->tier_count; t++)
+			same = in->tier_over[t] == r->tier_over[t];
+		if (!same) {
+			struct rowctx rc2 = { .c = c, .index = (long)j, .id = r->id };
+			return row_fail(&rc2, r->off_peak || in->off_peak ? "off_peak" : "tiers",
+					AT_VALUE, "API model '%s': this row's %s differ from its "
+					"api_input row's on line %ld (expected every row of one model to "
+					"give the same prompt sizes, or the same peak days and hours)",
+					r->id, r->off_peak || in->off_peak ? "peak hours" : "tiers",
+					in->line);
+		}
 	}
 	return 0;
 }
@@ -1060,6 +1188,25 @@ int prices_write_json(const struct prices *p, const struct catalog *cat, FILE *o
 			fputs(", \"host_share_usd_per_gpu\": null", out);
 		fputs(", \"gpu_row\": ", out);
 		jsonw_str(out, r->gpu_row);
+		if (r->tier_count) {
+			fputs(", \"tiers\": [", out);
+			for (int32_t t = 0; t < r->tier_count; t++)
+				fprintf(out, "%s{\"prompt_over\": %lld, \"usd\": %.10g}", t ? ", " : "",
+					(long long)r->tier_over[t], r->tier_usd[t]);
+			fputc(']', out);
+		}
+		if (r->off_peak) {
+			fprintf(out, ", \"off_peak\": {\"usd\": %.10g, \"peak_days\": [",
+				r->off_peak_usd);
+			for (int x = 0, n = 0; x < 7; x++)
+				if (r->peak_days >> x & 1u)
+					fprintf(out, "%s\"%s\"", n++ ? ", " : "", day_names[x]);
+			fputs("], \"peak_hours_utc\": [", out);
+			for (int h = 0, n = 0; h < 24; h++)
+				if (r->peak_hours >> h & 1u)
+					fprintf(out, "%s%d", n++ ? ", " : "", h);
+			fputs("]}", out);
+		}
 		fprintf(out, ", \"gpus\": %lld, \"line\": %ld}%s\n", (long long)r->gpus, r->line,
 			i + 1 < p->row_count ? "," : "");
 	}

@@ -92,6 +92,10 @@ enum price_scope {
 /* "unstated", "complete", "server", "gpus" (static strings). */
 const char *price_scope_name(enum price_scope s);
 
+/* Long-prompt tiers an API row may list (models.dev lists three for
+ * Qwen3-Coder-Plus). */
+#define PRICE_TIERS_MAX 4
+
 struct price_row {
 	char *id;                 /* unique within its kind; the three API kinds
 				     of one model share an id */
@@ -119,6 +123,21 @@ struct price_row {
 				     purchase row (scope gpus) its GPUs are
 				     priced at, so that price - gpus x that row
 				     is the host; NULL = none */
+	int32_t tier_count;       /* API rows: long-prompt tiers (its "tiers"),
+				     by ascending tier_over; 0 = none */
+	int64_t tier_over[PRICE_TIERS_MAX]; /* a call whose prompt (cached
+				     tokens included) is above this many tokens
+				     pays ... */
+	double tier_usd[PRICE_TIERS_MAX];   /* ... this, in US dollars per
+				     unit, on every token of the row's kind
+				     (the highest tier it is above) */
+	bool off_peak;            /* API rows: a lower rate outside the
+				     provider's peak hours (its "off_peak") */
+	double off_peak_usd;      /* that rate, US dollars per unit */
+	uint8_t peak_days;        /* bit d: day d of the week (0 = Monday,
+				     UTC) has peak hours */
+	uint32_t peak_hours;      /* bit h: the hour from h:00 UTC is a peak
+				     hour on those days */
 	int64_t min_seats;        /* seat plans: 0 = no minimum stated */
 	double included_usage_usd;/* seat plans: usage included per seat per
 				     month, worth this much at API list prices;

@@ -113,6 +113,16 @@ int baseline_run(const struct baseline_setup *s, struct baseline_result *r, stru
 			.tasks_accept_known = sum->tasks_accept_known,
 			.tasks_accepted = sum->tasks_accepted,
 		};
+		/* split by the API's long-prompt tiers and off-peak hours, as its
+		 * backend priced each call */
+		const struct scenario_backend_price *bp = &dep.backends.price[0];
+		if (bp->priced) {
+			r->usage.api_split = true;
+			snprintf(r->usage.api_split_label, sizeof(r->usage.api_split_label), "%s",
+				 bp->list.label);
+			memcpy(r->usage.api_class, api->by_class, sizeof(r->usage.api_class));
+			r->usage.api_clock_assumed = api->clock_assumed;
+		}
 		r->days = s->size->replay.scale.engineers > 0 ? res->st.scale.days : 0;
 	}
 	if (ran)

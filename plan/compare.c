@@ -66,6 +66,7 @@ static void usage_from(const struct compare_setup *c, const struct cost_usage *b
 		u->cache_write_tokens = u->prompt_tokens - u->cached_tokens;
 	u->output_tokens = llround((double)u->output_tokens * util);
 	u->calls = llround((double)u->calls * util);
+	cost_api_tokens_scale(u->api_class, util);
 	u->tasks = llround((double)u->tasks * util);
 	u->tasks_accept_known = llround((double)u->tasks_accept_known * util);
 	u->tasks_accepted = llround((double)u->tasks_accepted * util);
@@ -209,10 +210,7 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 		rc = cost_api_from_prices(&p, c->prices, c->api_id, d);
 		if (rc == 0 && c->baseline)
 			cost_api_cache_ttl(&p, c->prices, c->api_id, c->baseline->cache_ttl_s);
-		p.input_usd_mtok.value *= price_f;
-		p.cached_usd_mtok.value *= price_f;
-		p.cache_write_usd_mtok.value *= price_f;
-		p.output_usd_mtok.value *= price_f;
+		cost_api_scale(&p, price_f);
 		return rc != 0 ? rc : cost_api_eval(&p, &u, &t, out, d);
 	}
 	default:
@@ -303,6 +301,10 @@ static int api_month(const struct compare_setup *c, const struct size_eval *e, d
 			u.cache_write_tokens = u.prompt_tokens - u.cached_tokens;
 		u.output_tokens = llround((double)f->api_output_tokens[k] * util);
 		u.calls = llround((double)f->api_calls[k] * util);
+		u.api_split = true;
+		u.api_clock_assumed = f->api_clock_assumed[k];
+		memcpy(u.api_class, f->api_class[k], sizeof(u.api_class));
+		cost_api_tokens_scale(u.api_class, util);
 		struct cost_result *r = malloc(sizeof(*r));
 		if (!r)
 			return diag_set(d, DIAG_ENOMEM, "out of memory");
@@ -311,6 +313,7 @@ static int api_month(const struct compare_setup *c, const struct size_eval *e, d
 			struct cost_seats p;
 			rc = cost_seats_from_prices(&p, c->prices, backend(c, k)->price, list_id(c, k),
 						    d);
+			snprintf(u.api_split_label, sizeof(u.api_split_label), "%s", p.list.label);
 			if (rc == 0)
 				rc = cost_seats_eval(&p, &u, &t, r, d);
 		} else {
@@ -319,6 +322,7 @@ static int api_month(const struct compare_setup *c, const struct size_eval *e, d
 			if (rc == 0)
 				cost_api_cache_ttl(&p, c->prices, backend(c, k)->price,
 						   backend_ttl_s(c, k));
+			snprintf(u.api_split_label, sizeof(u.api_split_label), "%s", p.label);
 			if (rc == 0)
 				rc = cost_api_eval(&p, &u, &t, r, d);
 		}
@@ -672,8 +676,12 @@ static double operator_share(const struct compare_row *row)
 	return 0;
 }
 
+/* Warnings a row may carry (row_warning's k). */
+#define ROW_WARNINGS 3
+
 /* Warning k of a row into buf (0: its operator time decides it; 1: what
- * its purchase price leaves out); false when it has none. */
+ * its purchase price leaves out; 2: off-peak rates by a clock the trace
+ * does not give); false when it has none. */
 static bool row_warning(const struct compare_row *row, int k, char *buf, size_t size)
 {
 	if (k == 0) {
@@ -686,6 +694,20 @@ static bool row_warning(const struct compare_row *row, int k, char *buf, size_t 
 			 "cost.operator_usd_month for the whole figure)", 100 * share,
 			 share * row->r.usd_month, row->r.usd_month);
 		return true;
+	}
+	if (k == 2) {
+		for (size_t i = 0; i < row->r.assumption_count; i++) {
+			const struct cost_assumption *a = &row->r.assumptions[i];
+			if (strcmp(a->name, "off_peak_call_share") == 0 &&
+			    strstr(a->source, "not dates")) {
+				snprintf(buf, size, "off-peak rates billed on %.1f%% of its calls by "
+					 "trace times that carry no date, read as from a Monday "
+					 "00:00 UTC; a trace with absolute times bills the team's "
+					 "own hours", 100 * a->value);
+				return true;
+			}
+		}
+		return false;
 	}
 	for (size_t i = 0; i < row->r.assumption_count; i++)
 		if (strcmp(row->r.assumptions[i].name, "not_priced") == 0) {
@@ -825,7 +847,7 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 			row_label(c, &r->rows[cheapest(r, -1)], label, sizeof(label)));
 	for (size_t i = 0; i < r->n; i++) {
 		char w[COST_SOURCE_MAX + 64];
-		for (int k = 0; k < 2; k++)
+		for (int k = 0; k < ROW_WARNINGS; k++)
 			if (row_warning(&r->rows[i], k, w, sizeof(w)))
 				fprintf(fp, "Warning: %s: %s\n",
 					row_label(c, &r->rows[i], label, sizeof(label)), w);
@@ -1027,7 +1049,7 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 			fprintf(fp, "\"operator_share\":%.17g,\"warnings\":[", operator_share(row));
 		else
 			fprintf(fp, "\"operator_share\":null,\"warnings\":[");
-		for (int k = 0, n = 0; k < 2; k++) {
+		for (int k = 0, n = 0; k < ROW_WARNINGS; k++) {
 			char w[COST_SOURCE_MAX + 64];
 			if (!row_warning(row, k, w, sizeof(w)))
 				continue;

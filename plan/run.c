@@ -287,10 +287,7 @@ int run_replay(const struct run_setup *s, struct run_result *r, struct diag *d)
 			names[i] = b->name;
 			apis[i] = (struct backends_api){
 				.name = b->name, .kind = b->kind, .price_id = b->price,
-				.input_usd_mtok = p->input ? p->input->usd : 0,
-				.cached_usd_mtok = p->cached ? p->cached->usd : 0,
-				.cache_write_usd_mtok = p->write ? p->write->usd : 0,
-				.output_usd_mtok = p->output ? p->output->usd : 0,
+				.list = p->priced ? &p->list : NULL,
 				.seat_usd_month = p->seat ? p->seat->usd : 0,
 				.cache_min_tokens = dp->backends.hybrid.b[i].cache_min_tokens,
 				.cache = dp->backends.hybrid.b[i].cache_ttl_ns > 0};

@@ -99,6 +99,8 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 		f->api_cached_tokens[i] = row->cached_prompt_tokens;
 		f->api_cache_write_tokens[i] = row->cache_write_tokens;
 		f->api_output_tokens[i] = row->output_tokens;
+		memcpy(f->api_class[i], row->by_class, sizeof(f->api_class[i]));
+		f->api_clock_assumed[i] = row->clock_assumed;
 	}
 	if (rc == 0 && r->bk) {
 		f->api_tasks = backends_api_tasks(r->bk);

@@ -143,6 +143,10 @@ struct size_fig {
 	int64_t api_cached_tokens[BACKEND_MAX];
 	int64_t api_cache_write_tokens[BACKEND_MAX];
 	int64_t api_output_tokens[BACKEND_MAX];
+	struct cost_api_tokens api_class[BACKEND_MAX][COST_API_CLASSES]; /* the
+					       same calls by their API's price
+					       class (models/cost.h) */
+	bool api_clock_assumed[BACKEND_MAX];
 	int64_t api_tasks;                  /* tasks with a call on any API backend */
 	double api_share;                   /* of the calls, those an API backend served */
 		struct cost_usage usage;            /* the replay as models/cost.h prices it

@@ -6,6 +6,7 @@
 #include "base/diag.h"
 #include "models/apilat.h"
 #include "models/catalog.h"
+#include "models/cost.h"
 #include "models/engine.h"
 #include "models/memory.h"
 #include "models/offload.h"
@@ -414,6 +415,13 @@ static int backends_of(const struct scenario *sc, const struct apilat *lat, cons
 			return diag_set(d, DIAG_EINPUT,
 					"%s: backends[%d] '%s': price: '%s' has no api_input and api_output rows in the price catalogue (expected an API model's id; agentcap catalog --prices)",
 					sc->source, (int)i, b->name, b->price);
+		if (bp.input && bp.output) {
+			int rc = cost_api_from_prices(&bp.list, pr, list_id, d);
+			if (rc)
+				return rc;
+			cost_api_cache_ttl(&bp.list, pr, list_id, ttl_s);
+			bp.priced = true;
+		}
 		const struct apilat_row *row = apilat_find(lat, lat_id);
 		bool own = b->ttft_ms > 0 && b->output_tok_s > 0 && b->cache_min_tokens >= 0 &&
 			   b->cache_ttl_s >= 0;

@@ -383,6 +383,11 @@ struct scenario_backend_price {
 							    (5 minutes or 1 hour);
 							    NULL when none */
 	const struct price_row *seat;                    /* seat plans */
+	struct cost_api list;                            /* the API's prices (a
+							    seat plan's: of the
+							    API that values its
+							    usage), every class */
+	bool priced;                                     /* list is set */
 };
 
 /* Every number of b "not set" (-1): the latency catalogue's figures and

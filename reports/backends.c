@@ -78,9 +78,19 @@ static void on_request(void *ctx, const struct res_request *r)
 		row->calls++;
 		row->prompt_tokens += r->prompt_tokens;
 		row->cached_prompt_tokens += r->cached_prompt_tokens;
+		int64_t written = 0;
 		if (k > 0 && b->api[k].cache && r->prompt_tokens >= b->api[k].cache_min_tokens)
-			row->cache_write_tokens += r->prompt_tokens - r->cached_prompt_tokens;
+			written = r->prompt_tokens - r->cached_prompt_tokens;
+		row->cache_write_tokens += written;
 		row->output_tokens += r->output_tokens;
+		const struct cost_api *list = k > 0 ? b->api[k].list : NULL;
+		if (list) {
+			int cls = cost_api_class(list, r->prompt_tokens, r->arrival_ns);
+			cost_api_tokens_add(row->by_class, cls, r->prompt_tokens,
+					    r->cached_prompt_tokens, written, r->output_tokens);
+			if (list->off_peak && r->arrival_ns < COST_CLOCK_EPOCH_MIN_NS)
+				row->clock_assumed = true;
+		}
 		if (r->route >= 0 && r->route < RES_N_ROUTES)
 			row->by_route[r->route]++;
 		double ttft = (double)(r->first_token_ns - r->arrival_ns) / 1e6;
@@ -198,17 +208,8 @@ int backends_summarize(const struct backends *b, struct backends_summary *out, s
 		*r = b->rows[k];
 		r->call_share = out->calls ? (double)r->calls / (double)out->calls : 0.0;
 		const struct backends_api *a = &b->api[k];
-		if (k > 0 && strcmp(r->kind, "api") == 0) {
-			double cached_price = a->cached_usd_mtok > 0 ? a->cached_usd_mtok : a->input_usd_mtok;
-			double write_price = a->cache_write_usd_mtok > 0 ? a->cache_write_usd_mtok
-									   : a->input_usd_mtok;
-			int64_t uncached = r->prompt_tokens - r->cached_prompt_tokens;
-			int64_t written = r->cache_write_tokens < uncached ? r->cache_write_tokens : uncached;
-			r->usd = ((double)(uncached - written) * a->input_usd_mtok +
-				  (double)written * write_price +
-				  (double)r->cached_prompt_tokens * cached_price +
-				  (double)r->output_tokens * a->output_usd_mtok) /
-				 1e6;
+		if (k > 0 && strcmp(r->kind, "api") == 0 && a->list) {
+			r->usd = cost_api_usd(a->list, r->by_class);
 			out->usd += r->usd;
 		}
 		if (k > 0)

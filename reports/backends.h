@@ -18,6 +18,7 @@
 #ifndef REPORTS_BACKENDS_H
 #define REPORTS_BACKENDS_H
 
+#include "models/cost.h"
 #include "sim/results.h"
 
 #include <stdbool.h>
@@ -34,12 +35,9 @@ struct backends_api {
 	const char *name;
 	const char *kind;            /* "api" or "seat" */
 	const char *price_id;        /* prices.json id */
-	double input_usd_mtok;       /* per 1M uncached prompt tokens */
-	double cached_usd_mtok;      /* per 1M cached prompt tokens */
-	double cache_write_usd_mtok; /* per 1M prompt tokens written to its cache
-					at its entries' lifetime (the 5-minute or
-					1-hour write price); 0 = the input price */
-	double output_usd_mtok;
+	const struct cost_api *list; /* its prices, every class (the cache-write
+					price of its entries' lifetime); NULL =
+					none (a seat plan without list prices) */
 	double seat_usd_month;       /* seat plans: per engineer, else 0 */
 	int64_t cache_min_tokens;    /* its prompt cache: a prompt this long or
 					longer writes what it did not read */
@@ -58,6 +56,11 @@ struct backends_row {
 					prompt cache (uncached, in prompts of its
 					cache_min_tokens or more) */
 	int64_t output_tokens;
+	struct cost_api_tokens by_class[COST_API_CLASSES]; /* API rows: the
+					calls split by their API's price classes
+					(long-prompt tiers, off-peak hours) */
+	bool clock_assumed;          /* an off-peak split read trace times that
+					are not dates */
 	int64_t rate_limited;        /* API rows: 429s its calls met */
 	int64_t limit_failed;        /* calls that gave up after 429s */
 	double backoff_s;            /* time clients waited after its 429s */

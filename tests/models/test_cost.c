@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "models/catalog.h"
@@ -909,6 +910,85 @@ static void test_bad_inputs(void **state)
 	assert_string_equal(cost_option_name(COST_ELASTIC), "elastic");
 }
 
+/* Long-prompt tiers and off-peak hours as the price catalogue gives them.
+ * Claude Haiku 5.5 bills every token of a request whose prompt is above
+ * 100,000 tokens at $0.50 / $0.05 / $2.50 (else $0.10 / $0.01 / $0.50):
+ * 150,000 prompt tokens, 100,000 of them cached, and 1,000 out cost
+ * 50,000 x 0.5 + 100,000 x 0.05 + 1,000 x 2.5 = $0.0325, and exactly
+ * 100,000 stays in the base tier.  Qwen3-Coder-Plus has three tiers, above
+ * 32,000, 128,000 and 256,000 (models.dev).  DeepSeek V4 Pro is at peak
+ * 01-04 and 06-10 UTC Monday to Friday, half price otherwise: a trace's
+ * t = 2 h (a Monday, as t = 0 is 00:00 UTC of one) is peak, 5 h and a
+ * Saturday's 2 h are not; absolute times read as dates (2026-12-07 02:00
+ * UTC is a Monday, 2026-12-05 02:00 a Saturday). */
+static void test_api_tiers_and_off_peak(void **state)
+{
+	(void)state;
+	struct prices *pr = NULL;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(prices_load(&pr, NULL, &d), 0);
+	struct cost_api h, q, ds;
+	assert_int_equal(cost_api_from_prices(&h, pr, "claude-haiku-5-5", &d), 0);
+	assert_int_equal(cost_api_from_prices(&q, pr, "qwen3-coder-plus", &d), 0);
+	assert_int_equal(cost_api_from_prices(&ds, pr, "deepseek-v4-pro-peak", &d), 0);
+	assert_int_equal(h.n_tiers, 1);
+	assert_int_equal(cost_api_class(&h, 100000, 0), 0);
+	assert_int_equal(cost_api_class(&h, 100001, 0), 1);
+	struct cost_api_tokens t = {.calls = 1, .prompt = 150000, .cached = 100000,
+				    .output = 1000};
+	NEAR(cost_api_usd_class(&h, 1, &t), 0.0325);
+	NEAR(cost_api_usd_class(&h, 0, &t), (50000 * 0.1 + 100000 * 0.01 + 1000 * 0.5) / 1e6);
+	/* no cache-write row: writes at the tier's input price */
+	t.cache_write = 50000;
+	NEAR(cost_api_usd_class(&h, 1, &t), 0.0325);
+
+	const int64_t over[] = {32000, 32001, 128000, 128001, 256000, 256001, 1000000};
+	const int want[] = {0, 1, 1, 2, 2, 3, 3};
+	for (size_t i = 0; i < sizeof(over) / sizeof(over[0]); i++)
+		assert_int_equal(cost_api_class(&q, over[i], 0), want[i]);
+	struct cost_api_tokens o = {.calls = 1, .prompt = 300000, .output = 2000};
+	NEAR(cost_api_usd_class(&q, 3, &o), (300000 * 6.0 + 2000 * 60.0) / 1e6);
+
+	const int64_t H = INT64_C(3600000000000), D = 24 * H;
+	assert_int_equal(cost_api_class(&ds, 1000, 2 * H), 0);
+	assert_int_equal(cost_api_class(&ds, 1000, 5 * H), COST_API_OFF_PEAK);
+	assert_int_equal(cost_api_class(&ds, 1000, 4 * D + 9 * H), 0);       /* Friday */
+	assert_int_equal(cost_api_class(&ds, 1000, 5 * D + 2 * H), COST_API_OFF_PEAK);
+	assert_int_equal(cost_api_class(&ds, 1000, 7 * D + 2 * H), 0);       /* Monday */
+	assert_int_equal(cost_api_class(&ds, 1000, INT64_C(1796608800) * 1000000000), 0);
+	assert_int_equal(cost_api_class(&ds, 1000, INT64_C(1796436000) * 1000000000),
+			 COST_API_OFF_PEAK);
+	struct cost_api_tokens x = {.calls = 1, .prompt = 1000000, .cached = 0, .output = 1000000};
+	NEAR(cost_api_usd_class(&ds, 0, &x), 1.32 + 3.96);
+	NEAR(cost_api_usd_class(&ds, COST_API_OFF_PEAK, &x), 0.66 + 1.98);
+
+	/* a month of it: the parts add the classes, the tiers' tokens are
+	 * said; a usage not split by the classes is refused */
+	struct cost_usage u = {.duration_s = 3600, .periods_per_month = 1, .gpus_per_replica = 1,
+			       .replicas = 1, .idle_s_per_gpu = 3600, .tasks = 1,
+			       .prompt_tokens = 150000 + 20000, .cached_tokens = 100000,
+			       .output_tokens = 2000, .calls = 2};
+	struct cost_result r;
+	assert_int_equal(cost_api_eval(&h, &u, NULL, &r, &d), DIAG_EINTERNAL);
+	u.api_split = true;
+	snprintf(u.api_split_label, sizeof(u.api_split_label), "%s", h.label);
+	cost_api_tokens_add(u.api_class, 1, 150000, 100000, 0, 1000);
+	cost_api_tokens_add(u.api_class, 0, 20000, 0, 0, 1000);
+	diag_init(&d);
+	assert_int_equal(cost_api_eval(&h, &u, NULL, &r, &d), 0);
+	NEAR(r.usd_month, 0.0325 + (20000 * 0.1 + 1000 * 0.5) / 1e6);
+	NEAR(find_assumption(&r, "tokens_prompt_over_100000")->value, 0.151);
+	/* the sensitivity swing moves every class */
+	struct cost_api h2 = h;
+	cost_api_scale(&h2, 1.5);
+	assert_int_equal(cost_api_eval(&h2, &u, NULL, &r, &d), 0);
+	NEAR(r.usd_month, 1.5 * (0.0325 + (20000 * 0.1 + 1000 * 0.5) / 1e6));
+	/* priced at another API's classes: an internal error, never a bill */
+	assert_int_equal(cost_api_eval(&q, &u, NULL, &r, &d), DIAG_EINTERNAL);
+	prices_free(pr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -926,6 +1006,7 @@ int main(void)
 		cmocka_unit_test(test_prices_as_of),
 		cmocka_unit_test(test_projections),
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_api_tiers_and_off_peak),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

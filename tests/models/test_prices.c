@@ -309,6 +309,31 @@ struct bad_case {
 };
 
 static const struct bad_case BAD[] = {
+	/* long-prompt tiers and off-peak hours (API rows only, one model's
+	 * rows alike) */
+	{ "\"price\": 25,", "\"price\": 25, \"tiers\": [{\"prompt_over\": 1, \"price\": 2}],",
+	  "\"tiers\"", "prices[0] 'claude-team-standard-annual': tiers given for kind seat (expected it only "
+	  "on API rows)" },
+	{ "{\"prompt_over\": 128000, \"price\": 3}", "{\"prompt_over\": 20000, \"price\": 3}",
+	  "[{\"prompt_over\": 32000, \"price\": 1.8}", "prices[77] 'qwen3-coder-plus': tiers[1] is not {\"prompt_over\": tokens, \"price\": "
+	  "amount} (expected prompt_over an integer above 32000 and at most 1e9, ascending, and "
+	  "price a number > 0 and at most 1e+09)" },
+	{ "{\"prompt_over\": 100000, \"price\": 2.5}", "{\"prompt_over\": 120000, \"price\": 2.5}",
+	  "[{\"prompt_over\": 120000", "prices[38] 'claude-haiku-5-5': API model 'claude-haiku-5-5': this row's tiers differ "
+	  "from its api_input row's on line 45 (expected every row of one model to give the same "
+	  "prompt sizes, or the same peak days and hours)" },
+	{ "\"peak_hours_utc\": [[1, 4], [6, 10]]", "\"peak_hours_utc\": [[1, 4], [10, 6]]",
+	  "{\"price\": 0.66", "prices[69] 'deepseek-v4-pro-peak': off_peak.peak_hours_utc[1] is not [from, to) "
+	  "(expected {\"price\": amount, \"peak_days\": \"mon-fri\", \"peak_hours_utc\": [[1, "
+	  "4], [6, 10]]}: the rate outside the peak hours, the days that have them (a day or a "
+	  "range of mon tue wed thu fri sat sun) and the peak hours as [from, to) in whole hours "
+	  "0-24 UTC)" },
+	{ "{\"price\": 0.66,", "{\"price\": 1.5,", "{\"price\": 1.5", "prices[69] 'deepseek-v4-pro-peak': off_peak.price 1.5 is not below the row's price "
+	  "1.32 (expected the rate outside the peak hours to be the lower one)" },
+	{ "\"peak_days\": \"mon-fri\"", "\"peak_days\": \"weekdays\"", "{\"price\": 0.66", "prices[69] 'deepseek-v4-pro-peak': off_peak is not what it should be (expected "
+	  "{\"price\": amount, \"peak_days\": \"mon-fri\", \"peak_hours_utc\": [[1, 4], [6, "
+	  "10]]}: the rate outside the peak hours, the days that have them (a day or a range of "
+	  "mon tue wed thu fri sat sun) and the peak hours as [from, to) in whole hours 0-24 UTC)" },
 	{ "\"price\": 25,", "\"price\": \"25\",", "\"25\"",
 	  "prices[0] 'claude-team-standard-annual': price is a string (expected a number > 0 and "
 	  "at most 1e+09)" },
@@ -335,7 +360,8 @@ static const struct bad_case BAD[] = {
 	{ "\"provider\": \"Anthropic\"", "\"provder\": \"Anthropic\"", "\"provder\"",
 	  "prices[0] 'claude-team-standard-annual': unknown key 'provder' (expected one of id, kind, "
 	  "item, provider, price, unit, currency, date, source, note, hardware, gpus, tariff, "
-	  "scope, host, gpu_row, min_seats, included_usage_usd, overage_at_api_list, csv_line)" },
+	  "scope, host, gpu_row, min_seats, included_usage_usd, overage_at_api_list, tiers, "
+	  "off_peak, csv_line)" },
 	{ "\"date\": \"n.d. (stored copy; current in 2026)\"", "\"date\": \"\"", "\"\", \"source\"",
 	  "prices[0] 'claude-team-standard-annual': date is an empty or too long string (expected "
 	  "a non-empty string of at most 4096 characters)" },
@@ -402,7 +428,7 @@ static const struct bad_case BAD[] = {
 	  "prices[0] 'claude-team-standard-annual': a key holds control character U+001B at byte 9 "
 	  "(expected one of id, kind, item, provider, price, unit, currency, date, source, note, "
 	  "hardware, gpus, tariff, scope, host, gpu_row, min_seats, included_usage_usd, "
-	  "overage_at_api_list, csv_line)" },
+	  "overage_at_api_list, tiers, off_peak, csv_line)" },
 	{ "\"date\": \"2026-08\", \"source\": \"field-notes.md",
 	  "\"date\": \"2026-08\", \"source\": \"field-notes.md\x7f", "\"field-notes.md\x7f",
 	  "exchange_rates[0]: source holds control character U+007F at byte 15 (expected printable "

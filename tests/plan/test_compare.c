@@ -357,6 +357,32 @@ static void test_api_baseline_is_the_teams(void **state)
 	cJSON_Delete(h);
 }
 
+/* A long-prompt tier is billed: Claude Haiku 5.5 charges every token of a
+ * call whose prompt is above 100,000 tokens five times its base rates, and
+ * the team's agent sends many such prompts; the API row says how many
+ * tokens went at the tier's prices, and its month lies between the same
+ * tokens at the base rates (well above: most of them are in long prompts)
+ * and all of them at the tier's (5x the base on every part). */
+static void test_api_long_prompt_tier(void **state)
+{
+	(void)state;
+	cJSON *j = compare_json("--hardware h100-sxm --api claude-haiku-5-5");
+	const cJSON *row = api_row(j);
+	const char *src;
+	double tier = assumption(row, "tokens_prompt_over_100000", &src);
+	assert_true(tier > 0);
+	double in = assumption(row, "input_tokens", &src), cached = assumption(row, "cached_tokens", &src);
+	double written = assumption(row, "cache_write_tokens", &src);
+	double out = assumption(row, "output_tokens", &src);
+	double base = in * 0.1 + cached * 0.01 + written * assumption(row, "cache_write_price", &src) +
+		      out * 0.5;
+	double usd = num(row, "usd_per_month");
+	/* everything at base rates is less; everything at the tier's is more */
+	assert_true(usd > base * 1.5);
+	assert_true(usd < base * 5 + 1e-9);
+	cJSON_Delete(j);
+}
+
 /* The compare JSON of cmd (exit 0 expected); the caller deletes it. */
 static cJSON *compare_doc(const char *cmd)
 {
@@ -646,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_compare_scenario_costs),
 		cmocka_unit_test(test_compare_errors),
 		cmocka_unit_test(test_api_baseline_is_the_teams),
+		cmocka_unit_test(test_api_long_prompt_tier),
 		cmocka_unit_test(test_quality_assumed_is_said),
 		cmocka_unit_test(test_operator_scales_and_decides),
 		cmocka_unit_test(test_workdays_calendar),
