@@ -17,7 +17,7 @@ static const char *const POLICY_NAMES[ROUTER_N_POLICIES] = {
 	"round_robin", "least_requests", "least_tokens",
 	"power_of_two", "session_affinity", "prefix_aware",
 	"sglang_smg_v1.9_approx", "sglang_smg_v1.9_exact",
-	"llmd_v0.10_approx", "llmd_v0.10_precise", "dynamo_v1.0_kv",
+	"llmd_v0.10_approx", "llmd_v0.10_precise", "dynamo_v1.0_kv", "least_time",
 };
 
 void router_config_default(struct router_config *c)
@@ -57,7 +57,7 @@ const char *router_policy_names(void)
 {
 	return "round_robin, least_requests, least_tokens, power_of_two, session_affinity, "
 	       "prefix_aware, sglang_smg_v1.9_approx, sglang_smg_v1.9_exact, llmd_v0.10_approx, "
-	       "llmd_v0.10_precise, dynamo_v1.0_kv";
+	       "llmd_v0.10_precise, dynamo_v1.0_kv, least_time";
 }
 
 /* Append to b[*at..size) what fmt says, whole or not at all (a piece that
@@ -197,7 +197,7 @@ static bool is_llmd(enum router_policy p)
 
 static bool is_named(enum router_policy p)
 {
-	return p >= ROUTER_SGLANG_APPROX && p < ROUTER_N_POLICIES;
+	return p >= ROUTER_SGLANG_APPROX && p <= ROUTER_DYNAMO_KV;
 }
 
 static bool finite_nonneg(double x)
@@ -232,6 +232,26 @@ static int index_init(struct router *rt)
 	return 0;
 }
 
+/* least_time: seconds per prompt token of a prefill step and per output
+ * token of a decode step on rep's pool (router.h). */
+static void speeds_of(const struct replica *rep, double *s_prompt, double *s_output)
+{
+	int64_t c = rep->cfg->max_num_batched_tokens > 0 ? rep->cfg->max_num_batched_tokens : 8192;
+	if (c > 8192)
+		c = 8192;
+	struct perf_batch pre = {.new_tokens = c, .seqs = 1, .attn_pairs = c * (c + 1) / 2,
+				 .kv_read_tokens = c};
+	int32_t b = rep->cfg->max_num_seqs < 64 ? rep->cfg->max_num_seqs : 64;
+	if (b < 1)
+		b = 1;
+	const int64_t ctx = 8192;
+	struct perf_batch dec = {.new_tokens = b, .seqs = b, .decode_seqs = b,
+				 .attn_pairs = (int64_t)b * (ctx + 1), .kv_read_tokens = (int64_t)b * (ctx + 1)};
+	double p = rep->perf->step_ns(rep->perf->ctx, &pre), q = rep->perf->step_ns(rep->perf->ctx, &dec);
+	*s_prompt = p > 0 ? p / 1e9 / (double)c : 0;
+	*s_output = q > 0 ? q / 1e9 / (double)b : 0;
+}
+
 int router_init(struct router *rt, const struct router_config *cfg, int32_t n,
 		int32_t max_num_seqs, const struct replica *reps, struct diag *d)
 {
@@ -247,7 +267,7 @@ int router_init(struct router *rt, const struct router_config *cfg, int32_t n,
 	    !finite_nonneg(cfg->overlap_weight) || !finite_nonneg(cfg->temperature) ||
 	    !finite_nonneg(cfg->prefix_weight))
 		return diag_set(d, DIAG_EINPUT, "router settings out of range");
-	if (is_named(cfg->policy) && !reps)
+	if ((is_named(cfg->policy) || cfg->policy == ROUTER_LEAST_TIME) && !reps)
 		return diag_set(d, DIAG_EINTERNAL, "router policy %s needs its replicas",
 				router_policy_name(cfg->policy));
 	rt->cfg = *cfg;
@@ -277,6 +297,15 @@ int router_init(struct router *rt, const struct router_config *cfg, int32_t n,
 	}
 	if (ok && cfg->policy == ROUTER_DYNAMO_KV)
 		ok = (rt->act_prefill = calloc((size_t)n, sizeof(*rt->act_prefill))) != NULL;
+	if (ok && cfg->policy == ROUTER_LEAST_TIME) {
+		rt->out_prompt = calloc((size_t)n, sizeof(*rt->out_prompt));
+		rt->out_output = calloc((size_t)n, sizeof(*rt->out_output));
+		rt->s_per_prompt = calloc((size_t)n, sizeof(*rt->s_per_prompt));
+		rt->s_per_output = calloc((size_t)n, sizeof(*rt->s_per_output));
+		ok = rt->out_prompt && rt->out_output && rt->s_per_prompt && rt->s_per_output;
+		for (int32_t i = 0; ok && i < n; i++)
+			speeds_of(&reps[i], &rt->s_per_prompt[i], &rt->s_per_output[i]);
+	}
 	if (!ok)
 		return diag_set(d, DIAG_ENOMEM, "out of memory for a router over %d replicas", (int)n);
 	return 0;
@@ -296,6 +325,10 @@ void router_release(struct router *rt)
 	free(rt->idx);
 	free(rt->rec.ent); /* holds nothing, or the indexes went with an error */
 	free(rt->act_prefill);
+	free(rt->out_prompt);
+	free(rt->out_output);
+	free(rt->s_per_prompt);
+	free(rt->s_per_output);
 	free(rt->scr_waiting);
 	free(rt->scr_kv);
 	free(rt->score);
@@ -878,6 +911,24 @@ static int32_t pick_dynamo(struct router *rt, const struct sreq *r)
 	return pick;
 }
 
+/* least_time: the least outstanding work in seconds once r joins. */
+static int32_t pick_least_time(const struct router *rt, const struct sreq *r)
+{
+	int32_t best = -1;
+	double best_s = 0;
+	for (int32_t i = 0; i < rt->n; i++) {
+		if (!eligible(rt, i))
+			continue;
+		double s = (double)(rt->out_prompt[i] + r->call.prompt_tokens) * rt->s_per_prompt[i] +
+			   (double)(rt->out_output[i] + r->call.output_tokens) * rt->s_per_output[i];
+		if (best < 0 || s < best_s) {
+			best = i;
+			best_s = s;
+		}
+	}
+	return best;
+}
+
 int32_t router_pick(struct router *rt, const struct sreq *r, const struct replica *reps)
 {
 	rt->cur_reps = reps;
@@ -904,6 +955,8 @@ int32_t router_pick(struct router *rt, const struct sreq *r, const struct replic
 		return pick_llmd(rt, r, rt->cfg.policy == ROUTER_LLMD_PRECISE);
 	case ROUTER_DYNAMO_KV:
 		return pick_dynamo(rt, r);
+	case ROUTER_LEAST_TIME:
+		return pick_least_time(rt, r);
 	case ROUTER_N_POLICIES:
 		break;
 	}
@@ -941,6 +994,10 @@ int router_sent(struct router *rt, int32_t i, struct sreq *r)
 {
 	rt->out_reqs[i]++;
 	rt->out_tokens[i] += r->call.prompt_tokens + r->call.output_tokens;
+	if (rt->out_prompt) {
+		rt->out_prompt[i] += r->call.prompt_tokens;
+		rt->out_output[i] += r->call.output_tokens;
+	}
 	rt->sent[i]++;
 	rt->stats.routed++;
 	if (!rt->idx || rt->n == 1)
@@ -979,6 +1036,10 @@ void router_done(struct router *rt, int32_t i, struct sreq *r)
 {
 	rt->out_reqs[i]--;
 	rt->out_tokens[i] -= r->call.prompt_tokens + r->call.output_tokens;
+	if (rt->out_prompt) {
+		rt->out_prompt[i] -= r->call.prompt_tokens;
+		rt->out_output[i] -= r->call.output_tokens;
+	}
 	if (rt->cfg.policy != ROUTER_DYNAMO_KV || !rt->idx)
 		return;
 	router_first_token(rt, i, r);

@@ -107,10 +107,26 @@
  *
  * Pools (sim/sim.h): a replica is eligible for a call only if its pool can
  * serve the call (the call's pools_ok), and session_affinity's default
- * saturation is each replica's own max_num_seqs.  The policies compare raw
- * outstanding counts across pools, as llm-d's queue scorer and SGLang's
- * router do: a faster pool finishes its calls sooner and so holds fewer,
- * and takes more of the new ones without the router knowing its speed.
+ * saturation is each replica's own max_num_seqs.  The policies above
+ * compare raw outstanding counts across pools, as llm-d's queue scorer and
+ * SGLang's router do: a faster pool finishes its calls sooner and so holds
+ * fewer, and takes more of the new ones without the router knowing its
+ * speed.  One policy weighs the load by each pool's speed:
+ *
+ *   least_time        the replica whose outstanding work, in seconds at its
+ *                     pool's speed, is least after this call joins it: its
+ *                     calls' prompt tokens at its prefill rate plus their
+ *                     output tokens at its decode rate (lowest index on a
+ *                     tie).  The rates are the pool's step-time model's at
+ *                     router_init: a prefill step of max_num_batched_tokens
+ *                     (at most 8,192) tokens of one sequence, and a decode
+ *                     step of min(max_num_seqs, 64) sequences at 8,192
+ *                     tokens of context each.  Envoy's weighted least-request
+ *                     balancer picks by weight / (outstanding + 1) with the
+ *                     weights an operator sets per host; this is that rule
+ *                     with the weights the pools' speeds and the load in
+ *                     tokens, so a workstation beside an 8-GPU node takes
+ *                     the share it can serve.
  *
  * When no replica is eligible, or calls are already waiting (first come,
  * first served), a call waits in the router's queue; with `queue_limit`
@@ -160,6 +176,7 @@ enum router_policy {
 	ROUTER_LLMD_APPROX,
 	ROUTER_LLMD_PRECISE,
 	ROUTER_DYNAMO_KV,
+	ROUTER_LEAST_TIME,
 	ROUTER_N_POLICIES,
 };
 
@@ -301,6 +318,10 @@ struct router {
 	struct kvr_req rec;          /* scratch request for recording a call */
 	int64_t idx_unit;            /* llmd_*: engine blocks per index block */
 	int64_t *act_prefill;        /* dynamo_*: prompt tokens still to prefill */
+	int64_t *out_prompt;         /* least_time: outstanding prompt tokens */
+	int64_t *out_output;         /* least_time: outstanding output tokens */
+	double *s_per_prompt;        /* least_time: s per prompt token (prefill) */
+	double *s_per_output;        /* least_time: s per output token (decode) */
 	int64_t *scr_waiting;        /* llmd_*: waiting queues as last scraped */
 	double *scr_kv;              /* llmd_*: KV usage as last scraped */
 	int64_t scrape_ns;           /* llmd_*: the interval (0: read live) */

@@ -204,7 +204,7 @@ static void test_cluster_table_and_errors(void **state)
 	assert_non_null(strstr(r.err, "router.policy: unknown 'random' (expected one of round_robin, "
 				      "least_requests, least_tokens, power_of_two, session_affinity, "
 				      "prefix_aware, sglang_smg_v1.9_approx, sglang_smg_v1.9_exact, "
-				      "llmd_v0.10_approx, llmd_v0.10_precise, dynamo_v1.0_kv)"));
+				      "llmd_v0.10_approx, llmd_v0.10_precise, dynamo_v1.0_kv, least_time)"));
 	cli_out_free(&r);
 	/* the named routers' settings: out of range, the key and its range */
 	static const struct {

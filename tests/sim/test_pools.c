@@ -126,7 +126,16 @@ static int64_t pool_sum(const struct tally *t, const struct sim *s, int32_t p)
  * the cluster's capacity: under least_requests the fast pool holds fewer
  * calls at any time, so it takes the larger share; round_robin splits
  * evenly whatever the speeds. */
+static void run_two_pools_at(enum router_policy policy, double load, int64_t *fast,
+			     int64_t *slow);
+
 static void run_two_pools(enum router_policy policy, int64_t *fast, int64_t *slow)
+{
+	run_two_pools_at(policy, 0.6, fast, slow);
+}
+
+static void run_two_pools_at(enum router_policy policy, double load, int64_t *fast,
+			     int64_t *slow)
 {
 	struct lin lf = {.ns_per_token = 10000.0}, ls = {.ns_per_token = 30000.0};
 	struct sim_pool pools[2] = {
@@ -146,7 +155,7 @@ static void run_two_pools(enum router_policy policy, int64_t *fast, int64_t *slo
 	router_config_default(&rc);
 	rc.policy = policy;
 	assert_int_equal(sim_set_router(&s, &rc, &d), 0);
-	drive(&s, 20000, 0.6 * (2.0 / 1e-3 + 2.0 / 3e-3), 100, 0, 0);
+	drive(&s, 20000, load * (2.0 / 1e-3 + 2.0 / 3e-3), 100, 0, 0);
 	assert_int_equal(t.rejected, 0);
 	*slow = pool_sum(&t, &s, 0);
 	*fast = pool_sum(&t, &s, 1);
@@ -166,6 +175,32 @@ static void test_faster_pool_takes_more(void **state)
 	printf("round_robin: fast pool %lld calls, slow pool %lld\n", (long long)fast,
 	       (long long)slow);
 	assert_int_equal(fast, slow);
+}
+
+/* least_time weighs the load by speed.  At 5% of capacity the cluster is
+ * mostly idle: least_requests breaks its ties by index, so the slow pool
+ * (replicas 0 and 1) serves most calls at a third of the speed, while
+ * least_time sends every call to a fast replica (an idle fast replica's
+ * work, 1 ms, beats an idle slow one's, 3 ms).  At 60% the slow pool's
+ * share under least_time stays near its share of the capacity (1/4) and
+ * below least_requests'. */
+static void test_least_time_weighs_speed(void **state)
+{
+	(void)state;
+	int64_t fast, slow;
+	run_two_pools_at(ROUTER_LEAST_REQUESTS, 0.05, &fast, &slow);
+	printf("5%%: least_requests: fast %lld, slow %lld\n", (long long)fast, (long long)slow);
+	assert_true(slow > fast);
+	run_two_pools_at(ROUTER_LEAST_TIME, 0.05, &fast, &slow);
+	printf("5%%: least_time: fast %lld, slow %lld\n", (long long)fast, (long long)slow);
+	assert_true(slow < 20000 / 100);
+	int64_t fast_lr, slow_lr;
+	run_two_pools_at(ROUTER_LEAST_REQUESTS, 0.6, &fast_lr, &slow_lr);
+	run_two_pools_at(ROUTER_LEAST_TIME, 0.6, &fast, &slow);
+	printf("60%%: least_requests slow %lld, least_time slow %lld\n", (long long)slow_lr,
+	       (long long)slow);
+	assert_true(slow < slow_lr);
+	assert_true(slow < 20000 * 3 / 10);
 }
 
 /* Pool 0's KV cache holds 1,024 tokens, pool 1's 65,536: a 4,000-token
@@ -236,6 +271,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_faster_pool_takes_more),
+		cmocka_unit_test(test_least_time_weighs_speed),
 		cmocka_unit_test(test_call_goes_where_it_fits),
 		cmocka_unit_test(test_pools_share_block_size),
 	};
