@@ -6,7 +6,8 @@
  * before anything runs, so a typo on the last line costs no simulation.
  * Then each row's two configurations are built from the default scenario
  * plus the row's keys (scenario_load, deploy_check, deploy_build: the set-up
- * path of `agentcap replay`) and replayed with run_replay.  Replays are
+ * path of `agentcap replay`) and replayed with deploy_run into the metrics
+ * of reports/, through a window that leaves out a warm-up.  Replays are
  * keyed by (trace, sets, variant) text; a key seen before reuses its
  * figures, which keeps a row per metric of one experiment cheap.
  * Invariants: a row is either skipped (predicted figures NAN) or has both
@@ -18,7 +19,8 @@
 #include "base/jsonw.h"
 #include "models/catalog.h"
 #include "models/csvread.h"
-#include "plan/run.h"
+#include "replay/replay.h"
+#include "reports/metrics.h"
 #include "replay/deploy.h"
 #include "replay/scenario.h"
 
@@ -36,7 +38,8 @@
 
 static const char *const METRIC_NAMES[PX_N_METRICS] = {
 	"ttft_mean_ms", "ttft_p50_ms", "ttft_p95_ms", "e2el_mean_ms",
-	"e2el_p95_ms", "output_throughput_tok_s", "prefix_cache_hit_rate",
+	"e2el_p95_ms", "output_throughput_tok_s", "total_throughput_tok_s",
+	"prefix_cache_hit_rate",
 };
 
 static const char *const KINDS[] = {"routing", "prefix_reuse", "offload"};
@@ -49,7 +52,7 @@ const char *pubexp_metric_name(enum pubexp_metric m)
 
 bool pubexp_higher_is_better(enum pubexp_metric m)
 {
-	return m == PX_OUTPUT_THROUGHPUT || m == PX_HIT_RATE;
+	return m == PX_OUTPUT_THROUGHPUT || m == PX_TOTAL_THROUGHPUT || m == PX_HIT_RATE;
 }
 
 const char *pubexp_verdict_name(enum pubexp_verdict v)
@@ -67,12 +70,12 @@ const char *pubexp_verdict_name(enum pubexp_verdict v)
 enum {
 	C_ID, C_KIND, C_METRIC, C_PUB_A, C_PUB_B, C_GAIN_LO, C_GAIN_HI, C_TOL, C_GAP,
 	C_SKIP, C_TRACE, C_SETS, C_VAR_A, C_VAR_B, C_LABEL_A, C_LABEL_B, C_SOURCE,
-	C_URL, C_DATE, C_N
+	C_URL, C_DATE, C_WORKLOAD, C_FROM, C_N
 };
 static const char *const COLS[C_N] = {
 	"id", "kind", "metric", "published_a", "published_b", "gain_lo", "gain_hi",
 	"tolerance", "known_gap", "skip", "trace", "sets", "variant_a", "variant_b",
-	"label_a", "label_b", "source", "url", "date",
+	"label_a", "label_b", "source", "url", "date", "workload", "measure_from_s",
 };
 
 /* One replay's figures, by metric. */
@@ -152,22 +155,63 @@ static void figures(const struct metrics_summary *s, double v[PX_N_METRICS])
 	v[PX_E2EL_MEAN] = s->e2el_ms.mean;
 	v[PX_E2EL_P95] = s->e2el_ms.p95;
 	v[PX_OUTPUT_THROUGHPUT] = s->output_throughput;
+	v[PX_TOTAL_THROUGHPUT] = s->total_token_throughput;
 	v[PX_HIT_RATE] = s->prefix_cache_hit_rate;
 }
 
+/* The sink between the simulator and the metrics: calls issued before
+ * from_ns (a warm-up the source ran before measuring) fill the caches but
+ * are not counted; everything else passes through. */
+struct window {
+	int64_t from_ns;
+	struct res_sink next;
+	int64_t dropped;
+};
+
+static void window_request(void *ctx, const struct res_request *r)
+{
+	struct window *w = ctx;
+	if (r->arrival_ns < w->from_ns) {
+		w->dropped++;
+		return;
+	}
+	w->next.request(w->next.ctx, r);
+}
+
+static void window_itl_run(void *ctx, const struct res_itl_run *r)
+{
+	struct window *w = ctx;
+	if (r->first_ns >= (double)w->from_ns)
+		w->next.itl_run(w->next.ctx, r);
+}
+
+static void window_busy(void *ctx, const struct res_busy *b)
+{
+	struct window *w = ctx;
+	w->next.busy(w->next.ctx, b);
+}
+
+static void window_drop_span(void *ctx, const struct res_span *s)
+{
+	(void)ctx;
+	(void)s; /* sessions and tasks straddle the window; no row uses them */
+}
+
 /* Replay row r's configuration (sets + variant) on its trace, or reuse a
- * replay of the same key; out gets the figures. */
+ * replay of the same key; out gets the figures of the calls issued from
+ * from_s on. */
 static int replay_variant(struct pubexp_ctx *cx, const struct csvread *t, size_t r,
-			  const char *variant, double out[PX_N_METRICS], struct diag *d)
+			  const char *variant, double from_s, double out[PX_N_METRICS],
+			  struct diag *d)
 {
 	const char *trace = csvread_cell(t, r, csvread_col(t, "trace"));
 	const char *sets = csvread_cell(t, r, csvread_col(t, "sets"));
 	long line = t->lines[r];
-	size_t klen = strlen(trace) + strlen(sets) + strlen(variant) + 3;
+	size_t klen = strlen(trace) + strlen(sets) + strlen(variant) + 40;
 	char *key = malloc(klen);
 	if (!key)
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
-	snprintf(key, klen, "%s\n%s\n%s", trace, sets, variant);
+	snprintf(key, klen, "%s\n%s\n%s\n%.17g", trace, sets, variant, from_s);
 	for (size_t i = 0; i < cx->n_memo; i++)
 		if (strcmp(cx->memo[i].key, key) == 0) {
 			memcpy(out, cx->memo[i].v, sizeof cx->memo[i].v);
@@ -213,20 +257,31 @@ static int replay_variant(struct pubexp_ctx *cx, const struct csvread *t, size_t
 			diag_at(d, rc, cx->path, line, 0, "%s", sd.msg);
 		built = rc == 0;
 	}
+	struct metrics *m = NULL;
+	if (rc == 0 && !(m = metrics_new()))
+		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
 	if (rc == 0) {
-		struct run_setup rs = {
-			.dep = &dep,
-			.replay = {.trace_path = trace_path, .format = TRACE_FMT_AUTO,
-				   .seed = cx->o->seed},
-		};
-		struct run_result res;
-		rc = run_replay(&rs, &res, &sd);
+		metrics_set_replicas(m, deploy_replicas(&dep, NULL));
+		struct window w = {.from_ns = (int64_t)llround(from_s * 1e9), .next = metrics_sink(m)};
+		struct res_sink sink = {.ctx = &w, .request = window_request,
+					.itl_run = window_itl_run, .busy = window_busy,
+					.session = window_drop_span, .task = window_drop_span};
+		struct replay_opts ro = {.trace_path = trace_path, .format = TRACE_FMT_AUTO,
+					 .seed = cx->o->seed};
+		struct replay_stats st;
+		rc = deploy_run(&dep, &ro, NULL, sink, &st, &sd);
+		struct metrics_summary sum;
+		if (rc == 0)
+			rc = metrics_summarize(m, &sum, &sd);
+		if (rc == 0 && sum.completed == 0)
+			rc = diag_set(&sd, DIAG_EINPUT, "no call completed from %g s on (measure_from_s)",
+				      from_s);
 		if (rc != 0)
-			diag_at(d, rc, cx->path, line, 0, "%s", sd.msg);
+			diag_at(d, rc, cx->path, line, 0, "%s: %s", trace_path, sd.msg);
 		else
-			figures(&res.sum, out);
-		run_release(&res);
+			figures(&sum, out);
 	}
+	metrics_free(m);
 	if (built)
 		deploy_release(&dep);
 	free(sc);
@@ -270,7 +325,8 @@ static int parse_row(const struct pubexp_ctx *cx, const struct csvread *t, const
 		if (found < 0)
 			rc = diag_at(d, DIAG_EINPUT, path, line, 0,
 				     "column 'metric': '%s' (expected ttft_mean_ms, ttft_p50_ms, ttft_p95_ms, "
-				     "e2el_mean_ms, e2el_p95_ms, output_throughput_tok_s or prefix_cache_hit_rate)",
+				     "e2el_mean_ms, e2el_p95_ms, output_throughput_tok_s, total_throughput_tok_s or "
+				     "prefix_cache_hit_rate)",
 				     m);
 		else
 			row->metric = (enum pubexp_metric)found;
@@ -306,6 +362,20 @@ static int parse_row(const struct pubexp_ctx *cx, const struct csvread *t, const
 		rc = text_cell(t, r, col[C_URL], row->url, sizeof row->url, path, d);
 	if (rc == 0)
 		rc = text_cell(t, r, col[C_DATE], row->date, sizeof row->date, path, d);
+	if (rc == 0)
+		rc = text_cell(t, r, col[C_WORKLOAD], row->workload, sizeof row->workload, path, d);
+	if (rc == 0 && strcmp(row->workload, "stated") != 0 && strcmp(row->workload, "inferred") != 0)
+		rc = diag_at(d, DIAG_EINPUT, path, line, 0,
+			     "column 'workload': '%s' (expected stated or inferred: how much of the "
+			     "workload the source gives)", row->workload);
+	if (rc == 0)
+		rc = csvread_number(t, r, col[C_FROM], 1, &row->measure_from_s, d);
+	if (rc == 0 && isnan(row->measure_from_s))
+		row->measure_from_s = 0;
+	if (rc == 0 && !(row->measure_from_s >= 0 && row->measure_from_s <= 1e7))
+		rc = diag_at(d, DIAG_EINPUT, path, line, 0,
+			     "column 'measure_from_s': %g (expected seconds from 0 to 1e7, or empty)",
+			     row->measure_from_s);
 	if (rc == 0 && !row->source[0])
 		rc = diag_at(d, DIAG_EINPUT, path, line, 0,
 			     "column 'source' is empty (expected who published the figure)");
@@ -419,9 +489,11 @@ int pubexp_run(struct pubexp_report *rep, const char *path, const struct pubexp_
 			continue;
 		}
 		double va[PX_N_METRICS], vb[PX_N_METRICS];
-		rc = replay_variant(cx, &t, r, csvread_cell(&t, r, col[C_VAR_A]), va, d);
+		rc = replay_variant(cx, &t, r, csvread_cell(&t, r, col[C_VAR_A]), row->measure_from_s,
+				    va, d);
 		if (rc == 0)
-			rc = replay_variant(cx, &t, r, csvread_cell(&t, r, col[C_VAR_B]), vb, d);
+			rc = replay_variant(cx, &t, r, csvread_cell(&t, r, col[C_VAR_B]),
+					    row->measure_from_s, vb, d);
 		if (rc == 0) {
 			row->predicted_a = va[row->metric];
 			row->predicted_b = vb[row->metric];
@@ -458,6 +530,15 @@ static void fmt_num(char *buf, size_t cap, double v)
 		snprintf(buf, cap, "%.4g", v);
 }
 
+/* Signed error of a prediction against a published figure, %, or "-". */
+static void fmt_err(char *buf, size_t cap, double predicted, double published)
+{
+	if (isnan(predicted) || isnan(published) || published == 0)
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%+.0f", 100.0 * (predicted - published) / published);
+}
+
 static void fmt_band(char *buf, size_t cap, double lo, double hi)
 {
 	if (lo == hi)
@@ -470,12 +551,12 @@ int pubexp_write_text(FILE *out, const struct pubexp_report *rep, struct diag *d
 {
 	fprintf(out, "Published multi-replica experiments (%zu rows, %zu replays, seed %llu)\n",
 		rep->n_rows, rep->n_replays, (unsigned long long)rep->seed);
-	fprintf(out, "%-26s %-12s %-23s %10s %10s %11s %10s %10s %8s %7s  %s\n", "experiment", "kind",
-		"metric", "pub A", "pub B", "pub gain", "pred A", "pred B", "gain", "ratio",
-		"verdict");
+	fprintf(out, "%-24s %-12s %-23s %-8s %9s %9s %10s %9s %9s %7s %7s %7s %6s  %s\n",
+		"experiment", "kind", "metric", "workload", "pub A", "pub B", "pub gain", "pred A",
+		"pred B", "err A%", "err B%", "gain", "ratio", "verdict");
 	for (size_t r = 0; r < rep->n_rows; r++) {
 		const struct pubexp_row *row = &rep->rows[r];
-		char pa[32], pb[32], band[48], qa[32], qb[32], g[32], ratio[32];
+		char pa[32], pb[32], band[48], qa[32], qb[32], g[32], ratio[32], ea[32], eb[32];
 		fmt_num(pa, sizeof pa, row->published_a);
 		fmt_num(pb, sizeof pb, row->published_b);
 		fmt_band(band, sizeof band, row->gain_lo, row->gain_hi);
@@ -485,13 +566,15 @@ int pubexp_write_text(FILE *out, const struct pubexp_report *rep, struct diag *d
 			snprintf(g, sizeof g, "-");
 		else
 			snprintf(g, sizeof g, "%.3gx", row->predicted_gain);
+		fmt_err(ea, sizeof ea, row->predicted_a, row->published_a);
+		fmt_err(eb, sizeof eb, row->predicted_b, row->published_b);
 		if (isnan(row->gain_ratio))
 			snprintf(ratio, sizeof ratio, "-");
 		else
 			snprintf(ratio, sizeof ratio, "%.2f", row->gain_ratio);
-		fprintf(out, "%-26s %-12s %-23s %10s %10s %11s %10s %10s %8s %7s  %s\n", row->id,
-			row->kind, METRIC_NAMES[row->metric], pa, pb, band, qa, qb, g, ratio,
-			pubexp_verdict_name(row->verdict));
+		fprintf(out, "%-24s %-12s %-23s %-8s %9s %9s %10s %9s %9s %7s %7s %7s %6s  %s\n",
+			row->id, row->kind, METRIC_NAMES[row->metric], row->workload, pa, pb, band, qa,
+			qb, ea, eb, g, ratio, pubexp_verdict_name(row->verdict));
 	}
 	fprintf(out, "\n");
 	for (size_t r = 0; r < rep->n_rows; r++) {
@@ -534,6 +617,10 @@ int pubexp_write_json(FILE *out, const struct pubexp_report *rep, struct diag *d
 		jsonw_str(out, row->kind);
 		fputs(",\"metric\":", out);
 		jsonw_str(out, METRIC_NAMES[row->metric]);
+		fputs(",\"workload\":", out);
+		jsonw_str(out, row->workload);
+		fputs(",\"measure_from_s\":", out);
+		jsonw_num(out, row->measure_from_s);
 		fputs(",\"label_a\":", out);
 		jsonw_str(out, row->label_a);
 		fputs(",\"label_b\":", out);

@@ -28,14 +28,22 @@
  *                              items separated by ';' (over the built-in
  *                              default scenario, as `replay --set` does),
  *   variant_a, variant_b       the keys that differ, same form,
- *   label_a, label_b, source, url, date, notes   descriptive.
+ *   workload                   stated (the source gives every parameter of
+ *                              the trace) or inferred (some are ours; the
+ *                              README says which),
+ *   measure_from_s             empty or seconds: calls issued before this
+ *                              time are the source's warm-up, replayed (they
+ *                              fill the caches) but not counted,
+ *   label_a, label_b, source, url, date   descriptive.
  * Metrics: ttft_mean_ms, ttft_p50_ms, ttft_p95_ms, e2el_mean_ms,
  * e2el_p95_ms (lower is better), output_throughput_tok_s,
- * prefix_cache_hit_rate (higher is better), as reports/metrics.h defines
- * them.
+ * total_throughput_tok_s (prompt and output tokens), prefix_cache_hit_rate
+ * (higher is better), as reports/metrics.h defines them, over the calls
+ * issued from measure_from_s on.
  *
- * Each distinct (trace, sets, variant) replays once, through the one set-up
- * path every command uses (replay/deploy.h, plan/run.h), seeded with the
+ * Each distinct (trace, sets, variant, measure_from_s) replays once, through
+ * the one set-up path every command uses (scenario_load, deploy_build,
+ * deploy_run of replay/deploy.h), seeded with the
  * run's seed; rows that share a replay share its figures.  The output is
  * deterministic for a given input and seed.
  *
@@ -62,6 +70,7 @@ enum pubexp_metric {
 	PX_E2EL_MEAN,
 	PX_E2EL_P95,
 	PX_OUTPUT_THROUGHPUT,
+	PX_TOTAL_THROUGHPUT,
 	PX_HIT_RATE,
 	PX_N_METRICS
 };
@@ -98,6 +107,8 @@ struct pubexp_row {
 	char source[PUBEXP_TEXT_MAX];
 	char url[PUBEXP_TEXT_MAX];
 	char date[32];
+	char workload[16];               /* "stated" or "inferred" */
+	double measure_from_s;           /* calls issued earlier are warm-up */
 	double predicted_a, predicted_b; /* NAN when skipped */
 	double predicted_gain;           /* NAN when skipped */
 	double gain_ratio;               /* predicted / nearest edge of the
