@@ -39,6 +39,8 @@ static const char VALIDATE_HELP[] =
 	"    agentcap validate MEASUREMENTS.csv --cross-validate GROUP\n"
 	"                      [--min-confidence LEVEL] [--catalog DIR] [--engines FILE]\n"
 	"                      [--json FILE] [--write-bands FILE [--commit SHA]]\n"
+	"    agentcap validate --published EXPERIMENTS.csv [--json FILE] [--catalog DIR]\n"
+	"                      [--seed N]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    For each row of MEASUREMENTS.csv (columns hardware, n_gpus, model, quant,\n"
