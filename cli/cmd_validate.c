@@ -16,10 +16,12 @@
 #include "base/textfile.h"
 #include "calib/fitparams.h"
 #include "calib/validate.h"
+#include "plan/pubexp.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,8 @@ static const char VALIDATE_HELP[] =
 	"    agentcap validate MEASUREMENTS.csv --cross-validate GROUP\n"
 	"                      [--min-confidence LEVEL] [--catalog DIR] [--engines FILE]\n"
 	"                      [--json FILE] [--write-bands FILE [--commit SHA]]\n"
+	"    agentcap validate --published EXPERIMENTS.csv [--json FILE] [--catalog DIR]\n"
+	"                      [--seed N]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    For each row of MEASUREMENTS.csv (columns hardware, n_gpus, model, quant,\n"
@@ -89,7 +93,22 @@ static const char VALIDATE_HELP[] =
 	"        the rows' out-of-sample |ln(predicted / measured)|, with the\n"
 	"        measurements' path and CRC-32.  '-' writes to standard output.\n"
 	"    --commit SHA\n"
-	"        The calibration commit to record in that file.\n"
+	"        The calibration commit to record in that file.\n";
+
+static const char VALIDATE_HELP_PUBLISHED[] =
+	"    --published\n"
+	"        EXPERIMENTS.csv lists published multi-replica experiments instead\n"
+	"        (routing, prefix reuse across turns, KV offload; the shipped set is\n"
+	"        models/calibration/published-experiments.csv, its sources in the\n"
+	"        README.md beside it).  Each row's two configurations (A, the one the\n"
+	"        source credits, and its baseline B) are replayed on the row's\n"
+	"        workload trace through the scenario set-up every command uses, and\n"
+	"        the table sets published against predicted, for the absolute figures\n"
+	"        and for the gain of A over B, with the verdict: within the row's\n"
+	"        tolerated band, a known gap (documented in the row and in\n"
+	"        docs/validation.md), a miss, or not simulated.\n"
+	"    --seed N\n"
+	"        With --published: the replays' seed (default 1).\n"
 	"\n";
 
 static const char VALIDATE_HELP_TAIL[] =
@@ -102,6 +121,7 @@ static const char VALIDATE_HELP_TAIL[] =
 	"    agentcap validate models/calibration/measurements.csv --min-confidence medium\n"
 	"    agentcap validate my-benchmarks.csv --json report.json\n"
 	"    agentcap validate models/calibration/measurements.csv --cross-validate family\n"
+	"    agentcap validate --published models/calibration/published-experiments.csv\n"
 	"    agentcap validate models/calibration/measurements.csv --cross-validate family \\\n"
 	"                      --write-bands models/calibration/uncertainty.json \\\n"
 	"                      --commit \"$(git log -1 --format=%H -- models/calibration/measurements.csv)\"\n";
@@ -118,6 +138,9 @@ struct validate_args {
 	const char *cross;
 	const char *bands;
 	const char *commit;
+	bool published;
+	bool seed_set;
+	uint64_t seed;
 };
 
 /* A calibration commit as git names one: 7 to 40 lower-case hex digits;
@@ -135,7 +158,7 @@ static bool commit_ok(const char *cmd, const char *commit)
 static int parse_args(int argc, char **argv, struct validate_args *a)
 {
 	enum { O_JSON = 1000, O_CATALOG, O_ENGINES, O_RPC, O_MINCONF, O_QUIET, O_HELP, O_CROSS,
-	       O_BANDS, O_COMMIT, O_CALIBRATION };
+	       O_BANDS, O_COMMIT, O_CALIBRATION, O_PUBLISHED, O_SEED };
 	static const struct option opts[] = {
 		{"json", required_argument, NULL, O_JSON},
 		{"catalog", required_argument, NULL, O_CATALOG},
@@ -147,6 +170,8 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 		{"write-bands", required_argument, NULL, O_BANDS},
 		{"commit", required_argument, NULL, O_COMMIT},
 		{"calibration", required_argument, NULL, O_CALIBRATION},
+		{"published", no_argument, NULL, O_PUBLISHED},
+		{"seed", required_argument, NULL, O_SEED},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -184,6 +209,20 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 		case O_BANDS: a->bands = optarg; break;
 		case O_COMMIT: a->commit = optarg; break;
 		case O_CALIBRATION: a->calibration = optarg; break;
+		case O_PUBLISHED: a->published = true; break;
+		case O_SEED: {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-') {
+				fprintf(stderr, "agentcap validate: --seed '%s': expected a whole number "
+					"from 0 to 18446744073709551615\n", optarg);
+				return 2;
+			}
+			a->seed = (uint64_t)v;
+			a->seed_set = true;
+			break;
+		}
 		case O_CROSS: {
 			enum fitparams_group g;
 			if (fitparams_group_parse(optarg, &g)) {
@@ -197,6 +236,7 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 		case 'h':
 		case O_HELP:
 			fputs(VALIDATE_HELP, stdout);
+			fputs(VALIDATE_HELP_PUBLISHED, stdout);
 			fputs(VALIDATE_HELP_TAIL, stdout);
 			return -1;
 		default:
@@ -204,6 +244,29 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 				"agentcap validate --help)\n", argv[optind - 1]);
 			return 2;
 		}
+	}
+	if (a->published) {
+		if (a->cross || a->calibration || a->bands || a->commit || a->quiet || a->engines ||
+		    a->min_confidence || a->per_client != 8) {
+			fprintf(stderr, "agentcap validate: --published takes only --json, --catalog "
+				"and --seed (see agentcap validate --help)\n");
+			return 2;
+		}
+		if (optind != argc - 1) {
+			fprintf(stderr, "agentcap validate: --published expects exactly one "
+				"EXPERIMENTS.csv argument (see agentcap validate --help)\n");
+			return 2;
+		}
+		a->csv = argv[optind];
+		if (!a->seed_set)
+			a->seed = 1;
+		return args_output_is_input("validate", "--json", a->json, a->csv,
+					    "the experiments file itself") ? 2 : 0;
+	}
+	if (a->seed_set) {
+		fprintf(stderr, "agentcap validate: --seed goes with --published (the measurement "
+			"rows replay no seeded choice)\n");
+		return 2;
 	}
 	if (!(optind == argc - 1 || (a->calibration && optind == argc))) {
 		fprintf(stderr, "agentcap validate: expected exactly one MEASUREMENTS.csv argument%s "
@@ -355,6 +418,42 @@ static int cross_validate(const struct validate_args *a)
 	return rc ? cli_fail(rc, d.msg) : 0;
 }
 
+/* `validate --published EXPERIMENTS.csv` */
+static int published(const struct validate_args *a)
+{
+	struct diag d;
+	diag_init(&d);
+	struct catalog *cat = NULL;
+	struct engine_table *et = NULL;
+	struct pubexp_report rep;
+	memset(&rep, 0, sizeof(rep));
+	int rc = a->json ? outfile_check(a->json, &d) : 0;
+	if (rc == 0)
+		rc = args_models_load(a->catalog, NULL, &cat, &et, &d);
+	if (rc == 0) {
+		struct pubexp_opts o = {.cat = cat, .seed = a->seed};
+		rc = pubexp_run(&rep, a->csv, &o, &d);
+	}
+	bool json_stdout = a->json && strcmp(a->json, "-") == 0;
+	int wrc = 0; /* the JSON's; the table is printed even when it fails */
+	if (rc == 0 && a->json) {
+		struct outfile of;
+		wrc = outfile_open(&of, a->json, &d);
+		if (wrc == 0) {
+			struct diag wd;
+			diag_init(&wd);
+			wrc = outfile_finish(&of, pubexp_write_json(of.fp, &rep, &wd), &wd, &d);
+		}
+	}
+	if (rc == 0 && !json_stdout)
+		rc = pubexp_write_text(stdout, &rep, &d);
+	if (wrc != 0)
+		rc = wrc;
+	pubexp_release(&rep);
+	args_models_free(cat, et);
+	return rc ? cli_fail(rc, d.msg) : 0;
+}
+
 int cmd_validate(int argc, char **argv)
 {
 	struct validate_args a;
@@ -363,6 +462,8 @@ int cmd_validate(int argc, char **argv)
 		return prc < 0 ? 0 : prc;
 	if (a.cross)
 		return cross_validate(&a);
+	if (a.published)
+		return published(&a);
 	struct diag d;
 	diag_init(&d);
 	struct catalog *cat = NULL;
