@@ -167,7 +167,7 @@ static const char REPLAY_HELP_CLUSTER[] =
 	"    kv_tiers.host_gbs            its load bandwidth per GPU, GB/s (0 = the host link)\n"
 	"    kv_tiers.disk_gb, .disk_gbs  a disk/remote tier below it, GB and GB/s (0 = none)\n"
 	"    kv_tiers.shared_by           replicas sharing one set of tiers (1)\n"
-	"    kv_tiers.mode                evict (default) or write_through (store each prefilled chunk)\n"
+	"    kv_tiers.mode                write_through (default: store each prefilled chunk) or evict\n"
 	"    kv_tiers.chunk_tokens        write_through: tokens a stored chunk spans (256)\n"
 	"    kv_tiers.save_unfull_chunk   write_through: store a prompt's partial last chunk (false)\n"
 	"    kv_tiers.async_store         write_through: stores overlap compute (true)\n"

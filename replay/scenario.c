@@ -1320,8 +1320,11 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	sc->flash_attention = true;
 	sc->context_policy = CONTEXT_COMPACT;
 	sc->kv_tiers.shared_by = 1;
-	/* how the host tier fills: evict as before this key existed */
-	sc->kv_tiers.mode = SIM_TIER_EVICT;
+	/* how the host tier fills: write-through, as both LMCache (store on
+	 * every prefill, lmcache/integration/vllm/vllm_v1_adapter.py at
+	 * 0043281d, read 2026-12-06) and vLLM's OffloadingConnector (blocks
+	 * offloaded once computed, vLLM 0.11.0, October 2025) do */
+	sc->kv_tiers.mode = SIM_TIER_WRITE_THROUGH;
 	/* LMCache's chunk_size default, 256 tokens, and its save_unfull_chunk
 	 * default, false (lmcache/v1/config.py, LMCache/LMCache at 000620e3,
 	 * read 2026-12-06) */

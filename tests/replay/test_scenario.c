@@ -223,10 +223,10 @@ static void test_errors(void **state)
 }
 
 /* kv_tiers.mode and its write-through keys reach the engine's tier
- * config through deploy_build: evict by default; write_through in chunks
- * of 256 tokens (16 blocks of 16), the partial chunk left out, stores
- * asynchronous, a block's bytes over the replica's GPUs; a chunk that is
- * not a whole number of blocks is refused naming the key. */
+ * config through deploy_build: write_through by default, in chunks of 256
+ * tokens (16 blocks of 16), the partial chunk left out, stores
+ * asynchronous, a block's bytes over the replica's GPUs; evict when asked;
+ * a chunk that is not a whole number of blocks is refused naming the key. */
 static void test_kv_tier_mode_keys(void **state)
 {
 	(void)state;
@@ -238,15 +238,16 @@ static void test_kv_tier_mode_keys(void **state)
 	diag_init(&d);
 	struct catalog *cat = NULL;
 	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
-	const char *evict[] = {"kv_tiers.host_gb=200"};
-	assert_int_equal(scenario_load(sc, NULL, evict, 1, &d), 0);
+	const char *evict[] = {"kv_tiers.host_gb=200", "kv_tiers.mode=evict"};
+	assert_int_equal(scenario_load(sc, NULL, evict, 2, &d), 0);
 	assert_int_equal(sc->kv_tiers.mode, SIM_TIER_EVICT);
 	assert_int_equal(deploy_build(dp, sc, cat, NULL, NULL, &d), 0);
 	assert_int_equal(dp->tiers.mode, SIM_TIER_EVICT);
 	deploy_release(dp);
 
-	const char *wt[] = {"kv_tiers.host_gb=200", "kv_tiers.mode=write_through"};
-	assert_int_equal(scenario_load(sc, NULL, wt, 2, &d), 0);
+	const char *wt[] = {"kv_tiers.host_gb=200"};
+	assert_int_equal(scenario_load(sc, NULL, wt, 1, &d), 0);
+	assert_int_equal(sc->kv_tiers.mode, SIM_TIER_WRITE_THROUGH);
 	if (deploy_build(dp, sc, cat, NULL, NULL, &d) != 0)
 		fail_msg("%s", d.msg);
 	assert_int_equal(dp->tiers.mode, SIM_TIER_WRITE_THROUGH);
