@@ -415,9 +415,18 @@ void run_meta(const struct run_setup *s, const struct run_result *r, struct repo
 			.n = dp->tiers.n, .host_gb = sc->kv_tiers.host_gb,
 			.disk_gb = sc->kv_tiers.disk_gb, .host_gbs = dp->tier_host_gbs,
 			.disk_gbs = dp->tiers.n > 1 ? sc->kv_tiers.disk_gbs : 0,
-			.shared_by = dp->tiers.shared_by};
+			.shared_by = dp->tiers.shared_by,
+			.mode = dp->tiers.mode == SIM_TIER_WRITE_THROUGH ? "write_through" : "evict",
+			.chunk_tokens = sc->kv_tiers.chunk_tokens,
+			.async_store = sc->kv_tiers.async_store};
 	meta->tiers.loaded_blocks = st->sim.tier_loaded_blocks;
 	meta->tiers.load_s = st->sim.tier_load_ns / 1e9;
+	meta->tiers.stored_blocks = st->sim.tier_stored_blocks;
+	meta->tiers.stored_chunks = st->sim.tier_stored_chunks;
+	meta->tiers.stored_gb = st->sim.tier_stored_bytes / 1e9;
+	meta->tiers.store_s = st->sim.tier_store_ns / 1e9;
+	meta->tiers.stall_s = st->sim.tier_store_stall_ns / 1e9;
+	meta->tiers.load_wait_s = st->sim.tier_load_wait_ns / 1e9;
 	if (strcmp(sc->spec.method, "off") != 0) {
 		struct report_spec *p = &meta->spec;
 		p->on = true;

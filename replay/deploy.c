@@ -540,6 +540,17 @@ static int tiers_of(const struct scenario *sc, const struct catalog *cat,
 		tc->tier[t].blocks = (int64_t)blocks;
 		tc->tier[t].ns_per_block = block_gpu / gbs[t]; /* bytes / (GB/s) = ns */
 	}
+	/* write-through stores whole chunks of GPU blocks (vLLM's offloaded
+	 * block size, like LMCache's chunk, is a multiple of the GPU's) */
+	if (k->mode == SIM_TIER_WRITE_THROUGH && k->chunk_tokens % cfg->block_size != 0)
+		return diag_set(d, DIAG_EINPUT, "%s: kv_tiers.chunk_tokens = %d is not a multiple of "
+				"the KV block size (expected a multiple of %lld tokens)", sc->source,
+				(int)k->chunk_tokens, (long long)cfg->block_size);
+	tc->mode = (enum sim_tier_mode)k->mode;
+	tc->chunk_blocks = k->chunk_tokens / cfg->block_size;
+	tc->save_unfull_chunk = k->save_unfull_chunk;
+	tc->async_store = k->async_store;
+	tc->bytes_per_block = block_all;
 	*host_gbs_out = host_gbs;
 	return 0;
 }

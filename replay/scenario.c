@@ -25,7 +25,7 @@
 /* K_INTERVAL: 0 (off) or in [lo, hi]; K_COST: -1 (the default) or in
  * [lo, hi], nothing between. */
 enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_BOOL_OPT, K_POLICY,
-	    K_ROUTER, K_SCORER, K_METRIC, K_ASPOLICY, K_KEEPALIVE, K_FAULTS, K_INTERVAL, K_COST, K_OBJ,
+	    K_TIERMODE, K_ROUTER, K_SCORER, K_METRIC, K_ASPOLICY, K_KEEPALIVE, K_FAULTS, K_INTERVAL, K_COST, K_OBJ,
 	    K_TEXT, K_POOLS, K_BACKENDS, K_RATES };
 
 struct key {
@@ -81,6 +81,16 @@ static const struct key KEYS[] = {
 	 "its load bandwidth per GPU, GB/s (needed with disk_gb)"},
 	{"kv_tiers.shared_by", K_INT, OFF(kv_tiers.shared_by), 1, 4096,
 	 "replicas in a row sharing one set of tiers (one node's, LMCache-style)"},
+	{"kv_tiers.mode", K_TIERMODE, OFF(kv_tiers.mode), 0, 0,
+	 "write_through (a prefill stores each chunk to the host as computed; default) or evict "
+	 "(a block reaches the host when the GPU evicts it)"},
+	{"kv_tiers.chunk_tokens", K_INT, OFF(kv_tiers.chunk_tokens), 1, 1 << 20,
+	 "write_through: tokens a stored chunk spans, a multiple of the block size (256)"},
+	{"kv_tiers.save_unfull_chunk", K_BOOL, OFF(kv_tiers.save_unfull_chunk), 0, 0,
+	 "write_through: store a prompt's last, partial chunk too (false)"},
+	{"kv_tiers.async_store", K_BOOL, OFF(kv_tiers.async_store), 0, 0,
+	 "write_through: stores overlap compute, holding the host link (true); false: the step "
+	 "waits for them"},
 	{"pools", K_POOLS, 0, 1, SCENARIO_MAX_POOLS,
 	 "replica pools of their own shapes behind the router (keys as above, per pool)"},
 	{"router", K_OBJ, 0, 0, 0, "how calls are spread over the replicas"},
@@ -396,6 +406,8 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 		return "true, false or null";
 	case K_POLICY:
 		return "\"compact\", \"truncate\" or \"reject\"";
+	case K_TIERMODE:
+		return "\"write_through\" or \"evict\"";
 	case K_ROUTER:
 		snprintf(buf, cap, "one of %s", router_policy_names());
 		return buf;
@@ -591,6 +603,15 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 		ok = cJSON_IsString(v) &&
 		     context_policy_parse(v->valuestring, (enum context_policy *)(void *)field);
 		break;
+	case K_TIERMODE:
+		ok = cJSON_IsString(v);
+		if (ok && strcmp(v->valuestring, "write_through") == 0)
+			*(int32_t *)field = SIM_TIER_WRITE_THROUGH;
+		else if (ok && strcmp(v->valuestring, "evict") == 0)
+			*(int32_t *)field = SIM_TIER_EVICT;
+		else
+			ok = false;
+		break;
 	case K_INT_OPT:
 	case K_INT64_OPT:
 		if (cJSON_IsNull(v)) {
@@ -623,7 +644,7 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 		break;
 	}
 	bool named = k->kind == K_ROUTER || k->kind == K_SCORER || k->kind == K_METRIC ||
-		     k->kind == K_POLICY;
+		     k->kind == K_POLICY || k->kind == K_TIERMODE;
 	if (!ok && named && cJSON_IsString(v) && strlen(v->valuestring) < 64)
 		return diag_set(d, DIAG_EINPUT, "%s: %s: unknown '%s' (expected %s)", where, shown,
 				v->valuestring, kind_expect(k, buf, sizeof(buf)));
@@ -642,6 +663,7 @@ static size_t kind_size(enum kind kind)
 	case K_INT:
 	case K_INT_OPT:
 	case K_BOOL_OPT:
+	case K_TIERMODE:
 		return sizeof(int32_t);
 	case K_INT64:
 	case K_INT64_OPT:
@@ -1298,6 +1320,20 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	sc->flash_attention = true;
 	sc->context_policy = CONTEXT_COMPACT;
 	sc->kv_tiers.shared_by = 1;
+	/* how the host tier fills: write-through, as both LMCache (store on
+	 * every prefill, lmcache/integration/vllm/vllm_v1_adapter.py at
+	 * 0043281d, read 2026-12-06) and vLLM's OffloadingConnector (blocks
+	 * offloaded once computed, vLLM 0.11.0, October 2025) do */
+	sc->kv_tiers.mode = SIM_TIER_WRITE_THROUGH;
+	/* LMCache's chunk_size default, 256 tokens, and its save_unfull_chunk
+	 * default, false (lmcache/v1/config.py, LMCache/LMCache at 000620e3,
+	 * read 2026-12-06) */
+	sc->kv_tiers.chunk_tokens = 256;
+	sc->kv_tiers.save_unfull_chunk = false;
+	/* vLLM's OffloadingConnector copies on its own CUDA streams, overlapping
+	 * compute (vLLM 0.11.0, blog.vllm.ai "Inside vLLM's New KV Offloading
+	 * Connector", read 2026-12-06) */
+	sc->kv_tiers.async_store = true;
 	router_config_default(&sc->router);
 	sc->slo_attainment = SCENARIO_DEFAULT_SLO_ATTAINMENT;
 	double *costs[] = {&sc->cost.acceptance_rate, &sc->cost.turns_factor,

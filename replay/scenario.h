@@ -231,6 +231,12 @@ struct scenario {
 		double disk_gb;       /* a disk or remote tier below it (0: none) */
 		double disk_gbs;      /* its load bandwidth per GPU, GB/s */
 		int32_t shared_by;    /* replicas sharing one set of tiers */
+		int32_t mode;         /* enum sim_tier_mode: how blocks reach
+					 the host tier */
+		int32_t chunk_tokens; /* write-through: tokens a stored chunk spans */
+		bool save_unfull_chunk; /* write-through: a prompt's last,
+					   partial chunk is stored too */
+		bool async_store;     /* write-through: stores overlap compute */
 	} kv_tiers;
 	struct router_config router;  /* router.*: defaults from router_config_default */
 	double provision_s;           /* startup.provision_s: node provisioning */

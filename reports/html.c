@@ -616,7 +616,7 @@ static void figures_table(FILE *out, const cJSON *doc)
 	for (int id = RF_COMPLETED; id < RF_N_FIELDS; id++) {
 		const struct report_field *f = report_field((enum report_field_id)id);
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, f->key);
-		if (!f->label || !cJSON_IsNumber(v))
+		if (!f->label || !(cJSON_IsNumber(v) || cJSON_IsString(v)))
 			continue;
 		char label[96];
 		size_t n = (size_t)snprintf(label, sizeof(label), "%s%s",
@@ -627,6 +627,11 @@ static void figures_table(FILE *out, const cJSON *doc)
 		fputs("<tr><th>", out);
 		svgplot_escape(out, label);
 		fputs("</th>", out);
+		if (cJSON_IsString(v)) { /* a name, such as the KV tier mode */
+			td_str(out, v->valuestring);
+			fputs("</tr>\n", out);
+			continue;
+		}
 		bool whole = f->type == RT_I32 || f->type == RT_I64;
 		td_num(out, f->show == RS_PERCENT ? 100.0 * v->valuedouble : v->valuedouble,
 		       whole ? 0 : 2);

@@ -585,6 +585,10 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 			tf(out, RF_CACHED_DISK, m, s);
 		tf(out, RF_TIER_LOADED, m, s);
 		tf(out, RF_TIER_LOAD_S, m, s);
+		tf(out, RF_TIER_MODE, m, s);
+		if (m->tiers.mode && strcmp(m->tiers.mode, "write_through") == 0)
+			for (int id = RF_TIER_STORED_BLOCKS; id <= RF_TIER_LOAD_WAIT_S; id++)
+				tf(out, (enum report_field_id)id, m, s);
 	}
 	tf(out, RF_PREEMPTIONS, m, s);
 	tf(out, RF_EVICTED, m, s);
@@ -1459,7 +1463,7 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 		json_stats(&j, (enum report_stats_id)k, s);
 	jf_range(&j, RF_PROMPT_TOKENS, RF_INFLIGHT_MISS, m, s);
 	if (m->tiers.n > 0)
-		jf_range(&j, RF_CACHED_GPU, RF_TIER_SHARED_BY, m, s);
+		jf_range(&j, RF_CACHED_GPU, RF_TIER_LOAD_WAIT_S, m, s);
 	jf(&j, RF_HIT_RATE, m, s);
 	if (m->spec.on) {
 		const struct report_spec *p = &m->spec;

@@ -119,6 +119,15 @@ struct report_meta {
 		int32_t shared_by;            /* replicas sharing one set */
 		int64_t loaded_blocks;        /* blocks loaded back into GPUs */
 		double load_s;                /* step time spent loading them */
+		const char *mode;             /* "write_through" or "evict" */
+		int32_t chunk_tokens;         /* write_through: a stored chunk */
+		bool async_store;             /* write_through: stores overlap compute */
+		int64_t stored_blocks;        /* write_through: blocks stored as computed */
+		int64_t stored_chunks;        /* the chunks they belong to */
+		double stored_gb;             /* their bytes, over every replica's GPUs */
+		double store_s;               /* host-link time of the stores */
+		double stall_s;               /* step time waiting for stores (sync) */
+		double load_wait_s;           /* time loads waited behind stores (async) */
 	} tiers;
 	/* speculative.*: speculative decoding (on false: off, nothing printed) */
 	struct report_spec {

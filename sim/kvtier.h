@@ -5,7 +5,8 @@
  * A tier holds up to `capacity` blocks, known by their content hash (the
  * same chained hash the GPU cache enters them under; a sliding-window
  * group's blocks under their group's key).  Blocks arrive when a GPU cache
- * evicts them (demotion) and are kept in LRU order: a new or loaded block
+ * evicts them (demotion) or, written through, when a prefill computes them
+ * (sim.h, enum sim_tier_mode), and are kept in LRU order: a new or loaded block
  * becomes the most recent, and a full tier passes its least recent block to
  * the tier below it (`lower`), or drops it.  A tier may serve several
  * replicas (one node's, LMCache-style); it never holds a block twice.
@@ -41,7 +42,8 @@ struct kvtier {
 int kvtier_init(struct kvtier *t, int64_t capacity, double ns_per_block, struct kvtier *lower);
 void kvtier_release(struct kvtier *t);
 
-/* A GPU cache evicted the block with hash h: keep it as the most recent,
+/* The block with hash h arrived (a GPU cache evicted it, or a prefill
+ * wrote it through): keep it as the most recent,
  * making room first.  A failure to grow the tier's arrays is recorded in
  * t->err (the block is then dropped). */
 void kvtier_put(struct kvtier *t, uint64_t h);

@@ -614,6 +614,61 @@ static void mark_loads(struct sim *s, struct replica *rep, struct sreq *r, int64
 		}
 }
 
+/* Store block h to the host tier if it lacks it; 1 when it arrived. */
+static int store_block(struct kvtier *host, uint64_t h)
+{
+	if (kvtier_has(host, h))
+		return 0; /* already there: nothing crosses the link */
+	kvtier_put(host, h);
+	return 1;
+}
+
+/* Write-through (SIM_TIER_WRITE_THROUGH): the prompt blocks the batch's
+ * prefill completes go to the host tier as the step computes them, a chunk
+ * of chunk_blocks at a time (LMCache stores each full chunk of a prefill;
+ * the prompt's last, partial chunk only with save_unfull_chunk).  A block
+ * the host already holds is not copied again; every other block costs the
+ * host link tier[0].ns_per_block.  Window groups store their own blocks of
+ * each position.  Returns the link time of this step's stores.  O(blocks
+ * stored + blocks found held), once per block of each admission. */
+static double write_through(struct sim *s, struct replica *rep)
+{
+	const struct sim_tiers_config *tc = &s->tiers_cfg;
+	struct kvtier *host = rep->tier;
+	int64_t bs = rep->kv.block_size, cb = tc->chunk_blocks;
+	double ns = 0;
+	for (int32_t i = 0; i < rep->n_batch; i++) {
+		struct sreq *r = rep->batch[i].r;
+		int64_t prompt = r->call.prompt_tokens;
+		if (rep->batch[i].spec || r->computed >= prompt)
+			continue; /* decode: LMCache's save_decode_cache is off */
+		int64_t pblocks = sreq_prompt_blocks(r, bs);
+		int64_t end = r->computed + rep->batch[i].n;
+		/* chunks are counted from the prompt's start, as LMCache's are */
+		int64_t upto = end >= prompt && tc->save_unfull_chunk ? pblocks
+			       : (min64(end, prompt) / (cb * bs)) * cb;
+		upto = min64(upto, pblocks);
+		int64_t last_chunk = -1;
+		for (int64_t j = r->wt_blocks; j < upto; j++) {
+			int n = store_block(host, r->hashes[j]);
+			for (int64_t g = 0; g < rep->win_groups; g++)
+				n += store_block(host, group_hash(r->hashes[j], g));
+			if (n == 0)
+				continue;
+			s->stats.tier_stored_blocks += n;
+			s->stats.tier_stored_bytes += n * tc->bytes_per_block;
+			ns += n * host->ns_per_block;
+			if (j / cb != last_chunk) {
+				s->stats.tier_stored_chunks++;
+				last_chunk = j / cb;
+			}
+		}
+		if (upto > r->wt_blocks)
+			r->wt_blocks = upto;
+	}
+	return ns;
+}
+
 /* The prefix hit of a model with sliding-window groups, given the
  * full-attention hit of `full` blocks (vLLM's HybridKVCacheCoordinator with
  * one full and one sliding-window kind: full attention first, then
@@ -778,6 +833,7 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		r->n_blocks = hit;
 		r->w_lo = skip;
 		r->n_registered = hit;
+		r->wt_blocks = 0; /* LMCache stores whatever of the prompt it lacks */
 		r->computed = cached;
 		r->kv_obtained += cached;
 		if (sreq_cover(rep, r, cached + n) != 0)
@@ -1043,9 +1099,27 @@ int replica_schedule(struct sim *s, struct replica *rep)
 	double dur = decode ? rep->perf->decode_run_ns(rep->perf->ctx, &pb, k) : rep->perf->step_ns(rep->perf->ctx, &pb);
 	if (!(dur >= 0.0) || !isfinite(dur))
 		return DIAG_EINTERNAL;
+	bool wt = rep->tier && s->tiers_cfg.mode == SIM_TIER_WRITE_THROUGH;
+	double store_ns = wt ? write_through(s, rep) : 0.0;
 	if (rep->load_ns > 0) { /* tier loads finish before the step's compute */
-		dur += rep->load_ns;
+		/* behind the async stores still holding the host link */
+		double wait = wt && rep->link_free_ns > (double)s->now_ns
+				      ? rep->link_free_ns - (double)s->now_ns : 0.0;
+		dur += wait + rep->load_ns;
 		s->stats.tier_load_ns += rep->load_ns;
+		s->stats.tier_load_wait_ns += wait;
+	}
+	if (store_ns > 0) {
+		s->stats.tier_store_ns += store_ns;
+		if (s->tiers_cfg.async_store) {
+			/* the copy starts once the step has computed the KV, or
+			 * when the link is free, and the step goes on */
+			double from = (double)s->now_ns + dur;
+			rep->link_free_ns = (rep->link_free_ns > from ? rep->link_free_ns : from) + store_ns;
+		} else {
+			dur += store_ns; /* the step ends when its stores do */
+			s->stats.tier_store_stall_ns += store_ns;
+		}
 	}
 	rep->busy = true;
 	rep->run_decode = decode;

@@ -108,6 +108,8 @@ struct sreq {
 	int64_t prefill_computed;   /* prefill tokens computed, recompute included */
 	int64_t kv_obtained;        /* cached + computed tokens over all admissions */
 	int64_t kv_dropped;         /* computed tokens thrown away by preemption */
+	int64_t wt_blocks;          /* write-through: prompt blocks handed to the
+				       host tier since its admission */
 	int64_t tier_first[RES_MAX_TIERS]; /* tokens loaded from each lower tier
 				       at first admission */
 	uint32_t spec_q;            /* speculative decoding: expected tokens
@@ -214,6 +216,8 @@ struct replica {
 	struct kvtier *tier;
 	bool tier_shared;           /* other replicas read and fill it too */
 	double load_ns;             /* loads of the step being scheduled */
+	double link_free_ns;        /* write-through, async: the host link is
+				       busy with stores until then */
 	int32_t *scratch;           /* max_num_seqs entries */
 	int64_t *bucket;            /* block_size + 1 entries */
 };

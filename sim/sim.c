@@ -132,6 +132,11 @@ int sim_set_tiers(struct sim *s, const struct sim_tiers_config *tc, struct diag 
 		return diag_set(d, DIAG_EINPUT, "kv_tiers: %d tiers shared by %d replicas "
 				"(expected 1 to %d tiers, shared by 1 or more)", (int)tc->n,
 				(int)tc->shared_by, RES_MAX_TIERS);
+	if (tc->mode == SIM_TIER_WRITE_THROUGH && tc->chunk_blocks < 1)
+		return diag_set(d, DIAG_EINPUT, "kv_tiers: write-through chunks of %lld blocks "
+				"(expected 1 or more)", (long long)tc->chunk_blocks);
+	if (tc->mode != SIM_TIER_EVICT && tc->mode != SIM_TIER_WRITE_THROUGH)
+		return diag_set(d, DIAG_EINTERNAL, "kv_tiers: unknown mode %d", (int)tc->mode);
 	int32_t sets = (s->n_replicas + tc->shared_by - 1) / tc->shared_by;
 	s->tiers = calloc((size_t)sets * (size_t)tc->n, sizeof(*s->tiers));
 	if (!s->tiers)
@@ -151,9 +156,12 @@ int sim_set_tiers(struct sim *s, const struct sim_tiers_config *tc, struct diag 
 		struct replica *rep = &s->replicas[r];
 		rep->tier = &s->tiers[(r / tc->shared_by) * tc->n];
 		rep->tier_shared = tc->shared_by > 1 && s->n_replicas > 1;
-		rep->runs = false; /* a lower tier sees each block evicted */
-		rep->kv.on_evict = tier_demote;
+		rep->runs = false; /* a lower tier sees each block evicted or stored */
+		/* write-through: the host already holds what it was given, and a
+		 * GPU eviction copies nothing */
+		rep->kv.on_evict = tc->mode == SIM_TIER_EVICT ? tier_demote : NULL;
 		rep->kv.evict_ctx = rep->tier;
+		rep->link_free_ns = 0;
 	}
 	return 0;
 }

@@ -162,6 +162,13 @@ struct sim_stats {
 				    head's cached prefix stays as it was */
 	int64_t tier_loaded_blocks; /* blocks loaded from lower tiers */
 	double tier_load_ns;     /* time steps spent loading them */
+	/* write-through (SIM_TIER_WRITE_THROUGH) */
+	int64_t tier_stored_blocks; /* blocks stored to the host tier as computed */
+	int64_t tier_stored_chunks; /* chunks those blocks belong to, per step */
+	double tier_stored_bytes;   /* their bytes over each replica's GPUs */
+	double tier_store_ns;    /* host-link time of those stores */
+	double tier_store_stall_ns; /* of that, time steps waited (sync stores) */
+	double tier_load_wait_ns;   /* time loads waited behind async stores */
 	/* speculative decoding, by enum out_kind of the call */
 	int64_t spec_seq_steps[OUT_KINDS]; /* verify steps, one per sequence */
 	int64_t spec_tokens[OUT_KINDS];    /* tokens they yielded */
@@ -171,7 +178,23 @@ struct sim_stats {
 
 /* Lower KV-cache tiers (kv_tiers): tier[0] the host, tier[1] (when n is 2)
  * a disk or remote store below it; shared_by replicas in a row (one node's)
- * share one set.  Off (n = 0) by default. */
+ * share one set.  Off (n = 0) by default.
+ *
+ * How blocks reach the host tier (mode):
+ *   SIM_TIER_EVICT          a GPU cache demotes each block it evicts, at no
+ *                           cost (the zero value);
+ *   SIM_TIER_WRITE_THROUGH  each step's prefill stores the prompt blocks it
+ *                           completes, chunk_blocks at a time (LMCache's
+ *                           store on prefill; vLLM's OffloadingConnector
+ *                           likewise stores blocks once computed), over the
+ *                           host link at tier[0].ns_per_block a block.  A
+ *                           block stays in the GPU cache too, and the GPU's
+ *                           evictions copy nothing.  async_store: the copy
+ *                           overlaps compute and holds the replica's link,
+ *                           so a later load waits for it; otherwise the step
+ *                           waits for its stores. */
+enum sim_tier_mode { SIM_TIER_EVICT, SIM_TIER_WRITE_THROUGH };
+
 struct sim_tier_config {
 	int64_t blocks;          /* capacity, in blocks of this cache */
 	double ns_per_block;     /* time to load one block into a replica's GPUs */
@@ -180,6 +203,12 @@ struct sim_tiers_config {
 	int32_t n;               /* 0..RES_MAX_TIERS */
 	struct sim_tier_config tier[RES_MAX_TIERS];
 	int32_t shared_by;       /* >= 1 */
+	enum sim_tier_mode mode;
+	int64_t chunk_blocks;    /* write-through: blocks a stored chunk spans (>= 1) */
+	bool save_unfull_chunk;  /* write-through: a prompt's last, partial chunk
+				    is stored too */
+	bool async_store;        /* write-through: stores overlap compute */
+	double bytes_per_block;  /* a block over a replica's GPUs (for reports) */
 };
 
 /* Time-series sampling (sim_set_series); off while interval_ns is 0. */

@@ -330,7 +330,24 @@ static void test_replay_kv_tiers(void **state)
 	assert_true(cached > cached0);
 	assert_true(loaded * 16 >= host);
 	assert_true(cJSON_GetObjectItem(s1, "kv_tier_load_s")->valuedouble > 0);
+	/* written through by default: what the stores moved is reported */
+	assert_string_equal(cJSON_GetObjectItem(s1, "kv_tier_mode")->valuestring, "write_through");
+	assert_true(cJSON_GetObjectItem(s1, "kv_tier_stored_blocks")->valuedouble > 0);
+	assert_true(cJSON_GetObjectItem(s1, "kv_tier_store_s")->valuedouble > 0);
+	assert_true(cJSON_GetObjectItem(s1, "kv_tier_store_stall_s")->valuedouble == 0);
 	cJSON_Delete(j);
+	/* a mode or a chunk it cannot take: exit 2 naming the key */
+	r = cli_run("replay " SCRATCH "/four.jsonl --set kv_tiers.host_gb=10 --set kv_tiers.mode=lru");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "kv_tiers.mode: unknown 'lru' (expected \"write_through\" or "
+				      "\"evict\")"));
+	cli_out_free(&r);
+	r = cli_run("replay " SCRATCH "/four.jsonl --set kv_tiers.host_gb=10 "
+		    "--set kv_tiers.chunk_tokens=100");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "kv_tiers.chunk_tokens = 100 is not a multiple of the KV "
+				      "block size"));
+	cli_out_free(&r);
 	/* a disk tier needs its bandwidth and a host tier above it */
 	r = cli_run("replay " SCRATCH "/four.jsonl --set kv_tiers.host_gb=10 --set kv_tiers.disk_gb=100");
 	assert_int_equal(r.status, 2);

@@ -188,7 +188,9 @@ static void test_cell_is_a_replay(void **state)
 
 /* A cell with a host KV tier is the replay with that tier: the tokens it
  * loads from the tier and the hit rate agree with `replay --json`, and a
- * cell without the tier reports no tier figures (rows as before). */
+ * cell without the tier reports no tier figures (rows as before).  The
+ * tier is written through (the default), so it holds the GPU's blocks too:
+ * 64 GB, twice this GPU cache, served no hit on this team; 128 GB does. */
 static void test_tier_cell_is_a_replay(void **state)
 {
 	(void)state;
@@ -197,7 +199,7 @@ static void test_tier_cell_is_a_replay(void **state)
 	write_file(SCRATCH "/tiers.json",
 		   "{\n \"traces\": [\"" SCRATCH "/two.jsonl\"],\n"
 		   " \"set\": {\"engine.kv_cache_tokens\": 262144},\n"
-		   " \"grid\": {\"kv_tiers.host_gb\": [0, 64]}\n}\n");
+		   " \"grid\": {\"kv_tiers.host_gb\": [0, 128]}\n}\n");
 	unlink(SCRATCH "/tiers.jsonl");
 	free(run_sweep("sweep " SCRATCH "/tiers.json -o " SCRATCH "/tiers.jsonl --quiet", 0, NULL));
 	char *rows = cli_slurp(SCRATCH "/tiers.jsonl", NULL);
@@ -211,7 +213,7 @@ static void test_tier_cell_is_a_replay(void **state)
 	const cJSON *tc = cJSON_GetObjectItem(on, "tier_cached_tokens");
 	assert_non_null(tc);
 	char *out = run_sweep("replay " SCRATCH "/two.jsonl --set engine.kv_cache_tokens=262144 "
-			      "--set kv_tiers.host_gb=64 --json -", 0, NULL);
+			      "--set kv_tiers.host_gb=128 --json -", 0, NULL);
 	cJSON *rep = cJSON_Parse(out);
 	assert_non_null(rep);
 	double host = cJSON_GetObjectItem(tc, "host")->valuedouble;

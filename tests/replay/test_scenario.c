@@ -177,6 +177,15 @@ static void test_errors(void **state)
 		/* a fault rate a run can hold */
 		{NULL, "faults.mtbf_h=1e-12",
 		 "--set faults.mtbf_h=1e-12: faults.mtbf_h: expected 0 (off) or a number in [0.05, 1000000000]"},
+		/* how the host tier fills */
+		{NULL, "kv_tiers.mode=lmcache",
+		 "--set kv_tiers.mode=lmcache: kv_tiers.mode: unknown 'lmcache' (expected \"write_through\" or \"evict\")"},
+		{"{\"kv_tiers\": {\"mode\": 1}}", NULL,
+		 "%s: kv_tiers.mode: expected \"write_through\" or \"evict\""},
+		{NULL, "kv_tiers.chunk_tokens=0",
+		 "--set kv_tiers.chunk_tokens=0: kv_tiers.chunk_tokens: expected an integer in [1, 1048576]"},
+		{NULL, "kv_tiers.async_store=1",
+		 "--set kv_tiers.async_store=1: kv_tiers.async_store: expected true or false"},
 		{"{\n  \"model\": \"x\",\n  \"engine\": {,}\n}", NULL,
 		 "%s:3:15: malformed JSON at '}' (expected a scenario object)"},
 		{"[1]", NULL, "%s: expected a JSON object at the top level"},
@@ -211,6 +220,65 @@ static void test_errors(void **state)
 	unlink(path);
 	assert_int_equal(scenario_load(&sc, path, NULL, 0, &d), DIAG_EINPUT);
 	assert_non_null(strstr(d.msg, "cannot open"));
+}
+
+/* kv_tiers.mode and its write-through keys reach the engine's tier
+ * config through deploy_build: write_through by default, in chunks of 256
+ * tokens (16 blocks of 16), the partial chunk left out, stores
+ * asynchronous, a block's bytes over the replica's GPUs; evict when asked;
+ * a chunk that is not a whole number of blocks is refused naming the key. */
+static void test_kv_tier_mode_keys(void **state)
+{
+	(void)state;
+	struct scenario *sc = malloc(sizeof(*sc));
+	struct deployment *dp = malloc(sizeof(*dp));
+	assert_non_null(sc);
+	assert_non_null(dp);
+	struct diag d;
+	diag_init(&d);
+	struct catalog *cat = NULL;
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	const char *evict[] = {"kv_tiers.host_gb=200", "kv_tiers.mode=evict"};
+	assert_int_equal(scenario_load(sc, NULL, evict, 2, &d), 0);
+	assert_int_equal(sc->kv_tiers.mode, SIM_TIER_EVICT);
+	assert_int_equal(deploy_build(dp, sc, cat, NULL, NULL, &d), 0);
+	assert_int_equal(dp->tiers.mode, SIM_TIER_EVICT);
+	deploy_release(dp);
+
+	const char *wt[] = {"kv_tiers.host_gb=200"};
+	assert_int_equal(scenario_load(sc, NULL, wt, 1, &d), 0);
+	assert_int_equal(sc->kv_tiers.mode, SIM_TIER_WRITE_THROUGH);
+	if (deploy_build(dp, sc, cat, NULL, NULL, &d) != 0)
+		fail_msg("%s", d.msg);
+	assert_int_equal(dp->tiers.mode, SIM_TIER_WRITE_THROUGH);
+	assert_int_equal(dp->tiers.chunk_blocks, 16);
+	assert_false(dp->tiers.save_unfull_chunk);
+	assert_true(dp->tiers.async_store);
+	/* Llama-3.1-8B in bf16: 128 KiB of KV a token, 16 tokens a block, one GPU */
+	assert_true(dp->tiers.bytes_per_block == 131072.0 * 16);
+	assert_true(dp->tiers.tier[0].ns_per_block > 0);
+	deploy_release(dp);
+
+	const char *sync[] = {"kv_tiers.host_gb=200", "kv_tiers.mode=write_through",
+			      "kv_tiers.chunk_tokens=64", "kv_tiers.async_store=false",
+			      "kv_tiers.save_unfull_chunk=true"};
+	assert_int_equal(scenario_load(sc, NULL, sync, 5, &d), 0);
+	if (deploy_build(dp, sc, cat, NULL, NULL, &d) != 0)
+		fail_msg("%s", d.msg);
+	assert_int_equal(dp->tiers.chunk_blocks, 4);
+	assert_false(dp->tiers.async_store);
+	assert_true(dp->tiers.save_unfull_chunk);
+	deploy_release(dp);
+
+	const char *odd[] = {"kv_tiers.host_gb=200", "kv_tiers.mode=write_through",
+			     "kv_tiers.chunk_tokens=100"};
+	assert_int_equal(scenario_load(sc, NULL, odd, 3, &d), 0);
+	assert_int_equal(deploy_build(dp, sc, cat, NULL, NULL, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "(built-in default): kv_tiers.chunk_tokens = 100 is not a "
+				   "multiple of the KV block size (expected a multiple of 16 tokens)");
+	catalog_free(cat);
+	free(dp);
+	free(sc);
 }
 
 /* max_num_batched_tokens left null is the engine version's step size:
@@ -622,6 +690,7 @@ int main(void)
 		cmocka_unit_test(test_fault_detection_keys),
 		cmocka_unit_test(test_autoscale_keys),
 		cmocka_unit_test(test_startup_keys),
+		cmocka_unit_test(test_kv_tier_mode_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,7 +26,7 @@
 #include <string.h>
 
 /* A run with every conditional part of the report on: objectives, expert
- * parallelism, a scenario file, two KV tiers. */
+ * parallelism, a scenario file, two KV tiers filled by write-through. */
 static struct report_meta full_meta(void)
 {
 	struct report_meta m = {
@@ -40,7 +40,8 @@ static struct report_meta full_meta(void)
 			   .gpu_memory_utilization = 0.9},
 		.context = {.policy = "compact"},
 		.tiers = {.n = 2, .host_gb = 100, .disk_gb = 1000, .host_gbs = 20, .disk_gbs = 2,
-			  .shared_by = 1},
+			  .shared_by = 1, .mode = "write_through", .chunk_tokens = 256,
+			  .async_store = true},
 	};
 	return m;
 }

@@ -980,13 +980,14 @@ static int64_t queue_hashes(const struct replica *rep, uint64_t *out)
 
 /* Decode runs equal single steps, and the cache in runs of blocks equals
  * the block-by-block cache (mode 2) on the same workloads: the same records,
- * the same free queue. */
+ * the same free queue.  Workloads 4 and 5 write the host tier through, the
+ * stores overlapping compute (4) or lengthening the step (5). */
 static void test_runs_match_single_steps(void **state)
 {
 	(void)state;
 	uint64_t *queue[3] = {malloc(400 * sizeof(uint64_t)), malloc(400 * sizeof(uint64_t)),
 			      malloc(400 * sizeof(uint64_t))};
-	for (int w = 0; w < 4; w++) {
+	for (int w = 0; w < 6; w++) {
 		int64_t qlen[3];
 		struct col *res[3];
 		int64_t events[3];
@@ -1008,11 +1009,13 @@ static void test_runs_match_single_steps(void **state)
 			 * any difference is a scheduling difference, not rounding */
 			h_init(h, &cfg, 5000, 3, 1);
 			h->s.single_step = mode == 1;
-			if (w == 3) { /* host and disk tiers, blocks coming back from both */
+			if (w >= 3) { /* host and disk tiers, blocks coming back from both */
 				struct sim_tiers_config tc = {
 					.n = 2, .shared_by = 1,
 					.tier = {{.blocks = 60, .ns_per_block = 700},
-						 {.blocks = 200, .ns_per_block = 3000}}};
+						 {.blocks = 200, .ns_per_block = 3000}},
+					.mode = w >= 4 ? SIM_TIER_WRITE_THROUGH : SIM_TIER_EVICT,
+					.chunk_blocks = 2, .async_store = w == 4, .bytes_per_block = 1};
 				assert_int_equal(sim_set_tiers(&h->s, &tc, &h->d), 0);
 			}
 			if (mode == 2) /* block by block */
@@ -1042,8 +1045,12 @@ static void test_runs_match_single_steps(void **state)
 				assert_true(st.kv_evictions > 0);
 				if (w == 0) /* outputs written into a shared prefix's blocks */
 					assert_true(replica_kv_duplicates(&h->s.replicas[0]) > 0);
-				if (w == 3)
+				if (w >= 3)
 					assert_true(st.tier_loaded_blocks > 0 && h->s.tiers[1].loaded > 0);
+				if (w >= 4)
+					assert_true(st.tier_stored_blocks > 0);
+				if (w == 4)
+					assert_true(st.tier_load_wait_ns > 0);
 			}
 			sim_release(&h->s);
 			free(h);
