@@ -692,8 +692,8 @@ void launch_print(FILE *fp, const struct launch_cmd *lc, const char *indent)
 {
 	char shell[LAUNCH_MAX_ARGS * LAUNCH_ARG_MAX];
 	launch_shell(lc, shell, sizeof(shell));
-	fprintf(fp, "%s# %s%s%s, %s %s: %d replica%s x %d GPU%s%s\n", indent,
-		lc->pool[0] ? "pool " : "", lc->pool, lc->pool[0] ? ":" : "", lc->engine,
+	fprintf(fp, "%s# %s%s%s%s %s: %d replica%s x %d GPU%s%s\n", indent,
+		lc->pool[0] ? "pool " : "", lc->pool, lc->pool[0] ? ": " : "", lc->engine,
 		lc->version, lc->replicas, lc->replicas == 1 ? "" : "s", lc->gpus_per_replica,
 		lc->gpus_per_replica == 1 ? "" : "s",
 		lc->complete ? "" : " (incomplete: see the notes)");
