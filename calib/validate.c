@@ -674,7 +674,7 @@ static int predict_row(struct validate_report *rep, size_t r, const struct cols 
 	if (chunk == 0)
 		chunk = ubatch_of(notes);
 	if (chunk == 0)
-		chunk = (int64_t)ep_par.prefill_chunk_tokens;
+		chunk = engine_default_chunk(&ep_par, hw);
 	double c = row->concurrency >= 1 ? row->concurrency : 1;
 	switch (row->metric) {
 	case VM_DECODE_TOK_S:

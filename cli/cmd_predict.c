@@ -301,7 +301,7 @@ int cmd_predict(int argc, char **argv)
 		perf_model_set_profile(&pm, prof);
 	}
 	if (rc == 0 && a.chunk == 0)
-		a.chunk = engine_default_chunk(&pm.engine);
+		a.chunk = engine_default_chunk(&pm.engine, catalog_hardware(cat, a.po.hardware));
 	if (rc == 0)
 		rc = predict_run(&r, &pm, a.batch, a.context, a.chunk, &d);
 	/* error bars of the analytic model; a measured profile replaces it */

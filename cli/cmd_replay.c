@@ -15,6 +15,7 @@
 #include "models/prices.h"
 #include "plan/run.h"
 #include "replay/deploy.h"
+#include "replay/launch.h"
 #include "replay/scenario.h"
 #include "reports/charts.h"
 #include "reports/cluster.h"
@@ -436,6 +437,70 @@ static void on_progress(void *ctx, int64_t done_ns)
 	progress_note(ctx, done_ns);
 }
 
+/* The deployment's launch commands: rendered as the JSON's "launch"
+ * array, and kept for the table. */
+struct launch_out {
+	struct launch_cmd *cmd;       /* [n] */
+	int n;
+	char error[DIAG_MSG_MAX];     /* why there are none ("" when there are) */
+	struct cli_buf json;
+	bool have_json;
+};
+
+static int launch_render(struct launch_out *lo, const struct deployment *dp,
+			 struct report_meta *meta, struct diag *d)
+{
+	lo->cmd = calloc(SCENARIO_MAX_POOLS, sizeof(*lo->cmd));
+	if (!lo->cmd)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	struct diag ld;
+	diag_init(&ld);
+	int rc = launch_of_deployment(lo->cmd, SCENARIO_MAX_POOLS, &lo->n, dp, 0, &ld);
+	if (rc == DIAG_ENOMEM)
+		return diag_set(d, rc, "%s", ld.msg);
+	if (rc != 0) {
+		/* an engine that cannot take the settings: said, not fatal */
+		lo->n = 0;
+		snprintf(lo->error, sizeof(lo->error), "%s", ld.msg);
+		meta->launch_error = lo->error;
+	}
+	rc = cli_buf_open(&lo->json, d);
+	if (rc != 0)
+		return rc;
+	lo->have_json = true;
+	fputc('[', lo->json.fp);
+	for (int i = 0; i < lo->n; i++) {
+		if (i)
+			fputc(',', lo->json.fp);
+		launch_json(lo->json.fp, &lo->cmd[i]);
+	}
+	fputc(']', lo->json.fp);
+	rc = cli_buf_close(&lo->json, d);
+	if (rc == 0)
+		meta->launch_json = lo->json.text;
+	return rc;
+}
+
+static void launch_table(FILE *fp, const struct launch_out *lo)
+{
+	if (lo->n == 0 && !lo->error[0])
+		return;
+	fprintf(fp, "\nLaunch command%s (the deployment as modelled, docs/size.md):\n",
+		lo->n > 1 ? "s" : "");
+	for (int i = 0; i < lo->n; i++)
+		launch_print(fp, &lo->cmd[i], "  ");
+	if (lo->error[0])
+		fprintf(fp, "  (none: %s)\n", lo->error);
+}
+
+static void launch_out_release(struct launch_out *lo)
+{
+	if (lo->have_json)
+		cli_buf_free(&lo->json);
+	free(lo->cmd);
+	memset(lo, 0, sizeof(*lo));
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_args *a = malloc(sizeof(*a));
@@ -550,6 +615,7 @@ int cmd_replay(int argc, char **argv)
 			csv_rc = outfile_finish(&csv_out, res->csv_rc, &res->csv_d, &csv_d);
 	}
 	struct charts charts = {0};
+	struct launch_out launch = {0};
 	if (rc == 0)
 		rc = charts_init(&charts, res->m, res->sum.duration_s, &d);
 	struct report_calibration rcal;
@@ -577,6 +643,9 @@ int cmd_replay(int argc, char **argv)
 		bool cost_ok = rc == 0;
 		meta.version = AGENTCAP_VERSION;
 		meta.warnings = warns;
+		/* the deployment's launch commands, one per pool */
+		if (rc == 0)
+			rc = launch_render(&launch, &dep, &meta, &d);
 		meta.charts = &charts;
 		meta.calibration = &rcal;
 		report_run_warnings(&meta, sum, warns);
@@ -589,8 +658,10 @@ int cmd_replay(int argc, char **argv)
 		 * run's results are not lost with it */
 		if (rc == 0 && a->json)
 			rc = report_json_write(a->json, &meta, sum, &d);
-		if (cost_ok && !a->quiet && !json_stdout)
+		if (cost_ok && !a->quiet && !json_stdout) {
 			report_table(stdout, &meta, sum);
+			launch_table(stdout, &launch);
+		}
 		const struct replay_stats *st = &res->st;
 		if (!a->quiet && !json_stdout && a->scale.engineers)
 			printf("Scaled team: %lld engineers x %lld days resampled (seed %llu) from %lld "
@@ -633,6 +704,7 @@ int cmd_replay(int argc, char **argv)
 				100.0 * sc->slo_attainment);
 	}
 	charts_release(&charts);
+	launch_out_release(&launch);
 	if (ran)
 		run_release(res);
 	if (built)

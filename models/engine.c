@@ -205,10 +205,68 @@ out:
 	return rc;
 }
 
+/* "by_gpu_memory": [{"min_gib": n, "note"?, and sourced figures of
+ * prefill_chunk_tokens, max_num_seqs, graph_max_seqs, graph_max_seqs_tp4}],
+ * min_gib ascending; *n untouched when the key is absent. */
+static int gpu_tiers(struct ep *p, const cJSON *e, struct engine_gpu_tier *t, int *n)
+{
+	static const char *const keys[] = { "min_gib", "prefill_chunk_tokens", "max_num_seqs",
+		"graph_max_seqs", "graph_max_seqs_tp4", "note", NULL };
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(e, "by_gpu_memory");
+	if (!arr)
+		return 0;
+	size_t m = ep_push(p, ".by_gpu_memory");
+	int rc = 0, k = 0;
+	if (!cJSON_IsArray(arr)) {
+		rc = ep_fail(p, "expected an array of steps {\"min_gib\", ...}");
+		goto out;
+	}
+	for (const cJSON *o = arr->child; o && !rc; o = o->next, k++) {
+		size_t mi = ep_push(p, "[%d]", k);
+		if (k == ENGINE_GPU_TIERS_MAX)
+			rc = ep_fail(p, "too many steps (expected at most 6)");
+		else if (!cJSON_IsObject(o))
+			rc = ep_fail(p, "expected an object {\"min_gib\", ...}");
+		else
+			rc = check_keys(p, o, keys);
+		if (rc == 0) {
+			struct engine_gpu_tier *g = &t[k];
+			*g = (struct engine_gpu_tier){ 0 };
+			const cJSON *mg = cJSON_GetObjectItemCaseSensitive(o, "min_gib");
+			size_t mm = ep_push(p, ".min_gib");
+			if (!cJSON_IsNumber(mg) || !isfinite(mg->valuedouble) || mg->valuedouble < 0 ||
+			    (k > 0 && !(mg->valuedouble > t[k - 1].min_gib)))
+				rc = ep_fail(p, k > 0 ? "expected a number of GiB above the step before"
+						      : "expected a number of GiB >= 0");
+			else
+				g->min_gib = mg->valuedouble;
+			ep_pop(p, mm);
+			if (!rc)
+				rc = figure(p, o, "prefill_chunk_tokens", false, R_TOKENS,
+					    &g->prefill_chunk_tokens);
+			if (!rc)
+				rc = figure(p, o, "max_num_seqs", false, R_SEQS, &g->max_num_seqs);
+			if (!rc)
+				rc = figure(p, o, "graph_max_seqs", false, R_SEQS, &g->graph_max_seqs);
+			if (!rc)
+				rc = figure(p, o, "graph_max_seqs_tp4", false, R_SEQS,
+					    &g->graph_max_seqs_tp4);
+		}
+		ep_pop(p, mi);
+	}
+	if (rc == 0)
+		*n = k;
+out:
+	ep_pop(p, m);
+	return rc;
+}
+
 static int params(struct ep *p, const cJSON *e, bool required, struct engine_params *out,
 		  int *fp16acc)
 {
 	int rc;
+	if ((rc = gpu_tiers(p, e, out->gpu_tiers, &out->gpu_tier_count)))
+		return rc;
 	if ((rc = figure(p, e, "step_overhead_us", required, R_NONNEG, &out->step_overhead_us)) ||
 	    (rc = figure(p, e, "layer_overhead_us", required, R_NONNEG, &out->layer_overhead_us)) ||
 	    (rc = figure(p, e, "compute_scale", required, R_FRACTION, &out->compute_scale)) ||
@@ -273,7 +331,7 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 		"max_num_seqs_large_gpu", "large_gpu_min_gib", "kernel_graph_us",
 		"gemm_kernel_us", "kernel_eager_us", "graph_max_seqs", "expert_kernel_empty_us",
 		"expert_kernel_eager_us", "piecewise_layer_us", "spec_draft_overhead_us", "note",
-		NULL };
+		"by_gpu_memory", NULL };
 	if (!cJSON_IsObject(o))
 		return ep_fail(p, "expected an object");
 	int rc = check_keys(p, o, keys);
@@ -297,7 +355,7 @@ static int parse_override(struct ep *p, const cJSON *o, struct engine_override *
 					.kernel_graph_us = -1, .gemm_kernel_us = -1, .kernel_eager_us = -1,
 					.graph_max_seqs = -1, .expert_kernel_empty_us = -1,
 					.expert_kernel_eager_us = -1, .piecewise_layer_us = -1,
-					.spec_draft_overhead_us = -1 };
+					.spec_draft_overhead_us = -1, .gpu_tier_count = -1 };
 	ov->fp16_accumulate = -1;
 	return params(p, o, false, &ov->p, &ov->fp16_accumulate);
 }
@@ -327,6 +385,60 @@ static int parse_startup(struct ep *p, const cJSON *e, struct engine_startup *x)
 	return 0;
 }
 
+/* "launch": {"cli", "version", "source", "date"}: how the engine is
+ * started (an inheriting entry keeps its base's unless it gives one). */
+static int parse_launch(struct ep *p, const cJSON *e, struct engine_profile *x)
+{
+	static const char *const keys[] = { "cli", "version", "source", "date", "note", NULL };
+	static const char *const clis[] = { "vllm", "vllm-v0", "sglang", "trtllm", "llama-server",
+					    "ollama", "mlx", NULL };
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(e, "launch");
+	if (!l)
+		return 0;
+	size_t m = ep_push(p, ".launch");
+	int rc = 0;
+	if (!cJSON_IsObject(l)) {
+		rc = ep_fail(p, "expected an object {\"cli\", \"version\", \"source\", \"date\"}");
+		goto out;
+	}
+	if ((rc = check_keys(p, l, keys)))
+		goto out;
+	const cJSON *cli = cJSON_GetObjectItemCaseSensitive(l, "cli");
+	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(l, "version");
+	const cJSON *src = cJSON_GetObjectItemCaseSensitive(l, "source");
+	size_t i = 0;
+	while (cJSON_IsString(cli) && clis[i] && strcmp(clis[i], cli->valuestring) != 0)
+		i++;
+	size_t mi;
+	if (!cJSON_IsString(cli) || !clis[i]) {
+		mi = ep_push(p, ".cli");
+		rc = ep_fail(p, "expected one of: vllm, vllm-v0, sglang, trtllm, llama-server, "
+			     "ollama, mlx");
+		ep_pop(p, mi);
+		goto out;
+	}
+	if (!cJSON_IsString(ver) || !ver->valuestring[0] ||
+	    strlen(ver->valuestring) >= sizeof(x->launch_version)) {
+		mi = ep_push(p, ".version");
+		rc = ep_fail(p, "expected a non-empty string of fewer than 64 characters");
+		ep_pop(p, mi);
+		goto out;
+	}
+	if (!cJSON_IsString(src) || !src->valuestring[0] ||
+	    strlen(src->valuestring) >= sizeof(x->launch_source)) {
+		mi = ep_push(p, ".source");
+		rc = ep_fail(p, "expected a non-empty string of fewer than 512 characters");
+		ep_pop(p, mi);
+		goto out;
+	}
+	snprintf(x->launch_cli, sizeof(x->launch_cli), "%s", cli->valuestring);
+	snprintf(x->launch_version, sizeof(x->launch_version), "%s", ver->valuestring);
+	snprintf(x->launch_source, sizeof(x->launch_source), "%s", src->valuestring);
+out:
+	ep_pop(p, m);
+	return rc;
+}
+
 static int parse_engine(struct ep *p, const cJSON *e, const struct engine_table *t,
 			struct engine_profile *x)
 {
@@ -347,7 +459,7 @@ static int parse_engine(struct ep *p, const cJSON *e, const struct engine_table 
 		"engine_start_s", "engine_start_per_gpu_s", "compile_cold_s", "compile_cached_s",
 		"cuda_graph_s_per_layer", "cuda_graph_tp_growth", "warmup_s", "keep_alive_s",
 		"kv_sampler_bytes_per_logit", "kv_non_torch_gib", "kv_non_torch_tp_gib",
-		"kv_cuda_graph_gib", NULL };
+		"kv_cuda_graph_gib", "by_gpu_memory", "launch", NULL };
 	if (!cJSON_IsObject(e))
 		return ep_fail(p, "expected an object");
 	int rc = check_keys(p, e, keys);
@@ -438,6 +550,8 @@ static int parse_engine(struct ep *p, const cJSON *e, const struct engine_table 
 		if (rc)
 			return rc;
 	}
+	if ((rc = parse_launch(p, e, x)))
+		return rc;
 	const cJSON *bf = cJSON_GetObjectItemCaseSensitive(e, "by_family");
 	if (!bf)
 		return 0;
@@ -678,6 +792,10 @@ void engine_resolve(const struct engine_profile *e, const char *family_id,
 		out->piecewise_layer_us = best->p.piecewise_layer_us;
 	if (best->p.spec_draft_overhead_us >= 0)
 		out->spec_draft_overhead_us = best->p.spec_draft_overhead_us;
+	if (best->p.gpu_tier_count >= 0) {
+		memcpy(out->gpu_tiers, best->p.gpu_tiers, sizeof(out->gpu_tiers));
+		out->gpu_tier_count = best->p.gpu_tier_count;
+	}
 	if (best->fp16_accumulate >= 0)
 		out->fp16_accumulate = best->fp16_accumulate == 1;
 }
@@ -687,21 +805,58 @@ const char *engine_default_for(const struct cat_hardware *hw)
 	return hw->unified_memory ? "llama.cpp" : ENGINE_DEFAULT_ID;
 }
 
-int engine_default_max_num_seqs(const struct engine_params *p, const struct cat_hardware *hw)
+double engine_device_gib(const struct cat_hardware *hw)
 {
 	/* vLLM reads the device's total memory; on unified-memory parts the
 	 * query fails and it takes the small-GPU branch */
-	double gib = hw->memory_visible_gib > 0 ? hw->memory_visible_gib
-						: hw->memory_gb * 1e9 / 1073741824.0;
-	if (p->max_num_seqs_large_gpu > 0 && p->large_gpu_min_gib > 0 && !hw->unified_memory &&
+	if (!hw || hw->unified_memory)
+		return 0.0;
+	return hw->memory_visible_gib > 0 ? hw->memory_visible_gib
+					  : hw->memory_gb * 1e9 / 1073741824.0;
+}
+
+const struct engine_gpu_tier *engine_gpu_tier(const struct engine_params *p,
+					      const struct cat_hardware *hw)
+{
+	double gib = engine_device_gib(hw);
+	const struct engine_gpu_tier *best = NULL;
+	if (gib <= 0)
+		return NULL;
+	for (int i = 0; i < p->gpu_tier_count; i++)
+		if (gib >= p->gpu_tiers[i].min_gib)
+			best = &p->gpu_tiers[i];
+	return best;
+}
+
+int engine_default_max_num_seqs(const struct engine_params *p, const struct cat_hardware *hw)
+{
+	const struct engine_gpu_tier *g = engine_gpu_tier(p, hw);
+	if (g && g->max_num_seqs >= 1)
+		return (int)g->max_num_seqs;
+	double gib = engine_device_gib(hw);
+	if (p->max_num_seqs_large_gpu > 0 && p->large_gpu_min_gib > 0 && gib > 0 &&
 	    gib >= p->large_gpu_min_gib)
 		return (int)p->max_num_seqs_large_gpu;
 	return (int)p->max_num_seqs;
 }
 
-int64_t engine_default_chunk(const struct engine_params *p)
+int64_t engine_default_chunk(const struct engine_params *p, const struct cat_hardware *hw)
 {
+	const struct engine_gpu_tier *g = engine_gpu_tier(p, hw);
+	if (g && g->prefill_chunk_tokens >= 1)
+		return (int64_t)g->prefill_chunk_tokens;
 	return p->prefill_chunk_tokens >= 1 ? (int64_t)p->prefill_chunk_tokens : ENGINE_DEFAULT_CHUNK;
+}
+
+double engine_default_graph_max_seqs(const struct engine_params *p, const struct cat_hardware *hw,
+				     int32_t tp)
+{
+	const struct engine_gpu_tier *g = engine_gpu_tier(p, hw);
+	if (g && tp >= 4 && g->graph_max_seqs_tp4 >= 1)
+		return g->graph_max_seqs_tp4;
+	if (g && g->graph_max_seqs >= 1)
+		return g->graph_max_seqs;
+	return p->graph_max_seqs;
 }
 
 bool engine_supports_format(const struct engine_profile *e, const char *format_id)

@@ -34,6 +34,21 @@
 #define ENGINE_RUNS_ON_MAX 8
 #define ENGINE_SOURCE_MAX 512
 #define ENGINE_FILE_MAX_BYTES (1u << 20)
+#define ENGINE_GPU_TIERS_MAX 6 /* steps of defaults by device memory */
+#define ENGINE_LAUNCH_MAX 64   /* launch.cli and launch.version */
+
+/* One step of the defaults an engine picks from the device's memory at
+ * start-up (vLLM's get_batch_defaults, SGLang's
+ * _handle_gpu_memory_settings): from min_gib of device memory up, until the
+ * next step.  A figure of 0 is not set by the step (the profile's own, or
+ * max_num_seqs_large_gpu, holds). */
+struct engine_gpu_tier {
+	double min_gib;
+	double prefill_chunk_tokens;   /* default tokens per step */
+	double max_num_seqs;           /* default batch limit */
+	double graph_max_seqs;         /* decode graphs up to this batch, TP < 4 */
+	double graph_max_seqs_tp4;     /* the same at TP >= 4 (0: graph_max_seqs) */
+};
 
 /* The numbers an engine contributes (after family overrides). */
 struct engine_params {
@@ -162,6 +177,12 @@ struct engine_params {
 	double kv_cuda_graph_gib;  /* CUDA-graph memory charged before the KV
 				      cache is sized; 0: graphs are captured
 				      after it */
+	/* Defaults by device memory ("by_gpu_memory", ascending min_gib); a
+	 * family override's list replaces the engine's ([] drops it: vLLM
+	 * keeps A100s on its small-GPU defaults).  gpu_tier_count -1 in an
+	 * override: not overridden. */
+	struct engine_gpu_tier gpu_tiers[ENGINE_GPU_TIERS_MAX];
+	int gpu_tier_count;
 };
 
 /* Overrides for hardware families whose id starts with family_prefix.
@@ -222,6 +243,13 @@ struct engine_profile {
 	size_t runs_on_count;
 	char runs_on_source[ENGINE_SOURCE_MAX];
 	struct engine_startup startup;
+	/* How the engine is started ("launch"; replay/launch.h): the command
+	 * line family ("vllm", "vllm-v0", "sglang", "trtllm", "llama-server",
+	 * "ollama", "mlx"; "" = none known), the release the profile stands
+	 * for, and where that comes from. */
+	char launch_cli[ENGINE_LAUNCH_MAX];
+	char launch_version[ENGINE_LAUNCH_MAX];
+	char launch_source[ENGINE_SOURCE_MAX];
 };
 
 struct engine_table {
@@ -240,16 +268,34 @@ struct cat_hardware; /* models/catalog.h */
  * GPUs.  A static id. */
 const char *engine_default_for(const struct cat_hardware *hw);
 
+/* The device memory an engine sees on hw, GiB: the catalogue's visible
+ * memory, else its nominal GB; 0 on unified-memory machines, where the
+ * engines' device-memory query fails or is not made (vLLM takes its
+ * small-GPU branch there). */
+double engine_device_gib(const struct cat_hardware *hw);
+
+/* The step of p's gpu_tiers that applies on hw (the last whose min_gib
+ * the device reaches); NULL when none does or hw is NULL.  Points into p. */
+const struct engine_gpu_tier *engine_gpu_tier(const struct engine_params *p,
+					      const struct cat_hardware *hw);
+
 /* The engine's default max_num_seqs on hw (after family overrides in p):
- * max_num_seqs_large_gpu on a discrete device of at least
- * large_gpu_min_gib, else max_num_seqs. */
+ * its memory step's max_num_seqs when set, else max_num_seqs_large_gpu on
+ * a discrete device of at least large_gpu_min_gib, else max_num_seqs. */
 int engine_default_max_num_seqs(const struct engine_params *p, const struct cat_hardware *hw);
 
-/* The engine's default max_num_batched_tokens (tokens one step computes):
- * its prefill_chunk_tokens, or ENGINE_DEFAULT_CHUNK when the profile gives
- * none. */
+/* The engine's default max_num_batched_tokens (tokens one step computes)
+ * on hw (NULL: whatever the device): its memory step's
+ * prefill_chunk_tokens when set, else its prefill_chunk_tokens, or
+ * ENGINE_DEFAULT_CHUNK when the profile gives none. */
 #define ENGINE_DEFAULT_CHUNK 8192
-int64_t engine_default_chunk(const struct engine_params *p);
+int64_t engine_default_chunk(const struct engine_params *p, const struct cat_hardware *hw);
+
+/* The largest decode batch the engine captures as a graph on hw at tensor
+ * parallel size tp: its memory step's graph_max_seqs (graph_max_seqs_tp4 at
+ * tp >= 4) when set, else p->graph_max_seqs. */
+double engine_default_graph_max_seqs(const struct engine_params *p, const struct cat_hardware *hw,
+				     int32_t tp);
 
 /* An entry may name an earlier one in "inherits": it starts as a copy of
  * that engine (parameters, overrides, formats, hardware, start-up) without

@@ -223,7 +223,7 @@ static int fit_one_inner(struct fit_row *row, const struct catalog *cat,
 				       : (hw->device ? hw->device->family : NULL);
 	struct engine_params par;
 	engine_resolve(ep, fam ? fam->id : NULL, &par);
-	double chunk = par.prefill_chunk_tokens;
+	double chunk = (double)engine_default_chunk(&par, hw);
 	int64_t min_ctx = o->min_context > 0 ? o->min_context
 			  : (m->max_context < FIT_DEFAULT_MIN_CONTEXT ? m->max_context
 								   : FIT_DEFAULT_MIN_CONTEXT);

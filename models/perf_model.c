@@ -222,6 +222,9 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 	}
 	copy_id(pm->engine_id, sizeof(pm->engine_id), ep->id);
 	engine_resolve(ep, fam->id, &pm->engine);
+	/* decode graphs as the engine captures them on this device */
+	pm->engine.graph_max_seqs =
+		engine_default_graph_max_seqs(&pm->engine, hw, o->tp > 0 ? o->tp : 1);
 	struct cat_model mha;
 	const struct cat_model *arch = m; /* the checkpoint's layers, for kernel counts */
 	if (m->attention == CAT_ATTN_MLA && !engine_runs_mla(ep, wf->id)) {

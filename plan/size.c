@@ -511,6 +511,27 @@ static int search_shape(const struct size_setup *s, const struct size_result *re
 	return 0;
 }
 
+/* The launch command of the winner, shape sh; an engine that cannot take
+ * the scenario's settings leaves it out, saying why (the search stands). */
+static int winner_launch(struct size_option *opt, const struct shape *sh,
+			 const struct catalog *cat, struct diag *d)
+{
+	if (!opt->launch && !(opt->launch = malloc(sizeof(*opt->launch))))
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	struct diag ld;
+	diag_init(&ld);
+	int rc = launch_build(opt->launch, &sh->dep.pool[0], cat, opt->best.replicas, &ld);
+	if (rc == DIAG_ENOMEM)
+		return diag_set(d, rc, "%s", ld.msg);
+	opt->launch_error[0] = '\0';
+	if (rc != 0) {
+		snprintf(opt->launch_error, sizeof(opt->launch_error), "%s", ld.msg);
+		free(opt->launch);
+		opt->launch = NULL;
+	}
+	return 0;
+}
+
 static int search_option(const struct size_setup *s, const struct size_result *res,
 			 struct size_option *opt, const struct cat_hardware *hw, struct diag *d)
 {
@@ -529,6 +550,10 @@ static int search_option(const struct size_setup *s, const struct size_result *r
 			continue;
 		if (!opt->found || sh->gpus_per_replica < opt->best.gpus)
 			rc = search_shape(s, res, opt, sh, opt->found ? opt->best.gpus : 0, scratch, d);
+		/* the winner came from this shape: its launch command */
+		if (rc == 0 && opt->found && opt->best.tp == sh->sc.tensor_parallel_size &&
+		    opt->best.pp == sh->sc.pipeline_parallel_size)
+			rc = winner_launch(opt, sh, s->cat, d);
 		deploy_release(&sh->dep);
 	}
 	free(sh);
@@ -640,6 +665,8 @@ void size_result_release(struct size_result *r)
 	for (size_t i = 0; i < SIZE_MAX_HARDWARE; i++) {
 		free(r->opt[i].path);
 		r->opt[i].path = NULL;
+		free(r->opt[i].launch);
+		r->opt[i].launch = NULL;
 	}
 }
 
@@ -810,6 +837,24 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 				o->n_path ? "nothing up to the replica cap meets the objectives"
 					  : "no shape fits the model's weights");
 	}
+	bool any_launch = false;
+	for (size_t i = 0; i < r->n; i++)
+		any_launch = any_launch || (r->opt[i].found && (r->opt[i].launch ||
+								 r->opt[i].launch_error[0]));
+	if (any_launch) {
+		fprintf(fp, "\nLaunch commands (each winner as modelled; one command per replica, "
+			"docs/size.md):\n");
+		for (size_t i = 0; i < r->n; i++) {
+			const struct size_option *o = &r->opt[i];
+			if (!o->found)
+				continue;
+			fprintf(fp, "  %s:\n", o->hardware);
+			if (o->launch)
+				launch_print(fp, o->launch, "    ");
+			else if (o->launch_error[0])
+				fprintf(fp, "    (none: %s)\n", o->launch_error);
+		}
+	}
 	if (with_backends(s)) {
 		fprintf(fp, "\nAPI backends beside the replicas (the scenario's backends, docs/hybrid.md):");
 		for (int32_t k = 0; k < s->base->n_backends; k++)
@@ -942,6 +987,15 @@ int size_json(FILE *fp, const struct size_setup *s, const struct size_result *r)
 			json_eval(fp, s, &o->closest);
 		else
 			fprintf(fp, "null");
+		fprintf(fp, ",\"launch\":");
+		if (o->found && o->launch)
+			launch_json(fp, o->launch);
+		else
+			fprintf(fp, "null");
+		if (o->launch_error[0]) {
+			fprintf(fp, ",\"launch_error\":");
+			jsonw_str(fp, o->launch_error);
+		}
 		fprintf(fp, ",\"path\":[");
 		for (int j = 0; j < o->n_path; j++) {
 			fprintf(fp, "%s", j ? "," : "");

@@ -55,6 +55,7 @@
 
 #include "models/cost.h"
 #include "replay/deploy.h"
+#include "replay/launch.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "replay/slo.h"
@@ -187,6 +188,12 @@ struct size_option {
 	int error;                        /* 0, or the DIAG code that stopped this
 					     option's search (the others go on) */
 	char error_msg[DIAG_MSG_MAX];
+	struct launch_cmd *launch;        /* found: the winner's launch command
+					     (replay/launch.h; owned, freed by
+					     size_result_release), NULL when the
+					     engine cannot take the scenario's
+					     settings (launch_error says why) */
+	char launch_error[DIAG_MSG_MAX];
 };
 
 struct size_result {

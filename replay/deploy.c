@@ -177,7 +177,7 @@ int deploy_resolve(struct scenario *sc, const struct catalog *cat, const struct 
 	if (sc->engine.max_num_seqs == 0)
 		sc->engine.max_num_seqs = engine_default_max_num_seqs(&par, hw);
 	if (sc->engine.max_num_batched_tokens == 0)
-		sc->engine.max_num_batched_tokens = engine_default_chunk(&par);
+		sc->engine.max_num_batched_tokens = engine_default_chunk(&par, hw);
 	if (sc->reserve_full_prompt < 0)
 		sc->reserve_full_prompt = par.reserve_full_prompt > 0 ? 1 : 0;
 	sc->engine.reserve_full_prompt = sc->reserve_full_prompt == 1;

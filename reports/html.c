@@ -1017,6 +1017,42 @@ static int page_size(FILE *out, struct rd *r, const cJSON *doc)
 	}
 	fputs("</table>\n", out);
 
+	/* the winners' launch commands, as modelled */
+	bool any_launch = false;
+	cJSON_ArrayForEach(o, options) any_launch = any_launch ||
+		cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "launch"));
+	if (any_launch) {
+		h2(out, "Launch commands");
+		fputs("<p>Each winner's engine command as the replay modelled it: one per replica, "
+		      "every value written out.</p>\n", out);
+		cJSON_ArrayForEach(o, options) {
+			const cJSON *l = cJSON_GetObjectItemCaseSensitive(o, "launch");
+			if (!cJSON_IsObject(l))
+				continue;
+			char head[256];
+			snprintf(head, sizeof(head), "%s: %s %s, %.0f replica(s) x %.0f GPU(s)%s",
+				 opt_str(o, "hardware"), opt_str(l, "engine"), opt_str(l, "version"),
+				 opt_num(l, "replicas"), opt_num(l, "gpus_per_replica"),
+				 opt_bool(l, "complete") ? "" : " (incomplete: see the notes)");
+			fputs("<h3>", out);
+			svgplot_escape(out, head);
+			fputs("</h3>\n<pre>", out);
+			svgplot_escape(out, opt_str(l, "shell"));
+			fputs("</pre>\n", out);
+			const cJSON *notes = cJSON_GetObjectItemCaseSensitive(l, "notes");
+			const cJSON *nt;
+			if (cJSON_GetArraySize(notes) > 0) {
+				fputs("<ul>", out);
+				cJSON_ArrayForEach(nt, notes) {
+					fputs("<li>", out);
+					svgplot_escape(out, cJSON_IsString(nt) ? nt->valuestring : "");
+					fputs("</li>", out);
+				}
+				fputs("</ul>\n", out);
+			}
+		}
+	}
+
 	/* the candidates tried, and the chart of them */
 	struct objective obj[8];
 	int n_obj = parse_slo(slo, obj, 8);

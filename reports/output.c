@@ -1449,6 +1449,12 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 	json_str(&j, "schema", "agentcap-replay");
 	json_run(&j, m);
 	json_warnings(&j, m, s);
+	if (m->launch_json) {
+		json_key(&j, "launch");
+		fputs(m->launch_json, j.fp);
+	}
+	if (m->launch_error)
+		json_str(&j, "launch_error", m->launch_error);
 
 	jf(&j, RF_COMPLETED, m, s);
 	jf(&j, RF_FAILED, m, s);

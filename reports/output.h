@@ -168,6 +168,11 @@ struct report_meta {
 	} bands;
 	const struct report_calibration *calibration; /* NULL: not stated */
 	const struct warn_list *warnings; /* shown first; NULL = none */
+	const char *launch_json;      /* the deployment's launch commands as a JSON
+					 array (rendered by the caller from
+					 replay/launch.h), written as "launch";
+					 NULL: left out */
+	const char *launch_error;     /* why there is none; NULL: none */
 	const struct charts *charts;  /* the figures of the report's charts, kept
 					 as "charts" for `agentcap report`; NULL
 					 = none written */

@@ -413,6 +413,90 @@ static void test_profile_errors(void **state)
 /* "inherits": a copy of an earlier engine, its names aside, with the
  * entry's own keys over it; a name that is not an earlier engine's is an
  * error at the key. */
+/* The defaults each engine takes from the device's memory at start-up:
+ * vLLM's get_batch_defaults (8192 tokens and 1024 sequences from 70 GiB,
+ * not on an A100; 2048 and 256 below), SGLang's chunked_prefill_size and
+ * cuda_graph_max_bs by memory step, llama-server's four slots, Ollama's
+ * one; and a step list that does not ascend is refused by key. */
+static void test_gpu_defaults(void **state)
+{
+	(void)state;
+	static struct engine_table t;
+	struct catalog *cat = NULL;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	assert_int_equal(engine_table_load(&t, NULL, &d), 0);
+	static const struct {
+		const char *engine, *hw;
+		int32_t tp;
+		int64_t chunk;
+		int seqs;
+		double graphs;
+	} cases[] = {
+		{ "vllm", "h100-sxm", 1, 8192, 1024, 512 },
+		{ "vllm", "h200", 1, 8192, 1024, 512 },
+		{ "vllm", "b200", 1, 8192, 1024, 512 },
+		{ "vllm", "a100-sxm-80gb", 1, 2048, 256, 512 },
+		{ "vllm", "l40s", 1, 2048, 256, 512 },
+		{ "vllm", "l4", 1, 2048, 256, 512 },
+		{ "vllm", "rtx-4090", 1, 2048, 256, 512 },
+		{ "vllm-2025", "l40s", 1, 2048, 256, 512 },
+		{ "vllm-2025", "h100-sxm", 1, 8192, 1024, 512 },
+		{ "sglang", "l4", 1, 2048, 1024, 24 },
+		{ "sglang", "l4", 4, 2048, 1024, 80 },
+		{ "sglang", "l40s", 1, 4096, 1024, 32 },
+		{ "sglang", "l40s", 8, 4096, 1024, 160 },
+		{ "sglang", "h100-sxm", 2, 8192, 1024, 256 },
+		{ "sglang", "h200", 8, 8192, 1024, 512 },
+		{ "sglang", "b200", 8, 16384, 1024, 512 },
+		{ "llama.cpp", "rtx-4090", 1, 512, 4, 0 },
+		{ "ollama", "rtx-4090", 1, 512, 1, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct cat_hardware *hw = catalog_hardware(cat, cases[i].hw);
+		const struct engine_profile *e = engine_find(&t, cases[i].engine);
+		assert_non_null(hw);
+		assert_non_null(e);
+		struct engine_params par;
+		engine_resolve(e, hw->family ? hw->family->id : NULL, &par);
+		if (engine_default_chunk(&par, hw) != cases[i].chunk ||
+		    engine_default_max_num_seqs(&par, hw) != cases[i].seqs ||
+		    engine_default_graph_max_seqs(&par, hw, cases[i].tp) != cases[i].graphs)
+			fail_msg("%s on %s at TP %d: chunk %lld seqs %d graphs %g", cases[i].engine,
+				 cases[i].hw, cases[i].tp, (long long)engine_default_chunk(&par, hw),
+				 engine_default_max_num_seqs(&par, hw),
+				 engine_default_graph_max_seqs(&par, hw, cases[i].tp));
+	}
+	/* unified memory: no device-memory step (vLLM's query fails there) */
+	const struct cat_hardware *spark = NULL;
+	for (size_t i = 0; i < cat->hardware_count && !spark; i++)
+		if (cat->hardware[i].unified_memory)
+			spark = &cat->hardware[i];
+	assert_non_null(spark);
+	struct engine_params vp;
+	engine_resolve(engine_find(&t, "vllm"), NULL, &vp);
+	assert_int_equal(engine_default_chunk(&vp, spark), 2048);
+	assert_null(engine_gpu_tier(&vp, spark));
+	/* every engine says which release its launch command stands for */
+	for (size_t i = 0; i < t.count; i++)
+		assert_true(t.engines[i].launch_cli[0] && t.engines[i].launch_version[0] &&
+			    t.engines[i].launch_source[0]);
+	const char *bad = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": \"X\", "
+			  ENGINE_BODY(FIG(1, "fraction")) ", \"by_gpu_memory\": [{\"min_gib\": 70}, "
+			  "{\"min_gib\": 20}]}]}";
+	assert_int_equal(parse(&t, bad, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "engines.json: engines[0].by_gpu_memory[1].min_gib: expected a "
+				   "number of GiB above the step before");
+	const char *bad_cli = "{\"schema_version\": 1, \"engines\": [{\"id\": \"x\", \"name\": "
+			      "\"X\", " ENGINE_BODY(FIG(1, "fraction")) ", \"launch\": {\"cli\": "
+			      "\"tgi\", \"version\": \"1\", \"source\": \"s\", \"date\": \"2026-12\"}}]}";
+	assert_int_equal(parse(&t, bad_cli, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "engines.json: engines[0].launch.cli: expected one of: vllm, "
+				   "vllm-v0, sglang, trtllm, llama-server, ollama, mlx");
+	catalog_free(cat);
+}
+
 static void test_engine_inherits(void **state)
 {
 	(void)state;
@@ -449,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_builtin_engines),
 		cmocka_unit_test(test_engine_errors),
 		cmocka_unit_test(test_engine_inherits),
+		cmocka_unit_test(test_gpu_defaults),
 		cmocka_unit_test(test_csvread),
 		cmocka_unit_test(test_profile_override),
 		cmocka_unit_test(test_profile_errors),
