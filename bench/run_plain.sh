@@ -44,11 +44,18 @@ for q in 2 8; do
 done
 "$new" synth --workload fixed --input-len 1000 --output-len 100 --num-prompts 10 \
   --request-rate 1 --seed 1 -o "$tmp/ten.jsonl" 2>/dev/null
-scen=(--set model=llama-2-70b --set hardware=a100-sxm-80gb --set tensor_parallel_size=2 --quiet)
+# the engine's step budget and batch pinned: a later build may take other
+# defaults for the GPU (vLLM's by GPU memory), and the two builds must
+# simulate the same engine for their CPU times to compare
+scen=(--set model=llama-2-70b --set hardware=a100-sxm-80gb --set tensor_parallel_size=2
+      --set engine.max_num_batched_tokens=8192 --set engine.max_num_seqs=256 --quiet)
 
 # CPU seconds (user + system) of one replay
 cpu() {
   local TIMEFORMAT='%U %S' t
+  # exit 1 (objectives missed) is a finished replay; 2 and up are not
+  "$1" replay "$2" "${scen[@]}" >/dev/null 2>&1 || [ $? -eq 1 ] ||
+    { echo "run_plain: $1 replay $2 failed" >&2; exit 2; }
   t=$( { time "$1" replay "$2" "${scen[@]}" >/dev/null 2>&1 || true; } 2>&1 )
   awk '{printf "%.3f\n", $1 + $2}' <<<"$t"
 }
