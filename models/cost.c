@@ -619,10 +619,17 @@ static bool peak_hour(const struct cost_api *p, int64_t t_ns)
 	if (t_ns < 0)
 		t_ns = 0;
 	int64_t sec = t_ns / INT64_C(1000000000);
-	int64_t day = sec / 86400;
-	int hour = (int)(sec % 86400 / 3600);
+	if (p->clock_set) {
+		/* floor: a start before 1970 must not misplace the hour */
+		int64_t t0 = p->clock_t0_ns / INT64_C(1000000000);
+		if (p->clock_t0_ns < 0 && p->clock_t0_ns % INT64_C(1000000000))
+			t0--;
+		sec += t0;
+	}
+	int64_t day = sec >= 0 ? sec / 86400 : -((-sec + 86399) / 86400);
+	int hour = (int)((sec - day * 86400) / 3600);
 	/* 1970-01-01 was a Thursday (3 with Monday 0) */
-	int wd = (int)((t_ns >= COST_CLOCK_EPOCH_MIN_NS ? day + 3 : day) % 7);
+	int wd = (int)((((p->clock_set ? day + 3 : day) % 7) + 7) % 7);
 	return (p->peak_days >> wd & 1u) && (p->peak_hours >> hour & 1u);
 }
 
@@ -744,9 +751,10 @@ static void assume_classes(const struct cost_api *p, const struct cost_usage *u,
 		assume(r, "off_peak_call_share", all ? (double)x->calls / (double)all : 0.0,
 		       "fraction", u->api_clock_assumed
 		       ? "replay: calls that start outside the peak hours (prices.json off_peak); "
-			 "the trace's times are not dates, read as from a Monday 00:00 UTC"
+			 "the trace's t = 0 read as 00:00 UTC of a Monday (not dates: set "
+			 "cost.trace_start_utc)"
 		       : "replay: calls that start outside the peak hours (prices.json off_peak), "
-			 "by the trace's UTC times");
+			 "on the clock cost.trace_start_utc gives the trace");
 	}
 }
 

@@ -272,12 +272,14 @@ struct cost_api {
 	uint8_t peak_days;                   /* as struct price_row's */
 	uint32_t peak_hours;
 	double class_usd_mtok[COST_API_CLASSES][COST_API_PARTS]; /* classes >= 1 */
+	/* the clock the off-peak hours are read on: with clock_set, trace time
+	 * t is clock_t0_ns + t nanoseconds since 1970-01-01 UTC (the scenario's
+	 * cost.trace_start_utc); without, t is read from 00:00 UTC of a Monday
+	 * (a generated trace's t = 0 is 00:00 UTC of its first day, a
+	 * workday; an imported one's is its first session's start) */
+	bool clock_set;
+	int64_t clock_t0_ns;
 };
-
-/* Trace times at or past this (2001-09-09) are read as seconds since
- * 1970-01-01 UTC; earlier ones as time since 00:00 UTC of a Monday (the
- * generated traces' t = 0 is 00:00 UTC of their first day, a workday). */
-#define COST_CLOCK_EPOCH_MIN_NS INT64_C(1000000000000000000)
 
 /* The price class of a call of prompt_tokens (cached included) that starts
  * at trace time t_ns. */

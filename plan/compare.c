@@ -701,9 +701,9 @@ static bool row_warning(const struct compare_row *row, int k, char *buf, size_t 
 			if (strcmp(a->name, "off_peak_call_share") == 0 &&
 			    strstr(a->source, "not dates")) {
 				snprintf(buf, size, "off-peak rates billed on %.1f%% of its calls by "
-					 "trace times that carry no date, read as from a Monday "
-					 "00:00 UTC; a trace with absolute times bills the team's "
-					 "own hours", 100 * a->value);
+					 "trace times read from 00:00 UTC of a Monday; set "
+					 "cost.trace_start_utc to the trace's start to bill the "
+					 "team's own hours", 100 * a->value);
 				return true;
 			}
 		}

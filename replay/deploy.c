@@ -420,6 +420,8 @@ static int backends_of(const struct scenario *sc, const struct apilat *lat, cons
 			if (rc)
 				return rc;
 			cost_api_cache_ttl(&bp.list, pr, list_id, ttl_s);
+			bp.list.clock_set = sc->cost.trace_start_utc[0] != '\0';
+			bp.list.clock_t0_ns = sc->cost.trace_start_ns;
 			bp.priced = true;
 		}
 		const struct apilat_row *row = apilat_find(lat, lat_id);

@@ -12,6 +12,7 @@
 #include "models/prices.h"
 #include "models/profile.h"
 #include "sim/backend.h"
+#include "traces/import_util.h"
 #include "traces/jsontext.h"
 
 #include <cjson/cJSON.h>
@@ -257,6 +258,9 @@ static const struct key KEYS[] = {
 	{"cost.traced_model", K_STR, OFF(cost.traced_model), 0, 0,
 	 "the model the trace was recorded with: a model id of models.json or an API id of "
 	 "prices.json (unset = the API compared)"},
+	{"cost.trace_start_utc", K_STR, OFF(cost.trace_start_utc), 0, 0,
+	 "the UTC date and time of the trace's t = 0, e.g. 2026-12-07T08:00:00Z: the clock "
+	 "off-peak API rates are read on (unset = t = 0 is 00:00 UTC of a Monday)"},
 	{"cost.turns_factor", K_COST, OFF(cost.turns_factor), 0.01, 100,
 	 "calls and tokens per task relative to the trace (-1 = 1)"},
 	{"cost.periods_per_month", K_COST, OFF(cost.periods_per_month), 0, 1e6,
@@ -1417,6 +1421,12 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 				"%s: autoscale: min_replicas %d, max_replicas %d, replicas %d (expected min_replicas <= max_replicas <= replicas%s)",
 				sc->source, (int)sc->autoscale_min, (int)max, (int)total,
 				sc->n_pools ? ", the pools' replicas together" : "");
+	if (sc->cost.trace_start_utc[0] &&
+	    !imp_parse_time(sc->cost.trace_start_utc, &sc->cost.trace_start_ns))
+		return diag_set(d, DIAG_EINPUT,
+				"%s: cost.trace_start_utc: '%s' (expected a date and time such as "
+				"2026-12-07T08:00:00Z; no zone means UTC)",
+				sc->source, sc->cost.trace_start_utc);
 	const char *stray = autoscale_stray_key(sc);
 	if (stray) {
 		const char *owner = strcmp(stray, "autoscale.polling_interval_s") == 0 ||

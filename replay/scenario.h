@@ -100,6 +100,10 @@ struct scenario_cost {
 					 -1 = the trace's x its quality factor) */
 	char traced_model[SCENARIO_STR_MAX]; /* the model the trace was recorded
 					 with ("" = the API compared) */
+	char trace_start_utc[SCENARIO_STR_MAX]; /* the UTC date and time of the
+					 trace's t = 0, for off-peak API rates
+					 ("" = 00:00 UTC of a Monday) */
+	int64_t trace_start_ns;       /* it, ns since 1970-01-01 UTC (loaded) */
 	char gpu_hour_row[SCENARIO_STR_MAX]; /* elastic: the id of one gpu_hour
 						row to price by ("" = the median
 						of the on-demand rows); checked

@@ -88,7 +88,7 @@ static void on_request(void *ctx, const struct res_request *r)
 			int cls = cost_api_class(list, r->prompt_tokens, r->arrival_ns);
 			cost_api_tokens_add(row->by_class, cls, r->prompt_tokens,
 					    r->cached_prompt_tokens, written, r->output_tokens);
-			if (list->off_peak && r->arrival_ns < COST_CLOCK_EPOCH_MIN_NS)
+			if (list->off_peak && !list->clock_set)
 				row->clock_assumed = true;
 		}
 		if (r->route >= 0 && r->route < RES_N_ROUTES)

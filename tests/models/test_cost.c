@@ -919,8 +919,8 @@ static void test_bad_inputs(void **state)
  * 32,000, 128,000 and 256,000 (models.dev).  DeepSeek V4 Pro is at peak
  * 01-04 and 06-10 UTC Monday to Friday, half price otherwise: a trace's
  * t = 2 h (a Monday, as t = 0 is 00:00 UTC of one) is peak, 5 h and a
- * Saturday's 2 h are not; absolute times read as dates (2026-12-07 02:00
- * UTC is a Monday, 2026-12-05 02:00 a Saturday). */
+ * Saturday's 2 h are not; with the trace's start on a clock, its dates
+ * decide (2026-12-07 is a Monday, 2026-12-05 a Saturday). */
 static void test_api_tiers_and_off_peak(void **state)
 {
 	(void)state;
@@ -956,9 +956,15 @@ static void test_api_tiers_and_off_peak(void **state)
 	assert_int_equal(cost_api_class(&ds, 1000, 4 * D + 9 * H), 0);       /* Friday */
 	assert_int_equal(cost_api_class(&ds, 1000, 5 * D + 2 * H), COST_API_OFF_PEAK);
 	assert_int_equal(cost_api_class(&ds, 1000, 7 * D + 2 * H), 0);       /* Monday */
-	assert_int_equal(cost_api_class(&ds, 1000, INT64_C(1796608800) * 1000000000), 0);
-	assert_int_equal(cost_api_class(&ds, 1000, INT64_C(1796436000) * 1000000000),
-			 COST_API_OFF_PEAK);
+	/* on a clock (cost.trace_start_utc): t = 0 at 2026-12-07 00:00 UTC, a
+	 * Monday, then at 2026-12-05 00:00, a Saturday */
+	struct cost_api dc = ds;
+	dc.clock_set = true;
+	dc.clock_t0_ns = INT64_C(1796601600) * 1000000000;
+	assert_int_equal(cost_api_class(&dc, 1000, 2 * H), 0);
+	dc.clock_t0_ns = INT64_C(1796428800) * 1000000000;
+	assert_int_equal(cost_api_class(&dc, 1000, 2 * H), COST_API_OFF_PEAK);
+	assert_int_equal(cost_api_class(&dc, 1000, 2 * D + 2 * H), 0);
 	struct cost_api_tokens x = {.calls = 1, .prompt = 1000000, .cached = 0, .output = 1000000};
 	NEAR(cost_api_usd_class(&ds, 0, &x), 1.32 + 3.96);
 	NEAR(cost_api_usd_class(&ds, COST_API_OFF_PEAK, &x), 0.66 + 1.98);

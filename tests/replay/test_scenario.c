@@ -675,6 +675,29 @@ static void test_startup_keys(void **state)
 	free(sc);
 }
 
+/* cost.trace_start_utc: the clock off-peak API rates are read on, parsed
+ * once (2026-12-07T08:00:00Z is 1,796,630,400 s after 1970); a value that
+ * is no date is an error naming the key. */
+static void test_trace_start_key(void **state)
+{
+	(void)state;
+	struct scenario *sc = malloc(sizeof(*sc));
+	assert_non_null(sc);
+	struct diag d;
+	diag_init(&d);
+	const char *ok[] = {"cost.trace_start_utc=2026-12-07T08:00:00Z"};
+	assert_int_equal(scenario_load(sc, NULL, ok, 1, &d), 0);
+	assert_true(sc->cost.trace_start_ns == INT64_C(1796630400) * 1000000000);
+	const char *zone[] = {"cost.trace_start_utc=2026-12-07T09:00:00+01:00"};
+	assert_int_equal(scenario_load(sc, NULL, zone, 1, &d), 0);
+	assert_true(sc->cost.trace_start_ns == INT64_C(1796630400) * 1000000000);
+	const char *bad[] = {"cost.trace_start_utc=monday"};
+	assert_int_equal(scenario_load(sc, NULL, bad, 1, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "(built-in default): cost.trace_start_utc: 'monday' (expected a "
+				   "date and time such as 2026-12-07T08:00:00Z; no zone means UTC)");
+	free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -690,6 +713,7 @@ int main(void)
 		cmocka_unit_test(test_fault_detection_keys),
 		cmocka_unit_test(test_autoscale_keys),
 		cmocka_unit_test(test_startup_keys),
+		cmocka_unit_test(test_trace_start_key),
 		cmocka_unit_test(test_kv_tier_mode_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

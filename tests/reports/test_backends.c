@@ -5,9 +5,9 @@
  * whose t = 0 is 00:00 UTC of a Monday sends one call of 1M prompt and 1M
  * output tokens at 02:00 (peak: $5.28), one at 05:00 and one on Saturday
  * at 02:00 (off-peak: $2.64 each), so the backend spent $10.56, and the
- * report says the clock was read as from a Monday.  With absolute times
- * (2026-12-07, a Monday) the same three calls split alike; ten hours
- * later all three are off-peak. */
+ * report says the clock was read as from a Monday.  With the trace's start
+ * on a clock (cost.trace_start_utc 2026-12-07, a Monday) the same three
+ * calls split alike; ten hours later all three are off-peak. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -60,13 +60,16 @@ static void test_off_peak_spend(void **state)
 	assert_int_equal(row->by_class[COST_API_OFF_PEAK].calls, 2);
 	assert_true(fabs(row->usd - (5.28 + 2 * 2.64)) < 1e-9);
 	assert_true(row->clock_assumed);
-	/* 2026-12-07 00:00 UTC, a Monday */
-	run_three(&list, INT64_C(1796601600) * 1000000000, &sum);
+	/* the trace's t = 0 on a clock: 2026-12-07 00:00 UTC, a Monday */
+	list.clock_set = true;
+	list.clock_t0_ns = INT64_C(1796601600) * 1000000000;
+	run_three(&list, 0, &sum);
 	assert_true(fabs(sum.rows[1].usd - (5.28 + 2 * 2.64)) < 1e-9);
 	assert_false(sum.rows[1].clock_assumed);
 	/* ten hours later every call is off the peak (12:00 and 15:00 on
 	 * Monday, 12:00 on Saturday) */
-	run_three(&list, INT64_C(1796601600 + 36000) * 1000000000, &sum);
+	list.clock_t0_ns += INT64_C(36000) * 1000000000;
+	run_three(&list, 0, &sum);
 	assert_true(fabs(sum.rows[1].usd - 3 * 2.64) < 1e-9);
 	prices_free(pr);
 }
