@@ -15,6 +15,7 @@
 #include "models/prices.h"
 #include "plan/run.h"
 #include "replay/deploy.h"
+#include "replay/replay.h"
 #include "replay/launch.h"
 #include "replay/scenario.h"
 #include "reports/charts.h"
@@ -635,9 +636,15 @@ int cmd_replay(int argc, char **argv)
 		/* priced before anything is written, so the JSON and the page
 		 * carry it */
 		if (a->cost) {
-			rc = run_cost(cost, price_cat, cat, shape, res,
-				      a->scale.engineers ? res->st.scale.engineers : 0,
-				      a->scale.engineers ? res->st.scale.days : 0, &d);
+			/* a month of the trace as size, compare and whatif count
+			 * it: the team's own working days, resampled or not; a
+			 * request-level trace is round-the-clock traffic */
+			int64_t eng = a->scale.engineers ? res->st.scale.engineers : 0;
+			int64_t days = a->scale.engineers ? res->st.scale.days : 0;
+			if (!a->scale.engineers)
+				rc = replay_trace_days(&rs.replay, &days, &eng, &d);
+			if (rc == 0)
+				rc = run_cost(cost, price_cat, cat, shape, res, eng, eng ? days : 0, &d);
 			meta.cost = rc == 0 ? cost : NULL;
 		}
 		bool cost_ok = rc == 0;

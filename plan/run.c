@@ -467,7 +467,7 @@ int run_cost(struct costing *c, const struct prices *pr, const struct catalog *c
 		double workdays = scenario_workdays_per_year(sc, why, sizeof(why));
 		c->periods_per_month = workdays / 12.0 / (double)days;
 		snprintf(c->periods_source, sizeof(c->periods_source), "%s / 12 over the team's "
-			 "%lld days", why, (long long)days);
+			 "%lld day%s", why, (long long)days, days == 1 ? "" : "s");
 	} else {
 		snprintf(c->periods_source, sizeof(c->periods_source),
 			 "730 h / the replayed span: the trace taken as round-the-clock traffic");

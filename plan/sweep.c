@@ -880,7 +880,7 @@ static int cell_cost(const struct sweep *sw, const struct scenario *sc,
 
 /* The row of a replayed cell. */
 static int cell_row(const struct sweep *sw, size_t i, const struct deployment *dep,
-		    const struct run_result *res, char **row, struct diag *d)
+		    const struct run_result *res, int64_t team_days, char **row, struct diag *d)
 {
 	const struct scenario *top = dep->sc, *sc = &dep->pool[0].sc;
 	const struct engine_config *cfg = &dep->pool[0].cfg;
@@ -889,7 +889,7 @@ static int cell_row(const struct sweep *sw, size_t i, const struct deployment *d
 	const struct sweep_cell *c = &sw->cells[i];
 	const struct sweep_family *f = &sw->fam[c->fam];
 	double usd[3];
-	int64_t days = sw->engineers ? st->scale.days : 0;
+	int64_t days = sw->engineers ? st->scale.days : team_days;
 	int rc = sw->prices ? cell_cost(sw, sc, s, days, usd, d) : 0;
 	if (rc != 0)
 		return rc;
@@ -1005,6 +1005,7 @@ int sweep_cell_run(const struct sweep *sw, size_t i, char **row, struct diag *d)
 	int rc = sc && res ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
 	struct deployment dep;
 	bool built = false, ran = false;
+	int64_t team_days = 0;
 	if (rc == 0) {
 		rc = family_scenario(sw, &sw->fam[c->fam], sw->prices != NULL, sc, &dep, d);
 		built = rc == 0;
@@ -1018,9 +1019,17 @@ int sweep_cell_run(const struct sweep *sw, size_t i, char **row, struct diag *d)
 		};
 		rc = run_replay(&rs, res, d);
 		ran = true;
+		/* a month as replay --cost counts it: a team trace's own working
+		 * days; a request-level one is round-the-clock (0) */
+		if (rc == 0 && sw->prices && !sw->engineers) {
+			int64_t named = 0;
+			rc = replay_trace_days(&rs.replay, &team_days, &named, d);
+			if (named == 0)
+				team_days = 0;
+		}
 	}
 	if (rc == 0)
-		rc = cell_row(sw, i, &dep, res, row, d);
+		rc = cell_row(sw, i, &dep, res, team_days, row, d);
 	if (ran)
 		run_release(res);
 	if (built)

@@ -582,6 +582,30 @@ int replay_scan_pools(const struct replay_opts *o, const struct engine_config *c
 	return rc < 0 ? rc : 0;
 }
 
+int replay_trace_days(const struct replay_opts *o, int64_t *days, int64_t *named,
+		      struct diag *d)
+{
+	*days = 0;
+	*named = 0;
+	struct trace_reader *tr = NULL;
+	int rc = trace_reader_open(&tr, o->trace_path, o->format, d);
+	if (rc != 0)
+		return rc;
+	trace_reader_set_skip_bad(tr, o->skip_bad);
+	struct scale_opts so = {.engineers = 1, .seed = o->scale.seed};
+	struct scale *sc = NULL;
+	rc = scale_open(&sc, tr, &so, d);
+	if (rc == 0) {
+		struct scale_info in;
+		scale_get_info(sc, &in);
+		*days = in.source_days;
+		*named = in.named_engineers;
+	}
+	scale_free(sc);
+	trace_reader_free(tr);
+	return rc;
+}
+
 int replay_count(const struct replay_opts *o, int64_t *calls, struct diag *d)
 {
 	*calls = 0;

@@ -205,6 +205,16 @@ int replay_scan_pools(const struct replay_opts *o, const struct engine_config *c
 		      int64_t context_tokens, struct replay_scan *each, struct replay_scan *all,
 		      struct diag *d);
 
+/* The days of o's trace as a team works them (replay/scale.h: each
+ * engineer's own days, the most of any engineer) and how many engineers it
+ * names: what a month of it is (cost.workdays_per_year / 12 of those days)
+ * whether it is resampled or not.  *named is 0 for a request-level trace,
+ * whose month is round-the-clock traffic instead.  Reads the trace once
+ * (o's own scaling and transforms are not applied).  0 or the reader's
+ * error. */
+int replay_trace_days(const struct replay_opts *o, int64_t *days, int64_t *named,
+		      struct diag *d);
+
 /* How many calls a replay of o issues: the sessions o's reader, scaling
  * and what-if transforms yield, counted without simulating.  0 or the
  * reader's error. */

@@ -399,6 +399,7 @@ int scale_open(struct scale **out, struct trace_reader *r, const struct scale_op
 	struct scale_info *in = &sc->info;
 	in->source_sessions = (int64_t)sc->refs.len;
 	in->source_engineers = (int64_t)sc->eng_index.len;
+	in->named_engineers = in->source_engineers - (map_get(&sc->eng_index, 0) ? 1 : 0);
 	in->source_days = 0;
 	for (size_t e = 0; e < sc->engs.len; e++) {
 		const struct eng *en = vec_at(&sc->engs, e);

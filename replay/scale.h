@@ -59,6 +59,7 @@ struct scale_opts {
 struct scale_info {
 	int64_t source_sessions;
 	int64_t source_engineers;     /* the anonymous engineer counts as one */
+	int64_t named_engineers;      /* of them, those the trace names */
 	int64_t source_days;          /* most days from an engineer's first to
 					 last day with a session, own days */
 	int64_t source_engineer_days; /* pool size: active spans, idle days included */

@@ -51,8 +51,11 @@ static void test_cost_in_json(void **state)
 	assert_non_null(cost);
 	assert_string_equal(cJSON_GetObjectItem(cost, "hardware")->valuestring, "h100-sxm");
 	assert_true(num(cost, "periods_per_month") > 0);
+	/* a trace that names its engineers is a team's: a month is its
+	 * working days, as size, compare, whatif and sweep count it */
 	assert_non_null(strstr(cJSON_GetObjectItem(cost, "periods_source")->valuestring,
-			       "round-the-clock"));
+			       "over the team's 1 day"));
+	assert_true(num(cost, "periods_per_month") == 261.0 / 12.0);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cost, "not_priced")));
 	const cJSON *buy = option(cost, "purchase");
 	assert_non_null(buy);
@@ -174,6 +177,49 @@ static void test_unpowered_hardware(void **state)
 	cli_out_free(&r);
 }
 
+/* One month everywhere: a one-day team spread over time zones touches two
+ * UTC dates, and whatif --slo counted its month as 10.88 replays of 2 days
+ * where size and compare count the team's one working day; replay --cost
+ * took it for round-the-clock traffic.  Now replay --cost and whatif count
+ * 21.75 replays of 1 day and price the same deployment alike; a
+ * request-level trace (no engineers) stays round-the-clock. */
+static void test_one_month_everywhere(void **state)
+{
+	(void)state;
+	mkdir(SCRATCH, 0777);
+	struct cli_out g = cli_run("synth --engineers 4 --days 1 --seed 3 -o " SCRATCH "/tz.jsonl");
+	assert_int_equal(g.status, 0);
+	cli_out_free(&g);
+	struct cli_out r = cli_run("replay " SCRATCH "/tz.jsonl --cost --quiet --json -");
+	assert_true(r.status == 0 || r.status == 1);
+	cJSON *doc = cJSON_Parse(r.out);
+	assert_non_null(doc);
+	const cJSON *cost = cJSON_GetObjectItem(doc, "cost");
+	assert_true(num(cost, "periods_per_month") == 261.0 / 12.0);
+	double buy = num(option(cost, "purchase"), "usd_per_month");
+	cJSON_Delete(doc);
+	cli_out_free(&r);
+	struct cli_out w = cli_run("whatif no-retry " SCRATCH "/tz.jsonl --slo ttft_p95=2s "
+				   "--hardware h100-sxm");
+	assert_true(w.status == 0 || w.status == 1);
+	assert_non_null(strstr(w.out, "a month is 21.75 replays of 1 day"));
+	char want[64];
+	snprintf(want, sizeof(want), "%.2f", buy);
+	const char *row = strstr(w.out, "Purchase, h100-sxm (USD/month)");
+	assert_non_null(row);
+	assert_non_null(strstr(row, want));
+	cli_out_free(&w);
+	struct cli_out m = cli_run("replay " FIX "/traces/mooncake_head200.jsonl --cost --quiet "
+				   "--json -");
+	assert_true(m.status == 0 || m.status == 1);
+	doc = cJSON_Parse(m.out);
+	assert_non_null(doc);
+	assert_non_null(strstr(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "cost"),
+						   "periods_source")->valuestring, "round-the-clock"));
+	cJSON_Delete(doc);
+	cli_out_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_workdays_calendar),
 		cmocka_unit_test(test_cost_on_page),
 		cmocka_unit_test(test_unpowered_hardware),
+		cmocka_unit_test(test_one_month_everywhere),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
