@@ -1922,6 +1922,13 @@ int catalog_eff_issue(const struct catalog *cat, const struct cat_family *fam, d
 	return 0;
 }
 
+int32_t catalog_replica_gpus_max(const struct cat_hardware *hw)
+{
+	if (!hw || !hw->unified_memory)
+		return 0;
+	return hw->peer_link.kind ? 2 : 1;
+}
+
 const struct cat_hardware *catalog_hardware(const struct catalog *cat, const char *name)
 {
 	struct names t = NAMES(cat->hardware_count, struct cat_hardware);

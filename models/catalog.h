@@ -367,6 +367,14 @@ struct cat_family *catalog_family_mut(struct catalog *cat, const char *name);
 int catalog_eff_issue(const struct catalog *cat, const struct cat_family *fam, double *out,
 		      struct diag *d);
 const struct cat_hardware *catalog_hardware(const struct catalog *cat, const char *name);
+
+/* The most GPUs one replica may span on hw, 0 for no limit of its own.  A
+ * chip whose memory it shares with its CPU (Apple silicon, Ryzen AI Max,
+ * GB10) is one GPU with no GPU-to-GPU link: 1; with a link between units
+ * (DGX Spark's ConnectX-7, which NVIDIA documents for clustering two): 2.
+ * Discrete GPUs and multi-GPU systems are limited by their device count
+ * and the engine instead. */
+int32_t catalog_replica_gpus_max(const struct cat_hardware *hw);
 const struct cat_model *catalog_model(const struct catalog *cat, const char *name);
 const struct cat_weight_format *catalog_weight_format(const struct catalog *cat,
 						      const char *name);

@@ -324,11 +324,15 @@ static int shapes_of(const struct scenario *base, const struct cat_hardware *hw,
 		return 1;
 	}
 	static const int32_t TPS[] = {1, 2, 4, 8};
+	int32_t most = catalog_replica_gpus_max(hw); /* one chip: no TP across units */
+	int n = 0;
 	for (int i = 0; i < 4; i++) {
-		tp[i] = TPS[i];
-		pp[i] = 1;
+		if (most > 0 && TPS[i] > most)
+			break;
+		tp[n] = TPS[i];
+		pp[n++] = 1;
 	}
-	return 4;
+	return n;
 }
 
 /* Build shape (tp, pp) of hardware id; 1 if the memory model or the

@@ -172,6 +172,15 @@ int deploy_resolve(struct scenario *sc, const struct catalog *cat, const struct 
 	} else if (pp == 0) {
 		pp = gpus % tp == 0 && gpus / tp >= 1 ? gpus / tp : 1;
 	}
+	int32_t most = catalog_replica_gpus_max(hw);
+	if (most > 0 && (int64_t)tp * pp > most)
+		return diag_set(d, DIAG_EINPUT,
+				"%s: %stensor_parallel_size %d x %spipeline_parallel_size %d: '%s' shares "
+				"its memory with its CPU and %s (expected at most %d GPU%s per replica)",
+				sc->source, sc->key_prefix, (int)tp, sc->key_prefix, (int)pp, hw->id,
+				most == 1 ? "has no link to another unit's GPU"
+					  : "links at most two units",
+				(int)most, most == 1 ? "" : "s");
 	sc->tensor_parallel_size = tp;
 	sc->pipeline_parallel_size = pp;
 	if (sc->engine.max_num_seqs == 0)

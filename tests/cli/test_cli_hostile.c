@@ -313,6 +313,18 @@ static void test_small_limits(void **state)
 	       "--acceptance '1e-300': expected a share in [0.001, 1]");
 }
 
+/* size never gives a single chip tensor parallelism: the Ryzen AI Max
+ * machine is tried at TP1 only (it was recommended at "1 x TP2"). */
+static void test_single_chip_never_tp(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("size --engineers 2 --profile default --hardware ryzen-ai-max-395");
+	assert_true(r.status == 0 || r.status == 1);
+	assert_null(strstr(r.out, "TP2"));
+	assert_non_null(strstr(r.out, "x TP1"));
+	cli_out_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_replay_help_families),
 		cmocka_unit_test(test_bounds_first),
 		cmocka_unit_test(test_small_limits),
+		cmocka_unit_test(test_single_chip_never_tp),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -698,6 +698,42 @@ static void test_trace_start_key(void **state)
 	free(sc);
 }
 
+/* A chip that shares its memory with its CPU is one GPU: a replica of an
+ * Apple machine over two is refused by key before anything runs; DGX
+ * Spark's link clusters two units, not four. */
+static void test_single_chip_tp(void **state)
+{
+	(void)state;
+	struct scenario *sc = malloc(sizeof(*sc));
+	struct deployment *dp = malloc(sizeof(*dp));
+	assert_non_null(sc);
+	assert_non_null(dp);
+	struct diag d;
+	diag_init(&d);
+	struct catalog *cat = NULL;
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	const char *mac[] = {"hardware=apple-m4-max-40c", "tensor_parallel_size=2"};
+	assert_int_equal(scenario_load(sc, NULL, mac, 2, &d), 0);
+	assert_int_equal(deploy_build(dp, sc, cat, NULL, NULL, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "(built-in default): tensor_parallel_size 2 x "
+				   "pipeline_parallel_size 1: 'apple-m4-max-40c' shares its memory with "
+				   "its CPU and has no link to another unit's GPU (expected at most 1 GPU "
+				   "per replica)");
+	diag_init(&d);
+	const char *spark2[] = {"hardware=dgx-spark", "tensor_parallel_size=2"};
+	assert_int_equal(scenario_load(sc, NULL, spark2, 2, &d), 0);
+	if (deploy_build(dp, sc, cat, NULL, NULL, &d) != 0)
+		fail_msg("%s", d.msg);
+	deploy_release(dp);
+	const char *spark4[] = {"hardware=dgx-spark", "tensor_parallel_size=4"};
+	assert_int_equal(scenario_load(sc, NULL, spark4, 2, &d), 0);
+	assert_int_equal(deploy_build(dp, sc, cat, NULL, NULL, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "links at most two units (expected at most 2 GPUs per replica)"));
+	catalog_free(cat);
+	free(dp);
+	free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -714,6 +750,7 @@ int main(void)
 		cmocka_unit_test(test_autoscale_keys),
 		cmocka_unit_test(test_startup_keys),
 		cmocka_unit_test(test_trace_start_key),
+		cmocka_unit_test(test_single_chip_tp),
 		cmocka_unit_test(test_kv_tier_mode_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
