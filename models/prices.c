@@ -278,13 +278,14 @@ static int bad_text(const char *s, char *why, size_t cap)
 static const char *const row_keys[] = {
 	"id", "kind", "item", "provider", "price", "unit", "currency", "date", "source",
 	"note", "hardware", "gpus", "tariff", "scope", "host", "gpu_row", "min_seats",
-	"included_usage_usd", "overage_at_api_list", "tiers", "off_peak", "csv_line", NULL,
+	"included_usage_usd", "overage_at_api_list", "tiers", "off_peak", "memory_gb", "csv_line",
+	NULL,
 };
 
 static const char ROW_KEYS_TEXT[] =
 	"id, kind, item, provider, price, unit, currency, date, source, note, hardware, "
 	"gpus, tariff, scope, host, gpu_row, min_seats, included_usage_usd, overage_at_api_list, "
-	"tiers, off_peak, csv_line";
+	"tiers, off_peak, memory_gb, csv_line";
 
 struct rowctx {
 	const struct pctx *c;
@@ -657,6 +658,18 @@ static int parse_row(const struct pctx *c, const cJSON *row, long index, struct 
 			return row_fail(&r, "overage_at_api_list", AT_VALUE, "overage_at_api_list is "
 					"%s (expected true or false)", json_type(ov));
 		out->overage_at_api_list = cJSON_IsTrue(ov);
+	}
+	out->memory_gb = 0;
+	const cJSON *mv = cJSON_GetObjectItemCaseSensitive(row, "memory_gb");
+	if (mv && k != PRICE_PURCHASE && k != PRICE_DEDICATED_MONTH)
+		return row_fail(&r, "memory_gb", AT_KEY, "memory_gb given for kind %s (expected it "
+				"only on purchase and dedicated_month rows)", kind);
+	if (mv) {
+		if (!cJSON_IsNumber(mv) || !(mv->valuedouble > 0) || !(mv->valuedouble <= 1e6))
+			return row_fail(&r, "memory_gb", AT_VALUE, "memory_gb is %s (expected the "
+					"memory of the configuration priced, GB, above 0 and at most "
+					"1e6)", cJSON_IsNumber(mv) ? "out of range" : json_type(mv));
+		out->memory_gb = mv->valuedouble;
 	}
 	int64_t csv_line = 0;
 	if ((rc = get_count(&r, row, "csv_line", 2, 100000000, &csv_line)))
@@ -1048,6 +1061,16 @@ int prices_check_hardware(const struct prices *p, const struct catalog *cat, str
 				       "%s '%s': hardware '%s' is not a hardware id of the catalogue "
 				       "(expected an id listed by agentcap catalog)",
 				       price_kind_name(r->kind), r->id, r->hardware);
+		/* a price of one configuration is no price of another: the
+		 * memory simulated must be the memory bought */
+		double gb = h->memory_gb * (r->kind == PRICE_PURCHASE && r->gpus > 0 ? (double)r->gpus
+						: 1.0);
+		if (r->memory_gb > 0 && fabs(r->memory_gb - gb) > 0.5)
+			return diag_at(d, DIAG_EINPUT, p->name, r->line, 0,
+				       "%s '%s': memory_gb %g is not hardware '%s''s %g GB (expected "
+				       "the price of the configuration the catalogue simulates, or no "
+				       "hardware named)", price_kind_name(r->kind), r->id, r->memory_gb,
+				       r->hardware, gb);
 	}
 	return 0;
 }

@@ -138,6 +138,10 @@ struct price_row {
 				     UTC) has peak hours */
 	uint32_t peak_hours;      /* bit h: the hour from h:00 UTC is a peak
 				     hour on those days */
+	double memory_gb;         /* purchase, dedicated_month: the memory of the
+				     configuration priced (per unit, GB); 0 =
+				     not stated.  It must be the hardware
+				     entry's (prices_check_hardware) */
 	int64_t min_seats;        /* seat plans: 0 = no minimum stated */
 	double included_usage_usd;/* seat plans: usage included per seat per
 				     month, worth this much at API list prices;

@@ -361,7 +361,7 @@ static const struct bad_case BAD[] = {
 	  "prices[0] 'claude-team-standard-annual': unknown key 'provder' (expected one of id, kind, "
 	  "item, provider, price, unit, currency, date, source, note, hardware, gpus, tariff, "
 	  "scope, host, gpu_row, min_seats, included_usage_usd, overage_at_api_list, tiers, "
-	  "off_peak, csv_line)" },
+	  "off_peak, memory_gb, csv_line)" },
 	{ "\"date\": \"n.d. (stored copy; current in 2026)\"", "\"date\": \"\"", "\"\", \"source\"",
 	  "prices[0] 'claude-team-standard-annual': date is an empty or too long string (expected "
 	  "a non-empty string of at most 4096 characters)" },
@@ -428,7 +428,7 @@ static const struct bad_case BAD[] = {
 	  "prices[0] 'claude-team-standard-annual': a key holds control character U+001B at byte 9 "
 	  "(expected one of id, kind, item, provider, price, unit, currency, date, source, note, "
 	  "hardware, gpus, tariff, scope, host, gpu_row, min_seats, included_usage_usd, "
-	  "overage_at_api_list, tiers, off_peak, csv_line)" },
+	  "overage_at_api_list, tiers, off_peak, memory_gb, csv_line)" },
 	{ "\"date\": \"2026-08\", \"source\": \"field-notes.md",
 	  "\"date\": \"2026-08\", \"source\": \"field-notes.md\x7f", "\"field-notes.md\x7f",
 	  "exchange_rates[0]: source holds control character U+007F at byte 15 (expected printable "
@@ -580,6 +580,38 @@ static void test_listing(void **state)
 	prices_free(p);
 }
 
+/* A price of one configuration is no price of another: the base Mac Studio
+ * M3 Ultra (96 GB, $3,999) named as the catalogue's apple-m3-ultra-80c,
+ * which simulates the 512 GB machine, is refused with both figures. */
+static void test_memory_of_the_price(void **state)
+{
+	(void)state;
+	size_t len = 0;
+	const char *orig = prices_embedded(&len);
+	const char *from = "\"memory_gb\": 96, \"gpus\": 1,";
+	const char *hit = strstr(orig, from);
+	assert_non_null(hit);
+	const char *to = "\"memory_gb\": 96, \"hardware\": \"apple-m3-ultra-80c\", \"gpus\": 1,";
+	size_t head = (size_t)(hit - orig), fl = strlen(from), tl = strlen(to);
+	char *text = malloc(len - fl + tl + 1);
+	assert_non_null(text);
+	memcpy(text, orig, head);
+	memcpy(text + head, to, tl);
+	memcpy(text + head + tl, hit + fl, len - head - fl + 1);
+	struct diag d;
+	diag_init(&d);
+	struct prices *p = NULL;
+	assert_int_equal(prices_parse(&p, "prices.json", text, strlen(text), &d), 0);
+	struct catalog *cat = NULL;
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	assert_int_equal(prices_check_hardware(p, cat, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "purchase 'mac-studio-m3-ultra-96gb': memory_gb 96 is not "
+				      "hardware 'apple-m3-ultra-80c''s 512 GB"));
+	catalog_free(cat);
+	prices_free(p);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -589,6 +621,7 @@ int main(void)
 		cmocka_unit_test(test_file_matches_embedded),
 		cmocka_unit_test(test_bad_rows),
 		cmocka_unit_test(test_unknown_hardware),
+		cmocka_unit_test(test_memory_of_the_price),
 		cmocka_unit_test(test_listing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
