@@ -837,9 +837,11 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 			fprintf(fp, "%-22s %6s its search stopped: %s\n", o->hardware, "-",
 				o->error_msg);
 		else
-			fprintf(fp, "%-22s %6s %s\n", o->hardware, "-",
+			fprintf(fp, "%-22s %6s %s%s%s\n", o->hardware, "-",
 				o->n_path ? "nothing up to the replica cap meets the objectives"
-					  : "no shape fits the model's weights");
+					  : "no shape runs",
+				!o->n_path && o->pruned[0] ? ": " : "",
+				!o->n_path ? o->pruned : "");
 	}
 	bool any_launch = false;
 	for (size_t i = 0; i < r->n; i++)

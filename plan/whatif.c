@@ -268,7 +268,8 @@ static void row_label(const struct whatif_row *w, char *buf, size_t size)
 /* Why option o has no deployment (its search found none). */
 static const char *why_none(const struct size_option *o)
 {
-	return o->n_path ? "no deployment meets the objectives" : "no shape fits the model's weights";
+	return o->n_path ? "no deployment meets the objectives"
+			 : "no shape runs (agentcap size says why)";
 }
 
 /* "2 x TP4", "1 x TP8/PP2" of a found deployment. */

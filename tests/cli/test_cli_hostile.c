@@ -323,6 +323,13 @@ static void test_single_chip_never_tp(void **state)
 	assert_null(strstr(r.out, "TP2"));
 	assert_non_null(strstr(r.out, "x TP1"));
 	cli_out_free(&r);
+	/* a format the machine's engine cannot load is said as replay says
+	 * it, not as weights that do not fit */
+	r = cli_run("size --engineers 2 --profile default --hardware apple-m4-max-40c --format fp8");
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.out, "no shape runs: TP1/PP1: engine_profile 'llama.cpp' does not "
+				      "load weight format 'fp8'"));
+	cli_out_free(&r);
 }
 
 int main(void)
