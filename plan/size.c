@@ -10,6 +10,7 @@
 #include "models/catalog.h"
 #include "models/perf_model.h"
 #include "plan/run.h"
+#include "plan/tune.h"
 #include "models/engine.h"
 #include "models/uncert.h"
 #include "reports/backends.h"
@@ -1003,6 +1004,11 @@ int size_json(FILE *fp, const struct size_setup *s, const struct size_result *r)
 		}
 		fprintf(fp, "]}");
 	}
-	fprintf(fp, "]}\n");
+	fputc(']', fp);
+	if (s->tune) {
+		fputc(',', fp);
+		tune_json(fp, s->tune);
+	}
+	fprintf(fp, "}\n");
 	return ferror(fp) ? DIAG_EIO : 0;
 }

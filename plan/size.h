@@ -70,6 +70,7 @@ struct prices;
 struct report_run;
 struct diag;
 struct pool;
+struct tune_result;
 
 #define SIZE_MAX_REPLICATES 32
 #define SIZE_MAX_HARDWARE 16
@@ -112,6 +113,8 @@ struct size_setup {
 					     band, +-% (slo_asked->n of them) */
 	const struct prices *prices;      /* the API backends' price rows (NULL:
 					     the scenario's, or the built-in) */
+	const struct tune_result *tune;   /* --tune: size_json adds its "tune"
+					     (plan/tune.h); NULL: left out */
 	bool local_only;                  /* size the self-hosted deployment
 					     without the scenario's API backends
 					     (compare's rows of the box alone) */
