@@ -95,6 +95,11 @@ struct size_setup {
 	int32_t replicates;               /* 1..SIZE_MAX_REPLICATES */
 	double confidence;                /* (0, 1]: share of replicates to meet */
 	int32_t max_replicas;             /* gallop cap per shape; 0 = default */
+	int32_t max_gpus;                 /* > 0: only deployments of at most this
+					     many GPUs are replayed (a shape's
+					     gallop is capped there; --tune's
+					     bound: the best found so far); 0:
+					     none */
 	bool no_early;                    /* run every replay to the end */
 	int32_t redundancy;               /* 0..SIZE_MAX_REDUNDANCY: replicas failed
 					     for the whole replay (N+R sizing) */

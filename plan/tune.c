@@ -144,6 +144,7 @@ static int option_values(const struct size_setup *s, const struct cat_hardware *
 struct memo_entry {
 	struct tune_config c;
 	struct tune_score sc;
+	int32_t max_gpus;              /* the search's bound (0: none) */
 };
 
 struct tuner {
@@ -161,23 +162,11 @@ struct tuner {
 	struct size_result *scratch;
 };
 
-/* Score config c: from the memo, else by a size search of the option
- * (1 when the budget forbids one and counted is set).  A search whose
- * result beats the best so far becomes t->best. */
-static int score(struct tuner *t, const struct tune_config *c, bool counted,
-		 struct tune_score *out, struct diag *d)
+/* One size search of config c on the option, at most `bound` GPUs (0:
+ * none), into t->scratch (released by the caller) and *out. */
+static int search(struct tuner *t, const struct tune_config *c, int32_t bound,
+		  struct tune_score *out, struct diag *d)
 {
-	for (int i = 0; i < t->n_memo; i++)
-		if (config_equal(&t->memo[i].c, c)) {
-			*out = t->memo[i].sc;
-			return 0;
-		}
-	if (counted && t->o->searches >= t->budget) {
-		t->o->budget_spent = true;
-		return 1;
-	}
-	if (t->n_memo == t->cap_memo)
-		return diag_set(d, DIAG_EINTERNAL, "tune: memo full");
 	*t->sc = *t->s->base;
 	config_apply(t->sc, c);
 	struct size_setup one = *t->s;
@@ -186,6 +175,7 @@ static int score(struct tuner *t, const struct tune_config *c, bool counted,
 	one.hardware = &hw;
 	one.n_hardware = 1;
 	one.run = NULL;
+	one.max_gpus = bound;
 	struct diag sd;
 	diag_init(&sd);
 	int rc = size_run(&one, t->scratch, &sd);
@@ -201,7 +191,46 @@ static int score(struct tuner *t, const struct tune_config *c, bool counted,
 		t->o->replays += t->scratch->opt[0].replays;
 		t->o->events += t->scratch->opt[0].events;
 	}
-	t->memo[t->n_memo++] = (struct memo_entry){.c = *c, .sc = sc};
+	*out = sc;
+	return rc == 0 ? 0 : 2;
+}
+
+static struct memo_entry *memo_find(struct tuner *t, const struct tune_config *c)
+{
+	for (int i = 0; i < t->n_memo; i++)
+		if (config_equal(&t->memo[i].c, c))
+			return &t->memo[i];
+	return NULL;
+}
+
+/* Score config c: from the memo, else by a size search of the option
+ * (1 when the budget forbids one and counted is set).  A counted search
+ * whose result beats the best so far becomes t->best. */
+static int score(struct tuner *t, const struct tune_config *c, bool counted,
+		 struct tune_score *out, struct diag *d)
+{
+	/* a candidate is of interest only on as many GPUs as the best so far:
+	 * its search is bounded there (an effect's is not) */
+	int32_t bound = counted && t->best_sc.found ? t->best_sc.gpus : 0;
+	struct memo_entry *m = memo_find(t, c);
+	/* a bounded search that found nothing says nothing above its bound */
+	if (m && (m->sc.found || !m->max_gpus || (bound && bound <= m->max_gpus))) {
+		*out = m->sc;
+		return 0;
+	}
+	if (counted && t->o->searches >= t->budget) {
+		t->o->budget_spent = true;
+		return 1;
+	}
+	if (!m && t->n_memo == t->cap_memo)
+		return diag_set(d, DIAG_EINTERNAL, "tune: memo full");
+	struct tune_score sc;
+	int rc = search(t, c, bound, &sc, d);
+	if (rc < 0)
+		return rc;
+	if (!m)
+		m = &t->memo[t->n_memo++];
+	*m = (struct memo_entry){.c = *c, .sc = sc, .max_gpus = bound};
 	*out = sc;
 	/* the descent never takes a configuration worse than one it has
 	 * searched, so the best searched is the one it ends on; the effects'
@@ -214,6 +243,33 @@ static int score(struct tuner *t, const struct tune_config *c, bool counted,
 		t->best_sc = sc;
 	}
 	size_result_release(t->scratch);
+	return 0;
+}
+
+/* The tuned configuration searched again as size searches it, without the
+ * bound, so that size (or replay) of its settings gives the same result;
+ * that search is what is reported. */
+static int confirm(struct tuner *t, struct diag *d)
+{
+	struct memo_entry *m = memo_find(t, &t->o->tuned);
+	if (!m || !m->max_gpus)
+		return 0;
+	struct tune_score sc;
+	int rc = search(t, &t->o->tuned, 0, &sc, d);
+	if (rc < 0)
+		return rc;
+	if (rc != 0) { /* refused now: keep the bounded search */
+		size_result_release(t->scratch);
+		return 0;
+	}
+	struct size_result *tmp = t->best;
+	t->best = t->scratch;
+	t->scratch = tmp;
+	size_result_release(t->scratch);
+	m->sc = sc;
+	m->max_gpus = 0;
+	t->best_sc = sc;
+	t->o->best = sc;
 	return 0;
 }
 
@@ -257,6 +313,8 @@ static int descend(struct tuner *t, struct diag *d)
 			}
 		}
 	}
+	if (rc == 0)
+		rc = confirm(t, d);
 	/* each lever's effect: the tuned configuration with it put back */
 	for (int l = 0; l < TUNE_LEVERS && rc == 0; l++) {
 		o->effect[l] = o->best;
@@ -311,7 +369,7 @@ static void tune_task_run(void *arg)
 	struct tune_task *k = arg;
 	struct tune_option *o = k->o;
 	struct tuner t = {.s = k->s, .hw = k->hw, .o = o, .budget = k->budget};
-	t.cap_memo = k->budget + TUNE_LEVERS + 2;
+	t.cap_memo = k->budget + 2 * TUNE_LEVERS + 4;
 	t.memo = calloc((size_t)t.cap_memo, sizeof(*t.memo));
 	t.sc = malloc(sizeof(*t.sc));
 	t.best = calloc(1, sizeof(*t.best));

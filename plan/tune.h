@@ -18,12 +18,17 @@
  * after a pass over the levers changed nothing, or when `budget` size
  * searches have been run for the option (the scenario's own, size_run's,
  * is not counted).  A configuration is searched at most once (a memo).
+ * A candidate's search is bounded by the best so far (size_setup
+ * max_gpus: it replays nothing larger), since only as many GPUs or fewer
+ * can win; the configuration the descent ends on is then searched once
+ * more without the bound, as size itself would search it, and that search
+ * is the one reported, so size or replay of its settings gives the same.
  * A candidate whose winner the engine cannot launch (replay/launch.h: a
  * KV-cache dtype it lacks) does not count as meeting the objectives.
  *
  * Each lever's effect: the configuration tuned, but for that lever at the
  * scenario's value (one more size search per changed lever, beyond the
- * budget; none when the lever kept its value).
+ * budget, unbounded; none when the lever kept its value).
  *
  * Invariants: everything is deterministic (the same as size_run: any
  * number of jobs, the same answer); nothing here prints to the terminal
@@ -82,8 +87,9 @@ struct tune_option {
 	struct tune_score effect[TUNE_LEVERS]; /* tuned but lever l at the
 					   scenario's value (== best when the
 					   lever kept it) */
-	int32_t searches;               /* size searches run (the memo's misses,
-					   size_run's own not counted) */
+	int32_t searches;               /* size searches run (size_run's own not
+					   counted; the confirming and the
+					   effects' searches counted) */
 	int32_t passes;                 /* passes over the levers */
 	bool budget_spent;              /* stopped by the budget */
 	int32_t replays;                /* of all those searches */

@@ -12,7 +12,7 @@
  *   - the budget bounds the size searches and says it stopped the search;
  *   - bad input: --tune-budget out of range, --tune-budget without --tune,
  *     --tune on compare: exit 2 naming the option and what was expected;
- *     the JSON has the tuning under "tune".
+ *     the JSON has the tuning under "tune"; --jobs 1 and 2 print the same.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -248,6 +248,15 @@ static void test_cli(void **state)
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(o, "sets")), TUNE_LEVERS);
 	assert_non_null(cJSON_GetObjectItem(o, "usd_month_tuned"));
 	cJSON_Delete(doc);
+	/* the same bytes whatever the jobs */
+	struct cli_out a = cli_run("size --engineers 1 --profile default --hardware h100-sxm,l40s "
+				   "--max-replicas 2 --tune --tune-budget 3 --jobs 1");
+	struct cli_out b = cli_run("size --engineers 1 --profile default --hardware h100-sxm,l40s "
+				   "--max-replicas 2 --tune --tune-budget 3 --jobs 2");
+	assert_int_equal(a.status, b.status);
+	assert_string_equal(a.out, b.out);
+	cli_out_free(&a);
+	cli_out_free(&b);
 }
 
 static int setup(void **state)
