@@ -180,11 +180,12 @@ static int search(struct tuner *t, const struct tune_config *c, int32_t bound,
 	diag_init(&sd);
 	int rc = size_run(&one, t->scratch, &sd);
 	t->o->searches++;
-	if (rc == DIAG_ENOMEM || rc == DIAG_EINTERNAL) {
+	/* a configuration the scenario's checks refuse (DIAG_EINPUT) meets
+	 * nothing; any other error stops the tuning */
+	if (rc != 0 && rc != DIAG_EINPUT) {
 		size_result_release(t->scratch);
 		return diag_set(d, rc, "%s", sd.msg);
 	}
-	/* a configuration the engine or the memory model refuses meets nothing */
 	struct tune_score sc = {0};
 	if (rc == 0) {
 		sc = score_of(&t->scratch->opt[0]);
