@@ -159,6 +159,8 @@ struct tuner {
 					  configuration searched: o->tuned */
 	struct tune_config best_c;
 	struct tune_score best_sc;
+	bool base_complete;            /* the scenario's winner's launch command
+					  is complete */
 	struct size_result *scratch;
 };
 
@@ -189,6 +191,12 @@ static int search(struct tuner *t, const struct tune_config *c, int32_t bound,
 	struct tune_score sc = {0};
 	if (rc == 0) {
 		sc = score_of(&t->scratch->opt[0]);
+		/* a setting the engine takes only outside its command line (a
+		 * note, the command incomplete: llama.cpp without chunked
+		 * prefill) is not the engine allowing it */
+		const struct launch_cmd *lc = t->scratch->opt[0].launch;
+		if (sc.found && t->base_complete && !lc->complete)
+			sc.found = false;
 		t->o->replays += t->scratch->opt[0].replays;
 		t->o->events += t->scratch->opt[0].events;
 	}
@@ -381,6 +389,7 @@ static void tune_task_run(void *arg)
 		rc = option_values(k->s, k->hw, o, &k->d);
 	if (rc == 0) {
 		o->base = score_of(k->base);
+		t.base_complete = k->base->launch && k->base->launch->complete;
 		t.best->n = 1;
 		rc = option_copy(&t.best->opt[0], k->base, &k->d);
 	}

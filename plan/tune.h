@@ -24,7 +24,9 @@
  * more without the bound, as size itself would search it, and that search
  * is the one reported, so size or replay of its settings gives the same.
  * A candidate whose winner the engine cannot launch (replay/launch.h: a
- * KV-cache dtype it lacks) does not count as meeting the objectives.
+ * KV-cache dtype it lacks), or whose command cannot carry a setting the
+ * scenario's could (incomplete: llama.cpp without chunked prefill), does
+ * not count as meeting the objectives.
  *
  * Each lever's effect: the configuration tuned, but for that lever at the
  * scenario's value (one more size search per changed lever, beyond the
