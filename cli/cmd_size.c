@@ -20,6 +20,7 @@
 #include "plan/compare.h"
 #include "plan/crossover.h"
 #include "plan/size.h"
+#include "plan/tune.h"
 #include "replay/deploy.h"
 #include "replay/scenario.h"
 #include "replay/slo.h"
@@ -42,7 +43,7 @@ static const char SIZE_HELP[] =
 	"                  [--hardware ID[,ID...]] [--model M] [--format F] [--engine E]\n"
 	"                  [--days D] [--replicates K [--confidence C]] [--seed S]\n"
 	"                  [--max-replicas R] [--redundancy F] [--no-early] [--jobs J]\n"
-	"                  [--model-uncertainty] [--scenario FILE]\n"
+	"                  [--model-uncertainty] [--tune] [--scenario FILE]\n"
 	"                  [--set KEY=VALUE]... [--catalog DIR] [--calibration FILE] [--skip-bad]\n"
 	"                  [--json FILE] [--html FILE] [--quiet]\n"
 	"\n"
@@ -51,10 +52,9 @@ static const char SIZE_HELP[] =
 	"    fit (memory model, before any replay), then replays the team on 1, 2, 4,\n"
 	"    ... replicas until one count meets every objective and bisects down to\n"
 	"    the smallest that does (docs/size.md).  Replays stop early once their\n"
-	"    answer is known to be no.  Prints per option the GPUs, replicas x TP,\n"
-	"    goodput, busy fraction, prefix-cache hit rate, P95 TTFT and P50 TPOT of\n"
-	"    the winner, the search path, and each winner's monthly cost bought,\n"
-	"    rented by the month and rented by the GPU-hour (docs/cost.md).\n"
+	"    answer is known to be no.  Prints per option the winner (GPUs, replicas\n"
+	"    x TP, goodput, busy, hit rate, P95 TTFT, P50 TPOT), the search path and\n"
+	"    its monthly cost bought, rented by the month and by the GPU-hour.\n"
 	"\n"
 	"OPTIONS\n"
 	"    --engineers N       team size (1..1000000)\n"
@@ -82,6 +82,8 @@ static const char SIZE_HELP[] =
 	"    --no-early          run every replay to the end\n"
 	"    --model-uncertainty divide each limit by 1 + the model's 80% error\n"
 	"                        band (docs/size.md)\n"
+	"    --tune [--tune-budget B]  then tune each option's engine settings, at\n"
+	"                        most B size searches each (1..200; 24; docs/size.md)\n"
 	"    --jobs J            replays at once (1..256; default: the online cores);\n"
 	"                        the output does not depend on it\n"
 	"    --prices FILE       prices for the monthly cost lines (default: the\n"
@@ -195,6 +197,8 @@ struct size_args {
 	int64_t redundancy;
 	bool no_early, skip_bad, quiet;
 	bool model_uncertainty;
+	bool tune;
+	int64_t tune_budget;      /* 0: TUNE_DEFAULT_BUDGET */
 };
 
 static int bad(const struct size_args *a, const char *msg)
@@ -209,7 +213,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 	enum { O_ENG = 1000, O_DAYS, O_TRACE, O_PROFILE, O_SLO, O_HW, O_MODEL, O_FORMAT, O_ENGINE,
 	       O_SCENARIO, O_SET, O_JSON, O_HTML, O_CATALOG, O_CALIBRATION, O_SEED, O_REPS, O_CONF, O_MAXR,
 	       O_NOEARLY, O_SKIP, O_QUIET, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS, O_TRACED, O_JOBS,
-	       O_REDUND, O_UNCERT };
+	       O_REDUND, O_UNCERT, O_TUNE, O_TUNE_BUDGET };
 	static const struct option opts[] = {
 		{"engineers", required_argument, NULL, O_ENG},
 		{"days", required_argument, NULL, O_DAYS},
@@ -234,6 +238,8 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		{"jobs", required_argument, NULL, O_JOBS},
 		{"redundancy", required_argument, NULL, O_REDUND},
 		{"model-uncertainty", no_argument, NULL, O_UNCERT},
+		{"tune", no_argument, NULL, O_TUNE},
+		{"tune-budget", required_argument, NULL, O_TUNE_BUDGET},
 		{"skip-bad", no_argument, NULL, O_SKIP},
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"help", no_argument, NULL, O_HELP},
@@ -321,6 +327,11 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 			break;
 		case O_NOEARLY: a->no_early = true; break;
 		case O_UNCERT: a->model_uncertainty = true; break;
+		case O_TUNE: a->tune = true; break;
+		case O_TUNE_BUDGET:
+			if (!args_int(optarg, 1, TUNE_MAX_BUDGET, &a->tune_budget))
+				return args_bad(cmd, "--tune-budget", optarg, "an integer 1..200");
+			break;
 		case O_REDUND:
 			if (!args_int(optarg, 0, SIZE_MAX_REDUNDANCY, &a->redundancy))
 				return args_bad(cmd, "--redundancy", optarg, "an integer 0..8");
@@ -371,6 +382,10 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 			 strcmp(a->seats, "claude-team-premium")))
 		return bad(a, "--api, --seats, --acceptance, --turns and --traced-model belong to "
 			   "compare");
+	if (compare && (a->tune || a->tune_budget))
+		return bad(a, "--tune and --tune-budget belong to size");
+	if (a->tune_budget && !a->tune)
+		return bad(a, "--tune-budget B: expected --tune with it");
 	if (optind != argc)
 		return bad(a, "unexpected argument; the team comes with --trace or --profile");
 	if (!a->engineers)
@@ -812,6 +827,21 @@ static int run(int argc, char **argv, bool compare)
 	}
 	if (rc == 0)
 		rc = size_run(&s, res, &d);
+	/* --tune: res becomes the tuned result, res_base keeps size's own */
+	struct tune_result *tr = NULL;
+	struct size_result *res_base = NULL;
+	if (rc == 0 && a->tune) {
+		tr = calloc(1, sizeof(*tr));
+		res_base = malloc(sizeof(*res_base));
+		rc = tr && res_base ? tune_run(&s, (int32_t)a->tune_budget, res, tr, &d)
+				    : diag_set(&d, DIAG_ENOMEM, "out of memory");
+		if (rc == 0) {
+			*res_base = *res;
+			*res = *tr->tuned;
+			memset(tr->tuned, 0, sizeof(*tr->tuned));
+			s.tune = tr;
+		}
+	}
 	/* an option whose search stopped: the others are not lost with it */
 	if (rc != 0 && res->n > 0 && !a->quiet)
 		size_table(stdout, &s, res);
@@ -851,11 +881,23 @@ static int run(int argc, char **argv, bool compare)
 		else
 			rc = compare_run(&cs, res, cmp, &d);
 	}
+	/* --tune: the monthly cost with the scenario's settings beside the tuned */
+	if (rc == 0 && s.tune && size_found(res_base) > 0) {
+		struct compare_result *cb = malloc(sizeof(*cb));
+		rc = cb ? compare_run(&cs, res_base, cb, &d) : diag_set(&d, DIAG_ENOMEM, "out of memory");
+		if (rc == 0)
+			tune_price(tr, cb, cmp);
+		free(cb);
+	} else if (rc == 0 && s.tune) {
+		tune_price(tr, NULL, cmp);
+	}
 	if (rc == 0) {
 		bool json_stdout = (a->json && strcmp(a->json, "-") == 0) ||
 				   (a->html && strcmp(a->html, "-") == 0);
 		if (!a->quiet && !json_stdout) {
 			size_table(stdout, &s, res);
+			if (s.tune)
+				tune_table(stdout, s.tune);
 			report_calibration_table(stdout, &rcal);
 			printf("Team: %lld engineers, %s %s; model %s, weights %s, KV cache %s\n",
 			       (long long)a->engineers, a->trace ? "resampled from" : "synthetic, profile",
@@ -897,6 +939,12 @@ static int run(int argc, char **argv, bool compare)
 	prices_free(prices);
 	quality_free(quality);
 	size_result_release(res);
+	if (res_base)
+		size_result_release(res_base);
+	free(res_base);
+	if (tr)
+		tune_result_release(tr);
+	free(tr);
 	teams_release(teams);
 	catalog_free(cat);
 	calfile_free(cal);

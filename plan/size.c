@@ -10,6 +10,7 @@
 #include "models/catalog.h"
 #include "models/perf_model.h"
 #include "plan/run.h"
+#include "plan/tune.h"
 #include "models/engine.h"
 #include "models/uncert.h"
 #include "reports/backends.h"
@@ -552,8 +553,11 @@ static int search_option(const struct size_setup *s, const struct size_result *r
 			rc = fit;
 		if (fit != 0)
 			continue;
+		/* below the best found, or at most s->max_gpus (the bound is
+		 * exclusive: one more) */
+		int32_t bound = opt->found ? opt->best.gpus : s->max_gpus > 0 ? s->max_gpus + 1 : 0;
 		if (!opt->found || sh->gpus_per_replica < opt->best.gpus)
-			rc = search_shape(s, res, opt, sh, opt->found ? opt->best.gpus : 0, scratch, d);
+			rc = search_shape(s, res, opt, sh, bound, scratch, d);
 		/* the winner came from this shape: its launch command */
 		if (rc == 0 && opt->found && opt->best.tp == sh->sc.tensor_parallel_size &&
 		    opt->best.pp == sh->sc.pipeline_parallel_size)
@@ -1009,6 +1013,11 @@ int size_json(FILE *fp, const struct size_setup *s, const struct size_result *r)
 		}
 		fprintf(fp, "]}");
 	}
-	fprintf(fp, "]}\n");
+	fputc(']', fp);
+	if (s->tune) {
+		fputc(',', fp);
+		tune_json(fp, s->tune);
+	}
+	fprintf(fp, "}\n");
 	return ferror(fp) ? DIAG_EIO : 0;
 }

@@ -70,6 +70,7 @@ struct prices;
 struct report_run;
 struct diag;
 struct pool;
+struct tune_result;
 
 #define SIZE_MAX_REPLICATES 32
 #define SIZE_MAX_HARDWARE 16
@@ -94,6 +95,11 @@ struct size_setup {
 	int32_t replicates;               /* 1..SIZE_MAX_REPLICATES */
 	double confidence;                /* (0, 1]: share of replicates to meet */
 	int32_t max_replicas;             /* gallop cap per shape; 0 = default */
+	int32_t max_gpus;                 /* > 0: only deployments of at most this
+					     many GPUs are replayed (a shape's
+					     gallop is capped there; --tune's
+					     bound: the best found so far); 0:
+					     none */
 	bool no_early;                    /* run every replay to the end */
 	int32_t redundancy;               /* 0..SIZE_MAX_REDUNDANCY: replicas failed
 					     for the whole replay (N+R sizing) */
@@ -112,6 +118,8 @@ struct size_setup {
 					     band, +-% (slo_asked->n of them) */
 	const struct prices *prices;      /* the API backends' price rows (NULL:
 					     the scenario's, or the built-in) */
+	const struct tune_result *tune;   /* --tune: size_json adds its "tune"
+					     (plan/tune.h); NULL: left out */
 	bool local_only;                  /* size the self-hosted deployment
 					     without the scenario's API backends
 					     (compare's rows of the box alone) */
