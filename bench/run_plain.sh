@@ -44,11 +44,14 @@ for q in 2 8; do
 done
 "$new" synth --workload fixed --input-len 1000 --output-len 100 --num-prompts 10 \
   --request-rate 1 --seed 1 -o "$tmp/ten.jsonl" 2>/dev/null
-# the engine's step budget and batch pinned: a later build may take other
-# defaults for the GPU (vLLM's by GPU memory), and the two builds must
-# simulate the same engine for their CPU times to compare
+# the engine's step budget, batch and KV cache pinned: a later build may
+# take other defaults for the GPU (vLLM's by GPU memory) and size the KV
+# cache otherwise (7ffcb83 left 4,633 tokens here, the start-up memory
+# model 32,140), and the two builds must simulate the same engine for their
+# CPU times to compare
 scen=(--set model=llama-2-70b --set hardware=a100-sxm-80gb --set tensor_parallel_size=2
-      --set engine.max_num_batched_tokens=8192 --set engine.max_num_seqs=256 --quiet)
+      --set engine.max_num_batched_tokens=8192 --set engine.max_num_seqs=1024
+      --set engine.kv_cache_tokens=32768 --quiet)
 
 # CPU seconds (user + system) of one replay
 cpu() {
