@@ -15,6 +15,7 @@ int kvcache_init(struct kvcache *kv, int64_t block_size, int64_t total_blocks, b
 	kv->total_blocks = total_blocks;
 	kv->prefix_caching = prefix_caching;
 	kv->head = kv->tail = -1;
+	kv->rhead = kv->rtail = -1;
 	if (block_size < 1 || total_blocks < 1 || total_blocks > INT32_MAX)
 		return DIAG_EINPUT;
 	return 0;
@@ -26,6 +27,7 @@ void kvcache_release(struct kvcache *kv)
 	free(kv->bucket);
 	memset(kv, 0, sizeof(*kv));
 	kv->head = kv->tail = -1;
+	kv->rhead = kv->rtail = -1;
 }
 
 void kvcache_reset(struct kvcache *kv)
@@ -36,6 +38,7 @@ void kvcache_reset(struct kvcache *kv)
 	int64_t ev = kv->evictions, dup = kv->duplicates;
 	void (*on_evict)(void *, uint64_t) = kv->on_evict;
 	void *evict_ctx = kv->evict_ctx;
+	struct kvcache keep = *kv; /* retention's setting and counters */
 	kvcache_release(kv); /* no block is demoted: the GPU's memory is simply lost */
 	int rc = kvcache_init(kv, bs, total, pc); /* cannot fail: it held these values */
 	assert(rc == 0);
@@ -44,6 +47,12 @@ void kvcache_reset(struct kvcache *kv)
 	kv->duplicates = dup;
 	kv->on_evict = on_evict;
 	kv->evict_ctx = evict_ctx;
+	kv->retain_cap = keep.retain_cap;
+	kv->retain_peak = keep.retain_peak;
+	kv->retain_hits = keep.retain_hits;
+	kv->retain_forced = keep.retain_forced;
+	kv->retain_capped = keep.retain_capped;
+	kv->retain_avoided = keep.retain_avoided;
 }
 
 /* The bucket of hash h (Fibonacci hashing: the top bits of h times 2^64/phi,
@@ -109,19 +118,26 @@ static int kv_grow(struct kvcache *kv)
 	return 0;
 }
 
+/* Take free block b off whichever queue holds it. */
 static void q_unlink(struct kvcache *kv, int32_t b)
 {
 	struct kvblock *k = &kv->blk[b];
+	int32_t *head = k->retained_q ? &kv->rhead : &kv->head;
+	int32_t *tail = k->retained_q ? &kv->rtail : &kv->tail;
 	if (k->prev >= 0)
 		kv->blk[k->prev].next = k->next;
 	else
-		kv->head = k->next;
+		*head = k->next;
 	if (k->next >= 0)
 		kv->blk[k->next].prev = k->prev;
 	else
-		kv->tail = k->prev;
+		*tail = k->prev;
 	k->prev = k->next = -1;
 	kv->free_len--;
+	if (k->retained_q) {
+		k->retained_q = 0;
+		kv->retained--;
+	}
 }
 
 static void q_append(struct kvcache *kv, int32_t b)
@@ -136,6 +152,51 @@ static void q_append(struct kvcache *kv, int32_t b)
 	kv->tail = b;
 	kv->free_len++;
 	k->stamp = kv->stamp_next++;
+}
+
+/* Append b at the tail of the retained queue (a fresh stamp, like q_append). */
+static void rq_append(struct kvcache *kv, int32_t b, int64_t expire_ns)
+{
+	struct kvblock *k = &kv->blk[b];
+	k->prev = kv->rtail;
+	k->next = -1;
+	if (kv->rtail >= 0)
+		kv->blk[kv->rtail].next = b;
+	else
+		kv->rhead = b;
+	kv->rtail = b;
+	kv->free_len++;
+	k->stamp = kv->stamp_next++;
+	k->retained_q = 1;
+	k->expire_ns = expire_ns;
+	kv->retained++;
+}
+
+/* Move the retained queue's first n blocks into the LRU queue, each before
+ * the first LRU block with a newer stamp (they are in stamp order, so one
+ * forward walk places them all). */
+static void rq_expire_head(struct kvcache *kv, int64_t n)
+{
+	int32_t at = kv->head; /* the first LRU block newer than the next one moved */
+	for (; n > 0 && kv->rhead >= 0; n--) {
+		int32_t b = kv->rhead;
+		uint64_t stamp = kv->blk[b].stamp;
+		q_unlink(kv, b);
+		while (at >= 0 && kv->blk[at].stamp < stamp)
+			at = kv->blk[at].next;
+		struct kvblock *k = &kv->blk[b];
+		k->next = at;
+		k->prev = at >= 0 ? kv->blk[at].prev : kv->tail;
+		if (k->prev >= 0)
+			kv->blk[k->prev].next = b;
+		else
+			kv->head = b;
+		if (at >= 0)
+			kv->blk[at].prev = b;
+		else
+			kv->tail = b;
+		kv->free_len++;
+	}
 }
 
 /* Take b off its hash chain; the hash leaves the index with its last block. */
@@ -199,8 +260,10 @@ int64_t kvcache_match_len(const struct kvcache *kv, const uint64_t *hashes, int6
 void kvcache_take(struct kvcache *kv, int32_t b)
 {
 	assert(b >= 0 && b < kv->touched && kv->blk[b].hashed);
-	if (kv->blk[b].ref == 0)
+	if (kv->blk[b].ref == 0) {
+		kv->retain_hits += kv->blk[b].retained_q;
 		q_unlink(kv, b);
+	}
 	kv->blk[b].ref++;
 }
 
@@ -211,8 +274,14 @@ int32_t kvcache_alloc(struct kvcache *kv)
 		if (kv->touched == kv->cap && kv_grow(kv) != 0)
 			return -1;
 		b = (int32_t)kv->touched++;
-	} else if (kv->head >= 0) {
-		b = kv->head;
+	} else if (kv->head >= 0 || kv->rhead >= 0) {
+		if (kv->head >= 0) {
+			b = kv->head;
+			kv->retain_avoided += kv->rhead >= 0 && kv->blk[kv->rhead].stamp < kv->blk[b].stamp;
+		} else {
+			b = kv->rhead; /* nothing else free: retention gives way */
+			kv->retain_forced++;
+		}
 		q_unlink(kv, b);
 		if (kv->blk[b].hashed) {
 			unhash(kv, b);
@@ -228,6 +297,8 @@ int32_t kvcache_alloc(struct kvcache *kv)
 	k->stamp = 0;
 	k->hashed = 0;
 	k->ref = 1;
+	k->retained_q = 0;
+	k->expire_ns = 0;
 	k->prev = k->next = -1;
 	k->hprev = k->hnext = -1;
 	return b;
@@ -266,12 +337,56 @@ void kvcache_put(struct kvcache *kv, int32_t b)
 		q_append(kv, b);
 }
 
+void kvcache_retain_config(struct kvcache *kv, int64_t cap_blocks)
+{
+	assert(kv->retained == 0 && cap_blocks >= 0);
+	kv->retain_cap = cap_blocks;
+}
+
+void kvcache_put_retained(struct kvcache *kv, int32_t b, int64_t expire_ns)
+{
+	struct kvblock *k = &kv->blk[b];
+	assert(k->ref > 0);
+	if (--k->ref > 0)
+		return;
+	if (kv->retain_cap <= 0 || !k->hashed) {
+		q_append(kv, b);
+		return;
+	}
+	assert(kv->rtail < 0 || kv->blk[kv->rtail].expire_ns <= expire_ns);
+	rq_append(kv, b, expire_ns);
+	if (kv->retained > kv->retain_cap) {
+		kv->retain_capped += kv->retained - kv->retain_cap;
+		rq_expire_head(kv, kv->retained - kv->retain_cap);
+	}
+	if (kv->retained > kv->retain_peak)
+		kv->retain_peak = kv->retained;
+}
+
+void kvcache_retain_expire(struct kvcache *kv, int64_t now_ns)
+{
+	int64_t n = 0;
+	for (int32_t b = kv->rhead; b >= 0 && kv->blk[b].expire_ns <= now_ns; b = kv->blk[b].next)
+		n++;
+	if (n > 0)
+		rq_expire_head(kv, n);
+}
+
+/* Allocation order after the never-used blocks: the LRU queue, then the
+ * retained one. */
+static int32_t alloc_next(const struct kvcache *kv, int32_t b)
+{
+	int32_t nx = kv->blk[b].next;
+	return nx >= 0 || kv->blk[b].retained_q ? nx : kv->rhead;
+}
+
 int64_t kvcache_allocs_before(const struct kvcache *kv, uint64_t stamp, int64_t limit)
 {
 	int64_t n = kv->total_blocks - kv->touched;
 	if (n >= limit)
 		return limit;
-	for (int32_t b = kv->head; b >= 0 && n < limit && kv->blk[b].stamp < stamp; b = kv->blk[b].next)
+	int32_t b = kv->head >= 0 ? kv->head : kv->rhead;
+	for (; b >= 0 && n < limit && kv->blk[b].stamp < stamp; b = alloc_next(kv, b))
 		n++;
 	return n;
 }
@@ -281,7 +396,8 @@ int64_t kvcache_allocs_before_hashed(const struct kvcache *kv, int64_t limit)
 	int64_t n = kv->total_blocks - kv->touched;
 	if (n >= limit)
 		return limit;
-	for (int32_t b = kv->head; b >= 0 && n < limit && !kv->blk[b].hashed; b = kv->blk[b].next)
+	int32_t b = kv->head >= 0 ? kv->head : kv->rhead;
+	for (; b >= 0 && n < limit && !kv->blk[b].hashed; b = alloc_next(kv, b))
 		n++;
 	return n;
 }
@@ -294,13 +410,22 @@ int64_t kvcache_used(const struct kvcache *kv)
 bool kvcache_check(const struct kvcache *kv)
 {
 	const struct kvblock *blk = kv->blk;
-	int64_t n = 0;
+	int64_t n = 0, nr = 0;
 	for (int32_t b = kv->head, p = -1; b >= 0; p = b, b = blk[b].next) {
-		if (b >= kv->touched || blk[b].prev != p || blk[b].ref != 0 || n > kv->touched)
+		if (b >= kv->touched || blk[b].prev != p || blk[b].ref != 0 || blk[b].retained_q ||
+		    n > kv->touched)
 			return false;
 		n++;
 	}
-	if (n != kv->free_len)
+	for (int32_t b = kv->rhead, p = -1; b >= 0; p = b, b = blk[b].next) {
+		if (b >= kv->touched || blk[b].prev != p || blk[b].ref != 0 || !blk[b].retained_q ||
+		    !blk[b].hashed || nr > kv->touched)
+			return false;
+		if (p >= 0 && (blk[p].stamp >= blk[b].stamp || blk[p].expire_ns > blk[b].expire_ns))
+			return false;
+		nr++;
+	}
+	if (n + nr != kv->free_len || nr != kv->retained || (nr > 0 && nr > kv->retain_cap))
 		return false;
 	int64_t zero = 0, hashed = 0;
 	for (int64_t b = 0; b < kv->touched; b++) {

@@ -93,6 +93,14 @@ struct engine_config {
 					   plainly (vLLM V0's
 					   speculative_disable_by_batch_size); 0 =
 					   never */
+	/* KV retention across tool pauses (sim/kvcache.h): a call that
+	 * completes releases its cached blocks as retained for
+	 * kv_retain_ttl_ns, so eviction passes over them while anything else
+	 * is free; at most kv_retain_max_fraction of the cache stays retained
+	 * (the oldest give way first).  0: off, plain LRU.  A replica with
+	 * retention keeps its cache block by block (not in runs). */
+	int64_t kv_retain_ttl_ns;
+	double kv_retain_max_fraction;  /* (0, 1] when retention is on */
 };
 
 /* Step-time source.  Production wires models/perf.h; tests inject their own.
@@ -154,6 +162,15 @@ struct sim_stats {
 	int64_t submitted, completed, rejected;
 	int64_t preemptions;
 	int64_t kv_evictions;    /* cached blocks evicted for reuse (sim_get_stats) */
+	/* KV retention (engine_config.kv_retain_ttl_ns), over all replicas
+	 * (sim_get_stats) */
+	int64_t retain_peak_blocks;  /* most blocks one replica held retained */
+	double retain_peak_share;    /* the largest such share of a replica's cache */
+	double retain_block_ns;      /* retained blocks integrated over time */
+	int64_t retain_hit_blocks;   /* retained blocks a prefix hit took */
+	int64_t retain_forced;       /* retained blocks evicted: nothing else free */
+	int64_t retain_capped;       /* expired early by kv_retain_max_fraction */
+	int64_t retain_avoided;      /* evictions that spared an older retained block */
 	int64_t model_loads;     /* models loaded on demand (load_on_demand) */
 	int64_t model_reloads;   /* of those, loads after an unload */
 	int64_t model_load_ns;   /* their time, summed */
