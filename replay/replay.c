@@ -351,6 +351,7 @@ static int issue(struct replay *rp, struct rsess *rs, int64_t t_ns)
 	rs->task_calls++;
 	struct sim_call sc = {
 		.session = rs->open_loop ? 0 : rs->ts->id,
+		.parent = rs->open_loop ? 0 : rs->ts->parent,
 		.task = c->task,
 		.seq = c->seq,
 		.prompt_tokens = prompt,

@@ -129,6 +129,7 @@ struct sim_perf sim_perf_from_model(const struct perf_model *pm);
  * prompt length. */
 struct sim_call {
 	uint64_t session;
+	uint64_t parent;         /* the parent session of a sub-agent; 0: none */
 	uint64_t task;
 	int64_t seq;
 	int64_t prompt_tokens;
