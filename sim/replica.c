@@ -338,7 +338,7 @@ void replica_retain_tick(struct replica *rep, int64_t now_ns)
 
 void replica_finish_blocks(struct replica *rep, struct sreq *r, int64_t now_ns)
 {
-	if (!rep->retain) {
+	if (!rep->retain || !r->call.resumes) {
 		replica_free_blocks(rep, r);
 		return;
 	}

@@ -261,8 +261,8 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen);
 void replica_free_blocks(struct replica *rep, struct sreq *r);
 
 /* A completed call returns its blocks: as replica_free_blocks, but with
- * KV retention on its cached blocks stay retained until now_ns plus the
- * retention's time to live. */
+ * KV retention on and a session that resumes (call.resumes) its cached
+ * blocks stay retained until now_ns plus the retention's time to live. */
 void replica_finish_blocks(struct replica *rep, struct sreq *r, int64_t now_ns);
 
 /* Bring the retained blocks' time integral up to now_ns (retention on). */

@@ -94,7 +94,8 @@ struct engine_config {
 					   speculative_disable_by_batch_size); 0 =
 					   never */
 	/* KV retention across tool pauses (sim/kvcache.h): a call that
-	 * completes releases its cached blocks as retained for
+	 * completes and whose session resumes after a tool call
+	 * (sim_call.resumes) releases its cached blocks as retained for
 	 * kv_retain_ttl_ns, so eviction passes over them while anything else
 	 * is free; at most kv_retain_max_fraction of the cache stays retained
 	 * (the oldest give way first).  0: off, plain LRU.  A replica with
@@ -138,6 +139,9 @@ struct sim_call {
 	int64_t n_hashes;
 	int32_t kind;            /* enum out_kind (OUT_KIND_UNKNOWN = 0) */
 	bool borrow_hashes;      /* see above */
+	bool resumes;            /* a tool call follows and the session comes back
+				    (not its last call): KV retention keeps
+				    its blocks (engine_config.kv_retain_ttl_ns) */
 	void *user;              /* handed back in the done callback */
 };
 
