@@ -1263,6 +1263,8 @@ struct sim_stats sim_get_stats(const struct sim *s)
 		st.retain_capped += kv->retain_capped;
 		st.retain_avoided += kv->retain_avoided;
 	}
+	if (s->now_ns > 0)
+		st.retain_mean_blocks = st.retain_block_ns / (double)s->now_ns;
 	return st;
 }
 

@@ -172,6 +172,7 @@ struct sim_stats {
 	int64_t retain_peak_blocks;  /* most blocks one replica held retained */
 	double retain_peak_share;    /* the largest such share of a replica's cache */
 	double retain_block_ns;      /* retained blocks integrated over time */
+	double retain_mean_blocks;   /* that over the simulated time so far */
 	int64_t retain_hit_blocks;   /* retained blocks a prefix hit took */
 	int64_t retain_forced;       /* retained blocks evicted: nothing else free */
 	int64_t retain_capped;       /* expired early by kv_retain_max_fraction */
