@@ -1051,8 +1051,10 @@ int replica_need_model(struct sim *s, struct replica *rep)
 	    s->now_ns - rep->idle_since_ns >= c->keep_alive_ns) {
 		/* it unloaded keep_alive after its last call; its cache went too */
 		rep->loaded = false;
-		if (replica_kv_used(rep) == 0 && replica_kv_reserved(rep) == 0)
+		if (replica_kv_used(rep) == 0 && replica_kv_reserved(rep) == 0) {
+			replica_retain_tick(rep, s->now_ns); /* retained blocks go too */
 			replica_kv_reset(rep);
+		}
 	}
 	if (rep->loaded)
 		return 0;
@@ -1227,6 +1229,7 @@ void replica_fail(struct sim *s, struct replica *rep, struct sreq **out, int64_t
 		out[(*n)++] = r;
 	}
 	rep->head_blocked = false;
+	replica_retain_tick(rep, s->now_ns); /* retained blocks go too */
 	replica_kv_reset(rep);
 }
 
