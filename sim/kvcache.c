@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* kvblock.retained_q */
+enum { RQ_NONE = 0, RQ_LIVE = 1, RQ_EXPIRED = 2 };
+
 int kvcache_init(struct kvcache *kv, int64_t block_size, int64_t total_blocks, bool prefix_caching)
 {
 	memset(kv, 0, sizeof(*kv));
@@ -15,7 +18,7 @@ int kvcache_init(struct kvcache *kv, int64_t block_size, int64_t total_blocks, b
 	kv->total_blocks = total_blocks;
 	kv->prefix_caching = prefix_caching;
 	kv->head = kv->tail = -1;
-	kv->rhead = kv->rtail = -1;
+	kv->rhead = kv->rtail = kv->rlive = -1;
 	if (block_size < 1 || total_blocks < 1 || total_blocks > INT32_MAX)
 		return DIAG_EINPUT;
 	return 0;
@@ -27,7 +30,7 @@ void kvcache_release(struct kvcache *kv)
 	free(kv->bucket);
 	memset(kv, 0, sizeof(*kv));
 	kv->head = kv->tail = -1;
-	kv->rhead = kv->rtail = -1;
+	kv->rhead = kv->rtail = kv->rlive = -1;
 }
 
 void kvcache_reset(struct kvcache *kv)
@@ -132,12 +135,15 @@ static void q_unlink(struct kvcache *kv, int32_t b)
 		kv->blk[k->next].prev = k->prev;
 	else
 		*tail = k->prev;
+	if (b == kv->rlive)
+		kv->rlive = k->next; /* the next one is live too, or none is */
 	k->prev = k->next = -1;
 	kv->free_len--;
-	if (k->retained_q) {
-		k->retained_q = 0;
+	if (k->retained_q == RQ_LIVE)
 		kv->retained--;
-	}
+	else if (k->retained_q == RQ_EXPIRED)
+		kv->rexpired--;
+	k->retained_q = 0;
 }
 
 static void q_append(struct kvcache *kv, int32_t b)
@@ -167,35 +173,24 @@ static void rq_append(struct kvcache *kv, int32_t b, int64_t expire_ns)
 	kv->rtail = b;
 	kv->free_len++;
 	k->stamp = kv->stamp_next++;
-	k->retained_q = 1;
+	k->retained_q = RQ_LIVE;
 	k->expire_ns = expire_ns;
 	kv->retained++;
+	if (kv->rlive < 0)
+		kv->rlive = b;
 }
 
-/* Move the retained queue's first n blocks into the LRU queue, each before
- * the first LRU block with a newer stamp (they are in stamp order, so one
- * forward walk places them all). */
+/* Expire the first n live retained blocks: they stay where they are, as
+ * the retained queue's expired prefix, and are evicted in stamp order with
+ * the LRU queue from then on (kvcache_alloc), as plain LRU would. */
 static void rq_expire_head(struct kvcache *kv, int64_t n)
 {
-	int32_t at = kv->head; /* the first LRU block newer than the next one moved */
-	for (; n > 0 && kv->rhead >= 0; n--) {
-		int32_t b = kv->rhead;
-		uint64_t stamp = kv->blk[b].stamp;
-		q_unlink(kv, b);
-		while (at >= 0 && kv->blk[at].stamp < stamp)
-			at = kv->blk[at].next;
-		struct kvblock *k = &kv->blk[b];
-		k->next = at;
-		k->prev = at >= 0 ? kv->blk[at].prev : kv->tail;
-		if (k->prev >= 0)
-			kv->blk[k->prev].next = b;
-		else
-			kv->head = b;
-		if (at >= 0)
-			kv->blk[at].prev = b;
-		else
-			kv->tail = b;
-		kv->free_len++;
+	for (; n > 0 && kv->rlive >= 0; n--) {
+		int32_t b = kv->rlive;
+		kv->blk[b].retained_q = RQ_EXPIRED;
+		kv->retained--;
+		kv->rexpired++;
+		kv->rlive = kv->blk[b].next;
 	}
 }
 
@@ -261,7 +256,7 @@ void kvcache_take(struct kvcache *kv, int32_t b)
 {
 	assert(b >= 0 && b < kv->touched && kv->blk[b].hashed);
 	if (kv->blk[b].ref == 0) {
-		kv->retain_hits += kv->blk[b].retained_q;
+		kv->retain_hits += kv->blk[b].retained_q == RQ_LIVE;
 		q_unlink(kv, b);
 	}
 	kv->blk[b].ref++;
@@ -275,11 +270,17 @@ int32_t kvcache_alloc(struct kvcache *kv)
 			return -1;
 		b = (int32_t)kv->touched++;
 	} else if (kv->head >= 0 || kv->rhead >= 0) {
-		if (kv->head >= 0) {
+		/* the older of the LRU head and the first expired retained block;
+		 * a live retained block only when neither exists */
+		int32_t e = kv->rhead >= 0 && kv->rhead != kv->rlive ? kv->rhead : -1;
+		if (kv->head >= 0 && (e < 0 || kv->blk[kv->head].stamp < kv->blk[e].stamp))
 			b = kv->head;
-			kv->retain_avoided += kv->rhead >= 0 && kv->blk[kv->rhead].stamp < kv->blk[b].stamp;
+		else
+			b = e;
+		if (b >= 0) {
+			kv->retain_avoided += kv->rlive >= 0 && kv->blk[kv->rlive].stamp < kv->blk[b].stamp;
 		} else {
-			b = kv->rhead; /* nothing else free: retention gives way */
+			b = kv->rlive; /* nothing else free: retention gives way */
 			kv->retain_forced++;
 		}
 		q_unlink(kv, b);
@@ -365,19 +366,39 @@ void kvcache_put_retained(struct kvcache *kv, int32_t b, int64_t expire_ns)
 
 void kvcache_retain_expire(struct kvcache *kv, int64_t now_ns)
 {
-	int64_t n = 0;
-	for (int32_t b = kv->rhead; b >= 0 && kv->blk[b].expire_ns <= now_ns; b = kv->blk[b].next)
-		n++;
-	if (n > 0)
-		rq_expire_head(kv, n);
+	while (kv->rlive >= 0 && kv->blk[kv->rlive].expire_ns <= now_ns)
+		rq_expire_head(kv, 1);
 }
 
-/* Allocation order after the never-used blocks: the LRU queue, then the
- * retained one. */
-static int32_t alloc_next(const struct kvcache *kv, int32_t b)
+/* Allocation order after the never-used blocks: the LRU queue merged by
+ * stamp with the retained queue's expired prefix, then the live retained
+ * blocks.  `it` holds the three cursors. */
+struct alloc_it {
+	int32_t a, e, l;
+};
+
+static struct alloc_it alloc_first(const struct kvcache *kv)
 {
-	int32_t nx = kv->blk[b].next;
-	return nx >= 0 || kv->blk[b].retained_q ? nx : kv->rhead;
+	return (struct alloc_it){kv->head, kv->rhead != kv->rlive ? kv->rhead : -1, kv->rlive};
+}
+
+static int32_t alloc_next(const struct kvcache *kv, struct alloc_it *it)
+{
+	const struct kvblock *blk = kv->blk;
+	int32_t b;
+	if (it->a >= 0 && (it->e < 0 || blk[it->a].stamp < blk[it->e].stamp)) {
+		b = it->a;
+		it->a = blk[b].next;
+	} else if (it->e >= 0) {
+		b = it->e;
+		it->e = blk[b].next == kv->rlive ? -1 : blk[b].next;
+	} else if (it->l >= 0) {
+		b = it->l;
+		it->l = blk[b].next;
+	} else {
+		b = -1;
+	}
+	return b;
 }
 
 int64_t kvcache_allocs_before(const struct kvcache *kv, uint64_t stamp, int64_t limit)
@@ -385,8 +406,9 @@ int64_t kvcache_allocs_before(const struct kvcache *kv, uint64_t stamp, int64_t 
 	int64_t n = kv->total_blocks - kv->touched;
 	if (n >= limit)
 		return limit;
-	int32_t b = kv->head >= 0 ? kv->head : kv->rhead;
-	for (; b >= 0 && n < limit && kv->blk[b].stamp < stamp; b = alloc_next(kv, b))
+	struct alloc_it it = alloc_first(kv);
+	for (int32_t b = alloc_next(kv, &it); b >= 0 && n < limit && kv->blk[b].stamp < stamp;
+	     b = alloc_next(kv, &it))
 		n++;
 	return n;
 }
@@ -396,8 +418,9 @@ int64_t kvcache_allocs_before_hashed(const struct kvcache *kv, int64_t limit)
 	int64_t n = kv->total_blocks - kv->touched;
 	if (n >= limit)
 		return limit;
-	int32_t b = kv->head >= 0 ? kv->head : kv->rhead;
-	for (; b >= 0 && n < limit && !kv->blk[b].hashed; b = alloc_next(kv, b))
+	struct alloc_it it = alloc_first(kv);
+	for (int32_t b = alloc_next(kv, &it); b >= 0 && n < limit && !kv->blk[b].hashed;
+	     b = alloc_next(kv, &it))
 		n++;
 	return n;
 }
@@ -417,15 +440,29 @@ bool kvcache_check(const struct kvcache *kv)
 			return false;
 		n++;
 	}
+	/* the retained queue: its expired prefix, then its live blocks from rlive */
+	int64_t ne = 0;
+	bool live = false;
 	for (int32_t b = kv->rhead, p = -1; b >= 0; p = b, b = blk[b].next) {
 		if (b >= kv->touched || blk[b].prev != p || blk[b].ref != 0 || !blk[b].retained_q ||
-		    !blk[b].hashed || nr > kv->touched)
+		    !blk[b].hashed || nr + ne > kv->touched)
 			return false;
 		if (p >= 0 && (blk[p].stamp >= blk[b].stamp || blk[p].expire_ns > blk[b].expire_ns))
 			return false;
-		nr++;
+		if (blk[b].retained_q == RQ_LIVE && !live) {
+			if (b != kv->rlive)
+				return false;
+			live = true;
+		}
+		if (blk[b].retained_q == RQ_EXPIRED && live)
+			return false;
+		nr += blk[b].retained_q == RQ_LIVE;
+		ne += blk[b].retained_q == RQ_EXPIRED;
 	}
-	if (n + nr != kv->free_len || nr != kv->retained || (nr > 0 && nr > kv->retain_cap))
+	if (!live && kv->rlive != -1)
+		return false;
+	if (n + nr + ne != kv->free_len || nr != kv->retained || ne != kv->rexpired ||
+	    (nr > 0 && nr > kv->retain_cap))
 		return false;
 	int64_t zero = 0, hashed = 0;
 	for (int64_t b = 0; b < kv->touched; b++) {

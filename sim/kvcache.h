@@ -43,16 +43,19 @@
  * admission: it gives way, counted in retain_forced.  Every block joins the
  * retained queue with the same time to live, so the queue is in expiry
  * order as well as stamp order, and its expired blocks are a prefix of it:
- * kvcache_retain_expire moves them into the LRU queue at their stamps'
- * places, after which they are evicted as plain LRU would.  At most
+ * kvcache_retain_expire marks them expired where they stand, and from then
+ * on allocation takes the older of the LRU queue's head and the first
+ * expired block, so they are evicted as plain LRU would (a merge of two
+ * queues in stamp order, never a walk to move a block).  At most
  * retain_cap blocks stay retained: a release past the cap expires the
  * oldest retained blocks at once.  A hit takes a retained block out of the
  * queue as it does a free one.
  *
  * Invariants added (kvcache_check): a free block is on exactly one of the
  * two queues (`retained_q` says which); each queue is in stamp order;
- * the retained queue is in expiry order; free_len counts both, `retained`
- * the retained one, and retained <= retain_cap.
+ * the retained queue is in expiry order, its expired blocks (rexpired of
+ * them) before rlive and its retained ones (`retained`) from rlive on;
+ * free_len counts both queues, and retained <= retain_cap.
  */
 #ifndef SIM_KVCACHE_H
 #define SIM_KVCACHE_H
@@ -67,7 +70,8 @@ struct kvblock {
 	int32_t prev, next;   /* free queue links, -1 = none */
 	int32_t hprev, hnext; /* chain of its hash bucket, -1 = none */
 	int32_t hashed;
-	int32_t retained_q;   /* free and on the retained queue */
+	int32_t retained_q;   /* free and on the retained queue: 1 retained,
+				 2 expired (kvcache.c, RQ_*) */
 	int64_t expire_ns;    /* retained until then (on the retained queue) */
 };
 
@@ -95,7 +99,11 @@ struct kvcache {
 	/* retention (see above); retain_cap 0: off */
 	int64_t retain_cap;      /* most blocks the retained queue may hold */
 	int32_t rhead, rtail;    /* retained queue ends, -1 if empty */
-	int64_t retained;        /* blocks on it (counted in free_len too) */
+	int32_t rlive;           /* its first block still retained, -1 if none */
+	int64_t retained;        /* blocks on it still retained (counted in
+				    free_len too) */
+	int64_t rexpired;        /* blocks before rlive: expired, evicted in
+				    stamp order with the LRU queue */
 	int64_t retain_peak;     /* most blocks it held at once */
 	int64_t retain_hits;     /* retained blocks taken by a prefix hit */
 	int64_t retain_forced;   /* retained blocks evicted because nothing
@@ -178,20 +186,19 @@ void kvcache_retain_config(struct kvcache *kv, int64_t cap_blocks);
  * it). */
 void kvcache_put_retained(struct kvcache *kv, int32_t b, int64_t expire_ns);
 
-/* Move every retained block whose expiry is at or before now_ns into the
- * LRU queue in stamp order.  O(blocks moved + LRU blocks older than the
- * newest of them). */
+/* Expire every retained block whose expiry is at or before now_ns.
+ * O(blocks expired). */
 void kvcache_retain_expire(struct kvcache *kv, int64_t now_ns);
 
 /* The earliest expiry of a retained block, or INT64_MAX if none. */
 static inline int64_t kvcache_retain_next_ns(const struct kvcache *kv)
 {
-	return kv->rhead >= 0 ? kv->blk[kv->rhead].expire_ns : INT64_MAX;
+	return kv->rlive >= 0 ? kv->blk[kv->rlive].expire_ns : INT64_MAX;
 }
 
 /* Of the next `limit` blocks an allocation would take (never used ones
- * first, then the free queue from its head, then the retained queue from
- * its head), how many come before the first
+ * first, then the free queue and the expired retained blocks in stamp
+ * order, then the retained blocks from the oldest), how many come before the first
  * free block whose stamp is at least `stamp`: at most limit. */
 int64_t kvcache_allocs_before(const struct kvcache *kv, uint64_t stamp, int64_t limit);
 
