@@ -48,6 +48,12 @@
  * single steps, so runs stay one event.  Only the accepted tokens take KV
  * blocks.  A model with sliding-window groups takes no decode runs then.
  *
+ * KV retention (cfg->kv_retain_ttl_ns > 0).  A completed call whose
+ * session resumes releases its blocks as retained (sim/kvcache.h); the
+ * cache is then kept block by block.  Expiry is looked at when the replica
+ * schedules, and a decode run ends before the next expiry, so runs stay
+ * what single steps would do.
+ *
  * Timing: a step's tokens exist at its end.  Blocks of a step are allocated
  * when it is scheduled, and those it fills are entered in the prefix table
  * then too (vLLM's allocate_slots caches them at once), so a request admitted
