@@ -419,6 +419,16 @@ void run_meta(const struct run_setup *s, const struct run_result *r, struct repo
 			.mode = dp->tiers.mode == SIM_TIER_WRITE_THROUGH ? "write_through" : "evict",
 			.chunk_tokens = sc->kv_tiers.chunk_tokens,
 			.async_store = sc->kv_tiers.async_store};
+	if (cfg->kv_retain_ttl_ns > 0)
+		meta->retention = (struct report_retention){
+			.on = true, .ttl_s = sc->kv_retention.ttl_s,
+			.max_fraction = sc->kv_retention.max_fraction,
+			.peak_blocks = st->sim.retain_peak_blocks,
+			.peak_share = st->sim.retain_peak_share,
+			.mean_blocks = st->sim.retain_mean_blocks,
+			.hit_tokens = st->sim.retain_hit_blocks * cfg->block_size,
+			.avoided = st->sim.retain_avoided, .forced = st->sim.retain_forced,
+			.capped = st->sim.retain_capped};
 	meta->tiers.loaded_blocks = st->sim.tier_loaded_blocks;
 	meta->tiers.load_s = st->sim.tier_load_ns / 1e9;
 	meta->tiers.stored_blocks = st->sim.tier_stored_blocks;

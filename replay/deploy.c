@@ -292,6 +292,14 @@ int deploy_engine(const struct scenario *sc, const struct catalog *cat, struct p
 		diag_init(d);
 		rc = 0;
 	}
+	if (sc->kv_retention.mode == SCENARIO_RETAIN_TTL) {
+		if (!cfg->enable_prefix_caching)
+			return diag_set(d, DIAG_EINPUT, "%s: kv_retention.mode ttl keeps cached prefixes, "
+					"but prefix caching is off (expected engine.enable_prefix_caching "
+					"true, or kv_retention.mode off)", sc->source);
+		cfg->kv_retain_ttl_ns = (int64_t)llround(sc->kv_retention.ttl_s * 1e9);
+		cfg->kv_retain_max_fraction = sc->kv_retention.max_fraction;
+	}
 	if (cfg->max_model_len == 0)
 		cfg->max_model_len = catalog_model(cat, sc->model)->max_context;
 	if (cfg->kv_cache_tokens < cfg->block_size)

@@ -351,6 +351,7 @@ static int issue(struct replay *rp, struct rsess *rs, int64_t t_ns)
 	rs->task_calls++;
 	struct sim_call sc = {
 		.session = rs->open_loop ? 0 : rs->ts->id,
+		.parent = rs->open_loop ? 0 : rs->ts->parent,
 		.task = c->task,
 		.seq = c->seq,
 		.prompt_tokens = prompt,
@@ -359,6 +360,8 @@ static int issue(struct replay *rp, struct rsess *rs, int64_t t_ns)
 		.n_hashes = hashed ? (int64_t)rs->hashes.len : 0,
 		.kind = c->kind,
 		.borrow_hashes = true, /* rs->hashes changes only once the call is done */
+		/* a later call follows its tool call: the agent comes back */
+		.resumes = !rs->open_loop && rs->next + 1 < rs->ts->n_calls,
 		.user = rs,
 	};
 	rs->next++;

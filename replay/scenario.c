@@ -26,7 +26,7 @@
 /* K_INTERVAL: 0 (off) or in [lo, hi]; K_COST: -1 (the default) or in
  * [lo, hi], nothing between. */
 enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_BOOL_OPT, K_POLICY,
-	    K_TIERMODE, K_ROUTER, K_SCORER, K_METRIC, K_ASPOLICY, K_KEEPALIVE, K_FAULTS, K_INTERVAL, K_COST, K_OBJ,
+	    K_TIERMODE, K_RETMODE, K_ROUTER, K_SCORER, K_METRIC, K_ASPOLICY, K_KEEPALIVE, K_FAULTS, K_INTERVAL, K_COST, K_OBJ,
 	    K_TEXT, K_POOLS, K_BACKENDS, K_RATES };
 
 struct key {
@@ -92,6 +92,16 @@ static const struct key KEYS[] = {
 	{"kv_tiers.async_store", K_BOOL, OFF(kv_tiers.async_store), 0, 0,
 	 "write_through: stores overlap compute, holding the host link (true); false: the step "
 	 "waits for them"},
+	{"kv_retention", K_OBJ, 0, 0, 0,
+	 "keeping an agent session's KV blocks across its tool pauses (off by default)"},
+	{"kv_retention.mode", K_RETMODE, OFF(kv_retention.mode), 0, 0,
+	 "off (plain LRU; default) or ttl (a finished call's cached blocks are passed over by "
+	 "eviction for ttl_s while anything else is free)"},
+	{"kv_retention.ttl_s", K_NUM, OFF(kv_retention.ttl_s), 0.001, 1e7,
+	 "ttl: seconds a finished call's blocks stay retained (300)"},
+	{"kv_retention.max_fraction", K_NUM, OFF(kv_retention.max_fraction), 0.0001, 1,
+	 "ttl: most of a replica's KV cache held retained; past it the oldest retained blocks "
+	 "expire (0.6)"},
 	{"pools", K_POOLS, 0, 1, SCENARIO_MAX_POOLS,
 	 "replica pools of their own shapes behind the router (keys as above, per pool)"},
 	{"router", K_OBJ, 0, 0, 0, "how calls are spread over the replicas"},
@@ -105,6 +115,8 @@ static const struct key KEYS[] = {
 	 "calls the router may hold; more are refused (0 = no limit)"},
 	{"router.affinity_saturation", K_INT64, OFF(router.affinity_saturation), 0, 1e9,
 	 "session_affinity: outstanding calls at which a session leaves its replica (0 = auto)"},
+	{"router.sticky_subagents", K_BOOL, OFF(router.sticky_subagents), 0, 0,
+	 "session_affinity: a sub-agent's calls follow its parent session's replica (false)"},
 	{"router.prefix_scorer", K_SCORER, OFF(router.prefix_scorer), 0, 0,
 	 "prefix_aware: cache_aware (SGLang model gateway) or weighted (llm-d)"},
 	{"router.prefix_load_cap", K_INT64, OFF(router.prefix_load_cap), 0, 1e9,
@@ -412,6 +424,8 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 		return "\"compact\", \"truncate\" or \"reject\"";
 	case K_TIERMODE:
 		return "\"write_through\" or \"evict\"";
+	case K_RETMODE:
+		return "\"off\" or \"ttl\"";
 	case K_ROUTER:
 		snprintf(buf, cap, "one of %s", router_policy_names());
 		return buf;
@@ -616,6 +630,15 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 		else
 			ok = false;
 		break;
+	case K_RETMODE:
+		ok = cJSON_IsString(v);
+		if (ok && strcmp(v->valuestring, "off") == 0)
+			*(int32_t *)field = SCENARIO_RETAIN_OFF;
+		else if (ok && strcmp(v->valuestring, "ttl") == 0)
+			*(int32_t *)field = SCENARIO_RETAIN_TTL;
+		else
+			ok = false;
+		break;
 	case K_INT_OPT:
 	case K_INT64_OPT:
 		if (cJSON_IsNull(v)) {
@@ -648,7 +671,7 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 		break;
 	}
 	bool named = k->kind == K_ROUTER || k->kind == K_SCORER || k->kind == K_METRIC ||
-		     k->kind == K_POLICY || k->kind == K_TIERMODE;
+		     k->kind == K_POLICY || k->kind == K_TIERMODE || k->kind == K_RETMODE;
 	if (!ok && named && cJSON_IsString(v) && strlen(v->valuestring) < 64)
 		return diag_set(d, DIAG_EINPUT, "%s: %s: unknown '%s' (expected %s)", where, shown,
 				v->valuestring, kind_expect(k, buf, sizeof(buf)));
@@ -668,6 +691,7 @@ static size_t kind_size(enum kind kind)
 	case K_INT_OPT:
 	case K_BOOL_OPT:
 	case K_TIERMODE:
+	case K_RETMODE:
 		return sizeof(int32_t);
 	case K_INT64:
 	case K_INT64_OPT:
@@ -1338,6 +1362,9 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	 * compute (vLLM 0.11.0, blog.vllm.ai "Inside vLLM's New KV Offloading
 	 * Connector", read 2026-12-06) */
 	sc->kv_tiers.async_store = true;
+	sc->kv_retention.mode = SCENARIO_RETAIN_OFF;
+	sc->kv_retention.ttl_s = SCENARIO_DEFAULT_RETAIN_TTL_S;
+	sc->kv_retention.max_fraction = SCENARIO_DEFAULT_RETAIN_MAX_FRACTION;
 	router_config_default(&sc->router);
 	sc->slo_attainment = SCENARIO_DEFAULT_SLO_ATTAINMENT;
 	double *costs[] = {&sc->cost.acceptance_rate, &sc->cost.turns_factor,

@@ -32,6 +32,15 @@
  * P90 that the default objectives are written against. */
 #define SCENARIO_DEFAULT_SLO_ATTAINMENT 0.9
 
+/* kv_retention.mode */
+enum { SCENARIO_RETAIN_OFF = 0, SCENARIO_RETAIN_TTL = 1 };
+/* kv_retention's defaults, from SGLang's TTL prefix pinning (sgl-project/
+ * sglang pull request 18941, merged February 2026, read 2026-12-06): its
+ * worked example pins with ttl 300 s and a pin budget of 0.6 of the cache
+ * (SGLANG_HICACHE_MAX_PINNED_RATIO) */
+#define SCENARIO_DEFAULT_RETAIN_TTL_S 300.0
+#define SCENARIO_DEFAULT_RETAIN_MAX_FRACTION 0.6
+
 /* Speculative decoding when speculative.method is set but k and the
  * acceptance are not: round figures of this tool, not measurements (the
  * eagle3, ngram and suffix drafters take published figures instead,
@@ -242,6 +251,11 @@ struct scenario {
 					   partial chunk is stored too */
 		bool async_store;     /* write-through: stores overlap compute */
 	} kv_tiers;
+	struct scenario_kv_retention { /* kv_retention.*: off by default */
+		int32_t mode;         /* SCENARIO_RETAIN_OFF or _TTL */
+		double ttl_s;         /* a finished call's blocks stay retained */
+		double max_fraction;  /* most of a replica's cache held retained */
+	} kv_retention;
 	struct router_config router;  /* router.*: defaults from router_config_default */
 	double provision_s;           /* startup.provision_s: node provisioning */
 	double storage_gbs;           /* startup.storage_gbs: per GPU */

@@ -129,6 +129,20 @@ struct report_meta {
 		double stall_s;               /* step time waiting for stores (sync) */
 		double load_wait_s;           /* time loads waited behind stores (async) */
 	} tiers;
+	struct report_retention {         /* kv_retention.mode ttl (on) */
+		bool on;
+		double ttl_s, max_fraction;   /* as set */
+		int64_t peak_blocks;          /* most blocks one replica held retained */
+		double peak_share;            /* the largest such share of its cache */
+		double mean_blocks;           /* retained blocks over all replicas,
+						 time-weighted over the run */
+		int64_t hit_tokens;           /* prefix hits served by retained blocks */
+		int64_t avoided;              /* evictions that spared an older
+						 retained block */
+		int64_t forced;               /* retained blocks evicted: nothing
+						 else was free */
+		int64_t capped;               /* released early by max_fraction */
+	} retention;
 	/* speculative.*: speculative decoding (on false: off, nothing printed) */
 	struct report_spec {
 		bool on;

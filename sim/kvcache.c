@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* kvblock.retained_q */
+enum { RQ_NONE = 0, RQ_LIVE = 1, RQ_EXPIRED = 2 };
+
 int kvcache_init(struct kvcache *kv, int64_t block_size, int64_t total_blocks, bool prefix_caching)
 {
 	memset(kv, 0, sizeof(*kv));
@@ -15,6 +18,7 @@ int kvcache_init(struct kvcache *kv, int64_t block_size, int64_t total_blocks, b
 	kv->total_blocks = total_blocks;
 	kv->prefix_caching = prefix_caching;
 	kv->head = kv->tail = -1;
+	kv->rhead = kv->rtail = kv->rlive = -1;
 	if (block_size < 1 || total_blocks < 1 || total_blocks > INT32_MAX)
 		return DIAG_EINPUT;
 	return 0;
@@ -26,6 +30,7 @@ void kvcache_release(struct kvcache *kv)
 	free(kv->bucket);
 	memset(kv, 0, sizeof(*kv));
 	kv->head = kv->tail = -1;
+	kv->rhead = kv->rtail = kv->rlive = -1;
 }
 
 void kvcache_reset(struct kvcache *kv)
@@ -36,6 +41,7 @@ void kvcache_reset(struct kvcache *kv)
 	int64_t ev = kv->evictions, dup = kv->duplicates;
 	void (*on_evict)(void *, uint64_t) = kv->on_evict;
 	void *evict_ctx = kv->evict_ctx;
+	struct kvcache keep = *kv; /* retention's setting and counters */
 	kvcache_release(kv); /* no block is demoted: the GPU's memory is simply lost */
 	int rc = kvcache_init(kv, bs, total, pc); /* cannot fail: it held these values */
 	assert(rc == 0);
@@ -44,6 +50,12 @@ void kvcache_reset(struct kvcache *kv)
 	kv->duplicates = dup;
 	kv->on_evict = on_evict;
 	kv->evict_ctx = evict_ctx;
+	kv->retain_cap = keep.retain_cap;
+	kv->retain_peak = keep.retain_peak;
+	kv->retain_hits = keep.retain_hits;
+	kv->retain_forced = keep.retain_forced;
+	kv->retain_capped = keep.retain_capped;
+	kv->retain_avoided = keep.retain_avoided;
 }
 
 /* The bucket of hash h (Fibonacci hashing: the top bits of h times 2^64/phi,
@@ -109,19 +121,29 @@ static int kv_grow(struct kvcache *kv)
 	return 0;
 }
 
+/* Take free block b off whichever queue holds it. */
 static void q_unlink(struct kvcache *kv, int32_t b)
 {
 	struct kvblock *k = &kv->blk[b];
+	int32_t *head = k->retained_q ? &kv->rhead : &kv->head;
+	int32_t *tail = k->retained_q ? &kv->rtail : &kv->tail;
 	if (k->prev >= 0)
 		kv->blk[k->prev].next = k->next;
 	else
-		kv->head = k->next;
+		*head = k->next;
 	if (k->next >= 0)
 		kv->blk[k->next].prev = k->prev;
 	else
-		kv->tail = k->prev;
+		*tail = k->prev;
+	if (b == kv->rlive)
+		kv->rlive = k->next; /* the next one is live too, or none is */
 	k->prev = k->next = -1;
 	kv->free_len--;
+	if (k->retained_q == RQ_LIVE)
+		kv->retained--;
+	else if (k->retained_q == RQ_EXPIRED)
+		kv->rexpired--;
+	k->retained_q = 0;
 }
 
 static void q_append(struct kvcache *kv, int32_t b)
@@ -136,6 +158,40 @@ static void q_append(struct kvcache *kv, int32_t b)
 	kv->tail = b;
 	kv->free_len++;
 	k->stamp = kv->stamp_next++;
+}
+
+/* Append b at the tail of the retained queue (a fresh stamp, like q_append). */
+static void rq_append(struct kvcache *kv, int32_t b, int64_t expire_ns)
+{
+	struct kvblock *k = &kv->blk[b];
+	k->prev = kv->rtail;
+	k->next = -1;
+	if (kv->rtail >= 0)
+		kv->blk[kv->rtail].next = b;
+	else
+		kv->rhead = b;
+	kv->rtail = b;
+	kv->free_len++;
+	k->stamp = kv->stamp_next++;
+	k->retained_q = RQ_LIVE;
+	k->expire_ns = expire_ns;
+	kv->retained++;
+	if (kv->rlive < 0)
+		kv->rlive = b;
+}
+
+/* Expire the first n live retained blocks: they stay where they are, as
+ * the retained queue's expired prefix, and are evicted in stamp order with
+ * the LRU queue from then on (kvcache_alloc), as plain LRU would. */
+static void rq_expire_head(struct kvcache *kv, int64_t n)
+{
+	for (; n > 0 && kv->rlive >= 0; n--) {
+		int32_t b = kv->rlive;
+		kv->blk[b].retained_q = RQ_EXPIRED;
+		kv->retained--;
+		kv->rexpired++;
+		kv->rlive = kv->blk[b].next;
+	}
 }
 
 /* Take b off its hash chain; the hash leaves the index with its last block. */
@@ -199,8 +255,10 @@ int64_t kvcache_match_len(const struct kvcache *kv, const uint64_t *hashes, int6
 void kvcache_take(struct kvcache *kv, int32_t b)
 {
 	assert(b >= 0 && b < kv->touched && kv->blk[b].hashed);
-	if (kv->blk[b].ref == 0)
+	if (kv->blk[b].ref == 0) {
+		kv->retain_hits += kv->blk[b].retained_q == RQ_LIVE;
 		q_unlink(kv, b);
+	}
 	kv->blk[b].ref++;
 }
 
@@ -211,8 +269,20 @@ int32_t kvcache_alloc(struct kvcache *kv)
 		if (kv->touched == kv->cap && kv_grow(kv) != 0)
 			return -1;
 		b = (int32_t)kv->touched++;
-	} else if (kv->head >= 0) {
-		b = kv->head;
+	} else if (kv->head >= 0 || kv->rhead >= 0) {
+		/* the older of the LRU head and the first expired retained block;
+		 * a live retained block only when neither exists */
+		int32_t e = kv->rhead >= 0 && kv->rhead != kv->rlive ? kv->rhead : -1;
+		if (kv->head >= 0 && (e < 0 || kv->blk[kv->head].stamp < kv->blk[e].stamp))
+			b = kv->head;
+		else
+			b = e;
+		if (b >= 0) {
+			kv->retain_avoided += kv->rlive >= 0 && kv->blk[kv->rlive].stamp < kv->blk[b].stamp;
+		} else {
+			b = kv->rlive; /* nothing else free: retention gives way */
+			kv->retain_forced++;
+		}
 		q_unlink(kv, b);
 		if (kv->blk[b].hashed) {
 			unhash(kv, b);
@@ -228,6 +298,8 @@ int32_t kvcache_alloc(struct kvcache *kv)
 	k->stamp = 0;
 	k->hashed = 0;
 	k->ref = 1;
+	k->retained_q = 0;
+	k->expire_ns = 0;
 	k->prev = k->next = -1;
 	k->hprev = k->hnext = -1;
 	return b;
@@ -266,12 +338,77 @@ void kvcache_put(struct kvcache *kv, int32_t b)
 		q_append(kv, b);
 }
 
+void kvcache_retain_config(struct kvcache *kv, int64_t cap_blocks)
+{
+	assert(kv->retained == 0 && cap_blocks >= 0);
+	kv->retain_cap = cap_blocks;
+}
+
+void kvcache_put_retained(struct kvcache *kv, int32_t b, int64_t expire_ns)
+{
+	struct kvblock *k = &kv->blk[b];
+	assert(k->ref > 0);
+	if (--k->ref > 0)
+		return;
+	if (kv->retain_cap <= 0 || !k->hashed) {
+		q_append(kv, b);
+		return;
+	}
+	assert(kv->rtail < 0 || kv->blk[kv->rtail].expire_ns <= expire_ns);
+	rq_append(kv, b, expire_ns);
+	if (kv->retained > kv->retain_cap) {
+		kv->retain_capped += kv->retained - kv->retain_cap;
+		rq_expire_head(kv, kv->retained - kv->retain_cap);
+	}
+	if (kv->retained > kv->retain_peak)
+		kv->retain_peak = kv->retained;
+}
+
+void kvcache_retain_expire(struct kvcache *kv, int64_t now_ns)
+{
+	while (kv->rlive >= 0 && kv->blk[kv->rlive].expire_ns <= now_ns)
+		rq_expire_head(kv, 1);
+}
+
+/* Allocation order after the never-used blocks: the LRU queue merged by
+ * stamp with the retained queue's expired prefix, then the live retained
+ * blocks.  `it` holds the three cursors. */
+struct alloc_it {
+	int32_t a, e, l;
+};
+
+static struct alloc_it alloc_first(const struct kvcache *kv)
+{
+	return (struct alloc_it){kv->head, kv->rhead != kv->rlive ? kv->rhead : -1, kv->rlive};
+}
+
+static int32_t alloc_next(const struct kvcache *kv, struct alloc_it *it)
+{
+	const struct kvblock *blk = kv->blk;
+	int32_t b;
+	if (it->a >= 0 && (it->e < 0 || blk[it->a].stamp < blk[it->e].stamp)) {
+		b = it->a;
+		it->a = blk[b].next;
+	} else if (it->e >= 0) {
+		b = it->e;
+		it->e = blk[b].next == kv->rlive ? -1 : blk[b].next;
+	} else if (it->l >= 0) {
+		b = it->l;
+		it->l = blk[b].next;
+	} else {
+		b = -1;
+	}
+	return b;
+}
+
 int64_t kvcache_allocs_before(const struct kvcache *kv, uint64_t stamp, int64_t limit)
 {
 	int64_t n = kv->total_blocks - kv->touched;
 	if (n >= limit)
 		return limit;
-	for (int32_t b = kv->head; b >= 0 && n < limit && kv->blk[b].stamp < stamp; b = kv->blk[b].next)
+	struct alloc_it it = alloc_first(kv);
+	for (int32_t b = alloc_next(kv, &it); b >= 0 && n < limit && kv->blk[b].stamp < stamp;
+	     b = alloc_next(kv, &it))
 		n++;
 	return n;
 }
@@ -281,7 +418,9 @@ int64_t kvcache_allocs_before_hashed(const struct kvcache *kv, int64_t limit)
 	int64_t n = kv->total_blocks - kv->touched;
 	if (n >= limit)
 		return limit;
-	for (int32_t b = kv->head; b >= 0 && n < limit && !kv->blk[b].hashed; b = kv->blk[b].next)
+	struct alloc_it it = alloc_first(kv);
+	for (int32_t b = alloc_next(kv, &it); b >= 0 && n < limit && !kv->blk[b].hashed;
+	     b = alloc_next(kv, &it))
 		n++;
 	return n;
 }
@@ -294,13 +433,36 @@ int64_t kvcache_used(const struct kvcache *kv)
 bool kvcache_check(const struct kvcache *kv)
 {
 	const struct kvblock *blk = kv->blk;
-	int64_t n = 0;
+	int64_t n = 0, nr = 0;
 	for (int32_t b = kv->head, p = -1; b >= 0; p = b, b = blk[b].next) {
-		if (b >= kv->touched || blk[b].prev != p || blk[b].ref != 0 || n > kv->touched)
+		if (b >= kv->touched || blk[b].prev != p || blk[b].ref != 0 || blk[b].retained_q ||
+		    n > kv->touched)
 			return false;
 		n++;
 	}
-	if (n != kv->free_len)
+	/* the retained queue: its expired prefix, then its live blocks from rlive */
+	int64_t ne = 0;
+	bool live = false;
+	for (int32_t b = kv->rhead, p = -1; b >= 0; p = b, b = blk[b].next) {
+		if (b >= kv->touched || blk[b].prev != p || blk[b].ref != 0 || !blk[b].retained_q ||
+		    !blk[b].hashed || nr + ne > kv->touched)
+			return false;
+		if (p >= 0 && (blk[p].stamp >= blk[b].stamp || blk[p].expire_ns > blk[b].expire_ns))
+			return false;
+		if (blk[b].retained_q == RQ_LIVE && !live) {
+			if (b != kv->rlive)
+				return false;
+			live = true;
+		}
+		if (blk[b].retained_q == RQ_EXPIRED && live)
+			return false;
+		nr += blk[b].retained_q == RQ_LIVE;
+		ne += blk[b].retained_q == RQ_EXPIRED;
+	}
+	if (!live && kv->rlive != -1)
+		return false;
+	if (n + nr + ne != kv->free_len || nr != kv->retained || ne != kv->rexpired ||
+	    (nr > 0 && nr > kv->retain_cap))
 		return false;
 	int64_t zero = 0, hashed = 0;
 	for (int64_t b = 0; b < kv->touched; b++) {

@@ -33,6 +33,29 @@
  * hash maps to iff it is hashed, and `indexed` counts them; untouched blocks
  * have no state.  Each block also records when it last joined the queue
  * (`stamp`, increasing), so the queue is in stamp order.
+ *
+ * Retention across tool pauses (kvcache_retain_config; off by default).  A
+ * finished call's blocks may be released as retained until an expiry time
+ * (kvcache_put_retained): they then join a second queue, the retained
+ * queue, instead of the LRU queue.  Allocation takes never-used blocks, then
+ * the LRU queue, and only when both are empty the retained queue from its
+ * head (the oldest retained block first), so retention never refuses an
+ * admission: it gives way, counted in retain_forced.  Every block joins the
+ * retained queue with the same time to live, so the queue is in expiry
+ * order as well as stamp order, and its expired blocks are a prefix of it:
+ * kvcache_retain_expire marks them expired where they stand, and from then
+ * on allocation takes the older of the LRU queue's head and the first
+ * expired block, so they are evicted as plain LRU would (a merge of two
+ * queues in stamp order, never a walk to move a block).  At most
+ * retain_cap blocks stay retained: a release past the cap expires the
+ * oldest retained blocks at once.  A hit takes a retained block out of the
+ * queue as it does a free one.
+ *
+ * Invariants added (kvcache_check): a free block is on exactly one of the
+ * two queues (`retained_q` says which); each queue is in stamp order;
+ * the retained queue is in expiry order, its expired blocks (rexpired of
+ * them) before rlive and its retained ones (`retained`) from rlive on;
+ * free_len counts both queues, and retained <= retain_cap.
  */
 #ifndef SIM_KVCACHE_H
 #define SIM_KVCACHE_H
@@ -47,6 +70,9 @@ struct kvblock {
 	int32_t prev, next;   /* free queue links, -1 = none */
 	int32_t hprev, hnext; /* chain of its hash bucket, -1 = none */
 	int32_t hashed;
+	int32_t retained_q;   /* free and on the retained queue: 1 retained,
+				 2 expired (kvcache.c, RQ_*) */
+	int64_t expire_ns;    /* retained until then (on the retained queue) */
 };
 
 struct kvcache {
@@ -70,6 +96,22 @@ struct kvcache {
 	void (*on_evict)(void *ctx, uint64_t hash);
 	void *evict_ctx;
 	int64_t duplicates;   /* blocks entered under a hash another block held */
+	/* retention (see above); retain_cap 0: off */
+	int64_t retain_cap;      /* most blocks the retained queue may hold */
+	int32_t rhead, rtail;    /* retained queue ends, -1 if empty */
+	int32_t rlive;           /* its first block still retained, -1 if none */
+	int64_t retained;        /* blocks on it still retained (counted in
+				    free_len too) */
+	int64_t rexpired;        /* blocks before rlive: expired, evicted in
+				    stamp order with the LRU queue */
+	int64_t retain_peak;     /* most blocks it held at once */
+	int64_t retain_hits;     /* retained blocks taken by a prefix hit */
+	int64_t retain_forced;   /* retained blocks evicted because nothing
+				    else was free */
+	int64_t retain_capped;   /* retained blocks expired early by the cap */
+	int64_t retain_avoided;  /* evictions that took an LRU block while an
+				    older block was retained: plain LRU would
+				    have evicted a retained block there */
 };
 
 /* 0, or DIAG_EINPUT if total_blocks is not in 1..2^31-1 (block ids are int32). */
@@ -132,8 +174,31 @@ int kvcache_register(struct kvcache *kv, int32_t b, uint64_t h);
 /* Drop one reference; at zero the block joins the tail of the free queue. */
 void kvcache_put(struct kvcache *kv, int32_t b);
 
+/* Retain released blocks, at most cap_blocks of them at once (0: off, the
+ * default; then kvcache_put_retained is kvcache_put).  Before any block is
+ * retained. */
+void kvcache_retain_config(struct kvcache *kv, int64_t cap_blocks);
+
+/* kvcache_put, but a block whose ref reaches 0 with a hash joins the tail of
+ * the retained queue until expire_ns (no earlier than the expiry of any
+ * block retained before it); past the cap, the oldest retained blocks
+ * expire at once.  An unhashed block joins the LRU queue (nothing could hit
+ * it). */
+void kvcache_put_retained(struct kvcache *kv, int32_t b, int64_t expire_ns);
+
+/* Expire every retained block whose expiry is at or before now_ns.
+ * O(blocks expired). */
+void kvcache_retain_expire(struct kvcache *kv, int64_t now_ns);
+
+/* The earliest expiry of a retained block, or INT64_MAX if none. */
+static inline int64_t kvcache_retain_next_ns(const struct kvcache *kv)
+{
+	return kv->rlive >= 0 ? kv->blk[kv->rlive].expire_ns : INT64_MAX;
+}
+
 /* Of the next `limit` blocks an allocation would take (never used ones
- * first, then the free queue from its head), how many come before the first
+ * first, then the free queue and the expired retained blocks in stamp
+ * order, then the retained blocks from the oldest), how many come before the first
  * free block whose stamp is at least `stamp`: at most limit. */
 int64_t kvcache_allocs_before(const struct kvcache *kv, uint64_t stamp, int64_t limit);
 

@@ -128,8 +128,10 @@ static void go_off(struct sim *s, struct replica *rep)
 {
 	set_life(s, rep, REP_OFF);
 	replica_model_reset(rep);
-	if (replica_kv_used(rep) == 0 && replica_kv_reserved(rep) == 0)
+	if (replica_kv_used(rep) == 0 && replica_kv_reserved(rep) == 0) {
+		replica_retain_tick(rep, s->now_ns); /* its retained blocks go too */
 		replica_kv_reset(rep); /* a released machine keeps no cache */
+	}
 }
 
 int lifecycle_start(struct sim *s, struct diag *d)

@@ -96,6 +96,14 @@ int replica_init(struct replica *rep, int32_t id, int32_t pool, const struct eng
 				(long long)blocks);
 	rep->runs = cfg->enable_prefix_caching &&
 		    !(cfg->sliding_window_tokens > 0 && cfg->window_group_blocks > 0);
+	if (cfg->kv_retain_ttl_ns > 0) {
+		if (!(cfg->kv_retain_max_fraction > 0.0 && cfg->kv_retain_max_fraction <= 1.0))
+			return diag_set(d, DIAG_EINPUT, "KV retention holds %g of the cache "
+					"(expected more than 0 and at most 1)", cfg->kv_retain_max_fraction);
+		rep->retain = true;
+		rep->runs = false; /* retention orders evictions block by block */
+		kvcache_retain_config(&rep->kv, (int64_t)((double)blocks * cfg->kv_retain_max_fraction));
+	}
 	rep->loaded = !cfg->load_on_demand;
 	rep->running = calloc((size_t)cfg->max_num_seqs, sizeof(*rep->running));
 	rep->batch = calloc((size_t)cfg->max_num_seqs, sizeof(*rep->batch));
@@ -315,6 +323,32 @@ void replica_free_blocks(struct replica *rep, struct sreq *r)
 		for (int64_t j = r->n_blocks - 1; j >= 0; j--)
 			kvcache_put(&rep->kv, r->blocks[j]);
 	}
+	r->n_blocks = 0;
+	r->w_lo = 0;
+	r->n_registered = 0;
+	sreq_drop_pending(rep, r);
+}
+
+void replica_retain_tick(struct replica *rep, int64_t now_ns)
+{
+	if (now_ns > rep->retain_last_ns)
+		rep->retain_area += (double)rep->kv.retained * (double)(now_ns - rep->retain_last_ns);
+	rep->retain_last_ns = now_ns;
+}
+
+void replica_finish_blocks(struct replica *rep, struct sreq *r, int64_t now_ns)
+{
+	if (!rep->retain || !r->call.resumes) {
+		replica_free_blocks(rep, r);
+		return;
+	}
+	replica_retain_tick(rep, now_ns);
+	int64_t until = now_ns + rep->cfg->kv_retain_ttl_ns;
+	for (int64_t g = 0; g < rep->win_groups; g++)
+		for (int64_t j = r->n_blocks - 1; j >= r->w_lo; j--)
+			kvcache_put_retained(&rep->kv, *wslot(rep, r, j, g), until);
+	for (int64_t j = r->n_blocks - 1; j >= 0; j--)
+		kvcache_put_retained(&rep->kv, r->blocks[j], until);
 	r->n_blocks = 0;
 	r->w_lo = 0;
 	r->n_registered = 0;
@@ -979,6 +1013,27 @@ static int64_t run_k_fits(const struct replica *rep, int64_t kmax, int64_t limit
 	return lo;
 }
 
+/* The largest k in [1, kmax] whose steps all start before the earliest
+ * retained block expires: single steps would look at the expiry when the
+ * first step at or after it is scheduled, so the run stops there. */
+static int64_t run_k_before_expiry(const struct sim *s, const struct replica *rep,
+				   const struct perf_batch *pb, int64_t kmax)
+{
+	int64_t next = kvcache_retain_next_ns(&rep->kv);
+	if (next == INT64_MAX)
+		return kmax;
+	int64_t lo = 1, hi = kmax; /* step k - 1 starts at t0 + the time of k - 1 steps */
+	while (lo < hi) {
+		int64_t mid = hi - (hi - lo) / 2;
+		int64_t start = s->now_ns + llround(rep->perf->decode_run_ns(rep->perf->ctx, pb, mid - 1));
+		if (start < next)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 void replica_model_reset(struct replica *rep)
 {
 	rep->loaded = !rep->cfg->load_on_demand;
@@ -996,8 +1051,10 @@ int replica_need_model(struct sim *s, struct replica *rep)
 	    s->now_ns - rep->idle_since_ns >= c->keep_alive_ns) {
 		/* it unloaded keep_alive after its last call; its cache went too */
 		rep->loaded = false;
-		if (replica_kv_used(rep) == 0 && replica_kv_reserved(rep) == 0)
+		if (replica_kv_used(rep) == 0 && replica_kv_reserved(rep) == 0) {
+			replica_retain_tick(rep, s->now_ns); /* retained blocks go too */
 			replica_kv_reset(rep);
+		}
 	}
 	if (rep->loaded)
 		return 0;
@@ -1029,6 +1086,12 @@ int replica_schedule(struct sim *s, struct replica *rep)
 	if (rep->loading)
 		return 0; /* EV_LOADED kicks it */
 	assert(!rep->busy);
+	if (rep->retain) {
+		/* expiry is looked at when the replica schedules: a decode run
+		 * ends before the next one (below), so that is when it falls */
+		replica_retain_tick(rep, s->now_ns);
+		kvcache_retain_expire(&rep->kv, s->now_ns);
+	}
 	rep->n_batch = 0;
 	struct perf_batch pb = {0};
 	int64_t budget = rep->cfg->max_num_batched_tokens;
@@ -1072,6 +1135,8 @@ int replica_schedule(struct sim *s, struct replica *rep)
 		 * happen: a run evicts no cached block */
 		if (rep->tier_shared && k > 1)
 			k = run_k_fits(rep, k, kvcache_allocs_before_hashed(&rep->kv, avail));
+		if (rep->retain && k > 1)
+			k = run_k_before_expiry(s, rep, &pb, k);
 		if (rep->head_blocked && rep->wq_len > 0) {
 			/* nor may it change what the blocked head would find cached */
 			int64_t kh = run_k_before_head_grows(rep, k);
@@ -1164,6 +1229,7 @@ void replica_fail(struct sim *s, struct replica *rep, struct sreq **out, int64_t
 		out[(*n)++] = r;
 	}
 	rep->head_blocked = false;
+	replica_retain_tick(rep, s->now_ns); /* retained blocks go too */
 	replica_kv_reset(rep);
 }
 

@@ -48,6 +48,12 @@
  * single steps, so runs stay one event.  Only the accepted tokens take KV
  * blocks.  A model with sliding-window groups takes no decode runs then.
  *
+ * KV retention (cfg->kv_retain_ttl_ns > 0).  A completed call whose
+ * session resumes releases its blocks as retained (sim/kvcache.h); the
+ * cache is then kept block by block.  Expiry is looked at when the replica
+ * schedules, and a decode run ends before the next expiry, so runs stay
+ * what single steps would do.
+ *
  * Timing: a step's tokens exist at its end.  Blocks of a step are allocated
  * when it is scheduled, and those it fills are entered in the prefix table
  * then too (vLLM's allocate_slots caches them at once), so a request admitted
@@ -218,6 +224,9 @@ struct replica {
 	double load_ns;             /* loads of the step being scheduled */
 	double link_free_ns;        /* write-through, async: the host link is
 				       busy with stores until then */
+	bool retain;                /* KV retention on (cfg.kv_retain_ttl_ns) */
+	int64_t retain_last_ns;     /* retain_area counted up to then */
+	double retain_area;         /* retained blocks x ns */
 	int32_t *scratch;           /* max_num_seqs entries */
 	int64_t *bucket;            /* block_size + 1 entries */
 };
@@ -256,6 +265,14 @@ int replica_step_end(struct sim *s, struct replica *rep, uint64_t gen);
  * then the full-attention group tail first: vLLM's coordinator frees group
  * by group) and drop its pending marks. */
 void replica_free_blocks(struct replica *rep, struct sreq *r);
+
+/* A completed call returns its blocks: as replica_free_blocks, but with
+ * KV retention on and a session that resumes (call.resumes) its cached
+ * blocks stay retained until now_ns plus the retention's time to live. */
+void replica_finish_blocks(struct replica *rep, struct sreq *r, int64_t now_ns);
+
+/* Bring the retained blocks' time integral up to now_ns (retention on). */
+void replica_retain_tick(struct replica *rep, int64_t now_ns);
 
 /* Called by sim when a request finishes (sim frees it after the callback). */
 void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r);

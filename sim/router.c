@@ -119,6 +119,8 @@ char *router_describe(const struct router_config *c, char *buf, size_t size)
 		if (c->affinity_saturation > 0)
 			describe_add(s, sizeof(s), &at, " (affinity_saturation %lld)",
 				     (long long)c->affinity_saturation);
+		if (c->sticky_subagents)
+			describe_add(s, sizeof(s), &at, " (sticky_subagents)");
 		break;
 	default:
 		break;
@@ -267,6 +269,10 @@ int router_init(struct router *rt, const struct router_config *cfg, int32_t n,
 	    !finite_nonneg(cfg->overlap_weight) || !finite_nonneg(cfg->temperature) ||
 	    !finite_nonneg(cfg->prefix_weight))
 		return diag_set(d, DIAG_EINPUT, "router settings out of range");
+	if (cfg->sticky_subagents && cfg->policy != ROUTER_SESSION_AFFINITY)
+		return diag_set(d, DIAG_EINPUT, "router.sticky_subagents: only session_affinity keeps a "
+				"session on one replica (expected router.policy session_affinity, not %s)",
+				router_policy_name(cfg->policy));
 	if ((is_named(cfg->policy) || cfg->policy == ROUTER_LEAST_TIME) && !reps)
 		return diag_set(d, DIAG_EINTERNAL, "router policy %s needs its replicas",
 				router_policy_name(cfg->policy));
@@ -403,8 +409,8 @@ static int32_t pick_affinity(struct router *rt, const struct sreq *r)
 {
 	/* a call without a session (open loop) hashes like a request id would:
 	 * a fresh key from the router's stream */
-	uint64_t h = r->call.session ? hash_mix64(r->call.session)
-				     : hash_combine(~rt->cfg.seed, rt->draws++);
+	uint64_t key = rt->cfg.sticky_subagents && r->call.parent ? r->call.parent : r->call.session;
+	uint64_t h = key ? hash_mix64(key) : hash_combine(~rt->cfg.seed, rt->draws++);
 	/* first ring point at or after h, wrapping */
 	int64_t lo = 0, hi = rt->ring_len;
 	while (lo < hi) {

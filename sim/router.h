@@ -20,7 +20,10 @@
  *                     owner has `affinity_saturation` outstanding calls or
  *                     more (or is not eligible), the next replica clockwise
  *                     that is not saturated, else the least loaded (each
- *                     such detour is an affinity fallback);
+ *                     such detour is an affinity fallback); with
+ *                     sticky_subagents a sub-agent's calls hash on their
+ *                     parent session's id instead, so they follow it (one
+ *                     level: a sub-agent's own sub-agents follow it);
  *   prefix_aware      one of two published scorers (router.prefix_scorer),
  *                     both reading each eligible replica's own prefix table
  *                     (exact: the blocks of the call's prompt it holds):
@@ -238,6 +241,8 @@ struct router_config {
 	int64_t max_outstanding;      /* per replica; 0 = no limit */
 	int64_t queue_limit;          /* calls waiting at the router; 0 = no limit */
 	int64_t affinity_saturation;  /* 0 = max_outstanding, else max_num_seqs */
+	bool sticky_subagents;        /* session_affinity: a sub-agent's calls hash
+					 on their parent session (sim_call.parent) */
 	enum router_prefix_scorer prefix_scorer;
 	int64_t prefix_load_cap;      /* prefix_aware: load difference, outstanding calls */
 	double cache_threshold;       /* cache_aware: share of the prompt's blocks */

@@ -613,7 +613,7 @@ void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
 	if (r->kv_obtained - r->kv_dropped != r->call.prompt_tokens + r->call.output_tokens - 1 &&
 	    !s->err)
 		s->err = DIAG_EINTERNAL;
-	replica_free_blocks(rep, r);
+	replica_finish_blocks(rep, r, s->now_ns);
 	replica_kv_reserve(rep, -r->seq_blocks);
 	r->state = SREQ_DONE;
 	s->stats.completed++;
@@ -1243,8 +1243,28 @@ struct sim_stats sim_get_stats(const struct sim *s)
 {
 	struct sim_stats st = s->stats;
 	st.kv_evictions = 0;
-	for (int32_t i = 0; i < s->n_replicas; i++)
-		st.kv_evictions += replica_kv_evictions(&s->replicas[i]);
+	for (int32_t i = 0; i < s->n_replicas; i++) {
+		const struct replica *rep = &s->replicas[i];
+		st.kv_evictions += replica_kv_evictions(rep);
+		if (!rep->retain)
+			continue;
+		const struct kvcache *kv = &rep->kv;
+		if (kv->retain_peak > st.retain_peak_blocks)
+			st.retain_peak_blocks = kv->retain_peak;
+		double share = (double)kv->retain_peak / (double)kv->total_blocks;
+		if (share > st.retain_peak_share)
+			st.retain_peak_share = share;
+		/* the level since the last change holds until now */
+		st.retain_block_ns += rep->retain_area;
+		if (s->now_ns > rep->retain_last_ns)
+			st.retain_block_ns += (double)kv->retained * (double)(s->now_ns - rep->retain_last_ns);
+		st.retain_hit_blocks += kv->retain_hits;
+		st.retain_forced += kv->retain_forced;
+		st.retain_capped += kv->retain_capped;
+		st.retain_avoided += kv->retain_avoided;
+	}
+	if (s->now_ns > 0)
+		st.retain_mean_blocks = st.retain_block_ns / (double)s->now_ns;
 	return st;
 }
 

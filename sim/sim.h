@@ -93,6 +93,15 @@ struct engine_config {
 					   plainly (vLLM V0's
 					   speculative_disable_by_batch_size); 0 =
 					   never */
+	/* KV retention across tool pauses (sim/kvcache.h): a call that
+	 * completes and whose session resumes after a tool call
+	 * (sim_call.resumes) releases its cached blocks as retained for
+	 * kv_retain_ttl_ns, so eviction passes over them while anything else
+	 * is free; at most kv_retain_max_fraction of the cache stays retained
+	 * (the oldest give way first).  0: off, plain LRU.  A replica with
+	 * retention keeps its cache block by block (not in runs). */
+	int64_t kv_retain_ttl_ns;
+	double kv_retain_max_fraction;  /* (0, 1] when retention is on */
 };
 
 /* Step-time source.  Production wires models/perf.h; tests inject their own.
@@ -121,6 +130,7 @@ struct sim_perf sim_perf_from_model(const struct perf_model *pm);
  * prompt length. */
 struct sim_call {
 	uint64_t session;
+	uint64_t parent;         /* the parent session of a sub-agent; 0: none */
 	uint64_t task;
 	int64_t seq;
 	int64_t prompt_tokens;
@@ -129,6 +139,9 @@ struct sim_call {
 	int64_t n_hashes;
 	int32_t kind;            /* enum out_kind (OUT_KIND_UNKNOWN = 0) */
 	bool borrow_hashes;      /* see above */
+	bool resumes;            /* a tool call follows and the session comes back
+				    (not its last call): KV retention keeps
+				    its blocks (engine_config.kv_retain_ttl_ns) */
 	void *user;              /* handed back in the done callback */
 };
 
@@ -154,6 +167,16 @@ struct sim_stats {
 	int64_t submitted, completed, rejected;
 	int64_t preemptions;
 	int64_t kv_evictions;    /* cached blocks evicted for reuse (sim_get_stats) */
+	/* KV retention (engine_config.kv_retain_ttl_ns), over all replicas
+	 * (sim_get_stats) */
+	int64_t retain_peak_blocks;  /* most blocks one replica held retained */
+	double retain_peak_share;    /* the largest such share of a replica's cache */
+	double retain_block_ns;      /* retained blocks integrated over time */
+	double retain_mean_blocks;   /* that over the simulated time so far */
+	int64_t retain_hit_blocks;   /* retained blocks a prefix hit took */
+	int64_t retain_forced;       /* retained blocks evicted: nothing else free */
+	int64_t retain_capped;       /* expired early by kv_retain_max_fraction */
+	int64_t retain_avoided;      /* evictions that spared an older retained block */
 	int64_t model_loads;     /* models loaded on demand (load_on_demand) */
 	int64_t model_reloads;   /* of those, loads after an unload */
 	int64_t model_load_ns;   /* their time, summed */

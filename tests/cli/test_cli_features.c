@@ -14,7 +14,9 @@
  * 1,920,427 filled by eviction, 1,952,683 without a tier), whatif on
  * scenarios/h100-plus-sonnet.json sends replay's share of calls to the API,
  * size with and without tiers differs as replay does, and sweep takes pools,
- * backends and tiers. */
+ * backends and tiers.  KV retention (kv_retention.*) and sticky sub-agents
+ * (router.sticky_subagents) reach every command through deploy_engine and
+ * the router settings. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -88,6 +90,19 @@ static const struct feature FEATURES[] = {
 	/* start-up alone changes nothing (no replica starts during a run
 	 * without a lifecycle), in replay as in every command */
 	{"startup", "", "", STARTUP_ON, STARTUP_JSON, false, true, NULL},
+	/* KV retention across tool pauses, on a cache of 135K tokens that this
+	 * team's prompts (~121K) overflow when two sessions overlap: the paused
+	 * prefix is kept instead of the one-off work beside it */
+	{"kv_retention", "--set engine.kv_cache_tokens=135000", "\"engine.kv_cache_tokens\":135000",
+	 "--set engine.kv_cache_tokens=135000 --set kv_retention.mode=ttl --set kv_retention.ttl_s=60",
+	 "\"engine.kv_cache_tokens\":135000,\"kv_retention.mode\":\"ttl\","
+	 "\"kv_retention.ttl_s\":60", true, true, NULL},
+	/* sticky sub-agents on one replica change nothing either */
+	{"router.sticky_subagents", "--set router.policy=session_affinity",
+	 "\"router.policy\":\"session_affinity\"",
+	 "--set router.policy=session_affinity --set router.sticky_subagents=true",
+	 "\"router.policy\":\"session_affinity\",\"router.sticky_subagents\":true", false, true,
+	 NULL},
 	/* ... and with an autoscaler, every cold start */
 	{"startup", AUTOSCALE, AUTOSCALE_JSON, AUTOSCALE " " STARTUP_ON,
 	 AUTOSCALE_JSON "," STARTUP_JSON, true, false, "autoscale.enabled"},

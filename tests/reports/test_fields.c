@@ -26,7 +26,8 @@
 #include <string.h>
 
 /* A run with every conditional part of the report on: objectives, expert
- * parallelism, a scenario file, two KV tiers filled by write-through. */
+ * parallelism, a scenario file, two KV tiers filled by write-through, KV
+ * retention. */
 static struct report_meta full_meta(void)
 {
 	struct report_meta m = {
@@ -42,6 +43,8 @@ static struct report_meta full_meta(void)
 		.tiers = {.n = 2, .host_gb = 100, .disk_gb = 1000, .host_gbs = 20, .disk_gbs = 2,
 			  .shared_by = 1, .mode = "write_through", .chunk_tokens = 256,
 			  .async_store = true},
+		.retention = {.on = true, .ttl_s = 300, .max_fraction = 0.6, .peak_blocks = 10,
+			      .peak_share = 0.01, .mean_blocks = 4.5, .hit_tokens = 160},
 	};
 	return m;
 }

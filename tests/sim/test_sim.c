@@ -165,8 +165,10 @@ static void h_submit_pfx(struct harness *h, int64_t t_ns, int64_t prompt, int64_
 	const int64_t cap = 1 << 16;
 	uint64_t *hs = malloc(cap * sizeof(*hs));
 	int64_t n = make_hashes(hs, shared, prompt + out, h->s.cfg.block_size, uniq, pfx);
+	/* every other call "resumes" (its session comes back after a tool call):
+	 * only KV retention reads it */
 	struct sim_call c = {.session = uniq, .seq = 0, .prompt_tokens = prompt, .output_tokens = out,
-			     .block_hashes = hs, .n_hashes = n};
+			     .block_hashes = hs, .n_hashes = n, .resumes = (uniq & 1) == 0};
 	assert_int_equal(sim_submit(&h->s, &c, t_ns, &h->d), 0);
 	free(hs);
 }
@@ -978,6 +980,59 @@ static int64_t queue_hashes(const struct replica *rep, uint64_t *out)
 	return n;
 }
 
+/* With KV retention, decode runs still equal single steps: a run ends
+ * before the next retained block expires, and allocations take the LRU
+ * queue, then the retained one, in both.  The time to live (2 ms) falls
+ * inside the workload's bursts, so blocks expire while calls run. */
+static void test_retention_runs_match_single_steps(void **state)
+{
+	(void)state;
+	struct col *res[2];
+	for (int mode = 0; mode < 2; mode++) {
+		struct engine_config cfg = cfg_default();
+		cfg.kv_cache_tokens = 16 * 200;
+		cfg.max_num_seqs = 8;
+		cfg.max_num_batched_tokens = 512;
+		cfg.reserve_full_prompt = false;
+		cfg.kv_retain_ttl_ns = 2000000;
+		cfg.kv_retain_max_fraction = 0.5;
+		struct harness *h = malloc(sizeof(*h));
+		h_init(h, &cfg, 5000, 3, 1);
+		h->s.single_step = mode == 1;
+		assert_true(h->s.replicas[0].retain && !h->s.replicas[0].runs);
+		submit_workload(h, 1);
+		h_run(h);
+		assert_true(kvcache_check(&h->s.replicas[0].kv));
+		struct sim_stats st = sim_get_stats(&h->s);
+		if (mode == 0) {
+			printf("retention: peak %lld blocks, hits %lld, avoided %lld, forced %lld, "
+			       "capped %lld, evictions %lld\n", (long long)st.retain_peak_blocks,
+			       (long long)st.retain_hit_blocks, (long long)st.retain_avoided,
+			       (long long)st.retain_forced, (long long)st.retain_capped,
+			       (long long)st.kv_evictions);
+			assert_true(st.retain_hit_blocks > 0);
+			assert_true(st.retain_avoided > 0);
+			assert_true(st.retain_peak_blocks <= 100);
+			assert_true(st.retain_mean_blocks > 0);
+		}
+		res[mode] = malloc(sizeof(struct col));
+		*res[mode] = h->col;
+		sim_release(&h->s);
+		free(h);
+	}
+	assert_int_equal(res[0]->n, res[1]->n);
+	for (int i = 0; i < res[0]->n; i++) {
+		const struct res_request *a = &res[0]->rec[i], *b = &res[1]->rec[i];
+		assert_int_equal(a->session, b->session);
+		assert_int_equal(a->cached_prompt_tokens, b->cached_prompt_tokens);
+		assert_int_equal(a->preemptions, b->preemptions);
+		assert_int_equal(a->done_ns, b->done_ns);
+		assert_int_equal(a->first_token_ns, b->first_token_ns);
+	}
+	free(res[0]);
+	free(res[1]);
+}
+
 /* Decode runs equal single steps, and the cache in runs of blocks equals
  * the block-by-block cache (mode 2) on the same workloads: the same records,
  * the same free queue.  Workloads 4 and 5 write the host tier through, the
@@ -1425,6 +1480,7 @@ int main(void)
 		cmocka_unit_test(test_tier_hit_after_eviction),
 		cmocka_unit_test(test_tier_chain_and_sharing),
 		cmocka_unit_test(test_runs_match_single_steps),
+		cmocka_unit_test(test_retention_runs_match_single_steps),
 		cmocka_unit_test(test_kv_check_catches_corruption),
 		cmocka_unit_test(test_check_end_catches_corruption),
 		cmocka_unit_test(test_token_balance_catches_corruption),
