@@ -1454,6 +1454,15 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 				"%s: cost.trace_start_utc: '%s' (expected a date and time such as "
 				"2026-12-07T08:00:00Z; no zone means UTC)",
 				sc->source, sc->cost.trace_start_utc);
+	if (sc->kv_retention.mode == SCENARIO_RETAIN_OFF &&
+	    (sc->kv_retention.ttl_s != SCENARIO_DEFAULT_RETAIN_TTL_S ||
+	     sc->kv_retention.max_fraction != SCENARIO_DEFAULT_RETAIN_MAX_FRACTION))
+		return diag_set(d, DIAG_EINPUT,
+				"%s: %s: retention is off and does not use it (expected "
+				"kv_retention.mode ttl, or the key left out)",
+				sc->source,
+				sc->kv_retention.ttl_s != SCENARIO_DEFAULT_RETAIN_TTL_S
+					? "kv_retention.ttl_s" : "kv_retention.max_fraction");
 	const char *stray = autoscale_stray_key(sc);
 	if (stray) {
 		const char *owner = strcmp(stray, "autoscale.polling_interval_s") == 0 ||

@@ -734,6 +734,25 @@ static void test_single_chip_tp(void **state)
 	free(sc);
 }
 
+/* A retention key without retention is no silent no-op: an error naming
+ * the key. */
+static void test_retention_key_without_mode(void **state)
+{
+	(void)state;
+	struct scenario *sc = malloc(sizeof(*sc));
+	assert_non_null(sc);
+	struct diag d;
+	diag_init(&d);
+	const char *ttl[] = {"kv_retention.ttl_s=60"};
+	assert_int_equal(scenario_load(sc, NULL, ttl, 1, &d), DIAG_EINPUT);
+	assert_string_equal(d.msg, "(built-in default): kv_retention.ttl_s: retention is off and does "
+				   "not use it (expected kv_retention.mode ttl, or the key left out)");
+	diag_init(&d);
+	const char *on[] = {"kv_retention.mode=ttl", "kv_retention.ttl_s=60"};
+	assert_int_equal(scenario_load(sc, NULL, on, 2, &d), 0);
+	free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -751,6 +770,7 @@ int main(void)
 		cmocka_unit_test(test_startup_keys),
 		cmocka_unit_test(test_trace_start_key),
 		cmocka_unit_test(test_single_chip_tp),
+		cmocka_unit_test(test_retention_key_without_mode),
 		cmocka_unit_test(test_kv_tier_mode_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
