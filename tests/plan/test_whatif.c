@@ -338,6 +338,26 @@ static void test_days_of_a_day_and_a_half(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "a month is 10.88 replays of 2 days"));
 	cli_out_free(&r);
+
+	/* the same calls with no engineer named: a request-level trace's
+	 * month counts the whole days its span covers, rounded up */
+	f = fopen(SCRATCH "/day_and_half_anon.jsonl", "w");
+	assert_non_null(f);
+	fputs("{\"format\":\"agentcap-trace\",\"version\":1,\"block_tokens_hint\":16}\n"
+	      "{\"session\":\"a\",\"t\":0,\"prompt\":[[\"sys\",2000],[\"u1\",200]],"
+	      "\"output_tokens\":100}\n"
+	      "{\"session\":\"a\",\"gap\":5,\"extends\":true,\"prompt\":[[\"u2\",300]],"
+	      "\"output_tokens\":100}\n"
+	      "{\"session\":\"b\",\"t\":126000,\"prompt\":[[\"sys\",2000],[\"u3\",200]],"
+	      "\"output_tokens\":100}\n",
+	      f);
+	assert_int_equal(fclose(f), 0);
+	r = cli_run("whatif think-time " SCRATCH "/day_and_half_anon.jsonl --factor 2 "
+		    "--slo ttft_p95=2s,tpot_p50=50ms --hardware h100-sxm");
+	if (r.status != 0)
+		fail_msg("status %d, stderr '%s'", r.status, r.err);
+	assert_non_null(strstr(r.out, "a month is 10.88 replays of 2 days"));
+	cli_out_free(&r);
 }
 
 static void test_errors(void **state)
