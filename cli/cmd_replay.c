@@ -639,12 +639,10 @@ int cmd_replay(int argc, char **argv)
 			/* a month of the trace as size, compare and whatif count
 			 * it: the team's own working days, resampled or not; a
 			 * request-level trace is round-the-clock traffic */
-			int64_t eng = a->scale.engineers ? res->st.scale.engineers : 0;
-			int64_t days = a->scale.engineers ? res->st.scale.days : 0;
-			if (!a->scale.engineers)
-				rc = replay_trace_days(&rs.replay, &days, &eng, &d);
+			int64_t eng = 0, days = 0;
+			rc = replay_month_days(&rs.replay, &res->st, &days, &eng, &d);
 			if (rc == 0)
-				rc = run_cost(cost, price_cat, cat, shape, res, eng, eng ? days : 0, &d);
+				rc = run_cost(cost, price_cat, cat, shape, res, eng, days, &d);
 			meta.cost = rc == 0 ? cost : NULL;
 		}
 		bool cost_ok = rc == 0;

@@ -889,8 +889,7 @@ static int cell_row(const struct sweep *sw, size_t i, const struct deployment *d
 	const struct sweep_cell *c = &sw->cells[i];
 	const struct sweep_family *f = &sw->fam[c->fam];
 	double usd[3];
-	int64_t days = sw->engineers ? st->scale.days : team_days;
-	int rc = sw->prices ? cell_cost(sw, sc, s, days, usd, d) : 0;
+	int rc = sw->prices ? cell_cost(sw, sc, s, team_days, usd, d) : 0;
 	if (rc != 0)
 		return rc;
 	char *text = NULL;
@@ -1019,14 +1018,10 @@ int sweep_cell_run(const struct sweep *sw, size_t i, char **row, struct diag *d)
 		};
 		rc = run_replay(&rs, res, d);
 		ran = true;
-		/* a month as replay --cost counts it: a team trace's own working
-		 * days; a request-level one is round-the-clock (0) */
-		if (rc == 0 && sw->prices && !sw->engineers) {
-			int64_t named = 0;
-			rc = replay_trace_days(&rs.replay, &team_days, &named, d);
-			if (named == 0)
-				team_days = 0;
-		}
+		/* a month as replay --cost counts it (0: round-the-clock) */
+		int64_t engineers = 0;
+		if (rc == 0 && sw->prices)
+			rc = replay_month_days(&rs.replay, &res->st, &team_days, &engineers, d);
 	}
 	if (rc == 0)
 		rc = cell_row(sw, i, &dep, res, team_days, row, d);

@@ -159,21 +159,16 @@ int whatif_run(const struct whatif_setup *s, const struct whatif_variant v[2],
 	slo_format(s->sizing->slo, r->slo, sizeof(r->slo));
 	/* the month: a resampled team's days; else the whole days the trace as
 	 * recorded spans (the same for both variants) */
-	int rc = 0;
-	if (s->replay.scale.engineers > 0) {
-		r->days = r->side[0].st.scale.days;
-	} else {
-		/* a team's own working days, as replay --cost, size and compare
-		 * count them (a one-day team across time zones is one day, not
-		 * the two UTC dates it touches); a request-level trace keeps the
-		 * whole days its span covers */
-		int64_t named = 0;
-		rc = replay_trace_days(&s->replay, &r->days, &named, d);
-		if (rc != 0)
-			return rc;
-		if (named == 0)
-			r->days = (int64_t)ceil(r->side[0].sum.duration_s / 86400.0);
-	}
+	/* a team's own working days, as replay --cost, size and compare count
+	 * them (a one-day team across time zones is one day, not the two UTC
+	 * dates it touches); a request-level trace keeps the whole days its
+	 * span covers */
+	int64_t engineers = 0;
+	int rc = replay_month_days(&s->replay, &r->side[0].st, &r->days, &engineers, d);
+	if (rc != 0)
+		return rc;
+	if (r->days == 0)
+		r->days = (int64_t)ceil(r->side[0].sum.duration_s / 86400.0);
 	if (r->days < 1)
 		r->days = 1;
 	for (int i = 0; i < 2 && rc == 0; i++)

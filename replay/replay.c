@@ -609,6 +609,20 @@ int replay_trace_days(const struct replay_opts *o, int64_t *days, int64_t *named
 	return rc;
 }
 
+int replay_month_days(const struct replay_opts *o, const struct replay_stats *st, int64_t *days,
+		      int64_t *engineers, struct diag *d)
+{
+	if (o->scale.engineers > 0) {
+		*days = st->scale.days;
+		*engineers = st->scale.engineers;
+		return 0;
+	}
+	int rc = replay_trace_days(o, days, engineers, d);
+	if (rc == 0 && *engineers == 0)
+		*days = 0;
+	return rc;
+}
+
 int replay_count(const struct replay_opts *o, int64_t *calls, struct diag *d)
 {
 	*calls = 0;

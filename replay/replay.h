@@ -215,6 +215,15 @@ int replay_scan_pools(const struct replay_opts *o, const struct engine_config *c
 int replay_trace_days(const struct replay_opts *o, int64_t *days, int64_t *named,
 		      struct diag *d);
 
+/* The days a month repeats of replay o that ended with stats st, as every
+ * command counts them: a resampled team's target days; else, for a trace
+ * that names its engineers, its team days (replay_trace_days); 0 for a
+ * request-level trace, whose month is round-the-clock traffic.
+ * *engineers: the team's size (0 for a request-level trace).  0 or the
+ * reader's error. */
+int replay_month_days(const struct replay_opts *o, const struct replay_stats *st, int64_t *days,
+		      int64_t *engineers, struct diag *d);
+
 /* How many calls a replay of o issues: the sessions o's reader, scaling
  * and what-if transforms yield, counted without simulating.  0 or the
  * reader's error. */
