@@ -120,11 +120,10 @@ int args_calibration(const char *path, struct catalog *cat, struct engine_table 
 		     struct calfile **cf, struct diag *d)
 {
 	*cf = NULL;
-	int rc = path ? calfile_load(cf, path, d) : calfile_builtin(cf, d);
-	if (rc != 0 || !path) {
-		cat->calibration = *cf;
-		return rc;
-	}
+	int rc;
+	/* one engine table for the whole command: the calibration's engine
+	 * matching, the performance model, the pre-flight and the launch
+	 * command all read it through cat->engines */
 	if (!*et) {
 		*et = malloc(sizeof(**et));
 		if (!*et)
@@ -132,7 +131,10 @@ int args_calibration(const char *path, struct catalog *cat, struct engine_table 
 		if ((rc = engine_table_load(*et, NULL, d)) != 0)
 			return rc;
 	}
-	if ((rc = calfile_apply(*cf, cat, *et, d)) != 0)
+	rc = path ? calfile_load(cf, path, d) : calfile_builtin(cf, *et, d);
+	if (rc == 0 && path)
+		rc = calfile_apply(*cf, cat, *et, d);
+	if (rc != 0)
 		return rc;
 	cat->engines = *et;
 	cat->calibration = *cf;

@@ -61,7 +61,8 @@ struct calfile;
 /* --calibration FILE: load the team's calibration file and lay its
  * parameters over cat's families and the engine table (*et, loaded from the
  * built-in copy when NULL), then point cat at both; path NULL: the built-in
- * calibration (cat keeps its families).  *cf is what results describe; free
+ * calibration (cat keeps its families) and the engine table, so that the
+ * whole command reads one table.  *cf is what results describe; free
  * it with calfile_free after cat.  0 or a DIAG code with d filled (an
  * unreadable or foreign file names the file and what was expected). */
 int args_calibration(const char *path, struct catalog *cat, struct engine_table **et,

@@ -321,7 +321,7 @@ static void engine_text(const struct csvread *t, size_t r, int ce, int cn, char 
 	}
 }
 
-int calfile_builtin(struct calfile **out, struct diag *d)
+int calfile_builtin(struct calfile **out, const struct engine_table *et, struct diag *d)
 {
 	*out = NULL;
 	struct csvread t;
@@ -330,14 +330,17 @@ int calfile_builtin(struct calfile **out, struct diag *d)
 	int rc = csvread_parse(&t, BUILTIN_CSV_NAME, text, len, d);
 	if (rc)
 		return rc;
-	struct engine_table *et = malloc(sizeof(*et));
+	struct engine_table *own = et ? NULL : malloc(sizeof(*own));
 	struct calfile *cf = calfile_new(BUILTIN_CSV_NAME, d);
-	if (!et || !cf) {
+	if ((!et && !own) || !cf) {
 		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = engine_table_load(et, NULL, d)))
-		goto out;
+	if (own) {
+		if ((rc = engine_table_load(own, NULL, d)))
+			goto out;
+		et = own;
+	}
 	cf->crc32 = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)text, (uInt)len);
 	cf->rows = calloc(t.rows ? t.rows : 1, sizeof(*cf->rows));
 	if (!cf->rows) {
@@ -375,7 +378,7 @@ int calfile_builtin(struct calfile **out, struct diag *d)
 	}
 out:
 	csvread_release(&t);
-	free(et);
+	free(own);
 	if (rc)
 		calfile_free(cf);
 	else

@@ -102,8 +102,9 @@ int calfile_parse(struct calfile **out, const char *name, const char *text, size
 		  struct diag *d);
 
 /* The built-in calibration: no parameters, the rows of the embedded
- * measurements.csv. */
-int calfile_builtin(struct calfile **out, struct diag *d);
+ * measurements.csv, each row's engine text matched against et (NULL: the
+ * built-in engine table, loaded for the call). */
+int calfile_builtin(struct calfile **out, const struct engine_table *et, struct diag *d);
 
 void calfile_free(struct calfile *cf); /* accepts NULL */
 

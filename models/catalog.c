@@ -114,24 +114,39 @@ struct jp {
 	size_t len;
 };
 
+/* Append text to the path, cut at its end (the path is only read in
+ * messages; the parse pushes a key per field, so no printf here). */
+static void jp_append(struct jp *p, const char *text, size_t n)
+{
+	size_t room = sizeof(p->path) - 1 - p->len;
+	if (n > room)
+		n = room;
+	memcpy(p->path + p->len, text, n);
+	p->len += n;
+	p->path[p->len] = '\0';
+}
+
 static size_t jp_key(struct jp *p, const char *key)
 {
 	size_t mark = p->len;
-	int n = snprintf(p->path + p->len, sizeof(p->path) - p->len,
-			 p->len ? ".%s" : "%s", key);
-	if (n > 0)
-		p->len += (size_t)n < sizeof(p->path) - p->len ? (size_t)n
-							       : sizeof(p->path) - p->len - 1;
+	if (p->len)
+		jp_append(p, ".", 1);
+	jp_append(p, key, strlen(key));
 	return mark;
 }
 
 static size_t jp_index(struct jp *p, size_t i)
 {
 	size_t mark = p->len;
-	int n = snprintf(p->path + p->len, sizeof(p->path) - p->len, "[%zu]", i);
-	if (n > 0)
-		p->len += (size_t)n < sizeof(p->path) - p->len ? (size_t)n
-							       : sizeof(p->path) - p->len - 1;
+	char buf[24];
+	size_t n = sizeof(buf);
+	buf[--n] = ']';
+	do {
+		buf[--n] = (char)('0' + i % 10);
+		i /= 10;
+	} while (i);
+	buf[--n] = '[';
+	jp_append(p, buf + n, sizeof(buf) - n);
 	return mark;
 }
 
@@ -538,11 +553,12 @@ static int j_header(struct jp *p, const cJSON *root, const char *const *keys)
 
 /* ---- names -------------------------------------------------------------- */
 
+/* ASCII only: a name's meaning does not depend on the locale. */
 static int name_char(int c)
 {
 	if (c == ' ' || c == '_')
 		return '-';
-	return tolower(c);
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
 }
 
 bool catalog_name_eq(const char *a, const char *b)
@@ -550,9 +566,19 @@ bool catalog_name_eq(const char *a, const char *b)
 	if (!a || !b)
 		return false;
 	for (; *a && *b; a++, b++)
-		if (name_char((unsigned char)*a) != name_char((unsigned char)*b))
+		if (*a != *b && name_char((unsigned char)*a) != name_char((unsigned char)*b))
 			return false;
 	return *a == *b;
+}
+
+/* Order of names under catalog_name_eq (0 exactly when equal). */
+static int name_cmp(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		int x = name_char((unsigned char)*a), y = name_char((unsigned char)*b);
+		if (x != y || !x)
+			return (x > y) - (x < y);
+	}
 }
 
 /* View of one table for the name checks and lookups. */
@@ -606,36 +632,69 @@ static size_t names_lookup(const void *base, const struct names *t, const char *
 	return t->count;
 }
 
-/* No two names of the table may be equal under catalog_name_eq. */
+struct name_ref {
+	const char *name;
+	size_t i, k; /* entry, and name k of it (0: the id) */
+};
+
+static int name_ref_cmp(const void *pa, const void *pb)
+{
+	const struct name_ref *a = pa, *b = pb;
+	int c = name_cmp(a->name, b->name);
+	if (c)
+		return c;
+	if (a->i != b->i)
+		return a->i < b->i ? -1 : 1;
+	return (a->k > b->k) - (a->k < b->k);
+}
+
+/* No two names of the table may be equal under catalog_name_eq.  Of every
+ * clash the one reported is the name read first that repeats an earlier
+ * one, named with the earliest entry it repeats: sorted, each run of equal
+ * names is in reading order, its second member is the repeat and its first
+ * the entry repeated. */
 static int names_unique(struct jp *p, const char *table, const void *base,
 			const struct names *t)
 {
-	for (size_t i = 0; i < t->count; i++) {
-		size_t ni = names_alias_count(base, t, i) + 1;
-		for (size_t k = 0; k < ni; k++) {
-			const char *name = names_at(base, t, i, k);
-			for (size_t j = 0; j <= i; j++) {
-				size_t nj = j == i ? k : names_alias_count(base, t, j) + 1;
-				for (size_t l = 0; l < nj; l++) {
-					if (!catalog_name_eq(name, names_at(base, t, j, l)))
-						continue;
-					size_t m = jp_key(p, table);
-					jp_index(p, i);
-					if (k == 0) {
-						jp_key(p, "id");
-					} else {
-						jp_key(p, "aliases");
-						jp_index(p, k - 1);
-					}
-					int rc = jp_fail(p, "'%s' already names '%s' (%s[%zu])",
-							 name, names_id(base, t, j), table, j);
-					jp_pop(p, m);
-					return rc;
-				}
-			}
+	size_t n = 0;
+	for (size_t i = 0; i < t->count; i++)
+		n += names_alias_count(base, t, i) + 1;
+	if (n < 2)
+		return 0;
+	struct name_ref *v = malloc(n * sizeof(*v));
+	if (!v)
+		return jp_nomem(p);
+	size_t at = 0;
+	for (size_t i = 0; i < t->count; i++)
+		for (size_t k = 0; k <= names_alias_count(base, t, i); k++)
+			v[at++] = (struct name_ref){ names_at(base, t, i, k), i, k };
+	qsort(v, n, sizeof(*v), name_ref_cmp);
+	const struct name_ref *rep = NULL, *first = NULL;
+	for (size_t x = 1; x < n; x++) {
+		if (name_cmp(v[x - 1].name, v[x].name) != 0 ||
+		    (x >= 2 && name_cmp(v[x - 2].name, v[x].name) == 0))
+			continue;
+		if (!rep || v[x].i < rep->i || (v[x].i == rep->i && v[x].k < rep->k)) {
+			rep = &v[x];
+			first = &v[x - 1];
 		}
 	}
-	return 0;
+	int rc = 0;
+	if (rep) {
+		size_t m = jp_key(p, table);
+		jp_index(p, rep->i);
+		if (rep->k == 0) {
+			jp_key(p, "id");
+		} else {
+			jp_key(p, "aliases");
+			jp_index(p, rep->k - 1);
+		}
+		rc = jp_fail(p, "'%s' already names '%s' (%s[%zu])", rep->name,
+			     names_id(base, t, first->i), table, first->i);
+		jp_pop(p, m);
+	}
+	free(v);
+	return rc;
 }
 
 /* ---- families.json ------------------------------------------------------ */

@@ -33,16 +33,34 @@ struct ep {
 	struct diag *d;
 };
 
-static size_t ep_push(struct ep *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static size_t ep_push(struct ep *p, const char *fmt, ...)
+/* Append text to the key path, cut at its end; returns the mark to pop
+ * back to.  The path is only read in messages and a key is pushed per
+ * field, so no printf here. */
+static size_t ep_push(struct ep *p, const char *text)
 {
 	size_t mark = strlen(p->path);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(p->path + mark, sizeof(p->path) - mark, fmt, ap);
-	va_end(ap);
+	size_t n = strlen(text), room = sizeof(p->path) - 1 - mark;
+	if (n > room)
+		n = room;
+	memcpy(p->path + mark, text, n);
+	p->path[mark + n] = '\0';
 	return mark;
+}
+
+/* ".key" */
+static size_t ep_key(struct ep *p, const char *key)
+{
+	size_t mark = ep_push(p, ".");
+	ep_push(p, key);
+	return mark;
+}
+
+/* "[i]" */
+static size_t ep_index(struct ep *p, size_t i)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "[%zu]", i);
+	return ep_push(p, buf);
 }
 
 static void ep_pop(struct ep *p, size_t mark)
@@ -74,7 +92,7 @@ static int check_keys(struct ep *p, const cJSON *obj, const char *const *allowed
 		while (allowed[i] && strcmp(allowed[i], c->string) != 0)
 			i++;
 		if (!allowed[i]) {
-			size_t m = ep_push(p, ".%s", c->string);
+			size_t m = ep_key(p, c->string);
 			int rc = ep_fail(p, "unknown key");
 			ep_pop(p, m);
 			return rc;
@@ -92,7 +110,7 @@ static int figure(struct ep *p, const cJSON *obj, const char *key, bool required
 {
 	static const char *const keys[] = { "value", "unit", "source", "date", "note", NULL };
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-	size_t m = ep_push(p, ".%s", key);
+	size_t m = ep_key(p, key);
 	int rc = 0;
 	if (!it) {
 		if (required)
@@ -164,7 +182,7 @@ static int bool_field(struct ep *p, const cJSON *obj, const char *key, int *out)
 	if (!it)
 		return 0;
 	if (!cJSON_IsBool(it)) {
-		size_t m = ep_push(p, ".%s", key);
+		size_t m = ep_key(p, key);
 		int rc = ep_fail(p, "expected true or false");
 		ep_pop(p, m);
 		return rc;
@@ -180,14 +198,14 @@ static int str_list(struct ep *p, const cJSON *obj, const char *key,
 	*n = 0;
 	if (!it)
 		return 0;
-	size_t m = ep_push(p, ".%s", key);
+	size_t m = ep_key(p, key);
 	int rc = 0;
 	if (!cJSON_IsArray(it)) {
 		rc = ep_fail(p, "expected an array of strings");
 		goto out;
 	}
 	for (const cJSON *c = it->child; c; c = c->next) {
-		size_t mi = ep_push(p, "[%zu]", *n);
+		size_t mi = ep_index(p, (size_t)*n);
 		if (*n == max)
 			rc = ep_fail(p, "too many entries");
 		else
@@ -222,7 +240,7 @@ static int gpu_tiers(struct ep *p, const cJSON *e, struct engine_gpu_tier *t, in
 		goto out;
 	}
 	for (const cJSON *o = arr->child; o && !rc; o = o->next, k++) {
-		size_t mi = ep_push(p, "[%d]", k);
+		size_t mi = ep_index(p, (size_t)k);
 		if (k == ENGINE_GPU_TIERS_MAX)
 			rc = ep_fail(p, "too many steps (expected at most 6)");
 		else if (!cJSON_IsObject(o))
@@ -563,7 +581,7 @@ static int parse_engine(struct ep *p, const cJSON *e, const struct engine_table 
 		return rc;
 	}
 	for (const cJSON *o = bf->child; o && !rc; o = o->next) {
-		size_t mi = ep_push(p, "[%zu]", x->override_count);
+		size_t mi = ep_index(p, x->override_count);
 		if (x->override_count == ENGINE_OVERRIDES_MAX)
 			rc = ep_fail(p, "too many overrides");
 		else
@@ -612,7 +630,8 @@ int engine_table_parse(struct engine_table *t, const char *name, const char *tex
 		ep_pop(&p, m);
 	}
 	for (const cJSON *e = rc ? NULL : arr->child; e && !rc; e = e->next) {
-		size_t m = ep_push(&p, "engines[%zu]", t->count);
+		size_t m = ep_push(&p, "engines");
+		ep_index(&p, t->count);
 		if (t->count == ENGINE_MAX)
 			rc = ep_fail(&p, "too many engines (at most 16)");
 		else
@@ -677,21 +696,16 @@ const struct engine_profile *engine_find(const struct engine_table *t, const cha
 	return NULL;
 }
 
-/* Case-insensitive substring test. */
-static bool contains_ci(const char *hay, const char *needle)
+/* Whether lower-cased `low` contains needle, compared without case. */
+static bool contains_ci(const char *low, const char *needle)
 {
+	char nl[128];
 	size_t n = strlen(needle);
-	if (n == 0)
+	if (n == 0 || n >= sizeof(nl))
 		return false;
-	for (; *hay; hay++) {
-		size_t k = 0;
-		while (k < n && hay[k] &&
-		       tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k]))
-			k++;
-		if (k == n)
-			return true;
-	}
-	return false;
+	for (size_t i = 0; i <= n; i++)
+		nl[i] = (char)tolower((unsigned char)needle[i]);
+	return strstr(low, nl) != NULL;
 }
 
 const struct engine_profile *engine_match(const struct engine_table *t, const char *text)
@@ -700,6 +714,15 @@ const struct engine_profile *engine_match(const struct engine_table *t, const ch
 	size_t best_len = 0;
 	if (!text)
 		return NULL;
+	/* the text lower-cased once; longer texts than any row's engine and
+	 * notes are matched on their first 4 KiB */
+	char low[4096];
+	size_t tl = strlen(text);
+	if (tl >= sizeof(low))
+		tl = sizeof(low) - 1;
+	for (size_t i = 0; i < tl; i++)
+		low[i] = (char)tolower((unsigned char)text[i]);
+	low[tl] = '\0';
 	for (size_t i = 0; i < t->count; i++) {
 		const struct engine_profile *e = &t->engines[i];
 		size_t total = e->match_count + e->alias_count + 1;
@@ -708,7 +731,7 @@ const struct engine_profile *engine_match(const struct engine_table *t, const ch
 				      : k == e->match_count ? e->id
 							    : e->aliases[k - e->match_count - 1];
 			size_t n = strlen(s);
-			if (n > best_len && contains_ci(text, s)) {
+			if (n > best_len && contains_ci(low, s)) {
 				best = e;
 				best_len = n;
 			}

@@ -253,7 +253,7 @@ static void test_builtin(void **state)
 	struct diag d;
 	diag_init(&d);
 	struct calfile *cf;
-	assert_int_equal(calfile_builtin(&cf, &d), 0);
+	assert_int_equal(calfile_builtin(&cf, NULL, &d), 0);
 	assert_false(cf->own);
 	assert_int_equal(cf->n_params, 0);
 	assert_true(cf->n_rows > 50);
