@@ -734,10 +734,18 @@ int fitparams_fit_write_json(FILE *out, const struct fitparams_fit *fit, const c
 
 /* ---- cross-validation ---- */
 
+static const char *const group_names[CG_COUNT] = { "family", "hardware", "model", "engine",
+							   "package", "memory", "format" };
+
+const char *fitparams_group_name(enum fitparams_group g)
+{
+	return (unsigned)g < CG_COUNT ? group_names[g] : "?";
+}
+
 int fitparams_group_parse(const char *name, enum fitparams_group *g)
 {
-	static const char *const names[] = { "family", "hardware", "model", "engine" };
-	for (int i = 0; i < 4; i++)
+	const char *const *names = group_names;
+	for (int i = 0; i < CG_COUNT; i++)
 		if (name && strcmp(name, names[i]) == 0) {
 			*g = (enum fitparams_group)i;
 			return 0;
@@ -766,6 +774,20 @@ static const char *group_of(const struct catalog *cat, const struct validate_rep
 		const struct cat_model *m = catalog_model(cat, cell);
 		return m ? m->id : cell;
 	}
+	case CG_PACKAGE:
+	case CG_MEMORY: {
+		cell = csvread_cell(&rep->table, i, csvread_col(&rep->table, "hardware"));
+		const struct cat_hardware *h = catalog_hardware(cat, cell);
+		if (!h)
+			return "unknown";
+		return g == CG_PACKAGE ? catalog_package_kind(h) : catalog_memory_kind(h);
+	}
+	case CG_FORMAT: {
+		cell = csvread_cell(&rep->table, i, csvread_col(&rep->table, "quant"));
+		const struct cat_weight_format *w = catalog_weight_format(cat, cell);
+		return w ? w->id : cell;
+	}
+	case CG_COUNT: break;
 	}
 	return "";
 }
@@ -1149,10 +1171,9 @@ out:
 
 int fitparams_cv_write_text(FILE *out, const struct fitparams_cv *cv, struct diag *d)
 {
-	static const char *const gnames[] = { "family", "hardware", "model", "engine" };
 	fprintf(out, "leave one %s out: refit without the group's rows, predict them (%zu folds)\n",
-		gnames[cv->group], cv->n_folds);
-	fprintf(out, "%-24s %-24s %4s %12s %9s %12s %9s\n", gnames[cv->group], "metric", "n",
+		fitparams_group_name(cv->group), cv->n_folds);
+	fprintf(out, "%-24s %-24s %4s %12s %9s %12s %9s\n", fitparams_group_name(cv->group), "metric", "n",
 		"in median%", "in p90%", "out median%", "out p90%");
 	for (size_t i = 0; i < cv->n_cells; i++) {
 		const struct fitparams_cv_cell *c = &cv->cells[i];
@@ -1198,9 +1219,8 @@ static void json_ape(FILE *out, double predicted, double measured)
 
 int fitparams_cv_write_json(FILE *out, const struct fitparams_cv *cv, struct diag *d)
 {
-	static const char *const gnames[] = { "family", "hardware", "model", "engine" };
 	fprintf(out, "{\n  \"schema_version\": 1,\n  \"grouping\": \"%s\",\n  \"folds\": %zu,\n"
-		"  \"cells\": [", gnames[cv->group], cv->n_folds);
+		"  \"cells\": [", fitparams_group_name(cv->group), cv->n_folds);
 	for (size_t i = 0; i < cv->n_cells; i++) {
 		const struct fitparams_cv_cell *c = &cv->cells[i];
 		fputs(i ? ",\n    {\"group\": " : "\n    {\"group\": ", out);
@@ -1261,10 +1281,9 @@ int fitparams_cv_bands(struct uncert_table *t, const struct fitparams_cv *cv, co
 						 .metric = validate_metric_name(r->metric),
 						 .log_error = log(r->predicted_out / r->measured) };
 	}
-	static const char *const gnames[] = { "family", "hardware", "model", "engine" };
 	int rc = uncert_build(t, s, n, coverage, min_rows, d);
 	if (!rc)
-		snprintf(t->grouping, sizeof(t->grouping), "%s", gnames[cv->group]);
+		snprintf(t->grouping, sizeof(t->grouping), "%s", fitparams_group_name(cv->group));
 	free(s);
 	return rc;
 }

@@ -184,10 +184,19 @@ int fitparams_fit_write_json(FILE *out, const struct fitparams_fit *fit, const c
  * a calibration file (calib/calibrate.h) share. */
 void fitparams_fit_write_body(FILE *out, const struct fitparams_fit *fit);
 
-enum fitparams_group { CG_FAMILY = 0, CG_HARDWARE, CG_MODEL, CG_ENGINE };
+/* What a fold leaves out: a hardware family, a hardware or model id, an
+ * engine profile, a package kind (catalog_package_kind: monolithic, soc,
+ * multi-die), a memory kind (catalog_memory_kind: hbm, gddr, lpddr) or a
+ * weight format (the row's quant, as the catalogue names it). */
+enum fitparams_group { CG_FAMILY = 0, CG_HARDWARE, CG_MODEL, CG_ENGINE, CG_PACKAGE, CG_MEMORY,
+		       CG_FORMAT, CG_COUNT };
 
-/* "family", "hardware", "model", "engine" -> 0 and *g; -1 otherwise. */
+/* "family", "hardware", "model", "engine", "package", "memory", "format"
+ * -> 0 and *g; -1 otherwise. */
 int fitparams_group_parse(const char *name, enum fitparams_group *g);
+
+/* The name fitparams_group_parse reads for g. */
+const char *fitparams_group_name(enum fitparams_group g);
 
 /* Out-of-sample and in-sample errors of one (group, metric). */
 struct fitparams_cv_cell {

@@ -77,7 +77,9 @@ static const char VALIDATE_HELP[] =
 	"    --quiet\n"
 	"        Print only the summary.\n"
 	"    --cross-validate GROUP\n"
-	"        family, hardware, model or engine: leave each group out in turn,\n"
+	"        family, hardware, model, engine, package (monolithic, soc or\n"
+	"        multi-die), memory (hbm, gddr or lpddr) or format (the weight\n"
+	"        format): leave each group out in turn,\n"
 	"        refit the parameters on the other rows (agentcap fit-params), predict\n"
 	"        the group's rows with them, and print per group and metric the\n"
 	"        median and p90 APE in sample (shipped parameters) and out of sample,\n"
@@ -227,7 +229,8 @@ static int parse_args(int argc, char **argv, struct validate_args *a)
 			enum fitparams_group g;
 			if (fitparams_group_parse(optarg, &g)) {
 				fprintf(stderr, "agentcap validate: --cross-validate '%s': expected "
-					"family, hardware, model or engine\n", optarg);
+					"family, hardware, model, engine, package, memory or "
+					"format\n", optarg);
 				return 2;
 			}
 			a->cross = optarg;

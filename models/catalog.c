@@ -917,13 +917,40 @@ out:
 	return rc;
 }
 
+/* "package": {"dies": N, "die_link_gbs": sourced figure}: a package of N
+ * GPU dies joined by a die link; absent, one die. */
+static int parse_package(struct jp *p, const cJSON *e, struct cat_hardware *h)
+{
+	static const char *const keys[] = { "dies", "die_link_gbs", "note", NULL };
+	const cJSON *pk;
+	h->dies = 1;
+	int rc = j_object(p, e, "package", false, &pk);
+	if (rc || !pk)
+		return rc;
+	size_t m = jp_key(p, "package");
+	char *note;
+	if (!(rc = j_keys(p, pk, keys)) &&
+	    !(rc = j_int(p, pk, "dies", true, 1, 64, &h->dies)) &&
+	    !(rc = j_figure(p, pk, "die_link_gbs", h->dies > 1, U_GBS, J_POSITIVE,
+			    &h->die_link_gbs, NULL)))
+		rc = j_string(p, pk, "note", false, &note);
+	if (!rc && h->dies == 1 && h->die_link_gbs > 0) {
+		size_t mk = jp_key(p, "die_link_gbs");
+		rc = jp_fail(p, "a package of one die has no die link (expected dies >= 2, or "
+			     "no die_link_gbs)");
+		jp_pop(p, mk);
+	}
+	jp_pop(p, m);
+	return rc;
+}
+
 static int parse_hw(struct jp *p, const cJSON *e, struct cat_hardware *h, char **accel)
 {
 	static const char *const keys[] = { "id", "name", "aliases", "family", "memory_gb",
 		"memory_visible_gib", "mem_bw_gbs", "tflops", "fp32_vector_tflops", "gpu_cores",
 		"gpu_clock_mhz",
 		"tdp_w", "power_limit_w", "idle_w", "inference_w", "interconnect", "unified_memory",
-		"usable_memory_fraction", "price", "rent_per_hour", "note", NULL };
+		"usable_memory_fraction", "package", "price", "rent_per_hour", "note", NULL };
 	static const char *const system_keys[] = { "id", "name", "aliases", "system", "price",
 		"rent_per_hour", "note", NULL };
 	static const char *const tflops_keys[] = { "bf16", "fp16", "fp8", "int8", "fp4",
@@ -1050,7 +1077,7 @@ static int parse_hw(struct jp *p, const cJSON *e, struct cat_hardware *h, char *
 		return rc;
 	if (h->usable_memory_fraction == 0)
 		h->usable_memory_fraction = 1.0;
-	return 0;
+	return parse_package(p, e, h);
 }
 
 /* Give system entry i the per-device figures of its accelerator. */
@@ -1995,6 +2022,22 @@ const struct cat_hardware *catalog_hardware(const struct catalog *cat, const cha
 	return i < t.count ? &cat->hardware[i] : NULL;
 }
 
+const char *catalog_package_kind(const struct cat_hardware *hw)
+{
+	const struct cat_hardware *d = hw->device ? hw->device : hw;
+	if (d->dies > 1)
+		return "multi-die";
+	return d->unified_memory ? "soc" : "monolithic";
+}
+
+const char *catalog_memory_kind(const struct cat_hardware *hw)
+{
+	const struct cat_hardware *d = hw->device ? hw->device : hw;
+	if (d->family && d->family->memory_kind == CAT_MEM_HBM)
+		return "hbm";
+	return d->unified_memory ? "lpddr" : "gddr";
+}
+
 const struct cat_model *catalog_model(const struct catalog *cat, const char *name)
 {
 	struct names t = NAMES(cat->model_count, struct cat_model);
@@ -2229,6 +2272,14 @@ static void json_hardware(FILE *out, const struct catalog *cat, const struct cat
 	json_num(out, h->mem_bw_gbs);
 	json_key(out, in, "unified_memory", false);
 	fputs(h->unified_memory ? "true" : "false", out);
+	json_key(out, in, "memory_kind", false);
+	jsonw_str(out, catalog_memory_kind(h));
+	json_key(out, in, "package_kind", false);
+	jsonw_str(out, catalog_package_kind(h));
+	json_key(out, in, "dies", false);
+	fprintf(out, "%lld", (long long)(h->device ? h->device : h)->dies);
+	json_key(out, in, "die_link_gbs", false);
+	json_num(out, (h->device ? h->device : h)->die_link_gbs);
 	json_key(out, in, "usable_memory_fraction", false);
 	json_num(out, h->usable_memory_fraction);
 	json_key(out, in, "tflops", false);

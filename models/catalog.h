@@ -159,6 +159,11 @@ struct cat_hardware {
 	bool unified_memory;       /* memory shared with the CPU (Apple, GB10) */
 	double usable_memory_fraction; /* share of memory_gb a model may use;
 					  1 for discrete devices */
+	int64_t dies;              /* GPU dies in the package joined by a die
+				      link (package.dies); 1 for one die */
+	double die_link_gbs;       /* that link's bandwidth each way, 1e9
+				      bytes/s (package.die_link_gbs); 0 for one
+				      die */
 
 	/* Systems.  For a bare device: device == self, device_count == 1,
 	 * system_kind == NULL.  For a system: device is the accelerator entry
@@ -367,6 +372,17 @@ struct cat_family *catalog_family_mut(struct catalog *cat, const char *name);
 int catalog_eff_issue(const struct catalog *cat, const struct cat_family *fam, double *out,
 		      struct diag *d);
 const struct cat_hardware *catalog_hardware(const struct catalog *cat, const char *name);
+
+/* The kind of package hw's device is: "multi-die" (dies joined by a die
+ * link: Apple's Ultra chips, B200, MI300X), "soc" (one die sharing unified
+ * memory with the CPU), or "monolithic" (one discrete GPU die).  A bound
+ * learnt on one kind does not transfer to another without a mechanism
+ * (docs/performance-model.md, multi-die packages). */
+const char *catalog_package_kind(const struct cat_hardware *hw);
+
+/* hw's memory kind: "hbm" (its family's memory_kind), else "lpddr" when
+ * the memory is unified with the CPU's, "gddr" when not. */
+const char *catalog_memory_kind(const struct cat_hardware *hw);
 
 /* The most GPUs one replica may span on hw, 0 for no limit of its own.  A
  * chip whose memory it shares with its CPU (Apple silicon, Ryzen AI Max,

@@ -942,6 +942,63 @@ static void test_cross_validate_calibration(void **state)
 	free(t);
 }
 
+/* Leave one package kind out and leave one format out on the shipped
+ * calibration set: the pooled out-of-sample medians docs/validation.md
+ * quotes (an increase, or a change of the groups, fails: the set has no
+ * multi-die package, so no fold can say how a bound learnt on one die
+ * transfers to two). */
+static void test_cross_validate_package_format(void **state)
+{
+	struct fixture *f = *state;
+	FILE *fp = fopen(CALIBRATION, "rb");
+	assert_non_null(fp);
+	char *t = calloc(1, 1 << 20);
+	size_t n = fread(t, 1, (1 << 20) - 1, fp);
+	fclose(fp);
+	static const struct {
+		enum fitparams_group g;
+		size_t folds;
+		const char *groups;
+		double decode, prefill; /* pooled out-of-sample medians, % */
+	} pins[] = {
+		{ CG_PACKAGE, 2, "monolithic soc", 6.5, 14.5 },
+		{ CG_FORMAT, 8, "fp16 fp8 gguf-mxfp4 gguf-q4-0 gguf-q4-k-m gguf-q8-0 int4-awq mlx-q4",
+		  10.2, 8.4 },
+	};
+	for (size_t k = 0; k < sizeof(pins) / sizeof(pins[0]); k++) {
+		struct fitparams_opts o;
+		fitparams_opts_init(&o);
+		struct fitparams_cv cv;
+		struct diag d;
+		diag_init(&d);
+		if (fitparams_cross_validate(&cv, f->cat, f->et, CALIBRATION, t, n, pins[k].g, &o,
+					     &d))
+			fail_msg("%s", d.msg);
+		assert_int_equal(cv.n_folds, pins[k].folds);
+		char seen[512] = "";
+		const char *last = "";
+		for (size_t i = 0; i < cv.n_cells; i++) {
+			const struct fitparams_cv_cell *c = &cv.cells[i];
+			size_t at = strlen(seen);
+			if (strcmp(c->group, "all") != 0 && strcmp(c->group, last) != 0)
+				snprintf(seen + at, sizeof(seen) - at, "%s%s", at ? " " : "",
+					 c->group);
+			last = c->group;
+			if (strcmp(c->group, "all") != 0)
+				continue;
+			double pin = c->metric == VM_DECODE_TOK_S ? pins[k].decode
+				   : c->metric == VM_PREFILL_TOK_S ? pins[k].prefill : NAN;
+			if (isfinite(pin) && fabs(c->out_median - pin) > 0.05)
+				fail_msg("leave one %s out, %s: out-of-sample median %.2f%%, pinned "
+					 "%.1f%%", fitparams_group_name(pins[k].g),
+					 validate_metric_name(c->metric), c->out_median, pin);
+		}
+		assert_string_equal(seen, pins[k].groups);
+		fitparams_cv_release(&cv);
+	}
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -955,6 +1012,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cross_validate_fixture, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_no_leak, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_groups_by_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cross_validate_package_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_no_leak_serving, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_engine_in_sample, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cross_validate_stand_in_by_unit, setup, teardown),
