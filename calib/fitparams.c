@@ -792,6 +792,11 @@ static const char *group_of(const struct catalog *cat, const struct validate_rep
 	return "";
 }
 
+static int cmp_covered(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -1285,6 +1290,46 @@ int fitparams_cv_bands(struct uncert_table *t, const struct fitparams_cv *cv, co
 	if (!rc)
 		snprintf(t->grouping, sizeof(t->grouping), "%s", fitparams_group_name(cv->group));
 	free(s);
+	return rc;
+}
+
+int fitparams_cv_dim(struct uncert_dim *dm, const struct fitparams_cv *cv, double coverage,
+		     struct diag *d)
+{
+	memset(dm, 0, sizeof(*dm));
+	snprintf(dm->name, sizeof(dm->name), "%s", fitparams_group_name(cv->group));
+	double *v = calloc(cv->n_rows ? cv->n_rows : 1, sizeof(*v));
+	if (!v)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	size_t n = 0;
+	int rc = 0;
+	for (size_t i = 0; i < cv->n_rows && !rc; i++) {
+		const struct fitparams_cv_row *r = &cv->rows[i];
+		bool known = false;
+		for (size_t k = 0; k < dm->n_covered && !known; k++)
+			known = strcmp(dm->covered[k], r->group) == 0;
+		if (!known) {
+			if (dm->n_covered == UNCERT_COVERED_MAX || strlen(r->group) >= UNCERT_ID_MAX)
+				rc = diag_set(d, DIAG_EINPUT, "leave one %s out: more than %d values, "
+					      "or one of %d characters or more (expected fewer)",
+					      dm->name, UNCERT_COVERED_MAX, UNCERT_ID_MAX);
+			else
+				snprintf(dm->covered[dm->n_covered++], UNCERT_ID_MAX, "%s", r->group);
+		}
+		if (r->predicted_out > 0 && r->measured > 0)
+			v[n++] = fabs(log(r->predicted_out / r->measured));
+	}
+	if (!rc && n == 0)
+		rc = diag_set(d, DIAG_EINPUT, "leave one %s out: no row predicted (expected rows the "
+			      "model predicts)", dm->name);
+	if (!rc) {
+		qsort(dm->covered, dm->n_covered, sizeof(dm->covered[0]), cmp_covered);
+		gsl_sort(v, 1, n);
+		size_t k = (size_t)ceil(coverage * (double)n - 1e-9);
+		k = k < 1 ? 1 : k > n ? n : k;
+		dm->log_band = v[k - 1];
+	}
+	free(v);
 	return rc;
 }
 

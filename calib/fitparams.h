@@ -270,6 +270,13 @@ int fitparams_cv_write_json(FILE *out, const struct fitparams_cv *cv, struct dia
  * whose group value is `without` (NULL: none), so that a band can be
  * judged on a group it was not built from.  0, DIAG_EINPUT (no row
  * left), DIAG_ENOMEM. */
+/* The coverage dimension cv's grouping makes (models/uncert.h): its name,
+ * the values the rows have (sorted), and the coverage quantile of the
+ * rows' |ln(predicted out of sample / measured)|.  0, DIAG_EINPUT (no row
+ * predicted, too many values) or DIAG_ENOMEM. */
+int fitparams_cv_dim(struct uncert_dim *dm, const struct fitparams_cv *cv, double coverage,
+		     struct diag *d);
+
 int fitparams_cv_bands(struct uncert_table *t, const struct fitparams_cv *cv, const char *without,
 		   double coverage, size_t min_rows, struct diag *d);
 

@@ -377,6 +377,25 @@ static int cross_validate(const struct validate_args *a)
 			rc = diag_set(&d, rc, "%s: %s", a->csv, msg);
 		}
 	}
+	/* and what a prediction outside the set's coverage errs by: leave one
+	 * package kind, memory kind, format and engine out */
+	static const enum fitparams_group dims[] = { CG_PACKAGE, CG_MEMORY, CG_FORMAT, CG_ENGINE };
+	for (size_t k = 0; !rc && a->bands && k < sizeof(dims) / sizeof(dims[0]); k++) {
+		struct fitparams_cv dv;
+		memset(&dv, 0, sizeof(dv));
+		struct fitparams_opts o;
+		fitparams_opts_init(&o);
+		if (a->min_confidence > 0)
+			o.min_confidence = (enum validate_confidence)a->min_confidence;
+		o.requests_per_client = a->per_client;
+		rc = fitparams_cross_validate(&dv, cat, et, a->csv, text, strlen(text), dims[k], &o,
+					      &d);
+		if (!rc)
+			rc = fitparams_cv_dim(&t.dims[t.n_dims], &dv, t.coverage, &d);
+		if (!rc)
+			t.n_dims++;
+		fitparams_cv_release(&dv);
+	}
 	size_t in_sample = 0, nested = 0, total = 0;
 	if (!rc && a->bands)
 		rc = fitparams_cv_band_coverage(&cv, &t, &in_sample, &nested, &total, &d);

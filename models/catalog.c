@@ -704,6 +704,7 @@ static const char *const U_US[] = { "us", NULL };
 static const char *const U_GIB[] = { "GiB", NULL };
 static const char *const U_GB[] = { "GB", NULL };
 static const char *const U_GBS[] = { "GB/s", NULL };
+static const char *const U_DIES[] = { "dies", NULL };
 static const char *const U_TFLOPS[] = { "TFLOPS", NULL };
 static const char *const U_TOPS[] = { "TOPS", NULL };
 static const char *const U_W[] = { "W", NULL };
@@ -917,8 +918,9 @@ out:
 	return rc;
 }
 
-/* "package": {"dies": N, "die_link_gbs": sourced figure}: a package of N
- * GPU dies joined by a die link; absent, one die. */
+/* "package": {"dies": N, "die_link_gbs": sourced figure (absent where the
+ * vendor publishes none)}: a package of N GPU dies joined by a die link;
+ * absent, one die. */
 static int parse_package(struct jp *p, const cJSON *e, struct cat_hardware *h)
 {
 	static const char *const keys[] = { "dies", "die_link_gbs", "note", NULL };
@@ -929,11 +931,17 @@ static int parse_package(struct jp *p, const cJSON *e, struct cat_hardware *h)
 		return rc;
 	size_t m = jp_key(p, "package");
 	char *note;
+	double dies = 0;
 	if (!(rc = j_keys(p, pk, keys)) &&
-	    !(rc = j_int(p, pk, "dies", true, 1, 64, &h->dies)) &&
-	    !(rc = j_figure(p, pk, "die_link_gbs", h->dies > 1, U_GBS, J_POSITIVE,
-			    &h->die_link_gbs, NULL)))
+	    !(rc = j_figure(p, pk, "dies", true, U_DIES, J_POSITIVE, &dies, NULL)) &&
+	    !(rc = dies == floor(dies) && dies >= 1 && dies <= 64
+			   ? 0 : jp_fail(p, "dies: %.17g (expected a whole number from 1 to 64)",
+					 dies)) &&
+	    !(rc = j_figure(p, pk, "die_link_gbs", false, U_GBS, J_POSITIVE, &h->die_link_gbs,
+			    NULL)))
 		rc = j_string(p, pk, "note", false, &note);
+	if (!rc)
+		h->dies = (int64_t)dies;
 	if (!rc && h->dies == 1 && h->die_link_gbs > 0) {
 		size_t mk = jp_key(p, "die_link_gbs");
 		rc = jp_fail(p, "a package of one die has no die link (expected dies >= 2, or "

@@ -161,9 +161,9 @@ struct cat_hardware {
 					  1 for discrete devices */
 	int64_t dies;              /* GPU dies in the package joined by a die
 				      link (package.dies); 1 for one die */
-	double die_link_gbs;       /* that link's bandwidth each way, 1e9
-				      bytes/s (package.die_link_gbs); 0 for one
-				      die */
+	double die_link_gbs;       /* that link's bandwidth, 1e9 bytes/s
+				      (package.die_link_gbs); 0 for one die, or
+				      not published */
 
 	/* Systems.  For a bare device: device == self, device_count == 1,
 	 * system_kind == NULL.  For a system: device is the accelerator entry

@@ -35,6 +35,7 @@ void uncert_release(struct uncert_table *t)
 	free(t->regimes);
 	t->regimes = NULL;
 	t->n = 0;
+	t->n_dims = 0;
 }
 
 /* Which of family, engine, metric a level names (the others are "any"). */
@@ -225,6 +226,48 @@ struct uncert_band uncert_lookup(const struct uncert_table *t, const char *famil
 	return b;
 }
 
+static bool dim_covers(const struct uncert_dim *dm, const char *value)
+{
+	for (size_t i = 0; i < dm->n_covered; i++)
+		if (strcmp(dm->covered[i], value) == 0)
+			return true;
+	return false;
+}
+
+size_t uncert_widen(const struct uncert_table *t, const struct uncert_point *p,
+		    struct uncert_band *b, char *why, size_t why_size)
+{
+	const char *vals[] = { p->package, p->memory, p->format, p->engine };
+	static const char *const names[] = { "package", "memory", "format", "engine" };
+	size_t n = 0, at = 0;
+	double sq = b->log_band * b->log_band;
+	if (why && why_size)
+		why[0] = '\0';
+	for (size_t k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
+		if (!vals[k])
+			continue;
+		for (size_t i = 0; i < t->n_dims; i++) {
+			const struct uncert_dim *dm = &t->dims[i];
+			if (strcmp(dm->name, names[k]) != 0 || dim_covers(dm, vals[k]))
+				continue;
+			sq += dm->log_band * dm->log_band;
+			if (why && at < why_size) {
+				int w = snprintf(why + at, why_size - at, "%s%s %s", n ? ", " : "",
+						 names[k], vals[k]);
+				at += w > 0 ? (size_t)w : 0;
+			}
+			n++;
+		}
+	}
+	if (n) {
+		b->log_band = sqrt(sq);
+		b->pct = 100 * expm1(b->log_band);
+		b->low_factor = exp(-b->log_band);
+		b->high_factor = exp(b->log_band);
+	}
+	return n;
+}
+
 const char *uncert_regime_name(const struct uncert_regime *r, char *buf, size_t size)
 {
 	const char *f[3] = { r->family, r->engine, r->metric };
@@ -271,7 +314,24 @@ int uncert_write_json(FILE *out, const struct uncert_table *t, struct diag *d)
 			"\"band_pct\": %.1f}", r->n, r->n_fallback, ceil(r->log_band * 1e6) / 1e6,
 			100 * expm1(r->log_band));
 	}
-	fputs("\n  ]\n}\n", out);
+	fputs("\n  ]", out);
+	if (t->n_dims) {
+		fputs(",\n  \"extrapolation\": [", out);
+		for (size_t i = 0; i < t->n_dims; i++) {
+			const struct uncert_dim *dm = &t->dims[i];
+			fprintf(out, "%s\n    {\"dimension\": ", i ? "," : "");
+			jsonw_str(out, dm->name);
+			fputs(", \"covered\": [", out);
+			for (size_t k = 0; k < dm->n_covered; k++) {
+				fputs(k ? ", " : "", out);
+				jsonw_str(out, dm->covered[k]);
+			}
+			fprintf(out, "], \"log_band\": %.6f, \"band_pct\": %.1f}",
+				ceil(dm->log_band * 1e6) / 1e6, 100 * expm1(dm->log_band));
+		}
+		fputs("\n  ]", out);
+	}
+	fputs("\n}\n", out);
 	if (ferror(out))
 		return diag_set(d, DIAG_EIO, "cannot write the uncertainty bands");
 	return 0;
@@ -316,6 +376,50 @@ static int get_num(const cJSON *o, const char *key, double lo, double hi, bool w
 		return bad(d, name, at, exp);
 	}
 	*out = v->valuedouble;
+	return 0;
+}
+
+/* "extrapolation": optional; each dimension named once, its covered
+ * values distinct. */
+static int parse_dims(struct uncert_table *t, const cJSON *root, const char *name, struct diag *d)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "extrapolation");
+	if (!arr)
+		return 0;
+	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > UNCERT_DIMS_MAX)
+		return bad(d, name, "extrapolation", "an array of at most 8 dimensions");
+	int rc;
+	for (const cJSON *e = arr->child; e; e = e->next) {
+		char where[64];
+		snprintf(where, sizeof(where), "extrapolation[%zu]", t->n_dims);
+		struct uncert_dim *dm = &t->dims[t->n_dims];
+		if (!cJSON_IsObject(e))
+			return bad(d, name, where, "an object");
+		if ((rc = get_str(e, "dimension", dm->name, sizeof(dm->name), false, name, where, d)))
+			return rc;
+		if (strcmp(dm->name, "package") != 0 && strcmp(dm->name, "memory") != 0 &&
+		    strcmp(dm->name, "format") != 0 && strcmp(dm->name, "engine") != 0)
+			return bad(d, name, where, "a dimension named package, memory, format or engine");
+		for (size_t i = 0; i < t->n_dims; i++)
+			if (strcmp(t->dims[i].name, dm->name) == 0)
+				return bad(d, name, where, "each dimension once");
+		const cJSON *cov = cJSON_GetObjectItemCaseSensitive(e, "covered");
+		char at[96];
+		snprintf(at, sizeof(at), "%s.covered", where);
+		if (!cJSON_IsArray(cov) || cJSON_GetArraySize(cov) > UNCERT_COVERED_MAX)
+			return bad(d, name, at, "an array of at most 32 strings");
+		for (const cJSON *c = cov->child; c; c = c->next) {
+			if (!cJSON_IsString(c) || !c->valuestring[0] ||
+			    strlen(c->valuestring) >= UNCERT_ID_MAX)
+				return bad(d, name, at, "strings of 1 to 63 characters");
+			if (dim_covers(dm, c->valuestring))
+				return bad(d, name, at, "distinct values");
+			snprintf(dm->covered[dm->n_covered++], UNCERT_ID_MAX, "%s", c->valuestring);
+		}
+		if ((rc = get_num(e, "log_band", 0, 10, false, &dm->log_band, name, where, d)))
+			return rc;
+		t->n_dims++;
+	}
 	return 0;
 }
 
@@ -385,7 +489,7 @@ static int parse_root(struct uncert_table *t, const cJSON *root, const char *nam
 	}
 	if (!has_all)
 		return bad(d, name, "regimes", "a regime of level 4 (all rows)");
-	return 0;
+	return parse_dims(t, root, name, d);
 }
 
 int uncert_parse(struct uncert_table *t, const char *name, const char *text, size_t len,

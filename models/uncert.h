@@ -75,6 +75,29 @@ struct uncert_regime {
 					   there are min_rows of them */
 };
 
+/* A dimension of the calibration set's coverage: the values of it the set
+ * has rows of, and the band of a prediction for a value it has none of
+ * (the coverage quantile of |ln(predicted / measured)| over the rows, each
+ * predicted with parameters refitted without its value of the dimension:
+ * leave-one-package-kind-out, and so on). */
+#define UNCERT_DIMS_MAX 8
+#define UNCERT_COVERED_MAX 32
+struct uncert_dim {
+	char name[UNCERT_ID_MAX];       /* "package", "memory", "format", "engine" */
+	char covered[UNCERT_COVERED_MAX][UNCERT_ID_MAX]; /* sorted */
+	size_t n_covered;
+	double log_band;
+};
+
+/* Where a prediction lies on those dimensions (NULL: not known, taken as
+ * covered). */
+struct uncert_point {
+	const char *package;            /* catalog_package_kind */
+	const char *memory;             /* catalog_memory_kind */
+	const char *format;             /* weight format id */
+	const char *engine;             /* engine profile id */
+};
+
 struct uncert_table {
 	double coverage;                /* (0, 1) */
 	size_t min_rows;                /* >= 1 */
@@ -85,6 +108,8 @@ struct uncert_table {
 	char commit[64];                /* calibration commit; "" unknown */
 	struct uncert_regime *regimes;  /* sorted (see above) */
 	size_t n;
+	struct uncert_dim dims[UNCERT_DIMS_MAX]; /* the file's "extrapolation" */
+	size_t n_dims;
 };
 
 /* What a lookup found. */
@@ -111,6 +136,14 @@ int uncert_build(struct uncert_table *t, const struct uncert_sample *s, size_t n
  * regimes gives a band with regime NULL. */
 struct uncert_band uncert_lookup(const struct uncert_table *t, const char *family,
 				 const char *engine, const char *metric);
+
+/* b widened for every dimension of t on which p lies outside the
+ * calibration set's coverage: the log band becomes the root of the sum of
+ * the squares of b's and of each such dimension's band.  why (may be NULL)
+ * receives "package multi-die, engine vllm" for those dimensions, "" when
+ * none; returns how many there are. */
+size_t uncert_widen(const struct uncert_table *t, const struct uncert_point *p,
+		    struct uncert_band *b, char *why, size_t why_size);
 
 /* "family x engine x metric" of a regime, "*" spelled "any" (buf). */
 const char *uncert_regime_name(const struct uncert_regime *r, char *buf, size_t size);

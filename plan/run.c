@@ -233,11 +233,20 @@ static int error_bars(const struct deployment *dp, struct run_result *r, struct 
 	static const char *const metric[3] = {"output_throughput_tok_s", "ttft_ms", "tpot_ms"};
 	double *pct[3] = {&r->rb.throughput_pct, &r->rb.ttft_pct, &r->rb.tpot_pct};
 	const char **name[3] = {&r->rb.throughput_regime, &r->rb.ttft_regime, &r->rb.tpot_regime};
+	/* a shape outside the calibration set's coverage (a package, memory
+	 * kind, format or engine with no row) gets wider bands, and says so */
+	const struct cat_hardware *hw = catalog_hardware(dp->cat, p0->pm.hardware_id);
+	struct uncert_point pt = { .package = hw ? catalog_package_kind(hw) : NULL,
+				   .memory = hw ? catalog_memory_kind(hw) : NULL,
+				   .format = p0->pm.weight_format_id,
+				   .engine = p0->pm.engine_id };
 	for (int k = 0; k < 3 && rc == 0; k++) {
 		struct uncert_band b =
 			uncert_lookup(&r->bands, p0->pm.family_id, p0->pm.engine_id, metric[k]);
 		if (!b.regime)
 			break;
+		if (uncert_widen(&r->bands, &pt, &b, r->extrapolation, sizeof(r->extrapolation)))
+			r->rb.extrapolation = r->extrapolation;
 		*pct[k] = b.pct;
 		*name[k] = uncert_regime_name(b.regime, r->regimes[k], sizeof(r->regimes[k]));
 		r->rb.coverage = r->bands.coverage;

@@ -75,6 +75,7 @@ struct run_result {
 	struct uncert_table bands;
 	struct report_bands rb;
 	char regimes[3][3 * UNCERT_ID_MAX + 16];
+	char extrapolation[4 * UNCERT_ID_MAX + 48]; /* uncert_widen's why */
 };
 
 /* Replay s->replay's trace on s->dep.  0 with r filled (release it in

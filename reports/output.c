@@ -269,6 +269,12 @@ static void table_run(FILE *out, const struct report_meta *m)
 				 b[i].regime ? b[i].regime : "-");
 			table_str(out, label, value);
 		}
+		if (m->bands.extrapolation) {
+			char value[256];
+			snprintf(value, sizeof(value), "%s (no calibration row; bands widened)",
+				 m->bands.extrapolation);
+			table_str(out, "Model extrapolates to:", value);
+		}
 	}
 	tf(out, RF_SKIPPED_LINES, m, none);
 	tf(out, RF_EVENTS, m, none);
@@ -902,6 +908,7 @@ static void json_run(struct json *j, const struct report_meta *m)
 		json_str(j, "ttft_regime", m->bands.ttft_regime);
 		json_num(j, "tpot_pct", m->bands.tpot_pct);
 		json_str(j, "tpot_regime", m->bands.tpot_regime);
+		json_str(j, "extrapolation", m->bands.extrapolation);
 		json_close(j);
 	}
 	if (m->calibration)

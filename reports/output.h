@@ -179,6 +179,11 @@ struct report_meta {
 		const char *commit;           /* calibration commit; NULL unknown */
 		double throughput_pct, ttft_pct, tpot_pct;
 		const char *throughput_regime, *ttft_regime, *tpot_regime;
+		const char *extrapolation;    /* the dimensions on which the shape
+						 lies outside the calibration set
+						 ("package multi-die, engine
+						 vllm"; the bands are widened for
+						 them); NULL: none */
 	} bands;
 	const struct report_calibration *calibration; /* NULL: not stated */
 	const struct warn_list *warnings; /* shown first; NULL = none */

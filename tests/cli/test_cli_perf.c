@@ -254,7 +254,7 @@ static void test_fit_params(void **state)
 	cli_out_free(&r);
 	r = cli_run("validate " CALIBRATION " --cross-validate vendor");
 	assert_int_equal(r.status, 2);
-	assert_non_null(strstr(r.err, "expected family, hardware, model or engine"));
+	assert_non_null(strstr(r.err, "expected family, hardware, model, engine, package, memory or format"));
 	cli_out_free(&r);
 	r = cli_run("validate " CALIBRATION " --cross-validate family --quiet");
 	assert_int_equal(r.status, 2);
@@ -351,6 +351,29 @@ static struct replay_figures replay_with(const char *sets)
  * every step; the host's RAM bandwidth and CPU peak slow the decode steps
  * that run offloaded experts on the CPU, and its link slows the prefill
  * chunks that stream them. */
+/* A shape outside the calibration set's coverage says so in the report,
+ * and its bands are wider than those of a covered one: a B200 (two dies;
+ * the set has no package of several) against an H100. */
+static void test_replay_extrapolation(void **state)
+{
+	(void)state;
+	struct cli_out a = cli_run("replay " MOONCAKE200 " --set hardware=b200" NO_SLO);
+	struct cli_out b = cli_run("replay " MOONCAKE200 " --set hardware=h100-sxm" NO_SLO);
+	assert_non_null(strstr(a.out, "Model extrapolates to:                   package multi-die"));
+	const char *eb = strstr(b.out, "Model extrapolates to:");
+	assert_true(eb == NULL || strstr(eb, "multi-die") == NULL);
+	cli_out_free(&a);
+	cli_out_free(&b);
+	a = cli_run("replay " MOONCAKE200 " --quiet --json - --set hardware=b200" NO_SLO);
+	cJSON *j = cJSON_Parse(a.out);
+	assert_non_null(j);
+	const cJSON *mb = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "run"), "model_bands");
+	const cJSON *x = cJSON_GetObjectItem(mb, "extrapolation");
+	assert_true(cJSON_IsString(x) && strstr(x->valuestring, "package multi-die"));
+	cJSON_Delete(j);
+	cli_out_free(&a);
+}
+
 static void test_replay_scenario_keys(void **state)
 {
 	(void)state;
@@ -457,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_fit_params),
 		cmocka_unit_test(test_replay_scenario_keys),
+		cmocka_unit_test(test_replay_extrapolation),
 		cmocka_unit_test(test_replay_hardware_defaults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -238,6 +238,17 @@ static void test_bad_files(void **state)
 		{ GOOD_HEAD "\"regimes\": [{\"level\": 3, \"family\": \"*\", \"engine\": \"*\", "
 			    "\"metric\": \"m\", \"rows\": 1, \"rows_resolved\": 1, \"log_band\": 0.1}]}",
 		  "b.json: regimes: expected a regime of level 4 (all rows)" },
+		{ GOOD_HEAD "\"regimes\": [" ALL_ROWS "], \"extrapolation\": [{\"dimension\": "
+			    "\"vendor\", \"covered\": [], \"log_band\": 0.1}]}",
+		  "b.json: extrapolation[0]: expected a dimension named package, memory, format or "
+		  "engine" },
+		{ GOOD_HEAD "\"regimes\": [" ALL_ROWS "], \"extrapolation\": [{\"dimension\": "
+			    "\"package\", \"covered\": [\"soc\", \"soc\"], \"log_band\": 0.1}]}",
+		  "b.json: extrapolation[0].covered: expected distinct values" },
+		{ GOOD_HEAD "\"regimes\": [" ALL_ROWS "], \"extrapolation\": [{\"dimension\": "
+			    "\"format\", \"covered\": [], \"log_band\": 0.1}, {\"dimension\": "
+			    "\"format\", \"covered\": [], \"log_band\": 0.1}]}",
+		  "b.json: extrapolation[1]: expected each dimension once" },
 		{ "{\"schema_version\": 1, \"measurements\": {\"path\": \"m.csv\", \"crc32\": "
 		  "\"00000000\", \"commit\": 3}}",
 		  "b.json: measurements.commit: expected a string of 1 to 63 characters or null" },
@@ -262,6 +273,49 @@ static void test_bad_files(void **state)
 	assert_int_equal(t.n, 1);
 	uncert_release(&t);
 	assert_int_equal(uncert_load(&t, "/nonexistent/u.json", &d), DIAG_EIO);
+}
+
+/* A prediction outside the set's coverage: its band grows by the root of
+ * the sum of squares of the dimensions it lies outside of, and says which;
+ * inside, nothing moves. */
+static void test_widen(void **state)
+{
+	(void)state;
+	const char *text = GOOD_HEAD "\"regimes\": [" ALL_ROWS "], \"extrapolation\": ["
+		"{\"dimension\": \"package\", \"covered\": [\"monolithic\", \"soc\"], "
+		"\"log_band\": 0.3}, {\"dimension\": \"format\", \"covered\": [\"fp16\"], "
+		"\"log_band\": 0.4}]}";
+	struct uncert_table t;
+	uncert_init(&t);
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(uncert_parse(&t, "w.json", text, strlen(text), &d), 0);
+	assert_int_equal(t.n_dims, 2);
+	struct uncert_band b = uncert_lookup(&t, "f", "e", "m");
+	double base = b.log_band;
+	char why[128];
+	struct uncert_point in = { "soc", "lpddr", "fp16", "llama.cpp" };
+	struct uncert_band bi = b;
+	assert_int_equal(uncert_widen(&t, &in, &bi, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
+	assert_true(bi.log_band == base);
+	struct uncert_point out = { "multi-die", "hbm", "nvfp4", NULL };
+	struct uncert_band bo = b;
+	assert_int_equal(uncert_widen(&t, &out, &bo, why, sizeof(why)), 2);
+	assert_string_equal(why, "package multi-die, format nvfp4");
+	assert_float_equal(bo.log_band, sqrt(base * base + 0.09 + 0.16), 1e-12);
+	assert_float_equal(bo.pct, 100 * expm1(bo.log_band), 1e-9);
+	/* the shipped file knows the four dimensions; nothing multi-die in it */
+	struct uncert_table s;
+	uncert_init(&s);
+	assert_int_equal(uncert_load(&s, NULL, &d), 0);
+	assert_int_equal(s.n_dims, 4);
+	struct uncert_point b200 = { "multi-die", "hbm", "fp8", "trtllm" };
+	struct uncert_band bb = uncert_lookup(&s, "nvidia-blackwell", "trtllm", "decode_tok_s");
+	assert_int_equal(uncert_widen(&s, &b200, &bb, why, sizeof(why)), 1);
+	assert_string_equal(why, "package multi-die");
+	uncert_release(&s);
+	uncert_release(&t);
 }
 
 static void test_builtin(void **state)
@@ -440,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_builtin),
+		cmocka_unit_test(test_widen),
 		cmocka_unit_test(test_predict_bands),
 		cmocka_unit_test(test_fit_bands),
 	};

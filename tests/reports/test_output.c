@@ -527,12 +527,19 @@ static void test_model_bands(void **state)
 	assert_ptr_equal(b->next, NULL);
 	static const char *const keys[] = { "coverage", "calibration_commit",
 		"output_throughput_pct", "output_throughput_regime", "ttft_pct", "ttft_regime",
-		"tpot_pct", "tpot_regime" };
+		"tpot_pct", "tpot_regime", "extrapolation" };
 	check_key_order(b, keys, COUNT(keys));
 	check_number(b, "tpot_pct", 14.25);
 	assert_string_equal(cJSON_GetObjectItem(b, "ttft_regime")->valuestring, "any x any x any");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(b, "extrapolation")));
 	cJSON_Delete(doc);
 	free(buf);
+	/* a shape outside the calibration set's coverage says so */
+	meta.bands.extrapolation = "package multi-die, engine vllm";
+	text = table_text(&meta, &s);
+	assert_non_null(strstr(text, "\nModel extrapolates to:                   package multi-die, "
+				     "engine vllm (no calibration row; bands widened)\n"));
+	free(text);
 	metrics_free(m);
 }
 
