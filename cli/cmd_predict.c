@@ -309,8 +309,12 @@ int cmd_predict(int argc, char **argv)
 	uncert_init(&bands);
 	if (rc == 0 && !a.profile) {
 		rc = uncert_load(&bands, NULL, &d);
-		if (rc == 0)
+		if (rc == 0) {
 			predict_set_bands(&r, &pm, &bands);
+			const struct cat_hardware *hw = catalog_hardware(cat, pm.hardware_id);
+			predict_widen_bands(&r, &pm, hw ? catalog_package_kind(hw) : NULL,
+					    hw ? catalog_memory_kind(hw) : NULL);
+		}
 	}
 	if (rc == 0 && cal) {
 		r.calibration = cal;

@@ -82,6 +82,20 @@ void predict_set_bands(struct predict_result *r, const struct perf_model *pm,
 	r->prefill_band = uncert_lookup(t, pm->family_id, pm->engine_id, "prefill_tok_s");
 }
 
+void predict_widen_bands(struct predict_result *r, const struct perf_model *pm,
+			 const char *package, const char *memory)
+{
+	if (!r->bands)
+		return;
+	struct uncert_point pt = { package, memory, pm->weight_format_id, pm->engine_id };
+	if (r->decode_band.regime)
+		uncert_widen(r->bands, &pt, &r->decode_band, r->extrapolation,
+			     sizeof(r->extrapolation));
+	if (r->prefill_band.regime)
+		uncert_widen(r->bands, &pt, &r->prefill_band, r->extrapolation,
+			     sizeof(r->extrapolation));
+}
+
 /* "    80% band        +-21.8%   140.1 to 206.5 tok/s (errors of REGIME, n rows)" */
 static void write_band(FILE *out, const struct uncert_band *b, const struct uncert_table *t,
 		       double tok_s)
@@ -136,6 +150,9 @@ int predict_write_text(FILE *out, const struct perf_model *pm, const struct pred
 	fprintf(out, "    throughput      %10.1f tok/s\n", r->prefill_tok_s);
 	write_band(out, &r->prefill_band, r->bands, r->prefill_tok_s);
 	describe(out, &r->prefill);
+	if (r->extrapolation[0])
+		fprintf(out, "  the calibration set has no row of: %s (bands widened for it)\n",
+			r->extrapolation);
 	if (plan)
 		fprintf(out, "  memory: %.1f GB of weights per GPU, KV cache for %lld tokens: "
 			"batch x context %s\n", plan->weights_bytes / 1e9,
@@ -309,6 +326,7 @@ int predict_write_json(FILE *out, const struct perf_model *pm, const struct pred
 		char name[3 * UNCERT_ID_MAX + 16];
 		jnum(out, "band_coverage", r->bands->coverage, false);
 		fprintf(out, "  \"band_calibration_commit\": \"%s\",\n", r->bands->commit);
+		jstr(out, "band_extrapolation", r->extrapolation);
 		jnum(out, "decode_band_pct", r->decode_band.pct, false);
 		jnum(out, "decode_band_low_tok_s", r->decode_tok_s * r->decode_band.low_factor, false);
 		jnum(out, "decode_band_high_tok_s", r->decode_tok_s * r->decode_band.high_factor,

@@ -45,6 +45,8 @@ struct predict_result {
 	const char *decode_band_metric;   /* the metric whose errors it is (static) */
 	struct uncert_band prefill_band;
 	const struct uncert_table *bands; /* borrowed: coverage and calibration commit */
+	char extrapolation[4 * UNCERT_ID_MAX + 48]; /* uncert_widen's why; "" none
+					   (predict_widen_bands) */
 	/* What the figures rest on (models/calfile.h), set by the caller after
 	 * predict_run; NULL: not stated (nothing written). */
 	const struct calfile *calibration;
@@ -61,6 +63,13 @@ int predict_run(struct predict_result *r, const struct perf_model *pm, int32_t b
  * decode_tok_s rows at batch 1 and of output_throughput_tok_s rows (a
  * server decoding many sequences) at larger batches; for prefill those of
  * prefill_tok_s rows.  t must outlive r's writers. */
+/* Widen both bands for the dimensions on which (package, memory, format,
+ * engine) of pm lie outside the calibration set (models/uncert.h
+ * uncert_widen), naming them in r->extrapolation.  After
+ * predict_set_bands. */
+void predict_widen_bands(struct predict_result *r, const struct perf_model *pm,
+			 const char *package, const char *memory);
+
 void predict_set_bands(struct predict_result *r, const struct perf_model *pm,
 		       const struct uncert_table *t);
 
