@@ -734,7 +734,7 @@ static int parse_family(struct jp *p, const cJSON *e, struct cat_family *f)
 {
 	static const char *const keys[] = { "id", "name", "matmul_unit", "memory_kind",
 		"eff_compute", "eff_bw", "step_overhead_us", "eff_issue", "sm_w_at_1ghz",
-		"runtime_reserve_gib", "note", NULL };
+		"runtime_reserve_gib", "die_remote_penalty", "note", NULL };
 	int rc;
 	char *note, *unit, *mem;
 	if (!cJSON_IsObject(e))
@@ -774,6 +774,8 @@ static int parse_family(struct jp *p, const cJSON *e, struct cat_family *f)
 			   &f->sm_w_at_1ghz, NULL)) ||
 	    (rc = j_figure(p, e, "runtime_reserve_gib", true, U_GIB, J_POSITIVE,
 			   &f->runtime_reserve_gib, NULL)) ||
+	    (rc = j_figure(p, e, "die_remote_penalty", false, U_FRACTION, J_FRACTION,
+			   &f->die_remote_penalty, NULL)) ||
 	    (rc = j_string(p, e, "note", false, &note)))
 		return rc;
 	return 0;
@@ -2028,6 +2030,36 @@ const struct cat_hardware *catalog_hardware(const struct catalog *cat, const cha
 	struct names t = NAMES(cat->hardware_count, struct cat_hardware);
 	size_t i = names_lookup(cat->hardware, &t, name);
 	return i < t.count ? &cat->hardware[i] : NULL;
+}
+
+int catalog_die_factor(const struct catalog *cat, const struct cat_hardware *hw, double *factor,
+		       const struct cat_family **from, struct diag *d)
+{
+	const struct cat_hardware *dev = hw->device ? hw->device : hw;
+	*factor = 1;
+	if (from)
+		*from = NULL;
+	if (dev->dies <= 1)
+		return 0;
+	const struct cat_family *f = dev->family;
+	if (f && !(f->die_remote_penalty > 0)) {
+		const struct cat_family *own = f;
+		f = NULL;
+		for (size_t i = 0; i < cat->family_count && !f; i++)
+			if (cat->families[i].memory_kind == own->memory_kind &&
+			    cat->families[i].die_remote_penalty > 0)
+				f = &cat->families[i];
+	}
+	if (!f)
+		return diag_set(d, DIAG_EINPUT, "%s is a package of %lld dies, and neither its family "
+				"nor any family of its memory kind gives the cost of reading another "
+				"die's memory (expected families.json die_remote_penalty)", hw->id,
+				(long long)dev->dies);
+	double share = 1 - 1 / (double)dev->dies;
+	*factor = 1 / (1 + share * f->die_remote_penalty);
+	if (from)
+		*from = f;
+	return 0;
 }
 
 const char *catalog_package_kind(const struct cat_hardware *hw)

@@ -88,6 +88,12 @@ struct cat_family {
 				      (perf_sustained_clock); 0: not given, the
 				      boards hold it */
 	double runtime_reserve_gib;/* CUDA context, library workspaces */
+	double die_remote_penalty; /* a package of several dies: the cost of a
+				      read from another die's memory beyond a
+				      local one, as a fraction of the local
+				      one's, that the family's GPU does not hide
+				      (families.json die_remote_penalty); 0:
+				      not given (catalog_die_factor) */
 };
 
 /* A link; kind is NULL when the device has none. */
@@ -379,6 +385,19 @@ const struct cat_hardware *catalog_hardware(const struct catalog *cat, const cha
  * learnt on one kind does not transfer to another without a mechanism
  * (docs/performance-model.md, multi-die packages). */
 const char *catalog_package_kind(const struct cat_hardware *hw);
+
+/* The share of its bandwidth a package of several dies reaches, against
+ * one die of its kind: with memory interleaved over every die, a share
+ * f = 1 - 1/dies of the reads cross the die link, each costing
+ * die_remote_penalty more than a local one, so the bytes delivered per
+ * unit of time fall to 1 / (1 + f x penalty) (docs/performance-model.md,
+ * multi-die packages).  *factor is 1 for one die.  The penalty is the
+ * family's; a family without one takes that of the first family of its
+ * memory kind that has one (*from says which: NULL, the family's own or
+ * none needed); without any, DIAG_EINPUT naming the hardware: a bound
+ * learnt on single dies is not carried to several without it. */
+int catalog_die_factor(const struct catalog *cat, const struct cat_hardware *hw, double *factor,
+		       const struct cat_family **from, struct diag *d);
 
 /* hw's memory kind: "hbm" (its family's memory_kind), else "lpddr" when
  * the memory is unified with the CPU's, "gddr" when not. */

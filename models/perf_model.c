@@ -429,7 +429,16 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 	if (o->no_flash_attention && e->attention_scale_without_fa > 0)
 		e->attention_scale = e->attention_scale_without_fa;
 	double rate_attn = r16 * pm->eff_compute * e->attention_scale * kclk;
-	double bw = pm->mem_bw_bytes * pm->eff_bw * e->bw_scale;
+	/* a package of several dies: reads that cross the die link cost more
+	 * than local ones, and each core delivers fewer bytes per clock for
+	 * it (catalog_die_factor) */
+	const struct cat_family *die_from = NULL;
+	rc = catalog_die_factor(cat, hw, &pm->die_factor, &die_from, d);
+	if (rc)
+		return rc;
+	snprintf(pm->die_penalty_family, sizeof(pm->die_penalty_family), "%s",
+		 die_from ? die_from->id : "");
+	double bw = pm->mem_bw_bytes * pm->eff_bw * e->bw_scale * pm->die_factor;
 	/* weight-only formats the kernels dequantize on the fly stream their
 	 * weights at a lower fraction of the bandwidth than native ones */
 	double natural_bits = pm->matmul_dtype == CAT_DTYPE_FP4 ? 4
@@ -449,9 +458,10 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 		 * decode draws far less than a matmul (the RTX 3090 sweep of
 		 * test_power_cap: decode loses 6% at 200 W where prefill loses
 		 * 27%) */
-		double cap = pm->core_clock_hz * e->matvec_bytes_per_core_clock;
+		double cap = pm->core_clock_hz * e->matvec_bytes_per_core_clock * pm->die_factor;
 		double qcap = e->quant_matvec_bytes_per_core_clock > 0
-				      ? pm->core_clock_hz * e->quant_matvec_bytes_per_core_clock
+				      ? pm->core_clock_hz * e->quant_matvec_bytes_per_core_clock *
+						pm->die_factor
 				      : cap;
 		wbw = fmin(wbw, wf->bits_per_weight < 8 ? qcap : cap);
 		dense_wbw = fmin(dense_wbw, wf->dense_bits < 8 ? qcap : cap);

@@ -159,6 +159,11 @@ struct perf_model {
 					 not issue bound */
 	double eff_compute;           /* family */
 	double eff_bw;                /* family */
+	double die_factor;            /* share of the bandwidth a package of
+					 several dies reaches against one die
+					 (catalog_die_factor); 1 for one die */
+	char die_penalty_family[CAT_ID_MAX]; /* whose die_remote_penalty it
+					 took; "" for one die */
 	struct engine_params engine;  /* after family overrides */
 	double overhead_ns;           /* fixed per step: family + engine + layers */
 

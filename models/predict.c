@@ -114,6 +114,10 @@ int predict_write_text(FILE *out, const struct perf_model *pm, const struct pred
 	fprintf(out, "%s in %s (KV %s) on %s, engine %s, tp %d, pp %d\n", pm->model_id,
 		pm->weight_format_id, pm->kv_dtype_id, pm->hardware_id, pm->engine_id, pm->tp,
 		pm->pp);
+	if (pm->die_factor < 1)
+		fprintf(out, "  a package of several dies: %.1f%% of the bandwidth its dies reach "
+			"alone, for the reads that cross the die link (die_remote_penalty of %s)\n",
+			100 * pm->die_factor, pm->die_penalty_family);
 	if (pm->vector_fallback)
 		fprintf(out, "  (no tensor-core rate published: matmuls at the FP32 vector rate%s)\n",
 			pm->rate_estimated ? ", estimated from the family's rate per GPU core" : "");

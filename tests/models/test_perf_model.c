@@ -542,7 +542,7 @@ static void test_decode_scales_with_bytes(void **state)
 		assert_true(x.compute_ns < 0.05 * x.memory_ns);
 		assert_close(x.step_ns, perf_step_ns(&bf16, &b), 1e-15);
 		/* every operation is memory bound: the step is bytes / bandwidth */
-		double bw = bf16.mem_bw_bytes * bf16.eff_bw * bf16.engine.bw_scale;
+		double bw = bf16.mem_bw_bytes * bf16.eff_bw * bf16.engine.bw_scale * bf16.die_factor;
 		assert_close(x.memory_bound_ns, x.bytes / bw * 1e9, 1e-9);
 		assert_close(x.step_ns, x.overhead_ns + x.memory_bound_ns, 1e-12);
 		/* 6,979,321,856 linear weights, 525,602,816 that stay 16-bit */
@@ -1130,9 +1130,76 @@ static void test_every_catalogue_pair(void **state)
 	}
 }
 
+/* Packages of several dies (catalog_die_factor): half the reads of a
+ * two-die package cross the link, three quarters of MI300X's four I/O
+ * dies', each at the family's penalty; B200's family gives none and takes
+ * its memory kind's (CDNA 3); one die is untouched; and a package whose
+ * memory kind has no penalty at all is refused rather than given a
+ * single die's bounds. */
+static void test_multi_die(void **state)
+{
+	const struct fixture *f = *state;
+	struct diag d;
+	diag_init(&d);
+	const struct cat_family *from;
+	double k;
+	assert_int_equal(catalog_die_factor(f->cat, catalog_hardware(f->cat, "h100-sxm"), &k, &from,
+					    &d), 0);
+	assert_true(k == 1 && from == NULL);
+	assert_int_equal(catalog_die_factor(f->cat, catalog_hardware(f->cat, "apple-m2-ultra-76c"),
+					    &k, &from, &d), 0);
+	assert_close(k, 1 / (1 + 0.5 * 0.72), 1e-12);
+	assert_string_equal(from->id, "apple-silicon");
+	assert_int_equal(catalog_die_factor(f->cat, catalog_hardware(f->cat, "mi300x"), &k, &from,
+					    &d), 0);
+	assert_close(k, 1 / (1 + 0.75 * 0.064), 1e-12);
+	assert_int_equal(catalog_die_factor(f->cat, catalog_hardware(f->cat, "hgx-b200-8"), &k,
+					    &from, &d), 0);
+	assert_close(k, 1 / (1 + 0.5 * 0.064), 1e-12);
+	assert_string_equal(from->id, "amd-cdna3");
+	/* the factor is the bandwidth's: a bandwidth-bound decode on the
+	 * Ultra, against the same chip with a penalty too small to matter,
+	 * takes 1 / k as long; its per-core byte rate falls alike */
+	struct perf_model ultra, near_one;
+	init_spec(&ultra, f, (struct spec){ "apple-m2-ultra-76c", "llama-3.1-8b", "gguf-q4-0", NULL,
+					     "llama.cpp", 1, 1, 1 });
+	struct cat_family *apple = (struct cat_family *)catalog_hardware(
+		f->cat, "apple-m2-ultra-76c")->device->family;
+	double keep = apple->die_remote_penalty;
+	apple->die_remote_penalty = 1e-12;
+	init_spec(&near_one, f, (struct spec){ "apple-m2-ultra-76c", "llama-3.1-8b", "gguf-q4-0",
+						NULL, "llama.cpp", 1, 1, 1 });
+	/* no penalty anywhere in DRAM families: refused, naming the key */
+	apple->die_remote_penalty = 0;
+	struct perf_model none;
+	struct perf_opts o;
+	perf_opts_init(&o);
+	o.hardware = "apple-m2-ultra-76c";
+	o.model = "llama-3.1-8b";
+	o.weight_format = "gguf-q4-0";
+	o.engine = "llama.cpp";
+	o.engines = &f->et;
+	bool other_dram = false;
+	for (size_t i = 0; i < f->cat->family_count; i++)
+		other_dram |= f->cat->families[i].memory_kind == CAT_MEM_DRAM &&
+			      f->cat->families[i].die_remote_penalty > 0;
+	assert_false(other_dram);
+	assert_int_equal(perf_model_init_opts(&none, f->cat, &o, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "die_remote_penalty"));
+	apple->die_remote_penalty = keep;
+	struct perf_batch b = perf_decode_batch(1, 1024);
+	struct perf_breakdown x, y;
+	perf_step_breakdown(&ultra, &b, &x);
+	perf_step_breakdown(&near_one, &b, &y);
+	assert_int_equal(x.bound, PERF_BOUND_MEMORY);
+	assert_close(x.memory_bound_ns, y.memory_bound_ns / ultra.die_factor, 1e-9);
+	assert_close(ultra.die_factor, 1 / (1 + 0.5 * 0.72), 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_multi_die),
 		cmocka_unit_test(test_init_and_constants),
 		cmocka_unit_test(test_overheads),
 		cmocka_unit_test(test_errors),
