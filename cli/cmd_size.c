@@ -637,6 +637,8 @@ static int run(int argc, char **argv, bool compare)
 	struct engine_table *cal_et = NULL;
 	struct report_calibration rcal;
 	memset(&rcal, 0, sizeof(rcal));
+	struct uncert_table shipped_bands;
+	uncert_init(&shipped_bands);
 	struct slo slo;
 	const char *hw_ids[SIZE_MAX_HARDWARE];
 	size_t n_hw = 0;
@@ -788,9 +790,13 @@ static int run(int argc, char **argv, bool compare)
 		.redundancy = (int32_t)a->redundancy,
 		.run = &run,
 		.prices = prices,
+		.bands = &shipped_bands,
 		/* compare sizes the box alone, and adds box + API rows itself */
 		.local_only = a->compare,
 	};
+	/* the error bars say which options the calibration set has no row of */
+	if (rc == 0)
+		rc = uncert_load(&shipped_bands, NULL, &d);
 	/* --model-uncertainty: size against tightened objectives */
 	struct slo slo_tight;
 	double band_pct[SLO_MAX_OBJECTIVES];
@@ -949,6 +955,7 @@ static int run(int argc, char **argv, bool compare)
 	catalog_free(cat);
 	calfile_free(cal);
 	free(cal_et);
+	uncert_release(&shipped_bands);
 	free(a->hardware);
 	free(a);
 	free(res);

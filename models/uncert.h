@@ -81,6 +81,7 @@ struct uncert_regime {
  * predicted with parameters refitted without its value of the dimension:
  * leave-one-package-kind-out, and so on). */
 #define UNCERT_DIMS_MAX 8
+#define UNCERT_WHY_MAX (4 * UNCERT_ID_MAX + 48) /* uncert_widen's why */
 #define UNCERT_COVERED_MAX 32
 struct uncert_dim {
 	char name[UNCERT_ID_MAX];       /* "package", "memory", "format", "engine" */

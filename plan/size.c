@@ -357,6 +357,16 @@ static int shape_init(const struct size_setup *s, const char *hw, int32_t tp, in
 	bool unfit = false;
 	struct deploy_opts o = {.prices = s->prices, .local_only = s->local_only, .unfit = &unfit};
 	rc = deploy_build(&sh->dep, &sh->sc, s->cat, &o, NULL, &sd);
+	if (rc == 0 && s->bands && !opt->extrapolation_set) {
+		const struct perf_model *pm = &sh->dep.pool[0].pm;
+		const struct cat_hardware *h = catalog_hardware(s->cat, pm->hardware_id);
+		struct uncert_point pt = { h ? catalog_package_kind(h) : NULL,
+					   h ? catalog_memory_kind(h) : NULL, pm->weight_format_id,
+					   pm->engine_id };
+		struct uncert_band none = { 0 };
+		uncert_widen(s->bands, &pt, &none, opt->extrapolation, sizeof(opt->extrapolation));
+		opt->extrapolation_set = true;
+	}
 	if (rc != 0 && unfit) {
 		struct clause_list cl;
 		clause_resume(&cl, opt->pruned, sizeof(opt->pruned));
@@ -787,9 +797,15 @@ int size_slo_with_bands(struct slo *out, double band_pct[SLO_MAX_OBJECTIVES],
 		const struct engine_profile *e = engine_find(&et, sc.engine_profile);
 		const char *family = hw ? hw->device->family->id : NULL;
 		const char *engine = e ? e->id : sc.engine_profile;
+		const struct cat_weight_format *wf =
+			sc.weight_format[0] ? catalog_weight_format(s->cat, sc.weight_format) : NULL;
+		struct uncert_point pt = { hw ? catalog_package_kind(hw) : NULL,
+					   hw ? catalog_memory_kind(hw) : NULL, wf ? wf->id : NULL,
+					   engine };
 		for (int i = 0; i < asked->n; i++) {
 			struct uncert_band b = uncert_lookup(t, family, engine,
 							     metric[asked->obj[i].metric]);
+			uncert_widen(t, &pt, &b, NULL, 0);
 			if (b.regime && b.pct > band_pct[i])
 				band_pct[i] = b.pct;
 		}
@@ -847,6 +863,11 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 				!o->n_path && o->pruned[0] ? ": " : "",
 				!o->n_path ? o->pruned : "");
 	}
+	for (size_t i = 0; i < r->n; i++)
+		if (r->opt[i].extrapolation[0])
+			fprintf(fp, "%s%s: the model extrapolates to %s (no calibration row; its 80%% "
+				"bands are wider)\n", i && r->opt[i - 1].extrapolation[0] ? "" : "\n",
+				r->opt[i].hardware, r->opt[i].extrapolation);
 	bool any_launch = false;
 	for (size_t i = 0; i < r->n; i++)
 		any_launch = any_launch || (r->opt[i].found && (r->opt[i].launch ||
@@ -987,6 +1008,8 @@ int size_json(FILE *fp, const struct size_setup *s, const struct size_result *r)
 			fprintf(fp, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
 		fprintf(fp, "\",\"gallop_ended\":");
 		jsonw_str(fp, o->stalled);
+		fprintf(fp, ",\"extrapolation\":");
+		jsonw_str(fp, o->extrapolation_set && o->extrapolation[0] ? o->extrapolation : NULL);
 		fprintf(fp, ",\"best\":");
 		if (o->found)
 			json_eval(fp, s, &o->best);

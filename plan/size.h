@@ -54,6 +54,7 @@
 #define PLAN_SIZE_H
 
 #include "models/cost.h"
+#include "models/uncert.h"
 #include "replay/deploy.h"
 #include "replay/launch.h"
 #include "replay/replay.h"
@@ -116,6 +117,9 @@ struct size_setup {
 					     tightened */
 	const double *slo_band_pct;       /* with slo_asked: each objective's
 					     band, +-% (slo_asked->n of them) */
+	const struct uncert_table *bands; /* the step model's error bars: say
+					     which options lie outside the
+					     calibration set (NULL: not said) */
 	const struct prices *prices;      /* the API backends' price rows (NULL:
 					     the scenario's, or the built-in) */
 	const struct tune_result *tune;   /* --tune: size_json adds its "tune"
@@ -202,6 +206,11 @@ struct size_option {
 					     engine cannot take the scenario's
 					     settings (launch_error says why) */
 	char launch_error[DIAG_MSG_MAX];
+	char extrapolation[UNCERT_WHY_MAX]; /* the dimensions (package, memory,
+					     format, engine) on which its shape
+					     lies outside the calibration set
+					     (uncert_widen); "" none or not said */
+	bool extrapolation_set;
 };
 
 struct size_result {

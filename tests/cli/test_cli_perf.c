@@ -357,6 +357,8 @@ static struct replay_figures replay_with(const char *sets)
 static void test_replay_extrapolation(void **state)
 {
 	(void)state;
+	cJSON *j;
+	const cJSON *x;
 	struct cli_out a = cli_run("replay " MOONCAKE200 " --set hardware=b200" NO_SLO);
 	struct cli_out b = cli_run("replay " MOONCAKE200 " --set hardware=h100-sxm" NO_SLO);
 	assert_non_null(strstr(a.out, "Model extrapolates to:                   package multi-die"));
@@ -365,10 +367,10 @@ static void test_replay_extrapolation(void **state)
 	cli_out_free(&a);
 	cli_out_free(&b);
 	a = cli_run("replay " MOONCAKE200 " --quiet --json - --set hardware=b200" NO_SLO);
-	cJSON *j = cJSON_Parse(a.out);
+	j = cJSON_Parse(a.out);
 	assert_non_null(j);
 	const cJSON *mb = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "run"), "model_bands");
-	const cJSON *x = cJSON_GetObjectItem(mb, "extrapolation");
+	x = cJSON_GetObjectItem(mb, "extrapolation");
 	assert_true(cJSON_IsString(x) && strstr(x->valuestring, "package multi-die"));
 	cJSON_Delete(j);
 	cli_out_free(&a);
@@ -380,6 +382,22 @@ static void test_replay_extrapolation(void **state)
 	assert_null(strstr(b.out, "the calibration set has no row of"));
 	cli_out_free(&a);
 	cli_out_free(&b);
+	/* and size, per option, in its table and its JSON */
+	a = cli_run("size --engineers 3 --profile default --hardware h100-sxm,b200 "
+		    "--set weight_format=fp8 --set engine_profile=trtllm");
+	assert_non_null(strstr(a.out, "\nb200: the model extrapolates to package multi-die "));
+	assert_null(strstr(a.out, "h100-sxm: the model extrapolates"));
+	cli_out_free(&a);
+	a = cli_run("size --engineers 3 --profile default --hardware h100-sxm,b200 "
+		    "--set weight_format=fp8 --set engine_profile=trtllm --json -");
+	j = cJSON_Parse(a.out);
+	assert_non_null(j);
+	const cJSON *opts = cJSON_GetObjectItem(j, "options");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(opts, 0), "extrapolation")));
+	x = cJSON_GetObjectItem(cJSON_GetArrayItem(opts, 1), "extrapolation");
+	assert_true(cJSON_IsString(x) && strcmp(x->valuestring, "package multi-die") == 0);
+	cJSON_Delete(j);
+	cli_out_free(&a);
 }
 
 static void test_replay_scenario_keys(void **state)
