@@ -31,6 +31,7 @@
 #include "calib/validate.h"
 
 #define CALIBRATION AC_SRC_DIR "/models/calibration/measurements.csv"
+#define DECODE_CHECK AC_SRC_DIR "/models/calibration/decode-check.csv"
 #define FILED_CALIBRATION AC_SRC_DIR "/tests/fixtures/calibration/measurements-filed.csv"
 #define VALIDATION_DOC AC_SRC_DIR "/docs/validation.md"
 
@@ -487,6 +488,51 @@ static void test_big_models_on_8_gpus(void **state)
 	double med = median_here(ape, n);
 	if (!(med <= 15))
 		fail_msg("big-model group: median APE %.1f%% (target <= 15%%)", med);
+	free(doc);
+	validate_release(&rep);
+}
+
+/* Decode at high concurrency and long context, on measurements kept out of
+ * the calibration set (models/calibration/decode-check.csv; nothing is
+ * fitted to them): each row's error pinned at what docs/validation.md
+ * quotes, and the direction: the model is fast on the TensorRT-LLM 70B
+ * series at every concurrency (its closed-loop ITL carries costs the step
+ * model lacks), slow on vLLM's long-context slope. */
+static void test_decode_check(void **state)
+{
+	const struct catalog *cat = *state;
+	struct validate_opts o;
+	validate_opts_init(&o, cat);
+	o.min_confidence = VC_LOW;
+	struct validate_report rep;
+	struct diag d;
+	diag_init(&d);
+	if (validate_run(&rep, DECODE_CHECK, &o, &d))
+		fail_msg("%s", d.msg);
+	static const struct {
+		long line;
+		double ape;  /* pinned, % */
+		int sign;    /* +1: predicted above measured */
+	} pins[] = {
+		{ 2, 15.7, -1 }, { 3, 15.6, -1 }, { 4, 15.7, -1 }, { 5, 15.0, -1 }, { 6, 13.5, -1 },
+		{ 7, 9.4, +1 }, { 8, 1.3, +1 }, { 9, 4.2, +1 }, { 10, 9.3, +1 }, { 11, 32.3, -1 },
+	};
+	char *doc = slurp(VALIDATION_DOC);
+	assert_non_null(doc);
+	assert_int_equal(rep.n_rows, sizeof(pins) / sizeof(pins[0]));
+	for (size_t k = 0; k < rep.n_rows; k++) {
+		const struct validate_row *r = &rep.rows[k];
+		assert_int_equal(r->line, pins[k].line);
+		assert_false(r->skipped);
+		if (fabs(r->ape_pct - pins[k].ape) > 0.05)
+			fail_msg("decode-check.csv line %ld: APE %.2f%%, pinned %.1f%% (docs/validation.md, "
+				 "\"Decode at high concurrency\")", r->line, r->ape_pct, pins[k].ape);
+		assert_int_equal(r->predicted > r->measured ? 1 : -1, pins[k].sign);
+		char key[48];
+		snprintf(key, sizeof(key), "| check %ld |", r->line);
+		if (!strstr(doc, key))
+			fail_msg("line %ld: no row '%s' in docs/validation.md", r->line, key);
+	}
 	free(doc);
 	validate_release(&rep);
 }
@@ -972,6 +1018,7 @@ int main(void)
 		cmocka_unit_test(test_in_sample_not_worse_than_filed),
 		cmocka_unit_test(test_single_gpu_not_worse),
 		cmocka_unit_test(test_big_models_on_8_gpus),
+		cmocka_unit_test(test_decode_check),
 		cmocka_unit_test(test_calibration_pin),
 		cmocka_unit_test(test_row_kinds),
 		cmocka_unit_test(test_flash_attention_rows),
