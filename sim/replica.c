@@ -765,6 +765,12 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		if (rep->tier && rep->kv.prefix_caching)
 			while (full_hit < max_hit && tier_of(rep, r->hashes[full_hit]) >= 0)
 				r->blocks[full_hit++] = -1;
+		int64_t tier_end = full_hit;
+		/* prefill/decode disaggregation: the prompt blocks the prefill
+		 * replica sent arrive like loads, at no cost to the step (their
+		 * transfer was waited for before the call came here) */
+		while (full_hit < min64(r->pd_remote_blocks, max_hit))
+			r->blocks[full_hit++] = -1;
 		int64_t hit = wg && full_hit > 0 ? window_hit(rep, r, full_hit) : full_hit;
 		int64_t skip = wg ? window_skipped(rep, hit * bs) : 0;
 		int64_t cached = hit * bs;
@@ -840,7 +846,8 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		r->state = SREQ_RUNNING;
 		rep->running[rep->n_running++] = r; /* owned by the running list from here */
 		if (loads)
-			mark_loads(s, rep, r, gpu_hit, hit, skip);
+			mark_loads(s, rep, r, gpu_hit, min64(hit, tier_end), skip);
+		r->pd_remote_blocks = 0; /* taken; a preemption recomputes them */
 		if (!r->admitted_once) {
 			r->admitted_once = true;
 			r->scheduled_ns = s->now_ns;

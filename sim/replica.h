@@ -142,8 +142,18 @@ struct sreq {
 	int64_t rt_prefill;         /* dynamo_* routers: its uncached prompt
 				       tokens, counted on its replica until its
 				       first token (0: none pending) */
+	/* prefill/decode disaggregation (sim_set_pd) */
+	int8_t pd_phase;            /* enum sreq_pd */
+	int32_t pd_decode;          /* the decode replica picked on arrival; -1 none */
+	int64_t pd_output;          /* its output tokens, while the prefill
+				       replica produces only the first */
+	int64_t pd_remote_blocks;   /* leading prompt blocks that arrive from the
+				       prefill replica at its next admission */
 	struct sreq *next_free;
 };
+
+/* Where a call is in prefill/decode disaggregation. */
+enum sreq_pd { SREQ_PD_NONE = 0, SREQ_PD_LOCAL, SREQ_PD_PREFILL, SREQ_PD_TRANSFER, SREQ_PD_DECODE };
 
 struct batch_item {
 	struct sreq *r;

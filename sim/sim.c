@@ -17,11 +17,13 @@
  * API backend again after a 429 (arg: the backend, gen: the route). */
 enum { EV_API_DONE = 9, EV_API_RETRY = 13 };
 /* Event kinds are shared out: 1-3 and 12 sim/replica.h, 4-8, 10 and 11
- * sim/lifecycle.h, 9 and 13-16 here. */
+ * sim/lifecycle.h, 9 and 13-17 here. */
 /* faults.detection probe (sim/lifecycle.h): a call on a hung replica gives
  * up (arg: the replica); its client tries it again after the back-off; the
  * probes notice a hang (background; obj: the replica, gen: the hang). */
 enum { EV_HUNG_GIVEUP = 14, EV_CLIENT_RETRY = 15, EV_DETECTED = 16 };
+/* prefill/decode disaggregation: a call's KV reaches its decode replica */
+enum { EV_PD_ARRIVE = 17 };
 
 static double model_step_ns(const void *ctx, const struct perf_batch *b)
 {
@@ -338,7 +340,7 @@ void sim_release(struct sim *s)
 	struct event e;
 	while (evq_pop(&s->q, &e))
 		if (e.kind == EV_ARRIVAL || e.kind == EV_API_DONE || e.kind == EV_API_RETRY ||
-		    e.kind == EV_HUNG_GIVEUP || e.kind == EV_CLIENT_RETRY)
+		    e.kind == EV_HUNG_GIVEUP || e.kind == EV_CLIENT_RETRY || e.kind == EV_PD_ARRIVE)
 			sreq_destroy(e.obj);
 	for (int32_t k = 0; k < s->n_backends; k++)
 		backend_release(&s->backends[k]);
@@ -605,8 +607,16 @@ void sim_router_drain(struct sim *s)
 	}
 }
 
+static int pd_prefilled(struct sim *s, struct replica *rep, struct sreq *r);
+
 void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
 {
+	if (r->pd_phase == SREQ_PD_PREFILL) {
+		int rc = pd_prefilled(s, rep, r);
+		if (rc != 0 && !s->err)
+			s->err = rc;
+		return;
+	}
 	/* Every KV position was obtained once per admission, by cache or by
 	 * compute; preemption threw some away.  What is left is prompt + output
 	 * minus the last token, whose KV is never computed. */
@@ -897,9 +907,13 @@ static int32_t hybrid_first(const struct sim *s, const struct sreq *r, int *why)
 
 /* Route r now (to a replica or an API backend), or queue it at the router,
  * or refuse it (queue full). */
+static int pd_route(struct sim *s, struct sreq *r, const char *refused);
+
 static int route(struct sim *s, struct sreq *r, const char *refused)
 {
 	struct router *rt = &s->router;
+	if (s->pd_on && r->pd_phase == SREQ_PD_NONE)
+		return pd_route(s, r, refused);
 	int why = RES_ROUTE_LOCAL;
 	int32_t k = s->n_backends ? hybrid_first(s, r, &why) : -1;
 	if (k >= 0)
@@ -937,6 +951,157 @@ int sim_retry(struct sim *s, struct sreq *r)
 	if (s->router.stats.refused != refused0)
 		s->el_stats.fault_failed++;
 	return rc;
+}
+
+/* ---- prefill/decode disaggregation (sim_set_pd) ---- */
+
+int sim_set_pd(struct sim *s, const struct sim_pd_config *c, struct diag *d)
+{
+	if (c->prefill_pool < 0 || c->prefill_pool >= s->n_pools || c->decode_pool < 0 ||
+	    c->decode_pool >= s->n_pools || c->prefill_pool == c->decode_pool)
+		return diag_set(d, DIAG_EINPUT, "disaggregation: pools %d and %d (expected two "
+				"different pools of the %d)", (int)c->prefill_pool, (int)c->decode_pool,
+				(int)s->n_pools);
+	if (!(c->kv_bytes_per_token > 0) || c->gpus < 1 || c->layers < 1 || !(c->link.gbs > 0) ||
+	    c->non_cached_tokens < 0)
+		return diag_set(d, DIAG_EINPUT, "disaggregation: KV bytes per token, GPUs, layers "
+				"and link bandwidth must be positive");
+	for (int32_t p = 0; p < 2; p++) {
+		const struct engine_config *cfg = &s->pools[p ? c->decode_pool : c->prefill_pool].cfg;
+		if (!cfg->enable_prefix_caching)
+			return diag_set(d, DIAG_EINPUT, "disaggregation: the %s pool runs without "
+					"prefix caching (expected engine.enable_prefix_caching true: "
+					"the decode replica finds the blocks it holds by their hashes)",
+					p ? "decode" : "prefill");
+		if (cfg->sliding_window_tokens > 0 && cfg->window_group_blocks > 0)
+			return diag_set(d, DIAG_EINPUT, "disaggregation: a model with sliding-window "
+					"layers is not modelled yet (expected full attention)");
+	}
+	s->pd = *c;
+	s->pd_on = true;
+	for (int32_t i = 0; i < s->n_replicas; i++)
+		s->replicas[i].runs = false; /* remote blocks are taken block by block */
+	return 0;
+}
+
+/* Pick a replica of pool p for r, or -1 (the router queues it). */
+static int32_t pd_pick(struct sim *s, struct sreq *r, int32_t p)
+{
+	r->pools_ok &= UINT64_C(1) << p;
+	return s->router.q_len == 0 && r->pools_ok ? router_pick(&s->router, r, s->replicas) : -1;
+}
+
+static int pd_queue(struct sim *s, struct sreq *r, const char *refused)
+{
+	struct router *rt = &s->router;
+	if (router_queue_full(rt)) {
+		rt->stats.refused++;
+		return fail_call(s, r, refused);
+	}
+	if (router_queue_push(rt, r) != 0) {
+		s->live_reqs--;
+		sreq_destroy(r);
+		return DIAG_ENOMEM;
+	}
+	return 0;
+}
+
+/* A new call: pick its decode replica, and let the decider say whether
+ * its prefill goes to the prefill pool. */
+static int pd_route(struct sim *s, struct sreq *r, const char *refused)
+{
+	uint64_t ok = r->pools_ok;
+	bool prefill_ok = (ok >> s->pd.prefill_pool) & 1u;
+	int32_t dsel = pd_pick(s, r, s->pd.decode_pool);
+	if (!r->pools_ok)
+		return fail_call(s, r, "the decode pool cannot hold the call (its max_model_len or KV "
+				 "cache)");
+	bool remote = prefill_ok &&
+		      (s->pd.always || (dsel >= 0 && uncached_on(&s->replicas[dsel], r) >
+							     s->pd.non_cached_tokens));
+	if (!remote) {
+		r->pd_phase = SREQ_PD_LOCAL;
+		s->pd_stats.local++;
+		return dsel >= 0 ? dispatch(s, r, dsel) : pd_queue(s, r, refused);
+	}
+	r->pd_phase = SREQ_PD_PREFILL;
+	r->pd_decode = dsel;
+	r->pd_output = r->call.output_tokens;
+	r->call.output_tokens = 1;
+	s->pd_stats.remote++;
+	r->pools_ok = ok;
+	int32_t p = pd_pick(s, r, s->pd.prefill_pool);
+	return p >= 0 ? dispatch(s, r, p) : pd_queue(s, r, refused);
+}
+
+/* r's prefill and first token are done on rep: its KV leaves for the
+ * decode replica, which it reaches after the transfer's exposed time. */
+static int pd_prefilled(struct sim *s, struct replica *rep, struct sreq *r)
+{
+	int64_t bs = s->cfg.block_size;
+	int64_t blocks = r->call.prompt_tokens / bs;
+	if (blocks > r->call.n_hashes)
+		blocks = r->call.n_hashes;
+	/* the decode replica pulls what its cache lacks (vLLM's NIXL
+	 * connector counts its local hits first) */
+	int64_t have = 0;
+	if (r->pd_decode >= 0 && s->router.up[r->pd_decode])
+		have = replica_match_len(&s->replicas[r->pd_decode], r->call.block_hashes, blocks);
+	else
+		r->pd_decode = -1;
+	int64_t send = blocks - have;
+	struct kv_transfer x = {
+		.bytes = (double)(send * bs) * s->pd.kv_bytes_per_token,
+		.pieces = send > 0 ? (s->pd.buffered ? 1 : send) : 0,
+		.gpus = s->pd.gpus,
+		.layers = s->pd.layers,
+		.layerwise = s->pd.layerwise,
+		.prefill_ns = (double)(s->now_ns - r->scheduled_ns),
+	};
+	double whole = 0, exposed = 0;
+	if (send > 0)
+		kvlink_time(&s->pd.link, &x, &whole, &exposed);
+	struct sim_pd_stats *ps = &s->pd_stats;
+	ps->transfers++;
+	ps->blocks += send;
+	ps->bytes += x.bytes;
+	ps->whole_ns += whole;
+	ps->exposed_ns += exposed;
+	if (exposed > ps->max_exposed_ns)
+		ps->max_exposed_ns = exposed;
+	/* leave the prefill replica as a finished call does (its blocks stay
+	 * in that replica's prefix cache) */
+	replica_finish_blocks(rep, r, s->now_ns);
+	replica_kv_reserve(rep, -r->seq_blocks);
+	router_done(&s->router, rep->id, r);
+	if (rep->n_running == 0 && rep->wq_len == 0)
+		rep->idle_since_ns = s->now_ns;
+	/* on the decode replica it is a call with its first token and its
+	 * prompt's KV to take, as a preempted one has with its KV to recompute */
+	r->pd_phase = SREQ_PD_TRANSFER;
+	r->call.output_tokens = r->pd_output;
+	r->pd_remote_blocks = blocks;
+	r->computed = 0;
+	r->kv_obtained = 0;
+	r->kv_dropped = 0;
+	r->state = SREQ_WAITING;
+	struct event e = {.t_ns = s->now_ns + (int64_t)ceil(exposed), .prio = PRIO_ARRIVAL,
+			  .kind = EV_PD_ARRIVE, .obj = r};
+	int rc = evq_push(&s->q, &e);
+	if (s->router.q_len)
+		sim_router_drain(s);
+	return rc;
+}
+
+static int pd_arrive(struct sim *s, struct sreq *r)
+{
+	r->pd_phase = SREQ_PD_DECODE;
+	r->pools_ok = UINT64_C(1) << s->pd.decode_pool;
+	int32_t i = r->pd_decode;
+	if (i < 0)
+		i = pd_pick(s, r, s->pd.decode_pool);
+	return i >= 0 ? dispatch(s, r, i)
+		      : pd_queue(s, r, "router queue full (router.queue_limit)");
 }
 
 static int on_arrival(struct sim *s, struct sreq *r)
@@ -1102,12 +1267,16 @@ static int dispatch(struct sim *s, struct sreq *r, int32_t i)
 {
 	struct router *rt = &s->router;
 	int64_t waited = s->now_ns - r->arrival_ns;
-	if (waited > 0 && r->retries == 0) { /* a retry's time includes its service */
+	/* a retry's time includes its service, and a disaggregated call's
+	 * second dispatch its prefill and transfer */
+	bool second = r->pd_phase == SREQ_PD_DECODE;
+	if (waited > 0 && r->retries == 0 && !second) {
 		rt->stats.wait_ns_sum += waited;
 		if (waited > rt->stats.wait_ns_max)
 			rt->stats.wait_ns_max = waited;
 	}
-	r->dispatched_ns = s->now_ns;
+	if (!second)
+		r->dispatched_ns = s->now_ns;
 	int rc = router_sent(rt, i, r);
 	struct replica *rep = &s->replicas[i];
 	if (rc == 0 && s->hang_detect_ns && s->hang_detect_ns[i] > 0 && rep->life == REP_DOWN)
@@ -1204,6 +1373,9 @@ int sim_step(struct sim *s, struct diag *d)
 		break;
 	case EV_CLIENT_RETRY:
 		rc = client_retry(s, e.obj);
+		break;
+	case EV_PD_ARRIVE:
+		rc = pd_arrive(s, e.obj);
 		break;
 	case EV_DETECTED:
 		s->n_background--;

@@ -36,6 +36,7 @@
 
 #include "base/diag.h"
 #include "base/outkind.h"
+#include "models/kvlink.h"
 #include "models/memory.h"
 #include "models/perf.h"
 #include "sim/backend.h"
@@ -234,6 +235,39 @@ struct sim_tiers_config {
 	double bytes_per_block;  /* a block over a replica's GPUs (for reports) */
 };
 
+/* Prefill/decode disaggregation (sim_set_pd; docs/disaggregation.md).
+ * Calls go to the decode pool's replicas; the router picks a decode
+ * replica first, and a call is sent to the prefill pool when `always`, or
+ * when more than non_cached_tokens of its prompt are missing from that
+ * replica's prefix cache (llm-d's prefix-based P/D decider).  There it runs
+ * its prefill and produces its first token; its prompt's KV then crosses
+ * `link` to the decode replica (only the blocks that replica lacks; one
+ * piece per block, or one when `buffered`; with `layerwise` only what
+ * outlasts the prefill is waited for: models/kvlink.h), which takes the
+ * blocks on admission without computing them and generates the rest.  A
+ * call below the threshold never visits the prefill pool. */
+struct sim_pd_config {
+	int32_t prefill_pool, decode_pool;
+	bool always;
+	int64_t non_cached_tokens;
+	double kv_bytes_per_token;     /* over a replica's GPUs */
+	struct kv_link link;
+	int32_t gpus;                  /* GPUs sending at once (the smaller TP) */
+	int32_t layers;
+	bool layerwise, buffered;
+};
+
+struct sim_pd_stats {
+	int64_t remote;                /* calls prefilled on the prefill pool */
+	int64_t local;                 /* calls the decider kept on a decode replica */
+	int64_t transfers;
+	int64_t blocks;                /* KV blocks sent */
+	double bytes;
+	double whole_ns;               /* transfer time, summed */
+	double exposed_ns;             /* of it, what the calls waited for */
+	double max_exposed_ns;
+};
+
 /* Time-series sampling (sim_set_series); off while interval_ns is 0. */
 struct sim_series {
 	int64_t interval_ns;
@@ -290,7 +324,17 @@ struct sim {
 	 * probes notice its hang (0 = not hung) and the hang's number */
 	int64_t *hang_detect_ns;
 	uint64_t *hang_gen;
+	/* prefill/decode disaggregation (sim_set_pd) */
+	bool pd_on;
+	struct sim_pd_config pd;
+	struct sim_pd_stats pd_stats;
 };
+
+/* Disaggregate prefill and decode (see struct sim_pd_config) between two
+ * pools of a simulator made by sim_init_pools, before any call.  The
+ * pools must keep prefix caching on and hold no sliding-window groups;
+ * the replicas keep their caches block by block.  0 or DIAG_EINPUT. */
+int sim_set_pd(struct sim *s, const struct sim_pd_config *c, struct diag *d);
 
 /* kv_blocks: blocks per replica (cfg.kv_cache_tokens / block_size).  One
  * pool of n_replicas replicas. */
