@@ -117,6 +117,9 @@ static const char REPLAY_HELP_SCENARIO[] =
 	"    replicas, router.*: several replicas behind a router (policies,\n"
 	"        limits, spill rules to an API)\n"
 	"    pools: replicas of different shapes in one cluster\n"
+	"    disaggregation.*: prefill and decode on two pools, the KV crossing a\n"
+	"        link between them (docs/disaggregation.md)\n"
+	"    kv_retention.*: a session's KV kept across its tool pauses\n"
 	"    backends: API or seat backends beside the local engines (docs/hybrid.md)\n"
 	"    kv_tiers.*: host and disk tiers below the GPU KV cache\n"
 	"    autoscale.*, startup.*: an autoscaler and what a replica start costs\n"
@@ -211,6 +214,18 @@ static const char REPLAY_HELP_CLUSTER[] =
 	"    report.interval_s            time-series sample interval, simulated s (0 = off):\n"
 	"                                 the JSON report adds `timeseries` (docs/metrics.md)\n"
 	"\n";
+
+/* Prefill/decode disaggregation (docs/disaggregation.md). */
+static const char REPLAY_HELP_PD[] =
+	"    disaggregation.prefill_pool, .decode_pool\n"
+	"                                 pool names: calls decode on the decode pool and\n"
+	"                                 prefill on the prefill pool when the decider says\n"
+	"    disaggregation.decider       uncached (default: more than non_cached_tokens of\n"
+	"                                 the prompt missing on the decode replica) or always\n"
+	"    disaggregation.non_cached_tokens  the threshold (16, llm-d's guides)\n"
+	"    disaggregation.link          nvlink, infiniband (default), roce or ethernet\n"
+	"    disaggregation.layerwise     the transfer overlaps the prefill (false)\n"
+	"    disaggregation.buffered      one transfer a call, not one a block (false)\n";
 
 static const char REPLAY_HELP_ELASTIC[] =
 	"START-UP, AUTOSCALING AND FAULTS (docs/scenario.md; all off by default)\n"
@@ -407,6 +422,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			fputs(REPLAY_HELP_SCENARIO, stdout);
 			fputs(REPLAY_HELP_OUTPUTS, stdout);
 			fputs(REPLAY_HELP_CLUSTER, stdout);
+			fputs(REPLAY_HELP_PD, stdout);
 			fputs(REPLAY_HELP_ELASTIC, stdout);
 			fputs(REPLAY_HELP_END, stdout);
 			return -1;

@@ -438,6 +438,16 @@ void run_meta(const struct run_setup *s, const struct run_result *r, struct repo
 			.hit_tokens = st->sim.retain_hit_blocks * cfg->block_size,
 			.avoided = st->sim.retain_avoided, .forced = st->sim.retain_forced,
 			.capped = st->sim.retain_capped};
+	if (dp->pd_on) {
+		const struct sim_pd_stats *ps = &st->pd;
+		meta->pd = (struct report_pd){
+			.on = true, .link = sc->pd.link, .decider = sc->pd.decider,
+			.threshold = dp->pd.always ? 0 : dp->pd.non_cached_tokens,
+			.remote = ps->remote, .local = ps->local, .blocks = ps->blocks,
+			.gb = ps->bytes / 1e9,
+			.wait_mean_ms = ps->transfers ? ps->exposed_ns / (double)ps->transfers / 1e6 : 0,
+			.wait_max_ms = ps->max_exposed_ns / 1e6, .transfer_s = ps->whole_ns / 1e9};
+	}
 	meta->tiers.loaded_blocks = st->sim.tier_loaded_blocks;
 	meta->tiers.load_s = st->sim.tier_load_ns / 1e9;
 	meta->tiers.stored_blocks = st->sim.tier_stored_blocks;

@@ -3,11 +3,14 @@
  * tiers, lifecycle and backends (see deploy.h). */
 #include "replay/deploy.h"
 
+#include "models/kvlink.h"
+
 #include "base/diag.h"
 #include "models/apilat.h"
 #include "models/catalog.h"
 #include "models/cost.h"
 #include "models/engine.h"
+#include "models/kvlink.h"
 #include "models/memory.h"
 #include "models/offload.h"
 #include "models/preflight.h"
@@ -29,6 +32,7 @@ static const char *const FEATURE_KEY[DEPLOY_N_FEATURES] = {
 	[DEPLOY_FAULTS] = "faults",
 	[DEPLOY_SPECULATIVE] = "speculative.method",
 	[DEPLOY_STARTUP] = "startup",
+	[DEPLOY_DISAGG] = "disaggregation",
 };
 
 /* Why size (and what sizes as it does) refuses a feature; NULL: it takes
@@ -46,6 +50,9 @@ static const char *const FEATURE_KEY[DEPLOY_N_FEATURES] = {
 				  "(expected no faults.list or faults.mtbf_h; --redundancy F " \
 				  "sizes with F replicas failed; replay, whatif and sweep "   \
 				  "take faults)",                                             \
+		[DEPLOY_DISAGG] = "the search does not vary the prefill and decode pools "    \
+				  "(expected no disaggregation; replay, whatif and sweep "    \
+				  "take it)",                                                 \
 	}
 
 static const struct {
@@ -90,6 +97,8 @@ uint32_t deploy_features(const struct scenario *sc)
 	    sc->image_pull_gbs != SCENARIO_DEFAULT_IMAGE_PULL_GBS || sc->image_prepulled ||
 	    sc->compile_cache || sc->keep_alive_s != SCENARIO_KEEP_ALIVE_UNSET)
 		f |= 1u << DEPLOY_STARTUP;
+	if (sc->pd.prefill_pool[0] || sc->pd.decode_pool[0])
+		f |= 1u << DEPLOY_DISAGG;
 	return f;
 }
 
@@ -688,6 +697,64 @@ static int backends_build(struct deployment *dp, const struct deploy_opts *o, st
 	return rc ? rc : deploy_backends(sc, pr, &dp->backends, d);
 }
 
+/* disaggregation.*: the pools by index, the link, and the KV a token
+ * crosses (the decode pool's model: both pools must serve one model with
+ * one KV cache type, so that the blocks are the same). */
+static int pd_of(struct deployment *dp, const struct scenario *sc, struct diag *d)
+{
+	if (sc->n_backends > 0)
+		return diag_set(d, DIAG_EINPUT, "%s: disaggregation: with API backends beside it is "
+				"not modelled yet (expected no backends with disaggregation)",
+				sc->source);
+	int32_t pi = -1, di = -1;
+	for (int32_t i = 0; i < sc->n_pools; i++) {
+		if (strcmp(sc->pools[i].name, sc->pd.prefill_pool) == 0)
+			pi = i;
+		if (strcmp(sc->pools[i].name, sc->pd.decode_pool) == 0)
+			di = i;
+	}
+	if (pi < 0 || di < 0)
+		return diag_set(d, DIAG_EINPUT, "%s: disaggregation: pools '%s' and '%s' (expected "
+				"two of the scenario's pools)", sc->source, sc->pd.prefill_pool,
+				sc->pd.decode_pool);
+	const struct perf_model *p = &dp->pool[pi].pm, *q = &dp->pool[di].pm;
+	if (strcmp(p->model_id, q->model_id) != 0 || strcmp(p->kv_dtype_id, q->kv_dtype_id) != 0)
+		return diag_set(d, DIAG_EINPUT, "%s: disaggregation: the prefill pool serves %s with "
+				"a %s KV cache, the decode pool %s with %s (expected one model and "
+				"KV cache type, whose blocks the decode replica can take)", sc->source,
+				p->model_id, p->kv_dtype_id, q->model_id, q->kv_dtype_id);
+	if (dp->pool[pi].cfg.block_size != dp->pool[di].cfg.block_size)
+		return diag_set(d, DIAG_EINPUT, "%s: disaggregation: block sizes %lld and %lld "
+				"(expected one)", sc->source, (long long)dp->pool[pi].cfg.block_size,
+				(long long)dp->pool[di].cfg.block_size);
+	struct kvlink_table links;
+	int rc = kvlink_load(&links, NULL, d);
+	if (rc)
+		return rc;
+	const struct kv_link *l = kvlink_find(&links, sc->pd.link);
+	if (!l) {
+		char ids[128];
+		kvlink_ids(&links, ids, sizeof(ids));
+		return diag_set(d, DIAG_EINPUT, "%s: disaggregation.link: '%s' (expected one of: %s)",
+				sc->source, sc->pd.link, ids);
+	}
+	int32_t tp_p = dp->pool[pi].sc.tensor_parallel_size, tp_d = dp->pool[di].sc.tensor_parallel_size;
+	dp->pd = (struct sim_pd_config){
+		.prefill_pool = pi,
+		.decode_pool = di,
+		.always = strcmp(sc->pd.decider, "always") == 0,
+		.non_cached_tokens = sc->pd.non_cached_tokens,
+		.kv_bytes_per_token = q->kv_bytes_per_token,
+		.link = *l,
+		.gpus = tp_p < tp_d ? (tp_p > 0 ? tp_p : 1) : (tp_d > 0 ? tp_d : 1),
+		.layers = q->layers > 0 ? (int32_t)q->layers : 1,
+		.layerwise = sc->pd.layerwise,
+		.buffered = sc->pd.buffered,
+	};
+	dp->pd_on = true;
+	return 0;
+}
+
 int deploy_build(struct deployment *dp, const struct scenario *sc, const struct catalog *cat,
 		 const struct deploy_opts *o, struct warn_list *w, struct diag *d)
 {
@@ -728,6 +795,8 @@ int deploy_build(struct deployment *dp, const struct scenario *sc, const struct 
 	if (rc == 0 && !dp->pooled)
 		rc = tiers_of(&dp->pool[0].sc, cat, &dp->pool[0].pm, &dp->pool[0].cfg, &dp->tiers,
 			      &dp->tier_host_gbs, d);
+	if (rc == 0 && (sc->pd.prefill_pool[0] || sc->pd.decode_pool[0]))
+		rc = pd_of(dp, sc, d);
 	if (rc == 0) {
 		elastic_of(sc, dp->pool, 0, &dp->elastic);
 		dp->elastic_on = elastic_active(&dp->elastic);
@@ -925,6 +994,7 @@ int deploy_run(const struct deployment *dp, const struct replay_opts *o,
 	r.replicas = deploy_replicas(dp, v);
 	r.pools = dp->pooled ? dp->sim_pools : NULL;
 	r.n_pools = dp->pooled ? dp->n_pools : 0;
+	r.pd = dp->pd_on ? &dp->pd : NULL;
 	r.tiers = dp->tiers.n > 0 ? &dp->tiers : NULL;
 	struct hybrid_config hyb = dp->backends.hybrid;
 	hyb.seed = o->seed;

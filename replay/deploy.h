@@ -54,6 +54,7 @@ enum deploy_feature {
 	DEPLOY_FAULTS,           /* faults.list, faults.mtbf_h */
 	DEPLOY_SPECULATIVE,      /* speculative.method */
 	DEPLOY_STARTUP,          /* startup.* */
+	DEPLOY_DISAGG,           /* disaggregation.* */
 	DEPLOY_N_FEATURES
 };
 
@@ -138,6 +139,8 @@ struct deployment {
 					 (engine_config.load_on_demand) */
 	struct deploy_backends backends;
 	struct prices *own_prices;    /* owned, when deploy_build loaded them */
+	bool pd_on;                   /* prefill/decode disaggregation */
+	struct sim_pd_config pd;      /* its pools by index, link and KV size */
 };
 
 /* The API backends and routing rules of sc as the simulator takes them

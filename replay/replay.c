@@ -715,6 +715,8 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 				rp, d);
 	if (rc == 0 && o->router)
 		rc = sim_set_router(&rp->sim, o->router, d);
+	if (rc == 0 && o->pd && o->n_pools > 0)
+		rc = sim_set_pd(&rp->sim, o->pd, d);
 	if (rc == 0 && o->tiers)
 		rc = sim_set_tiers(&rp->sim, o->tiers, d);
 	if (rc == 0 && o->hybrid)
@@ -772,6 +774,7 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 		sim_series_flush(&rp->sim);
 	st->skipped_lines = trace_reader_skipped(tr);
 	st->sim = sim_get_stats(&rp->sim);
+	st->pd = rp->sim.pd_stats;
 	st->router = rp->sim.router.stats;
 	for (int32_t i = 0; o->routed && i < rp->sim.n_replicas; i++)
 		o->routed[i] = rp->sim.router.sent[i];

@@ -125,6 +125,8 @@ struct replay_opts {
 				    harness compacts at the largest
 				    max_model_len of any pool */
 	int32_t n_pools;
+	const struct sim_pd_config *pd; /* NULL: no prefill/decode
+				    disaggregation (sim_set_pd, with pools) */
 	const struct router_config *router; /* NULL = the default router */
 	const struct sim_tiers_config *tiers; /* NULL or n = 0: no KV tiers */
 	int64_t series_interval_ns; /* > 0: time-series samples into the sink
@@ -159,6 +161,7 @@ struct replay_stats {
 	long skipped_lines;      /* malformed lines dropped (skip_bad) */
 	int64_t peak_sessions_in_flight;
 	struct sim_stats sim;
+	struct sim_pd_stats pd;  /* prefill/decode disaggregation (o->pd) */
 	struct router_stats router; /* what the router did */
 	struct elastic_stats elastic; /* what the lifecycle did (sim/lifecycle.h) */
 	char trace_format[32];   /* "agentcap-trace v1" or "mooncake" */

@@ -102,6 +102,24 @@ static const struct key KEYS[] = {
 	{"kv_retention.max_fraction", K_NUM, OFF(kv_retention.max_fraction), 0.0001, 1,
 	 "ttl: most of a replica's KV cache held retained; past it the oldest retained blocks "
 	 "expire (0.6)"},
+	{"disaggregation", K_OBJ, 0, 0, 0,
+	 "prefill/decode disaggregation between two pools (off by default; docs/disaggregation.md)"},
+	{"disaggregation.prefill_pool", K_STR, OFF(pd.prefill_pool), 0, 0,
+	 "the name of the pool that prefills"},
+	{"disaggregation.decode_pool", K_STR, OFF(pd.decode_pool), 0, 0,
+	 "the name of the pool that decodes (every call's replica)"},
+	{"disaggregation.decider", K_STR, OFF(pd.decider), 0, 0,
+	 "uncached (a call goes to the prefill pool when more than non_cached_tokens of its "
+	 "prompt are missing from its decode replica's cache; default) or always"},
+	{"disaggregation.non_cached_tokens", K_INT64, OFF(pd.non_cached_tokens), 0, 1 << 30,
+	 "uncached: the threshold (16, llm-d's guides)"},
+	{"disaggregation.link", K_STR, OFF(pd.link), 0, 0,
+	 "the link the KV crosses: nvlink, infiniband (default), roce or ethernet (kv_links.json)"},
+	{"disaggregation.layerwise", K_BOOL, OFF(pd.layerwise), 0, 0,
+	 "the transfer overlaps the prefill layer by layer (false: after it, as vLLM's "
+	 "NixlConnector)"},
+	{"disaggregation.buffered", K_BOOL, OFF(pd.buffered), 0, 0,
+	 "one transfer a call (LMCache's buffer) instead of one a KV block (false)"},
 	{"pools", K_POOLS, 0, 1, SCENARIO_MAX_POOLS,
 	 "replica pools of their own shapes behind the router (keys as above, per pool)"},
 	{"router", K_OBJ, 0, 0, 0, "how calls are spread over the replicas"},
@@ -1194,6 +1212,49 @@ static int resolve_faults(struct scenario *sc, struct diag *d)
 
 /* The key of autoscale.* that the policy ignores but the scenario set to
  * other than its default, or NULL. */
+/* disaggregation.*: both pools named and distinct; its keys only with it */
+static int check_pd(const struct scenario *sc, struct diag *d)
+{
+	const struct scenario_pd *pd = &sc->pd;
+	bool on = pd->prefill_pool[0] || pd->decode_pool[0];
+	if (!on) {
+		const char *stray = strcmp(pd->decider, "uncached") != 0 ? "disaggregation.decider"
+				    : pd->non_cached_tokens != SCENARIO_DEFAULT_PD_NON_CACHED
+					    ? "disaggregation.non_cached_tokens"
+				    : strcmp(pd->link, SCENARIO_DEFAULT_PD_LINK) != 0 ? "disaggregation.link"
+				    : pd->layerwise ? "disaggregation.layerwise"
+				    : pd->buffered ? "disaggregation.buffered" : NULL;
+		if (stray)
+			return diag_set(d, DIAG_EINPUT, "%s: %s: disaggregation is off and does not "
+					"use it (expected disaggregation.prefill_pool and decode_pool, "
+					"or the key left out)", sc->source, stray);
+		return 0;
+	}
+	const char *names[2] = { pd->prefill_pool, pd->decode_pool };
+	const char *keys[2] = { "disaggregation.prefill_pool", "disaggregation.decode_pool" };
+	for (int k = 0; k < 2; k++) {
+		bool found = false;
+		for (int32_t i = 0; i < sc->n_pools && !found; i++)
+			found = strcmp(sc->pools[i].name, names[k]) == 0;
+		if (!found)
+			return diag_set(d, DIAG_EINPUT, "%s: %s: '%s' (expected the name of one of "
+					"the scenario's pools%s)", sc->source, keys[k], names[k],
+					sc->n_pools ? "" : "; it has none");
+	}
+	if (strcmp(pd->prefill_pool, pd->decode_pool) == 0)
+		return diag_set(d, DIAG_EINPUT, "%s: disaggregation.decode_pool: '%s' is the prefill "
+				"pool too (expected two different pools)", sc->source, pd->decode_pool);
+	if (strcmp(pd->decider, "uncached") != 0 && strcmp(pd->decider, "always") != 0)
+		return diag_set(d, DIAG_EINPUT, "%s: disaggregation.decider: '%s' (expected "
+				"\"uncached\" or \"always\")", sc->source, pd->decider);
+	if (strcmp(pd->decider, "always") == 0 &&
+	    pd->non_cached_tokens != SCENARIO_DEFAULT_PD_NON_CACHED)
+		return diag_set(d, DIAG_EINPUT, "%s: disaggregation.non_cached_tokens: the always "
+				"decider does not use it (expected decider uncached, or the key left "
+				"out)", sc->source);
+	return 0;
+}
+
 static const char *autoscale_stray_key(const struct scenario *sc)
 {
 	struct scenario_hpa def;
@@ -1362,6 +1423,9 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	 * compute (vLLM 0.11.0, blog.vllm.ai "Inside vLLM's New KV Offloading
 	 * Connector", read 2026-12-06) */
 	sc->kv_tiers.async_store = true;
+	snprintf(sc->pd.decider, sizeof(sc->pd.decider), "uncached");
+	sc->pd.non_cached_tokens = SCENARIO_DEFAULT_PD_NON_CACHED;
+	snprintf(sc->pd.link, sizeof(sc->pd.link), "%s", SCENARIO_DEFAULT_PD_LINK);
 	sc->kv_retention.mode = SCENARIO_RETAIN_OFF;
 	sc->kv_retention.ttl_s = SCENARIO_DEFAULT_RETAIN_TTL_S;
 	sc->kv_retention.max_fraction = SCENARIO_DEFAULT_RETAIN_MAX_FRACTION;
@@ -1463,6 +1527,8 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 				sc->source,
 				sc->kv_retention.ttl_s != SCENARIO_DEFAULT_RETAIN_TTL_S
 					? "kv_retention.ttl_s" : "kv_retention.max_fraction");
+	if ((rc = check_pd(sc, d)) != 0)
+		return rc;
 	const char *stray = autoscale_stray_key(sc);
 	if (stray) {
 		const char *owner = strcmp(stray, "autoscale.polling_interval_s") == 0 ||

@@ -34,6 +34,10 @@
 
 /* kv_retention.mode */
 enum { SCENARIO_RETAIN_OFF = 0, SCENARIO_RETAIN_TTL = 1 };
+/* disaggregation defaults: llm-d's guides set the prefix-based decider's
+ * nonCachedTokens to 16 (docs/disaggregation.md) */
+#define SCENARIO_DEFAULT_PD_NON_CACHED 16
+#define SCENARIO_DEFAULT_PD_LINK "infiniband"
 /* kv_retention's defaults, from SGLang's TTL prefix pinning (sgl-project/
  * sglang pull request 18941, merged February 2026, read 2026-12-06): its
  * worked example pins with ttl 300 s and a pin budget of 0.6 of the cache
@@ -256,6 +260,17 @@ struct scenario {
 		double ttl_s;         /* a finished call's blocks stay retained */
 		double max_fraction;  /* most of a replica's cache held retained */
 	} kv_retention;
+	/* disaggregation.*: prefill/decode disaggregation between two pools
+	 * (off while prefill_pool is ""; docs/disaggregation.md) */
+	struct scenario_pd {
+		char prefill_pool[SCENARIO_STR_MAX]; /* a pool's name */
+		char decode_pool[SCENARIO_STR_MAX];
+		char decider[SCENARIO_STR_MAX];      /* "uncached" (default) or "always" */
+		int64_t non_cached_tokens;           /* uncached: the threshold (16) */
+		char link[SCENARIO_STR_MAX];         /* an id of kv_links.json (infiniband) */
+		bool layerwise;                      /* transfer overlaps the prefill (false) */
+		bool buffered;                       /* one transfer a call, not a block (false) */
+	} pd;
 	struct router_config router;  /* router.*: defaults from router_config_default */
 	double provision_s;           /* startup.provision_s: node provisioning */
 	double storage_gbs;           /* startup.storage_gbs: per GPU */

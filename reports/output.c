@@ -599,6 +599,9 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 	if (m->retention.on)
 		for (int id = RF_RETAIN_TTL; id <= RF_RETAIN_CAPPED; id++)
 			tf(out, (enum report_field_id)id, m, s);
+	if (m->pd.on)
+		for (int id = RF_PD_LINK; id <= RF_PD_WIRE_S; id++)
+			tf(out, (enum report_field_id)id, m, s);
 	tf(out, RF_PREEMPTIONS, m, s);
 	tf(out, RF_EVICTED, m, s);
 	if (m->spec.on)
@@ -1482,6 +1485,8 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 		jf_range(&j, RF_CACHED_GPU, RF_TIER_LOAD_WAIT_S, m, s);
 	if (m->retention.on)
 		jf_range(&j, RF_RETAIN_TTL, RF_RETAIN_CAPPED, m, s);
+	if (m->pd.on)
+		jf_range(&j, RF_PD_LINK, RF_PD_WIRE_S, m, s);
 	jf(&j, RF_HIT_RATE, m, s);
 	if (m->spec.on) {
 		const struct report_spec *p = &m->spec;

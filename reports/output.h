@@ -143,6 +143,19 @@ struct report_meta {
 						 else was free */
 		int64_t capped;               /* released early by max_fraction */
 	} retention;
+	/* disaggregation.*: prefill/decode disaggregation (on false: off) */
+	struct report_pd {
+		bool on;
+		const char *link;             /* kv_links.json id */
+		const char *decider;          /* "uncached" or "always" */
+		int64_t threshold;            /* uncached: non_cached_tokens */
+		int64_t remote, local;        /* calls prefilled on each side */
+		int64_t blocks;               /* KV blocks sent */
+		double gb;                    /* their bytes */
+		double wait_mean_ms;          /* exposed transfer per remote call */
+		double wait_max_ms;
+		double transfer_s;            /* whole transfer time, summed */
+	} pd;
 	/* speculative.*: speculative decoding (on false: off, nothing printed) */
 	struct report_spec {
 		bool on;

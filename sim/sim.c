@@ -1098,7 +1098,7 @@ static int pd_arrive(struct sim *s, struct sreq *r)
 	r->pd_phase = SREQ_PD_DECODE;
 	r->pools_ok = UINT64_C(1) << s->pd.decode_pool;
 	int32_t i = r->pd_decode;
-	if (i < 0)
+	if (i < 0 || !s->router.up[i]) /* picked none, or it went down meanwhile */
 		i = pd_pick(s, r, s->pd.decode_pool);
 	return i >= 0 ? dispatch(s, r, i)
 		      : pd_queue(s, r, "router queue full (router.queue_limit)");

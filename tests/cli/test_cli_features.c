@@ -103,6 +103,12 @@ static const struct feature FEATURES[] = {
 	 "--set router.policy=session_affinity --set router.sticky_subagents=true",
 	 "\"router.policy\":\"session_affinity\",\"router.sticky_subagents\":true", false, true,
 	 NULL},
+	/* prefill/decode disaggregation between the two pools: size refuses
+	 * the pools first */
+	{"disaggregation", POOLS_ON, POOLS_JSON,
+	 POOLS_ON " --set disaggregation.prefill_pool=b --set disaggregation.decode_pool=a",
+	 POOLS_JSON ",\"disaggregation.prefill_pool\":\"b\",\"disaggregation.decode_pool\":\"a\"",
+	 true, false, "pools"},
 	/* ... and with an autoscaler, every cold start */
 	{"startup", AUTOSCALE, AUTOSCALE_JSON, AUTOSCALE " " STARTUP_ON,
 	 AUTOSCALE_JSON "," STARTUP_JSON, true, false, "autoscale.enabled"},

@@ -753,9 +753,84 @@ static void test_retention_key_without_mode(void **state)
 	free(sc);
 }
 
+/* disaggregation.*: both pools by name, distinct, one model and KV type,
+ * a known link; its keys only with it; the deployment carries the pools
+ * by index, the link's figures and the model's KV bytes a token. */
+static void test_disaggregation_keys(void **state)
+{
+	(void)state;
+	struct scenario *sc = malloc(sizeof(*sc));
+	struct deployment *dp = malloc(sizeof(*dp));
+	assert_non_null(sc);
+	assert_non_null(dp);
+	struct diag d;
+	diag_init(&d);
+	static const struct {
+		const char *extra, *msg;
+	} bad[] = {
+		{"disaggregation.link=nvlink", "(built-in default): disaggregation.link: "
+		 "disaggregation is off and does not use it (expected disaggregation.prefill_pool and "
+		 "decode_pool, or the key left out)"},
+		{"disaggregation.prefill_pool=p", "(built-in default): disaggregation.decode_pool: '' "
+		 "(expected the name of one of the scenario's pools)"},
+	};
+	const char *pools = "pools=[{\"name\":\"p\",\"hardware\":\"h100-sxm\"},"
+			    "{\"name\":\"d\",\"hardware\":\"h100-sxm\",\"replicas\":2}]";
+	for (size_t i = 0; i < 2; i++) {
+		const char *sets[] = {pools, bad[i].extra};
+		diag_init(&d);
+		assert_int_equal(scenario_load(sc, NULL, sets, 2, &d), DIAG_EINPUT);
+		assert_string_equal(d.msg, bad[i].msg);
+	}
+	const char *same[] = {pools, "disaggregation.prefill_pool=p", "disaggregation.decode_pool=p"};
+	diag_init(&d);
+	assert_int_equal(scenario_load(sc, NULL, same, 3, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "is the prefill pool too (expected two different pools)"));
+	const char *dec[] = {pools, "disaggregation.prefill_pool=p", "disaggregation.decode_pool=d",
+			     "disaggregation.decider=sometimes"};
+	diag_init(&d);
+	assert_int_equal(scenario_load(sc, NULL, dec, 4, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "disaggregation.decider: 'sometimes' (expected \"uncached\" "
+				      "or \"always\")"));
+	struct catalog *cat = NULL;
+	assert_int_equal(catalog_load(&cat, NULL, &d), 0);
+	const char *link[] = {pools, "disaggregation.prefill_pool=p", "disaggregation.decode_pool=d",
+			      "disaggregation.link=pcie"};
+	assert_int_equal(scenario_load(sc, NULL, link, 4, &d), 0);
+	diag_init(&d);
+	assert_int_equal(deploy_build(dp, sc, cat, NULL, NULL, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "disaggregation.link: 'pcie' (expected one of: nvlink, "
+				      "infiniband, roce, ethernet)"));
+	const char *other[] = {"pools=[{\"name\":\"p\",\"hardware\":\"h100-sxm\","
+			       "\"kv_cache_dtype\":\"fp8\"},{\"name\":\"d\",\"hardware\":\"h100-sxm\"}]",
+			       "disaggregation.prefill_pool=p", "disaggregation.decode_pool=d"};
+	assert_int_equal(scenario_load(sc, NULL, other, 3, &d), 0);
+	diag_init(&d);
+	assert_int_equal(deploy_build(dp, sc, cat, NULL, NULL, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "expected one model and KV cache type"));
+	const char *ok[] = {pools, "disaggregation.prefill_pool=p", "disaggregation.decode_pool=d",
+			    "disaggregation.decider=always", "disaggregation.layerwise=true"};
+	assert_int_equal(scenario_load(sc, NULL, ok, 5, &d), 0);
+	if (deploy_build(dp, sc, cat, NULL, NULL, &d) != 0)
+		fail_msg("%s", d.msg);
+	assert_true(dp->pd_on);
+	assert_int_equal(dp->pd.prefill_pool, 0);
+	assert_int_equal(dp->pd.decode_pool, 1);
+	assert_true(dp->pd.always && dp->pd.layerwise && !dp->pd.buffered);
+	assert_true(dp->pd.link.gbs == 50 && dp->pd.link.per_gpu);
+	/* Llama-3.1-8B, bf16 KV: 32 layers x 2 x 8 KV heads x 128 x 2 bytes */
+	assert_true(dp->pd.kv_bytes_per_token == 32.0 * 2 * 8 * 128 * 2);
+	assert_int_equal(dp->pd.layers, 32);
+	deploy_release(dp);
+	catalog_free(cat);
+	free(dp);
+	free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_disaggregation_keys),
 		cmocka_unit_test(test_default),
 		cmocka_unit_test(test_cost_keys),
 		cmocka_unit_test(test_sets),

@@ -27,7 +27,7 @@
 
 /* A run with every conditional part of the report on: objectives, expert
  * parallelism, a scenario file, two KV tiers filled by write-through, KV
- * retention. */
+ * retention, prefill/decode disaggregation. */
 static struct report_meta full_meta(void)
 {
 	struct report_meta m = {
@@ -45,6 +45,9 @@ static struct report_meta full_meta(void)
 			  .async_store = true},
 		.retention = {.on = true, .ttl_s = 300, .max_fraction = 0.6, .peak_blocks = 10,
 			      .peak_share = 0.01, .mean_blocks = 4.5, .hit_tokens = 160},
+		.pd = {.on = true, .link = "infiniband", .decider = "uncached", .threshold = 16,
+		       .remote = 3, .local = 1, .blocks = 40, .gb = 0.5, .wait_mean_ms = 4.5,
+		       .wait_max_ms = 9, .transfer_s = 0.02},
 	};
 	return m;
 }
