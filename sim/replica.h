@@ -142,6 +142,7 @@ struct sreq {
 	int64_t rt_prefill;         /* dynamo_* routers: its uncached prompt
 				       tokens, counted on its replica until its
 				       first token (0: none pending) */
+	struct sreq *tq_next;       /* its team's router queue (team caps) */
 	struct sreq *next_free;
 };
 
