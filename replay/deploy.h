@@ -54,6 +54,8 @@ enum deploy_feature {
 	DEPLOY_FAULTS,           /* faults.list, faults.mtbf_h */
 	DEPLOY_SPECULATIVE,      /* speculative.method */
 	DEPLOY_STARTUP,          /* startup.* */
+	DEPLOY_PRIORITY,         /* scheduling.policy priority */
+	DEPLOY_TEAM_CAP,         /* router.team_max_inflight */
 	DEPLOY_N_FEATURES
 };
 
