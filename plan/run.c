@@ -6,6 +6,7 @@
 #include "models/catalog.h"
 #include "models/prices.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,15 @@ static int error_bars(const struct deployment *dp, struct run_result *r, struct 
 	return rc;
 }
 
+/* Whether the report splits latencies by priority class and team: with
+ * either feature on, with teams named, or when asked. */
+static bool run_groups(const struct run_setup *s)
+{
+	const struct scenario *sc = s->dep->sc;
+	return s->detail && (sc->scheduling.policy == SCENARIO_SCHED_PRIORITY ||
+			     sc->router.team_max_inflight > 0 || sc->teams.n > 0 || sc->report_groups);
+}
+
 int run_replay(const struct run_setup *s, struct run_result *r, struct diag *d)
 {
 	const struct deployment *dp = s->dep;
@@ -274,6 +284,7 @@ int run_replay(const struct run_setup *s, struct run_result *r, struct diag *d)
 		struct res_capacity cap;
 		deploy_capacity(dp, &cap);
 		metrics_set_capacity(r->m, &cap);
+		metrics_set_groups(r->m, run_groups(s));
 	}
 	struct res_sink sink = r->m ? metrics_sink(r->m) : (struct res_sink){0};
 	/* several replicas, pools, or replicas that come and go: a
@@ -336,6 +347,15 @@ int run_replay(const struct run_setup *s, struct run_result *r, struct diag *d)
 					   &r->csv_d);
 	if (rc == 0)
 		rc = metrics_summarize(r->m, &r->sum, d);
+	for (int32_t k = 0; rc == 0 && k < METRICS_MAX_TEAMS; k++) {
+		char *l = r->team_label[k];
+		if (k == 0)
+			snprintf(l, SCENARIO_STR_MAX, "none");
+		else if (k <= sc->teams.n)
+			snprintf(l, SCENARIO_STR_MAX, "%s", sc->teams.name[k - 1]);
+		else
+			snprintf(l, SCENARIO_STR_MAX, "#%016" PRIx64, r->st.team_ids[k]);
+	}
 	if (rc == 0 && r->cl)
 		cluster_figures(s, r);
 	if (rc == 0 && r->bk) {
@@ -428,6 +448,14 @@ void run_meta(const struct run_setup *s, const struct run_result *r, struct repo
 			.mode = dp->tiers.mode == SIM_TIER_WRITE_THROUGH ? "write_through" : "evict",
 			.chunk_tokens = sc->kv_tiers.chunk_tokens,
 			.async_store = sc->kv_tiers.async_store};
+	if (run_groups(s)) {
+		meta->groups.on = true;
+		meta->groups.policy = sc->scheduling.policy == SCENARIO_SCHED_PRIORITY ? "priority"
+											: "fcfs";
+		meta->groups.team_max_inflight = sc->router.team_max_inflight;
+		for (int32_t k = 0; k < METRICS_MAX_TEAMS; k++)
+			meta->groups.team_label[k] = r->team_label[k];
+	}
 	if (cfg->kv_retain_ttl_ns > 0)
 		meta->retention = (struct report_retention){
 			.on = true, .ttl_s = sc->kv_retention.ttl_s,

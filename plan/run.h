@@ -76,6 +76,9 @@ struct run_result {
 	struct report_bands rb;
 	char regimes[3][3 * UNCERT_ID_MAX + 16];
 	char extrapolation[4 * UNCERT_ID_MAX + 48]; /* uncert_widen's why */
+	/* the teams of the latencies by team (docs/priorities.md): "none",
+	 * the scenario's names, then the trace's ids ("#" + 16 hex digits) */
+	char team_label[METRICS_MAX_TEAMS][SCENARIO_STR_MAX];
 };
 
 /* Replay s->replay's trace on s->dep.  0 with r filled (release it in

@@ -16,6 +16,7 @@
 #include "models/preflight.h"
 #include "models/prices.h"
 #include "models/profile.h"
+#include "traces/trace.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +34,8 @@ static const char *const FEATURE_KEY[DEPLOY_N_FEATURES] = {
 	[DEPLOY_SPECULATIVE] = "speculative.method",
 	[DEPLOY_STARTUP] = "startup",
 	[DEPLOY_DISAGG] = "disaggregation",
+	[DEPLOY_PRIORITY] = "scheduling.policy",
+	[DEPLOY_TEAM_CAP] = "router.team_max_inflight",
 };
 
 /* Why size (and what sizes as it does) refuses a feature; NULL: it takes
@@ -99,6 +102,10 @@ uint32_t deploy_features(const struct scenario *sc)
 		f |= 1u << DEPLOY_STARTUP;
 	if (sc->pd.prefill_pool[0] || sc->pd.decode_pool[0])
 		f |= 1u << DEPLOY_DISAGG;
+	if (sc->scheduling.policy == SCENARIO_SCHED_PRIORITY)
+		f |= 1u << DEPLOY_PRIORITY;
+	if (sc->router.team_max_inflight > 0)
+		f |= 1u << DEPLOY_TEAM_CAP;
 	return f;
 }
 
@@ -309,6 +316,7 @@ int deploy_engine(const struct scenario *sc, const struct catalog *cat, struct p
 		cfg->kv_retain_ttl_ns = (int64_t)llround(sc->kv_retention.ttl_s * 1e9);
 		cfg->kv_retain_max_fraction = sc->kv_retention.max_fraction;
 	}
+	cfg->sched_priority = sc->scheduling.policy == SCENARIO_SCHED_PRIORITY;
 	if (cfg->max_model_len == 0)
 		cfg->max_model_len = catalog_model(cat, sc->model)->max_context;
 	if (cfg->kv_cache_tokens < cfg->block_size)
@@ -1013,6 +1021,18 @@ int deploy_run(const struct deployment *dp, const struct replay_opts *o,
 		el.n_faults = v->failed_replicas;
 	}
 	r.elastic = dp->elastic_on || v->failed_replicas > 0 ? &el : NULL;
+	const struct scenario_teams *tm = &dp->sc->teams;
+	uint64_t name_ids[SCENARIO_MAX_TEAMS];
+	for (int32_t k = 0; k < tm->n; k++)
+		name_ids[k] = trace_id_hash(tm->name[k]);
+	struct replay_groups groups = {
+		.class_main = dp->sc->scheduling.class_main,
+		.class_subagent = dp->sc->scheduling.class_subagent,
+		.class_batch = dp->sc->scheduling.class_batch,
+		.n_names = tm->n, .name_ids = name_ids,
+		.n_members = tm->n_members, .member = tm->member, .member_team = tm->member_team,
+	};
+	r.groups = &groups;
 	const struct deploy_pool *p0 = &dp->pool[0];
 	return replay_run(&r, &p0->cfg, sim_perf_from_model(&p0->pm), sink, st, d);
 }

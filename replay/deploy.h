@@ -55,6 +55,8 @@ enum deploy_feature {
 	DEPLOY_SPECULATIVE,      /* speculative.method */
 	DEPLOY_STARTUP,          /* startup.* */
 	DEPLOY_DISAGG,           /* disaggregation.* */
+	DEPLOY_PRIORITY,         /* scheduling.policy priority */
+	DEPLOY_TEAM_CAP,         /* router.team_max_inflight */
 	DEPLOY_N_FEATURES
 };
 

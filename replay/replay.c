@@ -30,6 +30,7 @@ struct rsess {
 	int64_t task_start_ns;
 	int32_t task_calls;
 	int32_t calls_done;
+	int32_t team;           /* the simulator's team (replay_groups) */
 	struct rsess *prev, *next_live; /* every live session, for cleanup */
 };
 
@@ -59,6 +60,7 @@ struct replay {
 	int32_t growth_run, growth_windows;
 	int64_t finished;                   /* calls completed or rejected */
 	bool stop;
+	const struct replay_groups *groups; /* NULL: class 0, team 0 */
 };
 
 static const char *const VERDICT_NAMES[] = {"ran", "failed", "slo", "queue"};
@@ -349,7 +351,30 @@ static int issue(struct replay *rp, struct rsess *rs, int64_t t_ns)
 		rs->task_calls = 0;
 	}
 	rs->task_calls++;
+	int32_t prio = 0;
+	const struct replay_groups *g = rp->groups;
+	if (g) {
+		switch (c->prio) {
+		case TRACE_PRIO_VALUE:
+			prio = c->prio_value;
+			break;
+		case TRACE_PRIO_MAIN:
+			prio = g->class_main;
+			break;
+		case TRACE_PRIO_SUBAGENT:
+			prio = g->class_subagent;
+			break;
+		case TRACE_PRIO_BATCH:
+			prio = g->class_batch;
+			break;
+		case TRACE_PRIO_NONE:
+			prio = rs->ts->parent ? g->class_subagent : g->class_main;
+			break;
+		}
+	}
 	struct sim_call sc = {
+		.prio = prio,
+		.team = rs->team,
 		.session = rs->open_loop ? 0 : rs->ts->id,
 		.parent = rs->open_loop ? 0 : rs->ts->parent,
 		.task = c->task,
@@ -473,14 +498,52 @@ static int next_session(struct replay *rp, struct trace_reader *tr, struct scale
 	}
 }
 
+/* The simulator's team of session ts (replay_groups), adding a team the
+ * trace names for the first time.  -1 when the trace brings more teams
+ * than the simulator keeps apart.  O(named teams + members + teams). */
+static int32_t session_team(struct replay *rp, const struct trace_session *ts)
+{
+	const struct replay_groups *g = rp->groups;
+	if (!g)
+		return 0;
+	struct replay_stats *st = rp->st;
+	if (st->n_teams == 0)
+		st->n_teams = 1 + g->n_names;
+	if (ts->team) {
+		for (int32_t k = 0; k < g->n_names; k++)
+			if (g->name_ids[k] == ts->team)
+				return 1 + k;
+		for (int32_t k = 1 + g->n_names; k < st->n_teams; k++)
+			if (st->team_ids[k] == ts->team)
+				return k;
+		if (st->n_teams == SIM_MAX_TEAMS)
+			return -1;
+		st->team_ids[st->n_teams] = ts->team;
+		return st->n_teams++;
+	}
+	for (int32_t k = 0; ts->engineer && k < g->n_members; k++)
+		if (g->member[k] == ts->engineer)
+			return 1 + g->member_team[k];
+	return 0;
+}
+
 static int start_session(struct replay *rp, struct trace_session *ts)
 {
+	int32_t team = session_team(rp, ts);
+	if (team < 0) {
+		long line = ts->line;
+		trace_session_free(ts);
+		return diag_set(rp->d, DIAG_EINPUT, "%s:%ld: team: more than %d teams (the trace's "
+				"and the scenario's together; expected at most %d)", rp->path, line,
+				SIM_MAX_TEAMS - 1, SIM_MAX_TEAMS - 1);
+	}
 	struct rsess *rs = calloc(1, sizeof(*rs));
 	if (!rs) {
 		trace_session_free(ts);
 		return diag_set(rp->d, DIAG_ENOMEM, "out of memory for a session");
 	}
 	rs->ts = ts;
+	rs->team = team;
 	rs->next_live = rp->live;
 	if (rp->live)
 		rp->live->prev = rs;
@@ -707,6 +770,7 @@ int replay_run(const struct replay_opts *o, const struct engine_config *cfg, str
 	rp->compact_at = o->compact_at > 0 && o->compact_at < rp->max_model_len ? o->compact_at
 										 : rp->max_model_len;
 	rp->policy = o->context_policy;
+	rp->groups = o->groups;
 	rp->xf = o->xform && xform_active(o->xform) ? o->xform : NULL;
 	vec_init(&rp->scratch, sizeof(struct trace_seg), VEC_NO_LIMIT);
 	rc = o->n_pools > 0

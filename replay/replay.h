@@ -109,6 +109,23 @@ enum replay_verdict {
 /* "ran", "failed", "slo", "queue" (static). */
 const char *replay_verdict_name(enum replay_verdict v);
 
+/* Priority classes and teams of the calls (docs/priorities.md).  A call's
+ * class: its trace `priority` (a number as given, "main", "subagent" and
+ * "batch" as below); without one, class_subagent for a session with a
+ * parent, else class_main.  A session's team: its trace `team` (a team
+ * `names` lists by name, or one more team per id the trace brings), else
+ * the team `member[]` puts its engineer in, else none (team 0).  Teams of
+ * the simulator: 0 none, 1..n_names the named ones, then the trace's
+ * (replay_stats.team_ids). */
+struct replay_groups {
+	int32_t class_main, class_subagent, class_batch;
+	int32_t n_names;
+	const uint64_t *name_ids;     /* [n_names]: trace_id_hash of each name */
+	int32_t n_members;
+	const uint64_t *member;       /* engineer id hashes */
+	const int32_t *member_team;   /* index into the names */
+};
+
 struct replay_opts {
 	const char *trace_path;
 	enum trace_format format;
@@ -144,6 +161,7 @@ struct replay_opts {
 	const struct replay_early *early; /* NULL: run to the end */
 	const struct hybrid_config *hybrid; /* NULL or n = 0: no API backends
 				    (sim/backend.h) */
+	const struct replay_groups *groups; /* NULL: every call class 0, team 0 */
 	bool as_recorded;        /* no harness compaction, cut or context limit:
 				    every call goes as the trace recorded it
 				    (an API baseline's replay, where routing
@@ -163,6 +181,9 @@ struct replay_stats {
 	struct sim_stats sim;
 	struct sim_pd_stats pd;  /* prefill/decode disaggregation (o->pd) */
 	struct router_stats router; /* what the router did */
+	int32_t n_teams;         /* teams seen: 1 (none) + named + the trace's */
+	uint64_t team_ids[SIM_MAX_TEAMS]; /* the trace's team id hash of each
+				    team past the named ones (0 otherwise) */
 	struct elastic_stats elastic; /* what the lifecycle did (sim/lifecycle.h) */
 	char trace_format[32];   /* "agentcap-trace v1" or "mooncake" */
 	bool gzip;

@@ -14,6 +14,7 @@
 #include "sim/backend.h"
 #include "traces/import_util.h"
 #include "traces/jsontext.h"
+#include "traces/trace.h"
 
 #include <cjson/cJSON.h>
 
@@ -26,7 +27,7 @@
 /* K_INTERVAL: 0 (off) or in [lo, hi]; K_COST: -1 (the default) or in
  * [lo, hi], nothing between. */
 enum kind { K_STR, K_INT, K_INT_OPT, K_INT64, K_INT64_OPT, K_NUM, K_BOOL, K_BOOL_OPT, K_POLICY,
-	    K_TIERMODE, K_RETMODE, K_ROUTER, K_SCORER, K_METRIC, K_ASPOLICY, K_KEEPALIVE, K_FAULTS, K_INTERVAL, K_COST, K_OBJ,
+	    K_TIERMODE, K_RETMODE, K_ROUTER, K_SCORER, K_METRIC, K_ASPOLICY, K_KEEPALIVE, K_FAULTS, K_INTERVAL, K_COST, K_OBJ, K_SCHED, K_TEAMS,
 	    K_TEXT, K_POOLS, K_BACKENDS, K_RATES };
 
 struct key {
@@ -135,6 +136,9 @@ static const struct key KEYS[] = {
 	 "session_affinity: outstanding calls at which a session leaves its replica (0 = auto)"},
 	{"router.sticky_subagents", K_BOOL, OFF(router.sticky_subagents), 0, 0,
 	 "session_affinity: a sub-agent's calls follow its parent session's replica (false)"},
+	{"router.team_max_inflight", K_INT64, OFF(router.team_max_inflight), 0, 1e9,
+	 "calls of one team the router lets be in the engines at once; more wait at the router, "
+	 "released round robin over teams (0 = no cap)"},
 	{"router.prefix_scorer", K_SCORER, OFF(router.prefix_scorer), 0, 0,
 	 "prefix_aware: cache_aware (SGLang model gateway) or weighted (llm-d)"},
 	{"router.prefix_load_cap", K_INT64, OFF(router.prefix_load_cap), 0, 1e9,
@@ -363,7 +367,22 @@ static const struct key KEYS[] = {
 	 -1, 1, "the same for structured output, JSON and tool calls (-1 = the acceptance above)"},
 	{"speculative.acceptance_prose", K_NUM, OFF(spec.acceptance_kind[OUT_KIND_PROSE]), -1, 1,
 	 "the same for prose (-1 = the acceptance above)"},
+	{"scheduling", K_OBJ, 0, 0, 0, "the engines' scheduling policy and priority classes"},
+	{"scheduling.policy", K_SCHED, OFF(scheduling.policy), 0, 0,
+	 "fcfs (default) or priority (vLLM --scheduling-policy priority)"},
+	{"scheduling.classes", K_OBJ, 0, 0, 0,
+	 "priority of calls whose trace gives none, or a class name (0 = first served)"},
+	{"scheduling.classes.main", K_INT, OFF(scheduling.class_main), 0, 15,
+	 "a main agent's calls: sessions without a parent (0)"},
+	{"scheduling.classes.subagent", K_INT, OFF(scheduling.class_subagent), 0, 15,
+	 "a sub-agent's calls: sessions with a parent_session (1)"},
+	{"scheduling.classes.batch", K_INT, OFF(scheduling.class_batch), 0, 15,
+	 "calls marked \"priority\": \"batch\" in the trace (2)"},
+	{"teams", K_TEAMS, OFF(teams), 0, 0,
+	 "engineers by team: {\"team\": [engineer ids]}, for per-team caps and figures"},
 	{"report", K_OBJ, 0, 0, 0, "what the report adds"},
+	{"report.by_class_and_team", K_BOOL, OFF(report_groups), 0, 0,
+	 "latency percentiles per priority class and per team even with both features off"},
 	{"report.interval_s", K_INTERVAL, OFF(report_interval_s), 0.001, 1e9,
 	 "time-series sample interval, simulated seconds (0 = no time series)"},
 };
@@ -444,6 +463,13 @@ static const char *kind_expect(const struct key *k, char *buf, size_t cap)
 		return "\"write_through\" or \"evict\"";
 	case K_RETMODE:
 		return "\"off\" or \"ttl\"";
+	case K_SCHED:
+		return "\"fcfs\" or \"priority\"";
+	case K_TEAMS:
+		snprintf(buf, cap, "an object of at most %d teams, each a list of engineer ids (strings "
+			 "or integers), %d engineers in all, each in one team", SCENARIO_MAX_TEAMS,
+			 SCENARIO_MAX_TEAM_MEMBERS);
+		return buf;
 	case K_ROUTER:
 		snprintf(buf, cap, "one of %s", router_policy_names());
 		return buf;
@@ -558,6 +584,44 @@ static int store_faults(struct scenario_fault_list *fl, const cJSON *v, const ch
 	return 0;
 }
 
+/* teams: replaces any mapping given before; false when v is not an object
+ * of team names, each a list of engineer ids, within the limits, every
+ * engineer in one team. */
+static bool store_teams(struct scenario_teams *t, const cJSON *v)
+{
+	if (!cJSON_IsObject(v) || cJSON_GetArraySize(v) > SCENARIO_MAX_TEAMS)
+		return false;
+	struct scenario_teams n = {0};
+	for (const cJSON *e = v->child; e; e = e->next) {
+		if (!e->string[0] || strlen(e->string) >= SCENARIO_STR_MAX || !cJSON_IsArray(e))
+			return false;
+		snprintf(n.name[n.n], SCENARIO_STR_MAX, "%s", e->string);
+		for (const cJSON *m = e->child; m; m = m->next) {
+			char id[64];
+			if (cJSON_IsString(m) && m->valuestring[0])
+				snprintf(id, sizeof(id), "%s", m->valuestring);
+			else if (cJSON_IsNumber(m) && m->valuedouble == floor(m->valuedouble) &&
+				 fabs(m->valuedouble) <= 9007199254740992.0)
+				snprintf(id, sizeof(id), "%.0f", m->valuedouble);
+			else
+				return false;
+			if (cJSON_IsString(m) && strlen(m->valuestring) >= sizeof(id))
+				return false;
+			uint64_t h = trace_id_hash(id);
+			for (int32_t k = 0; k < n.n_members; k++)
+				if (n.member[k] == h)
+					return false;
+			if (n.n_members == SCENARIO_MAX_TEAM_MEMBERS)
+				return false;
+			n.member[n.n_members] = h;
+			n.member_team[n.n_members++] = n.n;
+		}
+		n.n++;
+	}
+	*t = n;
+	return true;
+}
+
 /* Store one value of kind k->kind at `field`; `where` names the file or the
  * --set argument, `shown` the key as messages give it. */
 static int store_value(char *field, const struct key *k, const cJSON *v, const char *where,
@@ -610,6 +674,18 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 		break;
 	case K_FAULTS:
 		return store_faults((struct scenario_fault_list *)(void *)field, v, where, d);
+	case K_TEAMS:
+		ok = store_teams((struct scenario_teams *)(void *)field, v);
+		break;
+	case K_SCHED:
+		ok = cJSON_IsString(v);
+		if (ok && strcmp(v->valuestring, "fcfs") == 0)
+			*(int32_t *)field = SCENARIO_SCHED_FCFS;
+		else if (ok && strcmp(v->valuestring, "priority") == 0)
+			*(int32_t *)field = SCENARIO_SCHED_PRIORITY;
+		else
+			ok = false;
+		break;
 	case K_RATES: {
 		struct scenario_rates *r = (struct scenario_rates *)(void *)field;
 		int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;
@@ -689,7 +765,8 @@ static int store_value(char *field, const struct key *k, const cJSON *v, const c
 		break;
 	}
 	bool named = k->kind == K_ROUTER || k->kind == K_SCORER || k->kind == K_METRIC ||
-		     k->kind == K_POLICY || k->kind == K_TIERMODE || k->kind == K_RETMODE;
+		     k->kind == K_POLICY || k->kind == K_TIERMODE || k->kind == K_RETMODE ||
+		     k->kind == K_SCHED;
 	if (!ok && named && cJSON_IsString(v) && strlen(v->valuestring) < 64)
 		return diag_set(d, DIAG_EINPUT, "%s: %s: unknown '%s' (expected %s)", where, shown,
 				v->valuestring, kind_expect(k, buf, sizeof(buf)));
@@ -710,6 +787,7 @@ static size_t kind_size(enum kind kind)
 	case K_BOOL_OPT:
 	case K_TIERMODE:
 	case K_RETMODE:
+	case K_SCHED:
 		return sizeof(int32_t);
 	case K_INT64:
 	case K_INT64_OPT:
@@ -1427,6 +1505,9 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 	sc->pd.non_cached_tokens = SCENARIO_DEFAULT_PD_NON_CACHED;
 	snprintf(sc->pd.link, sizeof(sc->pd.link), "%s", SCENARIO_DEFAULT_PD_LINK);
 	sc->kv_retention.mode = SCENARIO_RETAIN_OFF;
+	sc->scheduling.class_main = SCENARIO_DEFAULT_CLASS_MAIN;
+	sc->scheduling.class_subagent = SCENARIO_DEFAULT_CLASS_SUBAGENT;
+	sc->scheduling.class_batch = SCENARIO_DEFAULT_CLASS_BATCH;
 	sc->kv_retention.ttl_s = SCENARIO_DEFAULT_RETAIN_TTL_S;
 	sc->kv_retention.max_fraction = SCENARIO_DEFAULT_RETAIN_MAX_FRACTION;
 	router_config_default(&sc->router);
@@ -1518,6 +1599,14 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 				"%s: cost.trace_start_utc: '%s' (expected a date and time such as "
 				"2026-12-07T08:00:00Z; no zone means UTC)",
 				sc->source, sc->cost.trace_start_utc);
+	if (sc->scheduling.policy == SCENARIO_SCHED_FCFS && !sc->report_groups &&
+	    (sc->scheduling.class_main != SCENARIO_DEFAULT_CLASS_MAIN ||
+	     sc->scheduling.class_subagent != SCENARIO_DEFAULT_CLASS_SUBAGENT ||
+	     sc->scheduling.class_batch != SCENARIO_DEFAULT_CLASS_BATCH))
+		return diag_set(d, DIAG_EINPUT,
+				"%s: scheduling.classes: the fcfs policy does not use them (expected "
+				"scheduling.policy priority, report.by_class_and_team true, or the "
+				"keys left out)", sc->source);
 	if (sc->kv_retention.mode == SCENARIO_RETAIN_OFF &&
 	    (sc->kv_retention.ttl_s != SCENARIO_DEFAULT_RETAIN_TTL_S ||
 	     sc->kv_retention.max_fraction != SCENARIO_DEFAULT_RETAIN_MAX_FRACTION))

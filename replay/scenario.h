@@ -53,6 +53,18 @@ enum { SCENARIO_RETAIN_OFF = 0, SCENARIO_RETAIN_TTL = 1 };
 #define SCENARIO_DEFAULT_SPEC_K 3
 #define SCENARIO_DEFAULT_SPEC_ACCEPTANCE 0.7
 
+/* scheduling.policy */
+enum { SCENARIO_SCHED_FCFS = 0, SCENARIO_SCHED_PRIORITY = 1 };
+/* scheduling.classes' defaults: the main agent first, its sub-agents next,
+ * batch work last (docs/priorities.md) */
+#define SCENARIO_DEFAULT_CLASS_MAIN 0
+#define SCENARIO_DEFAULT_CLASS_SUBAGENT 1
+#define SCENARIO_DEFAULT_CLASS_BATCH 2
+/* `teams`: at most this many teams (team 0 of the simulator is "no team")
+ * and this many engineers over them */
+#define SCENARIO_MAX_TEAMS 63
+#define SCENARIO_MAX_TEAM_MEMBERS 1024
+
 /* Pools a scenario may list (`pools`). */
 #define SCENARIO_MAX_POOLS 16
 /* Replicas of a cluster, the pools' together (the `replicas` key's range). */
@@ -272,6 +284,20 @@ struct scenario {
 		bool buffered;                       /* one transfer a call, not a block (false) */
 	} pd;
 	struct router_config router;  /* router.*: defaults from router_config_default */
+	struct scenario_scheduling {  /* scheduling.*: fcfs by default */
+		int32_t policy;       /* SCENARIO_SCHED_FCFS or _PRIORITY */
+		int32_t class_main;   /* classes.main: a session without a parent */
+		int32_t class_subagent; /* classes.subagent: one with a parent */
+		int32_t class_batch;  /* classes.batch: "priority": "batch" */
+	} scheduling;
+	struct scenario_teams {       /* teams: engineers by team, as given */
+		int32_t n;
+		char name[SCENARIO_MAX_TEAMS][SCENARIO_STR_MAX];
+		int32_t n_members;
+		uint64_t member[SCENARIO_MAX_TEAM_MEMBERS]; /* engineer id hashes */
+		int32_t member_team[SCENARIO_MAX_TEAM_MEMBERS]; /* index into name */
+	} teams;
+	bool report_groups;           /* report.by_class_and_team */
 	double provision_s;           /* startup.provision_s: node provisioning */
 	double storage_gbs;           /* startup.storage_gbs: per GPU */
 	double image_pull_gbs;        /* startup.image_pull_gbs */

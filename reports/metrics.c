@@ -28,11 +28,14 @@ struct metrics_call {
 	int64_t tokens;         /* prompt + output */
 	double ttft_ms;         /* completed calls */
 	double tpot_ms;         /* completed calls with output > 1 */
+	double e2el_ms;         /* completed calls */
 	uint32_t prompt_tokens; /* completed calls (saturated) */
 	uint32_t cached_tokens; /* of those, prefix-cache hits (saturated) */
 	uint8_t completed;
 	uint8_t has_tpot;
 	uint8_t good;
+	uint8_t prio;           /* res_request.prio */
+	uint8_t team;           /* res_request.team */
 };
 
 struct metrics {
@@ -89,6 +92,8 @@ struct metrics {
 	int64_t tasks_accepted;
 	int64_t tasks_accept_known;
 
+	bool groups;             /* metrics_set_groups */
+
 	struct diag err;         /* first error met by a sink callback */
 };
 
@@ -132,6 +137,11 @@ void metrics_free(struct metrics *m)
 void metrics_set_replicas(struct metrics *m, int32_t replicas)
 {
 	m->replicas_set = replicas > 0 ? replicas : 0;
+}
+
+void metrics_set_groups(struct metrics *m, bool on)
+{
+	m->groups = on;
 }
 
 void metrics_set_slo(struct metrics *m, double ttft_ms, double tpot_ms)
@@ -247,7 +257,9 @@ static void metrics_on_request(void *ctx, const struct res_request *r)
 	m->have_requests = true;
 
 	struct metrics_call call = {.arrival_ns = r->arrival_ns,
-				    .tokens = r->prompt_tokens + r->output_tokens};
+				    .tokens = r->prompt_tokens + r->output_tokens,
+				    .prio = (uint8_t)(r->prio >= 0 && r->prio < METRICS_MAX_CLASSES ? r->prio : 0),
+				    .team = (uint8_t)(r->team >= 0 && r->team < METRICS_MAX_TEAMS ? r->team : 0)};
 	m->calls_outage += r->outage;
 	if (r->status == RES_REJECTED) {
 		m->failed++;
@@ -290,6 +302,7 @@ static void metrics_on_request(void *ctx, const struct res_request *r)
 	}
 	call.completed = 1;
 	call.good = good;
+	call.e2el_ms = (double)(r->done_ns - r->arrival_ns) / 1e6;
 	call.ttft_ms = ttft_ms;
 	call.tpot_ms = tpot_ms;
 	call.has_tpot = r->output_tokens > 1;
@@ -523,12 +536,64 @@ static int metrics_peak_window(const struct metrics *m, double *scratch,
 	return 0;
 }
 
+/* The calls of one group (by_team: team == id, else prio == id) into g,
+ * using scratch (room for every call). */
+static void group_stats(const struct metrics *m, bool by_team, int32_t id, double *scratch,
+			struct metrics_group *g)
+{
+	const struct metrics_call *c = m->calls.data;
+	size_t n = m->calls.len;
+	g->id = id;
+	size_t k = 0;
+	for (int pass = 0; pass < 3; pass++) {
+		k = 0;
+		for (size_t i = 0; i < n; i++) {
+			if ((by_team ? c[i].team : c[i].prio) != id)
+				continue;
+			if (pass == 0 && !c[i].completed)
+				g->failed++;
+			if (!c[i].completed || (pass == 1 && !c[i].has_tpot))
+				continue;
+			scratch[k++] = pass == 0 ? c[i].ttft_ms : pass == 1 ? c[i].tpot_ms : c[i].e2el_ms;
+		}
+		if (pass == 0)
+			g->completed = (int64_t)k;
+		metrics_stats_of(scratch, k, pass == 0 ? &g->ttft_ms
+					    : pass == 1 ? &g->tpot_ms : &g->e2el_ms);
+	}
+}
+
+/* by_class and by_team: the groups that had calls.  DIAG_ENOMEM. */
+static int summarize_groups(const struct metrics *m, struct metrics_summary *out)
+{
+	const struct metrics_call *c = m->calls.data;
+	size_t n = m->calls.len;
+	bool cls[METRICS_MAX_CLASSES] = {false}, team[METRICS_MAX_TEAMS] = {false};
+	for (size_t i = 0; i < n; i++) {
+		cls[c[i].prio] = true;
+		team[c[i].team] = true;
+	}
+	double *scratch = malloc((n ? n : 1) * sizeof(*scratch));
+	if (!scratch)
+		return DIAG_ENOMEM;
+	for (int32_t k = 0; k < METRICS_MAX_CLASSES; k++)
+		if (cls[k])
+			group_stats(m, false, k, scratch, &out->by_class[out->n_classes++]);
+	for (int32_t k = 0; k < METRICS_MAX_TEAMS; k++)
+		if (team[k])
+			group_stats(m, true, k, scratch, &out->by_team[out->n_teams++]);
+	free(scratch);
+	return 0;
+}
+
 int metrics_summarize(const struct metrics *m, struct metrics_summary *out, struct diag *d)
 {
 	memset(out, 0, sizeof(*out));
 	if (m->err.code != DIAG_OK)
 		return diag_set(d, m->err.code, "%s", m->err.msg);
 	assert(metrics_check(m));
+	if (m->groups && summarize_groups(m, out) != 0)
+		return diag_set(d, DIAG_ENOMEM, "out of memory for the latencies by class and team");
 	for (int k = 0; k < OUT_KINDS; k++) {
 		struct metrics_kind *bk = &out->by_kind[k];
 		bk->calls = m->kind_calls[k];

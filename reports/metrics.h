@@ -35,6 +35,11 @@ struct metrics;
 #define METRICS_MAX_REASONS 256
 #define METRICS_REASON_MAX_LEN 200
 
+/* Groups metrics_set_groups splits calls into: priority classes 0..15 and
+ * teams 0..63 (sim/sim.h's SIM_MAX_PRIO + 1 and SIM_MAX_TEAMS). */
+#define METRICS_MAX_CLASSES 16
+#define METRICS_MAX_TEAMS 64
+
 /* Mean, median, population standard deviation (numpy.std) and percentiles
  * (numpy.percentile, linear interpolation) of one quantity. */
 struct metrics_stats {
@@ -124,6 +129,15 @@ struct metrics_summary {
 		double decode_tok_s;     /* their output tokens after the first over
 					    the time from first to last token */
 	} by_kind[OUT_KINDS];
+	/* By priority class and by team (metrics_set_groups; n_classes and
+	 * n_teams 0 otherwise): the groups that had calls, in ascending
+	 * number; percentiles over the group's completed calls. */
+	int32_t n_classes, n_teams;
+	struct metrics_group {
+		int32_t id;              /* class 0..15 or team 0..63 (sim_call) */
+		int64_t completed, failed;
+		struct metrics_stats ttft_ms, tpot_ms, e2el_ms;
+	} by_class[METRICS_MAX_CLASSES], by_team[METRICS_MAX_TEAMS];
 };
 
 /* A new, empty aggregator, or NULL when out of memory. */
@@ -150,6 +164,11 @@ void metrics_set_capacity(struct metrics *m, const struct res_capacity *c);
 void metrics_set_slo(struct metrics *m, double ttft_ms, double tpot_ms);
 
 void metrics_set_max_records(struct metrics *m, size_t max_records);
+
+/* Latency percentiles per priority class and per team (res_request.prio
+ * and .team) in the summary; off by default.  Costs O(calls) per group
+ * that has calls at metrics_summarize. */
+void metrics_set_groups(struct metrics *m, bool on);
 
 /* The invariants (one TTFT and E2EL per completed request, at most that
  * many TPOTs, reasons sorted and counted, the ITL histogram consistent with

@@ -330,6 +330,45 @@ static void table_name(FILE *out, const char *s, int n)
 		fputc((unsigned char)s[k] < 0x20 || s[k] == 0x7f ? '?' : s[k], out);
 }
 
+/* One group's latencies: a line of calls, then one of P50 / P95 each. */
+static void table_group(FILE *out, const char *label, const struct metrics_group *g)
+{
+	char buf[200];
+	fprintf(out, "  ");
+	table_name(out, label, 24);
+	fprintf(out, ": %" PRId64 " calls", g->completed);
+	if (g->failed)
+		fprintf(out, ", %" PRId64 " failed", g->failed);
+	fputc('\n', out);
+	snprintf(buf, sizeof(buf), "%.2f / %.2f", g->ttft_ms.median, g->ttft_ms.p95);
+	table_str(out, "    TTFT P50 / P95 (ms):", buf);
+	snprintf(buf, sizeof(buf), "%.2f / %.2f", g->tpot_ms.median, g->tpot_ms.p95);
+	table_str(out, "    TPOT P50 / P95 (ms):", buf);
+	snprintf(buf, sizeof(buf), "%.2f / %.2f", g->e2el_ms.median, g->e2el_ms.p95);
+	table_str(out, "    E2EL P50 / P95 (ms):", buf);
+}
+
+/* Latencies by priority class and by team (report_groups). */
+static void table_groups(FILE *out, const struct report_groups *gr, const struct metrics_summary *s)
+{
+	char label[48];
+	table_rule(out, "Priorities and Teams", '-');
+	table_str(out, "Scheduling policy:", gr->policy);
+	if (gr->team_max_inflight > 0)
+		table_int(out, "Team cap (calls in flight):", gr->team_max_inflight);
+	else
+		table_str(out, "Team cap (calls in flight):", "none");
+	for (int32_t k = 0; k < s->n_classes; k++) {
+		snprintf(label, sizeof(label), "class %d", (int)s->by_class[k].id);
+		table_group(out, label, &s->by_class[k]);
+	}
+	for (int32_t k = 0; k < s->n_teams; k++) {
+		int32_t id = s->by_team[k].id;
+		snprintf(label, sizeof(label), "team %.40s", gr->team_label[id] ? gr->team_label[id] : "?");
+		table_group(out, label, &s->by_team[k]);
+	}
+}
+
 /* One block per pool: its shape, then its figures. */
 static void table_pools(FILE *out, const struct cluster_summary *c)
 {
@@ -606,6 +645,8 @@ void report_table(FILE *out, const struct report_meta *meta, const struct metric
 	tf(out, RF_EVICTED, m, s);
 	if (m->spec.on)
 		table_spec(out, &m->spec, s);
+	if (m->groups.on)
+		table_groups(out, &m->groups, s);
 
 	table_rule(out, "Context Limit", '-');
 	tf(out, RF_COMPACTED, m, s);
@@ -916,6 +957,49 @@ static void json_run(struct json *j, const struct report_meta *m)
 	}
 	if (m->calibration)
 		json_calibration(j, m->calibration);
+	json_close(j);
+}
+
+/* {"p50": .., "p95": ..} of one latency. */
+static void json_p50_p95(struct json *j, const char *key, const struct metrics_stats *st)
+{
+	json_key(j, key);
+	json_open(j);
+	json_num(j, "p50", st->median);
+	json_num(j, "p95", st->p95);
+	json_close(j);
+}
+
+/* "scheduling": the policy, the team cap and the latencies by priority
+ * class and by team (report_groups). */
+static void json_groups(struct json *j, const struct report_groups *gr,
+			const struct metrics_summary *s)
+{
+	json_key(j, "scheduling");
+	json_open(j);
+	json_str(j, "policy", gr->policy);
+	json_int(j, "team_max_inflight", gr->team_max_inflight);
+	for (int by_team = 0; by_team < 2; by_team++) {
+		json_key(j, by_team ? "by_team" : "by_class");
+		json_open_array(j);
+		int32_t n = by_team ? s->n_teams : s->n_classes;
+		for (int32_t k = 0; k < n; k++) {
+			const struct metrics_group *g = by_team ? &s->by_team[k] : &s->by_class[k];
+			json_elem(j);
+			json_open(j);
+			if (by_team)
+				json_str(j, "team", gr->team_label[g->id]);
+			else
+				json_int(j, "class", g->id);
+			json_int(j, "completed", g->completed);
+			json_int(j, "failed", g->failed);
+			json_p50_p95(j, "ttft_ms", &g->ttft_ms);
+			json_p50_p95(j, "tpot_ms", &g->tpot_ms);
+			json_p50_p95(j, "e2el_ms", &g->e2el_ms);
+			json_close(j);
+		}
+		json_close_array(j);
+	}
 	json_close(j);
 }
 
@@ -1487,6 +1571,8 @@ static void json_document(FILE *fp, const struct report_meta *m, const struct me
 		jf_range(&j, RF_RETAIN_TTL, RF_RETAIN_CAPPED, m, s);
 	if (m->pd.on)
 		jf_range(&j, RF_PD_LINK, RF_PD_WIRE_S, m, s);
+	if (m->groups.on)
+		json_groups(&j, &m->groups, s);
 	jf(&j, RF_HIT_RATE, m, s);
 	if (m->spec.on) {
 		const struct report_spec *p = &m->spec;

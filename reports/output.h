@@ -111,6 +111,15 @@ struct report_meta {
 		int64_t truncated;            /* calls cut to max_model_len */
 		int64_t too_long;             /* calls sent over max_model_len */
 	} context;
+	/* Latencies by priority class and by team (docs/priorities.md): on
+	 * with scheduling.policy priority, router.team_max_inflight, teams or
+	 * report.by_class_and_team; off: nothing printed. */
+	struct report_groups {
+		bool on;
+		const char *policy;           /* "fcfs" or "priority" */
+		int64_t team_max_inflight;    /* 0: no cap */
+		const char *team_label[64];   /* by team number (metrics_group.id) */
+	} groups;
 	/* kv_tiers: lower KV-cache tiers (n = 0: off, nothing printed). */
 	struct report_tiers {
 		int32_t n;                    /* 1: host, 2: host and disk/remote */

@@ -423,14 +423,76 @@ static int sreq_register(struct replica *rep, struct sreq *r, int64_t tokens)
 	return 0;
 }
 
-/* Preempt the most recently admitted running request (recompute): its
- * blocks are freed and it returns to the front of the waiting queue.  The
- * queue makes room first, so a request is never lost in between. */
-static int preempt_last(struct sim *s, struct replica *rep, struct sreq **victim)
+/* Whether a is served before b under the priority policy: by (prio, time
+ * the replica received it), as vLLM's Request.__lt__ orders its
+ * PriorityRequestQueue (priority, then arrival_time). */
+static bool prio_before(const struct sreq *a, const struct sreq *b)
+{
+	if (a->call.prio != b->call.prio)
+		return a->call.prio < b->call.prio;
+	return a->dispatched_ns < b->dispatched_ns;
+}
+
+static struct sreq **wq_at(const struct replica *rep, int64_t j)
+{
+	return &rep->wq[(rep->wq_head + j) % rep->wq_cap];
+}
+
+/* Priority policy: put r at its place in the waiting queue, after every
+ * request not after it (so equal keys stay first come, first served), and
+ * return that place.  The ring must have room.  O(log n) to find it plus
+ * the requests on the shorter side moved. */
+static int64_t wq_insert_sorted(struct replica *rep, struct sreq *r)
+{
+	int64_t lo = 0, hi = rep->wq_len;
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (prio_before(r, *wq_at(rep, mid)))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo < rep->wq_len - lo) { /* move the head side one place back */
+		rep->wq_head = (rep->wq_head + rep->wq_cap - 1) % rep->wq_cap;
+		for (int64_t j = 0; j < lo; j++)
+			*wq_at(rep, j) = *wq_at(rep, j + 1);
+	} else {
+		for (int64_t j = rep->wq_len; j > lo; j--)
+			*wq_at(rep, j) = *wq_at(rep, j - 1);
+	}
+	*wq_at(rep, lo) = r;
+	rep->wq_len++;
+	return lo;
+}
+
+/* The running request a preemption takes: fcfs, the most recently
+ * admitted; priority, the one with the largest (prio, received time), the
+ * first of equals in admission order (vLLM: max(self.running, key=lambda
+ * r: (r.priority, r.arrival_time))). */
+static int32_t victim_index(const struct replica *rep)
+{
+	if (!rep->cfg->sched_priority)
+		return rep->n_running - 1;
+	int32_t v = 0;
+	for (int32_t j = 1; j < rep->n_running; j++)
+		if (prio_before(rep->running[v], rep->running[j]))
+			v = j;
+	return v;
+}
+
+/* Preempt running request j (recompute): its blocks are freed and it
+ * returns to the waiting queue, at the front (fcfs) or at its place
+ * (priority: vLLM's prepend_request on a PriorityRequestQueue adds it by
+ * its key).  The queue makes room first, so a request is never lost in
+ * between. */
+static int preempt_at(struct sim *s, struct replica *rep, int32_t j, struct sreq **victim)
 {
 	if (rep->wq_len == rep->wq_cap && wq_grow(rep) != 0)
 		return DIAG_ENOMEM;
-	struct sreq *r = rep->running[--rep->n_running];
+	struct sreq *r = rep->running[j];
+	for (int32_t k = j + 1; k < rep->n_running; k++)
+		rep->running[k - 1] = rep->running[k];
+	rep->n_running--;
 	r->kv_dropped += r->computed;
 	replica_free_blocks(rep, r);
 	replica_kv_reserve(rep, -r->seq_blocks);
@@ -438,9 +500,13 @@ static int preempt_last(struct sim *s, struct replica *rep, struct sreq **victim
 	r->preemptions++;
 	r->state = SREQ_WAITING;
 	s->stats.preemptions++;
-	int rc = wq_push_front(rep, r);
-	assert(rc == 0);
-	(void)rc;
+	if (rep->cfg->sched_priority) {
+		wq_insert_sorted(rep, r);
+	} else {
+		int rc = wq_push_front(rep, r);
+		assert(rc == 0);
+		(void)rc;
+	}
 	*victim = r;
 	return 0;
 }
@@ -465,15 +531,24 @@ int replica_kick(struct sim *s, struct replica *rep)
 int replica_enqueue(struct sim *s, struct replica *rep, struct sreq *r)
 {
 	bool was_empty = rep->wq_len == 0;
-	if (wq_push_back(rep, r) != 0)
+	bool head = was_empty;
+	if (rep->cfg->sched_priority) {
+		if (rep->wq_len == rep->wq_cap && wq_grow(rep) != 0)
+			return DIAG_ENOMEM;
+		head = wq_insert_sorted(rep, r) == 0;
+	} else if (wq_push_back(rep, r) != 0) {
 		return DIAG_ENOMEM; /* not queued: still the caller's */
+	}
 	r->state = SREQ_WAITING;
 	if (!rep->busy)
 		return replica_kick(s, rep);
 	/* A decode run assumed no admission could happen; an arrival into an
 	 * empty waiting queue may change that, so end the run at the first step
-	 * boundary at or after now. */
-	if (rep->run_decode && rep->run_k > 1 && rep->run_cuttable && was_empty) {
+	 * boundary at or after now.  Under the priority policy an arrival
+	 * that goes to the head of a queue whose head was held back changes
+	 * the schedule as well. */
+	if (rep->run_decode && rep->run_k > 1 &&
+	    (rep->cfg->sched_priority ? head : rep->run_cuttable && was_empty)) {
 		int64_t lo = 1, hi = rep->run_k;
 		while (lo < hi) {
 			int64_t mid = lo + (hi - lo) / 2;
@@ -524,7 +599,39 @@ static void batch_add(struct replica *rep, struct perf_batch *pb, struct sreq *r
 	pb->kv_read_tokens += r->computed + n;
 }
 
-/* Schedule the running list; returns true if anything was preempted. */
+/* Take r's item out of the batch being built, undoing batch_add or
+ * batch_add_spec (r's progress is still as it was then); returns the
+ * budget it took.  O(batch). */
+static int64_t batch_remove(struct replica *rep, struct perf_batch *pb, const struct sreq *r)
+{
+	int32_t k = 0;
+	while (k < rep->n_batch && rep->batch[k].r != r)
+		k++;
+	assert(k < rep->n_batch);
+	struct batch_item it = rep->batch[k];
+	for (int32_t j = k + 1; j < rep->n_batch; j++)
+		rep->batch[j - 1] = rep->batch[j];
+	rep->n_batch--;
+	int64_t n = it.spec ? (int64_t)rep->cfg->spec_k + 1 : it.n;
+	pb->new_tokens -= n;
+	pb->seqs--;
+	if (it.spec) {
+		pb->decode_seqs--;
+		pb->spec_seqs--;
+		pb->spec_context -= r->computed;
+		pb->spec_advance -= (double)r->spec_q / SPEC_Q_ONE;
+	} else if (n == 1 && r->generated > 0 && r->computed == sreq_total(r) - 1) {
+		pb->decode_seqs--;
+	}
+	pb->attn_pairs -= n * r->computed + n * (n + 1) / 2;
+	pb->kv_read_tokens -= r->computed + n;
+	return n;
+}
+
+/* Schedule the running list; returns true if anything was preempted.
+ * Under the priority policy the victim may be a request scheduled earlier
+ * in this loop: it leaves the batch and gives its budget back, as vLLM's
+ * scheduler takes it out of scheduled_running_reqs. */
 static bool schedule_running(struct sim *s, struct replica *rep, struct perf_batch *pb, int64_t *budget)
 {
 	bool preempted = false;
@@ -541,7 +648,12 @@ static bool schedule_running(struct sim *s, struct replica *rep, struct perf_bat
 		bool self_preempted = false;
 		while (want > replica_kv_available(rep)) {
 			struct sreq *victim;
-			if (preempt_last(s, rep, &victim) != 0) {
+			int32_t j = victim_index(rep);
+			if (j < i) {
+				*budget += batch_remove(rep, pb, rep->running[j]);
+				i--; /* r moves down one place */
+			}
+			if (preempt_at(s, rep, j, &victim) != 0) {
 				s->err = DIAG_ENOMEM;
 				return preempted;
 			}
@@ -1115,6 +1227,13 @@ int replica_schedule(struct sim *s, struct replica *rep)
 	}
 	if (s->err)
 		return s->err;
+	if (rep->n_batch == 0 && preempted && rep->cfg->sched_priority && rep->n_running > 0) {
+		/* Priority policy: the first running request found no blocks and
+		 * was itself the lowest priority, so the loop stopped before the
+		 * others (vLLM breaks out of its running loop there too).  The
+		 * next schedule, at this instant, runs them with its blocks. */
+		return replica_kick(s, rep);
+	}
 	if (rep->n_batch == 0) {
 		/* Nothing runnable.  With nothing running, every block is free or
 		 * evictable and admission checks guarantee the head fits, so a

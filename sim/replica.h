@@ -149,6 +149,7 @@ struct sreq {
 				       replica produces only the first */
 	int64_t pd_remote_blocks;   /* leading prompt blocks that arrive from the
 				       prefill replica at its next admission */
+	struct sreq *tq_next;       /* its team's router queue (team caps) */
 	struct sreq *next_free;
 };
 

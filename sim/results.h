@@ -81,6 +81,8 @@ struct res_request {
 				      them; 0 = none */
 	int64_t backoff_ns;        /* time its client waited to try again, after
 				      429s and after failed replicas */
+	int32_t prio;              /* its priority class (sim_call.prio) */
+	int32_t team;              /* its team (sim_call.team) */
 };
 
 /* A run of `steps` consecutive decode steps shared by `seqs` sequences: each

@@ -7,6 +7,7 @@
 #include "sim/kvcache.h"
 #include "sim/replica.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -267,7 +268,7 @@ int router_init(struct router *rt, const struct router_config *cfg, int32_t n,
 	    !finite_nonneg(cfg->queue_weight) || !finite_nonneg(cfg->kv_weight) ||
 	    !finite_nonneg(cfg->scrape_interval_ms) || cfg->scrape_interval_ms > 1e9 ||
 	    !finite_nonneg(cfg->overlap_weight) || !finite_nonneg(cfg->temperature) ||
-	    !finite_nonneg(cfg->prefix_weight))
+	    !finite_nonneg(cfg->prefix_weight) || cfg->team_max_inflight < 0)
 		return diag_set(d, DIAG_EINPUT, "router settings out of range");
 	if (cfg->sticky_subagents && cfg->policy != ROUTER_SESSION_AFFINITY)
 		return diag_set(d, DIAG_EINPUT, "router.sticky_subagents: only session_affinity keeps a "
@@ -996,6 +997,19 @@ static int dynamo_add(struct router *rt, int32_t i, struct sreq *r)
 	return rc == DIAG_EINPUT ? DIAG_EINTERNAL : rc;
 }
 
+/* Team t has delta more calls in flight: its waiting calls stop (or
+ * start) counting as ready when it reaches (or leaves) its cap. */
+static void team_take(struct router *rt, int32_t t, int64_t delta)
+{
+	int64_t cap = rt->cfg.team_max_inflight;
+	bool was_under = rt->team_inflight[t] < cap;
+	rt->team_inflight[t] += delta;
+	assert(rt->team_inflight[t] >= 0);
+	bool under = rt->team_inflight[t] < cap;
+	if (was_under != under)
+		rt->q_ready += under ? rt->tq_len[t] : -rt->tq_len[t];
+}
+
 int router_sent(struct router *rt, int32_t i, struct sreq *r)
 {
 	rt->out_reqs[i]++;
@@ -1006,6 +1020,8 @@ int router_sent(struct router *rt, int32_t i, struct sreq *r)
 	}
 	rt->sent[i]++;
 	rt->stats.routed++;
+	if (rt->cfg.team_max_inflight > 0)
+		team_take(rt, r->call.team, 1);
 	if (!rt->idx || rt->n == 1)
 		return 0;
 	int rc = 0;
@@ -1046,6 +1062,8 @@ void router_done(struct router *rt, int32_t i, struct sreq *r)
 		rt->out_prompt[i] -= r->call.prompt_tokens;
 		rt->out_output[i] -= r->call.output_tokens;
 	}
+	if (rt->cfg.team_max_inflight > 0)
+		team_take(rt, r->call.team, -1);
 	if (rt->cfg.policy != ROUTER_DYNAMO_KV || !rt->idx)
 		return;
 	router_first_token(rt, i, r);
@@ -1061,34 +1079,124 @@ bool router_queue_full(const struct router *rt)
 	return rt->cfg.queue_limit > 0 && rt->q_len >= rt->cfg.queue_limit;
 }
 
+bool router_queue_bypass(const struct router *rt, const struct sreq *r)
+{
+	if (rt->cfg.team_max_inflight <= 0)
+		return rt->q_len == 0;
+	return rt->q_ready == 0 && rt->team_inflight[r->call.team] < rt->cfg.team_max_inflight;
+}
+
 int router_queue_push(struct router *rt, struct sreq *r)
 {
-	if (rt->q_len == rt->q_cap) {
-		int64_t ncap = rt->q_cap ? rt->q_cap * 2 : 64;
-		struct sreq **nq = malloc((size_t)ncap * sizeof(*nq));
-		if (!nq)
-			return DIAG_ENOMEM;
-		for (int64_t i = 0; i < rt->q_len; i++)
-			nq[i] = rt->q[(rt->q_head + i) % rt->q_cap];
-		free(rt->q);
-		rt->q = nq;
-		rt->q_cap = ncap;
-		rt->q_head = 0;
+	if (rt->cfg.team_max_inflight > 0) {
+		int32_t t = r->call.team;
+		r->tq_next = NULL;
+		if (rt->tq_tail[t])
+			rt->tq_tail[t]->tq_next = r;
+		else
+			rt->tq_head[t] = r;
+		rt->tq_tail[t] = r;
+		rt->tq_len[t]++;
+		if (rt->team_inflight[t] < rt->cfg.team_max_inflight)
+			rt->q_ready++;
+		rt->q_len++;
+	} else {
+		if (rt->q_len == rt->q_cap) {
+			int64_t ncap = rt->q_cap ? rt->q_cap * 2 : 64;
+			struct sreq **nq = malloc((size_t)ncap * sizeof(*nq));
+			if (!nq)
+				return DIAG_ENOMEM;
+			for (int64_t i = 0; i < rt->q_len; i++)
+				nq[i] = rt->q[(rt->q_head + i) % rt->q_cap];
+			free(rt->q);
+			rt->q = nq;
+			rt->q_cap = ncap;
+			rt->q_head = 0;
+		}
+		rt->q[(rt->q_head + rt->q_len++) % rt->q_cap] = r;
 	}
-	rt->q[(rt->q_head + rt->q_len++) % rt->q_cap] = r;
 	rt->stats.queued++;
 	if (rt->q_len > rt->stats.queue_peak)
 		rt->stats.queue_peak = rt->q_len;
 	return 0;
 }
 
+/* The team whose waiting head goes next: from tq_turn on, the first with
+ * calls waiting and room under its cap; -1 if none.  O(teams). */
+static int32_t team_next(const struct router *rt)
+{
+	if (rt->q_ready == 0)
+		return -1;
+	for (int32_t k = 0; k < ROUTER_MAX_TEAMS; k++) {
+		int32_t t = (rt->tq_turn + k) % ROUTER_MAX_TEAMS;
+		if (rt->tq_len[t] > 0 && rt->team_inflight[t] < rt->cfg.team_max_inflight)
+			return t;
+	}
+	assert(!"q_ready counts a call no team holds");
+	return -1;
+}
+
 struct sreq *router_queue_front(const struct router *rt)
 {
+	if (rt->cfg.team_max_inflight > 0) {
+		int32_t t = team_next(rt);
+		return t < 0 ? NULL : rt->tq_head[t];
+	}
 	return rt->q_len ? rt->q[rt->q_head] : NULL;
+}
+
+static void team_pop(struct router *rt, int32_t t)
+{
+	struct sreq *r = rt->tq_head[t];
+	rt->tq_head[t] = r->tq_next;
+	if (!rt->tq_head[t])
+		rt->tq_tail[t] = NULL;
+	r->tq_next = NULL;
+	rt->tq_len[t]--;
+	rt->q_len--;
+	if (rt->team_inflight[t] < rt->cfg.team_max_inflight)
+		rt->q_ready--;
 }
 
 void router_queue_pop(struct router *rt)
 {
+	if (rt->cfg.team_max_inflight > 0) {
+		int32_t t = team_next(rt);
+		assert(t >= 0);
+		team_pop(rt, t);
+		rt->tq_turn = (t + 1) % ROUTER_MAX_TEAMS; /* the next team's turn */
+		return;
+	}
 	rt->q_head = (rt->q_head + 1) % rt->q_cap;
 	rt->q_len--;
+}
+
+struct sreq *router_queue_take_any(struct router *rt)
+{
+	if (rt->cfg.team_max_inflight > 0) {
+		for (int32_t t = 0; t < ROUTER_MAX_TEAMS; t++)
+			if (rt->tq_len[t] > 0) {
+				struct sreq *r = rt->tq_head[t];
+				team_pop(rt, t);
+				return r;
+			}
+		return NULL;
+	}
+	struct sreq *r = rt->q_len ? rt->q[rt->q_head] : NULL;
+	if (r)
+		router_queue_pop(rt);
+	return r;
+}
+
+void router_queue_each(const struct router *rt, void (*fn)(void *ctx, const struct sreq *r),
+		       void *ctx)
+{
+	if (rt->cfg.team_max_inflight > 0) {
+		for (int32_t t = 0; t < ROUTER_MAX_TEAMS; t++)
+			for (const struct sreq *r = rt->tq_head[t]; r; r = r->tq_next)
+				fn(ctx, r);
+		return;
+	}
+	for (int64_t j = 0; j < rt->q_len; j++)
+		fn(ctx, rt->q[(rt->q_head + j) % rt->q_cap]);
 }

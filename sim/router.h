@@ -256,6 +256,8 @@ struct router_config {
 	double overlap_weight;        /* dynamo_* */
 	double temperature;           /* dynamo_*: 0 = lowest cost */
 	uint64_t seed;                /* the random stream (power_of_two, ties, softmax) */
+	int64_t team_max_inflight;    /* per team (sim_call.team): calls handed to
+					 replicas and not finished; 0 = no cap */
 };
 
 /* The defaults above, ROUTER_DEFAULT_POLICY, no limits, seed 1. */
@@ -302,6 +304,9 @@ struct router_stats {
 	int64_t wait_ns_max;
 };
 
+/* Teams a fair router keeps apart (sim_call.team < ROUTER_MAX_TEAMS). */
+#define ROUTER_MAX_TEAMS 64
+
 struct router {
 	struct router_config cfg;
 	int32_t n;
@@ -338,8 +343,16 @@ struct router {
 	 * can serve the call */
 	const struct replica *cur_reps;
 	uint64_t cur_pools;
-	struct sreq **q;             /* waiting calls, ring buffer */
-	int64_t q_head, q_len, q_cap;
+	struct sreq **q;             /* waiting calls, ring buffer (no team cap) */
+	int64_t q_head, q_len, q_cap; /* q_len: every waiting call, either form */
+	/* team_max_inflight > 0: one FIFO per team instead of q (linked
+	 * through sreq.tq_next), the calls each team has in flight, and the
+	 * team whose turn is next */
+	struct sreq *tq_head[ROUTER_MAX_TEAMS], *tq_tail[ROUTER_MAX_TEAMS];
+	int64_t tq_len[ROUTER_MAX_TEAMS];
+	int64_t team_inflight[ROUTER_MAX_TEAMS];
+	int32_t tq_turn;
+	int64_t q_ready;             /* waiting calls whose team is under its cap */
 	struct router_stats stats;
 };
 
@@ -378,10 +391,26 @@ void router_first_token(struct router *rt, int32_t i, struct sreq *r);
  * Nothing for the other policies. */
 void router_scrape(struct router *rt, int64_t t_ns);
 
-/* The router queue.  push: 0, or DIAG_ENOMEM; full: queue_limit reached. */
+/* The router queue.  push: 0, or DIAG_ENOMEM; full: queue_limit reached.
+ * Without a team cap it is one FIFO.  With team_max_inflight, each team
+ * (sim_call.team) has its FIFO and a count of its calls handed to replicas
+ * and not finished (router_sent .. router_done); a team at its cap holds
+ * its calls back, and front/pop take the head of the next team in turn
+ * (round robin from the team after the last one served) that has calls
+ * waiting and room under its cap, NULL when none has: llm-d's flow
+ * control, fairness across tenants with a concurrency limit per tenant.
+ * front and pop cost O(ROUTER_MAX_TEAMS), push O(1).
+ * bypass: whether r may skip the queue (no call waits that could go:
+ * without teams, none waits; with them, none whose team is under its cap,
+ * and r's own team is under it).  take_any: pop whatever waits, caps
+ * aside (for freeing); each: every waiting call, in no promised order. */
 bool router_queue_full(const struct router *rt);
+bool router_queue_bypass(const struct router *rt, const struct sreq *r);
 int router_queue_push(struct router *rt, struct sreq *r);
 struct sreq *router_queue_front(const struct router *rt);
 void router_queue_pop(struct router *rt);
+struct sreq *router_queue_take_any(struct router *rt);
+void router_queue_each(const struct router *rt, void (*fn)(void *ctx, const struct sreq *r),
+		       void *ctx);
 
 #endif

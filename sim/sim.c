@@ -347,10 +347,8 @@ void sim_release(struct sim *s)
 	free(s->backends);
 	free(s->hyb_scratch);
 	evq_release(&s->q);
-	for (struct sreq *r; (r = router_queue_front(&s->router)) != NULL;) {
-		router_queue_pop(&s->router);
+	for (struct sreq *r; (r = router_queue_take_any(&s->router)) != NULL;)
 		sreq_destroy(r);
-	}
 	router_release(&s->router);
 	for (int32_t i = 0; s->tiers && i < s->n_tier_sets * s->tiers_cfg.n; i++)
 		kvtier_release(&s->tiers[i]);
@@ -511,6 +509,10 @@ int sim_submit(struct sim *s, const struct sim_call *c, int64_t t_ns, struct dia
 	if (c->prompt_tokens < 1 || c->output_tokens < 1 || c->n_hashes < 0)
 		return diag_set(d, DIAG_EINTERNAL, "call with %lld prompt and %lld output tokens",
 				(long long)c->prompt_tokens, (long long)c->output_tokens);
+	if (c->prio < 0 || c->prio > SIM_MAX_PRIO || c->team < 0 || c->team >= SIM_MAX_TEAMS)
+		return diag_set(d, DIAG_EINTERNAL, "call of priority %d and team %d (expected 0..%d "
+				"and 0..%d)", (int)c->prio, (int)c->team, SIM_MAX_PRIO,
+				SIM_MAX_TEAMS - 1);
 	int64_t bs = s->cfg.block_size;
 	int64_t total = c->prompt_tokens + c->output_tokens;
 	int64_t n_hashes = c->n_hashes < total / bs ? c->n_hashes : total / bs;
@@ -577,6 +579,8 @@ static void report(struct sim *s, struct sreq *r, int32_t replica, enum res_stat
 		.rate_limited = r->rate_limited,
 		.limited_backend = r->limited_backend,
 		.backoff_ns = r->backoff_ns,
+		.prio = r->call.prio,
+		.team = r->call.team,
 	};
 	for (int t = 0; t < RES_MAX_TIERS; t++)
 		rec.tier_cached_tokens[t] = r->tier_first[t];
@@ -918,7 +922,7 @@ static int route(struct sim *s, struct sreq *r, const char *refused)
 	int32_t k = s->n_backends ? hybrid_first(s, r, &why) : -1;
 	if (k >= 0)
 		return backend_serve(s, r, k, why);
-	int32_t i = rt->q_len == 0 ? router_pick(rt, r, s->replicas) : -1;
+	int32_t i = router_queue_bypass(rt, r) ? router_pick(rt, r, s->replicas) : -1;
 	if (s->n_backends && s->hyb.spill_to >= 0 && spill_over(s, r, i))
 		return backend_serve(s, r, s->hyb.spill_to, RES_ROUTE_SPILL);
 	if (i >= 0)
@@ -988,7 +992,8 @@ int sim_set_pd(struct sim *s, const struct sim_pd_config *c, struct diag *d)
 static int32_t pd_pick(struct sim *s, struct sreq *r, int32_t p)
 {
 	r->pools_ok &= UINT64_C(1) << p;
-	return s->router.q_len == 0 && r->pools_ok ? router_pick(&s->router, r, s->replicas) : -1;
+	return router_queue_bypass(&s->router, r) && r->pools_ok
+		       ? router_pick(&s->router, r, s->replicas) : -1;
 }
 
 static int pd_queue(struct sim *s, struct sreq *r, const char *refused)
@@ -1305,14 +1310,23 @@ static void backlog_add(const struct sreq *r, int64_t t_ns, struct sim_backlog *
 		out->no_token_before++;
 }
 
+struct backlog_ctx {
+	int64_t t_ns;
+	struct sim_backlog *out;
+};
+
+static void backlog_router(void *ctx, const struct sreq *r)
+{
+	struct backlog_ctx *b = ctx;
+	backlog_add(r, b->t_ns, b->out);
+	b->out->waiting++;
+}
+
 void sim_backlog(const struct sim *s, int64_t t_ns, struct sim_backlog *out)
 {
 	memset(out, 0, sizeof(*out));
-	const struct router *rt = &s->router;
-	for (int64_t j = 0; j < rt->q_len; j++) {
-		backlog_add(rt->q[(rt->q_head + j) % rt->q_cap], t_ns, out);
-		out->waiting++;
-	}
+	struct backlog_ctx b = {t_ns, out};
+	router_queue_each(&s->router, backlog_router, &b);
 	for (int32_t i = 0; i < s->n_replicas; i++) {
 		const struct replica *rep = &s->replicas[i];
 		for (int64_t j = 0; j < rep->wq_len; j++)

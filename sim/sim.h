@@ -103,6 +103,13 @@ struct engine_config {
 	 * retention keeps its cache block by block (not in runs). */
 	int64_t kv_retain_ttl_ns;
 	double kv_retain_max_fraction;  /* (0, 1] when retention is on */
+	/* Scheduling policy (vLLM --scheduling-policy): false = fcfs; true =
+	 * priority: the waiting queue is ordered by (sim_call.prio, time the
+	 * replica received the call), a preempted request goes back to its
+	 * place in that order (not to the front), and a running request that
+	 * lacks KV blocks preempts the running request with the largest
+	 * (prio, received time), itself included (sim/replica.h). */
+	bool sched_priority;
 };
 
 /* Step-time source.  Production wires models/perf.h; tests inject their own.
@@ -143,6 +150,11 @@ struct sim_call {
 	bool resumes;            /* a tool call follows and the session comes back
 				    (not its last call): KV retention keeps
 				    its blocks (engine_config.kv_retain_ttl_ns) */
+	int32_t prio;            /* priority class 0..SIM_MAX_PRIO (0 first
+				    served): read by engine_config.sched_priority */
+	int32_t team;            /* team 0..SIM_MAX_TEAMS-1 (0 also for calls
+				    without one): read by the router's per-team
+				    cap (router_config.team_max_inflight) */
 	void *user;              /* handed back in the done callback */
 };
 
@@ -157,6 +169,9 @@ struct sim_pool {
 
 /* At most this many pools (a call keeps a bit per pool that can serve it). */
 #define SIM_MAX_POOLS 64
+/* Priority classes are 0..SIM_MAX_PRIO; teams 0..SIM_MAX_TEAMS-1. */
+#define SIM_MAX_PRIO 15
+#define SIM_MAX_TEAMS ROUTER_MAX_TEAMS
 
 /* Called once per call when it completes or is rejected; may call sim_submit. */
 typedef void (*sim_done_fn)(void *ctx, const struct res_request *r, void *user);

@@ -59,6 +59,7 @@ struct pend {
 	uint64_t session;
 	uint64_t engineer;
 	uint64_t parent;
+	uint64_t team;
 	double t_s;           /* start time, for a session's first call */
 	long line;
 	struct trace_call call; /* segs live in trace_reader.pend_segs */
@@ -70,6 +71,7 @@ struct cur {
 	uint64_t id;
 	uint64_t engineer;
 	uint64_t parent;
+	uint64_t team;
 	double t_s;
 	long line;
 };
@@ -649,6 +651,8 @@ static int canon_line(struct lctx *c, struct pend *p)
 		return bad_key(c, "engineer", "a non-empty string or an integer");
 	if ((v = opt(c, "parent_session")) && !as_id(v, &p->parent, NULL, 0))
 		return bad_key(c, "parent_session", "a non-empty string or an integer");
+	if ((v = opt(c, "team")) && !as_id(v, &p->team, NULL, 0))
+		return bad_key(c, "team", "a non-empty string or an integer");
 	if ((v = opt(c, "task")) && !as_id(v, &p->call.task, NULL, 0))
 		return bad_key(c, "task", "a non-empty string or an integer");
 
@@ -705,6 +709,21 @@ static int canon_line(struct lctx *c, struct pend *p)
 			return bad_key(c, "kind", "\"code\", \"structured\", \"prose\" or \"unknown\"");
 		p->call.kind = kind;
 	}
+	if ((v = opt(c, "priority"))) {
+		int64_t pv = -1;
+		const char *pn = cJSON_IsString(v) ? v->valuestring : "";
+		if (strcmp(pn, "main") == 0)
+			p->call.prio = TRACE_PRIO_MAIN;
+		else if (strcmp(pn, "subagent") == 0)
+			p->call.prio = TRACE_PRIO_SUBAGENT;
+		else if (strcmp(pn, "batch") == 0)
+			p->call.prio = TRACE_PRIO_BATCH;
+		else if (as_int(v, 0, TRACE_PRIO_MAX, &pv)) {
+			p->call.prio = TRACE_PRIO_VALUE;
+			p->call.prio_value = (int32_t)pv;
+		} else
+			return bad_key(c, "priority", "an integer 0..15, \"main\", \"subagent\" or \"batch\"");
+	}
 	if ((v = opt(c, "accepted"))) {
 		if (!cJSON_IsBool(v))
 			return bad_key(c, "accepted", "true, false or null");
@@ -747,6 +766,9 @@ static int canon_line(struct lctx *c, struct pend *p)
 		if (opt(c, "parent_session") && p->parent != r->cur.parent)
 			return lerr(c, at_key(c, "parent_session"), "'parent_session' differs from the "
 				    "first call of session '%s' (expected the same parent or none)", c->name);
+		if (opt(c, "team") && p->team != r->cur.team)
+			return lerr(c, at_key(c, "team"), "'team' differs from the first call of "
+				    "session '%s' (expected the same team or none)", c->name);
 		if (retry >= 0 && !seq_seen(&r->calls, retry))
 			return lerr(c, at_key(c, "retry_of"), "retry_of %lld names no earlier call of "
 				    "session '%s' (expected the seq of an earlier call)",
@@ -769,6 +791,7 @@ static int canon_line(struct lctx *c, struct pend *p)
 		p->t_s = r->cur.t_s;
 		p->engineer = r->cur.engineer;
 		p->parent = r->cur.parent;
+		p->team = r->cur.team;
 	} else {
 		char who[NAME_MAX_SHOWN + 48];
 		if (p->named)
@@ -1076,6 +1099,7 @@ static int finish(struct trace_reader *r, struct trace_session **out, struct dia
 		.id = r->cur.id,
 		.engineer = r->cur.engineer,
 		.parent = r->cur.parent,
+		.team = r->cur.team,
 		.t_s = r->cur.t_s,
 		.calls = calls,
 		.n_calls = r->calls.len,
@@ -1109,6 +1133,7 @@ static int assemble(struct trace_reader *r, struct trace_session **out, struct d
 	r->cur.id = r->pend.session;
 	r->cur.engineer = r->pend.engineer;
 	r->cur.parent = r->pend.parent;
+	r->cur.team = r->pend.team;
 	r->cur.t_s = r->pend.t_s;
 	r->cur.line = r->pend.line;
 	r->have_start = true;

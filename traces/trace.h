@@ -26,6 +26,17 @@
 
 enum trace_tool { TRACE_TOOL_NONE = 0, TRACE_TOOL_OK, TRACE_TOOL_FAIL };
 enum trace_accept { TRACE_ACCEPT_UNKNOWN = 0, TRACE_ACCEPT_TRUE, TRACE_ACCEPT_FALSE };
+/* A call's `priority` key: none, a number (prio_value), or a class name
+ * the scenario maps to a number (docs/priorities.md). */
+enum trace_prio {
+	TRACE_PRIO_NONE = 0,
+	TRACE_PRIO_VALUE,
+	TRACE_PRIO_MAIN,
+	TRACE_PRIO_SUBAGENT,
+	TRACE_PRIO_BATCH,
+};
+/* Priority numbers a trace may give: 0 (first served) .. TRACE_PRIO_MAX. */
+#define TRACE_PRIO_MAX 15
 
 struct trace_seg {
 	uint64_t content;  /* hash of the segment's content id */
@@ -46,6 +57,8 @@ struct trace_call {
 	enum trace_accept accepted; /* meaningful on a task's last call */
 	int32_t kind;          /* enum out_kind of its output (base/outkind.h):
 				  "kind" in the file, OUT_KIND_UNKNOWN without */
+	enum trace_prio prio;  /* "priority" in the file; TRACE_PRIO_NONE without */
+	int32_t prio_value;    /* with TRACE_PRIO_VALUE: 0..TRACE_PRIO_MAX */
 	long line;             /* file line of the call, for messages; 0 if unknown */
 	/* Optional text of each segment (text-bearing traces only): NULL, or
 	 * n_segs entries, each NULL (no text) or a NUL-terminated UTF-8 string.
@@ -58,6 +71,7 @@ struct trace_session {
 	uint64_t id;           /* hash of the session id (unique per file) */
 	uint64_t engineer;     /* hash of the engineer id; 0 if none */
 	uint64_t parent;       /* hash of the parent session (subagents); 0 if none */
+	uint64_t team;         /* hash of the team id ("team"); 0 if none */
 	double t_s;            /* absolute start time of the first call, seconds */
 	struct trace_call *calls;
 	size_t n_calls;        /* >= 1 */

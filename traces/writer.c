@@ -150,6 +150,8 @@ static int put_call(struct trace_writer *w, const struct trace_session *s, size_
 		rc = put_hex(w, "engineer", s->engineer);
 	if (rc == 0 && i == 0 && s->parent)
 		rc = put_hex(w, "parent_session", s->parent);
+	if (rc == 0 && i == 0 && s->team)
+		rc = put_hex(w, "team", s->team);
 	if (rc == 0 && c->task)
 		rc = put_hex(w, "task", c->task);
 	if (rc == 0 && s->open_loop)
@@ -179,6 +181,11 @@ static int put_call(struct trace_writer *w, const struct trace_session *s, size_
 		rc = put(w, ",\"retry_of\":%" PRId64, c->retry_of);
 	if (rc == 0 && c->kind > OUT_KIND_UNKNOWN && c->kind < OUT_KINDS)
 		rc = put(w, ",\"kind\":\"%s\"", out_kind_name(c->kind));
+	if (rc == 0 && c->prio == TRACE_PRIO_VALUE)
+		rc = put(w, ",\"priority\":%d", (int)c->prio_value);
+	else if (rc == 0 && c->prio != TRACE_PRIO_NONE)
+		rc = put(w, ",\"priority\":\"%s\"", c->prio == TRACE_PRIO_MAIN ? "main"
+				: c->prio == TRACE_PRIO_SUBAGENT ? "subagent" : "batch");
 	if (rc == 0 && c->accepted != TRACE_ACCEPT_UNKNOWN)
 		rc = put(w, ",\"accepted\":%s", c->accepted == TRACE_ACCEPT_TRUE ? "true" : "false");
 	if (rc == 0)

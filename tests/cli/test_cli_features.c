@@ -16,7 +16,8 @@
  * size with and without tiers differs as replay does, and sweep takes pools,
  * backends and tiers.  KV retention (kv_retention.*) and sticky sub-agents
  * (router.sticky_subagents) reach every command through deploy_engine and
- * the router settings. */
+ * the router settings; so do priority scheduling (scheduling.*) and the
+ * per-team cap (router.team_max_inflight), through deploy_run. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -109,6 +110,17 @@ static const struct feature FEATURES[] = {
 	 POOLS_ON " --set disaggregation.prefill_pool=b --set disaggregation.decode_pool=a",
 	 POOLS_JSON ",\"disaggregation.prefill_pool\":\"b\",\"disaggregation.decode_pool\":\"a\"",
 	 true, false, "pools"},
+	/* priority scheduling: on this team's load no call waits behind
+	 * another class, so replay's figures stay, in every command alike */
+	{"scheduling.policy", "--set engine.kv_cache_tokens=135000",
+	 "\"engine.kv_cache_tokens\":135000",
+	 "--set engine.kv_cache_tokens=135000 --set scheduling.policy=priority",
+	 "\"engine.kv_cache_tokens\":135000,\"scheduling.policy\":\"priority\"", false, true,
+	 NULL},
+	/* a cap of one call in flight per team (every call is team "none"
+	 * here): calls wait at the router, in every command alike */
+	{"router.team_max_inflight", "", "", "--set router.team_max_inflight=1",
+	 "\"router.team_max_inflight\":1", true, true, NULL},
 	/* ... and with an autoscaler, every cold start */
 	{"startup", AUTOSCALE, AUTOSCALE_JSON, AUTOSCALE " " STARTUP_ON,
 	 AUTOSCALE_JSON "," STARTUP_JSON, true, false, "autoscale.enabled"},
