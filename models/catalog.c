@@ -1577,8 +1577,8 @@ static int j_dtype(struct jp *p, const cJSON *e, const char *key, bool required,
 static int parse_wformat(struct jp *p, const cJSON *e, struct cat_weight_format *f)
 {
 	static const char *const keys[] = { "id", "name", "aliases", "bits_per_weight",
-		"compute_dtype", "fallback_compute_dtype", "embedding_bits", "dense_bits", "note",
-		NULL };
+		"compute_dtype", "fallback_compute_dtype", "embedding_bits", "dense_bits",
+		"tensor_efficiency", "note", NULL };
 	int rc;
 	bool present;
 	char *note;
@@ -1600,6 +1600,11 @@ static int parse_wformat(struct jp *p, const cJSON *e, struct cat_weight_format 
 		return rc;
 	if (!(f->dense_bits > 0)) /* absent: as the experts */
 		f->dense_bits = f->bits_per_weight;
+	if ((rc = j_figure(p, e, "tensor_efficiency", false, U_FRACTION, J_FRACTION,
+			   &f->tensor_efficiency, NULL)))
+		return rc;
+	if (!(f->tensor_efficiency > 0)) /* absent: the family's rate as it is */
+		f->tensor_efficiency = 1;
 	return 0;
 }
 

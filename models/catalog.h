@@ -293,6 +293,12 @@ struct cat_weight_format {
 	enum cat_dtype compute_dtype;
 	bool has_fallback;
 	enum cat_dtype fallback_dtype; /* used where hardware lacks compute_dtype */
+	double tensor_efficiency;  /* the share of the family's matmul efficiency
+				      its tensor-core kernels reach in the
+				      format's own dtype (formats.json
+				      tensor_efficiency; 1 when not given): FP4
+				      GEMMs reach less of their peak than BF16
+				      ones on the same chip */
 };
 
 struct cat_kv_dtype {

@@ -402,7 +402,11 @@ int perf_model_init_opts(struct perf_model *pm, const struct catalog *cat,
 
 	/* time per unit, per GPU */
 	struct engine_params *e = &pm->engine;
-	double rate_mm = mm * pm->eff_compute * e->compute_scale * kclk;
+	/* a format's own tensor-core kernels (FP4) reach a share of what the
+	 * family's BF16 GEMMs do (formats.json tensor_efficiency) */
+	pm->format_efficiency = pm->matmul_dtype == wf->compute_dtype && !pm->vector_fallback
+					? wf->tensor_efficiency : 1.0;
+	double rate_mm = mm * pm->eff_compute * e->compute_scale * pm->format_efficiency * kclk;
 	pm->core_clock_hz = perf_core_clock_hz(cat, hw);
 	pm->sustained_clock = 1;
 	if (e->quant_matmul_flops_per_core_clock > 0 && pm->core_clock_hz > 0 &&

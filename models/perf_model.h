@@ -159,6 +159,10 @@ struct perf_model {
 					 not issue bound */
 	double eff_compute;           /* family */
 	double eff_bw;                /* family */
+	double format_efficiency;     /* the weight format's tensor-core share
+					 (cat_weight_format.tensor_efficiency)
+					 when its matmuls run in its own dtype;
+					 1 otherwise */
 	double die_factor;            /* share of the bandwidth a package of
 					 several dies reaches against one die
 					 (catalog_die_factor); 1 for one die */

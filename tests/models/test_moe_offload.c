@@ -25,6 +25,40 @@ static void assert_close(double got, double want, double rel)
 		fail_msg("got %.17g, want %.17g (relative error %.3g > %.3g)", got, want, err, rel);
 }
 
+/* The grouped expert GEMM's efficiency by tokens per expert t = T k / E
+ * that tile padding implies (real rows over padded rows), against the
+ * curves measured on H100/H800 grouped-GEMM kernels: eff = t / (t +
+ * t_half) with t_half from 18 to 107 tokens (Liger, vLLM fused_moe and
+ * DeepGEMM benchmarks; docs/performance-model.md, "Grouped expert
+ * GEMMs").  gpt-oss-120b's 128 experts, 4 a token, vLLM's 64-row tile: once
+ * every expert is touched the rule is t / (t + 32), inside that band at
+ * every t from 16 to 1,024.  llama.cpp's MMQ picks its 128-column tile
+ * against the whole ubatch (pull 15525): inside the band from 32 tokens an
+ * expert, below it at 16 (1/8 of the tile used), the padding its open
+ * pull 26977 would cut. */
+static void test_tokens_per_expert(void **state)
+{
+	(void)state;
+	struct moe_routing r;
+	moe_routing_init(&r, 128, 4);
+	for (double t = 16; t <= 1024; t *= 2) {
+		double T = t * 128 / 4;
+		for (int k = 0; k < 2; k++) {
+			double tile = k ? 128 : 64;
+			double eff = T * 4 / moe_padded_rows(&r, T, tile);
+			if (t >= tile / 2)
+				assert_close(eff, t / (t + tile / 2), 1e-6);
+			if (k && t < 32) {
+				assert_true(eff < t / (t + 107));
+				continue;
+			}
+			if (!(eff >= t / (t + 107) - 1e-12 && eff <= t / (t + 18) + 1e-12))
+				fail_msg("t %.0f, tile %.0f: efficiency %.3f outside the measured "
+					 "band [%.3f, %.3f]", t, tile, eff, t / (t + 107), t / (t + 18));
+		}
+	}
+}
+
 static void test_distinct_experts(void **state)
 {
 	(void)state;
@@ -168,6 +202,7 @@ static void test_choice_flips(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tokens_per_expert),
 		cmocka_unit_test(test_distinct_experts),
 		cmocka_unit_test(test_lru_and_costs),
 		cmocka_unit_test(test_choice_flips),

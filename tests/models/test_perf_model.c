@@ -1196,9 +1196,41 @@ static void test_multi_die(void **state)
 	assert_close(ultra.die_factor, 1 / (1 + 0.5 * 0.72), 1e-12);
 }
 
+/* FP4 tensor-core GEMMs reach a share of the family's BF16 efficiency
+ * (formats.json tensor_efficiency, 0.85 for NVFP4 and MXFP4): a
+ * compute-bound NVFP4 prefill on an RTX PRO 6000 under TensorRT-LLM takes
+ * 1 / 0.85 of the time the same format would at the family's rate; the
+ * same checkpoint where the engine dequantizes (llama.cpp's MXFP4) or the
+ * hardware falls back (MXFP4 on Hopper) keeps the 16-bit rate. */
+static void test_fp4_format_efficiency(void **state)
+{
+	const struct fixture *f = *state;
+	struct perf_model a, b;
+	init_spec(&a, f, (struct spec){ "rtx-pro-6000", "llama-3.1-8b", "nvfp4", NULL, "trtllm", 1,
+					 1, 1 });
+	assert_true(a.format_efficiency == 0.85);
+	struct cat_weight_format *nv = (struct cat_weight_format *)catalog_weight_format(f->cat,
+											    "nvfp4");
+	double keep = nv->tensor_efficiency;
+	nv->tensor_efficiency = 1;
+	init_spec(&b, f, (struct spec){ "rtx-pro-6000", "llama-3.1-8b", "nvfp4", NULL, "trtllm", 1,
+					 1, 1 });
+	nv->tensor_efficiency = keep;
+	assert_close(a.ns_per_token, b.ns_per_token / 0.85, 1e-12);
+	struct perf_model c;
+	init_spec(&c, f, (struct spec){ "rtx-pro-6000", "gpt-oss-20b", "gguf-mxfp4", NULL,
+					 "llama.cpp", 1, 1, 1 });
+	assert_true(c.format_efficiency == 1);
+	init_spec(&c, f, (struct spec){ "h100-sxm", "gpt-oss-20b", "mxfp4", NULL, "vllm", 1, 1, 1 });
+	assert_true(c.format_efficiency == 1);
+	init_spec(&c, f, (struct spec){ "h100-sxm", "llama-3.1-8b", "fp8", NULL, "vllm", 1, 1, 1 });
+	assert_true(c.format_efficiency == 1); /* FP8 rows are in the calibration set */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fp4_format_efficiency),
 		cmocka_unit_test(test_multi_die),
 		cmocka_unit_test(test_init_and_constants),
 		cmocka_unit_test(test_overheads),
