@@ -817,6 +817,7 @@ static int run(int argc, char **argv, bool compare)
 		/* compare over team sizes: each sized and priced on its own */
 		int status = run_range(a, &s, sc, cat, prices, quality, teams, res, team,
 				       sizeof(team), &d);
+		uncert_release(&shipped_bands);
 		pool_free(pool);
 		prices_free(prices);
 		quality_free(quality);
