@@ -962,13 +962,15 @@ static int page_stats(FILE *out, struct rd *r, const cJSON *doc)
 		xmax = fmax(xmax, x[m]);
 		m++;
 	}
-	/* capacities over decades go on a log axis, in tokens (ticks 1k, 1M);
-	 * else in the thousands or millions that keep the ticks short */
+	/* the capacities tried double from one to the next: over a decade or
+	 * more they go on a log axis, in tokens (ticks 1k, 1M), where each
+	 * doubling is as wide as the next; else in the thousands or millions
+	 * that keep the ticks short */
 	double xmin = INFINITY;
 	for (size_t i = 1; i < m; i++)
 		if (x[i] > 0.0)
 			xmin = fmin(xmin, x[i]);
-	bool log_x = isfinite(xmin) && xmax / xmin >= 100.0;
+	bool log_x = isfinite(xmin) && xmax / xmin >= 10.0;
 	double scale = log_x ? 1.0 : xmax >= 1e7 ? 1e6 : xmax >= 1e4 ? 1e3 : 1.0;
 	for (size_t i = 0; i < m; i++)
 		x[i] /= scale;
@@ -1286,36 +1288,52 @@ static void row_label(char *buf, size_t cap, const cJSON *row)
 		fit(buf, cap, opt_str(row, "option"), NULL);
 }
 
-/* The first date in text ("2025-12-28", "2026-08", or a year "2025"
- * standing alone), into buf; "-" when there is none. */
+/* Whether p (in text) starts a token of its own: not inside an id, a path
+ * or a URL ("uptime-global-2025", "/2025/"). */
+static bool token_start(const char *text, const char *p)
+{
+	if (p == text)
+		return true;
+	char c = p[-1];
+	return !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		 c == '-' || c == '_' || c == '/' || c == '.' || c == '=');
+}
+
+/* Digits at p, at most 5. */
+static size_t digits_at(const char *p)
+{
+	size_t d = 0;
+	while (d < 5 && p[d] >= '0' && p[d] <= '9')
+		d++;
+	return d;
+}
+
+/* The date a source gives, into buf: its first "2025-12-28" or "2026-08"
+ * standing as a token of its own, else its first year standing alone
+ * ("..., 2026 mid"); "-" when there is none (a default, a figure of the
+ * run). */
 static void source_date(char *buf, size_t cap, const char *text)
 {
-	const char *best = NULL;
-	size_t best_len = 0;
-	for (const char *p = text; *p && !best; p++) {
-		if (p != text && (p[-1] >= '0' && p[-1] <= '9'))
-			continue;
-		size_t d = 0;
-		while (p[d] >= '0' && p[d] <= '9')
-			d++;
-		if (d != 4 || p[0] < '1' || p[0] > '2')
-			continue;
-		size_t len = 4;
-		if (p[4] == '-' && p[5] >= '0' && p[5] <= '1' && p[6] >= '0' && p[6] <= '9') {
-			len = 7;
-			if (p[7] == '-' && p[8] >= '0' && p[8] <= '3' && p[9] >= '0' && p[9] <= '9')
-				len = 10;
-		} else if (p[4] == '/' || p[4] == '.' || (p[4] >= '0' && p[4] <= '9') ||
-			   (p != text && (p[-1] == '/' || p[-1] == '.'))) {
-			continue; /* part of a path, a URL or a longer number */
+	for (int pass = 0; pass < 2; pass++) {
+		for (const char *p = text; *p; p++) {
+			if (digits_at(p) != 4 || (p[0] != '1' && p[0] != '2') || !token_start(text, p))
+				continue;
+			size_t len = 4;
+			if (p[4] == '-' && digits_at(p + 5) == 2) {
+				len = 7;
+				if (p[7] == '-' && digits_at(p + 8) == 2)
+					len = 10;
+			}
+			char after = p[len];
+			bool alone = after == '\0' || after == ' ' || after == ',' || after == ')' ||
+				     after == ';' || after == ':';
+			if (!alone || (pass == 0 && len == 4) || (pass == 1 && len != 4))
+				continue;
+			snprintf(buf, cap, "%.*s", (int)len, p);
+			return;
 		}
-		best = p;
-		best_len = len;
 	}
-	if (!best)
-		snprintf(buf, cap, "-");
-	else
-		snprintf(buf, cap, "%.*s", (int)best_len, best);
+	snprintf(buf, cap, "-");
 }
 
 /* The sensitivity table: each row's cost per accepted task with one input
@@ -1787,7 +1805,7 @@ static int page_compare_range(FILE *out, struct rd *r, const cJSON *doc)
 		ns++;
 	}
 	char yl[64];
-	fit(yl, sizeof(yl), cur, " per accepted task", NULL);
+	fit(yl, sizeof(yl), "cost per accepted task (", cur, ")", NULL);
 	struct svgplot_chart c = {
 		.id = "cost-by-team-size",
 		.title = "Cost per accepted task against team size",

@@ -256,9 +256,14 @@ static bool span_wants_log(const struct span *s)
 	return s->lo >= 0.0 && isfinite(s->lo_pos) && s->hi / s->lo_pos >= 100.0;
 }
 
-/* The tick values of an axis, in data terms, at most max; how many. */
-static size_t ax_ticks(const struct axis *a, double *v, size_t max)
+/* The tick values of an axis, in data terms, at most max; how many.  On a
+ * log axis drawn room units long, a tick per decade, or per as many decades
+ * as keep ticks gap units apart (their labels' room); 2 and 5 between when
+ * there is room for them too. */
+static size_t ax_ticks(const struct axis *a, double *v, size_t max, double room, double gap)
 {
+	double per_decade = room / fmax(a->hi - a->lo, 1.0);
+	double spaced = fmax(1.0, ceil(gap / fmax(per_decade, 1e-9)));
 	size_t n = 0;
 	switch (a->kind) {
 	case AX_LIN:
@@ -271,8 +276,9 @@ static size_t ax_ticks(const struct axis *a, double *v, size_t max)
 		break;
 	case AX_LOG: {
 		/* a tick per decade, every other one past ten decades, ... */
-		double every = fmax(1.0, ceil((a->hi - a->lo) / 10.0));
-		bool between = a->hi - a->lo <= 2.0;
+		double every = fmax(spaced, ceil((a->hi - a->lo) / 10.0));
+		/* 2 and 5 sit at 0.30 and 0.70 of a decade */
+		bool between = a->hi - a->lo <= 2.0 && per_decade * 0.3 >= gap;
 		for (double d = a->lo; d <= a->hi + 1e-9 && n < max; d += every) {
 			v[n++] = pow(10.0, d);
 			if (between && d < a->hi - 1e-9 && n + 2 <= max) {
@@ -284,7 +290,7 @@ static size_t ax_ticks(const struct axis *a, double *v, size_t max)
 	}
 	case AX_SYMLOG: {
 		/* 0 and -/+(10^d - 1), which sit at -/+d and print as -/+10^d */
-		double every = fmax(1.0, ceil((a->hi - a->lo) / 8.0));
+		double every = fmax(spaced, ceil((a->hi - a->lo) / 8.0));
 		for (double d = every * floor(-a->lo / every); d >= 1.0 - 1e-9 && n < max; d -= every)
 			v[n++] = -(pow(10.0, d) - 1.0);
 		if (n < max)
@@ -360,7 +366,7 @@ static void frame_open(FILE *out, const struct svgplot_chart *c, const struct fr
 	/* grid and ticks */
 	double v[MAX_TICKS + 2];
 	fputs("<g class=\"grid\">\n", out);
-	size_t nt = ax_ticks(&f->ax, v, MAX_TICKS + 1);
+	size_t nt = ax_ticks(&f->ax, v, MAX_TICKS + 1, f->w - f->left - f->right, 44.0);
 	for (size_t i = 0; i < nt; i++) {
 		double x = px(f, v[i]);
 		fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>", x, f->top, x,
@@ -370,7 +376,7 @@ static void frame_open(FILE *out, const struct svgplot_chart *c, const struct fr
 		tick_label(out, &f->ax, v[i]);
 		fputs("</text>\n", out);
 	}
-	nt = y_ticks ? ax_ticks(&f->ay, v, MAX_TICKS + 1) : 0;
+	nt = y_ticks ? ax_ticks(&f->ay, v, MAX_TICKS + 1, f->h - f->top - f->bottom, 20.0) : 0;
 	for (size_t i = 0; i < nt; i++) {
 		double y = py(f, v[i]);
 		fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>", f->left, y,
