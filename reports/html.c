@@ -50,7 +50,7 @@ static const char CSS[] =
 	"border-bottom:1px solid #ccc}\n"
 	"table{border-collapse:collapse;margin:.5rem 0;display:block;overflow-x:auto;max-width:100%}"
 	"td,th{padding:.15rem .8rem .15rem 0;text-align:left;vertical-align:top;"
-	"overflow-wrap:anywhere}th{font-weight:600}td.n{text-align:right;"
+	"overflow-wrap:break-word}th{font-weight:600}td.n{text-align:right;"
 	"font-variant-numeric:tabular-nums;overflow-wrap:normal;white-space:nowrap}\n"
 	"pre{white-space:pre-wrap;overflow-wrap:anywhere}\n"
 	".answer-yes{color:#1a7f37;font-weight:700}.answer-no{color:#b42318;font-weight:700}\n"
@@ -1215,7 +1215,8 @@ static int page_size(FILE *out, struct rd *r, const cJSON *doc)
 				s[ns] = (struct svgplot_series){.name = names[ns], .x = x + first,
 							       .y = y + first, .n = at - first,
 							       .points = true, .hollow = !met,
-							       .labels = shapes + first};
+							       .labels = shapes + first,
+							       .color = (int)k_opt + 1};
 				ns++;
 			}
 		}

@@ -496,9 +496,9 @@ static int legend_rows(const struct svgplot_series *s, size_t n, double room)
 	return rows;
 }
 
-static const char *series_color(size_t i)
+static const char *series_color(const struct svgplot_series *s, size_t i)
 {
-	return COLORS[i % N_COLORS];
+	return COLORS[(s->color > 0 ? (size_t)(s->color - 1) : i) % N_COLORS];
 }
 
 /* A stroke-dasharray attribute for series i, or "". */
@@ -531,7 +531,7 @@ static void legend(FILE *out, const struct svgplot_series *s, size_t n, const st
 			y += LEGEND_ROW;
 		}
 		double x = x0 + at;
-		const char *color = series_color(i);
+		const char *color = series_color(&s[i], i);
 		if (s[i].points)
 			dot(out, x + 11.0, y - 4.0, color, s[i].hollow);
 		else
@@ -590,7 +590,7 @@ void svgplot_lines(FILE *out, const struct svgplot_chart *c, const struct svgplo
 	pl.area = (struct box){f.left + 1.0, f.top + 1.0, f.w - f.right - 1.0, f.h - f.bottom - 1.0};
 	/* series */
 	for (size_t i = 0; i < n_series; i++) {
-		const char *color = series_color(i);
+		const char *color = series_color(&s[i], i);
 		if (s[i].points) {
 			fprintf(out, "<g class=\"series\">");
 			for (size_t k = 0; k < s[i].n; k++) {
@@ -639,7 +639,7 @@ void svgplot_lines(FILE *out, const struct svgplot_chart *c, const struct svgplo
 				if (placer_text(&pl, x + AT[a][0], y + AT[a][1], t, end)) {
 					fprintf(out, "<text class=\"point\" x=\"%.2f\" y=\"%.2f\"%s "
 						"fill=\"%s\">", x + AT[a][0], y + AT[a][1],
-						end ? " text-anchor=\"end\"" : "", series_color(i));
+						end ? " text-anchor=\"end\"" : "", series_color(&s[i], i));
 					svgplot_escape(out, t);
 					fputs("</text>\n", out);
 					break;

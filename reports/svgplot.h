@@ -48,6 +48,8 @@ struct svgplot_series {
 	bool dashed;           /* a dashed line (lines only) */
 	const char *const *labels; /* NULL, or n texts drawn beside the dots
 				      where they overlap nothing */
+	int color;             /* 0: the colour of its place; k: the k-th
+				  colour (series of one kind share one) */
 };
 
 struct svgplot_marker {
