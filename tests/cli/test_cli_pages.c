@@ -112,6 +112,9 @@ static int make_pages(void **state)
 		struct cli_out o = cli_run(cmd);
 		if (o.status != 0 && o.status != 1) {
 			fprintf(stderr, "agentcap %s: exit %d, stderr: %s\n", cmd, o.status, o.err);
+			cli_out_free(&o);
+			free(json);
+			free(html);
 			return -1;
 		}
 		cli_out_free(&o);
