@@ -29,7 +29,7 @@
 #include <string.h>
 
 /* Series drawn in one chart at most (the legend's room). */
-#define MAX_SERIES 8
+#define MAX_SERIES 12
 /* Points of a cost-against-utilisation curve. */
 #define UTIL_POINTS 100
 /* Candidates of a sizing drawn at most. */
@@ -48,15 +48,17 @@ static const char CSS[] =
 	"margin:1.5rem auto;padding:0 1rem;color:#222;line-height:1.4}\n"
 	"h1{font-size:1.5rem;margin-bottom:.3rem}h2{font-size:1.15rem;margin-top:1.6rem;"
 	"border-bottom:1px solid #ccc}\n"
-	"table{border-collapse:collapse;margin:.5rem 0}td,th{padding:.15rem .8rem .15rem 0;"
-	"text-align:left;vertical-align:top}th{font-weight:600}td.n{text-align:right;"
-	"font-variant-numeric:tabular-nums}\n"
+	"table{border-collapse:collapse;margin:.5rem 0;display:block;overflow-x:auto;max-width:100%}"
+	"td,th{padding:.15rem .8rem .15rem 0;text-align:left;vertical-align:top;"
+	"overflow-wrap:break-word}th{font-weight:600}td.n{text-align:right;"
+	"font-variant-numeric:tabular-nums;overflow-wrap:normal;white-space:nowrap}\n"
+	"pre{white-space:pre-wrap;overflow-wrap:anywhere}\n"
 	".answer-yes{color:#1a7f37;font-weight:700}.answer-no{color:#b42318;font-weight:700}\n"
 	".warn{background:#fff4e5;border-left:4px solid #f59e0b;padding:.4rem .8rem;margin:.4rem 0}\n"
 	"figure{margin:1rem 0;break-inside:avoid}figure svg{width:100%;height:auto;max-width:640px;"
 	"display:block}\nfigcaption{font-size:.9rem;color:#444;max-width:640px}\n"
 	"svg text{font-family:inherit;font-size:12px;fill:#222}svg text.title{font-size:15px;"
-	"font-weight:600}svg text.label{font-size:13px}\n"
+	"font-weight:600}svg text.label{font-size:13px}svg text.point{font-size:11px}\n"
 	"svg .grid line{stroke:#e5e5e5;stroke-width:1}svg rect.frame{fill:none;stroke:#888}\n"
 	"svg polyline.series{stroke-width:2}svg line.marker{stroke:#b42318;stroke-dasharray:6 4;"
 	"stroke-width:1.5}svg text.marker{fill:#b42318}\n"
@@ -365,6 +367,37 @@ static void run_facts(struct rd *r, const cJSON *doc, struct fact *f, size_t *n)
 	fact_str(f, n, "Model", opt_str(run, "model_id"));
 }
 
+/* ---- objectives ---------------------------------------------------------- */
+
+/* The limits of "ttft_p95=2000ms,tpot_p50=50ms", by key; how many. */
+struct objective {
+	char key[16];
+	double limit_ms;
+};
+
+static int parse_slo(const char *text, struct objective *o, int max)
+{
+	int n = 0;
+	const char *p = text;
+	while (*p && n < max) {
+		const char *eq = strchr(p, '=');
+		if (!eq || eq - p >= (ptrdiff_t)sizeof(o[n].key))
+			break;
+		memcpy(o[n].key, p, (size_t)(eq - p));
+		o[n].key[eq - p] = '\0';
+		char *end;
+		o[n].limit_ms = strtod(eq + 1, &end);
+		if (end == eq + 1 || !(o[n].limit_ms > 0.0))
+			break;
+		n++;
+		p = strchr(end, ',');
+		if (!p)
+			break;
+		p++;
+	}
+	return n;
+}
+
 /* ---- replay ------------------------------------------------------------- */
 
 /* One CDF of a run's "charts" as a series named name; *own the line to
@@ -383,10 +416,15 @@ static int cdf_series(struct rd *r, const cJSON *charts, const char *key, const 
 	return r->rc;
 }
 
-/* Charts of TTFT, TPOT and E2E: one series per run in charts[0..n_runs). */
+/* Charts of TTFT, TPOT and E2E: one series per run in charts[0..n_runs),
+ * each objective o[0..n_obj) on its chart: a line at its limit and, for a
+ * percentile ("ttft_p95"), one at that share of the calls; a key without a
+ * percentile ("ttft", replay's objectives) is a line at its limit. */
 static void cdf_charts(FILE *out, struct rd *r, const cJSON *const *charts, const char *const *names,
-		       size_t n_runs, double slo_ttft_ms, double slo_tpot_ms)
+		       size_t n_runs, const struct objective *o, int n_obj)
 {
+	static const char *const STEM[] = {"ttft", "tpot", "e2el"};
+	static const char *const NAME[] = {"TTFT", "TPOT", "E2E"};
 	static const char *const KEYS[] = {"ttft_cdf", "tpot_cdf", "e2el_cdf"};
 	const struct svgplot_chart TEMPLATE[] = {
 		{.id = "ttft-cdf", .title = "Time to first token, cumulative", .x_label = "TTFT (ms)",
@@ -402,15 +440,35 @@ static void cdf_charts(FILE *out, struct rd *r, const cJSON *const *charts, cons
 		 .caption = "How long an agent waits for each whole call; this is what stretches a "
 			    "session."},
 	};
+	char labels[SVGPLOT_MAX_MARKERS][64], hlabels[SVGPLOT_MAX_MARKERS][32];
 	for (int k = 0; k < 3 && r->rc == 0; k++) {
 		struct svgplot_chart c = TEMPLATE[k];
-		if (k == 0 && slo_ttft_ms > 0.0)
-			c.markers[c.n_markers++] = (struct svgplot_marker){slo_ttft_ms, "TTFT objective"};
-		else if (k == 0)
+		c.x_scale = SVGPLOT_AUTO;
+		for (int i = 0; i < n_obj && c.n_markers < SVGPLOT_MAX_MARKERS; i++) {
+			size_t len = strlen(STEM[k]);
+			if (strncmp(o[i].key, STEM[k], len) != 0 ||
+			    (o[i].key[len] != '\0' && o[i].key[len] != '_'))
+				continue;
+			double pct = o[i].key[len] == '_' && o[i].key[len + 1] == 'p'
+				     ? strtod(o[i].key + len + 2, NULL) : NAN;
+			if (isfinite(pct) && pct > 0.0 && pct < 100.0) {
+				snprintf(labels[c.n_markers], sizeof(labels[0]), "P%g %s objective %g ms",
+					 pct, NAME[k], o[i].limit_ms);
+				snprintf(hlabels[c.n_hmarkers], sizeof(hlabels[0]), "%g%% of calls", pct);
+				c.hmarkers[c.n_hmarkers] = (struct svgplot_marker){pct,
+										   hlabels[c.n_hmarkers]};
+				c.n_hmarkers++;
+			} else {
+				snprintf(labels[c.n_markers], sizeof(labels[0]), "%s objective %g ms",
+					 NAME[k], o[i].limit_ms);
+			}
+			c.markers[c.n_markers] = (struct svgplot_marker){o[i].limit_ms,
+									 labels[c.n_markers]};
+			c.n_markers++;
+		}
+		if (k == 0 && c.n_markers == 0)
 			c.caption = "Read across from a share of calls to the TTFT they got: the further "
 				    "left the curve, the sooner agents see their first token.";
-		if (k == 1 && slo_tpot_ms > 0.0)
-			c.markers[c.n_markers++] = (struct svgplot_marker){slo_tpot_ms, "TPOT objective"};
 		struct svgplot_series s[2];
 		struct line *own[2] = {NULL, NULL};
 		for (size_t i = 0; i < n_runs && r->rc == 0; i++)
@@ -441,7 +499,7 @@ static void arrivals_charts(FILE *out, struct rd *r, const cJSON *charts)
 			.id = "arrivals",
 			.title = title,
 			.x_label = "time from the first call (h)",
-			.y_label = "calls per bin",
+			.y_label = "calls arriving (per bin)",
 			.caption = "The load over the run: latency percentiles are mostly decided by the "
 				   "busiest stretch.",
 		};
@@ -607,6 +665,46 @@ static void cost_table(FILE *out, struct rd *r, const cJSON *doc)
 			rd_num(r, rd_obj(r, e, "idle_w_per_gpu"), "value"));
 }
 
+/* replay --cost as a chart: each way of paying's month, its cost per
+ * accepted task beside the bar. */
+static void cost_chart(FILE *out, const cJSON *doc)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "cost");
+	const cJSON *opts = cJSON_GetObjectItemCaseSensitive(c, "options"), *o;
+	size_t n = (size_t)cJSON_GetArraySize(opts);
+	if (!cJSON_IsObject(c) || n == 0)
+		return;
+	struct svgplot_bar *bars = calloc(n, sizeof(*bars));
+	char(*labels)[96] = calloc(n, sizeof(*labels)), (*notes)[96] = calloc(n, sizeof(*notes));
+	if (bars && labels && notes) {
+		size_t k = 0;
+		cJSON_ArrayForEach(o, opts) {
+			if (k >= n)
+				break;
+			fit(labels[k], sizeof(labels[0]), opt_str(o, "label"), NULL);
+			double task = opt_num(o, "usd_per_accepted_task");
+			if (isfinite(task))
+				snprintf(notes[k], sizeof(notes[0]), "(%.2f per accepted task)", task);
+			bars[k] = (struct svgplot_bar){labels[k], opt_num(o, "usd_per_month"), notes[k]};
+			k++;
+		}
+		struct svgplot_chart ch = {
+			.id = "replay-cost",
+			.title = "Cost per month by way of paying",
+			.x_label = "cost of the month (USD)",
+			.y_label = "way of paying",
+			.caption = "What this traffic costs a month on this deployment, bought or rented "
+				   "(replay --cost; the parts and every assumption with its source are in "
+				   "the Cost section above).",
+			.value_digits = 0,
+		};
+		svgplot_bars(out, &ch, bars, k);
+	}
+	free(bars);
+	free(labels);
+	free(notes);
+}
+
 /* Every measured figure of the run, labelled and in the units the terminal
  * table gives them (reports/fields.h); a figure a run leaves out (a KV tier
  * it has not) is left out here too. */
@@ -703,7 +801,14 @@ static int page_replay(FILE *out, struct rd *r, const cJSON *doc)
 	figures_table(out, doc);
 	fputs("<h2>Charts</h2>\n", out);
 	const char *name = "calls at or below";
-	cdf_charts(out, r, &charts, &name, 1, slo_ttft, slo_tpot);
+	struct objective obj[2];
+	int n_obj = 0;
+	if (slo_ttft > 0.0)
+		obj[n_obj++] = (struct objective){"ttft", slo_ttft};
+	if (slo_tpot > 0.0)
+		obj[n_obj++] = (struct objective){"tpot", slo_tpot};
+	cost_chart(out, doc);
+	cdf_charts(out, r, &charts, &name, 1, obj, n_obj);
 	arrivals_charts(out, r, charts);
 	if (r->rc == 0)
 		timeseries_charts(out, r, doc);
@@ -752,7 +857,7 @@ static void timeseries_charts(FILE *out, struct rd *r, const cJSON *doc)
 		.id = "ts-queue",
 		.title = "Queue depth over time",
 		.x_label = "simulated time (h)",
-		.y_label = "calls waiting",
+		.y_label = "calls waiting (calls)",
 		.caption = "Calls waiting for a replica or for a place in a batch at each sample: a "
 			   "queue that keeps growing means too few replicas for that stretch.",
 	};
@@ -763,7 +868,7 @@ static void timeseries_charts(FILE *out, struct rd *r, const cJSON *doc)
 		.id = "ts-batch",
 		.title = "Batch size over time",
 		.x_label = "simulated time (h)",
-		.y_label = "calls in running batches",
+		.y_label = "calls in running batches (calls)",
 		.caption = "Calls in the replicas' running sets, summed: near max_num_seqs per "
 			   "replica, batches are full and decode slows for everyone.",
 	};
@@ -785,7 +890,7 @@ static void timeseries_charts(FILE *out, struct rd *r, const cJSON *doc)
 		.id = "ts-replicas",
 		.title = "Replicas over time",
 		.x_label = "simulated time (h)",
-		.y_label = "replicas",
+		.y_label = "replicas (replicas)",
 		.caption = "Replicas serving and starting at each sample: what an autoscaler did, "
 			   "and what faults took away.",
 	};
@@ -857,7 +962,16 @@ static int page_stats(FILE *out, struct rd *r, const cJSON *doc)
 		xmax = fmax(xmax, x[m]);
 		m++;
 	}
-	double scale = xmax >= 1e7 ? 1e6 : xmax >= 1e4 ? 1e3 : 1.0;
+	/* the capacities tried double from one to the next: over a decade or
+	 * more they go on a log axis, in tokens (ticks 1k, 1M), where each
+	 * doubling is as wide as the next; else in the thousands or millions
+	 * that keep the ticks short */
+	double xmin = INFINITY;
+	for (size_t i = 1; i < m; i++)
+		if (x[i] > 0.0)
+			xmin = fmin(xmin, x[i]);
+	bool log_x = isfinite(xmin) && xmax / xmin >= 10.0;
+	double scale = log_x ? 1.0 : xmax >= 1e7 ? 1e6 : xmax >= 1e4 ? 1e3 : 1.0;
 	for (size_t i = 0; i < m; i++)
 		x[i] /= scale;
 	struct svgplot_chart c = {
@@ -869,7 +983,9 @@ static int page_stats(FILE *out, struct rd *r, const cJSON *doc)
 		.y_label = "prompt tokens found cached (%)",
 		.caption = "How much cache this traffic needs: where the curve flattens, more KV "
 			   "capacity stops paying; the dashed line is the hit rate of a cache that never "
-			   "evicts.",
+			   "evicts. Capacities spanning decades are on a log axis, each decade the same "
+			   "width.",
+		.x_scale = log_x ? SVGPLOT_LOG : SVGPLOT_LINEAR,
 	};
 	c.hmarkers[c.n_hmarkers++] = (struct svgplot_marker){100.0 * unbounded, "never evicting"};
 	struct svgplot_series s = {.name = "hit rate", .x = x, .y = y, .n = m, .points = m < 3};
@@ -881,35 +997,6 @@ static int page_stats(FILE *out, struct rd *r, const cJSON *doc)
 }
 
 /* ---- size --------------------------------------------------------------- */
-
-/* The limits of "ttft_p95=2000ms,tpot_p50=50ms", by key; how many. */
-struct objective {
-	char key[16];
-	double limit_ms;
-};
-
-static int parse_slo(const char *text, struct objective *o, int max)
-{
-	int n = 0;
-	const char *p = text;
-	while (*p && n < max) {
-		const char *eq = strchr(p, '=');
-		if (!eq || eq - p >= (ptrdiff_t)sizeof(o[n].key))
-			break;
-		memcpy(o[n].key, p, (size_t)(eq - p));
-		o[n].key[eq - p] = '\0';
-		char *end;
-		o[n].limit_ms = strtod(eq + 1, &end);
-		if (end == eq + 1 || !(o[n].limit_ms > 0.0))
-			break;
-		n++;
-		p = strchr(end, ',');
-		if (!p)
-			break;
-		p++;
-	}
-	return n;
-}
 
 /* The worst ratio over the objectives of a candidate's median percentile to
  * its limit. */
@@ -923,6 +1010,20 @@ static double worst_ratio(const cJSON *cand, const struct objective *o, int n_ob
 			worst = v / o[i].limit_ms;
 	}
 	return worst;
+}
+
+/* Whether a candidate's replay was stopped before its end (a replicate's
+ * verdict is an early rule: "failed", "slo", "queue"), so its percentiles
+ * cover only the calls finished by then. */
+static bool stopped_early(const cJSON *e)
+{
+	const cJSON *v;
+	cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(e, "verdicts")) {
+		if (cJSON_IsString(v) && strcmp(v->valuestring, "met") != 0 &&
+		    strcmp(v->valuestring, "ran") != 0)
+			return true;
+	}
+	return false;
 }
 
 static void deployment(char *buf, size_t cap, const cJSON *e)
@@ -1053,64 +1154,116 @@ static int page_size(FILE *out, struct rd *r, const cJSON *doc)
 		}
 	}
 
-	/* the candidates tried, and the chart of them */
+	/* the candidates tried, and the chart of them: per hardware option a
+	 * colour, met as dots and missed as rings, each with its shape; a
+	 * candidate stopped early has no whole percentile to draw */
 	struct objective obj[8];
 	int n_obj = parse_slo(slo, obj, 8);
-	double *x = malloc(2 * MAX_CANDIDATES * sizeof(*x)), *y = malloc(2 * MAX_CANDIDATES * sizeof(*y));
-	if (!x || !y) {
+	size_t n_cand = 0, n_opt = 0;
+	cJSON_ArrayForEach(o, options) {
+		n_opt++;
+		n_cand += (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "path"));
+	}
+	if (n_cand > MAX_CANDIDATES)
+		n_cand = MAX_CANDIDATES;
+	if (n_opt > MAX_SERIES / 2)
+		n_opt = MAX_SERIES / 2;
+	double *x = malloc((n_cand + 1) * sizeof(*x)), *y = malloc((n_cand + 1) * sizeof(*y));
+	char(*shape)[64] = calloc(n_cand + 1, sizeof(*shape));
+	const char **shapes = calloc(n_cand + 1, sizeof(*shapes));
+	char(*names)[96] = calloc(MAX_SERIES, sizeof(*names));
+	if (!x || !y || !shape || !shapes || !names) {
 		free(x);
 		free(y);
+		free(shape);
+		free(shapes);
+		free(names);
 		return r->rc = diag_set(r->d, DIAG_ENOMEM, "out of memory for the report's charts");
 	}
-	size_t n_met = 0, n_miss = 0;
+	struct svgplot_series s[MAX_SERIES];
+	size_t ns = 0, at = 0, n_early = 0;
 	h2(out, "Candidates tried, in search order");
 	static const char *const CHEAD[] = {"Hardware", "Deployment", "GPUs", "Worst objective / limit",
 					    "Met", "Why not"};
 	fputs("<table>\n", out);
 	th_row(out, CHEAD, 6);
+	size_t k_opt = 0;
 	cJSON_ArrayForEach(o, options) {
 		const cJSON *path = cJSON_GetObjectItemCaseSensitive(o, "path");
 		const cJSON *e;
+		/* this option's two series: met, then missed */
+		for (int met = 1; met >= 0; met--) {
+			size_t first = at;
+			cJSON_ArrayForEach(e, path) {
+				if (opt_bool(e, "meets") != (met == 1))
+					continue;
+				char dep[64];
+				deployment(dep, sizeof(dep), e);
+				double ratio = worst_ratio(e, obj, n_obj), gpus = opt_num(e, "gpus");
+				bool early = stopped_early(e);
+				if (!early && at < n_cand && k_opt < n_opt) {
+					x[at] = gpus;
+					y[at] = ratio;
+					fit(shape[at], sizeof(shape[0]), dep, NULL);
+					shapes[at] = shape[at];
+					at++;
+				}
+			}
+			if (k_opt < n_opt && ns < MAX_SERIES) {
+				fit(names[ns], sizeof(names[0]), opt_str(o, "hardware"),
+				    met ? ": met" : ": missed", NULL);
+				s[ns] = (struct svgplot_series){.name = names[ns], .x = x + first,
+							       .y = y + first, .n = at - first,
+							       .points = true, .hollow = !met,
+							       .labels = shapes + first,
+							       .color = (int)k_opt + 1};
+				ns++;
+			}
+		}
 		cJSON_ArrayForEach(e, path) {
 			char dep[64];
 			deployment(dep, sizeof(dep), e);
 			double ratio = worst_ratio(e, obj, n_obj), gpus = opt_num(e, "gpus");
-			bool meets = opt_bool(e, "meets");
+			bool meets = opt_bool(e, "meets"), early = stopped_early(e);
+			n_early += early;
 			fputs("<tr>", out);
 			td_str(out, opt_str(o, "hardware"));
 			td_str(out, dep);
 			td_num(out, gpus, 0);
-			td_num(out, ratio, 2);
+			if (early)
+				td_str(out, "stopped early: not measured");
+			else
+				td_num(out, ratio, 2);
 			td_str(out, meets ? "yes" : "no");
 			td_str(out, opt_str(e, "why"));
 			fputs("</tr>\n", out);
-			if (meets && n_met < MAX_CANDIDATES) {
-				x[n_met] = gpus;
-				y[n_met++] = ratio;
-			} else if (!meets && n_miss < MAX_CANDIDATES) {
-				x[MAX_CANDIDATES + n_miss] = gpus;
-				y[MAX_CANDIDATES + n_miss++] = ratio;
-			}
 		}
+		k_opt++;
 	}
 	fputs("</table>\n<h2>Charts</h2>\n", out);
+	char caption[512];
+	snprintf(caption, sizeof(caption), "Each dot is one deployment the search replayed to the "
+		 "end, coloured by hardware, its shape beside it (replicas x tensor parallel); a dot "
+		 "met every objective, a ring missed one; at or below the dashed line every objective "
+		 "held. The answer is the leftmost dot of each colour.%s",
+		 n_early ? " Candidates the search stopped early (it saw the objective missed before "
+			   "the replay ended) are in the table, not drawn: their percentiles cover part "
+			   "of the calls, so their ratio would say nothing." : "");
 	struct svgplot_chart c = {
 		.id = "size-candidates",
 		.title = "Candidates tried: GPUs against the worst objective",
-		.x_label = "GPUs of the candidate deployment",
+		.x_label = "GPUs of the candidate deployment (GPUs)",
 		.y_label = "worst percentile / its limit (x)",
-		.caption = "Each dot is one deployment the search replayed; at or below the dashed "
-			   "line every objective held. The answer is the leftmost dot that met them.",
+		.caption = caption,
+		.y_scale = SVGPLOT_AUTO,
 	};
 	c.hmarkers[c.n_hmarkers++] = (struct svgplot_marker){1.0, "objective limit"};
-	struct svgplot_series s[2] = {
-		{.name = "met the objectives", .x = x, .y = y, .n = n_met, .points = true},
-		{.name = "missed", .x = x + MAX_CANDIDATES, .y = y + MAX_CANDIDATES, .n = n_miss,
-		 .points = true},
-	};
-	svgplot_lines(out, &c, s, 2);
+	svgplot_lines(out, &c, s, ns);
 	free(x);
 	free(y);
+	free(shape);
+	free(shapes);
+	free(names);
 	return r->rc;
 }
 
@@ -1122,29 +1275,223 @@ static bool self_hosted(const cJSON *row)
 	return strcmp(o, "seats") != 0 && strcmp(o, "api") != 0;
 }
 
+/* A row's name: "h100-sxm purchase (1 x TP1)", a local plus cloud row's
+ * "h100-sxm purchase + API (1 x TP1)" (its month holds the API's calls:
+ * without the "+ API" it reads as the box alone, and cheaper than it is),
+ * "seats", "api". */
 static void row_label(char *buf, size_t cap, const cJSON *row)
 {
+	bool hybrid = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(row, "hybrid"));
 	if (self_hosted(row))
-		fit(buf, cap, opt_str(row, "hardware"), " ", opt_str(row, "option"), " (",
-		    opt_str(row, "deployment"), ")", NULL);
+		fit(buf, cap, opt_str(row, "hardware"), " ", opt_str(row, "option"),
+		    hybrid ? " + API" : "", " (", opt_str(row, "deployment"), ")", NULL);
 	else
 		fit(buf, cap, opt_str(row, "option"), NULL);
+}
+
+/* Whether p (in text) starts a token of its own: not inside an id, a path
+ * or a URL ("uptime-global-2025", "/2025/"). */
+static bool token_start(const char *text, const char *p)
+{
+	if (p == text)
+		return true;
+	char c = p[-1];
+	return !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		 c == '-' || c == '_' || c == '/' || c == '.' || c == '=');
+}
+
+/* Digits at p, at most 5. */
+static size_t digits_at(const char *p)
+{
+	size_t d = 0;
+	while (d < 5 && p[d] >= '0' && p[d] <= '9')
+		d++;
+	return d;
+}
+
+/* The date a source gives, into buf: its first "2025-12-28" or "2026-08"
+ * standing as a token of its own, else its first year standing alone
+ * ("..., 2026 mid"); "-" when there is none (a default, a figure of the
+ * run). */
+static void source_date(char *buf, size_t cap, const char *text)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (const char *p = text; *p; p++) {
+			if (digits_at(p) != 4 || (p[0] != '1' && p[0] != '2') || !token_start(text, p))
+				continue;
+			size_t len = 4;
+			if (p[4] == '-' && digits_at(p + 5) == 2) {
+				len = 7;
+				if (p[7] == '-' && digits_at(p + 8) == 2)
+					len = 10;
+			}
+			char after = p[len];
+			bool alone = after == '\0' || after == ' ' || after == ',' || after == ')' ||
+				     after == ';' || after == ':';
+			if (!alone || (pass == 0 && len == 4) || (pass == 1 && len != 4))
+				continue;
+			snprintf(buf, cap, "%.*s", (int)len, p);
+			return;
+		}
+	}
+	snprintf(buf, cap, "-");
+}
+
+/* The sensitivity table: each row's cost per accepted task with one input
+ * moved (docs/size.md, "Sensitivity"). */
+static void sensitivity_table(FILE *out, const cJSON *rows, const char *cur)
+{
+	static const char *const KEYS[] = {"price_minus", "price_plus", "acceptance_minus",
+					   "acceptance_plus", "acceptance_30pct_of_traced",
+					   "acceptance_100pct_of_traced", "utilisation_minus",
+					   "utilisation_plus", "operator_low", "operator_high"};
+	static const char *const HEAD[] = {"Option", "as priced", "price -20%", "price +20%",
+					   "acceptance -20%", "acceptance +20%",
+					   "acceptance 30% of traced", "acceptance 100% of traced",
+					   "traffic -20%", "traffic +20%", "operator low",
+					   "operator high"};
+	bool any = false;
+	const cJSON *row;
+	cJSON_ArrayForEach(row, rows) any = any || cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(
+		row, "sensitivity_usd_per_accepted_task"));
+	if (!any)
+		return;
+	h2(out, "Sensitivity");
+	fputs("<p>Cost per accepted task (", out);
+	svgplot_escape(out, cur);
+	fputs(") with one input moved at a time: each row's own price -/+20%; the self-hosted "
+	      "acceptance -/+20%, and at 30% and 100% of the traced model's; the traffic on the same "
+	      "deployment -/+20%; operator time at the low and high ends of its sourced range. A row "
+	      "whose order against the API changes inside these columns is a close call.</p>\n<table>\n",
+	      out);
+	th_row(out, HEAD, sizeof(HEAD) / sizeof(HEAD[0]));
+	cJSON_ArrayForEach(row, rows) {
+		const cJSON *sv = cJSON_GetObjectItemCaseSensitive(row, "sensitivity_usd_per_accepted_task");
+		char label[192];
+		row_label(label, sizeof(label), row);
+		fputs("<tr><th>", out);
+		svgplot_escape(out, label);
+		fputs("</th>", out);
+		td_num(out, opt_num(row, "usd_per_accepted_task"), 2);
+		for (size_t k = 0; k < sizeof(KEYS) / sizeof(KEYS[0]); k++)
+			td_num(out, opt_num(sv, KEYS[k]), 2);
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
+/* The value of a row's assumption name; NAN when it has none. */
+static double assumption_value(const cJSON *row, const char *name)
+{
+	const cJSON *a;
+	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(row, "assumptions")) {
+		if (strcmp(opt_str(a, "name"), name) == 0)
+			return opt_num(a, "value");
+	}
+	return NAN;
+}
+
+/* Operator time per self-hosted row: its figure a month, its share of the
+ * month, and the row's warnings (operator time deciding it, what a price
+ * leaves out). */
+static void operator_table(FILE *out, const cJSON *rows, const char *cur)
+{
+	h2(out, "Operator cost");
+	fputs("<p>Operator time is a model: a base per deployment plus a share per system "
+	      "(docs/cost.md, \"Operator time\"). Where it is more than half a row's month it decides "
+	      "that row: set it from your own staffing.</p>\n<table>\n", out);
+	char h1[64], h3[64];
+	fit(h1, sizeof(h1), "operator (", cur, "/month)", NULL);
+	fit(h3, sizeof(h3), "month (", cur, ")", NULL);
+	const char *head[] = {"Option", h1, h3, "operator share (%)", "notes"};
+	th_row(out, head, 5);
+	const cJSON *row;
+	cJSON_ArrayForEach(row, rows) {
+		if (!self_hosted(row))
+			continue;
+		char label[192];
+		row_label(label, sizeof(label), row);
+		fputs("<tr><th>", out);
+		svgplot_escape(out, label);
+		fputs("</th>", out);
+		td_num(out, assumption_value(row, "operator"), 2);
+		td_num(out, opt_num(row, "usd_per_month"), 2);
+		td_num(out, 100.0 * opt_num(row, "operator_share"), 1);
+		fputs("<td>", out);
+		const cJSON *w;
+		int k = 0;
+		cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(row, "warnings")) {
+			if (!cJSON_IsString(w))
+				continue;
+			if (k++)
+				fputs("; ", out);
+			svgplot_escape(out, w->valuestring);
+		}
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
+/* Every figure each row used, with its unit, source and the source's date;
+ * a figure the same for every row before it is listed once, under the
+ * first row that used it, and named so. */
+static void assumptions_table(FILE *out, const cJSON *rows, const char *as_of)
+{
+	h2(out, "Assumptions and sources");
+	fputs("<p>Every figure each option rests on, with its unit, its source and the date the "
+	      "source gives (\"-\": a default or a figure of this run, not a dated price). Prices as "
+	      "of ", out);
+	svgplot_escape(out, as_of);
+	fputs(".</p>\n", out);
+	const cJSON *row;
+	cJSON_ArrayForEach(row, rows) {
+		char label[192];
+		row_label(label, sizeof(label), row);
+		fputs("<h3>", out);
+		svgplot_escape(out, label);
+		fputs("</h3>\n<table>\n<tr><th>assumption</th><th>value</th><th>unit</th>"
+		      "<th>source</th><th>date</th></tr>\n", out);
+		const cJSON *a;
+		cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(row, "assumptions")) {
+			char date[16];
+			const char *src = opt_str(a, "source");
+			source_date(date, sizeof(date), src);
+			double v = opt_num(a, "value");
+			fputs("<tr><th>", out);
+			svgplot_escape(out, opt_str(a, "name"));
+			fputs("</th>", out);
+			if (isfinite(v))
+				fprintf(out, "<td class=\"n\">%.6g</td>", v);
+			else
+				td_str(out, "-");
+			td_str(out, opt_str(a, "unit"));
+			td_str(out, src);
+			td_str(out, date);
+			fputs("</tr>\n", out);
+		}
+		fputs("</table>\n", out);
+	}
 }
 
 static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 {
 	const cJSON *rows = rd_arr(r, doc, "rows");
 	double engineers = rd_num(r, doc, "engineers");
-	struct fact f[12];
+	struct fact f[14];
 	size_t n = 0;
 	run_facts(r, doc, f, &n);
 	if (r->rc)
 		return r->rc;
 	const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+	const char *slo = opt_str(doc, "slo");
 	f[n].name = "Team";
 	snprintf(f[n++].value, sizeof(f[0].value), "%.0f engineers", engineers);
+	fact_str(f, &n, "Latency objectives",
+		 strcmp(slo, "-") != 0 ? slo : "not in this result (each option was sized by agentcap "
+					      "size's objectives)");
 	fact_str(f, &n, "API", opt_str(doc, "api"));
 	fact_str(f, &n, "Seats", opt_str(doc, "seats"));
+	fact_str(f, &n, "Prices as of", opt_str(doc, "prices_as_of"));
 	f[n].name = "Seed";
 	snprintf(f[n++].value, sizeof(f[0].value), "%.0f", opt_num(run, "seed"));
 	fact_str(f, &n, "agentcap version", opt_str(run, "agentcap_version"));
@@ -1152,7 +1499,7 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 	facts(out, "What was priced", f, n);
 
 	const char *cur = opt_str(doc, "currency");
-	if (!cur[0])
+	if (!cur[0] || strcmp(cur, "-") == 0)
 		cur = "USD";
 	h2(out, "Cost");
 	static const char *const HEAD[] = {"Option", "GPUs", "per month", "per engineer-month",
@@ -1186,6 +1533,8 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 			double be = opt_num(row, "breakeven_gpu_busy_fraction");
 			if (isfinite(be) && be <= 1.0)
 				td_num(out, 100.0 * be, 1);
+			else if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(row, "hybrid")))
+				td_str(out, "-");
 			else
 				td_str(out, "never at this size");
 		} else {
@@ -1197,40 +1546,45 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 	}
 	fputs("</table>\n<p>All figures in ", out);
 	svgplot_escape(out, cur);
-	fputs(".</p>\n<h2>Charts</h2>\n", out);
+	fputs(". A row named \"+ API\" is one box with the API beside it: its month holds the API's "
+	      "calls too.</p>\n", out);
+	sensitivity_table(out, rows, cur);
+	operator_table(out, rows, cur);
+	h2(out, "Charts");
 
 	/* bars: self-hosted rows, seats and API as lines across them */
 	struct svgplot_bar *bars = calloc(n_rows ? n_rows : 1, sizeof(*bars));
 	char(*labels)[192] = calloc(n_rows ? n_rows : 1, sizeof(*labels));
+	char(*marks)[64] = calloc(SVGPLOT_MAX_MARKERS, sizeof(*marks));
 	double *ux = malloc(UTIL_POINTS * sizeof(*ux));
 	double *uy = malloc(MAX_SERIES * UTIL_POINTS * sizeof(*uy));
-	if (!bars || !labels || !ux || !uy) {
+	if (!bars || !labels || !marks || !ux || !uy) {
 		free(bars);
 		free(labels);
+		free(marks);
 		free(ux);
 		free(uy);
 		return r->rc = diag_set(r->d, DIAG_ENOMEM, "out of memory for the report's charts");
 	}
 	size_t nb = 0;
-	double top = fmax(isfinite(api) ? api : 0.0, isfinite(seats) ? seats : 0.0);
 	cJSON_ArrayForEach(row, rows) {
 		if (!self_hosted(row))
 			continue;
 		row_label(labels[nb], sizeof(labels[0]), row);
-		bars[nb] = (struct svgplot_bar){labels[nb], opt_num(row, "usd_per_accepted_task")};
-		if (isfinite(bars[nb].value))
-			top = fmax(top, bars[nb].value);
+		bars[nb] = (struct svgplot_bar){labels[nb], opt_num(row, "usd_per_accepted_task"), NULL};
 		nb++;
 	}
 	char xl[64];
-	fit(xl, sizeof(xl), cur, " per accepted task", NULL);
+	fit(xl, sizeof(xl), "cost per accepted task (", cur, ")", NULL);
 	struct svgplot_chart c = {
 		.id = "cost-per-task",
 		.title = "Cost per accepted task by option",
 		.x_label = xl,
-		.y_label = "",
+		.y_label = "option (deployment)",
 		.caption = "A bar left of a dashed line is cheaper per accepted task than the seats or "
-			   "the API it is named for, at the traffic replayed.",
+			   "the API it is named for, at the traffic replayed. \"+ API\": one box with the "
+			   "API beside it, both paid.",
+		.value_digits = 2,
 	};
 	if (isfinite(seats))
 		c.markers[c.n_markers++] = (struct svgplot_marker){seats, "seats"};
@@ -1239,7 +1593,8 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 	svgplot_bars(out, &c, bars, nb);
 
 	/* cost against utilisation: the fixed monthly cost over traffic scaled
-	 * on the same GPUs, so per task it falls as 1 / busy */
+	 * on the same GPUs, so per task it falls as 1 / busy; local plus cloud
+	 * rows have no such curve (their API part scales with the traffic) */
 	for (int i = 0; i < UTIL_POINTS; i++)
 		ux[i] = (double)(i + 1);
 	struct svgplot_series s[MAX_SERIES];
@@ -1247,11 +1602,12 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 	/* drawn up to 4x the dearer baseline, or twice the cheapest option at
 	 * full use when that is higher, so the crossing stays readable */
 	double cap = 4.0 * fmax(isfinite(api) ? api : 0.0, isfinite(seats) ? seats : 0.0);
-	double cheapest = INFINITY;
+	double cheapest = INFINITY, top = 0.0;
 	cJSON_ArrayForEach(row, rows) if (self_hosted(row)) {
 		double full = opt_num(row, "usd_per_accepted_task") * opt_num(row, "gpu_busy_fraction");
 		if (isfinite(full))
 			cheapest = fmin(cheapest, full);
+		top = fmax(top, opt_num(row, "usd_per_accepted_task"));
 	}
 	if (isfinite(cheapest))
 		cap = fmax(cap, 2.0 * cheapest);
@@ -1264,7 +1620,8 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 		.y_label = xl,
 		.caption = "More traffic on the same GPUs spreads their fixed cost: where a curve "
 			   "crosses the API line is the break-even utilisation (marked when it is below "
-			   "100%).",
+			   "100%). Local plus cloud rows are left out: their API part grows with the "
+			   "traffic.",
 	};
 	if (isfinite(api))
 		c.hmarkers[c.n_hmarkers++] = (struct svgplot_marker){api, "API"};
@@ -1272,7 +1629,10 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 		c.hmarkers[c.n_hmarkers++] = (struct svgplot_marker){seats, "seats"};
 	size_t k = 0;
 	cJSON_ArrayForEach(row, rows) {
-		if (!self_hosted(row) || ns >= MAX_SERIES)
+		if (!self_hosted(row))
+			continue;
+		size_t at = k++;
+		if (ns >= MAX_SERIES || cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(row, "hybrid")))
 			continue;
 		double busy = opt_num(row, "gpu_busy_fraction") * 100.0;
 		double task = opt_num(row, "usd_per_accepted_task");
@@ -1281,16 +1641,21 @@ static int page_compare(FILE *out, struct rd *r, const cJSON *doc)
 			double v = task * busy / ux[i];
 			yy[i] = isfinite(v) && v <= cap ? v : NAN;
 		}
-		s[ns] = (struct svgplot_series){.name = labels[k], .x = ux, .y = yy, .n = UTIL_POINTS};
+		s[ns] = (struct svgplot_series){.name = labels[at], .x = ux, .y = yy, .n = UTIL_POINTS};
 		double be = opt_num(row, "breakeven_gpu_busy_fraction");
-		if (isfinite(be) && be <= 1.0 && c.n_markers < SVGPLOT_MAX_MARKERS)
-			c.markers[c.n_markers++] = (struct svgplot_marker){100.0 * be, "break-even"};
+		if (isfinite(be) && be <= 1.0 && c.n_markers < SVGPLOT_MAX_MARKERS) {
+			fit(marks[c.n_markers], sizeof(marks[0]), "break-even ", opt_str(row, "hardware"),
+			    " ", opt_str(row, "option"), NULL);
+			c.markers[c.n_markers] = (struct svgplot_marker){100.0 * be, marks[c.n_markers]};
+			c.n_markers++;
+		}
 		ns++;
-		k++;
 	}
 	svgplot_lines(out, &c, s, ns);
+	assumptions_table(out, rows, opt_str(doc, "prices_as_of"));
 	free(bars);
 	free(labels);
+	free(marks);
 	free(ux);
 	free(uy);
 	return r->rc;
@@ -1441,11 +1806,11 @@ static int page_compare_range(FILE *out, struct rd *r, const cJSON *doc)
 		ns++;
 	}
 	char yl[64];
-	fit(yl, sizeof(yl), cur, " per accepted task", NULL);
+	fit(yl, sizeof(yl), "cost per accepted task (", cur, ")", NULL);
 	struct svgplot_chart c = {
 		.id = "cost-by-team-size",
 		.title = "Cost per accepted task against team size",
-		.x_label = "engineers in the team",
+		.x_label = "team size (engineers)",
 		.y_label = yl,
 		.caption = "Each point is a sizing run at that team size; a self-hosted line falls as "
 			   "its deployment absorbs more engineers and steps up where another replica "
@@ -1459,6 +1824,130 @@ static int page_compare_range(FILE *out, struct rd *r, const cJSON *doc)
 }
 
 /* ---- whatif ------------------------------------------------------------- */
+
+/* A row of the whatif table as a reader reads it: the label, the unit, and
+ * whether its figures are counts (printed without decimals). */
+struct row_name {
+	const char *key;
+	const char *label;
+	const char *unit;
+	bool count;
+};
+
+static const struct row_name WHATIF_ROWS[] = {
+	{"completed", "Calls completed", "calls", true},
+	{"failed", "Calls failed", "calls", true},
+	{"prompt_tokens", "Prompt tokens", "tokens", true},
+	{"prefill_tokens_computed", "Prefill tokens computed", "tokens", true},
+	{"prefix_cache_hit_rate", "Prefix-cache hit rate", "%", false},
+	{"mean_ttft_ms", "Mean TTFT", "ms", false},
+	{"median_ttft_ms", "Median TTFT", "ms", false},
+	{"p90_ttft_ms", "P90 TTFT", "ms", false},
+	{"p95_ttft_ms", "P95 TTFT", "ms", false},
+	{"p99_ttft_ms", "P99 TTFT", "ms", false},
+	{"mean_tpot_ms", "Mean TPOT", "ms", false},
+	{"median_tpot_ms", "Median TPOT", "ms", false},
+	{"p90_tpot_ms", "P90 TPOT", "ms", false},
+	{"p95_tpot_ms", "P95 TPOT", "ms", false},
+	{"p99_tpot_ms", "P99 TPOT", "ms", false},
+	{"request_goodput", "Goodput", "calls/s", false},
+	{"slo_attainment", "Calls within the objectives", "%", false},
+	{"gpu_busy_fraction", "GPU busy", "%", false},
+	{"duration_s", "Duration", "s", false},
+	{"gpus", "GPUs needed", "GPUs", true},
+	{"usd_month_purchase", "Purchase", "USD/month", false},
+	{"usd_month_dedicated", "Dedicated rental", "USD/month", false},
+	{"usd_month_elastic", "Elastic rental", "USD/month", false},
+};
+
+/* The label of a whatif row: from the table above, the hardware after a
+ * comma, the unit in brackets ("Elastic rental, h100-sxm (USD/month)"); a
+ * key the table lacks reads with its underscores as spaces and the unit
+ * the row gives.  *count: its figures are whole. */
+static void whatif_label(char *buf, size_t cap, const cJSON *row, bool *count)
+{
+	const char *key = opt_str(row, "key"), *unit = opt_str(row, "unit");
+	const struct row_name *rn = NULL;
+	for (size_t i = 0; i < sizeof(WHATIF_ROWS) / sizeof(WHATIF_ROWS[0]); i++)
+		if (strcmp(key, WHATIF_ROWS[i].key) == 0)
+			rn = &WHATIF_ROWS[i];
+	char name[96];
+	if (rn) {
+		fit(name, sizeof(name), rn->label, NULL);
+		unit = rn->unit;
+	} else {
+		fit(name, sizeof(name), key, NULL);
+		for (char *c = name; *c; c++)
+			if (*c == '_')
+				*c = ' ';
+		if (name[0] >= 'a' && name[0] <= 'z')
+			name[0] = (char)(name[0] - 'a' + 'A');
+	}
+	*count = rn ? rn->count : false;
+	const cJSON *hw = cJSON_GetObjectItemCaseSensitive(row, "hardware");
+	bool has_unit = unit[0] && strcmp(unit, "-") != 0;
+	/* the unit stays whole: a long name or hardware id is cut before it */
+	char tail[40];
+	fit(tail, sizeof(tail), has_unit ? " (" : "", has_unit ? unit : "", has_unit ? ")" : "", NULL);
+	size_t keep = cap > strlen(tail) + 1 ? cap - strlen(tail) : 1;
+	fit(buf, keep, name, cJSON_IsString(hw) ? ", " : "", cJSON_IsString(hw) ? hw->valuestring : "",
+	    NULL);
+	size_t at = strlen(buf);
+	snprintf(buf + at, cap - at, "%s", tail);
+}
+
+/* The sizing of each variant (whatif --slo): GPUs per hardware option and
+ * variant, each bar saying the deployment's shape. */
+static void whatif_size_chart(FILE *out, const cJSON *size)
+{
+	const cJSON *opts = cJSON_GetObjectItemCaseSensitive(size, "options"), *o;
+	size_t n = 0;
+	cJSON_ArrayForEach(o, opts) n += 2;
+	if (n == 0)
+		return;
+	struct svgplot_bar *bars = calloc(n, sizeof(*bars));
+	char(*labels)[96] = calloc(n, sizeof(*labels)), (*notes)[96] = calloc(n, sizeof(*notes));
+	if (!bars || !labels || !notes) {
+		free(bars);
+		free(labels);
+		free(notes);
+		return;
+	}
+	size_t k = 0;
+	cJSON_ArrayForEach(o, opts) {
+		const cJSON *v;
+		int i = 0;
+		cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(o, "variants")) {
+			if (k >= n || i >= 2)
+				break;
+			fit(labels[k], sizeof(labels[0]), opt_str(o, "hardware"), ", ",
+			    opt_str(v, "variant"), NULL);
+			if (opt_bool(v, "found"))
+				fit(notes[k], sizeof(notes[0]), opt_str(v, "deployment"), NULL);
+			else
+				fit(notes[k], sizeof(notes[0]), "none found", NULL);
+			bars[k] = (struct svgplot_bar){labels[k], opt_num(v, "gpus"), notes[k]};
+			k++;
+			i++;
+		}
+	}
+	char title[160];
+	fit(title, sizeof(title), "GPUs needed to meet ", opt_str(size, "slo"), NULL);
+	struct svgplot_chart c = {
+		.id = "whatif-size",
+		.title = title,
+		.x_label = "GPUs of the smallest deployment (GPUs)",
+		.y_label = "hardware, variant",
+		.caption = "Each variant sized as agentcap size sizes a team: the bar is the GPUs of the "
+			   "smallest deployment meeting every objective, the text its shape (replicas x "
+			   "tensor parallel).",
+		.value_unit = " GPUs",
+	};
+	svgplot_bars(out, &c, bars, k);
+	free(bars);
+	free(labels);
+	free(notes);
+}
 
 static int page_whatif(FILE *out, struct rd *r, const cJSON *doc)
 {
@@ -1482,9 +1971,13 @@ static int page_whatif(FILE *out, struct rd *r, const cJSON *doc)
 		rd_missing(r, "variants", "pair of");
 		return r->rc;
 	}
+	const cJSON *size = cJSON_GetObjectItemCaseSensitive(doc, "size");
+	const char *slo = cJSON_IsObject(size) ? opt_str(size, "slo") : "-";
 	fact_str(f, &n, "What-if", opt_str(doc, "whatif"));
 	f[n].name = "Variants";
 	fit(f[n++].value, sizeof(f[0].value), names[0], ", then ", names[1], NULL);
+	if (cJSON_IsObject(size))
+		fact_str(f, &n, "Latency objectives", slo);
 	f[n].name = "Seed";
 	snprintf(f[n++].value, sizeof(f[0].value), "%.0f", seed);
 	fact_str(f, &n, "agentcap version",
@@ -1507,45 +2000,45 @@ static int page_whatif(FILE *out, struct rd *r, const cJSON *doc)
 	size_t nb = 0;
 	const cJSON *row;
 	cJSON_ArrayForEach(row, rows) {
-		const char *unit = opt_str(row, "unit");
 		double a = opt_num(row, "a"), b = opt_num(row, "b");
-		const cJSON *hw = cJSON_GetObjectItemCaseSensitive(row, "hardware");
-		if (cJSON_IsString(hw))
-			fit(labels[nb], sizeof(labels[0]), opt_str(row, "key"), " ", hw->valuestring,
-			    NULL);
-		else
-			fit(labels[nb], sizeof(labels[0]), opt_str(row, "key"), NULL);
+		bool count;
+		whatif_label(labels[nb], sizeof(labels[0]), row, &count);
 		double rel = a != 0.0 ? 100.0 * (b - a) / fabs(a) : NAN;
 		fputs("<tr><th>", out);
 		svgplot_escape(out, labels[nb]);
-		if (unit[0] && strcmp(unit, "-") != 0) {
-			fputs(" (", out);
-			svgplot_escape(out, unit);
-			fputs(")", out);
-		}
 		fputs("</th>", out);
-		td_num(out, a, 2);
-		td_num(out, b, 2);
-		td_num(out, b - a, 2);
+		td_num(out, a, count ? 0 : 2);
+		td_num(out, b, count ? 0 : 2);
+		td_num(out, b - a, count ? 0 : 2);
 		td_num(out, rel, 1);
 		fputs("</tr>\n", out);
-		bars[nb] = (struct svgplot_bar){labels[nb], rel};
+		bars[nb] = (struct svgplot_bar){labels[nb], rel, NULL};
 		nb++;
 	}
 	fputs("</table>\n<h2>Charts</h2>\n", out);
-	cdf_charts(out, r, ch, names, 2, NAN, NAN);
+	struct objective obj[8];
+	int n_obj = parse_slo(slo, obj, 8);
+	cdf_charts(out, r, ch, names, 2, obj, n_obj);
 	char title[160];
 	fit(title, sizeof(title), "Change from ", names[0], " to ", names[1], NULL);
 	struct svgplot_chart c = {
 		.id = "whatif-diff",
 		.title = title,
 		.x_label = "change (% of the first variant)",
-		.y_label = "",
+		.y_label = "figure (unit)",
 		.caption = "Which figures the what-if moves, and which way: bars right of zero grew, "
-			   "bars left of it shrank ('-': the first variant's figure is zero).",
+			   "bars left of it shrank ('-': the first variant's figure is zero). When one "
+			   "change is more than ten times the median one, the axis is logarithmic either "
+			   "side of zero, so the others stay readable; each bar prints its value.",
+		.x_scale = SVGPLOT_AUTO,
+		.value_digits = 1,
+		.value_unit = "%",
+		.value_signed = true,
 	};
 	if (r->rc == 0)
 		svgplot_bars(out, &c, bars, nb);
+	if (r->rc == 0 && cJSON_IsObject(size))
+		whatif_size_chart(out, size);
 	free(bars);
 	free(labels);
 	return r->rc;
