@@ -386,6 +386,11 @@ static void shown(char *out, size_t outsz, const char *s, size_t n, size_t max)
 
 /* ---- Per-line context and error helpers --------------------------------- */
 
+/* A line's top-level keys, hashed once: a line is asked for some thirty
+ * keys, most of them absent, and a lookup by hash skips the string
+ * compares a scan of the object would make for each. */
+#define LCTX_KEYS 48
+
 struct lctx {
 	struct trace_reader *r;
 	const char *s;
@@ -393,7 +398,45 @@ struct lctx {
 	cJSON *root;
 	struct diag *d;
 	char name[NAME_MAX_SHOWN + 8]; /* session id as shown in messages */
+	int nkeys;                     /* -1: more than LCTX_KEYS (scan the
+					  object); 0 with !indexed: not built */
+	bool indexed;
+	uint32_t khash[LCTX_KEYS];
+	const cJSON *knode[LCTX_KEYS];
 };
+
+static uint32_t key_hash(const char *k)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *k; k++)
+		h = (h ^ (unsigned char)*k) * 16777619u;
+	return h;
+}
+
+/* The member `key` of the line's object (the first of that name), as
+ * cJSON_GetObjectItemCaseSensitive finds it. */
+static const cJSON *line_member(struct lctx *c, const char *key)
+{
+	if (!c->indexed) {
+		c->indexed = true;
+		c->nkeys = 0;
+		for (const cJSON *it = c->root ? c->root->child : NULL; it; it = it->next) {
+			if (c->nkeys == LCTX_KEYS || !it->string) {
+				c->nkeys = -1;
+				break;
+			}
+			c->khash[c->nkeys] = key_hash(it->string);
+			c->knode[c->nkeys++] = it;
+		}
+	}
+	if (c->nkeys < 0)
+		return cJSON_GetObjectItemCaseSensitive(c->root, key);
+	uint32_t h = key_hash(key);
+	for (int i = 0; i < c->nkeys; i++)
+		if (c->khash[i] == h && strcmp(c->knode[i]->string, key) == 0)
+			return c->knode[i];
+	return NULL;
+}
 
 __attribute__((format(printf, 3, 4)))
 static int lerr(const struct lctx *c, long at, const char *fmt, ...)
@@ -443,9 +486,9 @@ static int missing(const struct lctx *c, const char *key, const char *expected)
 }
 
 /* Value of `key`; NULL when absent or null. */
-static const cJSON *opt(const struct lctx *c, const char *key)
+static const cJSON *opt(struct lctx *c, const char *key)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->root, key);
+	const cJSON *v = line_member(c, key);
 	return v && !cJSON_IsNull(v) ? v : NULL;
 }
 
