@@ -148,6 +148,11 @@ static const char COMPARE_HELP[] =
 	"                        --api model, with a warning)\n"
 	"    --turns F           its calls and tokens per task relative to the trace\n"
 	"                        (default 1)\n"
+	"    --summary           the answer on one screen: the cheapest self-hosted\n"
+	"                        option with its latency and costs, the seats and the\n"
+	"                        API, the break-even team, what moves the answer and\n"
+	"                        what is assumed (the details: without it, --json,\n"
+	"                        --html)\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 the table was printed; 1 no option found a deployment meeting the\n"
@@ -196,6 +201,7 @@ struct size_args {
 	int64_t jobs;             /* 0: the online cores */
 	int64_t redundancy;
 	bool no_early, skip_bad, quiet;
+	bool summary;             /* compare --summary: the answer on one screen */
 	bool model_uncertainty;
 	bool tune;
 	int64_t tune_budget;      /* 0: TUNE_DEFAULT_BUDGET */
@@ -212,7 +218,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 {
 	enum { O_ENG = 1000, O_DAYS, O_TRACE, O_PROFILE, O_SLO, O_HW, O_MODEL, O_FORMAT, O_ENGINE,
 	       O_SCENARIO, O_SET, O_JSON, O_HTML, O_CATALOG, O_CALIBRATION, O_SEED, O_REPS, O_CONF, O_MAXR,
-	       O_NOEARLY, O_SKIP, O_QUIET, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS, O_TRACED, O_JOBS,
+	       O_NOEARLY, O_SKIP, O_QUIET, O_SUMMARY, O_HELP, O_API, O_SEATS, O_PRICES, O_ACCEPT, O_TURNS, O_TRACED, O_JOBS,
 	       O_REDUND, O_UNCERT, O_TUNE, O_TUNE_BUDGET };
 	static const struct option opts[] = {
 		{"engineers", required_argument, NULL, O_ENG},
@@ -242,6 +248,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 		{"tune-budget", required_argument, NULL, O_TUNE_BUDGET},
 		{"skip-bad", no_argument, NULL, O_SKIP},
 		{"quiet", no_argument, NULL, O_QUIET},
+		{"summary", no_argument, NULL, O_SUMMARY},
 		{"help", no_argument, NULL, O_HELP},
 		{"api", required_argument, NULL, O_API},
 		{"seats", required_argument, NULL, O_SEATS},
@@ -367,6 +374,7 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 			break;
 		case O_SKIP: a->skip_bad = true; break;
 		case O_QUIET: a->quiet = true; break;
+		case O_SUMMARY: a->summary = true; break;
 		case 'h':
 		case O_HELP:
 			fputs(compare ? COMPARE_HELP : SIZE_HELP, stdout);
@@ -382,6 +390,11 @@ static int parse_args(int argc, char **argv, struct size_args *a)
 			 strcmp(a->seats, "claude-team-premium")))
 		return bad(a, "--api, --seats, --acceptance, --turns and --traced-model belong to "
 			   "compare");
+	if (a->summary && (!compare || a->n_teams > 1)) {
+		fprintf(stderr, "agentcap %s: --summary is compare's, for one team size (expected "
+			"agentcap compare --engineers N --summary)\n", cmd);
+		return 2;
+	}
 	if (compare && (a->tune || a->tune_budget))
 		return bad(a, "--tune and --tune-budget belong to size");
 	if (a->tune_budget && !a->tune)
@@ -901,7 +914,9 @@ static int run(int argc, char **argv, bool compare)
 	if (rc == 0) {
 		bool json_stdout = (a->json && strcmp(a->json, "-") == 0) ||
 				   (a->html && strcmp(a->html, "-") == 0);
-		if (!a->quiet && !json_stdout) {
+		if (!a->quiet && !json_stdout && a->summary && cmp && a->compare) {
+			compare_summary(stdout, &cs, cmp, res);
+		} else if (!a->quiet && !json_stdout) {
 			size_table(stdout, &s, res);
 			if (s.tune)
 				tune_table(stdout, s.tune);

@@ -11,9 +11,11 @@
 #include "models/catalog.h"
 #include "models/prices.h"
 #include "models/quality.h"
+#include "replay/slo.h"
 #include "reports/output.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -940,6 +942,121 @@ void compare_table(FILE *fp, const struct compare_setup *c, const struct compare
 		}
 	}
 	fprintf(fp, "=================================================================\n");
+}
+
+/* The size option a self-hosted row prices, or NULL. */
+static const struct size_option *row_option(const struct size_result *sr,
+					    const struct compare_row *row)
+{
+	for (size_t i = 0; sr && i < sr->n; i++)
+		if (sr->opt[i].found && strcmp(sr->opt[i].hardware, row->hardware) == 0)
+			return &sr->opt[i];
+	return NULL;
+}
+
+void compare_summary(FILE *fp, const struct compare_setup *c, const struct compare_result *r,
+		     const struct size_result *sr)
+{
+	static const char *const MOVED[COMPARE_SENS] = {
+		"prices -20%", "prices +20%", "self-hosted acceptance -20%",
+		"self-hosted acceptance +20%", "self-hosted acceptance at 30% of the traced model's",
+		"self-hosted acceptance equal to the traced model's", "traffic -20%", "traffic +20%",
+		"operator time at the low end", "operator time at the high end"};
+	char label[160], slo[256] = "";
+	const struct scenario *sc = c->size ? c->size->base : NULL;
+	if (c->size && c->size->slo)
+		slo_format(c->size->slo, slo, sizeof(slo));
+	fprintf(fp, "agentcap compare: %lld engineers on %s (%s); objectives %s\n",
+		(long long)r->engineers, sc ? sc->model : "-", sc ? sc->weight_format : "-",
+		slo[0] ? slo : "-");
+	/* the cheapest self-hosted row that met the objectives */
+	size_t best = r->n;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct compare_row *row = &r->rows[i];
+		if (row->option == COST_SEATS || row->option == COST_API || row->hy.on ||
+		    !(row->r.usd_per_accepted_task > 0))
+			continue;
+		if (best == r->n ||
+		    row->r.usd_per_accepted_task < r->rows[best].r.usd_per_accepted_task)
+			best = i;
+	}
+	if (best < r->n) {
+		const struct compare_row *row = &r->rows[best];
+		const struct size_option *o = row_option(sr, row);
+		fprintf(fp, "Self-hosted, cheapest: %s, %d GPU%s (%s)",
+			row_label(c, row, label, sizeof(label)), (int)row->gpus,
+			row->gpus == 1 ? "" : "s", row->deployment);
+		if (o)
+			fprintf(fp, ", P95 TTFT %.0f ms, P50 TPOT %.1f ms",
+				size_eval_median(&o->best, offsetof(struct size_fig, ttft_p95_ms)),
+				size_eval_median(&o->best, offsetof(struct size_fig, tpot_p50_ms)));
+		fprintf(fp, "\n  USD %.0f a month (USD %.0f an engineer), USD %.2f per accepted task\n",
+			row->r.usd_month, row->r.usd_per_engineer_month, row->r.usd_per_accepted_task);
+	} else {
+		fprintf(fp, "Self-hosted: no option met the objectives\n");
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const struct compare_row *row = &r->rows[i];
+		if (row->option == COST_SEATS || row->option == COST_API)
+			fprintf(fp, "%-22s USD %.0f a month, USD %.2f per accepted task\n",
+				row_label(c, row, label, sizeof(label)), row->r.usd_month,
+				row->r.usd_per_accepted_task);
+	}
+	if (r->n) {
+		size_t all = cheapest(r, -1);
+		fprintf(fp, "Answer: %s is the cheapest per accepted task (USD %.2f).\n",
+			row_label(c, &r->rows[all], label, sizeof(label)),
+			r->rows[all].r.usd_per_accepted_task);
+	}
+	if (best < r->n) {
+		const struct compare_row *row = &r->rows[best];
+		if (row->breakeven_never)
+			fprintf(fp, "Break-even with the API: never at this size (%s).\n", COMPARE_NEVER);
+		else
+			fprintf(fp, "Break-even with the API: %s matches its cost per accepted task at a "
+				"team of %.0f engineers (GPUs %.0f%% busy; now %.0f%%).\n",
+				row_label(c, row, label, sizeof(label)), row->breakeven_engineers,
+				100 * row->breakeven_utilisation, 100 * row->busy);
+	}
+	fprintf(fp, "\nEvery option (USD a month / per accepted task):\n");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct compare_row *row = &r->rows[i];
+		fprintf(fp, "  %-34s %5s %10.0f %8.2f\n", row_label(c, row, label, sizeof(label)),
+			row->deployment[0] ? row->deployment : "-", row->r.usd_month,
+			row->r.usd_per_accepted_task);
+	}
+	fprintf(fp, "\nWhat moves the answer (one input moved at a time, the sensitivity table):\n");
+	int moved = 0;
+	if (r->n) {
+		size_t all = cheapest(r, -1);
+		for (int k = 0; k < COMPARE_SENS; k++) {
+			size_t b = cheapest(r, k);
+			if (b == all)
+				continue;
+			fprintf(fp, "  %s: %s becomes the cheapest (USD %.2f)\n", MOVED[k],
+				row_label(c, &r->rows[b], label, sizeof(label)), r->rows[b].sens[k]);
+			moved++;
+		}
+	}
+	if (!moved)
+		fprintf(fp, "  none of prices, acceptance, traffic or operator time moved alone "
+			"changes the cheapest option\n");
+	fprintf(fp, "\nAssumed: ");
+	for (int k = 0; k < 2; k++)
+		if (c->quality[k].role && c->quality[k].basis == COMPARE_BASIS_ASSUMED)
+			fprintf(fp, "%s's acceptance equal to the traced model's (no published score; "
+				"--acceptance MODEL=RATE from a pilot); ", c->quality[k].model);
+	double oper = 0;
+	for (size_t j = 0; best < r->n && j < r->rows[best].r.part_count; j++)
+		if (strstr(r->rows[best].r.parts[j].name, "operator"))
+			oper += r->rows[best].r.parts[j].usd_month;
+	if (oper > 0)
+		fprintf(fp, "operator time USD %.0f a month in the self-hosted figure (%.0f%% of it; "
+			"cost.operator_* from your staffing); ", oper,
+			100 * oper / r->rows[best].r.usd_month);
+	fprintf(fp, "prices as of %s.\n", r->prices_as_of[0] ? r->prices_as_of : "-");
+	fprintf(fp, "Details: the same command without --summary (every figure, source and "
+		"warning), --json FILE, --html FILE (one page).\n");
 }
 
 void compare_monthly(FILE *fp, const struct compare_result *r)

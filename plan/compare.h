@@ -176,6 +176,14 @@ int compare_run(const struct compare_setup *c, const struct size_result *sr,
  * price's source and date. */
 void compare_table(FILE *fp, const struct compare_setup *c, const struct compare_result *r);
 
+/* The answer on one screen (compare --summary): the recommendation with
+ * its latency, monthly cost and cost per accepted task, the seats and the
+ * API beside it, every option in one line, the break-even team, the
+ * inputs that change the cheapest option when moved, and what is
+ * assumed; sr gives each option's latency. */
+void compare_summary(FILE *fp, const struct compare_setup *c, const struct compare_result *r,
+		     const struct size_result *sr);
+
 /* Monthly cost of each option's winner under purchase, dedicated and
  * elastic rental, one line per option (for `agentcap size`). */
 void compare_monthly(FILE *fp, const struct compare_result *r);

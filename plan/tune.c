@@ -304,7 +304,7 @@ static int descend(struct tuner *t, struct diag *d)
 				if (strcmp(c.v[l], o->values[l][i]) == 0)
 					continue;
 				snprintf(c.v[l], TUNE_VALUE_MAX, "%s", o->values[l][i]);
-				struct tune_score sc;
+				struct tune_score sc = {0};
 				rc = score(t, &c, true, &sc, d);
 				if (rc != 0)
 					break;

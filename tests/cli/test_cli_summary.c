@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * compare --summary, the answer the quick start prints: the recommendation
+ * with its latency and costs, the seats and the API, the break-even team,
+ * what moves the answer and what is assumed, within 40 lines; the page
+ * beside it; and the option refused where it has no meaning. */
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tests/support/cli_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SCRATCH AC_BIN_DIR "/tests/cli/scratch_summary"
+
+static int lines(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void test_summary(void **state)
+{
+	(void)state;
+	mkdir(SCRATCH, 0755);
+	unlink(SCRATCH "/page.html");
+	struct cli_out r = cli_run("compare --engineers 4 --profile default --hardware "
+				   "rtx-pro-6000,h100-sxm --summary --html " SCRATCH "/page.html");
+	assert_int_equal(r.status, 0);
+	if (lines(r.out) > 40)
+		fail_msg("the summary has %d lines (expected at most 40):\n%s", lines(r.out), r.out);
+	static const char *const want[] = {
+		"agentcap compare: 4 engineers on llama-3.1-8b (bf16); objectives ",
+		"\nSelf-hosted, cheapest: ", ", P95 TTFT ", " per accepted task\n",
+		"\nseats claude-team-premium ", "\nAPI claude-sonnet-5-5 ", "\nAnswer: ",
+		"\nBreak-even with the API: ", "\nEvery option (USD a month / per accepted task):\n",
+		"  rtx-pro-6000 purchase", "  h100-sxm elastic",
+		"\nWhat moves the answer (one input moved at a time, the sensitivity table):\n",
+		"\nAssumed: llama-3.1-8b's acceptance equal to the traced model's",
+		"\nDetails: the same command without --summary",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(r.out, want[i]))
+			fail_msg("no '%s' in the summary:\n%s", want[i], r.out);
+	/* none of the details: no size table, no list of every figure */
+	assert_null(strstr(r.out, "Search path"));
+	assert_null(strstr(r.out, "Every figure used"));
+	cli_out_free(&r);
+	struct stat st;
+	assert_int_equal(stat(SCRATCH "/page.html", &st), 0);
+	assert_true(st.st_size > 10000);
+	/* the same run without it has the details */
+	r = cli_run("compare --engineers 4 --profile default --hardware rtx-pro-6000,h100-sxm");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "Every figure used"));
+	assert_true(lines(r.out) > 40);
+	cli_out_free(&r);
+}
+
+static void test_summary_refused(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("size --engineers 4 --profile default --summary");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--summary is compare's, for one team size"));
+	cli_out_free(&r);
+	r = cli_run("compare --engineers 4,8 --profile default --summary");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--summary is compare's, for one team size"));
+	cli_out_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_summary_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
