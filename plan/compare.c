@@ -1099,6 +1099,11 @@ int compare_json(FILE *fp, const struct compare_setup *c, const struct compare_r
 	}
 	fprintf(fp, "\"currency\":\"USD\",\"prices_as_of\":");
 	jsonw_str(fp, r->prices_as_of[0] ? r->prices_as_of : NULL);
+	char slo[256] = "";
+	if (c->size && c->size->slo)
+		slo_format(c->size->slo, slo, sizeof(slo));
+	fprintf(fp, ",\"slo\":");
+	jsonw_str(fp, slo[0] ? slo : NULL);
 	char why[256];
 	double wd = scenario_workdays_per_year(c->size ? c->size->base : NULL, why, sizeof(why));
 	fprintf(fp, ",\"engineers\":%lld,\"periods_per_month\":%.17g,\"workdays_per_year\":%.17g,"

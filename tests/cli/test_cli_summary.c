@@ -58,6 +58,12 @@ static void test_summary(void **state)
 	struct stat st;
 	assert_int_equal(stat(SCRATCH "/page.html", &st), 0);
 	assert_true(st.st_size > 10000);
+	/* the page states the objectives each option was sized against */
+	size_t len;
+	char *page = cli_slurp(SCRATCH "/page.html", &len);
+	assert_non_null(page);
+	assert_non_null(strstr(page, "ttft_p95=2000ms,tpot_p50=50ms"));
+	free(page);
 	/* the same run without it has the details */
 	r = cli_run("compare --engineers 4 --profile default --hardware rtx-pro-6000,h100-sxm");
 	assert_int_equal(r.status, 0);
