@@ -993,7 +993,20 @@ void compare_summary(FILE *fp, const struct compare_setup *c, const struct compa
 		fprintf(fp, "\n  USD %.0f a month (USD %.0f an engineer), USD %.2f per accepted task\n",
 			row->r.usd_month, row->r.usd_per_engineer_month, row->r.usd_per_accepted_task);
 	} else {
-		fprintf(fp, "Self-hosted: no option met the objectives\n");
+		bool any = false;
+		for (size_t i = 0; sr && i < sr->n; i++) {
+			const struct size_option *o = &sr->opt[i];
+			if (!o->found)
+				continue;
+			fprintf(fp, "Self-hosted: %s meets the objectives with %d GPU%s, P95 TTFT %.0f "
+				"ms, but has no price (not priced: %s)\n", o->hardware,
+				(int)o->best.gpus, o->best.gpus == 1 ? "" : "s",
+				size_eval_median(&o->best, offsetof(struct size_fig, ttft_p95_ms)),
+				r->unpriced[0] ? r->unpriced : "-");
+			any = true;
+		}
+		if (!any)
+			fprintf(fp, "Self-hosted: no option met the objectives\n");
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct compare_row *row = &r->rows[i];

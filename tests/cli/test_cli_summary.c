@@ -72,6 +72,19 @@ static void test_summary(void **state)
 	cli_out_free(&r);
 }
 
+/* A winner the price catalogue has no price for is said so, not taken
+ * for a search that found nothing. */
+static void test_summary_unpriced(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("compare --engineers 2 --profile default --hardware a30 --summary");
+	assert_int_equal(r.status, 0);
+	if (!strstr(r.out, "\nSelf-hosted: a30 meets the objectives with ") ||
+	    !strstr(r.out, "but has no price (not priced: a30 purchase, a30 dedicated, a30 elastic)"))
+		fail_msg("%s", r.out);
+	cli_out_free(&r);
+}
+
 static void test_summary_refused(void **state)
 {
 	(void)state;
@@ -89,6 +102,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_summary_unpriced),
 		cmocka_unit_test(test_summary_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
