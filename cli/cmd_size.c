@@ -860,6 +860,7 @@ static int run(int argc, char **argv, bool compare)
 			*res = *tr->tuned;
 			memset(tr->tuned, 0, sizeof(*tr->tuned));
 			s.tune = tr;
+			s.write_tune = tune_json;
 		}
 	}
 	/* an option whose search stopped: the others are not lost with it */

@@ -10,7 +10,6 @@
 #include "models/catalog.h"
 #include "models/perf_model.h"
 #include "plan/run.h"
-#include "plan/tune.h"
 #include "models/engine.h"
 #include "models/uncert.h"
 #include "reports/backends.h"
@@ -1037,9 +1036,9 @@ int size_json(FILE *fp, const struct size_setup *s, const struct size_result *r)
 		fprintf(fp, "]}");
 	}
 	fputc(']', fp);
-	if (s->tune) {
+	if (s->tune && s->write_tune) {
 		fputc(',', fp);
-		tune_json(fp, s->tune);
+		s->write_tune(fp, s->tune);
 	}
 	fprintf(fp, "}\n");
 	return ferror(fp) ? DIAG_EIO : 0;

@@ -122,8 +122,13 @@ struct size_setup {
 					     calibration set (NULL: not said) */
 	const struct prices *prices;      /* the API backends' price rows (NULL:
 					     the scenario's, or the built-in) */
-	const struct tune_result *tune;   /* --tune: size_json adds its "tune"
-					     (plan/tune.h); NULL: left out */
+	const struct tune_result *tune;   /* --tune: its result (plan/tune.h),
+					     which size_json writes as "tune"
+					     through tune_json; NULL: left out */
+	void (*write_tune)(FILE *fp, const struct tune_result *t); /* set with
+					     tune: the writer above, handed
+					     down so that size does not call
+					     up into the tuner */
 	bool local_only;                  /* size the self-hosted deployment
 					     without the scenario's API backends
 					     (compare's rows of the box alone) */
