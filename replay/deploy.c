@@ -731,6 +731,18 @@ static int pd_of(struct deployment *dp, const struct scenario *sc, struct diag *
 				"a %s KV cache, the decode pool %s with %s (expected one model and "
 				"KV cache type, whose blocks the decode replica can take)", sc->source,
 				p->model_id, p->kv_dtype_id, q->model_id, q->kv_dtype_id);
+	for (int k = 0; k < 2; k++) {
+		const struct engine_config *cfg = &dp->pool[k ? di : pi].cfg;
+		if (!cfg->enable_prefix_caching)
+			return diag_set(d, DIAG_EINPUT, "%s: disaggregation: the %s pool runs without "
+					"prefix caching (expected engine.enable_prefix_caching true: the "
+					"decode replica finds the blocks it holds by their hashes)",
+					sc->source, k ? "decode" : "prefill");
+		if (cfg->sliding_window_tokens > 0 && cfg->window_group_blocks > 0)
+			return diag_set(d, DIAG_EINPUT, "%s: disaggregation: %s has sliding-window "
+					"layers, not modelled with disaggregation yet (expected a model "
+					"of full attention)", sc->source, q->model_id);
+	}
 	if (dp->pool[pi].cfg.block_size != dp->pool[di].cfg.block_size)
 		return diag_set(d, DIAG_EINPUT, "%s: disaggregation: block sizes %lld and %lld "
 				"(expected one)", sc->source, (long long)dp->pool[pi].cfg.block_size,

@@ -1341,6 +1341,7 @@ void replica_fail(struct sim *s, struct replica *rep, struct sreq **out, int64_t
 		replica_kv_reserve(rep, -r->seq_blocks);
 		r->computed = 0;
 		r->generated = 0;
+		r->pd_remote_blocks = 0; /* KV that crossed to this replica is lost */
 		r->first_token_ns = r->last_token_ns = 0;
 		r->state = 0;
 		out[(*n)++] = r;
@@ -1350,6 +1351,7 @@ void replica_fail(struct sim *s, struct replica *rep, struct sreq **out, int64_t
 		struct sreq *r = wq_front(rep);
 		wq_pop_front(rep);
 		r->generated = 0; /* a preempted call's streamed tokens are lost too */
+		r->pd_remote_blocks = 0;
 		r->first_token_ns = r->last_token_ns = 0;
 		r->state = 0;
 		out[(*n)++] = r;

@@ -149,6 +149,12 @@ struct sreq {
 				       replica produces only the first */
 	int64_t pd_remote_blocks;   /* leading prompt blocks that arrive from the
 				       prefill replica at its next admission */
+	bool pd_reserved;           /* counted as outstanding on pd_decode at the
+				       router from its pick to its arrival there */
+	bool team_carry;            /* its team's slot at the router is kept
+				       from the prefill replica to the decode
+				       replica (router_sent takes none then,
+				       router_done gives none back) */
 	struct sreq *tq_next;       /* its team's router queue (team caps) */
 	struct sreq *next_free;
 };

@@ -366,10 +366,19 @@ static int32_t least_of(const struct router *rt, const int64_t *key)
 
 static int32_t pick_round_robin(struct router *rt)
 {
+	int32_t *cur = &rt->rr_next;
+	uint64_t m = rt->cur_pools;
+	if (rt->rr_per_pool && m && !(m & (m - 1))) {
+		int p = 0;
+		while (!((m >> p) & 1u))
+			p++;
+		if (p < 64)
+			cur = &rt->rr_pool[p];
+	}
 	for (int32_t k = 0; k < rt->n; k++) {
-		int32_t i = (rt->rr_next + k) % rt->n;
+		int32_t i = (*cur + k) % rt->n;
 		if (eligible(rt, i)) {
-			rt->rr_next = (i + 1) % rt->n;
+			*cur = (i + 1) % rt->n;
 			return i;
 		}
 	}
@@ -1020,8 +1029,9 @@ int router_sent(struct router *rt, int32_t i, struct sreq *r)
 	}
 	rt->sent[i]++;
 	rt->stats.routed++;
-	if (rt->cfg.team_max_inflight > 0)
+	if (rt->cfg.team_max_inflight > 0 && !r->team_carry)
 		team_take(rt, r->call.team, 1);
+	r->team_carry = false;
 	if (!rt->idx || rt->n == 1)
 		return 0;
 	int rc = 0;
@@ -1062,7 +1072,7 @@ void router_done(struct router *rt, int32_t i, struct sreq *r)
 		rt->out_prompt[i] -= r->call.prompt_tokens;
 		rt->out_output[i] -= r->call.output_tokens;
 	}
-	if (rt->cfg.team_max_inflight > 0)
+	if (rt->cfg.team_max_inflight > 0 && !r->team_carry)
 		team_take(rt, r->call.team, -1);
 	if (rt->cfg.policy != ROUTER_DYNAMO_KV || !rt->idx)
 		return;
@@ -1073,6 +1083,13 @@ void router_done(struct router *rt, int32_t i, struct sreq *r)
 }
 
 /* ---- the queue ---- */
+
+void router_team_drop(struct router *rt, struct sreq *r)
+{
+	if (rt->cfg.team_max_inflight > 0 && r->team_carry)
+		team_take(rt, r->call.team, -1);
+	r->team_carry = false;
+}
 
 bool router_queue_full(const struct router *rt)
 {

@@ -319,6 +319,11 @@ struct router {
 	int32_t *ring_rep;
 	int64_t ring_len;
 	int32_t rr_next;
+	bool rr_per_pool;            /* round robin keeps a cursor per pool for
+					picks confined to one pool (prefill/decode
+					disaggregation: the two picks of a call
+					must not move each other's cursor) */
+	int32_t rr_pool[64];         /* those cursors, by pool */
 	uint64_t draws;              /* draws from the random stream so far */
 	const struct replica *reps;  /* the n replicas (router_init) */
 	/* the named routers' per-replica state (NULL for other policies):
@@ -390,6 +395,11 @@ void router_first_token(struct router *rt, int32_t i, struct sreq *r);
  * (the state since the previous event, which is the state at the tick).
  * Nothing for the other policies. */
 void router_scrape(struct router *rt, int64_t t_ns);
+
+/* A call that kept its team's slot across a hand-over (sreq.team_carry:
+ * between its prefill and its decode replica) and ends before reaching
+ * the second: the slot is given back. */
+void router_team_drop(struct router *rt, struct sreq *r);
 
 /* The router queue.  push: 0, or DIAG_ENOMEM; full: queue_limit reached.
  * Without a team cap it is one FIFO.  With team_max_inflight, each team

@@ -648,8 +648,14 @@ void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
 }
 
 /* Fail a call that never completed. */
+static void pd_reserve(struct sim *s, struct sreq *r, int32_t i, int dir);
+
 static int fail_call(struct sim *s, struct sreq *r, const char *why)
 {
+	router_team_drop(&s->router, r);
+	pd_reserve(s, r, r->pd_decode, -1);
+	if (r->pd_phase == SREQ_PD_PREFILL)
+		r->call.output_tokens = r->pd_output; /* reported as the call asked */
 	if (s->series.interval_ns)
 		s->series.failed++;
 	s->stats.rejected++;
@@ -983,9 +989,24 @@ int sim_set_pd(struct sim *s, const struct sim_pd_config *c, struct diag *d)
 	}
 	s->pd = *c;
 	s->pd_on = true;
+	s->router.rr_per_pool = true;
 	for (int32_t i = 0; i < s->n_replicas; i++)
 		s->replicas[i].runs = false; /* remote blocks are taken block by block */
 	return 0;
+}
+
+/* Count r on decode replica i at the router from its pick (+1) to its
+ * arrival there or its end (-1), so that load-based policies see the calls
+ * still prefilling or in transfer. */
+static void pd_reserve(struct sim *s, struct sreq *r, int32_t i, int dir)
+{
+	struct router *rt = &s->router;
+	if (i < 0 || (dir > 0) == r->pd_reserved)
+		return;
+	int64_t tok = r->call.prompt_tokens + (r->pd_output > 0 ? r->pd_output : r->call.output_tokens);
+	rt->out_reqs[i] += dir;
+	rt->out_tokens[i] += dir * tok;
+	r->pd_reserved = dir > 0;
 }
 
 /* Pick a replica of pool p for r, or -1 (the router queues it). */
@@ -1021,9 +1042,18 @@ static int pd_route(struct sim *s, struct sreq *r, const char *refused)
 	if (!r->pools_ok)
 		return fail_call(s, r, "the decode pool cannot hold the call (its max_model_len or KV "
 				 "cache)");
-	bool remote = prefill_ok &&
-		      (s->pd.always || (dsel >= 0 && uncached_on(&s->replicas[dsel], r) >
-							     s->pd.non_cached_tokens));
+	/* the decider reads the picked replica's cache; with none picked yet
+	 * (the router queues the call), the best any decode replica has */
+	int64_t uncached = INT64_MAX;
+	if (dsel >= 0)
+		uncached = uncached_on(&s->replicas[dsel], r);
+	for (int32_t i = 0; dsel < 0 && i < s->n_replicas; i++)
+		if (s->replicas[i].pool == s->pd.decode_pool && s->router.up[i]) {
+			int64_t u = uncached_on(&s->replicas[i], r);
+			if (u < uncached)
+				uncached = u;
+		}
+	bool remote = prefill_ok && (s->pd.always || uncached > s->pd.non_cached_tokens);
 	if (!remote) {
 		r->pd_phase = SREQ_PD_LOCAL;
 		s->pd_stats.local++;
@@ -1032,6 +1062,7 @@ static int pd_route(struct sim *s, struct sreq *r, const char *refused)
 	r->pd_phase = SREQ_PD_PREFILL;
 	r->pd_decode = dsel;
 	r->pd_output = r->call.output_tokens;
+	pd_reserve(s, r, dsel, +1);
 	r->call.output_tokens = 1;
 	s->pd_stats.remote++;
 	r->pools_ok = ok;
@@ -1078,9 +1109,12 @@ static int pd_prefilled(struct sim *s, struct replica *rep, struct sreq *r)
 	 * in that replica's prefix cache) */
 	replica_finish_blocks(rep, r, s->now_ns);
 	replica_kv_reserve(rep, -r->seq_blocks);
+	r->team_carry = true; /* its team's slot goes with it to the decode replica */
 	router_done(&s->router, rep->id, r);
 	if (rep->n_running == 0 && rep->wq_len == 0)
 		rep->idle_since_ns = s->now_ns;
+	if (s->elastic)
+		lifecycle_on_finish(s, rep);
 	/* on the decode replica it is a call with its first token and its
 	 * prompt's KV to take, as a preempted one has with its KV to recompute */
 	r->pd_phase = SREQ_PD_TRANSFER;
@@ -1103,8 +1137,13 @@ static int pd_arrive(struct sim *s, struct sreq *r)
 	r->pd_phase = SREQ_PD_DECODE;
 	r->pools_ok = UINT64_C(1) << s->pd.decode_pool;
 	int32_t i = r->pd_decode;
-	if (i < 0 || !s->router.up[i]) /* picked none, or it went down meanwhile */
-		i = pd_pick(s, r, s->pd.decode_pool);
+	pd_reserve(s, r, i, -1); /* dispatch counts it for real */
+	if (i < 0 || !s->router.up[i]) { /* picked none, or it went down meanwhile */
+		/* it holds its team's slot already: no team queue for it */
+		r->pools_ok &= UINT64_C(1) << s->pd.decode_pool;
+		i = r->pools_ok && (r->team_carry || router_queue_bypass(&s->router, r))
+			    ? router_pick(&s->router, r, s->replicas) : -1;
+	}
 	return i >= 0 ? dispatch(s, r, i)
 		      : pd_queue(s, r, "router queue full (router.queue_limit)");
 }
@@ -1283,6 +1322,8 @@ static int dispatch(struct sim *s, struct sreq *r, int32_t i)
 	if (!second)
 		r->dispatched_ns = s->now_ns;
 	int rc = router_sent(rt, i, r);
+	if (second) /* its prompt arrives computed: no prefill for the router to wait on */
+		router_first_token(rt, i, r);
 	struct replica *rep = &s->replicas[i];
 	if (rc == 0 && s->hang_detect_ns && s->hang_detect_ns[i] > 0 && rep->life == REP_DOWN)
 		return hang_park(s, r, i); /* the router does not know yet */

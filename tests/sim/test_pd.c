@@ -166,6 +166,41 @@ static void test_layerwise(void **state)
 	sim_release(&s);
 }
 
+/* A per-team cap of one call in flight: a call keeps its team's slot from
+ * the prefill replica to the decode replica, so the team's other calls
+ * wait at the router and none is stuck behind a slot held in transfer;
+ * every call completes, one at a time. */
+static void test_team_cap(void **state)
+{
+	(void)state;
+	struct sim s;
+	struct seen seen = {0};
+	setup_sim(&s, &seen, true, false);
+	struct router_config rc;
+	router_config_default(&rc);
+	rc.team_max_inflight = 1;
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(sim_set_router(&s, &rc, &d), 0);
+	s.router.rr_per_pool = true; /* as sim_set_pd left it */
+	for (int k = 0; k < 3; k++) {
+		for (int i = 0; i < 64; i++)
+			hashes[i] = 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1 + 100 * k);
+		struct sim_call c = {.seq = k, .prompt_tokens = 800, .output_tokens = 10,
+				     .block_hashes = hashes, .n_hashes = 50, .session = (uint64_t)k + 1};
+		assert_int_equal(sim_submit(&s, &c, 0, &d), 0);
+	}
+	run_to_end(&s);
+	assert_int_equal(seen.n, 3);
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(seen.r[k].status, RES_COMPLETED);
+	/* one at a time: each first token after the one before it finished */
+	assert_true(seen.r[1].first_token_ns > seen.r[0].done_ns);
+	assert_true(seen.r[2].first_token_ns > seen.r[1].done_ns);
+	assert_int_equal(s.router.team_inflight[0], 0);
+	sim_release(&s);
+}
+
 static void test_bad_config(void **state)
 {
 	(void)state;
@@ -187,6 +222,7 @@ int main(void)
 		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_always),
 		cmocka_unit_test(test_layerwise),
+		cmocka_unit_test(test_team_cap),
 		cmocka_unit_test(test_bad_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
