@@ -561,6 +561,18 @@ int launch_build(struct launch_cmd *lc, const struct deploy_pool *p, const struc
 		rc = mlx_args(lc, p, cat, d);
 	if (rc == 0 && sc->kv_tiers.host_gb > 0 && strcmp(lc->cli, "sglang") != 0)
 		missing(lc, "the host KV tier (kv_tiers.*: LMCache or the engine's KV offloading)");
+	if (rc == 0 && sc->scheduling.policy == SCENARIO_SCHED_PRIORITY) {
+		if (strcmp(lc->cli, "vllm") == 0 || strcmp(lc->cli, "vllm-v0") == 0) {
+			add_arg(lc, "--scheduling-policy");
+			add_arg(lc, "priority");
+		} else {
+			missing(lc, "priority scheduling (scheduling.policy priority)");
+		}
+	}
+	if (rc == 0 && (sc->pd.prefill_pool[0] || sc->pd.decode_pool[0]))
+		missing(lc, "prefill/decode disaggregation (a KV connector, such as vLLM's "
+			"--kv-transfer-config with the NIXL or LMCache connector, and a router that "
+			"pairs the pools)");
 	return rc;
 }
 

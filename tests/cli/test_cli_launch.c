@@ -110,11 +110,31 @@ static void test_replay_launch(void **state)
 	}
 }
 
+/* Priority scheduling reaches vLLM's command as its flag; disaggregation,
+ * which no flag of one engine expresses, is said beside each command. */
+static void test_launch_priority_and_pd(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("replay " PAIR " --set scheduling.policy=priority");
+	assert_true(r.status == 0 || r.status == 1);
+	assert_non_null(strstr(r.out, "vllm serve "));
+	assert_non_null(strstr(r.out, " --scheduling-policy priority"));
+	cli_out_free(&r);
+	r = cli_run("replay " PAIR " --set 'pools=[{\"name\":\"p\",\"hardware\":\"h100-sxm\"},"
+		    "{\"name\":\"d\",\"hardware\":\"h100-sxm\"}]' --set "
+		    "disaggregation.prefill_pool=p --set disaggregation.decode_pool=d");
+	assert_true(r.status == 0 || r.status == 1);
+	assert_non_null(strstr(r.out, "not expressed as a flag: prefill/decode disaggregation"));
+	assert_null(strstr(r.out, "--scheduling-policy"));
+	cli_out_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_size_launch),
 		cmocka_unit_test(test_replay_launch),
+		cmocka_unit_test(test_launch_priority_and_pd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
