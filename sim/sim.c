@@ -917,6 +917,22 @@ static int32_t hybrid_first(const struct sim *s, const struct sreq *r, int *why)
 
 /* Route r now (to a replica or an API backend), or queue it at the router,
  * or refuse it (queue full). */
+/* r waits at the router, or is refused when its queue is full. */
+static int queue_call(struct sim *s, struct sreq *r, const char *refused)
+{
+	struct router *rt = &s->router;
+	if (router_queue_full(rt)) {
+		rt->stats.refused++;
+		return fail_call(s, r, refused);
+	}
+	if (router_queue_push(rt, r) != 0) {
+		s->live_reqs--;
+		sreq_destroy(r);
+		return DIAG_ENOMEM;
+	}
+	return 0;
+}
+
 static int pd_route(struct sim *s, struct sreq *r, const char *refused);
 
 static int route(struct sim *s, struct sreq *r, const char *refused)
@@ -933,16 +949,7 @@ static int route(struct sim *s, struct sreq *r, const char *refused)
 		return backend_serve(s, r, s->hyb.spill_to, RES_ROUTE_SPILL);
 	if (i >= 0)
 		return dispatch(s, r, i);
-	if (router_queue_full(rt)) {
-		rt->stats.refused++;
-		return fail_call(s, r, refused);
-	}
-	if (router_queue_push(rt, r) != 0) {
-		s->live_reqs--;
-		sreq_destroy(r);
-		return DIAG_ENOMEM;
-	}
-	return 0;
+	return queue_call(s, r, refused);
 }
 
 int sim_retry(struct sim *s, struct sreq *r)
@@ -1017,21 +1024,6 @@ static int32_t pd_pick(struct sim *s, struct sreq *r, int32_t p)
 		       ? router_pick(&s->router, r, s->replicas) : -1;
 }
 
-static int pd_queue(struct sim *s, struct sreq *r, const char *refused)
-{
-	struct router *rt = &s->router;
-	if (router_queue_full(rt)) {
-		rt->stats.refused++;
-		return fail_call(s, r, refused);
-	}
-	if (router_queue_push(rt, r) != 0) {
-		s->live_reqs--;
-		sreq_destroy(r);
-		return DIAG_ENOMEM;
-	}
-	return 0;
-}
-
 /* A new call: pick its decode replica, and let the decider say whether
  * its prefill goes to the prefill pool. */
 static int pd_route(struct sim *s, struct sreq *r, const char *refused)
@@ -1057,7 +1049,7 @@ static int pd_route(struct sim *s, struct sreq *r, const char *refused)
 	if (!remote) {
 		r->pd_phase = SREQ_PD_LOCAL;
 		s->pd_stats.local++;
-		return dsel >= 0 ? dispatch(s, r, dsel) : pd_queue(s, r, refused);
+		return dsel >= 0 ? dispatch(s, r, dsel) : queue_call(s, r, refused);
 	}
 	r->pd_phase = SREQ_PD_PREFILL;
 	r->pd_decode = dsel;
@@ -1067,7 +1059,7 @@ static int pd_route(struct sim *s, struct sreq *r, const char *refused)
 	s->pd_stats.remote++;
 	r->pools_ok = ok;
 	int32_t p = pd_pick(s, r, s->pd.prefill_pool);
-	return p >= 0 ? dispatch(s, r, p) : pd_queue(s, r, refused);
+	return p >= 0 ? dispatch(s, r, p) : queue_call(s, r, refused);
 }
 
 /* r's prefill and first token are done on rep: its KV leaves for the
@@ -1145,7 +1137,7 @@ static int pd_arrive(struct sim *s, struct sreq *r)
 			    ? router_pick(&s->router, r, s->replicas) : -1;
 	}
 	return i >= 0 ? dispatch(s, r, i)
-		      : pd_queue(s, r, "router queue full (router.queue_limit)");
+		      : queue_call(s, r, "router queue full (router.queue_limit)");
 }
 
 static int on_arrival(struct sim *s, struct sreq *r)
