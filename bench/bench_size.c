@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 	w0 = wall_s();
 	c0 = cpu_s();
 	if (rc == 0)
-		rc = size_evaluate(&s, res, "h100-sxm", 1, 1, 1, e, &d);
+		rc = size_evaluate(&s, res, "h100-sxm", 1, 1, 1, 0, e, &d);
 	w1 = wall_s();
 	c1 = cpu_s();
 	if (rc != 0) {
@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 	printf("early_no_300_on_1_gpu_cpu_s %.2f\n", c1 - c0);
 	w0 = wall_s();
 	c0 = cpu_s();
-	rc = size_evaluate(&s, res, "h100-sxm", 8, 1, 1, e, &d);
+	rc = size_evaluate(&s, res, "h100-sxm", 8, 1, 1, 0, e, &d);
 	w1 = wall_s();
 	c1 = cpu_s();
 	if (rc != 0) {

@@ -57,7 +57,8 @@ int baseline_run(const struct baseline_setup *s, struct baseline_result *r, stru
 		sc->tensor_parallel_size = s->tp;
 		sc->pipeline_parallel_size = s->pp;
 		sc->replicas = 1;
-		sc->n_pools = 0;
+		sc->n_pools = 0; /* every call goes to the API: no pools, so no */
+		memset(&sc->pd, 0, sizeof(sc->pd)); /* disaggregation */
 		/* the API, taking every prompt (longer than 0 tokens) */
 		memset(sc->backends, 0, sizeof(sc->backends));
 		sc->n_backends = 1;

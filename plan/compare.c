@@ -425,7 +425,7 @@ static int hybrid_rows(const struct compare_setup *c, const struct size_result *
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
 	/* one box: one replica of the scenario's shape on this hardware (a
 	 * multi-GPU system whole, else one GPU), not the winner's */
-	int rc = size_evaluate(&s2, sr, o->hardware, 0, 0, 1, e, d);
+	int rc = size_evaluate(&s2, sr, o->hardware, 0, 0, 1, 0, e, d);
 	if (rc == 1) { /* the memory model rules the shape out: no row */
 		free(e);
 		return 0;
@@ -564,12 +564,7 @@ int compare_run(const struct compare_setup *c0, const struct size_result *sr,
 			row->option = SELF[k];
 			snprintf(row->hardware, sizeof(row->hardware), "%s", o->hardware);
 			row->gpus = o->best.gpus;
-			if (o->best.pp > 1)
-				snprintf(row->deployment, sizeof(row->deployment), "%d x TP%d/PP%d",
-					 o->best.replicas, o->best.tp, o->best.pp);
-			else
-				snprintf(row->deployment, sizeof(row->deployment), "%d x TP%d",
-					 o->best.replicas, o->best.tp);
+			size_eval_label(&o->best, row->deployment, sizeof(row->deployment));
 			struct diag pd;
 			diag_init(&pd);
 			int rc = fill_row(c, row, &o->best, &pd);

@@ -79,7 +79,8 @@ static struct res_sink tap_sink(struct tap *t)
 /* ---- the run ---- */
 
 /* The cluster section of the pools (each pool's shape, its replicas). */
-static int cluster_pools(const struct deployment *dp, struct cluster *cl, struct diag *d)
+static int cluster_pools(const struct deployment *dp, const struct deploy_vary *v,
+			 struct cluster *cl, struct diag *d)
 {
 	struct cluster_pool cp[SCENARIO_MAX_POOLS];
 	for (int32_t i = 0, first = 0; i < dp->n_pools; i++) {
@@ -91,9 +92,9 @@ static int cluster_pools(const struct deployment *dp, struct cluster *cl, struct
 			.tp = p->pm.tp, .pp = p->pm.pp, .ep = p->pm.ep,
 			.kv_capacity_tokens = p->cfg.kv_cache_tokens,
 			.max_num_seqs = p->cfg.max_num_seqs, .max_model_len = p->cfg.max_model_len,
-			.first = first, .replicas = p->sc.replicas,
+			.first = first, .replicas = deploy_pool_replicas(dp, v, i),
 			.gpus_per_replica = p->pm.tp * p->pm.pp};
-		first += p->sc.replicas;
+		first += cp[i].replicas;
 	}
 	return cluster_set_pools(cl, cp, dp->n_pools) == 0
 		       ? 0
@@ -282,7 +283,7 @@ int run_replay(const struct run_setup *s, struct run_result *r, struct diag *d)
 		metrics_set_slo(r->m, s->own_slo ? s->slo_ttft_ms : sc->slo_ttft_ms,
 				s->own_slo ? s->slo_tpot_ms : sc->slo_tpot_ms);
 		struct res_capacity cap;
-		deploy_capacity(dp, &cap);
+		deploy_capacity(dp, &s->vary, &cap);
 		metrics_set_capacity(r->m, &cap);
 		metrics_set_groups(r->m, run_groups(s));
 	}
@@ -296,7 +297,7 @@ int run_replay(const struct run_setup *s, struct run_result *r, struct diag *d)
 		else
 			sink = cluster_sink(r->cl);
 		if (rc == 0 && dp->pooled)
-			rc = cluster_pools(dp, r->cl, d);
+			rc = cluster_pools(dp, &s->vary, r->cl, d);
 	}
 	const char *names[SCENARIO_MAX_BACKENDS];
 	if (rc == 0 && backends) {

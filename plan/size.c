@@ -29,11 +29,16 @@
 #include <string.h>
 
 /* A replica shape: the scenario with its hardware and TP/PP set, and the
- * deployment of one replica built from it (deploy_run varies the count). */
+ * deployment of one replica built from it (deploy_run varies the count).
+ * Disaggregated (pd): one replica in each of the prefill and decode pools,
+ * both of this shape on this hardware. */
 struct shape {
 	struct scenario sc;
 	struct deployment dep;
+	int32_t tp, pp;
 	int32_t gpus_per_replica;
+	bool pd;
+	int32_t pi, di;                   /* pd: the prefill and decode pools */
 };
 
 /* The figure of metrics_stats a percentile names. */
@@ -79,11 +84,15 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 		.replay = s->replay,
 		/* N+F: replicas 0..F-1 fail as the replay starts and stay down,
 		 * so the others carry the day */
-		.vary = {.replicas = e->replicas, .failed_replicas = s->redundancy},
+		.vary = {.replicas = sh->pd ? 0 : e->replicas, .failed_replicas = s->redundancy},
 		.own_slo = true,
 		.slo_ttft_ms = first_limit(s->slo, SLO_TTFT),
 		.slo_tpot_ms = first_limit(s->slo, SLO_TPOT),
 	};
+	if (sh->pd) {
+		rs.vary.pool_replicas[sh->pi] = e->prefill;
+		rs.vary.pool_replicas[sh->di] = e->decode;
+	}
 	rs.replay.trace_path = s->traces[k];
 	rs.replay.seed = s->seeds[k];
 	rs.replay.scale.seed = s->seeds[k];
@@ -206,19 +215,25 @@ struct cand {
 	bool started;
 };
 
-/* Queue the replicates of `replicas` replicas of shape sh; 0 or
- * DIAG_ENOMEM.  c must stay put until cand_finish. */
+/* Queue the replicates of `replicas` replicas of shape sh (disaggregated:
+ * `prefill` of them in the prefill pool, the others in the decode pool); 0
+ * or DIAG_ENOMEM.  c must stay put until cand_finish. */
 static int cand_start(const struct size_setup *s, const struct size_result *res,
-		      const struct shape *sh, int32_t replicas, struct cand *c, struct diag *d)
+		      const struct shape *sh, int32_t replicas, int32_t prefill, struct cand *c,
+		      struct diag *d)
 {
 	memset(&c->e, 0, sizeof(c->e));
 	struct size_eval *e = &c->e;
-	e->tp = sh->sc.tensor_parallel_size;
-	e->pp = sh->sc.pipeline_parallel_size;
+	e->tp = sh->tp;
+	e->pp = sh->pp;
 	e->replicas = replicas;
+	if (sh->pd) {
+		e->prefill = prefill;
+		e->decode = replicas - prefill;
+	}
 	e->gpus_per_replica = sh->gpus_per_replica;
 	e->gpus = replicas * sh->gpus_per_replica;
-	e->kv_cache_tokens = sh->dep.pool[0].cfg.kv_cache_tokens;
+	e->kv_cache_tokens = sh->dep.pool[sh->pd ? sh->di : 0].cfg.kv_cache_tokens;
 	int32_t k_all = s->replicates;
 	c->need = (int32_t)ceil(s->confidence * k_all - 1e-9);
 	if (c->need < 1)
@@ -297,14 +312,16 @@ static int cand_finish(const struct size_setup *s, struct size_option *opt, stru
 	return 0;
 }
 
-/* Replay the candidate of `replicas` replicas of shape sh into *e. */
+/* Replay the candidate of `replicas` replicas of shape sh (`prefill` of
+ * them prefill replicas when disaggregated) into *e. */
 static int evaluate(const struct size_setup *s, const struct size_result *res, struct size_option *opt,
-		    const struct shape *sh, int32_t replicas, struct size_eval *e, struct diag *d)
+		    const struct shape *sh, int32_t replicas, int32_t prefill, struct size_eval *e,
+		    struct diag *d)
 {
 	struct cand *c = calloc(1, sizeof(*c));
 	if (!c)
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
-	int rc = cand_start(s, res, sh, replicas, c, d);
+	int rc = cand_start(s, res, sh, replicas, prefill, c, d);
 	if (rc == 0)
 		rc = cand_finish(s, opt, c, true, d);
 	if (rc == 0)
@@ -313,11 +330,21 @@ static int evaluate(const struct size_setup *s, const struct size_result *res, s
 	return rc;
 }
 
+/* Whether a pool of sc fixes its own TP or PP. */
+static bool pools_fix_shape(const struct scenario *sc)
+{
+	for (int32_t i = 0; i < sc->n_pools; i++)
+		if (scenario_pool_sets(sc, i, "tensor_parallel_size") ||
+		    scenario_pool_sets(sc, i, "pipeline_parallel_size"))
+			return true;
+	return false;
+}
+
 /* Shapes a replica of hardware hw can take, as (tp, pp) pairs. */
 static int shapes_of(const struct scenario *base, const struct cat_hardware *hw, int32_t tp[4],
 		     int32_t pp[4])
 {
-	if (base->tensor_parallel_size || base->pipeline_parallel_size ||
+	if (base->tensor_parallel_size || base->pipeline_parallel_size || pools_fix_shape(base) ||
 	    (hw->system_kind && hw->device_count > 1)) {
 		tp[0] = base->tensor_parallel_size; /* 0: deploy_resolve decides */
 		pp[0] = base->pipeline_parallel_size;
@@ -347,6 +374,12 @@ static int shape_init(const struct size_setup *s, const char *hw, int32_t tp, in
 	sh->sc.tensor_parallel_size = tp;
 	sh->sc.pipeline_parallel_size = pp;
 	sh->sc.replicas = 1;
+	/* disaggregated: both pools on this option, one replica each to start
+	 * (the search's counts replace them) */
+	for (int32_t i = 0; i < sh->sc.n_pools; i++) {
+		scenario_pool_unset(&sh->sc, i, "hardware");
+		scenario_pool_unset(&sh->sc, i, "replicas");
+	}
 	int rc = deploy_resolve(&sh->sc, s->cat, NULL, d);
 	if (rc != 0)
 		return rc;
@@ -375,7 +408,22 @@ static int shape_init(const struct size_setup *s, const char *hw, int32_t tp, in
 	}
 	if (rc != 0)
 		return diag_set(d, rc, "%s", sd.msg);
-	sh->gpus_per_replica = sh->sc.tensor_parallel_size * sh->sc.pipeline_parallel_size;
+	sh->pd = sh->dep.pd_on;
+	sh->pi = sh->pd ? sh->dep.pd.prefill_pool : 0;
+	sh->di = sh->pd ? sh->dep.pd.decode_pool : 0;
+	const struct perf_model *p = &sh->dep.pool[sh->pi].pm, *q = &sh->dep.pool[sh->di].pm;
+	if (p->tp != q->tp || p->pp != q->pp) {
+		rc = diag_set(d, DIAG_EINPUT, "%s: disaggregation: the prefill pool runs TP%d/PP%d, "
+			      "the decode pool TP%d/PP%d: the search counts GPUs in replicas of one "
+			      "shape (expected the same tensor_parallel_size and "
+			      "pipeline_parallel_size in both pools)", s->base->source, (int)p->tp,
+			      (int)p->pp, (int)q->tp, (int)q->pp);
+		deploy_release(&sh->dep);
+		return rc;
+	}
+	sh->tp = q->tp;
+	sh->pp = q->pp;
+	sh->gpus_per_replica = q->tp * q->pp;
 	return 0;
 }
 
@@ -413,6 +461,50 @@ static void stall_note(const struct size_setup *s, struct clause_list *cl,
 		   stopped ? " (of the calls finished when the replays stopped)" : "", verdict);
 }
 
+/* What the gallop saw at one count. */
+struct gallop_seen {
+	int32_t r;                        /* replicas; 0: nothing seen yet */
+	double share, ratio, ttft, hit;
+	bool stopped;
+};
+
+/* Whether the gallop ends at e, a miss, after prev (size.h says when):
+ * if so, why goes to opt->stalled.  *now gets what e showed. */
+static bool gallop_stalled(const struct size_setup *s, struct size_option *opt,
+			   const struct size_eval *e, const struct gallop_seen *prev,
+			   struct gallop_seen *now)
+{
+	*now = (struct gallop_seen){
+		.r = e->replicas,
+		.share = size_eval_median(e, offsetof(struct size_fig, miss_share)),
+		.ratio = size_eval_worst_ratio(s->slo, e),
+		.ttft = size_eval_median(e, offsetof(struct size_fig, ttft_p95_ms)),
+		.hit = size_eval_median(e, offsetof(struct size_fig, hit)),
+		.stopped = e->fig[0].verdict != REPLAY_RAN_TO_END,
+	};
+	bool rejected = false;
+	for (int32_t k = 0; k < e->ran; k++)
+		rejected = rejected || e->fig[k].verdict == REPLAY_STOPPED_FAILED ||
+			   e->fig[k].failed > 0;
+	const char *stall = rejected ? "calls were rejected"
+			    : prev->r && now->stopped && prev->stopped && now->share > 0.95 * prev->share
+				? "nearly the same share of calls missed"
+			    : prev->r && !now->stopped && !prev->stopped && now->ratio > 0.99 * prev->ratio
+				? "the worst objective came no nearer its limit"
+				: NULL;
+	if (!stall)
+		return false;
+	struct clause_list cl;
+	clause_resume(&cl, opt->stalled, sizeof(opt->stalled));
+	if (rejected)
+		clause_add(&cl, "TP%d/PP%d at %d replicas: calls were rejected, which more replicas "
+			   "of this shape do not change", e->tp, e->pp, e->replicas);
+	else
+		stall_note(s, &cl, e, prev->r, stall, prev->ttft, now->ttft, prev->hit, now->hit,
+			   now->stopped);
+	return true;
+}
+
 /* Gallop then bisect on one shape, below max_gpus (0: no bound).  With
  * threads to spare (s->pool has at least twice the jobs that the options
  * and replicates keep busy) the gallop looks one count ahead: the next
@@ -429,19 +521,17 @@ static int search_shape(const struct size_setup *s, const struct size_result *re
 	 * steps 1, 2, 4, ... above R */
 	int32_t base = s->redundancy;
 	int32_t lo = base, hi = 0; /* lo missed (or cannot serve), hi met (0: none yet) */
-	double prev_share = 0, prev_ratio = 0, prev_ttft = 0, prev_hit = 0;
-	bool prev_stopped = false;
-	int32_t prev_r = 0;
+	struct gallop_seen prev = {0}, now;
 	bool ahead = pool_jobs(s->pool) >= 2 * (int64_t)s->n_hardware * s->replicates;
 	struct cand *cur = calloc(1, sizeof(*cur)), *next = calloc(1, sizeof(*next));
 	int rc = cur && next ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
 	int32_t r = base + 1;
 	if (rc == 0 && r <= cap)
-		rc = cand_start(s, res, sh, r, cur, d);
+		rc = cand_start(s, res, sh, r, 0, cur, d);
 	while (rc == 0 && r <= cap) {
 		int32_t nr = r == cap ? 0 : r - base > (cap - base) / 2 ? cap : base + 2 * (r - base);
 		if (ahead && nr)
-			rc = cand_start(s, res, sh, nr, next, d);
+			rc = cand_start(s, res, sh, nr, 0, next, d);
 		if (rc == 0)
 			rc = cand_finish(s, opt, cur, true, d);
 		if (rc != 0)
@@ -456,45 +546,15 @@ static int search_shape(const struct size_setup *s, const struct size_result *re
 		note_miss(opt, scratch);
 		if (r == cap)
 			break;
-		double share = size_eval_median(scratch, offsetof(struct size_fig, miss_share));
-		double ratio = size_eval_worst_ratio(s->slo, scratch);
-		bool stopped = scratch->fig[0].verdict != REPLAY_RAN_TO_END;
-		bool rejected = false;
-		for (int32_t k = 0; k < scratch->ran; k++)
-			rejected = rejected || scratch->fig[k].verdict == REPLAY_STOPPED_FAILED ||
-				   scratch->fig[k].failed > 0;
-		const char *stall = rejected ? "calls were rejected"
-				    : prev_r && stopped && prev_stopped && share > 0.95 * prev_share
-					? "nearly the same share of calls missed"
-				    : prev_r && !stopped && !prev_stopped && ratio > 0.99 * prev_ratio
-					? "the worst objective came no nearer its limit"
-					: NULL;
-		double ttft = size_eval_median(scratch, offsetof(struct size_fig, ttft_p95_ms));
-		double hit = size_eval_median(scratch, offsetof(struct size_fig, hit));
-		if (stall) {
-			struct clause_list cl;
-			clause_resume(&cl, opt->stalled, sizeof(opt->stalled));
-			if (rejected)
-				clause_add(&cl, "TP%d/PP%d at %d replicas: calls were rejected, which "
-					   "more replicas of this shape do not change", scratch->tp,
-					   scratch->pp, r);
-			else
-				stall_note(s, &cl, scratch, prev_r, stall, prev_ttft, ttft, prev_hit,
-					   hit, stopped);
+		if (gallop_stalled(s, opt, scratch, &prev, &now))
 			break;
-		}
-		prev_ttft = ttft;
-		prev_hit = hit;
-		prev_share = share;
-		prev_ratio = ratio;
-		prev_stopped = stopped;
-		prev_r = r;
+		prev = now;
 		r = nr;
 		struct cand *tmp = cur;
 		cur = next;
 		next = tmp;
 		if (!cur->started)
-			rc = cand_start(s, res, sh, r, cur, d);
+			rc = cand_start(s, res, sh, r, 0, cur, d);
 	}
 	/* a count looked ahead at that the gallop did not reach; after an
 	 * error, whatever is still running */
@@ -510,7 +570,7 @@ static int search_shape(const struct size_setup *s, const struct size_result *re
 		return 0;
 	while (hi - lo > 1) {
 		int32_t mid = lo + (hi - lo) / 2;
-		rc = evaluate(s, res, opt, sh, mid, scratch, d);
+		rc = evaluate(s, res, opt, sh, mid, 0, scratch, d);
 		if (rc != 0)
 			return rc;
 		if (scratch->meets) {
@@ -525,19 +585,107 @@ static int search_shape(const struct size_setup *s, const struct size_result *re
 	return 0;
 }
 
+/* The candidate of n replicas of shape sh, p of them prefill replicas,
+ * when the search path already holds it (the gallop's), else NULL. */
+static const struct size_eval *tried(const struct size_option *opt, const struct shape *sh,
+				     int32_t n, int32_t p)
+{
+	for (int j = 0; opt->path && j < opt->n_path; j++) {
+		const struct size_eval *e = &opt->path[j];
+		if (e->tp == sh->tp && e->pp == sh->pp && e->replicas == n && e->prefill == p)
+			return e;
+	}
+	return NULL;
+}
+
+/* Disaggregated: the fewest replicas of shape sh, prefill and decode
+ * together, that meet the objectives, below max_gpus (0: no bound).  A
+ * gallop on k prefill and k decode replicas (1, 2, 4, ...) finds a count
+ * that meets them, or ends as search_shape's does.  Then the totals below
+ * it are tried from the top down, each split of a total (p prefill and
+ * n - p decode replicas) from the one nearest the last winner's ratio
+ * outwards, until a total none of whose splits meets.  Latency need not
+ * fall with more replicas in one pool (faster decoding brings a session's
+ * next call, and its prefill, sooner), so no split is ruled out for its
+ * neighbour's miss; the one assumption is the colocated search's, taken
+ * over totals: when no split of n replicas meets, none of fewer does. */
+static int search_pd(const struct size_setup *s, const struct size_result *res,
+		     struct size_option *opt, const struct shape *sh, int32_t max_gpus,
+		     struct size_eval *scratch, struct diag *d)
+{
+	int32_t cap = s->max_replicas > 0 ? s->max_replicas : SIZE_DEFAULT_MAX_REPLICAS;
+	if (max_gpus > 0 && (max_gpus - 1) / sh->gpus_per_replica < cap)
+		cap = (max_gpus - 1) / sh->gpus_per_replica;
+	struct gallop_seen prev = {0}, now;
+	int32_t k = 1;
+	bool found = false;
+	while (2 * k <= cap) {
+		int rc = evaluate(s, res, opt, sh, 2 * k, k, scratch, d);
+		if (rc != 0)
+			return rc;
+		if (scratch->meets) {
+			opt->best = *scratch;
+			found = true;
+			break;
+		}
+		note_miss(opt, scratch);
+		if (2 * k == cap || 2 * k + 1 == cap || gallop_stalled(s, opt, scratch, &prev, &now))
+			break;
+		prev = now;
+		k = 4 * k <= cap ? 2 * k : cap / 2;
+	}
+	if (!found)
+		return 0;
+	for (int32_t n = opt->best.replicas - 1; n >= 2; n--) {
+		int32_t p0 = (int32_t)lround((double)n * opt->best.prefill / opt->best.replicas);
+		p0 = p0 < 1 ? 1 : p0 > n - 1 ? n - 1 : p0;
+		bool met = false;
+		/* p0, p0 + 1, p0 - 1, p0 + 2, ...: every split of n once */
+		for (int32_t j = 0; j < 2 * n && !met; j++) {
+			int32_t p = j % 2 ? p0 + (j + 1) / 2 : p0 - j / 2;
+			if (p < 1 || p > n - 1)
+				continue;
+			const struct size_eval *seen = tried(opt, sh, n, p);
+			int rc = seen ? 0 : evaluate(s, res, opt, sh, n, p, scratch, d);
+			if (rc != 0)
+				return rc;
+			if (seen)
+				*scratch = *seen;
+			if (scratch->meets) {
+				opt->best = *scratch;
+				met = true;
+			} else {
+				note_miss(opt, scratch);
+			}
+		}
+		if (!met)
+			break;
+	}
+	opt->found = true;
+	return 0;
+}
+
 /* The launch command of the winner, shape sh; an engine that cannot take
  * the scenario's settings leaves it out, saying why (the search stands). */
 static int winner_launch(struct size_option *opt, const struct shape *sh,
 			 const struct catalog *cat, struct diag *d)
 {
-	if (!opt->launch && !(opt->launch = malloc(sizeof(*opt->launch))))
+	if (!opt->launch && !(opt->launch = calloc(SIZE_MAX_LAUNCH, sizeof(*opt->launch))))
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
 	struct diag ld;
 	diag_init(&ld);
-	int rc = launch_build(opt->launch, &sh->dep.pool[0], cat, opt->best.replicas, &ld);
+	int32_t n = sh->pd ? 2 : 1;
+	int rc = 0;
+	for (int32_t k = 0; rc == 0 && k < n; k++) {
+		int32_t pool = sh->pd ? (k ? sh->di : sh->pi) : 0;
+		int32_t replicas = sh->pd ? (k ? opt->best.decode : opt->best.prefill)
+					  : opt->best.replicas;
+		rc = launch_build(&opt->launch[k], &sh->dep.pool[pool], cat, replicas, &ld);
+	}
 	if (rc == DIAG_ENOMEM)
 		return diag_set(d, rc, "%s", ld.msg);
 	opt->launch_error[0] = '\0';
+	opt->n_launch = rc ? 0 : n;
 	if (rc != 0) {
 		snprintf(opt->launch_error, sizeof(opt->launch_error), "%s", ld.msg);
 		free(opt->launch);
@@ -565,11 +713,13 @@ static int search_option(const struct size_setup *s, const struct size_result *r
 		/* below the best found, or at most s->max_gpus (the bound is
 		 * exclusive: one more) */
 		int32_t bound = opt->found ? opt->best.gpus : s->max_gpus > 0 ? s->max_gpus + 1 : 0;
-		if (!opt->found || sh->gpus_per_replica < opt->best.gpus)
+		int32_t least = (sh->pd ? 2 : 1) * sh->gpus_per_replica;
+		if ((!opt->found || least < opt->best.gpus) && sh->pd)
+			rc = search_pd(s, res, opt, sh, bound, scratch, d);
+		else if (!opt->found || least < opt->best.gpus)
 			rc = search_shape(s, res, opt, sh, bound, scratch, d);
 		/* the winner came from this shape: its launch command */
-		if (rc == 0 && opt->found && opt->best.tp == sh->sc.tensor_parallel_size &&
-		    opt->best.pp == sh->sc.pipeline_parallel_size)
+		if (rc == 0 && opt->found && opt->best.tp == sh->tp && opt->best.pp == sh->pp)
 			rc = winner_launch(opt, sh, s->cat, d);
 		deploy_release(&sh->dep);
 	}
@@ -596,15 +746,22 @@ static void option_task_run(void *arg)
 }
 
 int size_evaluate(const struct size_setup *s, const struct size_result *r, const char *hw,
-		  int32_t tp, int32_t pp, int32_t replicas, struct size_eval *e, struct diag *d)
+		  int32_t tp, int32_t pp, int32_t replicas, int32_t prefill, struct size_eval *e,
+		  struct diag *d)
 {
 	struct size_option *opt = calloc(1, sizeof(*opt));
 	struct shape *sh = malloc(sizeof(*sh));
 	int rc = opt && sh ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
 	if (rc == 0)
 		rc = shape_init(s, hw, tp, pp, sh, opt, d);
+	if (rc == 0 && sh->pd != (prefill > 0 && prefill < replicas)) {
+		rc = diag_set(d, DIAG_EINPUT, "%d prefill replicas of %d (expected 1..%d with "
+			      "disaggregation, 0 without)", (int)prefill, (int)replicas,
+			      (int)replicas - 1);
+		deploy_release(&sh->dep);
+	}
 	if (rc == 0) {
-		rc = evaluate(s, r, opt, sh, replicas, e, d);
+		rc = evaluate(s, r, opt, sh, replicas, prefill, e, d);
 		deploy_release(&sh->dep);
 	}
 	free(sh);
@@ -624,6 +781,10 @@ int size_run(const struct size_setup *s, struct size_result *r, struct diag *d)
 	if (s->redundancy < 0 || s->redundancy > SIZE_MAX_REDUNDANCY)
 		return diag_set(d, DIAG_EINPUT, "--redundancy %d (expected 0..%d)", s->redundancy,
 				SIZE_MAX_REDUNDANCY);
+	if (s->redundancy > 0 && (s->base->pd.prefill_pool[0] || s->base->pd.decode_pool[0]))
+		return diag_set(d, DIAG_EINPUT, "%s: disaggregation: --redundancy %d is not modelled "
+				"with prefill and decode pools (which pool's replicas fail is a choice "
+				"of its own; expected --redundancy 0)", s->base->source, s->redundancy);
 	if (!(s->confidence > 0 && s->confidence <= 1))
 		return diag_set(d, DIAG_EINPUT, "--confidence %g (expected a share in (0, 1])",
 				s->confidence);
@@ -757,18 +918,23 @@ static bool with_backends(const struct size_setup *s)
 	return s->base->n_backends > 0 && !s->local_only;
 }
 
-static void eval_deployment(const struct size_eval *e, char *buf, size_t size)
+void size_eval_label(const struct size_eval *e, char *buf, size_t size)
 {
-	if (e->pp > 1)
-		snprintf(buf, size, "%d x TP%d/PP%d", e->replicas, e->tp, e->pp);
+	char n[32];
+	if (e->prefill > 0)
+		snprintf(n, sizeof(n), "%dP+%dD", e->prefill, e->decode);
 	else
-		snprintf(buf, size, "%d x TP%d", e->replicas, e->tp);
+		snprintf(n, sizeof(n), "%d", e->replicas);
+	if (e->pp > 1)
+		snprintf(buf, size, "%s x TP%d/PP%d", n, e->tp, e->pp);
+	else
+		snprintf(buf, size, "%s x TP%d", n, e->tp);
 }
 
 static void eval_row(FILE *fp, const char *hw, const struct size_eval *e)
 {
 	char dep[48], met[24];
-	eval_deployment(e, dep, sizeof(dep));
+	size_eval_label(e, dep, sizeof(dep));
 	snprintf(met, sizeof(met), "%d/%d", e->met, e->ran);
 	fprintf(fp, "%-22s %6d %-14s %10.3f %7.1f %7.1f %11.1f %10.2f %8s\n", hw, e->gpus, dep,
 		MED(e, goodput), 100 * MED(e, busy), 100 * MED(e, hit), MED(e, ttft_p95_ms),
@@ -822,6 +988,14 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 	fprintf(fp, "Objectives: %s; no call may fail\n", slo);
 	char rt[ROUTER_DESCRIBE_MAX];
 	fprintf(fp, "Router: %s\n", router_describe(&s->base->router, rt, sizeof(rt)));
+	const struct scenario_pd *pd = &s->base->pd;
+	if (pd->prefill_pool[0])
+		fprintf(fp, "Disaggregation: prefill pool %s, decode pool %s, both on each hardware "
+			"option; KV over %s; a call visits the prefill pool %s; \"1P+3D\" is 1 "
+			"prefill and 3 decode replicas (docs/disaggregation.md)\n", pd->prefill_pool,
+			pd->decode_pool, pd->link,
+			strcmp(pd->decider, "always") == 0 ? "always" : "above its uncached-token "
+								   "threshold");
 	if (s->slo_asked) {
 		char asked[256];
 		fprintf(fp, "Model uncertainty: asked %s, each limit divided by 1 + the model's 80%% "
@@ -879,9 +1053,9 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 			if (!o->found)
 				continue;
 			fprintf(fp, "  %s:\n", o->hardware);
-			if (o->launch)
-				launch_print(fp, o->launch, "    ");
-			else if (o->launch_error[0])
+			for (int32_t k = 0; o->launch && k < o->n_launch; k++)
+				launch_print(fp, &o->launch[k], "    ");
+			if (!o->launch && o->launch_error[0])
 				fprintf(fp, "    (none: %s)\n", o->launch_error);
 		}
 	}
@@ -913,7 +1087,12 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 			}
 		}
 	}
-	fprintf(fp, "\nSearch path (replicas tried, in order; gallop 1, 2, 4, ... then bisect):\n");
+	if (pd->prefill_pool[0])
+		fprintf(fp, "\nSearch path (replicas tried, in order; gallop kP+kD for k = 1, 2, 4, ..., "
+			"then every split of each smaller total, down to a total none of whose splits "
+			"meets):\n");
+	else
+		fprintf(fp, "\nSearch path (replicas tried, in order; gallop 1, 2, 4, ... then bisect):\n");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct size_option *o = &r->opt[i];
 		fprintf(fp, "  %s (engine %s): %d replays, %lld simulator events\n", o->hardware,
@@ -925,7 +1104,7 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 		for (int j = 0; j < o->n_path; j++) {
 			const struct size_eval *e = &o->path[j];
 			char dep[48];
-			eval_deployment(e, dep, sizeof(dep));
+			size_eval_label(e, dep, sizeof(dep));
 			fprintf(fp, "    %-16s %4d GPUs  %-4s %d/%d%s%s\n", dep, e->gpus,
 				e->meets ? "yes" : "no", e->met, e->ran, e->why[0] ? "  " : "", e->why);
 		}
@@ -935,7 +1114,7 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 		if (c >= 0) {
 			const struct size_eval *e = &r->opt[c].closest;
 			char dep[48];
-			eval_deployment(e, dep, sizeof(dep));
+			size_eval_label(e, dep, sizeof(dep));
 			fprintf(fp, "\nClosest miss: %s %s (%d GPUs): worst objective at %.2fx its limit; %s\n",
 				r->opt[c].hardware, dep, e->gpus, size_eval_worst_ratio(s->slo, e), e->why);
 		}
@@ -946,10 +1125,13 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 static void json_eval(FILE *fp, const struct size_setup *s, const struct size_eval *e)
 {
 	const struct slo *slo = s->slo;
-	fprintf(fp, "{\"replicas\":%d,\"tensor_parallel_size\":%d,\"pipeline_parallel_size\":%d,"
+	fprintf(fp, "{\"replicas\":%d,", e->replicas);
+	if (e->prefill > 0)
+		fprintf(fp, "\"prefill_replicas\":%d,\"decode_replicas\":%d,", e->prefill, e->decode);
+	fprintf(fp, "\"tensor_parallel_size\":%d,\"pipeline_parallel_size\":%d,"
 		"\"gpus\":%d,\"kv_cache_tokens_per_replica\":%lld,\"meets\":%s,"
 		"\"replicates_run\":%d,\"replicates_met\":%d,\"why\":\"",
-		e->replicas, e->tp, e->pp, e->gpus, (long long)e->kv_cache_tokens,
+		e->tp, e->pp, e->gpus, (long long)e->kv_cache_tokens,
 		e->meets ? "true" : "false", e->ran, e->met);
 	for (const char *p = e->why; *p; p++)
 		fprintf(fp, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
@@ -1020,7 +1202,13 @@ int size_json(FILE *fp, const struct size_setup *s, const struct size_result *r)
 		else
 			fprintf(fp, "null");
 		fprintf(fp, ",\"launch\":");
-		if (o->found && o->launch)
+		if (o->found && o->launch && o->n_launch > 1) {
+			for (int32_t k = 0; k < o->n_launch; k++) {
+				fputc(k ? ',' : '[', fp);
+				launch_json(fp, &o->launch[k]);
+			}
+			fputc(']', fp);
+		} else if (o->found && o->launch)
 			launch_json(fp, o->launch);
 		else
 			fprintf(fp, "null");

@@ -78,6 +78,7 @@ struct tune_result;
 #define SIZE_MAX_PATH 64
 #define SIZE_DEFAULT_MAX_REPLICAS 256
 #define SIZE_MAX_REDUNDANCY 8
+#define SIZE_MAX_LAUNCH 2                 /* launch commands of a winner */
 
 struct size_setup {
 	const struct catalog *cat;
@@ -175,6 +176,9 @@ struct size_fig {
 /* One candidate deployment and what its replicates said. */
 struct size_eval {
 	int32_t tp, pp, replicas;
+	int32_t prefill, decode;          /* disaggregated: the replicas of each
+					     pool (replicas is their sum); 0, 0
+					     otherwise */
 	int32_t gpus;                     /* replicas x tp x pp */
 	int32_t gpus_per_replica;
 	int64_t kv_cache_tokens;          /* per replica */
@@ -205,11 +209,16 @@ struct size_option {
 	int error;                        /* 0, or the DIAG code that stopped this
 					     option's search (the others go on) */
 	char error_msg[DIAG_MSG_MAX];
-	struct launch_cmd *launch;        /* found: the winner's launch command
-					     (replay/launch.h; owned, freed by
+	struct launch_cmd *launch;        /* found: the winner's launch commands,
+					     n_launch of them, one per pool (the
+					     prefill pool's then the decode
+					     pool's when disaggregated)
+					     (replay/launch.h; room for
+					     SIZE_MAX_LAUNCH, owned, freed by
 					     size_result_release), NULL when the
 					     engine cannot take the scenario's
 					     settings (launch_error says why) */
+	int32_t n_launch;
 	char launch_error[DIAG_MSG_MAX];
 	char extrapolation[UNCERT_WHY_MAX]; /* the dimensions (package, memory,
 					     format, engine) on which its shape
@@ -233,11 +242,14 @@ int size_run(const struct size_setup *s, struct size_result *r, struct diag *d);
 
 /* Replay one candidate, `replicas` replicas of shape (tp, pp) (0, 0: the
  * scenario's) of hardware hw, on every replicate, as the search does (with
- * s->no_early, to the end), for checks and tests.  r holds the calls per
+ * s->no_early, to the end), for checks and tests; a disaggregated scenario
+ * puts `prefill` of them (1..replicas-1) in its prefill pool and the others
+ * in its decode pool (prefill is 0 otherwise).  r holds the calls per
  * replicate (size_run's, or replay_count's).  0, 1 when the memory model
  * rules the shape out, or an error. */
 int size_evaluate(const struct size_setup *s, const struct size_result *r, const char *hw,
-		  int32_t tp, int32_t pp, int32_t replicas, struct size_eval *e, struct diag *d);
+		  int32_t tp, int32_t pp, int32_t replicas, int32_t prefill, struct size_eval *e,
+		  struct diag *d);
 
 /* Options that found a deployment. */
 size_t size_found(const struct size_result *r);
@@ -247,6 +259,10 @@ size_t size_found(const struct size_result *r);
 int size_closest(const struct size_setup *s, const struct size_result *r);
 
 void size_result_release(struct size_result *r);
+
+/* "2 x TP4", "1 x TP8/PP2", or disaggregated "1P+3D x TP1" (1 prefill and
+ * 3 decode replicas) into buf. */
+void size_eval_label(const struct size_eval *e, char *buf, size_t size);
 
 /* The worst ratio of percentile to limit over the objectives, median over
  * the replicates that ran (an early stop's partial figures included). */

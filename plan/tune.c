@@ -366,10 +366,10 @@ static int option_copy(struct size_option *dst, const struct size_option *src, s
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
 	if (src->path)
 		memcpy(dst->path, src->path, SIZE_MAX_PATH * sizeof(*dst->path));
-	if (src->launch && !(dst->launch = malloc(sizeof(*dst->launch))))
+	if (src->launch && !(dst->launch = calloc(SIZE_MAX_LAUNCH, sizeof(*dst->launch))))
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
 	if (src->launch)
-		*dst->launch = *src->launch;
+		memcpy(dst->launch, src->launch, SIZE_MAX_LAUNCH * sizeof(*dst->launch));
 	return 0;
 }
 

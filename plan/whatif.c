@@ -267,14 +267,6 @@ static const char *why_none(const struct size_option *o)
 			 : "no shape runs (agentcap size says why)";
 }
 
-/* "2 x TP4", "1 x TP8/PP2" of a found deployment. */
-static void deployment(const struct size_eval *e, char *buf, size_t size)
-{
-	if (e->pp > 1)
-		snprintf(buf, size, "%d x TP%d/PP%d", e->replicas, e->tp, e->pp);
-	else
-		snprintf(buf, size, "%d x TP%d", e->replicas, e->tp);
-}
 
 /* "2 x TP4 (8 GPUs)", or why there is none. */
 static void deployment_text(const struct size_option *o, char *buf, size_t size)
@@ -284,7 +276,7 @@ static void deployment_text(const struct size_option *o, char *buf, size_t size)
 		snprintf(buf, size, "%s", why_none(o));
 		return;
 	}
-	deployment(&o->best, dep, sizeof(dep));
+	size_eval_label(&o->best, dep, sizeof(dep));
 	snprintf(buf, size, "%s (%d GPU%s)", dep, o->best.gpus, o->best.gpus == 1 ? "" : "s");
 }
 
@@ -359,7 +351,7 @@ static void json_size_variant(FILE *fp, const struct whatif_side *w, const struc
 	fprintf(fp, "{\"variant\":\"%s\",\"found\":%s,", w->label, o->found ? "true" : "false");
 	if (o->found) {
 		char dep[48];
-		deployment(e, dep, sizeof(dep));
+		size_eval_label(e, dep, sizeof(dep));
 		fprintf(fp, "\"deployment\":\"%s\",\"replicas\":%d,\"tensor_parallel_size\":%d,"
 			"\"pipeline_parallel_size\":%d,\"gpus\":%d,\"why\":null", dep, e->replicas, e->tp,
 			e->pp, e->gpus);

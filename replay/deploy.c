@@ -44,8 +44,10 @@ static const char *const FEATURE_KEY[DEPLOY_N_FEATURES] = {
 #define SIZE_REFUSES                                                                          \
 	{                                                                                     \
 		[DEPLOY_POOLS] = "the search varies the replicas of one replica shape per "   \
-				 "hardware option and cannot resize pools (expected a "       \
-				 "scenario without pools; replay, whatif and sweep take them)", \
+				 "hardware option and cannot resize pools other than "        \
+				 "disaggregation's prefill and decode pools on one hardware " \
+				 "(expected a scenario without pools, or with those two "     \
+				 "only; replay, whatif and sweep take any)",                  \
 		[DEPLOY_AUTOSCALE] = "the search replays fixed replica counts (expected "     \
 				     "autoscale.enabled false; replay, whatif and sweep "     \
 				     "take an autoscaler)",                                   \
@@ -53,9 +55,6 @@ static const char *const FEATURE_KEY[DEPLOY_N_FEATURES] = {
 				  "(expected no faults.list or faults.mtbf_h; --redundancy F " \
 				  "sizes with F replicas failed; replay, whatif and sweep "   \
 				  "take faults)",                                             \
-		[DEPLOY_DISAGG] = "the search does not vary the prefill and decode pools "    \
-				  "(expected no disaggregation; replay, whatif and sweep "    \
-				  "take it)",                                                 \
 	}
 
 static const struct {
@@ -80,10 +79,31 @@ const char *deploy_command_name(enum deploy_command c)
 	return (unsigned)c < DEPLOY_N_COMMANDS ? COMMANDS[c].name : NULL;
 }
 
+/* The hardware pool i of sc runs on. */
+static const char *pool_hardware(const struct scenario *sc, int32_t i)
+{
+	return scenario_pool_sets(sc, i, "hardware") ? sc->pools[i].hardware : sc->hardware;
+}
+
+/* Whether sc's pools are disaggregation's prefill and decode pools on one
+ * hardware, and nothing else: they belong to that feature (size sizes
+ * both on each hardware option). */
+static bool pd_pools_only(const struct scenario *sc)
+{
+	if (sc->n_pools != 2 || !sc->pd.prefill_pool[0] || !sc->pd.decode_pool[0])
+		return false;
+	bool p = false, q = false;
+	for (int32_t i = 0; i < 2; i++) {
+		p = p || strcmp(sc->pools[i].name, sc->pd.prefill_pool) == 0;
+		q = q || strcmp(sc->pools[i].name, sc->pd.decode_pool) == 0;
+	}
+	return p && q && strcmp(pool_hardware(sc, 0), pool_hardware(sc, 1)) == 0;
+}
+
 uint32_t deploy_features(const struct scenario *sc)
 {
 	uint32_t f = 0;
-	if (sc->n_pools > 0)
+	if (sc->n_pools > 0 && !pd_pools_only(sc))
 		f |= 1u << DEPLOY_POOLS;
 	if (sc->n_backends > 0)
 		f |= 1u << DEPLOY_BACKENDS;
@@ -957,13 +977,14 @@ int deploy_scan(const struct deployment *dp, const struct replay_opts *o, struct
 
 /* ---- runs ---- */
 
-void deploy_capacity(const struct deployment *dp, struct res_capacity *cap)
+void deploy_capacity(const struct deployment *dp, const struct deploy_vary *v,
+		     struct res_capacity *cap)
 {
 	double seqs = 0, blocks = 0, flops = 0, bytes = 0, reps = 0;
 	bool unknown = false;
 	for (int32_t i = 0; i < dp->n_pools; i++) {
 		const struct deploy_pool *p = &dp->pool[i];
-		double r = dp->pooled ? (double)p->sc.replicas : 1.0;
+		double r = dp->pooled ? (double)deploy_pool_replicas(dp, v, i) : 1.0;
 		double gpus = (double)p->pm.tp * (double)p->pm.pp;
 		seqs += r * p->cfg.max_num_seqs;
 		blocks += r * (double)(p->cfg.kv_cache_tokens / p->cfg.block_size);
@@ -978,11 +999,21 @@ void deploy_capacity(const struct deployment *dp, struct res_capacity *cap)
 	cap->peak_bytes_per_s = bytes / reps;
 }
 
+int32_t deploy_pool_replicas(const struct deployment *dp, const struct deploy_vary *v, int32_t i)
+{
+	if (!dp->pooled)
+		return deploy_replicas(dp, v);
+	return v && v->pool_replicas[i] > 0 ? v->pool_replicas[i] : dp->pool[i].sc.replicas;
+}
+
 int32_t deploy_replicas(const struct deployment *dp, const struct deploy_vary *v)
 {
-	if (!dp->pooled && v && v->replicas > 0)
-		return v->replicas;
-	return dp->pooled ? dp->replicas : dp->sc->replicas;
+	if (!dp->pooled)
+		return v && v->replicas > 0 ? v->replicas : dp->sc->replicas;
+	int32_t n = 0;
+	for (int32_t i = 0; i < dp->n_pools; i++)
+		n += deploy_pool_replicas(dp, v, i);
+	return n;
 }
 
 /* A repair time no replay reaches: about 36 years of simulated time. */
@@ -1003,8 +1034,23 @@ int deploy_run(const struct deployment *dp, const struct replay_opts *o,
 				"beside the scenario's own lifecycle (expected one of them)",
 				dp->sc->source);
 	if (dp->pooled && v->replicas > 0)
-		return diag_set(d, DIAG_EINPUT, "%s: pools: their replicas are the scenario's "
-				"(expected no other replica count)", dp->sc->source);
+		return diag_set(d, DIAG_EINPUT, "%s: pools: their replicas are the scenario's or "
+				"each pool's own (expected no one replica count)", dp->sc->source);
+	for (int32_t i = 0; i < SCENARIO_MAX_POOLS; i++)
+		if (v->pool_replicas[i] < 0 || (v->pool_replicas[i] > 0 && i >= dp->n_pools))
+			return diag_set(d, DIAG_EINPUT, "%s: pools[%d]: %d replicas asked of a "
+					"deployment of %d pools (expected 1 or more replicas of one "
+					"of its pools)", dp->sc->source, (int)i,
+					(int)v->pool_replicas[i], (int)dp->n_pools);
+	if (dp->pooled && deploy_replicas(dp, v) > SCENARIO_MAX_REPLICAS)
+		return diag_set(d, DIAG_EINPUT, "%s: pools: %d replicas in all (expected at most %d "
+				"across the pools)", dp->sc->source, (int)deploy_replicas(dp, v),
+				SCENARIO_MAX_REPLICAS);
+	struct sim_pool pools[SCENARIO_MAX_POOLS];
+	for (int32_t i = 0; dp->pooled && i < dp->n_pools; i++) {
+		pools[i] = dp->sim_pools[i];
+		pools[i].replicas = deploy_pool_replicas(dp, v, i);
+	}
 	struct replay_opts r = *o;
 	struct router_config router = dp->sc->router;
 	router.seed = o->seed;
@@ -1012,7 +1058,7 @@ int deploy_run(const struct deployment *dp, const struct replay_opts *o,
 	r.context_policy = v->compact ? CONTEXT_COMPACT : dp->sc->context_policy;
 	r.as_recorded = v->as_recorded;
 	r.replicas = deploy_replicas(dp, v);
-	r.pools = dp->pooled ? dp->sim_pools : NULL;
+	r.pools = dp->pooled ? pools : NULL;
 	r.n_pools = dp->pooled ? dp->n_pools : 0;
 	r.pd = dp->pd_on ? &dp->pd : NULL;
 	r.tiers = dp->tiers.n > 0 ? &dp->tiers : NULL;

@@ -185,11 +185,6 @@ void deploy_release(struct deployment *dp);
 int deploy_scan(const struct deployment *dp, const struct replay_opts *o, struct warn_list *w,
 		int64_t *calls, struct diag *d);
 
-/* One replica's capacity for the metrics: with pools, the mean over every
- * replica (so fractions of peak over replicas x duration stay exact); no
- * compute peak if any pool lacks one. */
-void deploy_capacity(const struct deployment *dp, struct res_capacity *cap);
-
 /* Replicas a run may hold failed (deploy_vary.failed_replicas). */
 #define DEPLOY_MAX_FAILED 8
 
@@ -197,6 +192,10 @@ void deploy_capacity(const struct deployment *dp, struct res_capacity *cap);
 struct deploy_vary {
 	int32_t replicas;             /* > 0: replicas of the one shape instead
 					 of the scenario's */
+	int32_t pool_replicas[SCENARIO_MAX_POOLS]; /* with pools: [i] > 0,
+					 pool i's replicas instead of the
+					 scenario's (size's prefill:decode
+					 search); 0: the scenario's */
 	int32_t failed_replicas;      /* N+F: replicas 0..F-1 down from the start
 					 to the end of the run (0..DEPLOY_MAX_FAILED;
 					 not beside the scenario's lifecycle) */
@@ -216,7 +215,16 @@ int deploy_run(const struct deployment *dp, const struct replay_opts *o,
 	       const struct deploy_vary *v, struct res_sink sink, struct replay_stats *st,
 	       struct diag *d);
 
-/* Replicas a run of dp under v has. */
+/* Replicas a run of dp under v has (v may be NULL). */
 int32_t deploy_replicas(const struct deployment *dp, const struct deploy_vary *v);
+
+/* Replicas pool i of dp has in a run under v (v may be NULL). */
+int32_t deploy_pool_replicas(const struct deployment *dp, const struct deploy_vary *v, int32_t i);
+
+/* One replica's capacity for the metrics of a run under v (may be NULL):
+ * with pools, the mean over every replica (so fractions of peak over
+ * replicas x duration stay exact); no compute peak if any pool lacks one. */
+void deploy_capacity(const struct deployment *dp, const struct deploy_vary *v,
+		     struct res_capacity *cap);
 
 #endif

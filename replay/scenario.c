@@ -1055,6 +1055,26 @@ void scenario_pool_view(const struct scenario *sc, int32_t i, struct scenario *o
 	snprintf(out->key_prefix, sizeof(out->key_prefix), "pools[%d].", (int)i);
 }
 
+/* The bit of pool key `key` in scenario_pool.set, or -1. */
+static int pool_key_bit(const char *key)
+{
+	const struct pool_key *pk = pool_key_find(key);
+	return pk ? (int)(pk - POOL_KEYS) : -1;
+}
+
+bool scenario_pool_sets(const struct scenario *sc, int32_t i, const char *key)
+{
+	int b = pool_key_bit(key);
+	return b >= 0 && (sc->pools[i].set >> b & 1u);
+}
+
+void scenario_pool_unset(struct scenario *sc, int32_t i, const char *key)
+{
+	int b = pool_key_bit(key);
+	if (b >= 0)
+		sc->pools[i].set &= ~(UINT64_C(1) << b);
+}
+
 /* Walk a parsed object, storing every known key and rejecting unknown ones. */
 static int walk(struct scenario *sc, const cJSON *obj, const char *prefix, const char *where,
 		struct diag *d)

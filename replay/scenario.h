@@ -425,6 +425,14 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
  * pool's key. */
 void scenario_pool_view(const struct scenario *sc, int32_t i, struct scenario *out);
 
+/* Whether pool i of sc gives `key` (a pool key: "hardware",
+ * "tensor_parallel_size", ...); false for a key pools do not take. */
+bool scenario_pool_sets(const struct scenario *sc, int32_t i, const char *key);
+
+/* Pool i of sc no longer gives `key`: it takes the scenario's value (size
+ * places every pool on the hardware option it searches). */
+void scenario_pool_unset(struct scenario *sc, int32_t i, const char *key);
+
 /* Put the cost assumptions sc sets over parameters filled from the
  * catalogues (cost_*_from_prices), each sourced to the scenario.  Any
  * pointer may be NULL; t is the task economics of the self-hosted model. */

@@ -1012,6 +1012,35 @@ static double worst_ratio(const cJSON *cand, const struct objective *o, int n_ob
 	return worst;
 }
 
+/* One launch command l of option o. */
+static void launch_html(FILE *out, const cJSON *o, const cJSON *l)
+{
+	char head[256];
+	const char *pool = opt_str(l, "pool");
+	snprintf(head, sizeof(head), "%s%s%s: %s %s, %.0f replica(s) x %.0f GPU(s)%s",
+		 opt_str(o, "hardware"), strcmp(pool, "-") ? ", pool " : "",
+		 strcmp(pool, "-") ? pool : "", opt_str(l, "engine"),
+		 opt_str(l, "version"),
+		 opt_num(l, "replicas"), opt_num(l, "gpus_per_replica"),
+		 opt_bool(l, "complete") ? "" : " (incomplete: see the notes)");
+	fputs("<h3>", out);
+	svgplot_escape(out, head);
+	fputs("</h3>\n<pre>", out);
+	svgplot_escape(out, opt_str(l, "shell"));
+	fputs("</pre>\n", out);
+	const cJSON *notes = cJSON_GetObjectItemCaseSensitive(l, "notes");
+	const cJSON *nt;
+	if (cJSON_GetArraySize(notes) > 0) {
+		fputs("<ul>", out);
+		cJSON_ArrayForEach(nt, notes) {
+			fputs("<li>", out);
+			svgplot_escape(out, cJSON_IsString(nt) ? nt->valuestring : "");
+			fputs("</li>", out);
+		}
+		fputs("</ul>\n", out);
+	}
+}
+
 /* Whether a candidate's replay was stopped before its end (a replicate's
  * verdict is an early rule: "failed", "slo", "queue"), so its percentiles
  * cover only the calls finished by then. */
@@ -1026,15 +1055,19 @@ static bool stopped_early(const cJSON *e)
 	return false;
 }
 
+/* "2 x TP4", "1 x TP8 PP2", or disaggregated "1P+3D x TP1". */
 static void deployment(char *buf, size_t cap, const cJSON *e)
 {
-	double pp = opt_num(e, "pipeline_parallel_size");
-	if (pp > 1)
-		snprintf(buf, cap, "%.0f x TP%.0f PP%.0f", opt_num(e, "replicas"),
-			 opt_num(e, "tensor_parallel_size"), pp);
+	char n[48];
+	double pp = opt_num(e, "pipeline_parallel_size"), p = opt_num(e, "prefill_replicas");
+	if (p > 0)
+		snprintf(n, sizeof(n), "%.0fP+%.0fD", p, opt_num(e, "decode_replicas"));
 	else
-		snprintf(buf, cap, "%.0f x TP%.0f", opt_num(e, "replicas"),
-			 opt_num(e, "tensor_parallel_size"));
+		snprintf(n, sizeof(n), "%.0f", opt_num(e, "replicas"));
+	if (pp > 1)
+		snprintf(buf, cap, "%s x TP%.0f PP%.0f", n, opt_num(e, "tensor_parallel_size"), pp);
+	else
+		snprintf(buf, cap, "%s x TP%.0f", n, opt_num(e, "tensor_parallel_size"));
 }
 
 static void seeds_text(struct rd *r, char *buf, size_t cap, const cJSON *seeds)
@@ -1118,38 +1151,24 @@ static int page_size(FILE *out, struct rd *r, const cJSON *doc)
 	}
 	fputs("</table>\n", out);
 
-	/* the winners' launch commands, as modelled */
+	/* the winners' launch commands, as modelled: an object per option, an
+	 * array of one per pool when disaggregated */
 	bool any_launch = false;
-	cJSON_ArrayForEach(o, options) any_launch = any_launch ||
-		cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "launch"));
+	cJSON_ArrayForEach(o, options) {
+		const cJSON *l = cJSON_GetObjectItemCaseSensitive(o, "launch");
+		any_launch = any_launch || cJSON_IsObject(l) || cJSON_GetArraySize(l) > 0;
+	}
 	if (any_launch) {
 		h2(out, "Launch commands");
 		fputs("<p>Each winner's engine command as the replay modelled it: one per replica, "
 		      "every value written out.</p>\n", out);
 		cJSON_ArrayForEach(o, options) {
-			const cJSON *l = cJSON_GetObjectItemCaseSensitive(o, "launch");
-			if (!cJSON_IsObject(l))
-				continue;
-			char head[256];
-			snprintf(head, sizeof(head), "%s: %s %s, %.0f replica(s) x %.0f GPU(s)%s",
-				 opt_str(o, "hardware"), opt_str(l, "engine"), opt_str(l, "version"),
-				 opt_num(l, "replicas"), opt_num(l, "gpus_per_replica"),
-				 opt_bool(l, "complete") ? "" : " (incomplete: see the notes)");
-			fputs("<h3>", out);
-			svgplot_escape(out, head);
-			fputs("</h3>\n<pre>", out);
-			svgplot_escape(out, opt_str(l, "shell"));
-			fputs("</pre>\n", out);
-			const cJSON *notes = cJSON_GetObjectItemCaseSensitive(l, "notes");
-			const cJSON *nt;
-			if (cJSON_GetArraySize(notes) > 0) {
-				fputs("<ul>", out);
-				cJSON_ArrayForEach(nt, notes) {
-					fputs("<li>", out);
-					svgplot_escape(out, cJSON_IsString(nt) ? nt->valuestring : "");
-					fputs("</li>", out);
-				}
-				fputs("</ul>\n", out);
+			const cJSON *ls = cJSON_GetObjectItemCaseSensitive(o, "launch");
+			int n_l = cJSON_IsArray(ls) ? cJSON_GetArraySize(ls) : cJSON_IsObject(ls);
+			for (int k = 0; k < n_l; k++) {
+				const cJSON *l = cJSON_IsArray(ls) ? cJSON_GetArrayItem(ls, k) : ls;
+				if (cJSON_IsObject(l))
+					launch_html(out, o, l);
 			}
 		}
 	}

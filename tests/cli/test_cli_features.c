@@ -17,7 +17,10 @@
  * backends and tiers.  KV retention (kv_retention.*) and sticky sub-agents
  * (router.sticky_subagents) reach every command through deploy_engine and
  * the router settings; so do priority scheduling (scheduling.*) and the
- * per-team cap (router.team_max_inflight), through deploy_run. */
+ * per-team cap (router.team_max_inflight), through deploy_run.  size and
+ * compare take disaggregation between two pools on one hardware (their
+ * winner, a prefill:decode split, is replay's with those pool replicas) and
+ * refuse it between pools on different hardware by the pools' key. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,6 +58,11 @@ struct feature {
 		 "{\"name\":\"b\",\"hardware\":\"l40s\"}]'"
 #define POOLS_JSON "\"pools\":[{\"name\":\"a\",\"hardware\":\"h100-sxm\"}," \
 		   "{\"name\":\"b\",\"hardware\":\"l40s\"}]"
+/* disaggregation: prefill pool b, decode pool a, on the scenario's hardware */
+#define PD_SETS "--set disaggregation.prefill_pool=b --set disaggregation.decode_pool=a"
+#define PD_ON "--set 'pools=[{\"name\":\"a\"},{\"name\":\"b\"}]' " PD_SETS
+#define PD_JSON "\"pools\":[{\"name\":\"a\"},{\"name\":\"b\"}]," \
+		"\"disaggregation.prefill_pool\":\"b\",\"disaggregation.decode_pool\":\"a\""
 #define BACKENDS_ON "--set 'backends=[{\"name\":\"sonnet\",\"price\":\"claude-sonnet-4-5\"," \
 		    "\"ttft_model\":\"fixed\"}]' " \
 		    "--set router.size_to=sonnet --set router.size_prompt_tokens=100000"
@@ -104,8 +112,10 @@ static const struct feature FEATURES[] = {
 	 "--set router.policy=session_affinity --set router.sticky_subagents=true",
 	 "\"router.policy\":\"session_affinity\",\"router.sticky_subagents\":true", false, true,
 	 NULL},
-	/* prefill/decode disaggregation between the two pools: size refuses
-	 * the pools first */
+	/* prefill/decode disaggregation between two pools on one hardware:
+	 * size searches the prefill:decode split on each hardware option */
+	{"disaggregation", "", "", PD_ON, PD_JSON, true, true, NULL},
+	/* ... between pools on different hardware: size refuses the pools */
 	{"disaggregation", POOLS_ON, POOLS_JSON,
 	 POOLS_ON " --set disaggregation.prefill_pool=b --set disaggregation.decode_pool=a",
 	 POOLS_JSON ",\"disaggregation.prefill_pool\":\"b\",\"disaggregation.decode_pool\":\"a\"",
@@ -162,11 +172,17 @@ static cJSON *run_json(const char *args)
 }
 
 /* replay's figures; scaled: as size replays the team (resampled, seed 1);
- * replicas > 0: that many replicas of tp GPUs. */
-static struct fig replay_shape(const char *sets, bool scaled, int32_t replicas, int32_t tp)
+ * replicas > 0: that many replicas of tp GPUs, of which prefill > 0 in
+ * PD_ON's prefill pool and the others in its decode pool. */
+static struct fig replay_pd(const char *sets, bool scaled, int32_t replicas, int32_t tp,
+			    int32_t prefill)
 {
-	char args[4096], rep[80] = "";
-	if (replicas > 0)
+	char args[4096], rep[160] = "";
+	if (replicas > 0 && prefill > 0)
+		snprintf(rep, sizeof(rep), " --set 'pools=[{\"name\":\"a\",\"replicas\":%d},"
+			 "{\"name\":\"b\",\"replicas\":%d}]' --set tensor_parallel_size=%d",
+			 (int)(replicas - prefill), (int)prefill, (int)tp);
+	else if (replicas > 0)
 		snprintf(rep, sizeof(rep), " --set replicas=%d --set tensor_parallel_size=%d",
 			 (int)replicas, (int)tp);
 	snprintf(args, sizeof(args), "replay " TEAM " --json - %s%s%s", scaled ?
@@ -181,6 +197,11 @@ static struct fig replay_shape(const char *sets, bool scaled, int32_t replicas, 
 		f.api_share = num(b, "api_share");
 	cJSON_Delete(j);
 	return f;
+}
+
+static struct fig replay_shape(const char *sets, bool scaled, int32_t replicas, int32_t tp)
+{
+	return replay_pd(sets, scaled, replicas, tp, 0);
 }
 
 static struct fig replay_fig(const char *sets, bool scaled, int32_t replicas)
@@ -263,8 +284,9 @@ static struct fig sweep_fig(const char *set)
 	return f;
 }
 
-/* size's winner on h100-sxm, and its replicas and TP. */
-static struct fig size_fig(const char *sets, int32_t *replicas, int32_t *tp)
+/* size's winner on h100-sxm, and its replicas, TP and prefill replicas
+ * (0: not disaggregated). */
+static struct fig size_fig(const char *sets, int32_t *replicas, int32_t *tp, int32_t *prefill)
 {
 	char args[4096];
 	snprintf(args, sizeof(args), "size --engineers 3 --trace " TEAM " --hardware h100-sxm "
@@ -280,6 +302,10 @@ static struct fig size_fig(const char *sets, int32_t *replicas, int32_t *tp)
 		f.api_share = api->valuedouble;
 	*replicas = (int32_t)num(b, "replicas");
 	*tp = (int32_t)num(b, "tensor_parallel_size");
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(b, "prefill_replicas");
+	*prefill = p ? (int32_t)num(b, "prefill_replicas") : 0;
+	if (p && num(b, "decode_replicas") != *replicas - *prefill)
+		fail_msg("size %s: prefill and decode replicas do not add up", sets);
 	cJSON_Delete(j);
 	return f;
 }
@@ -381,9 +407,12 @@ static void test_size_is_replay_or_refuses(void **state)
 		const char *sets[2] = {f->base, f->on};
 		struct fig s[2];
 		for (int k = 0; k < 2; k++) {
-			int32_t reps, tp;
-			s[k] = size_fig(sets[k], &reps, &tp);
-			struct fig r = replay_shape(sets[k], true, reps, tp);
+			int32_t reps, tp, prefill;
+			s[k] = size_fig(sets[k], &reps, &tp, &prefill);
+			if ((prefill > 0) != (k == 1 && strcmp(f->name, "disaggregation") == 0))
+				fail_msg("size with %s (%s): %d prefill replicas", f->name, sets[k],
+					 (int)prefill);
+			struct fig r = replay_pd(sets[k], true, reps, tp, prefill);
 			if (s[k].p95_ttft_ms != r.p95_ttft_ms || s[k].hit != r.hit ||
 			    s[k].busy != r.busy || s[k].api_share != r.api_share)
 				fail_msg("size with %s (%s): p95 %.17g, hit %.17g, API %.17g; replay of "
@@ -425,12 +454,17 @@ static void test_compare_is_replay_or_refuses(void **state)
 				continue;
 			const cJSON *hy = cJSON_GetObjectItemCaseSensitive(row, "hybrid");
 			const cJSON *dep = cJSON_GetObjectItemCaseSensitive(row, "deployment");
-			int reps = 0, tp = 0;
-			assert_int_equal(sscanf(dep->valuestring, "%d x TP%d", &reps, &tp), 2);
+			int reps = 0, tp = 0, p = 0, dd = 0;
+			if (strstr(dep->valuestring, "P+") &&
+			    sscanf(dep->valuestring, "%dP+%dD x TP%d", &p, &dd, &tp) == 3)
+				reps = p + dd;
+			else
+				assert_int_equal(sscanf(dep->valuestring, "%d x TP%d", &reps, &tp), 2);
+			assert_int_equal(p > 0, strcmp(f->name, "disaggregation") == 0);
 			if (!hy) {
 				/* the box alone: the scenario without its backends */
 				const char *local = strcmp(f->name, "backends") == 0 ? f->base : f->on;
-				struct fig r = replay_shape(local, true, reps, tp);
+				struct fig r = replay_pd(local, true, reps, tp, p);
 				assert_true(num(row, "gpu_busy_fraction") == r.busy);
 				plain = true;
 			} else {

@@ -121,7 +121,7 @@ static struct size_eval *eval_full(struct fixture *f, const struct size_eval *li
 	diag_init(&d);
 	bool was = f->s.no_early;
 	f->s.no_early = true;
-	int rc = size_evaluate(&f->s, f->res, f->hw[0], like->tp, like->pp, replicas, e, &d);
+	int rc = size_evaluate(&f->s, f->res, f->hw[0], like->tp, like->pp, replicas, 0, e, &d);
 	f->s.no_early = was;
 	if (rc != 0)
 		fail_msg("size_evaluate: rc %d %s", rc, d.msg);
@@ -229,7 +229,7 @@ static void test_300_on_one_gpu(void **state)
 	assert_true(f.res->total_calls[0] > 100000);
 	struct size_eval *e = malloc(sizeof(*e));
 	assert_non_null(e);
-	assert_int_equal(size_evaluate(&f.s, f.res, "h100-sxm", 1, 1, 1, e, &d), 0);
+	assert_int_equal(size_evaluate(&f.s, f.res, "h100-sxm", 1, 1, 1, 0, e, &d), 0);
 	assert_false(e->meets);
 	assert_int_equal(e->fig[0].verdict, REPLAY_STOPPED_SLO);
 	/* the team works across a day in four time zones; the verdict comes
@@ -687,6 +687,83 @@ static void test_gallop_end_says_what_it_saw(void **state)
 	cli_out_free(&r);
 }
 
+/* Disaggregated: the search finds the fewest prefill + decode replicas.
+ * The retention team resampled to 24 engineers on H100 TP1, every call
+ * prefilled on the prefill pool (threshold 16: each turn adds more than 16
+ * uncached tokens): the winner meets in a replay run to the end, and every
+ * split of fewer replicas misses, each replayed to the end as well, though
+ * latency is not monotone in the decode replicas on this team (2P+2D
+ * misses where 2P+1D meets). */
+static void test_pd_split_fewest(void **state)
+{
+	(void)state;
+	struct fixture f;
+	fixture_init(&f, "ttft_p95=3s,tpot_p50=20ms", 1, 1.0);
+	const char *sets[] = {"pools=[{\"name\":\"prefill\"},{\"name\":\"decode\"}]",
+			      "disaggregation.prefill_pool=prefill",
+			      "disaggregation.decode_pool=decode",
+			      "disaggregation.non_cached_tokens=16", "tensor_parallel_size=1"};
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(scenario_load(&f.sc, NULL, sets, 5, &d), 0);
+	f.traces[0] = AC_SRC_DIR "/tests/fixtures/replay/retention_team.jsonl";
+	f.s.replay.scale.engineers = 24;
+	run_size(&f);
+	const struct size_option *o = &f.res->opt[0];
+	assert_true(o->found);
+	const struct size_eval *b = &o->best;
+	print_message("winner %dP+%dD x TP%d, %d GPUs, %d replays\n", b->prefill, b->decode, b->tp,
+		      b->gpus, o->replays);
+	assert_true(b->prefill >= 1 && b->decode >= 1);
+	assert_int_equal(b->prefill + b->decode, b->replicas);
+	assert_int_equal(b->gpus, b->replicas * b->tp * b->pp);
+	/* on this traffic the prefill pool is the queue: more prefill than
+	 * decode replicas */
+	assert_true(b->prefill > b->decode);
+	assert_int_equal(o->n_launch, 2);
+	assert_int_equal(o->launch[0].replicas, b->prefill);
+	assert_int_equal(o->launch[1].replicas, b->decode);
+	f.s.no_early = true;
+	struct size_eval *e = malloc(sizeof(*e));
+	assert_non_null(e);
+	assert_int_equal(size_evaluate(&f.s, f.res, "h100-sxm", 1, 1, b->replicas, b->prefill, e,
+				       &d), 0);
+	assert_true(e->meets);
+	int misses = 0;
+	for (int32_t n = 2; n < b->replicas; n++)
+		for (int32_t p = 1; p < n; p++) {
+			assert_int_equal(size_evaluate(&f.s, f.res, "h100-sxm", 1, 1, n, p, e, &d), 0);
+			if (e->meets)
+				fail_msg("%dP+%dD meets, fewer than the winner's %d replicas", p,
+					 n - p, b->replicas);
+			misses++;
+		}
+	assert_true(misses >= 1);
+	/* ... though a split with more of both missed: more decode replicas
+	 * bring each session's next call, and its prefill, sooner */
+	bool bigger_missed = false;
+	for (int j = 0; j < o->n_path; j++)
+		bigger_missed = bigger_missed || (!o->path[j].meets && o->path[j].prefill >= b->prefill &&
+						  o->path[j].decode > b->decode);
+	assert_true(bigger_missed);
+	/* no candidate replayed twice */
+	for (int j = 0; j < o->n_path; j++)
+		for (int m = 0; m < j; m++)
+			assert_false(o->path[j].replicas == o->path[m].replicas &&
+				     o->path[j].prefill == o->path[m].prefill);
+	/* a split the scenario cannot take: no prefill replica */
+	assert_int_equal(size_evaluate(&f.s, f.res, "h100-sxm", 1, 1, 2, 0, e, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "prefill replicas"));
+	free(e);
+	/* N+F: which pool's replica fails is not modelled: refused first */
+	size_result_release(f.res);
+	f.s.redundancy = 1;
+	diag_init(&d);
+	assert_int_equal(size_run(&f.s, f.res, &d), DIAG_EINPUT);
+	assert_non_null(strstr(d.msg, "disaggregation: --redundancy 1"));
+	fixture_release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -702,6 +779,7 @@ int main(void)
 		cmocka_unit_test(test_router_printed),
 		cmocka_unit_test(test_more_replicas_no_worse_under_default_router),
 		cmocka_unit_test(test_gallop_end_says_what_it_saw),
+		cmocka_unit_test(test_pd_split_fewest),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
