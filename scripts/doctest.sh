@@ -3,16 +3,19 @@
 # Doc test: re-run the commands quoted in README.md and docs/*.md and fail
 # when what they print now differs from what the page quotes.
 #
-#   scripts/doctest.sh AGENTCAP [--heavy] [FILE.md...]
+#   scripts/doctest.sh AGENTCAP [--heavy|--all] [FILE.md...]
 #
 # AGENTCAP is the built binary (ctest passes $<TARGET_FILE:agentcap>); the
 # default files are README.md and docs/*.md.  Every fenced block must follow
 # a marker comment (the last non-blank line before its opening fence):
 #
 #   <!-- doctest -->               re-run the block and compare its output
-#   <!-- doctest heavy -->         the same, only with --heavy (a long run:
-#                                  ctest's doc_examples_heavy, left out of the
-#                                  sanitizer build)
+#   <!-- doctest: CMD -->          the same for a block of output only, whose
+#                                  command the prose gives: CMD runs first
+#   <!-- doctest heavy -->         the same, for a long run: re-run only with
+#   <!-- doctest heavy: CMD -->    --heavy (ctest's doc_examples_heavy, left
+#                                  out of the sanitizer build) or --all;
+#                                  --heavy skips the other doctest blocks
 #   <!-- illustrative: REASON -->  agentcap commands or output not re-run
 #                                  (your own files, machine-dependent timings,
 #                                  runs too long for a test), REASON says which
@@ -38,12 +41,15 @@
 # what it quotes; 1 otherwise, one line per problem: FILE:LINE: what moved.
 set -uo pipefail
 top="$(cd "$(dirname "$0")/.." && pwd)"
-[ $# -ge 1 ] || { echo "usage: scripts/doctest.sh AGENTCAP [--heavy] [FILE.md...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: scripts/doctest.sh AGENTCAP [--heavy|--all] [FILE.md...]" >&2; exit 2; }
 bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 shift
 [ -x "$bin" ] || { echo "doctest: $bin is not an executable" >&2; exit 2; }
-heavy=0
-if [ "${1:-}" = "--heavy" ]; then heavy=1; shift; fi
+light=1 heavy=0
+case "${1:-}" in
+  --heavy) light=0 heavy=1; shift ;;
+  --all) heavy=1; shift ;;
+esac
 if [ $# -gt 0 ]; then files=("$@"); else files=("$top/README.md" "$top"/docs/*.md); fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/agentcap-doctest.XXXXXX")"
@@ -107,7 +113,9 @@ compare() {
         k = best + 1; e = gl[k]; found = ""
         if (best > 0 && bestat + best <= na && skel(act[bestat + best]) == skel(e)) found = act[bestat + best]
         for (s = 1; found == "" && s <= na; s++) if (skel(act[s]) == skel(e)) found = act[s]
-        if (found != "")
+        if (found != "" && like(e, found))
+          printf "%s:%s: printed, but not right after the line quoted before it (put \"...\" between them): %s\n", where, gn[k], e
+        else if (found != "")
           printf "%s:%s: figure moved (%s)\n    quoted: %s\n    now:    %s\n", where, gn[k], moved(e, found), e, found
         else
           printf "%s:%s: not printed any more: %s\n", where, gn[k], e
@@ -126,7 +134,7 @@ run_block() {
   while IFS= read -r line; do
     n=$((n + 1))
     if [ -n "$cmd" ] && [ "${cmd%\\}" != "$cmd" ]; then
-      cmd="${cmd%\\}"$'\n'"$line"; continue
+      cmd="$cmd"$'\n'"$line"; continue
     fi
     if [ "${line#\$ }" != "$line" ]; then
       [ -n "$cmd" ] && { cmds+=("$cmd"); cmdlines+=("$cmdline"); expects+=("$(cat "$expect")"); }
@@ -164,15 +172,22 @@ for file in "${files[@]}"; do
       if [[ "$line" =~ ^\ *(\`\`\`+|~~~+)\ *$ ]] && [ "${BASH_REMATCH[1]}" = "$fence" ]; then
         infence=0
         case "$marker" in
-          doctest|"doctest heavy")
-            if [ "$marker" = "doctest heavy" ] && [ $heavy = 0 ]; then
+          doctest|"doctest heavy"|"doctest: "?*|"doctest heavy: "?*)
+            if { [ "${marker#doctest heavy}" != "$marker" ] && [ $heavy = 0 ]; } ||
+               { [ "${marker#doctest heavy}" = "$marker" ] && [ $light = 0 ]; }; then
               skipped=$((skipped + 1))
             else
               for s in "${setups[@]}"; do
                 ( cd "$scratch" && bash -c "$s" ) || problem "$rel: doctest-setup failed: $s"
               done
               setups=()
-              run_block "$file" "$body" "$start" "$scratch"
+              if [ "${marker#*: }" != "$marker" ]; then
+                { printf '$ %s\n' "${marker#*: }"; cat "$body"; } > "$body.cmd"
+                mv "$body.cmd" "$body"
+                run_block "$file" "$body" "$((start - 1))" "$scratch"
+              else
+                run_block "$file" "$body" "$start" "$scratch"
+              fi
             fi ;;
           "illustrative: "?*) illustrative=$((illustrative + 1)) ;;
           "not output: "?*) notoutput=$((notoutput + 1)) ;;
@@ -194,7 +209,7 @@ for file in "${files[@]}"; do
     if [[ "$line" =~ ^\<\!--\ doctest-setup:\ (.*)\ --\>$ ]]; then
       setups+=("${BASH_REMATCH[1]}"); continue
     fi
-    if [[ "$line" =~ ^\<\!--\ (doctest|doctest\ heavy|illustrative:\ .*|not\ output:\ .*)\ --\>$ ]]; then
+    if [[ "$line" =~ ^\<\!--\ (doctest|doctest\ heavy|doctest:\ .*|doctest\ heavy:\ .*|illustrative:\ .*|not\ output:\ .*)\ --\>$ ]]; then
       marker="${BASH_REMATCH[1]}" markerline=$no; continue
     fi
     [[ "$line" =~ ^[[:space:]]*$ ]] || { marker="" markerline=0; }
@@ -202,5 +217,5 @@ for file in "${files[@]}"; do
   [ $infence = 0 ] || problem "$rel:$start: fence never closed"
 done
 
-echo "doctest: $ran blocks re-run, $skipped heavy skipped, $illustrative illustrative, $notoutput not output; $problems problems"
+echo "doctest: $ran blocks re-run, $skipped left to the other pass (light or heavy), $illustrative illustrative, $notoutput not output; $problems problems"
 [ $problems = 0 ]
