@@ -98,12 +98,34 @@ static void test_summary_refused(void **state)
 	cli_out_free(&r);
 }
 
+/* The full table names the cheapest option by its label (it once said
+ * "Cheapest (row number above)", making the reader count rows), in the
+ * base case and in each column of the sensitivity table. */
+static void test_cheapest_named(void **state)
+{
+	(void)state;
+	struct cli_out r = cli_run("compare --engineers 4 --profile default --hardware "
+				   "rtx-pro-6000,h100-sxm");
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "row number"));
+	const char *c = strstr(r.out, "\nCheapest per accepted task: ");
+	assert_non_null(c);
+	c += strlen("\nCheapest per accepted task: ");
+	if (strncmp(c, "seats ", 6) != 0 && strncmp(c, "API ", 4) != 0 &&
+	    strncmp(c, "rtx-pro-6000 ", 13) != 0 && strncmp(c, "h100-sxm ", 9) != 0)
+		fail_msg("the cheapest option is not named by its row's label: %.80s", c);
+	const char *col = strstr(r.out, "Cheapest per accepted task in each column:\n  price-20%  ");
+	assert_non_null(col);
+	cli_out_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_summary_unpriced),
 		cmocka_unit_test(test_summary_refused),
+		cmocka_unit_test(test_cheapest_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
