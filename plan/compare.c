@@ -158,6 +158,15 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 	case COST_PURCHASE: {
 		struct cost_purchase p;
 		task_of(c, &u, k, &t);
+		/* bought, the owner pays the power: hardware with no power figure
+		 * is not priced (said with the reason), as in replay --cost */
+		struct cost_fig busy_w, idle_w;
+		struct diag wd;
+		diag_init(&wd);
+		if (hw && cost_watts(hw, &busy_w, &idle_w, &wd) != 0) {
+			snprintf(d->msg, sizeof(d->msg), "%s", wd.msg);
+			return COST_NO_PRICE;
+		}
 		rc = cost_purchase_from_prices(&p, c->prices, hw, d);
 		if (rc != 0)
 			return rc;
@@ -570,8 +579,9 @@ int compare_run(const struct compare_setup *c0, const struct size_result *sr,
 			int rc = fill_row(c, row, &o->best, &pd);
 			if (rc == COST_NO_PRICE) {
 				size_t at = strlen(out->unpriced);
-				snprintf(out->unpriced + at, sizeof(out->unpriced) - at, "%s%s %s",
-					 at ? ", " : "", o->hardware, cost_option_name(SELF[k]));
+				snprintf(out->unpriced + at, sizeof(out->unpriced) - at, "%s%s %s%s%s%s",
+					 at ? ", " : "", o->hardware, cost_option_name(SELF[k]),
+					 pd.msg[0] ? " (" : "", pd.msg, pd.msg[0] ? ")" : "");
 				continue;
 			}
 			if (rc != 0)
@@ -1095,6 +1105,8 @@ void compare_monthly(FILE *fp, const struct compare_result *r)
 		fprintf(fp, "\n");
 		i = j;
 	}
+	if (r->unpriced[0])
+		fprintf(fp, "Not priced: %s\n", r->unpriced);
 }
 
 

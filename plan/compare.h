@@ -155,7 +155,7 @@ struct compare_result {
 	size_t n;
 	double periods_per_month;
 	int64_t engineers;
-	char unpriced[512];            /* options the catalogue has no price for */
+	char unpriced[1024];           /* options the catalogue has no price for */
 	char prices_as_of[COST_DATE_MAX]; /* the newest date of the prices used
 					     ("" when none is dated) */
 };

@@ -85,6 +85,27 @@ static void test_summary_unpriced(void **state)
 	cli_out_free(&r);
 }
 
+/* A winner with no power figure (the M5 Ultra Mac Studio: no measured
+ * power, no TDP) is not priced to buy, said with the reason, and neither
+ * size nor compare aborts after the search (they exited 2). */
+static void test_unpowered_winner(void **state)
+{
+	(void)state;
+	static const char *const cmd[] = {"size", "compare"};
+	for (int i = 0; i < 2; i++) {
+		char args[512];
+		snprintf(args, sizeof(args), "%s --engineers 1 --days 1 --profile default --hardware "
+			 "mac-studio-m5-ultra-256gb,h100-sxm --slo ttft_p95=120s,tpot_p50=500ms",
+			 cmd[i]);
+		struct cli_out r = cli_run(args);
+		if (r.status != 0 ||
+		    !strstr(r.out, "mac-studio-m5-ultra-256gb purchase (cost: hardware "
+				   "mac-studio-m5-ultra-256gb has no measured power and no TDP"))
+			fail_msg("%s: exit %d\n%s%s", args, r.status, r.out, r.err);
+		cli_out_free(&r);
+	}
+}
+
 static void test_summary_refused(void **state)
 {
 	(void)state;
@@ -124,6 +145,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_summary_unpriced),
+		cmocka_unit_test(test_unpowered_winner),
 		cmocka_unit_test(test_summary_refused),
 		cmocka_unit_test(test_cheapest_named),
 	};
