@@ -1495,6 +1495,26 @@ static int resolve_acceptance(struct scenario *sc, enum spec_method m, struct di
 		snprintf(p->given_text, sizeof(p->given_text), "%s's published figure: per-token "
 			 "%.4f (%s)", spec_method_name(m), p->alpha[OUT_KIND_UNKNOWN], def->source);
 	}
+	/* rates given by output kind come first: the text above is only the
+	 * other kinds' */
+	char kinds[160] = "";
+	size_t at = 0;
+	for (int i = 0; i < OUT_KINDS && at < sizeof(kinds); i++)
+		if (p->acceptance_kind[i] >= 0) {
+			int w = snprintf(kinds + at, sizeof(kinds) - at, "%s%s %.4g", at ? ", " : "",
+					 out_kind_name(i), p->acceptance_kind[i]);
+			at += w > 0 ? (size_t)w : 0;
+		}
+	if (kinds[0]) {
+		char text[sizeof(p->given_text)];
+		int w = snprintf(text, sizeof(text), "per-token rate by output kind, %s "
+				 "(speculative.acceptance_<kind>); the other kinds: ", kinds);
+		size_t n = w > 0 && (size_t)w < sizeof(text) ? (size_t)w : sizeof(text) - 1;
+		size_t len = strlen(p->given_text), room = sizeof(text) - 1 - n;
+		memcpy(text + n, p->given_text, len < room ? len : room);
+		text[n + (len < room ? len : room)] = '\0';
+		memcpy(p->given_text, text, sizeof(text));
+	}
 	return 0;
 }
 

@@ -391,7 +391,7 @@ struct scenario {
 						       "mean_acceptance_length",
 						       "position_acceptance_rates",
 						       "method_default", "default" */
-		char given_text[320];
+		char given_text[640];
 	} spec;
 	char source[512];             /* file it came from, "(built-in default)" */
 	char key_prefix[32];          /* "" or "pools[i]." (a pool's view): what

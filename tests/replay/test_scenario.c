@@ -480,6 +480,11 @@ static void test_speculative_acceptance_inputs(void **state)
 	assert_int_equal(scenario_load(sc, NULL, tok, 3, &d), 0);
 	assert_string_equal(sc->spec.given, "per_token");
 	assert_true(sc->spec.alpha[OUT_KIND_UNKNOWN] == 0.6 && sc->spec.alpha[OUT_KIND_PROSE] == 0.4);
+	/* the rate given for one kind is said first, not hidden behind the
+	 * others' (it once read "per-token rate 0.6" alone) */
+	assert_string_equal(sc->spec.given_text, "per-token rate by output kind, prose 0.4 "
+			    "(speculative.acceptance_<kind>); the other kinds: per-token rate 0.6 "
+			    "(speculative.acceptance_rate)");
 	const char *none[] = {"speculative.method=mtp"};
 	assert_int_equal(scenario_load(sc, NULL, none, 1, &d), 0);
 	assert_string_equal(sc->spec.given, "default");
