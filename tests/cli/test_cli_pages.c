@@ -48,9 +48,14 @@ static const struct kind {
 		   " --hardware h100-sxm,l40s"},
 	{"compare-crowded", NULL},
 	{"whatif-outlier", NULL},
+	/* disaggregated: candidates labelled 1P+1D x TP1, a launch per pool */
+	{"size-pd", "size --engineers 2 --profile default --hardware h100-sxm,l40s "
+		    "--set 'pools=[{\"name\":\"prefill\"},{\"name\":\"decode\"}]' "
+		    "--set disaggregation.prefill_pool=prefill "
+		    "--set disaggregation.decode_pool=decode"},
 };
 #define N_KINDS (sizeof(KINDS) / sizeof(KINDS[0]))
-enum { REPLAY, STATS, SIZE, COMPARE, RANGE, WHATIF, CROWDED, OUTLIER };
+enum { REPLAY, STATS, SIZE, COMPARE, RANGE, WHATIF, CROWDED, OUTLIER, SIZE_PD };
 
 struct pages {
 	char dir[64];
@@ -488,6 +493,19 @@ static void test_size_dots_say_hardware(void **state)
 	free(f);
 }
 
+/* A disaggregated size page labels its candidates by split and gives each
+ * winner a launch command per pool. */
+static void test_size_pd_labels(void **state)
+{
+	struct pages *p = *state;
+	assert_non_null(strstr(p->html[SIZE_PD], "1P+1D x TP"));
+	assert_non_null(strstr(p->html[SIZE_PD], ", pool prefill: "));
+	assert_non_null(strstr(p->html[SIZE_PD], ", pool decode: "));
+	const cJSON *o = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p->json[SIZE_PD],
+									       "options"), 0);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "launch")), 2);
+}
+
 static void test_stats_log_axis(void **state)
 {
 	struct pages *p = *state;
@@ -537,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_whatif_outlier_does_not_dwarf),
 		cmocka_unit_test(test_whatif_objectives_and_deployments),
 		cmocka_unit_test(test_size_dots_say_hardware),
+		cmocka_unit_test(test_size_pd_labels),
 		cmocka_unit_test(test_stats_log_axis),
 		cmocka_unit_test(test_replay_shows_cost),
 		cmocka_unit_test(test_pages_in_chromium),
