@@ -920,15 +920,14 @@ static bool with_backends(const struct size_setup *s)
 
 void size_eval_label(const struct size_eval *e, char *buf, size_t size)
 {
-	char n[32];
-	if (e->prefill > 0)
-		snprintf(n, sizeof(n), "%dP+%dD", e->prefill, e->decode);
+	if (e->prefill > 0 && e->pp > 1)
+		snprintf(buf, size, "%dP+%dD x TP%d/PP%d", e->prefill, e->decode, e->tp, e->pp);
+	else if (e->prefill > 0)
+		snprintf(buf, size, "%dP+%dD x TP%d", e->prefill, e->decode, e->tp);
+	else if (e->pp > 1)
+		snprintf(buf, size, "%d x TP%d/PP%d", e->replicas, e->tp, e->pp);
 	else
-		snprintf(n, sizeof(n), "%d", e->replicas);
-	if (e->pp > 1)
-		snprintf(buf, size, "%s x TP%d/PP%d", n, e->tp, e->pp);
-	else
-		snprintf(buf, size, "%s x TP%d", n, e->tp);
+		snprintf(buf, size, "%d x TP%d", e->replicas, e->tp);
 }
 
 static void eval_row(FILE *fp, const char *hw, const struct size_eval *e)
