@@ -960,6 +960,7 @@ static int schedule_waiting(struct sim *s, struct replica *rep, struct perf_batc
 		if (loads)
 			mark_loads(s, rep, r, gpu_hit, min64(hit, tier_end), skip);
 		r->pd_remote_blocks = 0; /* taken; a preemption recomputes them */
+		r->admitted_ns = s->now_ns;
 		if (!r->admitted_once) {
 			r->admitted_once = true;
 			r->scheduled_ns = s->now_ns;

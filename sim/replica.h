@@ -105,6 +105,8 @@ struct sreq {
 	int64_t arrival_ns;
 	int64_t dispatched_ns;      /* the router handed it to a replica */
 	int64_t scheduled_ns;       /* first admitted to the running batch */
+	int64_t admitted_ns;        /* last admitted to it (after a preemption
+				       or a retry, the prefill that counts) */
 	int64_t computed;           /* tokens whose KV exists (vLLM num_computed_tokens) */
 	int64_t generated;          /* output tokens produced */
 	int64_t first_token_ns;

@@ -1084,7 +1084,9 @@ static int pd_prefilled(struct sim *s, struct replica *rep, struct sreq *r)
 		.gpus = s->pd.gpus,
 		.layers = s->pd.layers,
 		.layerwise = s->pd.layerwise,
-		.prefill_ns = (double)(s->now_ns - r->scheduled_ns),
+		/* the prefill the layers overlap: the last admission's (a
+		 * preempted or retried call computes again from there) */
+		.prefill_ns = (double)(s->now_ns - r->admitted_ns),
 	};
 	double whole = 0, exposed = 0;
 	if (send > 0)

@@ -39,7 +39,10 @@ static void on_req(void *ctx, const struct res_request *r)
 	s->r[s->n++] = *r;
 }
 
-static void setup_sim(struct sim *s, struct seen *seen, bool always, bool layerwise)
+/* The prefill pool's KV cache, step budget and replicas: kv_tokens 0, the
+ * decode replica's (100,000); batch 0, no bound; replicas 0, one. */
+static void setup_sim_sized(struct sim *s, struct seen *seen, bool always, bool layerwise,
+			    int64_t kv_tokens, int64_t batch, int32_t prefill_replicas)
 {
 	struct engine_config cfg = {
 		.max_num_seqs = 4, .max_num_batched_tokens = 1 << 20, .block_size = 16,
@@ -51,6 +54,12 @@ static void setup_sim(struct sim *s, struct seen *seen, bool always, bool layerw
 		{.cfg = cfg, .perf = perf, .replicas = 1},
 		{.cfg = cfg, .perf = perf, .replicas = 1},
 	};
+	if (kv_tokens > 0)
+		pools[0].cfg.kv_cache_tokens = kv_tokens;
+	if (batch > 0)
+		pools[0].cfg.max_num_batched_tokens = batch;
+	if (prefill_replicas > 0)
+		pools[0].replicas = prefill_replicas;
 	struct res_sink sink = {.ctx = seen, .request = on_req};
 	struct diag d;
 	diag_init(&d);
@@ -63,6 +72,11 @@ static void setup_sim(struct sim *s, struct seen *seen, bool always, bool layerw
 	};
 	if (sim_set_pd(s, &pd, &d) != 0)
 		fail_msg("%s", d.msg);
+}
+
+static void setup_sim(struct sim *s, struct seen *seen, bool always, bool layerwise)
+{
+	setup_sim_sized(s, seen, always, layerwise, 0, 0, 0);
 }
 
 static void run_to_end(struct sim *s)
@@ -166,6 +180,48 @@ static void test_layerwise(void **state)
 	sim_release(&s);
 }
 
+/* Layer-wise after a retry: two prefill replicas (0, 1), the decode
+ * replica 2; the prefill computes 100 tokens a step (2,000 ns), so the
+ * 800-token prompt takes 8 steps.  Replica 0 fails at 5,000 ns, mid-way
+ * (detected at once): the call is sent again to replica 1, prefilled from
+ * 5,000 to 21,000 ns, and its transfer overlaps that prefill only:
+ * 45,000 - 16,000 x 3/4 = 33,000 ns exposed (counted from its first
+ * admission, at 0 on replica 0, it read 45,000 - 21,000 x 3/4 = 29,250). */
+static void test_layerwise_after_retry(void **state)
+{
+	(void)state;
+	struct sim s;
+	struct seen seen = {0};
+	setup_sim_sized(&s, &seen, true, true, 0, 100, 2);
+	struct diag d;
+	diag_init(&d);
+	struct router_config rr;
+	router_config_default(&rr);
+	rr.policy = ROUTER_ROUND_ROBIN;
+	assert_int_equal(sim_set_router(&s, &rr, &d), 0);
+	struct elastic_config ec;
+	elastic_config_default(&ec);
+	struct fault_spec f = {.replica = 0, .at_ns = 5000, .repair_ns = INT64_C(1) << 50};
+	ec.faults = &f;
+	ec.n_faults = 1;
+	ec.detection = FAULT_DETECT_INSTANT;
+	ec.seed = 1;
+	if (sim_set_elastic(&s, &ec, &d) != 0)
+		fail_msg("%s", d.msg);
+	submit(&s, 0, 0);
+	run_to_end(&s);
+	assert_int_equal(seen.n, 1);
+	const struct res_request *a = &seen.r[0];
+	assert_int_equal(a->status, RES_COMPLETED);
+	assert_int_equal(a->retries, 1);
+	assert_int_equal(a->replica, 2);
+	assert_int_equal(a->first_token_ns, 21000);
+	assert_true(fabs(s.pd_stats.whole_ns - 45000) < 1e-6);
+	if (fabs(s.pd_stats.exposed_ns - 33000) > 1e-6)
+		fail_msg("exposed %.1f ns (expected 33,000)", s.pd_stats.exposed_ns);
+	sim_release(&s);
+}
+
 /* A per-team cap of one call in flight: a call keeps its team's slot from
  * the prefill replica to the decode replica, so the team's other calls
  * wait at the router and none is stuck behind a slot held in transfer;
@@ -222,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_always),
 		cmocka_unit_test(test_layerwise),
+		cmocka_unit_test(test_layerwise_after_retry),
 		cmocka_unit_test(test_team_cap),
 		cmocka_unit_test(test_bad_config),
 	};
