@@ -505,6 +505,16 @@ static bool gallop_stalled(const struct size_setup *s, struct size_option *opt,
 	return true;
 }
 
+/* The most replicas of shape sh a search tries: --max-replicas (or the
+ * default), and fewer than max_gpus GPUs (0: no bound). */
+static int32_t replica_cap(const struct size_setup *s, const struct shape *sh, int32_t max_gpus)
+{
+	int32_t cap = s->max_replicas > 0 ? s->max_replicas : SIZE_DEFAULT_MAX_REPLICAS;
+	if (max_gpus > 0 && (max_gpus - 1) / sh->gpus_per_replica < cap)
+		cap = (max_gpus - 1) / sh->gpus_per_replica;
+	return cap;
+}
+
 /* Gallop then bisect on one shape, below max_gpus (0: no bound).  With
  * threads to spare (s->pool has at least twice the jobs that the options
  * and replicates keep busy) the gallop looks one count ahead: the next
@@ -514,9 +524,7 @@ static int search_shape(const struct size_setup *s, const struct size_result *re
 			struct size_option *opt, const struct shape *sh, int32_t max_gpus,
 			struct size_eval *scratch, struct diag *d)
 {
-	int32_t cap = s->max_replicas > 0 ? s->max_replicas : SIZE_DEFAULT_MAX_REPLICAS;
-	if (max_gpus > 0 && (max_gpus - 1) / sh->gpus_per_replica < cap)
-		cap = (max_gpus - 1) / sh->gpus_per_replica;
+	int32_t cap = replica_cap(s, sh, max_gpus);
 	/* with R replicas failed, R replicas or fewer serve nothing: the gallop
 	 * steps 1, 2, 4, ... above R */
 	int32_t base = s->redundancy;
@@ -613,9 +621,7 @@ static int search_pd(const struct size_setup *s, const struct size_result *res,
 		     struct size_option *opt, const struct shape *sh, int32_t max_gpus,
 		     struct size_eval *scratch, struct diag *d)
 {
-	int32_t cap = s->max_replicas > 0 ? s->max_replicas : SIZE_DEFAULT_MAX_REPLICAS;
-	if (max_gpus > 0 && (max_gpus - 1) / sh->gpus_per_replica < cap)
-		cap = (max_gpus - 1) / sh->gpus_per_replica;
+	int32_t cap = replica_cap(s, sh, max_gpus);
 	struct gallop_seen prev = {0}, now;
 	int32_t k = 1;
 	bool found = false;
