@@ -8,6 +8,7 @@
  * catalogue loader does: "engines.json: engines[1].bw_scale.value: ...".
  */
 #include "models/engine.h"
+#include "base/textfile.h"
 
 #include <cJSON.h>
 #include <ctype.h>
@@ -658,25 +659,10 @@ int engine_table_load(struct engine_table *t, const char *path, struct diag *d)
 		const char *txt = engine_embedded_json();
 		return engine_table_parse(t, "engines.json", txt, strlen(txt), d);
 	}
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return diag_set(d, DIAG_EIO, "%s: cannot open (expected an engines.json file)", path);
-	char *buf = malloc(ENGINE_FILE_MAX_BYTES + 1);
-	if (!buf) {
-		fclose(f);
-		return diag_set(d, DIAG_ENOMEM, "out of memory");
-	}
-	size_t n = fread(buf, 1, ENGINE_FILE_MAX_BYTES + 1, f);
-	int err = ferror(f);
-	fclose(f);
-	int rc;
-	if (err)
-		rc = diag_set(d, DIAG_EIO, "%s: read error", path);
-	else if (n > ENGINE_FILE_MAX_BYTES)
-		rc = diag_set(d, DIAG_EINPUT, "%s: larger than %u bytes", path,
-			      ENGINE_FILE_MAX_BYTES);
-	else
-		rc = engine_table_parse(t, path, buf, n, d);
+	char *buf = textfile_read(path, ENGINE_FILE_MAX_BYTES, "an engines.json file", d);
+	if (!buf)
+		return d->code ? d->code : DIAG_EIO;
+	int rc = engine_table_parse(t, path, buf, strlen(buf), d);
 	free(buf);
 	return rc;
 }

@@ -7,6 +7,7 @@
  */
 #include "models/uncert.h"
 #include "base/jsonw.h"
+#include "base/textfile.h"
 
 #include <cJSON.h>
 #include <gsl/gsl_sort.h>
@@ -529,25 +530,10 @@ int uncert_load(struct uncert_table *t, const char *path, struct diag *d)
 		const char *txt = uncert_embedded_json();
 		return uncert_parse(t, "uncertainty.json", txt, strlen(txt), d);
 	}
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return diag_set(d, DIAG_EIO, "%s: cannot open (expected an uncertainty file)", path);
-	char *buf = malloc(UNCERT_FILE_MAX_BYTES + 1);
-	if (!buf) {
-		fclose(f);
-		return diag_set(d, DIAG_ENOMEM, "out of memory");
-	}
-	size_t n = fread(buf, 1, UNCERT_FILE_MAX_BYTES + 1, f);
-	int err = ferror(f);
-	fclose(f);
-	int rc;
-	if (err)
-		rc = diag_set(d, DIAG_EIO, "%s: read error", path);
-	else if (n > UNCERT_FILE_MAX_BYTES)
-		rc = diag_set(d, DIAG_EINPUT, "%s: larger than %u bytes", path,
-			      UNCERT_FILE_MAX_BYTES);
-	else
-		rc = uncert_parse(t, path, buf, n, d);
+	char *buf = textfile_read(path, UNCERT_FILE_MAX_BYTES, "an uncertainty file", d);
+	if (!buf)
+		return d->code ? d->code : DIAG_EIO;
+	int rc = uncert_parse(t, path, buf, strlen(buf), d);
 	free(buf);
 	return rc;
 }
