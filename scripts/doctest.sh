@@ -140,7 +140,8 @@ run_block() {
       [ -n "$cmd" ] && { cmds+=("$cmd"); cmdlines+=("$cmdline"); expects+=("$(cat "$expect")"); }
       cmd="${line#\$ }"; cmdline=$((start + n)); : > "$expect"
     elif [ -n "$cmd" ]; then
-      printf '%s\t%s\n' "$((start + n))" "$line" >> "$expect"
+      # a blank line (between two commands' outputs) quotes nothing
+      [[ "$line" =~ ^[[:space:]]*$ ]] || printf '%s\t%s\n' "$((start + n))" "$line" >> "$expect"
     else
       problem "$rel:$((start + n)): a doctest block must start with a command (\"\$ agentcap ...\")"
       return
