@@ -125,6 +125,12 @@ compare() {
     }' "$1" "$2"
 }
 
+# quoted EXPECT-FILE: a command's quoted lines without the blank lines after
+# the last (those part it from the next command, they quote nothing).
+quoted() {
+  awk '{ l[NR] = $0 } END { n = NR; while (n > 0 && l[n] ~ /^[0-9]+\t[ \t]*$/) n--; for (i = 1; i <= n; i++) print l[i] }' "$1"
+}
+
 # run_block FILE BODY-FILE START-LINE SCRATCH: run a doctest block's commands.
 run_block() {
   local file="$1" body="$2" start="$3" scratch="$4" rel="${1#$top/}"
@@ -137,17 +143,16 @@ run_block() {
       cmd="$cmd"$'\n'"$line"; continue
     fi
     if [ "${line#\$ }" != "$line" ]; then
-      [ -n "$cmd" ] && { cmds+=("$cmd"); cmdlines+=("$cmdline"); expects+=("$(cat "$expect")"); }
+      [ -n "$cmd" ] && { cmds+=("$cmd"); cmdlines+=("$cmdline"); expects+=("$(quoted "$expect")"); }
       cmd="${line#\$ }"; cmdline=$((start + n)); : > "$expect"
     elif [ -n "$cmd" ]; then
-      # a blank line (between two commands' outputs) quotes nothing
-      [[ "$line" =~ ^[[:space:]]*$ ]] || printf '%s\t%s\n' "$((start + n))" "$line" >> "$expect"
+      printf '%s\t%s\n' "$((start + n))" "$line" >> "$expect"
     else
       problem "$rel:$((start + n)): a doctest block must start with a command (\"\$ agentcap ...\")"
       return
     fi
   done < "$body"
-  [ -n "$cmd" ] && { cmds+=("$cmd"); cmdlines+=("$cmdline"); expects+=("$(cat "$expect")"); }
+  [ -n "$cmd" ] && { cmds+=("$cmd"); cmdlines+=("$cmdline"); expects+=("$(quoted "$expect")"); }
   local i
   for i in "${!cmds[@]}"; do
     ( cd "$scratch" && bash -c "${cmds[$i]}" ) > "$out" 2> "$err" < /dev/null
