@@ -27,6 +27,10 @@
 #                                  the page's next doctest block (to provide
 #                                  a file the prose says the reader has)
 #
+# An indented code block (a line indented 4 spaces or a tab after a blank
+# line, outside a list item) is a problem too: make it a fenced block after
+# a marker.
+#
 # In a doctest block, a line starting "$ " is a command (continued while it
 # ends with "\"); the lines after it, up to the next command, are what it
 # must print (standard output, then standard error).  A line "..." skips any
@@ -171,6 +175,7 @@ for file in "${files[@]}"; do
   rm -rf "$scratch"; mkdir "$scratch"
   for d in traces tests scenarios models docs; do ln -s "$top/$d" "$scratch/$d"; done
   marker="" markerline=0 infence=0 fence="" start=0 no=0 setups=()
+  blank=1 inlist=0 inindent=0
   body="$work/body"
   while IFS= read -r line || [ -n "$line" ]; do
     no=$((no + 1))
@@ -205,6 +210,28 @@ for file in "${files[@]}"; do
         printf '%s\n' "$line" >> "$body"
       fi
       continue
+    fi
+    # An indented code block (4 spaces or a tab after a blank line, outside
+    # a list item and its continuation paragraphs) is a quote the test would
+    # not see.  A list runs from an item's line to the first line that starts
+    # in column 0 after a blank line.
+    if [[ "$line" =~ ^[[:space:]]*$ ]]; then
+      blank=1
+    else
+      if [[ "$line" =~ ^\ {0,3}([-*+]|[0-9]+[.\)])([[:space:]]|$) ]]; then
+        inlist=1
+      elif [ $blank = 1 ] && [[ "$line" =~ ^[^[:space:]] ]]; then
+        inlist=0
+      fi
+      if [[ "$line" =~ ^(\ {4}|\ {0,3}$'\t') ]]; then
+        if [ $blank = 1 ] && [ $inlist = 0 ] && [ $inindent = 0 ]; then
+          inindent=1
+          problem "$rel:$no: indented code block: make it a fenced block after <!-- doctest -->, <!-- illustrative: REASON --> or <!-- not output: WHAT --> (scripts/doctest.sh)"
+        fi
+      else
+        inindent=0
+      fi
+      blank=0
     fi
     if [[ "$line" =~ ^\ *(\`\`\`+|~~~+) ]]; then
       fence="${BASH_REMATCH[1]}" infence=1 start=$no
