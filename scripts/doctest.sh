@@ -27,6 +27,10 @@
 #                                  the page's next doctest block (to provide
 #                                  a file the prose says the reader has)
 #
+# An indented code block (a line indented 4 spaces or a tab after a blank
+# line, outside a list item) is a problem too: make it a fenced block after
+# a marker.
+#
 # In a doctest block, a line starting "$ " is a command (continued while it
 # ends with "\"); the lines after it, up to the next command, are what it
 # must print (standard output, then standard error).  A line "..." skips any
@@ -125,6 +129,12 @@ compare() {
     }' "$1" "$2"
 }
 
+# quoted EXPECT-FILE: a command's quoted lines without the blank lines after
+# the last (those part it from the next command, they quote nothing).
+quoted() {
+  awk '{ l[NR] = $0 } END { n = NR; while (n > 0 && l[n] ~ /^[0-9]+\t[ \t]*$/) n--; for (i = 1; i <= n; i++) print l[i] }' "$1"
+}
+
 # run_block FILE BODY-FILE START-LINE SCRATCH: run a doctest block's commands.
 run_block() {
   local file="$1" body="$2" start="$3" scratch="$4" rel="${1#$top/}"
@@ -137,7 +147,7 @@ run_block() {
       cmd="$cmd"$'\n'"$line"; continue
     fi
     if [ "${line#\$ }" != "$line" ]; then
-      [ -n "$cmd" ] && { cmds+=("$cmd"); cmdlines+=("$cmdline"); expects+=("$(cat "$expect")"); }
+      [ -n "$cmd" ] && { cmds+=("$cmd"); cmdlines+=("$cmdline"); expects+=("$(quoted "$expect")"); }
       cmd="${line#\$ }"; cmdline=$((start + n)); : > "$expect"
     elif [ -n "$cmd" ]; then
       printf '%s\t%s\n' "$((start + n))" "$line" >> "$expect"
@@ -146,7 +156,7 @@ run_block() {
       return
     fi
   done < "$body"
-  [ -n "$cmd" ] && { cmds+=("$cmd"); cmdlines+=("$cmdline"); expects+=("$(cat "$expect")"); }
+  [ -n "$cmd" ] && { cmds+=("$cmd"); cmdlines+=("$cmdline"); expects+=("$(quoted "$expect")"); }
   local i
   for i in "${!cmds[@]}"; do
     ( cd "$scratch" && bash -c "${cmds[$i]}" ) > "$out" 2> "$err" < /dev/null
@@ -165,6 +175,7 @@ for file in "${files[@]}"; do
   rm -rf "$scratch"; mkdir "$scratch"
   for d in traces tests scenarios models docs; do ln -s "$top/$d" "$scratch/$d"; done
   marker="" markerline=0 infence=0 fence="" start=0 no=0 setups=()
+  blank=1 inlist=0 inindent=0
   body="$work/body"
   while IFS= read -r line || [ -n "$line" ]; do
     no=$((no + 1))
@@ -199,6 +210,28 @@ for file in "${files[@]}"; do
         printf '%s\n' "$line" >> "$body"
       fi
       continue
+    fi
+    # An indented code block (4 spaces or a tab after a blank line, outside
+    # a list item and its continuation paragraphs) is a quote the test would
+    # not see.  A list runs from an item's line to the first line that starts
+    # in column 0 after a blank line.
+    if [[ "$line" =~ ^[[:space:]]*$ ]]; then
+      blank=1
+    else
+      if [[ "$line" =~ ^\ {0,3}([-*+]|[0-9]+[.\)])([[:space:]]|$) ]]; then
+        inlist=1
+      elif [ $blank = 1 ] && [[ "$line" =~ ^[^[:space:]] ]]; then
+        inlist=0
+      fi
+      if [[ "$line" =~ ^(\ {4}|\ {0,3}$'\t') ]]; then
+        if [ $blank = 1 ] && [ $inlist = 0 ] && [ $inindent = 0 ]; then
+          inindent=1
+          problem "$rel:$no: indented code block: make it a fenced block after <!-- doctest -->, <!-- illustrative: REASON --> or <!-- not output: WHAT --> (scripts/doctest.sh)"
+        fi
+      else
+        inindent=0
+      fi
+      blank=0
     fi
     if [[ "$line" =~ ^\ *(\`\`\`+|~~~+) ]]; then
       fence="${BASH_REMATCH[1]}" infence=1 start=$no
