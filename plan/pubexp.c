@@ -9,7 +9,9 @@
  * path of `agentcap replay`) and replayed with deploy_run into the metrics
  * of reports/, through a window that leaves out a warm-up.  Replays are
  * keyed by (trace, sets, variant) text; a key seen before reuses its
- * figures, which keeps a row per metric of one experiment cheap.
+ * figures, which keeps a row per metric of one experiment cheap.  A goodput
+ * row builds its deployment once and replays it at a fixed sequence of
+ * arrival rates (goodput_search); its key carries the SLO instead.
  * Invariants: a row is either skipped (predicted figures NAN) or has both
  * predicted figures finite; the verdict counts add up to n_rows.
  */
