@@ -9,7 +9,9 @@
  * path of `agentcap replay`) and replayed with deploy_run into the metrics
  * of reports/, through a window that leaves out a warm-up.  Replays are
  * keyed by (trace, sets, variant) text; a key seen before reuses its
- * figures, which keeps a row per metric of one experiment cheap.
+ * figures, which keeps a row per metric of one experiment cheap.  A goodput
+ * row builds its deployment once and replays it at a fixed sequence of
+ * arrival rates (goodput_search); its key carries the SLO instead.
  * Invariants: a row is either skipped (predicted figures NAN) or has both
  * predicted figures finite; the verdict counts add up to n_rows.
  */
@@ -23,6 +25,7 @@
 #include "reports/metrics.h"
 #include "replay/deploy.h"
 #include "replay/scenario.h"
+#include "traces/xform.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -39,10 +42,17 @@
 static const char *const METRIC_NAMES[PX_N_METRICS] = {
 	"ttft_mean_ms", "ttft_p50_ms", "ttft_p95_ms", "e2el_mean_ms",
 	"e2el_p95_ms", "output_throughput_tok_s", "total_throughput_tok_s",
-	"prefix_cache_hit_rate",
+	"prefix_cache_hit_rate", "goodput_rps_per_gpu",
 };
 
-static const char *const KINDS[] = {"routing", "prefix_reuse", "offload"};
+static const char *const KINDS[] = {"routing", "prefix_reuse", "offload", "disaggregation"};
+
+/* The goodput search: arrival rates from GOODPUT_LO to GOODPUT_HI times the
+ * trace's own, bisected in log space GOODPUT_STEPS times (a step of 2^(12 /
+ * 2^12) = 0.2% at the end). */
+#define GOODPUT_LO (1.0 / 16)
+#define GOODPUT_HI 256.0
+#define GOODPUT_STEPS 12
 
 const char *pubexp_metric_name(enum pubexp_metric m)
 {
@@ -52,7 +62,8 @@ const char *pubexp_metric_name(enum pubexp_metric m)
 
 bool pubexp_higher_is_better(enum pubexp_metric m)
 {
-	return m == PX_OUTPUT_THROUGHPUT || m == PX_TOTAL_THROUGHPUT || m == PX_HIT_RATE;
+	return m == PX_OUTPUT_THROUGHPUT || m == PX_TOTAL_THROUGHPUT || m == PX_HIT_RATE ||
+	       m == PX_GOODPUT;
 }
 
 const char *pubexp_verdict_name(enum pubexp_verdict v)
@@ -77,6 +88,10 @@ static const char *const COLS[C_N] = {
 	"tolerance", "known_gap", "skip", "trace", "sets", "variant_a", "variant_b",
 	"label_a", "label_b", "source", "url", "date", "workload", "measure_from_s",
 };
+/* Columns a file may leave out (then empty on every row): the SLO of a
+ * goodput row. */
+enum { O_SLO_TTFT, O_SLO_TPOT, O_SLO_ATT, O_N };
+static const char *const OPT_COLS[O_N] = {"slo_ttft_ms", "slo_tpot_ms", "slo_attainment"};
 
 /* One replay's figures, by metric. */
 struct replay_memo {
@@ -157,6 +172,7 @@ static void figures(const struct metrics_summary *s, double v[PX_N_METRICS])
 	v[PX_OUTPUT_THROUGHPUT] = s->output_throughput;
 	v[PX_TOTAL_THROUGHPUT] = s->total_token_throughput;
 	v[PX_HIT_RATE] = s->prefix_cache_hit_rate;
+	v[PX_GOODPUT] = NAN; /* a search over replays, not one replay's figure */
 }
 
 /* The sink between the simulator and the metrics: calls issued before
@@ -166,6 +182,8 @@ struct window {
 	int64_t from_ns;
 	struct res_sink next;
 	int64_t dropped;
+	int64_t counted;             /* calls passed on */
+	int64_t first_ns, last_ns;   /* their earliest and latest arrival */
 };
 
 static void window_request(void *ctx, const struct res_request *r)
@@ -175,6 +193,11 @@ static void window_request(void *ctx, const struct res_request *r)
 		w->dropped++;
 		return;
 	}
+	if (w->counted == 0 || r->arrival_ns < w->first_ns)
+		w->first_ns = r->arrival_ns;
+	if (w->counted == 0 || r->arrival_ns > w->last_ns)
+		w->last_ns = r->arrival_ns;
+	w->counted++;
 	w->next.request(w->next.ctx, r);
 }
 
@@ -197,21 +220,129 @@ static void window_drop_span(void *ctx, const struct res_span *s)
 	(void)s; /* sessions and tasks straddle the window; no row uses them */
 }
 
+/* One replay of dep on trace_path, its arrival times multiplied by
+ * arrival_scale: the summary of the calls issued from from_s on (under the
+ * SLO slo_ttft_ms / slo_tpot_ms, 0 for none) and *rate_rps, their arrival
+ * rate (calls - 1 over the first to the last arrival; NAN for fewer than two
+ * calls or one instant).  0 or the replay's error in sd. */
+static int replay_once(const struct deployment *dep, const char *trace_path, uint64_t seed,
+		       double from_s, double arrival_scale, double slo_ttft_ms, double slo_tpot_ms,
+		       struct metrics_summary *sum, double *rate_rps, struct diag *sd)
+{
+	struct metrics *m = metrics_new();
+	if (!m)
+		return diag_set(sd, DIAG_ENOMEM, "out of memory");
+	metrics_set_replicas(m, deploy_replicas(dep, NULL));
+	if (slo_ttft_ms > 0 || slo_tpot_ms > 0)
+		metrics_set_slo(m, slo_ttft_ms, slo_tpot_ms);
+	struct window w = {.from_ns = (int64_t)llround(from_s * 1e9), .next = metrics_sink(m)};
+	struct res_sink sink = {.ctx = &w, .request = window_request,
+				.itl_run = window_itl_run, .busy = window_busy,
+				.session = window_drop_span, .task = window_drop_span};
+	struct xform_opts xf;
+	xform_opts_init(&xf);
+	xf.arrival_scale = arrival_scale;
+	struct replay_opts ro = {.trace_path = trace_path, .format = TRACE_FMT_AUTO,
+				 .seed = seed, .xform = &xf};
+	struct replay_stats st;
+	int rc = deploy_run(dep, &ro, NULL, sink, &st, sd);
+	if (rc == 0)
+		rc = metrics_summarize(m, sum, sd);
+	if (rc == 0 && sum->completed == 0)
+		rc = diag_set(sd, DIAG_EINPUT, "no call completed from %g s on (measure_from_s)",
+			      from_s);
+	*rate_rps = w.counted >= 2 && w.last_ns > w.first_ns
+			    ? (double)(w.counted - 1) / ((double)(w.last_ns - w.first_ns) / 1e9)
+			    : NAN;
+	metrics_free(m);
+	return rc;
+}
+
+/* The GPUs of dep: every pool's replicas times its tensor- and
+ * pipeline-parallel sizes. */
+static int32_t deploy_gpus(const struct deployment *dep)
+{
+	int32_t gpus = 0;
+	for (int32_t i = 0; i < dep->n_pools; i++) {
+		const struct scenario *p = &dep->pool[i].sc;
+		int32_t tp = p->tensor_parallel_size > 0 ? p->tensor_parallel_size : 1;
+		int32_t pp = p->pipeline_parallel_size > 0 ? p->pipeline_parallel_size : 1;
+		int32_t reps = dep->pooled ? p->replicas : dep->replicas;
+		gpus += reps * tp * pp;
+	}
+	return gpus;
+}
+
+/* Goodput per GPU of dep, DistServe's: the highest arrival rate at which
+ * at least row->slo_attainment of the calls meet both row->slo_ttft_ms and
+ * row->slo_tpot_ms, over the deployment's GPUs.  The trace is replayed with
+ * its arrival times divided by a factor f, bisected in log space between
+ * GOODPUT_LO and GOODPUT_HI a fixed GOODPUT_STEPS times, which assumes that
+ * attainment falls as the rate rises.  0 when even the lowest rate misses
+ * the SLO; the rate at GOODPUT_HI (a lower bound) when even that meets it.
+ * The rate is the replay's own (calls - 1 over their arrival span), so a
+ * trace need not be at any particular rate.  *out set, 0 or sd's error. */
+static int goodput_search(const struct deployment *dep, const char *trace_path, uint64_t seed,
+			  const struct pubexp_row *row, double *out, struct diag *sd)
+{
+	int32_t gpus = deploy_gpus(dep);
+	assert(gpus > 0);
+	double lo = GOODPUT_LO, hi = GOODPUT_HI, best_rate = 0;
+	struct metrics_summary sum;
+	double rate;
+	int rc = replay_once(dep, trace_path, seed, 0, 1.0 / lo, row->slo_ttft_ms, row->slo_tpot_ms,
+			     &sum, &rate, sd);
+	if (rc == 0 && !isfinite(rate))
+		rc = diag_set(sd, DIAG_EINPUT, "a goodput search needs calls that arrive over time "
+			      "(expected two calls or more, not all at one instant)");
+	if (rc != 0 || sum.slo_attainment < row->slo_attainment) {
+		*out = 0;
+		return rc;
+	}
+	best_rate = rate;
+	rc = replay_once(dep, trace_path, seed, 0, 1.0 / hi, row->slo_ttft_ms, row->slo_tpot_ms,
+			 &sum, &rate, sd);
+	if (rc == 0 && sum.slo_attainment >= row->slo_attainment) {
+		*out = rate / gpus;
+		return 0;
+	}
+	for (int k = 0; rc == 0 && k < GOODPUT_STEPS; k++) {
+		double mid = sqrt(lo * hi);
+		rc = replay_once(dep, trace_path, seed, 0, 1.0 / mid, row->slo_ttft_ms,
+				 row->slo_tpot_ms, &sum, &rate, sd);
+		if (rc == 0 && sum.slo_attainment >= row->slo_attainment) {
+			lo = mid;
+			best_rate = rate;
+		} else {
+			hi = mid;
+		}
+	}
+	*out = best_rate / gpus;
+	return rc;
+}
+
 /* Replay row r's configuration (sets + variant) on its trace, or reuse a
  * replay of the same key; out gets the figures of the calls issued from
- * from_s on. */
+ * from_s on, or for a goodput row out[PX_GOODPUT] from goodput_search (the
+ * other figures NAN). */
 static int replay_variant(struct pubexp_ctx *cx, const struct csvread *t, size_t r,
-			  const char *variant, double from_s, double out[PX_N_METRICS],
-			  struct diag *d)
+			  const struct pubexp_row *row, const char *variant,
+			  double out[PX_N_METRICS], struct diag *d)
 {
 	const char *trace = csvread_cell(t, r, csvread_col(t, "trace"));
 	const char *sets = csvread_cell(t, r, csvread_col(t, "sets"));
 	long line = t->lines[r];
-	size_t klen = strlen(trace) + strlen(sets) + strlen(variant) + 40;
+	double from_s = row->measure_from_s;
+	bool goodput = row->metric == PX_GOODPUT;
+	size_t klen = strlen(trace) + strlen(sets) + strlen(variant) + 160;
 	char *key = malloc(klen);
 	if (!key)
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
-	snprintf(key, klen, "%s\n%s\n%s\n%.17g", trace, sets, variant, from_s);
+	if (goodput)
+		snprintf(key, klen, "%s\n%s\n%s\ngoodput %.17g %.17g %.17g", trace, sets, variant,
+			 row->slo_ttft_ms, row->slo_tpot_ms, row->slo_attainment);
+	else
+		snprintf(key, klen, "%s\n%s\n%s\n%.17g", trace, sets, variant, from_s);
 	for (size_t i = 0; i < cx->n_memo; i++)
 		if (strcmp(cx->memo[i].key, key) == 0) {
 			memcpy(out, cx->memo[i].v, sizeof cx->memo[i].v);
@@ -257,31 +388,21 @@ static int replay_variant(struct pubexp_ctx *cx, const struct csvread *t, size_t
 			diag_at(d, rc, cx->path, line, 0, "%s", sd.msg);
 		built = rc == 0;
 	}
-	struct metrics *m = NULL;
-	if (rc == 0 && !(m = metrics_new()))
-		rc = diag_set(d, DIAG_ENOMEM, "out of memory");
-	if (rc == 0) {
-		metrics_set_replicas(m, deploy_replicas(&dep, NULL));
-		struct window w = {.from_ns = (int64_t)llround(from_s * 1e9), .next = metrics_sink(m)};
-		struct res_sink sink = {.ctx = &w, .request = window_request,
-					.itl_run = window_itl_run, .busy = window_busy,
-					.session = window_drop_span, .task = window_drop_span};
-		struct replay_opts ro = {.trace_path = trace_path, .format = TRACE_FMT_AUTO,
-					 .seed = cx->o->seed};
-		struct replay_stats st;
-		rc = deploy_run(&dep, &ro, NULL, sink, &st, &sd);
+	if (rc == 0 && goodput) {
+		for (int k = 0; k < PX_N_METRICS; k++)
+			out[k] = NAN;
+		rc = goodput_search(&dep, trace_path, cx->o->seed, row, &out[PX_GOODPUT], &sd);
+		if (rc != 0)
+			diag_at(d, rc, cx->path, line, 0, "%s: %s", trace_path, sd.msg);
+	} else if (rc == 0) {
 		struct metrics_summary sum;
-		if (rc == 0)
-			rc = metrics_summarize(m, &sum, &sd);
-		if (rc == 0 && sum.completed == 0)
-			rc = diag_set(&sd, DIAG_EINPUT, "no call completed from %g s on (measure_from_s)",
-				      from_s);
+		double rate;
+		rc = replay_once(&dep, trace_path, cx->o->seed, from_s, 1.0, 0, 0, &sum, &rate, &sd);
 		if (rc != 0)
 			diag_at(d, rc, cx->path, line, 0, "%s: %s", trace_path, sd.msg);
 		else
 			figures(&sum, out);
 	}
-	metrics_free(m);
 	if (built)
 		deploy_release(&dep);
 	free(sc);
@@ -297,7 +418,7 @@ static int replay_variant(struct pubexp_ctx *cx, const struct csvread *t, size_t
 
 /* Check row r's cells and fill the descriptive part of *row. */
 static int parse_row(const struct pubexp_ctx *cx, const struct csvread *t, const int *col,
-		     size_t r, struct pubexp_row *row, struct diag *d)
+		     const int *ocol, size_t r, struct pubexp_row *row, struct diag *d)
 {
 	const char *path = cx->path;
 	long line = t->lines[r];
@@ -314,7 +435,8 @@ static int parse_row(const struct pubexp_ctx *cx, const struct csvread *t, const
 			ok = ok || strcmp(row->kind, KINDS[k]) == 0;
 		if (!ok)
 			rc = diag_at(d, DIAG_EINPUT, path, line, 0,
-				     "column 'kind': '%s' (expected routing, prefix_reuse or offload)", row->kind);
+				     "column 'kind': '%s' (expected routing, prefix_reuse, offload or "
+				     "disaggregation)", row->kind);
 	}
 	if (rc == 0) {
 		const char *m = csvread_cell(t, r, col[C_METRIC]);
@@ -325,8 +447,8 @@ static int parse_row(const struct pubexp_ctx *cx, const struct csvread *t, const
 		if (found < 0)
 			rc = diag_at(d, DIAG_EINPUT, path, line, 0,
 				     "column 'metric': '%s' (expected ttft_mean_ms, ttft_p50_ms, ttft_p95_ms, "
-				     "e2el_mean_ms, e2el_p95_ms, output_throughput_tok_s, total_throughput_tok_s or "
-				     "prefix_cache_hit_rate)",
+				     "e2el_mean_ms, e2el_p95_ms, output_throughput_tok_s, total_throughput_tok_s, "
+				     "prefix_cache_hit_rate or goodput_rps_per_gpu)",
 				     m);
 		else
 			row->metric = (enum pubexp_metric)found;
@@ -379,6 +501,37 @@ static int parse_row(const struct pubexp_ctx *cx, const struct csvread *t, const
 	if (rc == 0 && !row->source[0])
 		rc = diag_at(d, DIAG_EINPUT, path, line, 0,
 			     "column 'source' is empty (expected who published the figure)");
+	double *slo[O_N] = {&row->slo_ttft_ms, &row->slo_tpot_ms, &row->slo_attainment};
+	for (int c = 0; rc == 0 && c < O_N; c++)
+		rc = ocol[c] < 0 ? (*slo[c] = NAN, 0) : csvread_number(t, r, ocol[c], 1, slo[c], d);
+	bool goodput = row->metric == PX_GOODPUT;
+	for (int c = 0; rc == 0 && !goodput && c < O_N; c++)
+		if (!isnan(*slo[c]))
+			rc = diag_at(d, DIAG_EINPUT, path, line, 0,
+				     "column '%s': %g on a %s row (expected it empty: only "
+				     "goodput_rps_per_gpu takes an SLO)", OPT_COLS[c], *slo[c],
+				     METRIC_NAMES[row->metric]);
+	for (int c = 0; rc == 0 && goodput && c < O_N; c++)
+		if (isnan(*slo[c]))
+			rc = diag_at(d, DIAG_EINPUT, path, line, 0,
+				     "column '%s' is empty (expected goodput_rps_per_gpu's SLO in "
+				     "slo_ttft_ms, slo_tpot_ms and slo_attainment)", OPT_COLS[c]);
+	if (rc == 0 && goodput && !(row->slo_ttft_ms > 0 && row->slo_ttft_ms <= 1e7))
+		rc = diag_at(d, DIAG_EINPUT, path, line, 0,
+			     "column 'slo_ttft_ms': %g (expected milliseconds above 0, at most 1e7)",
+			     row->slo_ttft_ms);
+	if (rc == 0 && goodput && !(row->slo_tpot_ms > 0 && row->slo_tpot_ms <= 1e7))
+		rc = diag_at(d, DIAG_EINPUT, path, line, 0,
+			     "column 'slo_tpot_ms': %g (expected milliseconds above 0, at most 1e7)",
+			     row->slo_tpot_ms);
+	if (rc == 0 && goodput && !(row->slo_attainment > 0 && row->slo_attainment <= 1))
+		rc = diag_at(d, DIAG_EINPUT, path, line, 0,
+			     "column 'slo_attainment': %g (expected the share of calls that must meet "
+			     "the SLO, above 0, at most 1)", row->slo_attainment);
+	if (rc == 0 && goodput && row->measure_from_s != 0)
+		rc = diag_at(d, DIAG_EINPUT, path, line, 0,
+			     "column 'measure_from_s': %g on a goodput_rps_per_gpu row (expected it empty: "
+			     "the search replays the whole trace at each rate)", row->measure_from_s);
 	for (int c = C_TRACE; rc == 0 && c <= C_VAR_B; c++) {
 		const char *s = csvread_cell(t, r, col[c]);
 		if (strlen(s) >= PUBEXP_CELL_MAX)
@@ -457,7 +610,9 @@ int pubexp_run(struct pubexp_report *rep, const char *path, const struct pubexp_
 		free(cx);
 		return rc;
 	}
-	int col[C_N];
+	int col[C_N], ocol[O_N];
+	for (int c = 0; c < O_N; c++)
+		ocol[c] = csvread_col(&t, OPT_COLS[c]);
 	for (int c = 0; rc == 0 && c < C_N; c++) {
 		col[c] = csvread_col(&t, COLS[c]);
 		if (col[c] < 0)
@@ -474,7 +629,7 @@ int pubexp_run(struct pubexp_report *rep, const char *path, const struct pubexp_
 			rep->n_rows = t.rows;
 	}
 	for (size_t r = 0; rc == 0 && r < t.rows; r++) {
-		rc = parse_row(cx, &t, col, r, &rep->rows[r], d);
+		rc = parse_row(cx, &t, col, ocol, r, &rep->rows[r], d);
 		for (size_t q = 0; rc == 0 && q < r; q++)
 			if (strcmp(rep->rows[q].id, rep->rows[r].id) == 0 &&
 			    rep->rows[q].metric == rep->rows[r].metric)
@@ -489,11 +644,9 @@ int pubexp_run(struct pubexp_report *rep, const char *path, const struct pubexp_
 			continue;
 		}
 		double va[PX_N_METRICS], vb[PX_N_METRICS];
-		rc = replay_variant(cx, &t, r, csvread_cell(&t, r, col[C_VAR_A]), row->measure_from_s,
-				    va, d);
+		rc = replay_variant(cx, &t, r, row, csvread_cell(&t, r, col[C_VAR_A]), va, d);
 		if (rc == 0)
-			rc = replay_variant(cx, &t, r, csvread_cell(&t, r, col[C_VAR_B]),
-					    row->measure_from_s, vb, d);
+			rc = replay_variant(cx, &t, r, row, csvread_cell(&t, r, col[C_VAR_B]), vb, d);
 		if (rc == 0) {
 			row->predicted_a = va[row->metric];
 			row->predicted_b = vb[row->metric];
@@ -551,7 +704,7 @@ int pubexp_write_text(FILE *out, const struct pubexp_report *rep, struct diag *d
 {
 	fprintf(out, "Published multi-replica experiments (%zu rows, %zu replays, seed %llu)\n",
 		rep->n_rows, rep->n_replays, (unsigned long long)rep->seed);
-	fprintf(out, "%-24s %-12s %-23s %-8s %9s %9s %10s %9s %9s %7s %7s %7s %6s  %s\n",
+	fprintf(out, "%-24s %-14s %-23s %-8s %9s %9s %10s %9s %9s %7s %7s %7s %6s  %s\n",
 		"experiment", "kind", "metric", "workload", "pub A", "pub B", "pub gain", "pred A",
 		"pred B", "err A%", "err B%", "gain", "ratio", "verdict");
 	for (size_t r = 0; r < rep->n_rows; r++) {
@@ -572,7 +725,7 @@ int pubexp_write_text(FILE *out, const struct pubexp_report *rep, struct diag *d
 			snprintf(ratio, sizeof ratio, "-");
 		else
 			snprintf(ratio, sizeof ratio, "%.2f", row->gain_ratio);
-		fprintf(out, "%-24s %-12s %-23s %-8s %9s %9s %10s %9s %9s %7s %7s %7s %6s  %s\n",
+		fprintf(out, "%-24s %-14s %-23s %-8s %9s %9s %10s %9s %9s %7s %7s %7s %6s  %s\n",
 			row->id, row->kind, METRIC_NAMES[row->metric], row->workload, pa, pb, band, qa,
 			qb, ea, eb, g, ratio, pubexp_verdict_name(row->verdict));
 	}
@@ -582,6 +735,10 @@ int pubexp_write_text(FILE *out, const struct pubexp_report *rep, struct diag *d
 		fprintf(out, "%s %s: A = %s, B = %s; tolerance x%g; %s, %s, %s\n", row->id,
 			METRIC_NAMES[row->metric], row->label_a, row->label_b, row->tolerance,
 			row->source, row->date, row->url);
+		if (row->metric == PX_GOODPUT)
+			fprintf(out, "  goodput: the highest rate at which %g%% of the calls have TTFT <= "
+				"%g ms and TPOT <= %g ms, per GPU\n", 100.0 * row->slo_attainment,
+				row->slo_ttft_ms, row->slo_tpot_ms);
 		if (row->skip[0])
 			fprintf(out, "  not simulated: %s\n", row->skip);
 		else if (row->verdict == PXV_KNOWN_GAP)
@@ -621,6 +778,12 @@ int pubexp_write_json(FILE *out, const struct pubexp_report *rep, struct diag *d
 		jsonw_str(out, row->workload);
 		fputs(",\"measure_from_s\":", out);
 		jsonw_num(out, row->measure_from_s);
+		fputs(",\"slo_ttft_ms\":", out);
+		json_num_or_null(out, row->slo_ttft_ms);
+		fputs(",\"slo_tpot_ms\":", out);
+		json_num_or_null(out, row->slo_tpot_ms);
+		fputs(",\"slo_attainment\":", out);
+		json_num_or_null(out, row->slo_attainment);
 		fputs(",\"label_a\":", out);
 		jsonw_str(out, row->label_a);
 		fputs(",\"label_b\":", out);

@@ -9,7 +9,8 @@
  * configurations, A (the one the source credits, e.g. a cache-aware router
  * or a host-memory KV tier) over B (its baseline: round robin, no offload),
  * on one metric.  Columns:
- *   id, kind (routing, prefix_reuse, offload), metric (below),
+ *   id, kind (routing, prefix_reuse, offload, disaggregation), metric
+ *                              (below),
  *   published_a, published_b   the source's absolute figures (may be empty),
  *   gain_lo, gain_hi           the published gain of A over B, or the range
  *                              the source gives (lo = hi for one figure);
@@ -35,11 +36,24 @@
  *                              time are the source's warm-up, replayed (they
  *                              fill the caches) but not counted,
  *   label_a, label_b, source, url, date   descriptive.
+ * Optional columns (a file may leave them out; then empty everywhere):
+ *   slo_ttft_ms, slo_tpot_ms,  a goodput_rps_per_gpu row's SLO, required
+ *   slo_attainment             there and refused on any other row: each
+ *                              call's TTFT and TPOT limits, and the share
+ *                              of calls (0..1] that must meet both.
  * Metrics: ttft_mean_ms, ttft_p50_ms, ttft_p95_ms, e2el_mean_ms,
  * e2el_p95_ms (lower is better), output_throughput_tok_s,
  * total_throughput_tok_s (prompt and output tokens), prefix_cache_hit_rate
  * (higher is better), as reports/metrics.h defines them, over the calls
- * issued from measure_from_s on.
+ * issued from measure_from_s on; goodput_rps_per_gpu (higher is better),
+ * DistServe's goodput: the highest arrival rate at which slo_attainment of
+ * the calls meet both limits, over the configuration's GPUs (every pool's
+ * replicas x tensor x pipeline parallel size).  It is found by replaying
+ * the trace with its arrival times divided by a factor from 1/16 to 256,
+ * bisected in log space a fixed 12 times (to 0.2%); the rate is the
+ * replay's own, calls - 1 over the first to the last arrival, so an
+ * open-loop trace at any rate will do.  Such a row leaves measure_from_s
+ * empty.
  *
  * Each distinct (trace, sets, variant, measure_from_s) replays once, through
  * the one set-up path every command uses (scenario_load, deploy_build,
@@ -49,7 +63,8 @@
  *
  * Malformed input (a missing column, an unknown metric or kind, a number
  * that is not one, a gain band upside down, a set item without '=', a
- * scenario key the scenario loader refuses) is DIAG_EINPUT naming
+ * scenario key the scenario loader refuses, an SLO missing from a goodput
+ * row, out of range, or given to another row) is DIAG_EINPUT naming
  * path:line and what was expected.
  */
 #ifndef PLAN_PUBEXP_H
@@ -72,6 +87,7 @@ enum pubexp_metric {
 	PX_OUTPUT_THROUGHPUT,
 	PX_TOTAL_THROUGHPUT,
 	PX_HIT_RATE,
+	PX_GOODPUT,          /* goodput_rps_per_gpu: a search, not one replay */
 	PX_N_METRICS
 };
 
@@ -109,6 +125,9 @@ struct pubexp_row {
 	char date[32];
 	char workload[16];               /* "stated" or "inferred" */
 	double measure_from_s;           /* calls issued earlier are warm-up */
+	double slo_ttft_ms, slo_tpot_ms; /* goodput rows: the SLO; else NAN */
+	double slo_attainment;           /* goodput rows: share of calls that
+					    must meet it; else NAN */
 	double predicted_a, predicted_b; /* NAN when skipped */
 	double predicted_gain;           /* NAN when skipped */
 	double gain_ratio;               /* predicted / nearest edge of the

@@ -7,6 +7,7 @@
 #include "base/vec.h"
 #include "traces/trace.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +20,15 @@ void xform_opts_init(struct xform_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->think_scale = 1;
+	o->arrival_scale = 1;
 	o->concurrency = 1;
 }
 
 bool xform_active(const struct xform_opts *o)
 {
 	return (o->rules && rules_count(o->rules) > 0) || o->inject_at != XFORM_NONE ||
-	       o->no_retry || o->max_output > 0 || o->think_scale != 1 || o->concurrency != 1;
+	       o->no_retry || o->max_output > 0 || o->think_scale != 1 || o->arrival_scale != 1 ||
+	       o->concurrency != 1;
 }
 
 bool xform_needs_text(const struct xform_opts *o)
@@ -206,6 +209,11 @@ int xform_apply(const struct xform_opts *o, struct trace_session **sp, struct xf
 			double g = s->calls[i].gap_s * o->think_scale;
 			s->calls[i].gap_s = g > TRACE_MAX_SECONDS ? TRACE_MAX_SECONDS : g;
 		}
+	if (o->arrival_scale != 1) {
+		assert(o->arrival_scale > 0);
+		double t = s->t_s * o->arrival_scale;
+		s->t_s = t > TRACE_MAX_SECONDS ? TRACE_MAX_SECONDS : t;
+	}
 	return n;
 }
 

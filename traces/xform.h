@@ -16,6 +16,10 @@
  *   max_output     cap each call's output at K tokens (later prompts that
  *                  carry that output shrink with it);
  *   think_scale    multiply every gap (tool and think time) by F;
+ *   arrival_scale  multiply every session's start time by F: F = 1 / r
+ *                  replays an open-loop trace's arrivals at r times their
+ *                  recorded rate (order kept, as F > 0 scales every start
+ *                  alike; gaps within a session are think_scale's);
  *   concurrency    subagent sessions (parent set) are replayed F times on
  *                  average: floor(F) copies plus one more for a fraction
  *                  frac(F) of them, chosen by a hash of the session id (F < 1
@@ -44,6 +48,7 @@ struct xform_opts {
 	bool no_retry;
 	int64_t max_output;        /* 0: no cap */
 	double think_scale;        /* 1: as recorded */
+	double arrival_scale;      /* 1: as recorded; > 0 */
 	double concurrency;        /* 1: as recorded */
 };
 

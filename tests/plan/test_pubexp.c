@@ -64,7 +64,7 @@ static void test_shipped_suite(void **state)
 {
 	struct pubexp_report rep;
 	assert_int_equal(run_shipped(*state, &rep), 0);
-	size_t simulated = 0, routing = 0, offload = 0;
+	size_t simulated = 0, routing = 0, offload = 0, disagg = 0;
 	for (size_t r = 0; r < rep.n_rows; r++) {
 		const struct pubexp_row *row = &rep.rows[r];
 		if (row->verdict == PXV_SKIPPED) {
@@ -74,6 +74,7 @@ static void test_shipped_suite(void **state)
 		simulated++;
 		routing += strcmp(row->kind, "routing") == 0;
 		offload += strcmp(row->kind, "offload") == 0;
+		disagg += row->metric == PX_GOODPUT;
 		assert_true(isfinite(row->predicted_a) && isfinite(row->predicted_b));
 		if (!row->gain_sign_matches)
 			print_error("%s %s: predicted gain %.3g is not a gain (published %.3g-%.3g)\n",
@@ -98,6 +99,7 @@ static void test_shipped_suite(void **state)
 	assert_true(simulated >= 4);
 	assert_true(routing >= 1);
 	assert_true(offload >= 1);
+	assert_true(disagg >= 1);
 	assert_int_equal(rep.n_within + rep.n_known_gap + rep.n_skipped, rep.n_rows);
 	pubexp_release(&rep);
 }
@@ -223,7 +225,7 @@ static void test_bad_inputs(void **state)
 		     2, "column 'metric': 'ttft_ms' (expected ttft_mean_ms");
 	expect_error(cat, "kind",
 		     HEAD ROW("x", "caching", "ttft_mean_ms", "2", "2", "1.5", "stated", "", "", "kv_tiers.host_gb=9"),
-		     2, "column 'kind': 'caching' (expected routing, prefix_reuse or offload)");
+		     2, "column 'kind': 'caching' (expected routing, prefix_reuse, offload or disaggregation)");
 	expect_error(cat, "band",
 		     HEAD ROW("x", "offload", "ttft_mean_ms", "3", "2", "1.5", "stated", "", "", "kv_tiers.host_gb=9"),
 		     2, "(expected 0 < gain_lo <= gain_hi)");
@@ -254,6 +256,108 @@ static void test_bad_inputs(void **state)
 	expect_error(cat, "window",
 		     HEAD ROW("x", "offload", "ttft_mean_ms", "2", "2", "1.5", "stated", "100000", "", "kv_tiers.host_gb=9"),
 		     2, "no call completed from 100000 s on");
+}
+
+#define GHEAD "id,kind,metric,published_a,published_b,gain_lo,gain_hi,tolerance,known_gap,skip," \
+	      "workload,measure_from_s,trace,sets,variant_a,variant_b,label_a,label_b,source,url,date," \
+	      "slo_ttft_ms,slo_tpot_ms,slo_attainment\n"
+#define GROW(metric, from, trace, va, vb, slo) \
+	"g,disaggregation," metric ",,,2,2,1.5,,,stated," from "," trace ",," va "," vb \
+	",A,B,someone,https://example.org,2026," slo "\n"
+
+/* The SLO columns: required on a goodput row, refused on any other, each
+ * in its range; a file without them has none. */
+static void test_bad_goodput(void **state)
+{
+	const struct catalog *cat = *state;
+	expect_error(cat, "slo_other",
+		     GHEAD GROW("ttft_mean_ms", "", TRACE, "replicas=2", "replicas=1", "400,,"),
+		     2, "column 'slo_ttft_ms': 400 on a ttft_mean_ms row (expected it empty");
+	expect_error(cat, "slo_missing",
+		     GHEAD GROW("goodput_rps_per_gpu", "", TRACE, "replicas=2", "replicas=1", "400,40,"),
+		     2, "column 'slo_attainment' is empty (expected goodput_rps_per_gpu's SLO");
+	expect_error(cat, "slo_nocols",
+		     HEAD "g,disaggregation,goodput_rps_per_gpu,,,2,2,1.5,,,stated,," TRACE
+			  ",,replicas=2,replicas=1,A,B,someone,https://example.org,2026\n",
+		     2, "column 'slo_ttft_ms' is empty");
+	expect_error(cat, "slo_nan",
+		     GHEAD GROW("goodput_rps_per_gpu", "", TRACE, "replicas=2", "replicas=1", "fast,40,0.9"),
+		     2, "'fast' is not a number");
+	expect_error(cat, "slo_ttft",
+		     GHEAD GROW("goodput_rps_per_gpu", "", TRACE, "replicas=2", "replicas=1", "0,40,0.9"),
+		     2, "column 'slo_ttft_ms': 0 (expected milliseconds above 0");
+	expect_error(cat, "slo_tpot",
+		     GHEAD GROW("goodput_rps_per_gpu", "", TRACE, "replicas=2", "replicas=1", "400,-1,0.9"),
+		     2, "column 'slo_tpot_ms': -1 (expected milliseconds above 0");
+	expect_error(cat, "slo_att",
+		     GHEAD GROW("goodput_rps_per_gpu", "", TRACE, "replicas=2", "replicas=1", "400,40,90"),
+		     2, "column 'slo_attainment': 90 (expected the share of calls");
+	expect_error(cat, "slo_from",
+		     GHEAD GROW("goodput_rps_per_gpu", "10", TRACE, "replicas=2", "replicas=1", "400,40,0.9"),
+		     2, "column 'measure_from_s': 10 on a goodput_rps_per_gpu row (expected it empty");
+	/* one call: no rate to search */
+	const char *one = AC_BIN_DIR "/test_pubexp_one_call.jsonl";
+	FILE *f = fopen(one, "w");
+	assert_non_null(f);
+	fputs("{\"format\":\"agentcap-trace\",\"version\":1}\n"
+	      "{\"t\":0,\"prompt\":[[\"a\",100]],\"output_tokens\":4}\n", f);
+	fclose(f);
+	expect_error(cat, "slo_rate",
+		     GHEAD GROW("goodput_rps_per_gpu", "", AC_BIN_DIR "/test_pubexp_one_call.jsonl",
+				"replicas=2", "replicas=1", "400,40,0.9"),
+		     2, "a goodput search needs calls that arrive over time");
+	remove(one);
+}
+
+/* The goodput search's two ends on three calls a second apart: an SLO
+ * nothing misses gives the top of the search, 256 times the trace's rate,
+ * over each side's GPUs (2 and 1); one nothing meets gives 0. */
+static void test_goodput_ends(void **state)
+{
+	const struct catalog *cat = *state;
+	const char *trace = AC_BIN_DIR "/test_pubexp_three_calls.jsonl";
+	FILE *f = fopen(trace, "w");
+	assert_non_null(f);
+	fputs("{\"format\":\"agentcap-trace\",\"version\":1}\n"
+	      "{\"t\":0,\"prompt\":[[\"a\",100]],\"output_tokens\":4}\n"
+	      "{\"t\":1,\"prompt\":[[\"b\",100]],\"output_tokens\":4}\n"
+	      "{\"t\":2,\"prompt\":[[\"c\",100]],\"output_tokens\":4}\n", f);
+	fclose(f);
+	const char *path = AC_BIN_DIR "/test_pubexp_goodput_ends.csv";
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(GHEAD GROW("goodput_rps_per_gpu", "", AC_BIN_DIR "/test_pubexp_three_calls.jsonl",
+			 "replicas=2", "replicas=1", "1e7,1e7,1"), f);
+	fputs("h,disaggregation,goodput_rps_per_gpu,,,2,2,1.5,,,stated,," AC_BIN_DIR
+	      "/test_pubexp_three_calls.jsonl,,replicas=2,replicas=1,A,B,someone,https://example.org,"
+	      "2026,0.001,0.001,1\n", f);
+	fclose(f);
+	struct pubexp_report rep;
+	struct pubexp_opts o = {.cat = cat, .seed = 1};
+	struct diag d;
+	diag_init(&d);
+	int rc = pubexp_run(&rep, path, &o, &d);
+	if (rc != 0)
+		print_error("%s\n", d.msg);
+	assert_int_equal(rc, 0);
+	assert_int_equal(rep.n_rows, 2);
+	assert_true(fabs(rep.rows[0].predicted_a - 128.0) < 1e-9);
+	assert_true(fabs(rep.rows[0].predicted_b - 256.0) < 1e-9);
+	assert_true(fabs(rep.rows[0].predicted_gain - 0.5) < 1e-12);
+	assert_int_equal(rep.rows[0].verdict, PXV_MISS);
+	assert_true(rep.rows[1].predicted_a == 0 && rep.rows[1].predicted_b == 0);
+	assert_int_equal(rep.rows[1].verdict, PXV_MISS);
+	char *text = report_text(&rep, 0);
+	assert_non_null(strstr(text, "h goodput_rps_per_gpu: A = A, B = B"));
+	assert_non_null(strstr(text, "goodput: the highest rate at which 100% of the calls have TTFT <= "
+				     "0.001 ms and TPOT <= 0.001 ms, per GPU"));
+	free(text);
+	text = report_text(&rep, 1);
+	assert_non_null(strstr(text, "\"slo_ttft_ms\":0.001,\"slo_tpot_ms\":0.001,\"slo_attainment\":1"));
+	free(text);
+	pubexp_release(&rep);
+	remove(path);
+	remove(trace);
 }
 
 /* No row rests on hardware or a source kept out to check the model
@@ -315,6 +419,8 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_doc_table),
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_bad_goodput),
+		cmocka_unit_test(test_goodput_ends),
 		cmocka_unit_test(test_no_held_out),
 		cmocka_unit_test(test_cli),
 	};

@@ -250,6 +250,14 @@ static void test_harness_whatifs(void **state)
 	o.think_scale = 0.5;
 	assert_int_equal(xform_apply(&o, &s, &st, &d), 1);
 	assert_true(s->calls[1].gap_s == 1.0);
+	/* arrival times: the session's start moves, its gaps stay */
+	xform_opts_init(&o);
+	o.arrival_scale = 0.25;
+	assert_true(xform_active(&o));
+	s->t_s = 10.0;
+	assert_int_equal(xform_apply(&o, &s, &st, &d), 1);
+	assert_true(s->t_s == 2.5);
+	assert_true(s->calls[1].gap_s == 1.0);
 	trace_session_free(s);
 	/* no retry: the retry goes, its gap moves to the next call */
 	struct trace_seg g[3] = {{1, 10}, {2, 10}, {3, 10}};

@@ -173,6 +173,25 @@ def multi_round_qa(name, users, rounds, qps, system, history, answer, question,
     return t0
 
 
+def fixed_length_poisson(name, calls, prompt, output, seed):
+    """DistServe's synthetic workload (hao-ai-lab blog, 2024-03-17, Figure 6):
+    every request has `prompt` input and `output` output tokens, no prefix
+    shared with another, Poisson arrivals.  Open-loop requests (no session),
+    the gaps rescaled so that the first to the last arrival average exactly
+    one request per second: the suite's goodput search replays the trace at
+    rate r by dividing every arrival time by r."""
+    rng = random.Random(seed)
+    gaps = [rng.expovariate(1.0) for _ in range(calls - 1)]
+    k = (calls - 1) / sum(gaps)
+    t, out = 0.0, []
+    for i in range(calls):
+        if i:
+            t += gaps[i - 1] * k
+        out.append({"t": round(t, 6), "prompt": [["r%d" % i, prompt]], "output_tokens": output})
+    write(name, "gen_workloads.py fixed_length_poisson calls=%d prompt=%d output=%d seed=%d"
+          % (calls, prompt, output, seed), out)
+
+
 if __name__ == "__main__":
     tool_prefix_groups()
     # vLLM offloading connector (blog.vllm.ai, 2026-01-08), Llama-3.1-8B on one H100
@@ -189,3 +208,5 @@ if __name__ == "__main__":
                         system=1000, history=8000, answer=10, question=20, warm_users=70,
                         warm_qps=0.5)
     print("70B measured from %.1f s" % t0)
+    # DistServe's goodput comparison (hao-ai-lab blog, 2024-03-17), a 13B model on A100-80GB
+    fixed_length_poisson("distserve-512-64.jsonl", calls=300, prompt=512, output=64, seed=2024)
