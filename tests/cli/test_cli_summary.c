@@ -106,6 +106,58 @@ static void test_unpowered_winner(void **state)
 	}
 }
 
+/* The quick start's main job is the team comparison, as the issue asked
+ * (it once replayed an hour of Mooncake chat traffic and compared
+ * Llama-3.1-8B for 10 engineers): quickstart.sh runs `compare --summary`
+ * with a page, on a team of at least 20 engineers, a current model of the
+ * catalogue that is not Llama-3.1-8B, and three hardware options or more,
+ * and nothing before it replays.  test_summary runs the same kind of
+ * command and holds its output to 40 lines. */
+static void test_quickstart_main_job(void **state)
+{
+	(void)state;
+	char *sh = cli_slurp(AC_SRC_DIR "/quickstart.sh", NULL);
+	assert_non_null(sh);
+	const char *job = strstr(sh, "\n./build/cli/agentcap compare ");
+	assert_non_null(job);
+	for (const char *c = sh; c < job; c = strchr(c, '\n') + 1) {
+		if (c[0] != '#' && strstr(c, "agentcap ") && strstr(c, "agentcap ") < strchr(c, '\n'))
+			fail_msg("quickstart.sh runs agentcap before its main job: %.80s", c);
+	}
+	const char *end = strstr(job, "|| status");
+	assert_non_null(end);
+	char cmd[1024];
+	size_t n = (size_t)(end - job) < sizeof(cmd) - 1 ? (size_t)(end - job) : sizeof(cmd) - 1;
+	memcpy(cmd, job, n);
+	cmd[n] = '\0';
+	assert_non_null(strstr(cmd, " --summary"));
+	assert_non_null(strstr(cmd, " --html "));
+	assert_null(strstr(cmd, "llama-3.1-8b"));
+	const char *e = strstr(cmd, "--engineers ");
+	assert_non_null(e);
+	assert_true(atoi(e + strlen("--engineers ")) >= 20);
+	const char *m = strstr(cmd, "--model ");
+	assert_non_null(m);
+	char model[64];
+	assert_int_equal(sscanf(m + strlen("--model "), "%63s", model), 1);
+	char args[128];
+	snprintf(args, sizeof(args), "catalog --json - ");
+	struct cli_out r = cli_run(args);
+	assert_int_equal(r.status, 0);
+	char quoted[80];
+	snprintf(quoted, sizeof(quoted), "\"%s\"", model);
+	if (!strstr(r.out, quoted))
+		fail_msg("quickstart.sh's model %s is not in the catalogue", model);
+	cli_out_free(&r);
+	const char *h = strstr(cmd, "--hardware ");
+	assert_non_null(h);
+	int options = 1;
+	for (h += strlen("--hardware "); *h && *h != ' '; h++)
+		options += *h == ',';
+	assert_true(options >= 3);
+	free(sh);
+}
+
 static void test_summary_refused(void **state)
 {
 	(void)state;
@@ -147,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_summary_unpriced),
 		cmocka_unit_test(test_unpowered_winner),
 		cmocka_unit_test(test_summary_refused),
+		cmocka_unit_test(test_quickstart_main_job),
 		cmocka_unit_test(test_cheapest_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
