@@ -828,59 +828,30 @@ static void put_str(FILE *fp, const char *s)
 }
 
 /* USD per accepted task under purchase, dedicated and elastic rental of the
- * cell's deployment (NAN where the catalogue has no price), as replay --cost
- * prices a run. */
+ * cell's deployment (NAN where the catalogue has no price, or, bought,
+ * where the hardware has no power figure), as replay --cost prices a run
+ * (run_cost: the same month, the cluster's provisioned GPU-hours). */
 static int cell_cost(const struct sweep *sw, const struct scenario *sc,
-		     const struct metrics_summary *sum, int64_t days, double usd[3], struct diag *d)
+		     const struct run_result *res, int64_t engineers, int64_t days, double usd[3],
+		     struct diag *d)
 {
-	const struct cat_hardware *hw = catalog_hardware(sw->cat, sc->hardware);
-	struct cost_usage u;
-	double periods = sc->cost.periods_per_month >= 0 ? sc->cost.periods_per_month
-			 : days > 0 ? scenario_workdays_per_year(sc, NULL, 0) / 12.0 / (double)days
-				    : 0;
-	costing_usage(&u, sum, NULL, sc->replicas, sc->tensor_parallel_size *
-		      sc->pipeline_parallel_size, sw->engineers, periods);
-	struct cost_task t;
-	cost_task_default(&t);
-	scenario_cost_apply(sc, NULL, NULL, NULL, &t);
-	struct cost_result *r = malloc(sizeof(*r));
-	if (!r)
-		return diag_set(d, DIAG_ENOMEM, "out of memory");
-	int rc = 0;
-	for (int k = 0; k < 3 && (rc == 0 || rc == COST_NO_PRICE); k++) {
+	for (int k = 0; k < 3; k++)
 		usd[k] = NAN;
-		if (k == 0) {
-			struct cost_purchase p;
-			rc = cost_purchase_from_prices(&p, sw->prices, hw, d);
-			if (rc == 0) {
-				scenario_cost_apply(sc, &p, NULL, NULL, NULL);
-				rc = cost_purchase_eval(&p, &u, &t, r, d);
-			}
-		} else if (k == 1) {
-			struct cost_dedicated p;
-			rc = cost_dedicated_from_prices(&p, sw->prices, hw, d);
-			if (rc == 0) {
-				scenario_cost_apply(sc, NULL, &p, NULL, NULL);
-				rc = cost_dedicated_eval(&p, &u, &t, r, d);
-			}
-		} else {
-			struct cost_elastic p;
-			rc = cost_elastic_from_prices(&p, sw->prices, hw, sc->cost.gpu_hour_row, d);
-			if (rc == 0) {
-				scenario_cost_apply(sc, NULL, NULL, &p, NULL);
-				rc = cost_elastic_eval(&p, &u, &t, r, d);
-			}
-		}
-		if (rc == 0)
-			usd[k] = r->usd_per_accepted_task;
-	}
-	free(r);
-	return rc == COST_NO_PRICE ? 0 : rc;
+	struct costing *c = malloc(sizeof(*c));
+	if (!c)
+		return diag_set(d, DIAG_ENOMEM, "out of memory");
+	int rc = run_cost(c, sw->prices, sw->cat, sc, res, engineers, days, d);
+	for (size_t i = 0; rc == 0 && i < c->n; i++)
+		if (c->r[i].option <= COST_ELASTIC)
+			usd[c->r[i].option] = c->r[i].usd_per_accepted_task;
+	free(c);
+	return rc;
 }
 
 /* The row of a replayed cell. */
 static int cell_row(const struct sweep *sw, size_t i, const struct deployment *dep,
-		    const struct run_result *res, int64_t team_days, char **row, struct diag *d)
+		    const struct run_result *res, int64_t team_engineers, int64_t team_days,
+		    char **row, struct diag *d)
 {
 	const struct scenario *top = dep->sc, *sc = &dep->pool[0].sc;
 	const struct engine_config *cfg = &dep->pool[0].cfg;
@@ -889,7 +860,7 @@ static int cell_row(const struct sweep *sw, size_t i, const struct deployment *d
 	const struct sweep_cell *c = &sw->cells[i];
 	const struct sweep_family *f = &sw->fam[c->fam];
 	double usd[3];
-	int rc = sw->prices ? cell_cost(sw, sc, s, team_days, usd, d) : 0;
+	int rc = sw->prices ? cell_cost(sw, sc, res, team_engineers, team_days, usd, d) : 0;
 	if (rc != 0)
 		return rc;
 	char *text = NULL;
@@ -1004,7 +975,7 @@ int sweep_cell_run(const struct sweep *sw, size_t i, char **row, struct diag *d)
 	int rc = sc && res ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
 	struct deployment dep;
 	bool built = false, ran = false;
-	int64_t team_days = 0;
+	int64_t team_days = 0, team_engineers = 0;
 	if (rc == 0) {
 		rc = family_scenario(sw, &sw->fam[c->fam], sw->prices != NULL, sc, &dep, d);
 		built = rc == 0;
@@ -1019,12 +990,11 @@ int sweep_cell_run(const struct sweep *sw, size_t i, char **row, struct diag *d)
 		rc = run_replay(&rs, res, d);
 		ran = true;
 		/* a month as replay --cost counts it (0: round-the-clock) */
-		int64_t engineers = 0;
 		if (rc == 0 && sw->prices)
-			rc = replay_month_days(&rs.replay, &res->st, &team_days, &engineers, d);
+			rc = replay_month_days(&rs.replay, &res->st, &team_days, &team_engineers, d);
 	}
 	if (rc == 0)
-		rc = cell_row(sw, i, &dep, res, team_days, row, d);
+		rc = cell_row(sw, i, &dep, res, team_engineers, team_days, row, d);
 	if (ran)
 		run_release(res);
 	if (built)

@@ -406,6 +406,19 @@ static void test_cost(void **state)
 	cJSON_Delete(l40s);
 	free(out);
 
+	/* hardware with no power figure (the M5 Ultra Mac Studio) is not
+	 * priced to buy, and the sweep goes on: its cost once aborted it */
+	write_file(SCRATCH "/unpowered.json", "{\"traces\": [\"" FIXT "/session_good.jsonl\"], "
+					      "\"cells\": [{\"hardware\": "
+					      "\"mac-studio-m5-ultra-256gb\"}], \"cost\": true}\n");
+	out = run_sweep("sweep " SCRATCH "/unpowered.json --quiet", 0, NULL);
+	cJSON *mac = cJSON_Parse(out);
+	assert_non_null(mac);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(mac, "usd_per_accepted_task"),
+						    "purchase")));
+	cJSON_Delete(mac);
+	free(out);
+
 	/* a team's month follows the scenario's calendar as replay --cost's
 	 * does: 250 working days a year, not the 261 weekdays */
 	write_file(SCRATCH "/cal.json", "{\"traces\": [\"" FIXT "/session_good.jsonl\"], "
