@@ -258,21 +258,6 @@ static int replay_once(const struct deployment *dep, const char *trace_path, uin
 	return rc;
 }
 
-/* The GPUs of dep: every pool's replicas times its tensor- and
- * pipeline-parallel sizes. */
-static int32_t deploy_gpus(const struct deployment *dep)
-{
-	int32_t gpus = 0;
-	for (int32_t i = 0; i < dep->n_pools; i++) {
-		const struct scenario *p = &dep->pool[i].sc;
-		int32_t tp = p->tensor_parallel_size > 0 ? p->tensor_parallel_size : 1;
-		int32_t pp = p->pipeline_parallel_size > 0 ? p->pipeline_parallel_size : 1;
-		int32_t reps = dep->pooled ? p->replicas : dep->replicas;
-		gpus += reps * tp * pp;
-	}
-	return gpus;
-}
-
 /* Goodput per GPU of dep, DistServe's: the highest arrival rate at which
  * at least row->slo_attainment of the calls meet both row->slo_ttft_ms and
  * row->slo_tpot_ms, over the deployment's GPUs.  The trace is replayed with
@@ -285,7 +270,7 @@ static int32_t deploy_gpus(const struct deployment *dep)
 static int goodput_search(const struct deployment *dep, const char *trace_path, uint64_t seed,
 			  const struct pubexp_row *row, double *out, struct diag *sd)
 {
-	int32_t gpus = deploy_gpus(dep);
+	int32_t gpus = deploy_gpus(dep, NULL);
 	assert(gpus > 0);
 	double lo = GOODPUT_LO, hi = GOODPUT_HI, best_rate = 0;
 	struct metrics_summary sum;

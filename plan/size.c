@@ -30,16 +30,19 @@
 
 /* A replica shape: the scenario with its hardware and TP/PP set, and the
  * deployment of one replica built from it (deploy_run varies the count).
- * Disaggregated (pd): one replica in each of the prefill and decode pools,
- * both of this shape on this hardware. */
+ * Disaggregated (dep.pd_on): one replica in each of the prefill and decode
+ * pools (dep.pd's), both of this shape on this hardware. */
 struct shape {
 	struct scenario sc;
 	struct deployment dep;
-	int32_t tp, pp;
-	int32_t gpus_per_replica;
-	bool pd;
-	int32_t pi, di;                   /* pd: the prefill and decode pools */
+	int32_t tp, pp;                   /* of every replica */
 };
+
+/* GPUs a replica of shape sh takes. */
+static int32_t shape_gpus(const struct shape *sh)
+{
+	return sh->tp * sh->pp;
+}
 
 /* The figure of metrics_stats a percentile names. */
 static double stat_at(const struct metrics_stats *st, int percentile)
@@ -84,14 +87,14 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 		.replay = s->replay,
 		/* N+F: replicas 0..F-1 fail as the replay starts and stay down,
 		 * so the others carry the day */
-		.vary = {.replicas = sh->pd ? 0 : e->replicas, .failed_replicas = s->redundancy},
+		.vary = {.replicas = e->prefill ? 0 : e->replicas, .failed_replicas = s->redundancy},
 		.own_slo = true,
 		.slo_ttft_ms = first_limit(s->slo, SLO_TTFT),
 		.slo_tpot_ms = first_limit(s->slo, SLO_TPOT),
 	};
-	if (sh->pd) {
-		rs.vary.pool_replicas[sh->pi] = e->prefill;
-		rs.vary.pool_replicas[sh->di] = e->decode;
+	if (e->prefill) {
+		rs.vary.pool_replicas[sh->dep.pd.prefill_pool] = e->prefill;
+		rs.vary.pool_replicas[sh->dep.pd.decode_pool] = e->decode;
 	}
 	rs.replay.trace_path = s->traces[k];
 	rs.replay.seed = s->seeds[k];
@@ -136,7 +139,7 @@ static int replay_one(const struct size_setup *s, const struct size_result *res,
 		f->sim_s = st->verdict != REPLAY_RAN_TO_END ? (double)st->verdict_ns / 1e9
 							    : sum->duration_s;
 		f->events = st->sim.events;
-		costing_usage(&f->usage, sum, NULL, e->replicas, sh->gpus_per_replica, 0, 0);
+		costing_usage(&f->usage, sum, NULL, e->replicas, shape_gpus(sh), 0, 0);
 		bool met = st->verdict == REPLAY_RAN_TO_END && sum->failed == 0;
 		const char *why = st->verdict_why;
 		char buf[192];
@@ -227,13 +230,14 @@ static int cand_start(const struct size_setup *s, const struct size_result *res,
 	e->tp = sh->tp;
 	e->pp = sh->pp;
 	e->replicas = replicas;
-	if (sh->pd) {
+	if (sh->dep.pd_on) {
 		e->prefill = prefill;
 		e->decode = replicas - prefill;
 	}
-	e->gpus_per_replica = sh->gpus_per_replica;
-	e->gpus = replicas * sh->gpus_per_replica;
-	e->kv_cache_tokens = sh->dep.pool[sh->pd ? sh->di : 0].cfg.kv_cache_tokens;
+	e->gpus_per_replica = shape_gpus(sh);
+	e->gpus = replicas * shape_gpus(sh);
+	e->kv_cache_tokens = sh->dep.pool[sh->dep.pd_on ? sh->dep.pd.decode_pool : 0]
+				     .cfg.kv_cache_tokens;
 	int32_t k_all = s->replicates;
 	c->need = (int32_t)ceil(s->confidence * k_all - 1e-9);
 	if (c->need < 1)
@@ -408,10 +412,9 @@ static int shape_init(const struct size_setup *s, const char *hw, int32_t tp, in
 	}
 	if (rc != 0)
 		return diag_set(d, rc, "%s", sd.msg);
-	sh->pd = sh->dep.pd_on;
-	sh->pi = sh->pd ? sh->dep.pd.prefill_pool : 0;
-	sh->di = sh->pd ? sh->dep.pd.decode_pool : 0;
-	const struct perf_model *p = &sh->dep.pool[sh->pi].pm, *q = &sh->dep.pool[sh->di].pm;
+	bool pd = sh->dep.pd_on;
+	const struct perf_model *p = &sh->dep.pool[pd ? sh->dep.pd.prefill_pool : 0].pm;
+	const struct perf_model *q = &sh->dep.pool[pd ? sh->dep.pd.decode_pool : 0].pm;
 	if (p->tp != q->tp || p->pp != q->pp) {
 		rc = diag_set(d, DIAG_EINPUT, "%s: disaggregation: the prefill pool runs TP%d/PP%d, "
 			      "the decode pool TP%d/PP%d: the search counts GPUs in replicas of one "
@@ -423,7 +426,6 @@ static int shape_init(const struct size_setup *s, const char *hw, int32_t tp, in
 	}
 	sh->tp = q->tp;
 	sh->pp = q->pp;
-	sh->gpus_per_replica = q->tp * q->pp;
 	return 0;
 }
 
@@ -510,8 +512,8 @@ static bool gallop_stalled(const struct size_setup *s, struct size_option *opt,
 static int32_t replica_cap(const struct size_setup *s, const struct shape *sh, int32_t max_gpus)
 {
 	int32_t cap = s->max_replicas > 0 ? s->max_replicas : SIZE_DEFAULT_MAX_REPLICAS;
-	if (max_gpus > 0 && (max_gpus - 1) / sh->gpus_per_replica < cap)
-		cap = (max_gpus - 1) / sh->gpus_per_replica;
+	if (max_gpus > 0 && (max_gpus - 1) / shape_gpus(sh) < cap)
+		cap = (max_gpus - 1) / shape_gpus(sh);
 	return cap;
 }
 
@@ -680,12 +682,12 @@ static int winner_launch(struct size_option *opt, const struct shape *sh,
 		return diag_set(d, DIAG_ENOMEM, "out of memory");
 	struct diag ld;
 	diag_init(&ld);
-	int32_t n = sh->pd ? 2 : 1;
+	bool pd = sh->dep.pd_on;
+	int32_t n = pd ? 2 : 1;
 	int rc = 0;
 	for (int32_t k = 0; rc == 0 && k < n; k++) {
-		int32_t pool = sh->pd ? (k ? sh->di : sh->pi) : 0;
-		int32_t replicas = sh->pd ? (k ? opt->best.decode : opt->best.prefill)
-					  : opt->best.replicas;
+		int32_t pool = pd ? (k ? sh->dep.pd.decode_pool : sh->dep.pd.prefill_pool) : 0;
+		int32_t replicas = pd ? (k ? opt->best.decode : opt->best.prefill) : opt->best.replicas;
 		rc = launch_build(&opt->launch[k], &sh->dep.pool[pool], cat, replicas, &ld);
 	}
 	if (rc == DIAG_ENOMEM)
@@ -719,11 +721,10 @@ static int search_option(const struct size_setup *s, const struct size_result *r
 		/* below the best found, or at most s->max_gpus (the bound is
 		 * exclusive: one more) */
 		int32_t bound = opt->found ? opt->best.gpus : s->max_gpus > 0 ? s->max_gpus + 1 : 0;
-		int32_t least = (sh->pd ? 2 : 1) * sh->gpus_per_replica;
-		if ((!opt->found || least < opt->best.gpus) && sh->pd)
-			rc = search_pd(s, res, opt, sh, bound, scratch, d);
-		else if (!opt->found || least < opt->best.gpus)
-			rc = search_shape(s, res, opt, sh, bound, scratch, d);
+		int32_t least = (sh->dep.pd_on ? 2 : 1) * shape_gpus(sh);
+		if (!opt->found || least < opt->best.gpus)
+			rc = sh->dep.pd_on ? search_pd(s, res, opt, sh, bound, scratch, d)
+					   : search_shape(s, res, opt, sh, bound, scratch, d);
 		/* the winner came from this shape: its launch command */
 		if (rc == 0 && opt->found && opt->best.tp == sh->tp && opt->best.pp == sh->pp)
 			rc = winner_launch(opt, sh, s->cat, d);
@@ -760,7 +761,7 @@ int size_evaluate(const struct size_setup *s, const struct size_result *r, const
 	int rc = opt && sh ? 0 : diag_set(d, DIAG_ENOMEM, "out of memory");
 	if (rc == 0)
 		rc = shape_init(s, hw, tp, pp, sh, opt, d);
-	if (rc == 0 && sh->pd != (prefill > 0 && prefill < replicas)) {
+	if (rc == 0 && sh->dep.pd_on != (prefill > 0 && prefill < replicas)) {
 		rc = diag_set(d, DIAG_EINPUT, "%d prefill replicas of %d (expected 1..%d with "
 			      "disaggregation, 0 without)", (int)prefill, (int)replicas,
 			      (int)replicas - 1);
@@ -787,7 +788,7 @@ int size_run(const struct size_setup *s, struct size_result *r, struct diag *d)
 	if (s->redundancy < 0 || s->redundancy > SIZE_MAX_REDUNDANCY)
 		return diag_set(d, DIAG_EINPUT, "--redundancy %d (expected 0..%d)", s->redundancy,
 				SIZE_MAX_REDUNDANCY);
-	if (s->redundancy > 0 && (s->base->pd.prefill_pool[0] || s->base->pd.decode_pool[0]))
+	if (s->redundancy > 0 && scenario_disaggregated(s->base))
 		return diag_set(d, DIAG_EINPUT, "%s: disaggregation: --redundancy %d is not modelled "
 				"with prefill and decode pools (which pool's replicas fail is a choice "
 				"of its own; expected --redundancy 0)", s->base->source, s->redundancy);
@@ -994,7 +995,7 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 	char rt[ROUTER_DESCRIBE_MAX];
 	fprintf(fp, "Router: %s\n", router_describe(&s->base->router, rt, sizeof(rt)));
 	const struct scenario_pd *pd = &s->base->pd;
-	if (pd->prefill_pool[0])
+	if (scenario_disaggregated(s->base))
 		fprintf(fp, "Disaggregation: prefill pool %s, decode pool %s, both on each hardware "
 			"option; KV over %s; a call visits the prefill pool %s; \"1P+3D\" is 1 "
 			"prefill and 3 decode replicas (docs/disaggregation.md)\n", pd->prefill_pool,
@@ -1092,7 +1093,7 @@ void size_table(FILE *fp, const struct size_setup *s, const struct size_result *
 			}
 		}
 	}
-	if (pd->prefill_pool[0])
+	if (scenario_disaggregated(s->base))
 		fprintf(fp, "\nSearch path (replicas tried, in order; gallop kP+kD for k = 1, 2, 4, ..., "
 			"then every split of each smaller total, down to a total none of whose splits "
 			"meets):\n");

@@ -267,7 +267,6 @@ static const char *why_none(const struct size_option *o)
 			 : "no shape runs (agentcap size says why)";
 }
 
-
 /* "2 x TP4 (8 GPUs)", or why there is none. */
 static void deployment_text(const struct size_option *o, char *buf, size_t size)
 {

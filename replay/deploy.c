@@ -90,7 +90,7 @@ static const char *pool_hardware(const struct scenario *sc, int32_t i)
  * both on each hardware option). */
 static bool pd_pools_only(const struct scenario *sc)
 {
-	if (sc->n_pools != 2 || !sc->pd.prefill_pool[0] || !sc->pd.decode_pool[0])
+	if (sc->n_pools != 2 || !scenario_disaggregated(sc))
 		return false;
 	bool p = false, q = false;
 	for (int32_t i = 0; i < 2; i++) {
@@ -120,7 +120,7 @@ uint32_t deploy_features(const struct scenario *sc)
 	    sc->image_pull_gbs != SCENARIO_DEFAULT_IMAGE_PULL_GBS || sc->image_prepulled ||
 	    sc->compile_cache || sc->keep_alive_s != SCENARIO_KEEP_ALIVE_UNSET)
 		f |= 1u << DEPLOY_STARTUP;
-	if (sc->pd.prefill_pool[0] || sc->pd.decode_pool[0])
+	if (scenario_disaggregated(sc))
 		f |= 1u << DEPLOY_DISAGG;
 	if (sc->scheduling.policy == SCENARIO_SCHED_PRIORITY)
 		f |= 1u << DEPLOY_PRIORITY;
@@ -835,7 +835,7 @@ int deploy_build(struct deployment *dp, const struct scenario *sc, const struct 
 	if (rc == 0 && !dp->pooled)
 		rc = tiers_of(&dp->pool[0].sc, cat, &dp->pool[0].pm, &dp->pool[0].cfg, &dp->tiers,
 			      &dp->tier_host_gbs, d);
-	if (rc == 0 && (sc->pd.prefill_pool[0] || sc->pd.decode_pool[0]))
+	if (rc == 0 && scenario_disaggregated(sc))
 		rc = pd_of(dp, sc, d);
 	if (rc == 0) {
 		elastic_of(sc, dp->pool, 0, &dp->elastic);
@@ -1014,6 +1014,14 @@ int32_t deploy_replicas(const struct deployment *dp, const struct deploy_vary *v
 	for (int32_t i = 0; i < dp->n_pools; i++)
 		n += deploy_pool_replicas(dp, v, i);
 	return n;
+}
+
+int32_t deploy_gpus(const struct deployment *dp, const struct deploy_vary *v)
+{
+	int32_t gpus = 0;
+	for (int32_t i = 0; i < dp->n_pools; i++)
+		gpus += deploy_pool_replicas(dp, v, i) * dp->pool[i].pm.tp * dp->pool[i].pm.pp;
+	return gpus;
 }
 
 /* A repair time no replay reaches: about 36 years of simulated time. */

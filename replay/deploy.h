@@ -221,6 +221,10 @@ int32_t deploy_replicas(const struct deployment *dp, const struct deploy_vary *v
 /* Replicas pool i of dp has in a run under v (v may be NULL). */
 int32_t deploy_pool_replicas(const struct deployment *dp, const struct deploy_vary *v, int32_t i);
 
+/* GPUs of a run of dp under v (may be NULL): every pool's replicas times
+ * its tensor- and pipeline-parallel sizes. */
+int32_t deploy_gpus(const struct deployment *dp, const struct deploy_vary *v);
+
 /* One replica's capacity for the metrics of a run under v (may be NULL):
  * with pools, the mean over every replica (so fractions of peak over
  * replicas x duration stay exact); no compute peak if any pool lacks one. */

@@ -569,7 +569,7 @@ int launch_build(struct launch_cmd *lc, const struct deploy_pool *p, const struc
 			missing(lc, "priority scheduling (scheduling.policy priority)");
 		}
 	}
-	if (rc == 0 && (sc->pd.prefill_pool[0] || sc->pd.decode_pool[0]))
+	if (rc == 0 && scenario_disaggregated(sc))
 		missing(lc, "prefill/decode disaggregation (a KV connector, such as vLLM's "
 			"--kv-transfer-config with the NIXL or LMCache connector, and a router that "
 			"pairs the pools)");

@@ -1055,6 +1055,11 @@ void scenario_pool_view(const struct scenario *sc, int32_t i, struct scenario *o
 	snprintf(out->key_prefix, sizeof(out->key_prefix), "pools[%d].", (int)i);
 }
 
+bool scenario_disaggregated(const struct scenario *sc)
+{
+	return sc->pd.prefill_pool[0] || sc->pd.decode_pool[0];
+}
+
 /* The bit of pool key `key` in scenario_pool.set, or -1. */
 static int pool_key_bit(const char *key)
 {
@@ -1314,8 +1319,7 @@ static int resolve_faults(struct scenario *sc, struct diag *d)
 static int check_pd(const struct scenario *sc, struct diag *d)
 {
 	const struct scenario_pd *pd = &sc->pd;
-	bool on = pd->prefill_pool[0] || pd->decode_pool[0];
-	if (!on) {
+	if (!scenario_disaggregated(sc)) {
 		const char *stray = strcmp(pd->decider, "uncached") != 0 ? "disaggregation.decider"
 				    : pd->non_cached_tokens != SCENARIO_DEFAULT_PD_NON_CACHED
 					    ? "disaggregation.non_cached_tokens"
@@ -1506,14 +1510,11 @@ static int resolve_acceptance(struct scenario *sc, enum spec_method m, struct di
 			at += w > 0 ? (size_t)w : 0;
 		}
 	if (kinds[0]) {
-		char text[sizeof(p->given_text)];
-		int w = snprintf(text, sizeof(text), "per-token rate by output kind, %s "
-				 "(speculative.acceptance_<kind>); the other kinds: ", kinds);
-		size_t n = w > 0 && (size_t)w < sizeof(text) ? (size_t)w : sizeof(text) - 1;
-		size_t len = strlen(p->given_text), room = sizeof(text) - 1 - n;
-		memcpy(text + n, p->given_text, len < room ? len : room);
-		text[n + (len < room ? len : room)] = '\0';
-		memcpy(p->given_text, text, sizeof(text));
+		/* the other kinds' text, bounded so that the whole fits */
+		char rest[sizeof(p->given_text) - sizeof(kinds) - 100];
+		snprintf(rest, sizeof(rest), "%.*s", (int)sizeof(rest) - 1, p->given_text);
+		snprintf(p->given_text, sizeof(p->given_text), "per-token rate by output kind, %s "
+			 "(speculative.acceptance_<kind>); the other kinds: %s", kinds, rest);
 	}
 	return 0;
 }

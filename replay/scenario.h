@@ -425,6 +425,9 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
  * pool's key. */
 void scenario_pool_view(const struct scenario *sc, int32_t i, struct scenario *out);
 
+/* Whether sc turns disaggregation on (names a prefill or a decode pool). */
+bool scenario_disaggregated(const struct scenario *sc);
+
 /* Whether pool i of sc gives `key` (a pool key: "hardware",
  * "tensor_parallel_size", ...); false for a key pools do not take. */
 bool scenario_pool_sets(const struct scenario *sc, int32_t i, const char *key);

@@ -368,13 +368,8 @@ static int32_t pick_round_robin(struct router *rt)
 {
 	int32_t *cur = &rt->rr_next;
 	uint64_t m = rt->cur_pools;
-	if (rt->rr_per_pool && m && !(m & (m - 1))) {
-		int p = 0;
-		while (!((m >> p) & 1u))
-			p++;
-		if (p < 64)
-			cur = &rt->rr_pool[p];
-	}
+	if (rt->rr_per_pool && m && !(m & (m - 1))) /* one pool: its own cursor */
+		cur = &rt->rr_pool[__builtin_ctzll(m)];
 	for (int32_t k = 0; k < rt->n; k++) {
 		int32_t i = (*cur + k) % rt->n;
 		if (eligible(rt, i)) {

@@ -647,9 +647,9 @@ void sim_finish_request(struct sim *s, struct replica *rep, struct sreq *r)
 		sim_router_drain(s);
 }
 
-/* Fail a call that never completed. */
 static void pd_reserve(struct sim *s, struct sreq *r, int32_t i, int dir);
 
+/* Fail a call that never completed. */
 static int fail_call(struct sim *s, struct sreq *r, const char *why)
 {
 	router_team_drop(&s->router, r);
@@ -915,8 +915,6 @@ static int32_t hybrid_first(const struct sim *s, const struct sreq *r, int *why)
 	return -1;
 }
 
-/* Route r now (to a replica or an API backend), or queue it at the router,
- * or refuse it (queue full). */
 /* r waits at the router, or is refused when its queue is full. */
 static int queue_call(struct sim *s, struct sreq *r, const char *refused)
 {
@@ -935,6 +933,8 @@ static int queue_call(struct sim *s, struct sreq *r, const char *refused)
 
 static int pd_route(struct sim *s, struct sreq *r, const char *refused);
 
+/* Route r now (to a replica or an API backend), or queue it at the router,
+ * or refuse it (queue full). */
 static int route(struct sim *s, struct sreq *r, const char *refused)
 {
 	struct router *rt = &s->router;
