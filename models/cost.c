@@ -1045,9 +1045,15 @@ int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 		     "default: three years, docs/cost.md");
 	cost_fig_set(&p->resale_fraction, 0, "default: no resale counted, docs/cost.md");
 	cost_fig_set(&p->hosting_usd_month, 0, "default: not priced (own premises), docs/cost.md");
+	struct diag wd;
+	diag_init(&wd);
+	if (cost_watts(hw, &p->busy_w, &p->idle_w, &wd) != 0) {
+		snprintf(p->why_none, sizeof(p->why_none), "%.*s", (int)sizeof(p->why_none) - 1,
+			 wd.msg);
+		return COST_NO_PRICE;
+	}
 	int rc;
-	if ((rc = cost_watts(hw, &p->busy_w, &p->idle_w, d)) ||
-	    (rc = default_row(pr, PRICE_PUE, COST_DEFAULT_PUE, &p->pue, d)) ||
+	if ((rc = default_row(pr, PRICE_PUE, COST_DEFAULT_PUE, &p->pue, d)) ||
 	    (rc = default_row(pr, PRICE_ELECTRICITY, COST_DEFAULT_ELECTRICITY,
 			      &p->electricity_usd_kwh, d)) ||
 	    (rc = operator_default(pr, &p->op, d)))

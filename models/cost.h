@@ -226,6 +226,9 @@ struct cost_purchase {
 						maintenance contract, a host):
 						said as the assumption
 						"not_priced"; "" = nothing */
+	char why_none[COST_SOURCE_MAX];      /* COST_NO_PRICE with a price on
+						offer: why it is not priced (no
+						power figure); "" otherwise */
 	struct cost_fig gpus_per_system;
 	struct cost_fig amortisation_months;
 	struct cost_fig resale_fraction;     /* of system_usd, at the end */
@@ -423,7 +426,8 @@ int cost_watts(const struct cat_hardware *hw, struct cost_fig *busy_w, struct co
  * name none, everything for a row of unstated scope.
  * watts by cost_watts; PUE, electricity and operator time from the default
  * rows; amortisation 36 months, resale 0, hosting 0 (docs/cost.md).
- * COST_NO_PRICE when none of these exists. */
+ * COST_NO_PRICE when none of these exists, or when hw has no power figure
+ * (the owner pays the power: p->why_none says so). */
 int cost_purchase_from_prices(struct cost_purchase *p, const struct prices *pr,
 			      const struct cat_hardware *hw, struct diag *d);
 

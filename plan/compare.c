@@ -133,7 +133,9 @@ static void task_of(const struct compare_setup *c, const struct cost_usage *u,
 		     acc);
 }
 
-/* Price one row; COST_NO_PRICE when the catalogue has no price for it. */
+/* Price one row; COST_NO_PRICE when the catalogue has no price for it (or,
+ * bought, when the hardware has no power figure: d->msg then says so, its
+ * code left unset, for the list of what is not priced). */
 static int price_row(const struct compare_setup *c, const struct compare_row *row,
 		     const struct size_eval *e, const struct sens_case *k, struct cost_result *out,
 		     struct diag *d)
@@ -158,16 +160,9 @@ static int price_row(const struct compare_setup *c, const struct compare_row *ro
 	case COST_PURCHASE: {
 		struct cost_purchase p;
 		task_of(c, &u, k, &t);
-		/* bought, the owner pays the power: hardware with no power figure
-		 * is not priced (said with the reason), as in replay --cost */
-		struct cost_fig busy_w, idle_w;
-		struct diag wd;
-		diag_init(&wd);
-		if (hw && cost_watts(hw, &busy_w, &idle_w, &wd) != 0) {
-			snprintf(d->msg, sizeof(d->msg), "%s", wd.msg);
-			return COST_NO_PRICE;
-		}
 		rc = cost_purchase_from_prices(&p, c->prices, hw, d);
+		if (rc == COST_NO_PRICE && p.why_none[0] && d->code == DIAG_OK)
+			snprintf(d->msg, sizeof(d->msg), "%s", p.why_none);
 		if (rc != 0)
 			return rc;
 		if (sc)

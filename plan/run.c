@@ -548,7 +548,7 @@ int run_cost(struct costing *c, const struct prices *pr, const struct catalog *c
 	if (!c->powered)
 		snprintf(c->note, sizeof(c->note), "purchase and energy: %s", pd.msg);
 	struct cost_purchase pp;
-	rc = c->powered ? cost_purchase_from_prices(&pp, pr, hw, d) : COST_NO_PRICE;
+	rc = cost_purchase_from_prices(&pp, pr, hw, d); /* COST_NO_PRICE unpowered */
 	if (rc == 0) {
 		scenario_cost_apply(sc, &pp, NULL, NULL, NULL);
 		rc = cost_purchase_eval(&pp, &u, &t, &c->r[c->n++], d);

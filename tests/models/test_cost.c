@@ -575,6 +575,14 @@ static void test_from_catalogues(void **state)
 	NEAR(p.gpus_per_system.value, 2);
 	assert_int_equal(cost_purchase_from_prices(&p, pr, catalog_hardware(cat, "rtx-3090"), &d),
 			 COST_NO_PRICE);
+	assert_string_equal(p.why_none, ""); /* simply not on offer */
+	/* on offer, but with no power figure: bought, its power cannot be
+	 * priced, so neither is the purchase (said why; not an error) */
+	assert_int_equal(cost_purchase_from_prices(&p, pr,
+						   catalog_hardware(cat, "mac-studio-m5-ultra-256gb"),
+						   &d), COST_NO_PRICE);
+	assert_non_null(strstr(p.why_none, "has no measured power and no TDP"));
+	assert_int_equal(d.code, DIAG_OK);
 	catalog_free(cat);
 	prices_free(pr);
 }
